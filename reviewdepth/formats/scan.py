@@ -1,0 +1,192 @@
+"""Columnar scan of whitespace-separated text into numpy arrays.
+
+The compiled scanner (`_textscan.c`) does the work; `scan_python` is the
+reference implementation with the same contract, used as a fallback and by
+the tests to check the compiled one.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from reviewdepth.formats.errors import InputError
+
+_SPACE = b" \t\n\v\f\r"
+_FNV_OFFSET = 1469598103934665603
+_FNV_PRIME = 1099511628211
+_MASK64 = (1 << 64) - 1
+
+
+@dataclass(frozen=True)
+class StringColumn:
+    """Fixed-width byte strings (numpy ``S<w>``) and their 64-bit FNV-1a hashes."""
+
+    values: npt.NDArray[np.bytes_]
+    hashes: npt.NDArray[np.uint64]
+
+
+Column = StringColumn | npt.NDArray[np.float64] | npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class Scanned:
+    """Result of a scan: one entry per non-blank line."""
+
+    line_numbers: npt.NDArray[np.int64]
+    columns: list[Column]
+
+    def __len__(self) -> int:
+        return len(self.line_numbers)
+
+
+_KIND_TEXT = {"float": "a number", "int": "an integer"}
+
+
+def _error(path: str, code: str, line: int, field: int, token: bytes, spec: str, names: list[str],
+           min_fields: int, max_fields: int) -> InputError:
+    text = token.decode("utf-8", "replace")
+    if code == "fields":
+        if max_fields == min_fields:
+            want = f"exactly {min_fields}"
+        elif max_fields < 0:
+            want = f"at least {min_fields}"
+        else:
+            want = f"{min_fields} to {max_fields}"
+        return InputError(path, line, None, f"expected {want} whitespace-separated fields, found {field}: {text!r}")
+    if code == "comment":
+        return InputError(path, line, None, "comment lines ('#') are not valid in trec_eval 9.0.8 input; "
+                          "use --trec-eval-version 10 to skip them")
+    name = names[field] if field < len(names) else f"field {field + 1}"
+    return InputError(path, line, name, f"{name} must be {_KIND_TEXT.get(code, code)}, found {text!r}")
+
+
+def scan(data: bytes, spec: str, *, min_fields: int, max_fields: int = -1, skip_comments: bool = False,
+         path: str = "<input>", names: list[str] | None = None, use_compiled: bool = True) -> Scanned:
+    """Split ``data`` into lines and whitespace-separated fields and return the columns named by ``spec``.
+
+    ``spec`` has one character per leading field: ``s`` string, ``f`` float (strict: the whole token must be a
+    number; NaN is refused), ``i`` integer, ``.`` ignored. Blank lines are skipped. Raises `InputError` naming
+    ``path``, the 1-based line and the field.
+    """
+    names = names or []
+    if not skip_comments:
+        # 9.0.8 treats '#' lines as malformed; find the first one for a precise message.
+        first_hash = _first_comment_line(data)
+    else:
+        first_hash = None
+    try:
+        if use_compiled:
+            from reviewdepth.formats import _textscan
+
+            try:
+                nrec, lines_raw, raw_cols = _textscan.scan(data, spec, min_fields, max_fields, skip_comments)
+            except _textscan.ScanError as exc:
+                code, line, field, token = exc.args[0]
+                if first_hash is not None and first_hash <= line:
+                    raise _error(path, "comment", first_hash, 0, b"", spec, names, min_fields, max_fields) from None
+                raise _error(path, code, line, field, token, spec, names, min_fields, max_fields) from None
+            cols: list[Column] = []
+            kinds = [k for k in spec if k != "."]
+            for kind, raw in zip(kinds, raw_cols, strict=True):
+                if kind == "s":
+                    width, sbuf, hbuf = raw
+                    cols.append(StringColumn(np.frombuffer(sbuf, dtype=f"S{width}"),
+                                             np.frombuffer(hbuf, dtype=np.uint64)))
+                elif kind == "f":
+                    cols.append(np.frombuffer(raw, dtype=np.float64))
+                else:
+                    cols.append(np.frombuffer(raw, dtype=np.int64))
+            scanned = Scanned(np.frombuffer(lines_raw, dtype=np.int64), cols)
+            assert len(scanned) == nrec
+        else:
+            scanned = scan_python(data, spec, min_fields=min_fields, max_fields=max_fields,
+                                  skip_comments=skip_comments)
+    except _PyScanError as exc:
+        code, line, field, token = exc.args[0]
+        if first_hash is not None and first_hash <= line:
+            raise _error(path, "comment", first_hash, 0, b"", spec, names, min_fields, max_fields) from None
+        raise _error(path, code, line, field, token, spec, names, min_fields, max_fields) from None
+    if first_hash is not None:
+        raise _error(path, "comment", first_hash, 0, b"", spec, names, min_fields, max_fields)
+    return scanned
+
+
+def _first_comment_line(data: bytes) -> int | None:
+    if b"#" not in data:
+        return None
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        if line.lstrip(_SPACE).startswith(b"#"):
+            return number
+    return None
+
+
+class _PyScanError(ValueError):
+    pass
+
+
+def fnv1a64(token: bytes) -> int:
+    """64-bit FNV-1a hash, as computed by the compiled scanner."""
+    h = _FNV_OFFSET
+    for byte in token:
+        h = ((h ^ byte) * _FNV_PRIME) & _MASK64
+    return h
+
+
+def _parse_float(token: bytes) -> float | None:
+    try:
+        value = float(token)
+    except ValueError:
+        return None
+    if math.isnan(value) or b"_" in token:
+        return None
+    return value
+
+
+def _parse_int(token: bytes) -> int | None:
+    digits = token[1:] if token[:1] in (b"+", b"-") else token
+    if not digits or not digits.isdigit():
+        return None
+    value = int(token)
+    if not -(2**63) <= value < 2**63:
+        return None
+    return value
+
+
+def scan_python(data: bytes, spec: str, *, min_fields: int, max_fields: int = -1,
+                skip_comments: bool = False) -> Scanned:
+    """Reference implementation of the compiled scanner (same output, same error tuples)."""
+    lines: list[int] = []
+    raw: list[list[bytes]] = [[] for _ in spec]
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        fields = line.split()
+        if not fields:
+            continue
+        if skip_comments and fields[0].startswith(b"#"):
+            continue
+        if len(fields) < min_fields or (max_fields >= 0 and len(fields) > max_fields):
+            raise _PyScanError(("fields", number, len(fields), line.rstrip(b"\r")[:200]))
+        lines.append(number)
+        for c in range(len(spec)):
+            raw[c].append(fields[c] if c < len(fields) else b"")
+    cols: list[Column] = []
+    for c, kind in enumerate(spec):
+        if kind == ".":
+            continue
+        if kind == "s":
+            width = max((len(t) for t in raw[c]), default=1) or 1
+            cols.append(StringColumn(np.array(raw[c], dtype=f"S{width}"),
+                                     np.array([fnv1a64(t) for t in raw[c]], dtype=np.uint64)))
+            continue
+        parse = _parse_float if kind == "f" else _parse_int
+        out = []
+        for number, token in zip(lines, raw[c], strict=True):
+            value = parse(token)
+            if value is None:
+                raise _PyScanError(("float" if kind == "f" else "int", number, c, token[:200]))
+            out.append(value)
+        cols.append(np.array(out, dtype=np.float64 if kind == "f" else np.int64))
+    return Scanned(np.array(lines, dtype=np.int64), cols)

@@ -1,0 +1,254 @@
+"""trec_eval's ranking rule and the run-qrels join, on columnar arrays.
+
+Ranking (trec_eval 9.0.8): scores compared as 32-bit floats (10.0: doubles), descending; equal scores broken
+by docno descending in byte order (strcmp); the rank column and line order are ignored; ``-M k`` keeps the
+first k of that order. Each ranked document gets its qrels value, ``NOT_IN_QRELS`` (-1) when the qrels do not
+list it, or ``UNJUDGED`` (-2) when the qrels give it a negative value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from reviewdepth.measures.segments import IntArray
+
+NOT_IN_QRELS = -1
+UNJUDGED = -2
+
+BytesArray = npt.NDArray[np.bytes_]
+HashArray = npt.NDArray[np.uint64]
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX = np.uint64(0xBF58476D1CE4E5B9)
+
+
+class DuplicateDocumentError(ValueError):
+    """The same docno appears twice for one query; ``index`` is the row of the second occurrence."""
+
+    def __init__(self, source: str, index: int, qid: str, docno: str) -> None:
+        self.source = source
+        self.index = index
+        self.qid = qid
+        self.docno = docno
+        super().__init__(f"duplicate docno {docno!r} for query {qid!r} in the {source}")
+
+
+@dataclass(frozen=True)
+class QueryCodes:
+    """Query ids (strcmp order) and the code of every run and qrels row."""
+
+    qids: list[bytes]
+    run: IntArray
+    qrels: IntArray
+
+
+def factorize_queries(run_qids: BytesArray, qrels_qids: BytesArray) -> QueryCodes:
+    """Codes for query ids, numbered in byte order so code order equals trec_eval's strcmp order."""
+
+    def segments(values: BytesArray) -> tuple[IntArray, list[bytes]]:
+        if len(values) == 0:
+            return np.zeros(1, dtype=np.int64), []
+        change = np.flatnonzero(values[1:] != values[:-1]) + 1
+        starts = np.concatenate(([0], change)).astype(np.int64)
+        return starts, values[starts].tolist()
+
+    run_starts, run_vals = segments(run_qids)
+    qrels_starts, qrels_vals = segments(qrels_qids)
+    qids = sorted(set(run_vals) | set(qrels_vals))
+    lookup = {q: i for i, q in enumerate(qids)}
+
+    def codes(values: BytesArray, starts: IntArray, vals: list[bytes]) -> IntArray:
+        if len(values) == 0:
+            return np.zeros(0, dtype=np.int64)
+        seg_codes = np.fromiter((lookup[v] for v in vals), dtype=np.int64, count=len(vals))
+        return np.repeat(seg_codes, np.diff(np.concatenate((starts, [len(values)]))))
+
+    return QueryCodes(qids, codes(run_qids, run_starts, run_vals), codes(qrels_qids, qrels_starts, qrels_vals))
+
+
+def _keys(qcodes: IntArray, hashes: HashArray) -> HashArray:
+    with np.errstate(over="ignore"):
+        mixed = (qcodes.astype(np.uint64) + np.uint64(1)) * _GOLDEN
+        return (hashes ^ mixed) * _MIX
+
+
+def score_sort_key(scores: npt.NDArray[np.float64], version: int) -> npt.NDArray[np.uint64]:
+    """Unsigned key whose ascending order is descending score (float32 for 9.0.8, double for 10.0)."""
+    if version >= 10:
+        s64 = scores + 0.0  # -0.0 == 0.0 must tie
+        bits = s64.view(np.uint64)
+        neg = (bits >> np.uint64(63)).astype(bool)
+        ordered = np.where(neg, ~bits, bits | np.uint64(1 << 63))
+        return ~ordered
+    s32 = scores.astype(np.float32) + np.float32(0.0)
+    bits32 = s32.view(np.uint32)
+    neg32 = (bits32 >> np.uint32(31)).astype(bool)
+    ordered32 = np.where(neg32, ~bits32, bits32 | np.uint32(1 << 31))
+    return (~ordered32).astype(np.uint64)
+
+
+def rank_order(qcodes: IntArray, scores: npt.NDArray[np.float64], docnos: BytesArray, version: int) -> IntArray:
+    """Row order: query code ascending, then score descending, then docno descending (bytes)."""
+    score_key = score_sort_key(scores, version)
+    if version >= 10:
+        order = np.lexsort((score_key, qcodes))
+        sorted_q = qcodes[order]
+        sorted_s = score_key[order]
+        tie = (sorted_q[1:] == sorted_q[:-1]) & (sorted_s[1:] == sorted_s[:-1])
+    else:
+        composite = (qcodes.astype(np.uint64) << np.uint64(32)) | score_key
+        order = np.argsort(composite, kind="stable")
+        sorted_c = composite[order]
+        tie = sorted_c[1:] == sorted_c[:-1]
+    if not tie.any():
+        return order.astype(np.int64)
+    # Resolve ties by docno descending, only inside the tied groups.
+    in_group = np.zeros(len(order), dtype=bool)
+    in_group[1:] |= tie
+    in_group[:-1] |= tie
+    positions = np.flatnonzero(in_group)
+    starts_group = np.ones(len(positions), dtype=bool)
+    starts_group[1:] = ~tie[positions[1:] - 1]
+    group = np.cumsum(starts_group)
+    members = order[positions]
+    sub = np.lexsort((docnos[members], -group))[::-1]
+    order = order.copy()
+    order[positions] = members[sub]
+    return order.astype(np.int64)
+
+
+@dataclass(frozen=True)
+class RankedQueries:
+    """Ranked qrels values of the evaluated queries, concatenated in strcmp(qid) order.
+
+    ``rel[offsets[q]:offsets[q+1]]`` is query ``q``'s ranking (after ``-M``); ``num_rel`` counts qrels values
+    >= ``level``; ``num_nonrel`` counts qrels values in [0, level).
+    """
+
+    qids: list[str]
+    offsets: IntArray
+    rel: IntArray
+    num_rel: IntArray
+    num_nonrel: IntArray
+    level: int
+    source_rows: IntArray
+
+    @property
+    def num_queries(self) -> int:
+        return len(self.qids)
+
+
+def join_and_rank(
+    *,
+    run_qids: BytesArray,
+    run_docnos: BytesArray,
+    run_hashes: HashArray,
+    run_scores: npt.NDArray[np.float64],
+    qrels_qids: BytesArray,
+    qrels_docnos: BytesArray,
+    qrels_hashes: HashArray,
+    qrels_rels: IntArray,
+    level: int = 1,
+    max_docs: int | None = None,
+    version: int = 9,
+) -> tuple[RankedQueries, QueryCodes]:
+    """Rank the run by trec_eval's rule and attach each document's qrels value, for queries in both inputs.
+
+    Raises `DuplicateDocumentError` for a docno listed twice for one query in the qrels, or twice among the
+    first ``max_docs`` ranked documents of a query in the run (trec_eval checks only those).
+    """
+    codes = factorize_queries(run_qids, qrels_qids)
+    nq_all = len(codes.qids)
+
+    # qrels: sort by key, reject duplicates, count R and judged non-relevant per query
+    q_keys = _keys(codes.qrels, qrels_hashes)
+    q_order = np.argsort(q_keys, kind="stable")
+    q_sorted = q_keys[q_order]
+    dup = np.flatnonzero(q_sorted[1:] == q_sorted[:-1])
+    exact = True
+    for d in dup:
+        a, b = q_order[d], q_order[d + 1]
+        if codes.qrels[a] == codes.qrels[b] and qrels_docnos[a] == qrels_docnos[b]:
+            second = max(int(a), int(b))
+            raise DuplicateDocumentError("qrels", second, codes.qids[codes.qrels[second]].decode(errors="replace"),
+                                         qrels_docnos[second].decode(errors="replace"))
+        exact = False
+    num_rel_all = np.bincount(codes.qrels[qrels_rels >= level], minlength=nq_all).astype(np.int64)
+    nonrel_mask = (qrels_rels >= 0) & (qrels_rels < level)
+    num_nonrel_all = np.bincount(codes.qrels[nonrel_mask], minlength=nq_all).astype(np.int64)
+
+    # run: keep queries that have qrels, rank, cut at -M
+    has_qrels = np.zeros(nq_all, dtype=bool)
+    has_qrels[codes.qrels] = True
+    keep = has_qrels[codes.run]
+    rows = np.flatnonzero(keep) if not keep.all() else np.arange(len(codes.run), dtype=np.int64)
+    r_codes = codes.run[rows]
+    order = rows[rank_order(r_codes, run_scores[rows], run_docnos[rows], version)]
+    ranked_codes = codes.run[order]
+    counts = np.bincount(ranked_codes, minlength=nq_all).astype(np.int64)
+    starts = np.concatenate(([0], np.cumsum(counts)))[:-1]
+    if max_docs is not None:
+        within = np.arange(len(order), dtype=np.int64) - np.repeat(starts, counts)
+        cut = within < max_docs
+        order = order[cut]
+        ranked_codes = ranked_codes[cut]
+        counts = np.minimum(counts, max_docs)
+
+    # run duplicates among the kept rows
+    r_keys = _keys(ranked_codes, run_hashes[order])
+    rk_order = np.argsort(r_keys, kind="stable")
+    rk_sorted = r_keys[rk_order]
+    for d in np.flatnonzero(rk_sorted[1:] == rk_sorted[:-1]):
+        a, b = order[rk_order[d]], order[rk_order[d + 1]]
+        if codes.run[a] == codes.run[b] and run_docnos[a] == run_docnos[b]:
+            second = max(int(a), int(b))
+            raise DuplicateDocumentError("run", second, codes.qids[codes.run[second]].decode(errors="replace"),
+                                         run_docnos[second].decode(errors="replace"))
+        exact = False
+
+    # qrels value of each ranked document
+    rel = np.full(len(order), NOT_IN_QRELS, dtype=np.int64)
+    if len(q_sorted):
+        pos = np.searchsorted(q_sorted, r_keys)
+        pos_c = np.minimum(pos, len(q_sorted) - 1)
+        hit = q_sorted[pos_c] == r_keys
+        hit_rows = np.flatnonzero(hit)
+        q_rows = q_order[pos_c[hit_rows]]
+        same = (codes.qrels[q_rows] == ranked_codes[hit_rows]) & (
+            qrels_docnos[q_rows] == run_docnos[order[hit_rows]])
+        if not same.all():
+            exact = False
+        if exact:
+            values = qrels_rels[q_rows]
+            rel[hit_rows] = np.where(values < 0, UNJUDGED, values)
+    if not exact:
+        rel = _exact_lookup(codes, order, run_docnos, qrels_docnos, qrels_rels)
+
+    evaluated = np.flatnonzero((counts > 0) & has_qrels)
+    seg_offsets = np.concatenate(([0], np.cumsum(counts)))
+    # ranked rows are grouped by code ascending; keep only evaluated codes (all non-empty ones are)
+    ranked = RankedQueries(
+        qids=[codes.qids[c].decode("utf-8", "surrogateescape") for c in evaluated],
+        offsets=np.concatenate(([0], np.cumsum(counts[evaluated]))).astype(np.int64),
+        rel=rel,
+        num_rel=num_rel_all[evaluated],
+        num_nonrel=num_nonrel_all[evaluated],
+        level=level,
+        source_rows=order,
+    )
+    assert int(seg_offsets[-1]) == len(rel)
+    return ranked, codes
+
+
+def _exact_lookup(codes: QueryCodes, order: IntArray, run_docnos: BytesArray, qrels_docnos: BytesArray,
+                  qrels_rels: IntArray) -> IntArray:
+    """Dictionary join, used only when two different docnos share a 64-bit hash."""
+    table = {(int(c), bytes(d)): int(r) for c, d, r in zip(codes.qrels, qrels_docnos, qrels_rels, strict=True)}
+    out = np.empty(len(order), dtype=np.int64)
+    for i, row in enumerate(order):
+        value = table.get((int(codes.run[row]), bytes(run_docnos[row])))
+        out[i] = NOT_IN_QRELS if value is None else (UNJUDGED if value < 0 else value)
+    return out

@@ -1,0 +1,256 @@
+"""trec_eval 9.0.8 binary-relevance measures, vectorised over all queries at once.
+
+Notation for one query: ranking d_1..d_n (after sorting and ``-M``), level L, rel_i = 1 if the qrels value of
+d_i is >= L, R = number of qrels values >= L, CG(k) = sum_{i<=min(k,n)} rel_i. Every function takes a
+`RankedQueries` and returns one value per query (numpy array, strcmp(qid) order). Floating-point operations
+follow the C code's order so results agree with trec_eval to the last bit where it matters for printing.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from reviewdepth.measures.ranking import RankedQueries
+from reviewdepth.measures.segments import (
+    FloatArray,
+    IntArray,
+    positions_in_segment,
+    segment_ids,
+    segmented_cumsum,
+    sequential_sums,
+    suffix_max,
+)
+
+DEFAULT_CUTOFFS: tuple[int, ...] = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+DEFAULT_RECALL_LEVELS: tuple[float, ...] = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+MIN_GEO_MEAN = 0.00001
+
+
+def _relevant(ranked: RankedQueries) -> np.ndarray:
+    return ranked.rel >= ranked.level
+
+
+def _safe_div(num: FloatArray, den: IntArray) -> FloatArray:
+    out = np.zeros(len(num))
+    nz = den > 0
+    out[nz] = num[nz] / den[nz].astype(np.float64)
+    return out
+
+
+def num_ret(ranked: RankedQueries) -> IntArray:
+    """num_ret = n, the number of ranked documents (after ``-M``). Summary: sum."""
+    return np.diff(ranked.offsets)
+
+
+def num_rel(ranked: RankedQueries) -> IntArray:
+    """num_rel = R, qrels entries with value >= L. Summary: sum (with ``-c``: qrels lines with value > 0)."""
+    return ranked.num_rel.copy()
+
+
+def num_rel_ret(ranked: RankedQueries) -> IntArray:
+    """num_rel_ret = CG(n), relevant documents retrieved. Summary: sum."""
+    return gain_at(ranked, np.diff(ranked.offsets))
+
+
+def gain_at(ranked: RankedQueries, k: int | IntArray) -> IntArray:
+    """CG(k) per query: relevant documents in the top k (flat beyond n)."""
+    cg = segmented_cumsum(_relevant(ranked), ranked.offsets)
+    lengths = np.diff(ranked.offsets)
+    kk = np.minimum(np.broadcast_to(np.asarray(k, dtype=np.int64), lengths.shape), lengths)
+    out = np.zeros(len(lengths), dtype=np.int64)
+    has = kk > 0
+    out[has] = cg[ranked.offsets[:-1][has] + kk[has] - 1]
+    return out
+
+
+def _relevant_positions(ranked: RankedQueries) -> tuple[IntArray, IntArray, IntArray]:
+    """Ranks (1-based) of relevant documents, their running count k, and per-query offsets into them."""
+    rel = _relevant(ranked)
+    idx = np.flatnonzero(rel)
+    ranks = positions_in_segment(ranked.offsets)[idx] + 1
+    per_query = np.bincount(segment_ids(ranked.offsets)[idx], minlength=ranked.num_queries)
+    offsets = np.concatenate(([0], np.cumsum(per_query))).astype(np.int64)
+    k = positions_in_segment(offsets) + 1
+    return ranks.astype(np.int64), k, offsets
+
+
+def average_precision(ranked: RankedQueries) -> FloatArray:
+    """map (AP) = (1/R) * sum_{i: rel_i = 1} CG(i)/i, summed in rank order; 0 when R = 0 or nothing found.
+
+    Divides by R (all relevant, retrieved or not), not by the relevant retrieved.
+    """
+    ranks, k, offsets = _relevant_positions(ranked)
+    terms = k.astype(np.float64) / ranks.astype(np.float64)
+    sums = sequential_sums(terms, offsets)
+    return _safe_div(sums, ranked.num_rel)
+
+
+def log_average_precision(ap: FloatArray) -> FloatArray:
+    """gm_map per-query term ln(max(AP, 1e-5)); the summary is exp(mean of the terms)."""
+    return np.log(np.maximum(ap, MIN_GEO_MEAN))
+
+
+def r_precision(ranked: RankedQueries) -> FloatArray:
+    """Rprec = CG(min(R, n)) / R; a short ranking counts as padded with non-relevant; 0 when R = 0."""
+    return _safe_div(gain_at(ranked, ranked.num_rel).astype(np.float64), ranked.num_rel)
+
+
+def reciprocal_rank(ranked: RankedQueries) -> FloatArray:
+    """recip_rank = 1 / (rank of the first relevant document); 0 when none is retrieved (no cutoff)."""
+    ranks, k, _ = _relevant_positions(ranked)
+    out = np.zeros(ranked.num_queries)
+    first = k == 1
+    qs = segment_ids(ranked.offsets)[np.flatnonzero(_relevant(ranked))][first]
+    out[qs] = 1.0 / ranks[first].astype(np.float64)
+    return out
+
+
+def precision_at(ranked: RankedQueries, k: int) -> FloatArray:
+    """P_k = CG(k) / k; divides by k even when fewer than k documents are ranked."""
+    return gain_at(ranked, k).astype(np.float64) / float(k)
+
+
+def recall_at(ranked: RankedQueries, k: int) -> FloatArray:
+    """recall_k = CG(k) / R; 0 when R = 0."""
+    return _safe_div(gain_at(ranked, k).astype(np.float64), ranked.num_rel)
+
+
+def recall_level_count(level: float, num_relevant: IntArray, version: int = 9) -> IntArray:
+    """Relevant-document count for recall level p: 9.0.8 ``(long)(p*R + 0.9)``; 10.0 ``lround(p*R)``."""
+    product = level * num_relevant.astype(np.float64)
+    if version >= 10:
+        floor = np.floor(product)
+        return (floor + ((product - floor) >= 0.5)).astype(np.int64)
+    return (product + 0.9).astype(np.int64)
+
+
+def interpolated_precision_at_recall(ranked: RankedQueries, levels: Sequence[float] = DEFAULT_RECALL_LEVELS,
+                                     version: int = 9) -> FloatArray:
+    """iprec_at_recall_p, shape (queries, levels).
+
+    c = recall_level_count(p, R). If c > CG(n): 0. Else max over ranks i >= rank of the max(c,1)-th relevant
+    document of CG(i)/i (the maximum is always reached at a relevant document). 0 if nothing relevant retrieved.
+    """
+    ranks, k, offsets = _relevant_positions(ranked)
+    prec = k.astype(np.float64) / ranks.astype(np.float64)
+    best_from = suffix_max(prec, offsets)
+    found = np.diff(offsets)
+    out = np.zeros((ranked.num_queries, len(levels)))
+    for j, p in enumerate(levels):
+        c = recall_level_count(p, ranked.num_rel, version)
+        ok = (c <= found) & (found > 0)
+        idx = offsets[:-1][ok] + np.maximum(c[ok], 1) - 1
+        out[ok, j] = best_from[idx]
+    return out
+
+
+def eleven_point_average(iprec: FloatArray) -> FloatArray:
+    """11pt_avg = mean of iprec_at_recall over the levels, summed from the highest level down as trec_eval."""
+    total = np.zeros(iprec.shape[0])
+    for j in range(iprec.shape[1] - 1, -1, -1):
+        total = total + iprec[:, j]
+    return total / float(iprec.shape[1])
+
+
+def set_precision(ranked: RankedQueries) -> FloatArray:
+    """set_P = CG(n) / n."""
+    n = num_ret(ranked)
+    return _safe_div(num_rel_ret(ranked).astype(np.float64), n)
+
+
+def set_recall(ranked: RankedQueries) -> FloatArray:
+    """set_recall = CG(n) / R; 0 when R = 0."""
+    return _safe_div(num_rel_ret(ranked).astype(np.float64), ranked.num_rel)
+
+
+def set_f(ranked: RankedQueries, beta2: float = 1.0) -> FloatArray:
+    """set_F = (x+1)·P·Rc / (x·P + Rc) with P = set_P, Rc = set_recall, x = beta² (trec_eval's parameter is β²).
+
+    0 when nothing relevant is retrieved.
+    """
+    found = num_rel_ret(ranked)
+    out = np.zeros(ranked.num_queries)
+    ok = (found > 0) & (ranked.num_rel > 0)
+    p = found[ok].astype(np.float64) / num_ret(ranked)[ok].astype(np.float64)
+    r = found[ok].astype(np.float64) / ranked.num_rel[ok].astype(np.float64)
+    out[ok] = (beta2 + 1.0) * p * r / (beta2 * p + r)
+    return out
+
+
+def bpref(ranked: RankedQueries) -> FloatArray:
+    """bpref = (1/R) Σ over judged relevant retrieved d of (1 if n_d = 0 else 1 − min(n_d, R)/min(N, R)).
+
+    N = judged non-relevant (0 <= value < L) in the qrels; n_d = judged non-relevant ranked above d. Documents
+    not in the qrels or with a negative value are skipped. 0 when R = 0; never 0/0.
+    """
+    judged_nonrel = (ranked.rel >= 0) & (ranked.rel < ranked.level)
+    seen = segmented_cumsum(judged_nonrel, ranked.offsets)
+    rel_idx = np.flatnonzero(_relevant(ranked))
+    q = segment_ids(ranked.offsets)[rel_idx]
+    n_d = seen[rel_idx]
+    big_r = ranked.num_rel[q]
+    denom = np.minimum(ranked.num_nonrel[q], big_r).astype(np.float64)
+    terms = np.ones(len(rel_idx))
+    has = n_d > 0
+    terms[has] = 1.0 - (np.minimum(n_d[has], big_r[has]).astype(np.float64) / denom[has])
+    counts = np.bincount(q, minlength=ranked.num_queries)
+    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    return _safe_div(sequential_sums(terms, offsets), ranked.num_rel)
+
+
+def rank_biased_precision(ranked: RankedQueries, persistence: float = 0.9) -> FloatArray:
+    """rbp = (1 − p) · Σ_{i<=n} rel_i · p^(i−1) (Moffat & Zobel 2008), binary gains."""
+    pos = positions_in_segment(ranked.offsets)
+    weights = np.power(persistence, pos.astype(np.float64))
+    gains = np.where(_relevant(ranked), weights, 0.0)
+    return (1.0 - persistence) * sequential_sums(gains, ranked.offsets)
+
+
+def rbp_residual(ranked: RankedQueries, persistence: float = 0.9, trec_eval_10_quirk: bool = False) -> FloatArray:
+    """rbp_resid = p^n + (1 − p) · Σ_{i: d_i unjudged or not in qrels} p^(i−1): the most rbp can still grow.
+
+    trec_eval 10.0 returns 0 when every retrieved document is judged (it drops the p^n tail); that quirk is
+    reproduced only when ``trec_eval_10_quirk`` is set.
+    """
+    pos = positions_in_segment(ranked.offsets)
+    weights = np.power(persistence, pos.astype(np.float64))
+    unjudged = ranked.rel < 0
+    sums = (1.0 - persistence) * sequential_sums(np.where(unjudged, weights, 0.0), ranked.offsets)
+    n = np.diff(ranked.offsets).astype(np.float64)
+    out = np.power(persistence, n) + sums
+    if trec_eval_10_quirk:
+        counts = np.bincount(segment_ids(ranked.offsets)[unjudged], minlength=ranked.num_queries)
+        any_unjudged = counts > 0
+        out = np.where(any_unjudged, out, 0.0)
+    return out
+
+
+def precision_recall_curve(ranked: RankedQueries, query: int) -> dict[str, FloatArray]:
+    """Raw (sawtooth) and interpolated precision-recall points of one query.
+
+    Raw: one point per rank i: recall CG(i)/R, precision CG(i)/i. Interpolated: at each point, the maximum
+    precision at that rank or deeper (trec_eval's Int_Prec(X) = max Prec(Y), Y >= X).
+    """
+    lo, hi = int(ranked.offsets[query]), int(ranked.offsets[query + 1])
+    rel = ranked.rel[lo:hi] >= ranked.level
+    cg = np.cumsum(rel)
+    ranks = np.arange(1, hi - lo + 1, dtype=np.float64)
+    big_r = int(ranked.num_rel[query])
+    recall = cg / big_r if big_r else np.zeros(hi - lo)
+    precision = cg / ranks
+    interpolated = np.maximum.accumulate(precision[::-1])[::-1] if hi > lo else precision
+    return {"rank": ranks, "recall": recall, "precision": precision, "interpolated_precision": interpolated}
+
+
+def geometric_mean_summary(log_terms: FloatArray, num_queries: int) -> float:
+    """gm_map summary: exp(Σ ln(max(AP, 1e-5)) / num_q); queries counted but not evaluated (``-c``) add ln(1e-5)."""
+    total = 0.0
+    for value in log_terms.tolist():
+        total += value
+    missing = num_queries - len(log_terms)
+    if missing:
+        total += missing * math.log(MIN_GEO_MEAN)
+    return math.exp(total / num_queries) if num_queries else 0.0

@@ -1,0 +1,86 @@
+"""Evaluate a run against qrels: the use case behind ``reviewdepth eval`` (and later ``POST /evaluate``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from reviewdepth.formats.errors import InputError
+from reviewdepth.formats.trec import QrelsColumns, RunColumns, read_qrels, read_run
+from reviewdepth.measures.ranking import DuplicateDocumentError, join_and_rank
+from reviewdepth.measures.suite import Evaluation, MeasureSpec, evaluate_ranked
+
+
+@dataclass
+class EvalOptions:
+    """trec_eval's options: ``-l`` level, ``-c`` complete, ``-M`` max docs per query, and the version rules."""
+
+    relevance_level: int = 1
+    complete: bool = False
+    max_docs: int | None = None
+    version: int = 9
+    measures: list[str] = field(default_factory=list)
+
+    def validate(self) -> None:
+        if self.relevance_level < 0:
+            raise ValueError("relevance level (-l) must be >= 0")
+        if self.max_docs is not None and self.max_docs < 1:
+            raise ValueError("max docs per query (-M) must be >= 1")
+        if self.version not in (9, 10):
+            raise ValueError("trec_eval version must be 9 or 10")
+
+
+def evaluate_columns(qrels: QrelsColumns, run: RunColumns, options: EvalOptions) -> Evaluation:
+    """Rank, join and measure; errors name the offending file and line."""
+    options.validate()
+    spec = MeasureSpec.parse(options.measures, options.version)
+    try:
+        ranked, codes = join_and_rank(
+            run_qids=run.qid, run_docnos=run.docno.values, run_hashes=run.docno.hashes, run_scores=run.score,
+            qrels_qids=qrels.qid, qrels_docnos=qrels.docno.values, qrels_hashes=qrels.docno.hashes,
+            qrels_rels=qrels.rel, level=options.relevance_level, max_docs=options.max_docs,
+            version=options.version,
+        )
+    except DuplicateDocumentError as exc:
+        source = qrels if exc.source == "qrels" else run
+        raise InputError(source.path, int(source.line[exc.index]), "docno",
+                         f"duplicate docno {exc.docno!r} for query {exc.qid!r}") from None
+
+    in_run = np.zeros(len(codes.qids), dtype=bool)
+    in_run[codes.run] = True
+    in_qrels = np.zeros(len(codes.qids), dtype=bool)
+    in_qrels[codes.qrels] = True
+    judged = np.zeros(len(codes.qids), dtype=bool)
+    judged[codes.qrels[qrels.rel >= 0]] = True
+    bad = np.flatnonzero(in_run & in_qrels & ~judged)
+    if len(bad):
+        qid = codes.qids[bad[0]].decode("utf-8", "replace")
+        first = int(qrels.line[np.flatnonzero(codes.qrels == bad[0])[0]])
+        raise InputError(qrels.path, first, "rel",
+                         f"query {qid!r} has only negative (unjudged) values; trec_eval cannot score it")
+    qrels_only = [codes.qids[c].decode("utf-8", "surrogateescape") for c in np.flatnonzero(in_qrels & ~in_run)]
+    if options.version >= 10 and qrels_only and not options.complete:
+        qid = qrels_only[0]
+        first = int(qrels.line[np.flatnonzero(codes.qrels == codes.qids.index(qid.encode("utf-8",
+                                                                                        "surrogateescape")))[0]])
+        raise InputError(qrels.path, first, "qid",
+                         f"query {qid!r} is in the qrels but not in the run {run.path}; trec_eval 10.0 stops "
+                         "here (use -c to score missing queries as 0)")
+    if ranked.num_queries == 0 and not (options.complete and qrels_only):
+        raise InputError(run.path, None, None,
+                         f"no queries with both results and relevance information in {qrels.path}")
+    return evaluate_ranked(
+        ranked, spec, run_id=run.run_id, version=options.version,
+        complete_qids=qrels_only if options.complete else None,
+        complete_num_rel=int(np.count_nonzero(qrels.rel > 0)) if options.complete else None,
+    )
+
+
+def evaluate_files(qrels_path: str | Path, run_path: str | Path, options: EvalOptions) -> Evaluation:
+    """Read both files (gzip or ``-`` for stdin) and evaluate."""
+    comments = options.version >= 10
+    qrels = read_qrels(qrels_path, allow_comments=comments)
+    run = read_run(run_path, allow_comments=comments)
+    return evaluate_columns(qrels, run, options)

@@ -1,0 +1,21 @@
+"""Build configuration for the compiled column scanner; metadata lives in pyproject.toml."""
+
+from setuptools import Extension, setup
+
+setup(
+    packages=[
+        "reviewdepth",
+        "reviewdepth.cli",
+        "reviewdepth.formats",
+        "reviewdepth.measures",
+        "reviewdepth.report",
+        "reviewdepth.services",
+    ],
+    ext_modules=[
+        Extension(
+            "reviewdepth.formats._textscan",
+            sources=["reviewdepth/formats/_textscan.c"],
+            extra_compile_args=["-O2"],
+        )
+    ],
+)
