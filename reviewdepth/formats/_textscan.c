@@ -21,8 +21,45 @@
 
 static PyObject *ScanError;
 
-static inline int is_space(unsigned char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+static unsigned char SPACE[256];
+
+static inline int is_space(unsigned char c) { return SPACE[c]; }
+
+static const double POW10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                               1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* Plain decimals with at most 15 significant digits and a power of ten <= 22 are exact in one rounding
+   (Clinger's fast path), so this gives the same double as strtod; anything else returns 0 and the caller
+   uses strtod. */
+static int fast_decimal(const char *s, Py_ssize_t n, double *out) {
+    Py_ssize_t i = 0;
+    int neg = 0;
+    if (i < n && (s[i] == '+' || s[i] == '-')) neg = s[i++] == '-';
+    uint64_t mant = 0;
+    int digits = 0, frac = 0, seen = 0;
+    while (i < n && s[i] >= '0' && s[i] <= '9') {
+        if (mant || s[i] != '0') digits++;
+        mant = mant * 10 + (uint64_t)(s[i] - '0');
+        i++;
+        seen = 1;
+        if (digits > 15) return 0;
+    }
+    if (i < n && s[i] == '.') {
+        i++;
+        while (i < n && s[i] >= '0' && s[i] <= '9') {
+            if (mant || s[i] != '0') digits++;
+            mant = mant * 10 + (uint64_t)(s[i] - '0');
+            frac++;
+            i++;
+            seen = 1;
+            if (digits > 15) return 0;
+        }
+    }
+    if (!seen || i != n || frac > 22) return 0;
+    double v = (double)mant;
+    if (frac) v = v / POW10[frac];
+    *out = neg ? -v : v;
+    return 1;
 }
 
 static PyObject *raise_scan(const char *code, Py_ssize_t line, Py_ssize_t field,
@@ -63,24 +100,25 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     for (const unsigned char *p = data; (p = memchr(p, '\n', (size_t)(data + size - p))) != NULL; p++)
         max_lines++;
 
-    int64_t *starts = (int64_t *)malloc(sizeof(int64_t) * (size_t)(max_lines * (nspec ? nspec : 1)));
-    int32_t *lens = (int32_t *)malloc(sizeof(int32_t) * (size_t)(max_lines * (nspec ? nspec : 1)));
     PyObject *lines_obj = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)sizeof(int64_t) * max_lines);
     PyObject *result = NULL, *columns = NULL;
-    if (starts == NULL || lens == NULL || lines_obj == NULL) {
-        PyErr_NoMemory();
-        goto done;
-    }
+    char *outs[MAX_COLS] = {0};
+    uint64_t *hashes[MAX_COLS] = {0};
+    char *nums[MAX_COLS] = {0};
+    if (lines_obj == NULL) goto done;
     int64_t *line_numbers = (int64_t *)PyBytes_AS_STRING(lines_obj);
     Py_ssize_t widths[MAX_COLS] = {0};
     Py_ssize_t nrec = 0, lineno = 0, pos = 0;
+    const char *err_code = NULL;
+    Py_ssize_t err_line = 0, err_field = 0, err_off = 0, err_len = 0;
 
-    /* pass 1: split lines, check field counts, record token offsets */
+    /* pass 1: split lines, check field counts, measure string widths (nothing stored per token:
+       touching fresh memory costs more than tokenizing twice) */
+    Py_BEGIN_ALLOW_THREADS
     while (pos < size) {
         lineno++;
-        Py_ssize_t end = pos;
         const unsigned char *nl = memchr(data + pos, '\n', (size_t)(size - pos));
-        end = nl ? (Py_ssize_t)(nl - data) : size;
+        Py_ssize_t end = nl ? (Py_ssize_t)(nl - data) : size;
         Py_ssize_t p = pos, nf = 0;
         while (p < end && is_space(data[p])) p++;
         if (p < end) {
@@ -88,15 +126,10 @@ static PyObject *scan(PyObject *self, PyObject *args) {
                 pos = end + 1;
                 continue;
             }
-            Py_ssize_t base = nrec * nspec;
             while (p < end) {
                 Py_ssize_t ts = p;
                 while (p < end && !is_space(data[p])) p++;
-                if (nf < nspec) {
-                    starts[base + nf] = ts;
-                    lens[base + nf] = (int32_t)(p - ts);
-                    if (p - ts > widths[nf]) widths[nf] = p - ts;
-                }
+                if (nf < nspec && p - ts > widths[nf]) widths[nf] = p - ts;
                 nf++;
                 while (p < end && is_space(data[p])) p++;
             }
@@ -104,91 +137,47 @@ static PyObject *scan(PyObject *self, PyObject *args) {
                 Py_ssize_t ls = pos;
                 Py_ssize_t le = end;
                 if (le > ls && data[le - 1] == '\r') le--;
-                raise_scan("fields", lineno, nf, (const char *)data + ls, le - ls > 200 ? 200 : le - ls);
-                goto done;
+                err_code = "fields";
+                err_line = lineno;
+                err_field = nf;
+                err_off = ls;
+                err_len = le - ls > 200 ? 200 : le - ls;
+                goto pass1_end;
             }
             line_numbers[nrec] = lineno;
             nrec++;
         }
         pos = end + 1;
     }
+pass1_end:;
+    Py_END_ALLOW_THREADS
+    if (err_code != NULL) {
+        raise_scan(err_code, err_line, err_field, (const char *)data + err_off, err_len);
+        goto done;
+    }
 
-    /* pass 2: fill the columns */
+    /* pass 2: allocate the columns, then tokenize again and fill them */
     columns = PyList_New(0);
     if (columns == NULL) goto done;
     for (Py_ssize_t c = 0; c < nspec; c++) {
         char kind = spec[c];
-        if (kind == '.') continue;
         PyObject *item = NULL;
+        if (kind == '.') continue;
         if (kind == 's') {
-            Py_ssize_t w = widths[c] > 0 ? widths[c] : 1;
-            PyObject *sb = PyBytes_FromStringAndSize(NULL, w * nrec);
+            if (widths[c] == 0) widths[c] = 1;
+            PyObject *sb = PyBytes_FromStringAndSize(NULL, widths[c] * nrec);
             PyObject *hb = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)sizeof(uint64_t) * nrec);
             if (sb == NULL || hb == NULL) {
                 Py_XDECREF(sb);
                 Py_XDECREF(hb);
                 goto done;
             }
-            char *out = PyBytes_AS_STRING(sb);
-            uint64_t *hashes = (uint64_t *)PyBytes_AS_STRING(hb);
-            memset(out, 0, (size_t)(w * nrec));
-            for (Py_ssize_t r = 0; r < nrec; r++) {
-                const unsigned char *t = data + starts[r * nspec + c];
-                int32_t n = lens[r * nspec + c];
-                memcpy(out + r * w, t, (size_t)n);
-                uint64_t h = 1469598103934665603ULL;
-                for (int32_t k = 0; k < n; k++) {
-                    h ^= t[k];
-                    h *= 1099511628211ULL;
-                }
-                hashes[r] = h;
-            }
-            item = Py_BuildValue("(nNN)", w, sb, hb);
+            outs[c] = PyBytes_AS_STRING(sb);
+            hashes[c] = (uint64_t *)PyBytes_AS_STRING(hb);
+            item = Py_BuildValue("(nNN)", widths[c], sb, hb);
         } else if (kind == 'f' || kind == 'i') {
-            PyObject *nb = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)8 * nrec);
-            if (nb == NULL) goto done;
-            char tmp[NUMBUF];
-            for (Py_ssize_t r = 0; r < nrec; r++) {
-                const char *t = (const char *)data + starts[r * nspec + c];
-                int32_t n = lens[r * nspec + c];
-                if (n >= NUMBUF) {
-                    Py_DECREF(nb);
-                    raise_scan(kind == 'f' ? "float" : "int", line_numbers[r], c, t, n > 200 ? 200 : n);
-                    goto done;
-                }
-                memcpy(tmp, t, (size_t)n);
-                tmp[n] = '\0';
-                char *endp = NULL;
-                errno = 0;
-                if (kind == 'f') {
-                    double v = strtod(tmp, &endp);
-                    if (n == 0 || endp != tmp + n || isnan(v) || memchr(tmp, 'x', (size_t)n) ||
-                        memchr(tmp, 'X', (size_t)n)) {
-                        Py_DECREF(nb);
-                        raise_scan("float", line_numbers[r], c, t, n);
-                        goto done;
-                    }
-                    ((double *)PyBytes_AS_STRING(nb))[r] = v;
-                } else {
-                    long long v = 0;
-                    int ok = n > 0;
-                    int k = (n > 0 && (tmp[0] == '+' || tmp[0] == '-')) ? 1 : 0;
-                    if (k == n) ok = 0;
-                    for (int q = k; q < n && ok; q++)
-                        if (tmp[q] < '0' || tmp[q] > '9') ok = 0;
-                    if (ok) {
-                        v = strtoll(tmp, &endp, 10);
-                        if (errno == ERANGE) ok = 0;
-                    }
-                    if (!ok) {
-                        Py_DECREF(nb);
-                        raise_scan("int", line_numbers[r], c, t, n);
-                        goto done;
-                    }
-                    ((int64_t *)PyBytes_AS_STRING(nb))[r] = (int64_t)v;
-                }
-            }
-            item = nb;
+            item = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)8 * nrec);
+            if (item != NULL) nums[c] = PyBytes_AS_STRING(item);
         } else {
             PyErr_Format(PyExc_ValueError, "unknown spec character %c", kind);
             goto done;
@@ -200,6 +189,105 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         }
         Py_DECREF(item);
     }
+    Py_BEGIN_ALLOW_THREADS
+    {
+        Py_ssize_t r = 0;
+        char tmp[NUMBUF];
+        pos = 0;
+        while (pos < size && r < nrec) {
+            const unsigned char *nl = memchr(data + pos, '\n', (size_t)(size - pos));
+            Py_ssize_t end = nl ? (Py_ssize_t)(nl - data) : size;
+            Py_ssize_t p = pos, nf = 0;
+            while (p < end && is_space(data[p])) p++;
+            if (p >= end || (data[p] == '#' && skip_comments)) {
+                pos = end + 1;
+                continue;
+            }
+            while (p < end && nf < nspec) {
+                Py_ssize_t ts = p;
+                while (p < end && !is_space(data[p])) p++;
+                const unsigned char *t = data + ts;
+                Py_ssize_t n = p - ts;
+                char kind = spec[nf];
+                if (kind == 's') {
+                    Py_ssize_t w = widths[nf];
+                    char *dst = outs[nf] + r * w;
+                    memcpy(dst, t, (size_t)n);
+                    if (n < w) memset(dst + n, 0, (size_t)(w - n));
+                    uint64_t h = 1469598103934665603ULL;
+                    for (Py_ssize_t k = 0; k < n; k++) {
+                        h ^= t[k];
+                        h *= 1099511628211ULL;
+                    }
+                    hashes[nf][r] = h;
+                } else if (kind == 'f' || kind == 'i') {
+                    const char *code = kind == 'f' ? "float" : "int";
+                    if (n >= NUMBUF || n == 0) {
+                        err_code = code;
+                        err_line = line_numbers[r];
+                        err_field = nf;
+                        err_off = (const unsigned char *)t - data;
+                        err_len = n > 200 ? 200 : n;
+                        goto pass2_end;
+                    }
+                    memcpy(tmp, t, (size_t)n);
+                    tmp[n] = '\0';
+                    char *endp = NULL;
+                    errno = 0;
+                    if (kind == 'f') {
+                        double v;
+                        if (fast_decimal((const char *)t, n, &v)) {
+                            ((double *)nums[nf])[r] = v;
+                            nf++;
+                            while (p < end && is_space(data[p])) p++;
+                            continue;
+                        }
+                        v = strtod(tmp, &endp);
+                        if (endp != tmp + n || isnan(v) || memchr(tmp, 'x', (size_t)n) ||
+                            memchr(tmp, 'X', (size_t)n)) {
+                            err_code = code;
+                            err_line = line_numbers[r];
+                            err_field = nf;
+                            err_off = (const unsigned char *)t - data;
+                            err_len = n > 200 ? 200 : n;
+                            goto pass2_end;
+                        }
+                        ((double *)nums[nf])[r] = v;
+                    } else {
+                        int ok = 1;
+                        int k = (tmp[0] == '+' || tmp[0] == '-') ? 1 : 0;
+                        if (k == n) ok = 0;
+                        for (Py_ssize_t q = k; q < n && ok; q++)
+                            if (tmp[q] < '0' || tmp[q] > '9') ok = 0;
+                        long long v = 0;
+                        if (ok) {
+                            v = strtoll(tmp, &endp, 10);
+                            if (errno == ERANGE) ok = 0;
+                        }
+                        if (!ok) {
+                            err_code = code;
+                            err_line = line_numbers[r];
+                            err_field = nf;
+                            err_off = (const unsigned char *)t - data;
+                            err_len = n > 200 ? 200 : n;
+                            goto pass2_end;
+                        }
+                        ((int64_t *)nums[nf])[r] = (int64_t)v;
+                    }
+                }
+                nf++;
+                while (p < end && is_space(data[p])) p++;
+            }
+            r++;
+            pos = end + 1;
+        }
+    }
+pass2_end:;
+    Py_END_ALLOW_THREADS
+    if (err_code != NULL) {
+        raise_scan(err_code, err_line, err_field, (const char *)data + err_off, err_len);
+        goto done;
+    }
     if (_PyBytes_Resize(&lines_obj, (Py_ssize_t)sizeof(int64_t) * nrec) < 0) {
         lines_obj = NULL;
         goto done;
@@ -207,8 +295,6 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     result = Py_BuildValue("(nOO)", nrec, lines_obj, columns);
 
 done:
-    free(starts);
-    free(lens);
     Py_XDECREF(lines_obj);
     Py_XDECREF(columns);
     PyBuffer_Release(&buf);
@@ -225,6 +311,8 @@ static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "_textscan", NULL,
 PyMODINIT_FUNC PyInit__textscan(void) {
     PyObject *m = PyModule_Create(&moduledef);
     if (m == NULL) return NULL;
+    memset(SPACE, 0, sizeof(SPACE));
+    SPACE[' '] = SPACE['\t'] = SPACE['\n'] = SPACE['\v'] = SPACE['\f'] = SPACE['\r'] = 1;
     ScanError = PyErr_NewException("_textscan.ScanError", PyExc_ValueError, NULL);
     if (ScanError == NULL || PyModule_AddObject(m, "ScanError", ScanError) < 0) {
         Py_XDECREF(ScanError);

@@ -80,32 +80,11 @@ def scan(data: bytes, spec: str, *, min_fields: int, max_fields: int = -1, skip_
         first_hash = None
     try:
         if use_compiled:
-            from reviewdepth.formats import _textscan
-
-            try:
-                nrec, lines_raw, raw_cols = _textscan.scan(data, spec, min_fields, max_fields, skip_comments)
-            except _textscan.ScanError as exc:
-                code, line, field, token = exc.args[0]
-                if first_hash is not None and first_hash <= line:
-                    raise _error(path, "comment", first_hash, 0, b"", spec, names, min_fields, max_fields) from None
-                raise _error(path, code, line, field, token, spec, names, min_fields, max_fields) from None
-            cols: list[Column] = []
-            kinds = [k for k in spec if k != "."]
-            for kind, raw in zip(kinds, raw_cols, strict=True):
-                if kind == "s":
-                    width, sbuf, hbuf = raw
-                    cols.append(StringColumn(np.frombuffer(sbuf, dtype=f"S{width}"),
-                                             np.frombuffer(hbuf, dtype=np.uint64)))
-                elif kind == "f":
-                    cols.append(np.frombuffer(raw, dtype=np.float64))
-                else:
-                    cols.append(np.frombuffer(raw, dtype=np.int64))
-            scanned = Scanned(np.frombuffer(lines_raw, dtype=np.int64), cols)
-            assert len(scanned) == nrec
+            scanned = _scan_compiled(data, spec, min_fields, max_fields, skip_comments)
         else:
             scanned = scan_python(data, spec, min_fields=min_fields, max_fields=max_fields,
                                   skip_comments=skip_comments)
-    except _PyScanError as exc:
+    except (_PyScanError, _CompiledScanError) as exc:
         code, line, field, token = exc.args[0]
         if first_hash is not None and first_hash <= line:
             raise _error(path, "comment", first_hash, 0, b"", spec, names, min_fields, max_fields) from None
@@ -113,6 +92,78 @@ def scan(data: bytes, spec: str, *, min_fields: int, max_fields: int = -1, skip_
     if first_hash is not None:
         raise _error(path, "comment", first_hash, 0, b"", spec, names, min_fields, max_fields)
     return scanned
+
+
+class _CompiledScanError(ValueError):
+    pass
+
+
+_PARALLEL_BYTES = 8 << 20
+
+
+def _scan_chunk(data: bytes | memoryview, spec: str, min_fields: int, max_fields: int,
+                skip_comments: bool) -> Scanned:
+    from reviewdepth.formats import _textscan
+
+    try:
+        nrec, lines_raw, raw_cols = _textscan.scan(data, spec, min_fields, max_fields, skip_comments)
+    except _textscan.ScanError as exc:
+        raise _CompiledScanError(exc.args[0]) from None
+    cols: list[Column] = []
+    kinds = [k for k in spec if k != "."]
+    for kind, raw in zip(kinds, raw_cols, strict=True):
+        if kind == "s":
+            width, sbuf, hbuf = raw
+            cols.append(StringColumn(np.frombuffer(sbuf, dtype=f"S{width}"), np.frombuffer(hbuf, dtype=np.uint64)))
+        elif kind == "f":
+            cols.append(np.frombuffer(raw, dtype=np.float64))
+        else:
+            cols.append(np.frombuffer(raw, dtype=np.int64))
+    scanned = Scanned(np.frombuffer(lines_raw, dtype=np.int64), cols)
+    assert len(scanned) == nrec
+    return scanned
+
+
+def _scan_compiled(data: bytes, spec: str, min_fields: int, max_fields: int, skip_comments: bool) -> Scanned:
+    """Large inputs are cut in two at a newline and scanned on two threads (the scanner releases the GIL)."""
+    if len(data) < _PARALLEL_BYTES:
+        return _scan_chunk(data, spec, min_fields, max_fields, skip_comments)
+    cut = data.find(b"\n", len(data) // 2) + 1
+    if cut <= 0:
+        return _scan_chunk(data, spec, min_fields, max_fields, skip_comments)
+    view = memoryview(data)
+    results: list[Scanned | BaseException | None] = [None, None]
+
+    def work(i: int, chunk: memoryview) -> None:
+        try:
+            results[i] = _scan_chunk(chunk, spec, min_fields, max_fields, skip_comments)
+        except BaseException as exc:  # re-raised on the calling thread
+            results[i] = exc
+
+    import threading
+
+    helper = threading.Thread(target=work, args=(1, view[cut:]))
+    helper.start()
+    work(0, view[:cut])
+    helper.join()
+    first, second = results
+    if isinstance(first, BaseException):
+        raise first
+    offset = data.count(b"\n", 0, cut)
+    if isinstance(second, BaseException):
+        if isinstance(second, _CompiledScanError):
+            code, line, field, token = second.args[0]
+            raise _CompiledScanError((code, line + offset, field, token))
+        raise second
+    assert first is not None and second is not None
+    cols: list[Column] = []
+    for a, b in zip(first.columns, second.columns, strict=True):
+        if isinstance(a, StringColumn) and isinstance(b, StringColumn):
+            cols.append(StringColumn(np.concatenate((a.values, b.values)), np.concatenate((a.hashes, b.hashes))))
+        else:
+            assert not isinstance(a, StringColumn) and not isinstance(b, StringColumn)
+            cols.append(np.concatenate((a, b)))
+    return Scanned(np.concatenate((first.line_numbers, second.line_numbers + offset)), cols)
 
 
 def _first_comment_line(data: bytes) -> int | None:

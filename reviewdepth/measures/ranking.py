@@ -16,6 +16,7 @@ import numpy.typing as npt
 from reviewdepth.measures.segments import IntArray
 
 NOT_IN_QRELS = -1
+_SMALL_TIE_GROUP = 16
 UNJUDGED = -2
 
 BytesArray = npt.NDArray[np.bytes_]
@@ -100,24 +101,48 @@ def rank_order(qcodes: IntArray, scores: npt.NDArray[np.float64], docnos: BytesA
         tie = (sorted_q[1:] == sorted_q[:-1]) & (sorted_s[1:] == sorted_s[:-1])
     else:
         composite = (qcodes.astype(np.uint64) << np.uint64(32)) | score_key
-        order = np.argsort(composite, kind="stable")
+        if len(composite) < 2 or bool(np.all(composite[1:] >= composite[:-1])):
+            order = np.arange(len(composite), dtype=np.int64)  # runs usually arrive sorted
+        else:
+            order = np.argsort(composite)  # ties are re-ordered below, so stability is not needed
         sorted_c = composite[order]
         tie = sorted_c[1:] == sorted_c[:-1]
     if not tie.any():
-        return order.astype(np.int64)
+        return order.astype(np.int64, copy=False)
     # Resolve ties by docno descending, only inside the tied groups.
+    order = order.astype(np.int64, copy=True)
     in_group = np.zeros(len(order), dtype=bool)
     in_group[1:] |= tie
     in_group[:-1] |= tie
     positions = np.flatnonzero(in_group)
     starts_group = np.ones(len(positions), dtype=bool)
     starts_group[1:] = ~tie[positions[1:] - 1]
-    group = np.cumsum(starts_group)
-    members = order[positions]
-    sub = np.lexsort((docnos[members], -group))[::-1]
-    order = order.copy()
-    order[positions] = members[sub]
-    return order.astype(np.int64)
+    group_starts = np.flatnonzero(starts_group)
+    sizes = np.diff(np.concatenate((group_starts, [len(positions)])))
+    # Small groups (the common case): odd-even transposition sort, one vectorised compare-and-swap per pass;
+    # a group of k members is sorted after k passes.
+    small = sizes <= _SMALL_TIE_GROUP
+    member_small = np.repeat(small, sizes)
+    within = np.arange(len(positions)) - np.repeat(group_starts, sizes)
+    member_size = np.repeat(sizes, sizes)
+    has_next = member_small & (within + 1 < member_size)
+    for step in range(int(sizes[small].max()) if small.any() else 0):
+        active = has_next & (within % 2 == step % 2) & (member_size > step)
+        at = positions[active]
+        if len(at) == 0:
+            continue
+        a, b = order[at], order[at + 1]
+        swap = docnos[a] < docnos[b]
+        order[at[swap]], order[at[swap] + 1] = b[swap], a[swap]
+    # large groups: sort their members by (group, docno descending)
+    big = ~member_small
+    if big.any():
+        pos_big = positions[big]
+        group = np.cumsum(starts_group)[big]
+        members = order[pos_big]
+        sub = np.lexsort((docnos[members], -group))[::-1]
+        order[pos_big] = members[sub]
+    return order
 
 
 @dataclass(frozen=True)
@@ -165,7 +190,7 @@ def join_and_rank(
 
     # qrels: sort by key, reject duplicates, count R and judged non-relevant per query
     q_keys = _keys(codes.qrels, qrels_hashes)
-    q_order = np.argsort(q_keys, kind="stable")
+    q_order = np.argsort(q_keys)
     q_sorted = q_keys[q_order]
     dup = np.flatnonzero(q_sorted[1:] == q_sorted[:-1])
     exact = True
@@ -199,7 +224,7 @@ def join_and_rank(
 
     # run duplicates among the kept rows
     r_keys = _keys(ranked_codes, run_hashes[order])
-    rk_order = np.argsort(r_keys, kind="stable")
+    rk_order = np.argsort(r_keys)
     rk_sorted = r_keys[rk_order]
     for d in np.flatnonzero(rk_sorted[1:] == rk_sorted[:-1]):
         a, b = order[rk_order[d]], order[rk_order[d + 1]]
@@ -212,7 +237,10 @@ def join_and_rank(
     # qrels value of each ranked document
     rel = np.full(len(order), NOT_IN_QRELS, dtype=np.int64)
     if len(q_sorted):
-        pos = np.searchsorted(q_sorted, r_keys)
+        # sorted needles make the binary searches cache-friendly
+        pos_sorted = np.searchsorted(q_sorted, rk_sorted)
+        pos = np.empty_like(pos_sorted)
+        pos[rk_order] = pos_sorted
         pos_c = np.minimum(pos, len(q_sorted) - 1)
         hit = q_sorted[pos_c] == r_keys
         hit_rows = np.flatnonzero(hit)
