@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import sys
-from enum import Enum
-from pathlib import Path
+from enum import StrEnum
 from typing import Annotated, NoReturn
 
 import typer
@@ -12,7 +11,7 @@ import typer
 from reviewdepth import __version__
 
 
-class EvalFormat(str, Enum):
+class EvalFormat(StrEnum):
     trec = "trec"
     json = "json"
     table = "table"

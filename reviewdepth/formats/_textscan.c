@@ -192,7 +192,9 @@ pass1_end:;
     Py_BEGIN_ALLOW_THREADS
     {
         Py_ssize_t r = 0;
-        char tmp[NUMBUF];
+        char small[NUMBUF];
+        char *big = NULL;
+        Py_ssize_t big_size = 0;
         pos = 0;
         while (pos < size && r < nrec) {
             const unsigned char *nl = memchr(data + pos, '\n', (size_t)(size - pos));
@@ -222,13 +224,26 @@ pass1_end:;
                     hashes[nf][r] = h;
                 } else if (kind == 'f' || kind == 'i') {
                     const char *code = kind == 'f' ? "float" : "int";
-                    if (n >= NUMBUF || n == 0) {
+                    if (n == 0) {
                         err_code = code;
                         err_line = line_numbers[r];
                         err_field = nf;
                         err_off = (const unsigned char *)t - data;
                         err_len = n > 200 ? 200 : n;
                         goto pass2_end;
+                    }
+                    char *tmp = small;
+                    if (n >= NUMBUF) {
+                        if (n + 1 > big_size) {
+                            char *grown = (char *)realloc(big, (size_t)n + 1);
+                            if (grown == NULL) {
+                                err_code = "memory";
+                                goto pass2_end;
+                            }
+                            big = grown;
+                            big_size = n + 1;
+                        }
+                        tmp = big;
                     }
                     memcpy(tmp, t, (size_t)n);
                     tmp[n] = '\0';
@@ -281,11 +296,15 @@ pass1_end:;
             r++;
             pos = end + 1;
         }
-    }
 pass2_end:;
+        free(big);
+    }
     Py_END_ALLOW_THREADS
     if (err_code != NULL) {
-        raise_scan(err_code, err_line, err_field, (const char *)data + err_off, err_len);
+        if (strcmp(err_code, "memory") == 0)
+            PyErr_NoMemory();
+        else
+            raise_scan(err_code, err_line, err_field, (const char *)data + err_off, err_len);
         goto done;
     }
     if (_PyBytes_Resize(&lines_obj, (Py_ssize_t)sizeof(int64_t) * nrec) < 0) {

@@ -103,12 +103,12 @@ _PARALLEL_BYTES = 8 << 20
 
 def _scan_chunk(data: bytes | memoryview, spec: str, min_fields: int, max_fields: int,
                 skip_comments: bool) -> Scanned:
-    from reviewdepth.formats import _textscan
+    from reviewdepth.formats import _textscan  # type: ignore[attr-defined]
 
     try:
         nrec, lines_raw, raw_cols = _textscan.scan(data, spec, min_fields, max_fields, skip_comments)
     except _textscan.ScanError as exc:
-        raise _CompiledScanError(exc.args[0]) from None
+        raise _CompiledScanError(tuple(exc.args)) from None
     cols: list[Column] = []
     kinds = [k for k in spec if k != "."]
     for kind, raw in zip(kinds, raw_cols, strict=True):
@@ -162,7 +162,7 @@ def _scan_compiled(data: bytes, spec: str, min_fields: int, max_fields: int, ski
             cols.append(StringColumn(np.concatenate((a.values, b.values)), np.concatenate((a.hashes, b.hashes))))
         else:
             assert not isinstance(a, StringColumn) and not isinstance(b, StringColumn)
-            cols.append(np.concatenate((a, b)))
+            cols.append(np.concatenate((a, b)))  # type: ignore[arg-type]
     return Scanned(np.concatenate((first.line_numbers, second.line_numbers + offset)), cols)
 
 
@@ -239,5 +239,5 @@ def scan_python(data: bytes, spec: str, *, min_fields: int, max_fields: int = -1
             if value is None:
                 raise _PyScanError(("float" if kind == "f" else "int", number, c, token[:200]))
             out.append(value)
-        cols.append(np.array(out, dtype=np.float64 if kind == "f" else np.int64))
+        cols.append(np.array(out, dtype=np.float64) if kind == "f" else np.array(out, dtype=np.int64))
     return Scanned(np.array(lines, dtype=np.int64), cols)

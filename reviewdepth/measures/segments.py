@@ -34,7 +34,8 @@ def segmented_cumsum(flags: npt.NDArray[np.bool_] | IntArray, offsets: IntArray)
     """Inclusive running count of ``flags`` restarting at every segment (integers, so exact)."""
     running = np.cumsum(flags, dtype=np.int64)
     before = np.concatenate(([0], running))[offsets[:-1]]
-    return running - np.repeat(before, np.diff(offsets))
+    out: IntArray = running - np.repeat(before, np.diff(offsets))
+    return out
 
 
 def _padded(values: FloatArray, offsets: IntArray, fill: float) -> FloatArray | None:

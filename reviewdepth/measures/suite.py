@@ -51,14 +51,16 @@ class MeasureSpec:
             for request in [raw] if "." in raw else [r for r in raw.split(",") if r]:
                 spec._add(request, version, singles)
         if singles["P"]:
-            spec.p_cutoffs = _merge_cutoffs(spec.p_cutoffs if "P" in spec.names and not singles["P"] else (),
-                                            [int(v) for v in singles["P"]])
+            plain = spec.p_cutoffs if "P" in spec.names else ()
+            spec.p_cutoffs = _merge_cutoffs(plain, [int(v) for v in singles["P"]])
             spec.names.add("P")
         if singles["recall"]:
-            spec.recall_cutoffs = _merge_cutoffs((), [int(v) for v in singles["recall"]])
+            plain = spec.recall_cutoffs if "recall" in spec.names else ()
+            spec.recall_cutoffs = _merge_cutoffs(plain, [int(v) for v in singles["recall"]])
             spec.names.add("recall")
         if singles["iprec_at_recall"]:
-            spec.recall_levels = tuple(sorted(set(singles["iprec_at_recall"])))
+            plain_levels = spec.recall_levels if "iprec_at_recall" in spec.names else ()
+            spec.recall_levels = tuple(sorted(set(plain_levels) | set(singles["iprec_at_recall"])))
             spec.names.add("iprec_at_recall")
         return spec
 

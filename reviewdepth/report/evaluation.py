@@ -28,8 +28,8 @@ def render_trec(evaluation: Evaluation, per_query: bool) -> str:
         for qid, values in evaluation.per_query.items():
             for name, value in values.items():
                 lines.append("%-22s\t%s\t%s" % (name, qid, _trec_value(name, value)))
-    for name, value in evaluation.summary.items():
-        lines.append("%-22s\t%s\t%s" % (name, "all", _trec_value(name, value)))
+    for name, total in evaluation.summary.items():
+        lines.append("%-22s\t%s\t%s" % (name, "all", _trec_value(name, total)))
     return "\n".join(lines) + "\n"
 
 
@@ -51,8 +51,8 @@ def render_csv(evaluation: Evaluation, per_query: bool) -> str:
         for qid, values in evaluation.per_query.items():
             for name, value in values.items():
                 writer.writerow([name, qid, repr(value) if isinstance(value, float) else value])
-    for name, value in evaluation.summary.items():
-        writer.writerow([name, "all", repr(value) if isinstance(value, float) else value])
+    for name, total in evaluation.summary.items():
+        writer.writerow([name, "all", repr(total) if isinstance(total, float) else total])
     return buffer.getvalue()
 
 
