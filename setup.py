@@ -15,7 +15,8 @@ setup(
         Extension(
             "reviewdepth.formats._textscan",
             sources=["reviewdepth/formats/_textscan.c"],
-            extra_compile_args=["-O2"],
+            extra_compile_args=["-O2", "-pthread"],
+            extra_link_args=["-pthread"],
         )
     ],
 )

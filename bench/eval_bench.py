@@ -14,7 +14,7 @@ default measure set, and aggregation of every per-query value.
 
 Build trec_eval 9.0.8 (the reference binary)::
 
-    git clone https://github.com/usnistgov/trec_eval.git /tmp/te
+    # clone usnistgov/trec_eval (GitHub) into /tmp/te, then:
     cd /tmp/te && git checkout v9.0.8 && make      # produces /tmp/te/trec_eval
 
 Run the bench (from the repository root, with reviewdepth and optionally pytrec_eval installed)::

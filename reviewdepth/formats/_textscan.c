@@ -1,26 +1,27 @@
 /*
  * Column scanner for whitespace-separated text files (TREC runs and qrels).
  *
- * One call reads a whole buffer and returns the wanted columns as packed
- * buffers that numpy wraps without copying: fixed-width byte strings (plus a
- * 64-bit FNV-1a hash of each), doubles, or 64-bit integers.  Errors carry the
- * 1-based line number and 0-based field index so the caller can name
- * file:line:field.  The pure-Python fallback in scan.py has the same contract
- * and is used by the tests as the reference.
+ * One call reads a whole buffer and returns the wanted columns as packed buffers that numpy wraps without
+ * copying: fixed-width byte strings (plus a 64-bit FNV-1a hash of each), doubles, or 64-bit integers.
+ * Errors carry the 1-based line number and 0-based field index so the caller can name file:line:field.
+ * Large buffers are cut at newlines into chunks scanned on separate threads (the GIL is released); every
+ * chunk writes straight into its slice of the shared outputs, so nothing is concatenated afterwards.
+ * The pure-Python `scan_python` in scan.py has the same contract and is the tests' reference.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAX_COLS 16
+#define MAX_CHUNKS 8
 #define NUMBUF 128
 
 static PyObject *ScanError;
-
 static unsigned char SPACE[256];
 
 static inline int is_space(unsigned char c) { return SPACE[c]; }
@@ -28,7 +29,7 @@ static inline int is_space(unsigned char c) { return SPACE[c]; }
 static const double POW10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                                1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-/* Plain decimals with at most 15 significant digits and a power of ten <= 22 are exact in one rounding
+/* Plain decimals with at most 15 significant digits and at most 22 fraction digits are exact in one rounding
    (Clinger's fast path), so this gives the same double as strtod; anything else returns 0 and the caller
    uses strtod. */
 static int fast_decimal(const char *s, Py_ssize_t n, double *out) {
@@ -62,8 +63,164 @@ static int fast_decimal(const char *s, Py_ssize_t n, double *out) {
     return 1;
 }
 
-static PyObject *raise_scan(const char *code, Py_ssize_t line, Py_ssize_t field,
-                            const char *tok, Py_ssize_t toklen) {
+typedef struct {
+    /* input */
+    const unsigned char *data;
+    Py_ssize_t begin, end;
+    const char *spec;
+    Py_ssize_t nspec, min_fields, max_fields;
+    int skip_comments;
+    /* pass 1 results */
+    Py_ssize_t nrec, nlines;
+    Py_ssize_t widths[MAX_COLS];
+    /* pass 2 targets */
+    Py_ssize_t rec_offset, line_offset;
+    const Py_ssize_t *out_widths;
+    char **outs;
+    uint64_t **hashes;
+    char **nums;
+    int64_t *line_numbers;
+    /* first error in this chunk */
+    const char *err_code;
+    Py_ssize_t err_line, err_field, err_off, err_len;
+} chunk_t;
+
+static void set_error(chunk_t *c, const char *code, Py_ssize_t line, Py_ssize_t field, Py_ssize_t off,
+                      Py_ssize_t len) {
+    c->err_code = code;
+    c->err_line = line;
+    c->err_field = field;
+    c->err_off = off;
+    c->err_len = len > 200 ? 200 : len;
+}
+
+/* Pass 1: count records and lines, check field counts, measure string widths. */
+static void *pass1(void *arg) {
+    chunk_t *c = (chunk_t *)arg;
+    const unsigned char *data = c->data;
+    Py_ssize_t pos = c->begin, lineno = 0;
+    while (pos < c->end) {
+        lineno++;
+        const unsigned char *nl = memchr(data + pos, '\n', (size_t)(c->end - pos));
+        Py_ssize_t end = nl ? (Py_ssize_t)(nl - data) : c->end;
+        Py_ssize_t p = pos, nf = 0;
+        while (p < end && is_space(data[p])) p++;
+        if (p < end && !(data[p] == '#' && c->skip_comments)) {
+            while (p < end) {
+                Py_ssize_t ts = p;
+                while (p < end && !is_space(data[p])) p++;
+                if (nf < c->nspec && p - ts > c->widths[nf]) c->widths[nf] = p - ts;
+                nf++;
+                while (p < end && is_space(data[p])) p++;
+            }
+            if (nf < c->min_fields || (c->max_fields >= 0 && nf > c->max_fields)) {
+                Py_ssize_t le = end;
+                if (le > pos && data[le - 1] == '\r') le--;
+                set_error(c, "fields", lineno, nf, pos, le - pos);
+                return NULL;
+            }
+            c->nrec++;
+        }
+        pos = end + 1;
+    }
+    c->nlines = lineno;
+    return NULL;
+}
+
+/* Pass 2: tokenize again and write this chunk's slice of every output column. */
+static void *pass2(void *arg) {
+    chunk_t *c = (chunk_t *)arg;
+    const unsigned char *data = c->data;
+    char small[NUMBUF];
+    char *big = NULL;
+    Py_ssize_t big_size = 0;
+    Py_ssize_t pos = c->begin, lineno = c->line_offset, r = c->rec_offset;
+    while (pos < c->end) {
+        lineno++;
+        const unsigned char *nl = memchr(data + pos, '\n', (size_t)(c->end - pos));
+        Py_ssize_t end = nl ? (Py_ssize_t)(nl - data) : c->end;
+        Py_ssize_t p = pos, nf = 0;
+        while (p < end && is_space(data[p])) p++;
+        if (p >= end || (data[p] == '#' && c->skip_comments)) {
+            pos = end + 1;
+            continue;
+        }
+        c->line_numbers[r] = lineno;
+        while (p < end && nf < c->nspec) {
+            Py_ssize_t ts = p;
+            while (p < end && !is_space(data[p])) p++;
+            const unsigned char *t = data + ts;
+            Py_ssize_t n = p - ts;
+            char kind = c->spec[nf];
+            if (kind == 's') {
+                Py_ssize_t w = c->out_widths[nf];
+                char *dst = c->outs[nf] + r * w;
+                memcpy(dst, t, (size_t)n);
+                if (n < w) memset(dst + n, 0, (size_t)(w - n));
+                uint64_t h = 1469598103934665603ULL;
+                for (Py_ssize_t k = 0; k < n; k++) {
+                    h ^= t[k];
+                    h *= 1099511628211ULL;
+                }
+                c->hashes[nf][r] = h;
+            } else if (kind == 'f') {
+                double v;
+                if (!fast_decimal((const char *)t, n, &v)) {
+                    char *tmp = small;
+                    if (n >= NUMBUF) {
+                        if (n + 1 > big_size) {
+                            char *grown = (char *)realloc(big, (size_t)n + 1);
+                            if (grown == NULL) {
+                                set_error(c, "memory", lineno, nf, ts, 0);
+                                goto out;
+                            }
+                            big = grown;
+                            big_size = n + 1;
+                        }
+                        tmp = big;
+                    }
+                    memcpy(tmp, t, (size_t)n);
+                    tmp[n] = '\0';
+                    char *endp = NULL;
+                    v = strtod(tmp, &endp);
+                    if (n == 0 || endp != tmp + n || isnan(v) || memchr(tmp, 'x', (size_t)n) ||
+                        memchr(tmp, 'X', (size_t)n)) {
+                        set_error(c, "float", lineno, nf, ts, n);
+                        goto out;
+                    }
+                }
+                ((double *)c->nums[nf])[r] = v;
+            } else if (kind == 'i') {
+                int ok = n > 0;
+                Py_ssize_t k = (ok && (t[0] == '+' || t[0] == '-')) ? 1 : 0;
+                if (k == n || n - k > 18) ok = 0; /* 18 digits always fit in int64 */
+                int64_t v = 0;
+                for (Py_ssize_t q = k; q < n && ok; q++) {
+                    if (t[q] < '0' || t[q] > '9')
+                        ok = 0;
+                    else
+                        v = v * 10 + (t[q] - '0');
+                }
+                if (!ok) {
+                    set_error(c, "int", lineno, nf, ts, n);
+                    goto out;
+                }
+                ((int64_t *)c->nums[nf])[r] = (ok && t[0] == '-') ? -v : v;
+            }
+            nf++;
+            while (p < end && is_space(data[p])) p++;
+        }
+        r++;
+        pos = end + 1;
+    }
+out:
+    free(big);
+    return NULL;
+}
+
+static PyObject *raise_scan(const char *code, Py_ssize_t line, Py_ssize_t field, const char *tok,
+                            Py_ssize_t toklen) {
+    if (strcmp(code, "memory") == 0) return PyErr_NoMemory();
     PyObject *t = PyBytes_FromStringAndSize(tok, toklen);
     if (t == NULL) return NULL;
     PyObject *v = Py_BuildValue("(snnN)", code, line, field, t);
@@ -74,241 +231,152 @@ static PyObject *raise_scan(const char *code, Py_ssize_t line, Py_ssize_t field,
     return NULL;
 }
 
+/* Run `fn` on every chunk: chunks 1.. on new threads, chunk 0 on this one. */
+static void run_chunks(void *(*fn)(void *), chunk_t *chunks, int nchunks) {
+    pthread_t threads[MAX_CHUNKS];
+    int started[MAX_CHUNKS] = {0};
+    for (int i = 1; i < nchunks; i++) started[i] = pthread_create(&threads[i], NULL, fn, &chunks[i]) == 0;
+    fn(&chunks[0]);
+    for (int i = 1; i < nchunks; i++) {
+        if (started[i])
+            pthread_join(threads[i], NULL);
+        else
+            fn(&chunks[i]);
+    }
+}
+
+/* The first error in file order: chunks are in file order, so the first chunk that has one. */
+static chunk_t *first_error(chunk_t *chunks, int nchunks) {
+    for (int i = 0; i < nchunks; i++)
+        if (chunks[i].err_code != NULL) return &chunks[i];
+    return NULL;
+}
+
 /*
- * scan(data, spec, min_fields, max_fields, skip_comments)
+ * scan(data, spec, min_fields, max_fields, skip_comments, nthreads)
  *   spec: one char per leading field: 's' string, 'f' float, 'i' integer, '.' ignored.
  *   max_fields < 0 means no upper limit.
- * Returns (n_records, line_numbers(int64 bytes), columns) where columns is a list
- * with, per non-'.' spec char, (width, bytes, hashes) / bytes(double) / bytes(int64).
+ * Returns (n_records, line_numbers(int64 bytes), columns) where columns has, per non-'.' spec char,
+ * (width, bytes, hashes) / bytes(double) / bytes(int64).
  */
 static PyObject *scan(PyObject *self, PyObject *args) {
     Py_buffer buf;
     const char *spec;
     Py_ssize_t min_fields, max_fields;
-    int skip_comments;
-    if (!PyArg_ParseTuple(args, "y*snnp", &buf, &spec, &min_fields, &max_fields, &skip_comments))
+    int skip_comments, nthreads = 1;
+    if (!PyArg_ParseTuple(args, "y*snnp|i", &buf, &spec, &min_fields, &max_fields, &skip_comments, &nthreads))
         return NULL;
     const unsigned char *data = (const unsigned char *)buf.buf;
     Py_ssize_t size = buf.len;
     Py_ssize_t nspec = (Py_ssize_t)strlen(spec);
+    PyObject *result = NULL, *columns = NULL, *lines_obj = NULL;
     if (nspec > MAX_COLS) {
-        PyBuffer_Release(&buf);
         PyErr_SetString(PyExc_ValueError, "too many columns in spec");
-        return NULL;
+        goto done;
     }
-    Py_ssize_t max_lines = 1;
-    for (const unsigned char *p = data; (p = memchr(p, '\n', (size_t)(data + size - p))) != NULL; p++)
-        max_lines++;
+    for (Py_ssize_t i = 0; i < nspec; i++) {
+        if (strchr("sfi.", spec[i]) == NULL) {
+            PyErr_Format(PyExc_ValueError, "unknown spec character %c", spec[i]);
+            goto done;
+        }
+    }
+    if (nthreads < 1) nthreads = 1;
+    if (nthreads > MAX_CHUNKS) nthreads = MAX_CHUNKS;
 
-    PyObject *lines_obj = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)sizeof(int64_t) * max_lines);
-    PyObject *result = NULL, *columns = NULL;
+    chunk_t chunks[MAX_CHUNKS];
+    memset(chunks, 0, sizeof(chunks));
+    int nchunks = 0;
+    Py_ssize_t begin = 0;
+    for (int i = 0; i < nthreads && begin < size; i++) {
+        Py_ssize_t end = size;
+        if (i < nthreads - 1) {
+            Py_ssize_t target = begin + (size - begin) / (nthreads - i);
+            const unsigned char *nl = target < size ? memchr(data + target, '\n', (size_t)(size - target)) : NULL;
+            end = nl ? (Py_ssize_t)(nl - data) + 1 : size;
+        }
+        chunk_t *c = &chunks[nchunks++];
+        c->data = data;
+        c->begin = begin;
+        c->end = end;
+        c->spec = spec;
+        c->nspec = nspec;
+        c->min_fields = min_fields;
+        c->max_fields = max_fields;
+        c->skip_comments = skip_comments;
+        begin = end;
+    }
+    if (nchunks == 0) {
+        chunks[0].data = data;
+        nchunks = 1;
+    }
+
+    Py_BEGIN_ALLOW_THREADS
+    run_chunks(pass1, chunks, nchunks);
+    Py_END_ALLOW_THREADS
+
+    Py_ssize_t nrec = 0, nlines = 0;
+    Py_ssize_t widths[MAX_COLS] = {0};
+    for (int i = 0; i < nchunks; i++) {
+        chunk_t *c = &chunks[i];
+        if (c->err_code != NULL) {
+            raise_scan(c->err_code, c->err_line + nlines, c->err_field, (const char *)data + c->err_off,
+                       c->err_len);
+            goto done;
+        }
+        c->rec_offset = nrec;
+        c->line_offset = nlines;
+        nrec += c->nrec;
+        nlines += c->nlines;
+        for (Py_ssize_t k = 0; k < nspec; k++)
+            if (c->widths[k] > widths[k]) widths[k] = c->widths[k];
+    }
+
     char *outs[MAX_COLS] = {0};
     uint64_t *hashes[MAX_COLS] = {0};
     char *nums[MAX_COLS] = {0};
-    if (lines_obj == NULL) goto done;
-    int64_t *line_numbers = (int64_t *)PyBytes_AS_STRING(lines_obj);
-    Py_ssize_t widths[MAX_COLS] = {0};
-    Py_ssize_t nrec = 0, lineno = 0, pos = 0;
-    const char *err_code = NULL;
-    Py_ssize_t err_line = 0, err_field = 0, err_off = 0, err_len = 0;
-
-    /* pass 1: split lines, check field counts, measure string widths (nothing stored per token:
-       touching fresh memory costs more than tokenizing twice) */
-    Py_BEGIN_ALLOW_THREADS
-    while (pos < size) {
-        lineno++;
-        const unsigned char *nl = memchr(data + pos, '\n', (size_t)(size - pos));
-        Py_ssize_t end = nl ? (Py_ssize_t)(nl - data) : size;
-        Py_ssize_t p = pos, nf = 0;
-        while (p < end && is_space(data[p])) p++;
-        if (p < end) {
-            if (data[p] == '#' && skip_comments) {
-                pos = end + 1;
-                continue;
-            }
-            while (p < end) {
-                Py_ssize_t ts = p;
-                while (p < end && !is_space(data[p])) p++;
-                if (nf < nspec && p - ts > widths[nf]) widths[nf] = p - ts;
-                nf++;
-                while (p < end && is_space(data[p])) p++;
-            }
-            if (nf < min_fields || (max_fields >= 0 && nf > max_fields)) {
-                Py_ssize_t ls = pos;
-                Py_ssize_t le = end;
-                if (le > ls && data[le - 1] == '\r') le--;
-                err_code = "fields";
-                err_line = lineno;
-                err_field = nf;
-                err_off = ls;
-                err_len = le - ls > 200 ? 200 : le - ls;
-                goto pass1_end;
-            }
-            line_numbers[nrec] = lineno;
-            nrec++;
-        }
-        pos = end + 1;
-    }
-pass1_end:;
-    Py_END_ALLOW_THREADS
-    if (err_code != NULL) {
-        raise_scan(err_code, err_line, err_field, (const char *)data + err_off, err_len);
-        goto done;
-    }
-
-    /* pass 2: allocate the columns, then tokenize again and fill them */
+    lines_obj = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)sizeof(int64_t) * nrec);
     columns = PyList_New(0);
-    if (columns == NULL) goto done;
-    for (Py_ssize_t c = 0; c < nspec; c++) {
-        char kind = spec[c];
+    if (lines_obj == NULL || columns == NULL) goto done;
+    for (Py_ssize_t k = 0; k < nspec; k++) {
+        char kind = spec[k];
         PyObject *item = NULL;
         if (kind == '.') continue;
         if (kind == 's') {
-            if (widths[c] == 0) widths[c] = 1;
-            PyObject *sb = PyBytes_FromStringAndSize(NULL, widths[c] * nrec);
+            if (widths[k] == 0) widths[k] = 1;
+            PyObject *sb = PyBytes_FromStringAndSize(NULL, widths[k] * nrec);
             PyObject *hb = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)sizeof(uint64_t) * nrec);
             if (sb == NULL || hb == NULL) {
                 Py_XDECREF(sb);
                 Py_XDECREF(hb);
                 goto done;
             }
-            outs[c] = PyBytes_AS_STRING(sb);
-            hashes[c] = (uint64_t *)PyBytes_AS_STRING(hb);
-            item = Py_BuildValue("(nNN)", widths[c], sb, hb);
-        } else if (kind == 'f' || kind == 'i') {
-            item = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)8 * nrec);
-            if (item != NULL) nums[c] = PyBytes_AS_STRING(item);
+            outs[k] = PyBytes_AS_STRING(sb);
+            hashes[k] = (uint64_t *)PyBytes_AS_STRING(hb);
+            item = Py_BuildValue("(nNN)", widths[k], sb, hb);
         } else {
-            PyErr_Format(PyExc_ValueError, "unknown spec character %c", kind);
-            goto done;
+            item = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)8 * nrec);
+            if (item != NULL) nums[k] = PyBytes_AS_STRING(item);
         }
         if (item == NULL) goto done;
-        if (PyList_Append(columns, item) < 0) {
-            Py_DECREF(item);
-            goto done;
-        }
+        int failed = PyList_Append(columns, item) < 0;
         Py_DECREF(item);
+        if (failed) goto done;
     }
+    for (int i = 0; i < nchunks; i++) {
+        chunks[i].out_widths = widths;
+        chunks[i].outs = outs;
+        chunks[i].hashes = hashes;
+        chunks[i].nums = nums;
+        chunks[i].line_numbers = (int64_t *)PyBytes_AS_STRING(lines_obj);
+    }
+
     Py_BEGIN_ALLOW_THREADS
-    {
-        Py_ssize_t r = 0;
-        char small[NUMBUF];
-        char *big = NULL;
-        Py_ssize_t big_size = 0;
-        pos = 0;
-        while (pos < size && r < nrec) {
-            const unsigned char *nl = memchr(data + pos, '\n', (size_t)(size - pos));
-            Py_ssize_t end = nl ? (Py_ssize_t)(nl - data) : size;
-            Py_ssize_t p = pos, nf = 0;
-            while (p < end && is_space(data[p])) p++;
-            if (p >= end || (data[p] == '#' && skip_comments)) {
-                pos = end + 1;
-                continue;
-            }
-            while (p < end && nf < nspec) {
-                Py_ssize_t ts = p;
-                while (p < end && !is_space(data[p])) p++;
-                const unsigned char *t = data + ts;
-                Py_ssize_t n = p - ts;
-                char kind = spec[nf];
-                if (kind == 's') {
-                    Py_ssize_t w = widths[nf];
-                    char *dst = outs[nf] + r * w;
-                    memcpy(dst, t, (size_t)n);
-                    if (n < w) memset(dst + n, 0, (size_t)(w - n));
-                    uint64_t h = 1469598103934665603ULL;
-                    for (Py_ssize_t k = 0; k < n; k++) {
-                        h ^= t[k];
-                        h *= 1099511628211ULL;
-                    }
-                    hashes[nf][r] = h;
-                } else if (kind == 'f' || kind == 'i') {
-                    const char *code = kind == 'f' ? "float" : "int";
-                    if (n == 0) {
-                        err_code = code;
-                        err_line = line_numbers[r];
-                        err_field = nf;
-                        err_off = (const unsigned char *)t - data;
-                        err_len = n > 200 ? 200 : n;
-                        goto pass2_end;
-                    }
-                    char *tmp = small;
-                    if (n >= NUMBUF) {
-                        if (n + 1 > big_size) {
-                            char *grown = (char *)realloc(big, (size_t)n + 1);
-                            if (grown == NULL) {
-                                err_code = "memory";
-                                goto pass2_end;
-                            }
-                            big = grown;
-                            big_size = n + 1;
-                        }
-                        tmp = big;
-                    }
-                    memcpy(tmp, t, (size_t)n);
-                    tmp[n] = '\0';
-                    char *endp = NULL;
-                    errno = 0;
-                    if (kind == 'f') {
-                        double v;
-                        if (fast_decimal((const char *)t, n, &v)) {
-                            ((double *)nums[nf])[r] = v;
-                            nf++;
-                            while (p < end && is_space(data[p])) p++;
-                            continue;
-                        }
-                        v = strtod(tmp, &endp);
-                        if (endp != tmp + n || isnan(v) || memchr(tmp, 'x', (size_t)n) ||
-                            memchr(tmp, 'X', (size_t)n)) {
-                            err_code = code;
-                            err_line = line_numbers[r];
-                            err_field = nf;
-                            err_off = (const unsigned char *)t - data;
-                            err_len = n > 200 ? 200 : n;
-                            goto pass2_end;
-                        }
-                        ((double *)nums[nf])[r] = v;
-                    } else {
-                        int ok = 1;
-                        int k = (tmp[0] == '+' || tmp[0] == '-') ? 1 : 0;
-                        if (k == n) ok = 0;
-                        for (Py_ssize_t q = k; q < n && ok; q++)
-                            if (tmp[q] < '0' || tmp[q] > '9') ok = 0;
-                        long long v = 0;
-                        if (ok) {
-                            v = strtoll(tmp, &endp, 10);
-                            if (errno == ERANGE) ok = 0;
-                        }
-                        if (!ok) {
-                            err_code = code;
-                            err_line = line_numbers[r];
-                            err_field = nf;
-                            err_off = (const unsigned char *)t - data;
-                            err_len = n > 200 ? 200 : n;
-                            goto pass2_end;
-                        }
-                        ((int64_t *)nums[nf])[r] = (int64_t)v;
-                    }
-                }
-                nf++;
-                while (p < end && is_space(data[p])) p++;
-            }
-            r++;
-            pos = end + 1;
-        }
-pass2_end:;
-        free(big);
-    }
+    run_chunks(pass2, chunks, nchunks);
     Py_END_ALLOW_THREADS
-    if (err_code != NULL) {
-        if (strcmp(err_code, "memory") == 0)
-            PyErr_NoMemory();
-        else
-            raise_scan(err_code, err_line, err_field, (const char *)data + err_off, err_len);
-        goto done;
-    }
-    if (_PyBytes_Resize(&lines_obj, (Py_ssize_t)sizeof(int64_t) * nrec) < 0) {
-        lines_obj = NULL;
+
+    chunk_t *bad = first_error(chunks, nchunks);
+    if (bad != NULL) {
+        raise_scan(bad->err_code, bad->err_line, bad->err_field, (const char *)data + bad->err_off, bad->err_len);
         goto done;
     }
     result = Py_BuildValue("(nOO)", nrec, lines_obj, columns);
@@ -328,16 +396,20 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "_textscan", NULL, -1, methods};
 
 PyMODINIT_FUNC PyInit__textscan(void) {
-    PyObject *m = PyModule_Create(&moduledef);
-    if (m == NULL) return NULL;
     memset(SPACE, 0, sizeof(SPACE));
     SPACE[' '] = SPACE['\t'] = SPACE['\n'] = SPACE['\v'] = SPACE['\f'] = SPACE['\r'] = 1;
+    PyObject *m = PyModule_Create(&moduledef);
+    if (m == NULL) return NULL;
     ScanError = PyErr_NewException("_textscan.ScanError", PyExc_ValueError, NULL);
-    if (ScanError == NULL || PyModule_AddObject(m, "ScanError", ScanError) < 0) {
-        Py_XDECREF(ScanError);
+    if (ScanError == NULL) {
         Py_DECREF(m);
         return NULL;
     }
     Py_INCREF(ScanError);
+    if (PyModule_AddObject(m, "ScanError", ScanError) < 0) {
+        Py_DECREF(ScanError);
+        Py_DECREF(m);
+        return NULL;
+    }
     return m;
 }

@@ -101,12 +101,13 @@ class _CompiledScanError(ValueError):
 _PARALLEL_BYTES = 8 << 20
 
 
-def _scan_chunk(data: bytes | memoryview, spec: str, min_fields: int, max_fields: int,
-                skip_comments: bool) -> Scanned:
+def _scan_compiled(data: bytes, spec: str, min_fields: int, max_fields: int, skip_comments: bool) -> Scanned:
+    """Large inputs are scanned on two threads inside the C code (it releases the GIL)."""
     from reviewdepth.formats import _textscan  # type: ignore[attr-defined]
 
+    threads = 2 if len(data) >= _PARALLEL_BYTES else 1
     try:
-        nrec, lines_raw, raw_cols = _textscan.scan(data, spec, min_fields, max_fields, skip_comments)
+        nrec, lines_raw, raw_cols = _textscan.scan(data, spec, min_fields, max_fields, skip_comments, threads)
     except _textscan.ScanError as exc:
         raise _CompiledScanError(tuple(exc.args)) from None
     cols: list[Column] = []
@@ -122,48 +123,6 @@ def _scan_chunk(data: bytes | memoryview, spec: str, min_fields: int, max_fields
     scanned = Scanned(np.frombuffer(lines_raw, dtype=np.int64), cols)
     assert len(scanned) == nrec
     return scanned
-
-
-def _scan_compiled(data: bytes, spec: str, min_fields: int, max_fields: int, skip_comments: bool) -> Scanned:
-    """Large inputs are cut in two at a newline and scanned on two threads (the scanner releases the GIL)."""
-    if len(data) < _PARALLEL_BYTES:
-        return _scan_chunk(data, spec, min_fields, max_fields, skip_comments)
-    cut = data.find(b"\n", len(data) // 2) + 1
-    if cut <= 0:
-        return _scan_chunk(data, spec, min_fields, max_fields, skip_comments)
-    view = memoryview(data)
-    results: list[Scanned | BaseException | None] = [None, None]
-
-    def work(i: int, chunk: memoryview) -> None:
-        try:
-            results[i] = _scan_chunk(chunk, spec, min_fields, max_fields, skip_comments)
-        except BaseException as exc:  # re-raised on the calling thread
-            results[i] = exc
-
-    import threading
-
-    helper = threading.Thread(target=work, args=(1, view[cut:]))
-    helper.start()
-    work(0, view[:cut])
-    helper.join()
-    first, second = results
-    if isinstance(first, BaseException):
-        raise first
-    offset = data.count(b"\n", 0, cut)
-    if isinstance(second, BaseException):
-        if isinstance(second, _CompiledScanError):
-            code, line, field, token = second.args[0]
-            raise _CompiledScanError((code, line + offset, field, token))
-        raise second
-    assert first is not None and second is not None
-    cols: list[Column] = []
-    for a, b in zip(first.columns, second.columns, strict=True):
-        if isinstance(a, StringColumn) and isinstance(b, StringColumn):
-            cols.append(StringColumn(np.concatenate((a.values, b.values)), np.concatenate((a.hashes, b.hashes))))
-        else:
-            assert not isinstance(a, StringColumn) and not isinstance(b, StringColumn)
-            cols.append(np.concatenate((a, b)))  # type: ignore[arg-type]
-    return Scanned(np.concatenate((first.line_numbers, second.line_numbers + offset)), cols)
 
 
 def _first_comment_line(data: bytes) -> int | None:
@@ -199,12 +158,9 @@ def _parse_float(token: bytes) -> float | None:
 
 def _parse_int(token: bytes) -> int | None:
     digits = token[1:] if token[:1] in (b"+", b"-") else token
-    if not digits or not digits.isdigit():
+    if not digits or not digits.isdigit() or len(digits) > 18:
         return None
-    value = int(token)
-    if not -(2**63) <= value < 2**63:
-        return None
-    return value
+    return int(token)
 
 
 def scan_python(data: bytes, spec: str, *, min_fields: int, max_fields: int = -1,

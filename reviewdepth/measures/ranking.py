@@ -91,22 +91,39 @@ def score_sort_key(scores: npt.NDArray[np.float64], version: int) -> npt.NDArray
     return (~ordered32).astype(np.uint64)
 
 
+def _presorted_order(qcodes: IntArray, score_key: npt.NDArray[np.uint64]) -> IntArray | None:
+    """Runs usually arrive with each query in one block, sorted by score: then only the blocks move."""
+    n = len(qcodes)
+    if n < 2:
+        return np.arange(n, dtype=np.int64)
+    boundary = qcodes[1:] != qcodes[:-1]
+    if not bool(np.all((score_key[1:] >= score_key[:-1]) | boundary)):
+        return None
+    starts = np.concatenate(([0], np.flatnonzero(boundary) + 1)).astype(np.int64)
+    block_codes = qcodes[starts]
+    by_code = np.argsort(block_codes, kind="stable")
+    if np.any(block_codes[by_code][1:] == block_codes[by_code][:-1]):
+        return None  # a query split over several blocks
+    lengths = np.diff(np.concatenate((starts, [n])))[by_code]
+    moved_from = starts[by_code]
+    moved_to = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    out: IntArray = np.repeat(moved_from - moved_to, lengths) + np.arange(n, dtype=np.int64)
+    return out
+
+
 def rank_order(qcodes: IntArray, scores: npt.NDArray[np.float64], docnos: BytesArray, version: int) -> IntArray:
     """Row order: query code ascending, then score descending, then docno descending (bytes)."""
     score_key = score_sort_key(scores, version)
-    if version >= 10:
-        order = np.lexsort((score_key, qcodes))
-        sorted_q = qcodes[order]
-        sorted_s = score_key[order]
-        tie = (sorted_q[1:] == sorted_q[:-1]) & (sorted_s[1:] == sorted_s[:-1])
-    else:
-        composite = (qcodes.astype(np.uint64) << np.uint64(32)) | score_key
-        if len(composite) < 2 or bool(np.all(composite[1:] >= composite[:-1])):
-            order = np.arange(len(composite), dtype=np.int64)  # runs usually arrive sorted
+    order = _presorted_order(qcodes, score_key)
+    if order is None:
+        if version >= 10:
+            order = np.lexsort((score_key, qcodes))
         else:
-            order = np.argsort(composite)  # ties are re-ordered below, so stability is not needed
-        sorted_c = composite[order]
-        tie = sorted_c[1:] == sorted_c[:-1]
+            # ties are re-ordered below, so stability is not needed
+            order = np.argsort((qcodes.astype(np.uint64) << np.uint64(32)) | score_key)
+    sorted_q = qcodes[order]
+    sorted_s = score_key[order]
+    tie = (sorted_q[1:] == sorted_q[:-1]) & (sorted_s[1:] == sorted_s[:-1])
     if not tie.any():
         return order.astype(np.int64, copy=False)
     # Resolve ties by docno descending, only inside the tied groups.
@@ -209,49 +226,58 @@ def join_and_rank(
     has_qrels = np.zeros(nq_all, dtype=bool)
     has_qrels[codes.qrels] = True
     keep = has_qrels[codes.run]
-    rows = np.flatnonzero(keep) if not keep.all() else np.arange(len(codes.run), dtype=np.int64)
-    r_codes = codes.run[rows]
-    order = rows[rank_order(r_codes, run_scores[rows], run_docnos[rows], version)]
+    if keep.all():
+        order = rank_order(codes.run, run_scores, run_docnos, version)
+    else:
+        rows = np.flatnonzero(keep)
+        order = rows[rank_order(codes.run[rows], run_scores[rows], run_docnos[rows], version)]
     ranked_codes = codes.run[order]
     counts = np.bincount(ranked_codes, minlength=nq_all).astype(np.int64)
-    starts = np.concatenate(([0], np.cumsum(counts)))[:-1]
     if max_docs is not None:
+        starts = np.concatenate(([0], np.cumsum(counts)))[:-1]
         within = np.arange(len(order), dtype=np.int64) - np.repeat(starts, counts)
         cut = within < max_docs
         order = order[cut]
         ranked_codes = ranked_codes[cut]
         counts = np.minimum(counts, max_docs)
 
-    # run duplicates among the kept rows
-    r_keys = _keys(ranked_codes, run_hashes[order])
+    # run duplicates among the kept rows (keys in file order when every evaluated row is kept: no gathers)
+    in_file_order = max_docs is None and len(order) == len(codes.run)
+    if in_file_order:
+        r_keys = _keys(codes.run, run_hashes)
+        key_rows = np.arange(len(codes.run), dtype=np.int64)
+    else:
+        r_keys = _keys(ranked_codes, run_hashes[order])
+        key_rows = order
     rk_order = np.argsort(r_keys)
     rk_sorted = r_keys[rk_order]
     for d in np.flatnonzero(rk_sorted[1:] == rk_sorted[:-1]):
-        a, b = order[rk_order[d]], order[rk_order[d + 1]]
+        a, b = key_rows[rk_order[d]], key_rows[rk_order[d + 1]]
         if codes.run[a] == codes.run[b] and run_docnos[a] == run_docnos[b]:
             second = max(int(a), int(b))
             raise DuplicateDocumentError("run", second, codes.qids[codes.run[second]].decode(errors="replace"),
                                          run_docnos[second].decode(errors="replace"))
         exact = False
 
-    # qrels value of each ranked document
-    rel = np.full(len(order), NOT_IN_QRELS, dtype=np.int64)
+    # qrels value of each row (keyed rows), then in ranked order
+    rel = np.full(len(r_keys), NOT_IN_QRELS, dtype=np.int64)
     if len(q_sorted):
         # sorted needles make the binary searches cache-friendly
         pos_sorted = np.searchsorted(q_sorted, rk_sorted)
         pos = np.empty_like(pos_sorted)
         pos[rk_order] = pos_sorted
         pos_c = np.minimum(pos, len(q_sorted) - 1)
-        hit = q_sorted[pos_c] == r_keys
-        hit_rows = np.flatnonzero(hit)
+        hit_rows = np.flatnonzero(q_sorted[pos_c] == r_keys)
         q_rows = q_order[pos_c[hit_rows]]
-        same = (codes.qrels[q_rows] == ranked_codes[hit_rows]) & (
-            qrels_docnos[q_rows] == run_docnos[order[hit_rows]])
+        file_rows = key_rows[hit_rows]
+        same = (codes.qrels[q_rows] == codes.run[file_rows]) & (qrels_docnos[q_rows] == run_docnos[file_rows])
         if not same.all():
             exact = False
         if exact:
             values = qrels_rels[q_rows]
             rel[hit_rows] = np.where(values < 0, UNJUDGED, values)
+    if in_file_order:
+        rel = rel[order]
     if not exact:
         rel = _exact_lookup(codes, order, run_docnos, qrels_docnos, qrels_rels)
 

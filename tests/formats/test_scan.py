@@ -13,7 +13,8 @@ from reviewdepth.formats.scan import StringColumn, scan
 
 TOKENS = st.one_of(
     st.sampled_from(["1", "-2", "+3", "0.5", "1e-3", "inf", "-inf", "nan", "abc", "1.5", "0x10", "007", "1.",
-                     ".5", "1e400", "123456789012345678", "3.14159265358979323846", "-0", "", "9" * 130]),
+                     ".5", "1e400", "123456789012345678", "1234567890123456789", "3.14159265358979323846", "-0",
+                     "", "9" * 130]),
     st.text(alphabet="abcXYZ019._-", min_size=1, max_size=8),
 )
 SEPARATORS = st.sampled_from([" ", "\t", "  ", " \t", "\r"])
@@ -41,9 +42,11 @@ def same_columns(a: scan_module.Scanned, b: scan_module.Scanned) -> None:
             assert np.array_equal(x, y)
 
 
-@given(texts(), st.sampled_from(["s.si", "s.s.f", "sf", "i"]), st.booleans())
-def test_compiled_matches_reference(data: bytes, spec: str, comments: bool) -> None:
+@given(texts(), st.sampled_from(["s.si", "s.s.f", "sf", "i"]), st.booleans(), st.booleans())
+def test_compiled_matches_reference(data: bytes, spec: str, comments: bool, threaded: bool) -> None:
     kwargs = dict(min_fields=len(spec), max_fields=len(spec) if spec == "s.si" else -1, skip_comments=comments)
+    saved = scan_module._PARALLEL_BYTES
+    scan_module._PARALLEL_BYTES = 0 if threaded else saved  # 0: every input is cut in two chunks
     try:
         compiled = scan(data, spec, use_compiled=True, **kwargs)  # type: ignore[arg-type]
     except InputError as exc:
@@ -51,6 +54,8 @@ def test_compiled_matches_reference(data: bytes, spec: str, comments: bool) -> N
             scan(data, spec, use_compiled=False, **kwargs)  # type: ignore[arg-type]
         assert str(ref.value) == str(exc)
         return
+    finally:
+        scan_module._PARALLEL_BYTES = saved
     same_columns(compiled, scan(data, spec, use_compiled=False, **kwargs))  # type: ignore[arg-type]
 
 
