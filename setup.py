@@ -8,8 +8,11 @@ setup(
         "reviewdepth.cli",
         "reviewdepth.formats",
         "reviewdepth.measures",
+        "reviewdepth.migrations",
+        "reviewdepth.migrations.versions",
         "reviewdepth.report",
         "reviewdepth.services",
+        "reviewdepth.store",
     ],
     ext_modules=[
         Extension(

@@ -9,6 +9,7 @@ import typer
 from reviewdepth import __version__
 
 from .eval_cmd import register_eval
+from .store_cmds import register_store
 
 
 def create_cli() -> typer.Typer:
@@ -30,6 +31,7 @@ def create_cli() -> typer.Typer:
             raise typer.Exit(0)
 
     register_eval(app)
+    register_store(app)
     return app
 
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import sys
-from typing import NoReturn
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, NoReturn
 
 import typer
 
@@ -12,3 +14,50 @@ def fail(message: str, code: int = 2) -> NoReturn:
     """One clear line on stderr and a non-zero exit; never a traceback for bad input."""
     sys.stderr.write(f"reviewdepth: error: {message}\n")
     raise typer.Exit(code)
+
+
+def database_option_help() -> str:
+    return "Database URL (default: $REVIEWDEPTH_DATABASE_URL, else the embedded SQLite file)."
+
+
+def open_engine(db: str | None, *, migrate_default: bool = True) -> Any:
+    """Engine for ``--db`` (or the environment, or the embedded default, created on first use)."""
+    from reviewdepth.services.database import open_store
+    from reviewdepth.settings import Settings
+    from reviewdepth.store.migrate import SchemaNotReady
+
+    def notify(message: str) -> None:
+        sys.stderr.write(f"reviewdepth: {message}\n")
+
+    settings = Settings(database_url=db) if db else Settings()
+    try:
+        return open_store(settings, notify=notify)
+    except SchemaNotReady as exc:
+        fail(str(exc))
+
+
+@contextmanager
+def handled_errors() -> Iterator[None]:
+    """Bad input and refused requests become one line on stderr and exit code 2."""
+    from reviewdepth.formats.errors import InputError
+    from reviewdepth.services.errors import ServiceError
+
+    try:
+        yield
+    except InputError as exc:
+        fail(exc.describe())
+    except ServiceError as exc:
+        fail(str(exc))
+
+
+@contextmanager
+def row_progress(description: str) -> Iterator[Callable[[int], None] | None]:
+    """A Rich progress counter on a terminal; nothing when output is redirected."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.progress import Progress, SpinnerColumn, TextColumn
+
+    with Progress(SpinnerColumn(), TextColumn("{task.description} {task.completed:,} rows"), transient=True) as bar:
+        task = bar.add_task(description, total=None)
+        yield lambda n: bar.update(task, completed=n)

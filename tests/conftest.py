@@ -28,6 +28,12 @@ def seed_data() -> Path:
     return DATA / "seed"
 
 
+@pytest.fixture
+def shared() -> object:
+    """``shared("clef-tar-2017", "qrels", ...)``: a path under ../shared/data, or skip clearly when absent."""
+    return shared_data
+
+
 def shared_data(*parts: str) -> Path:
     """A path under ../shared/data, or skip with a clear reason when that folder is absent."""
     path = SHARED_DATA.joinpath(*parts)

@@ -1,0 +1,223 @@
+"""Store commands: ``db``, ``import``, ``judge``, ``judgments`` and ``queue``."""
+
+from __future__ import annotations
+
+import getpass
+import json
+import sys
+from enum import StrEnum
+from typing import Annotated
+
+import typer
+
+from .common import database_option_help, fail, handled_errors, open_engine, row_progress
+
+DbOption = Annotated[str | None, typer.Option("--db", help=database_option_help())]
+
+
+class ListFormat(StrEnum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+
+
+def default_reviewer() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "cli"
+
+
+def register_store(app: typer.Typer) -> None:
+    db_app = typer.Typer(help="Create, inspect and migrate the database schema.", no_args_is_help=True)
+    import_app = typer.Typer(help="Import runs, qrels and review-platform exports (atomic).", no_args_is_help=True)
+    queue_app = typer.Typer(help="Inspect stored review queues.", no_args_is_help=True)
+    app.add_typer(db_app, name="db")
+    app.add_typer(import_app, name="import")
+    app.add_typer(queue_app, name="queue")
+
+    def engine_for_db_command(db: str | None) -> object:
+        from reviewdepth.settings import Settings
+        from reviewdepth.store.engine import create_engine_for
+
+        settings = Settings(database_url=db) if db else Settings()
+        return create_engine_for(settings.resolved_database_url)
+
+    @db_app.command("upgrade")
+    def db_upgrade(revision: Annotated[str, typer.Argument(help="Target revision.")] = "head",
+                   db: DbOption = None) -> None:
+        """Apply migrations up to REVISION (default: the latest)."""
+        from reviewdepth.store import migrate
+
+        engine = engine_for_db_command(db)
+        migrate.upgrade(engine, revision)  # type: ignore[arg-type]
+        typer.echo(f"database at revision {migrate.current_revision(engine)}")  # type: ignore[arg-type]
+
+    @db_app.command("downgrade")
+    def db_downgrade(revision: Annotated[str, typer.Argument(help="Target revision (base = empty).")],
+                     db: DbOption = None) -> None:
+        """Revert migrations down to REVISION."""
+        from reviewdepth.store import migrate
+
+        engine = engine_for_db_command(db)
+        migrate.downgrade(engine, revision)  # type: ignore[arg-type]
+        typer.echo(f"database at revision {migrate.current_revision(engine) or 'base'}")  # type: ignore[arg-type]
+
+    @db_app.command("current")
+    def db_current(db: DbOption = None) -> None:
+        """Print the database's schema revision and the latest one."""
+        from reviewdepth.store import migrate
+
+        engine = engine_for_db_command(db)
+        current = migrate.current_revision(engine)  # type: ignore[arg-type]
+        head = migrate.head_revision()
+        typer.echo(f"current: {current or 'none (run reviewdepth db upgrade)'}\nlatest:  {head}")
+
+    @import_app.command("run")
+    def import_run(
+        file: Annotated[str, typer.Argument(help="TREC or CLEF TAR run (gzip ok, '-' for stdin).")],
+        queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the run tag).")] = None,
+        order: Annotated[str, typer.Option("--order", help="given (file order) or trec_eval (score).")] = "given",
+        again: Annotated[bool, typer.Option("--again", help="Import a file already imported.")] = False,
+        db: DbOption = None,
+    ) -> None:
+        """Store a run: one queue per topic; topics are created as needed."""
+        from reviewdepth.services.imports import import_run as service
+
+        engine = open_engine(db)
+        with handled_errors(), row_progress("importing") as progress:
+            summary = service(engine, file, queue_name=queue, order=order, again=again, progress=progress)
+        typer.echo(f"imported {summary.rows:,} ranked documents into queue {summary.queues[0]!r} of "
+                   f"{len(summary.topics)} topic(s) (import {summary.import_id}, sha256 {summary.digest[:12]}…)")
+
+    @import_app.command("qrels")
+    def import_qrels(
+        file: Annotated[str, typer.Argument(help="TREC qrels (gzip ok, '-' for stdin).")],
+        reviewer: Annotated[str, typer.Option("--reviewer", help="Who judged.")] = "qrels",
+        level: Annotated[int, typer.Option("--level", help="Values >= N are relevant.")] = 1,
+        again: Annotated[bool, typer.Option("--again", help="Import a file already imported.")] = False,
+        db: DbOption = None,
+    ) -> None:
+        """Store qrels as judgments (graded values kept; relevant = value >= --level)."""
+        from reviewdepth.services.imports import import_qrels as service
+
+        engine = open_engine(db)
+        with handled_errors(), row_progress("importing") as progress:
+            summary = service(engine, file, reviewer=reviewer, level=level, again=again, progress=progress)
+        typer.echo(f"imported {summary.rows:,} judgments for {len(summary.topics)} topic(s) "
+                   f"(import {summary.import_id}, sha256 {summary.digest[:12]}…)")
+
+    @import_app.command("csv")
+    def import_csv(
+        file: Annotated[str, typer.Argument(help="CSV/TSV export (UTF-8, UTF-8-BOM or Windows-1252).")],
+        mapping: Annotated[str | None, typer.Option(
+            "--map", help="doc=COL,label=COL[,topic=COL,rank=COL,score=COL,reviewer=COL,time=COL]")] = None,
+        topic: Annotated[str | None, typer.Option("--topic", help="Topic (when no topic column).")] = None,
+        reviewer: Annotated[str, typer.Option("--reviewer", help="Reviewer when no column names one.")] = "import",
+        level: Annotated[int, typer.Option("--level", help="Numeric labels >= N are relevant.")] = 1,
+        again: Annotated[bool, typer.Option("--again", help="Import a file already imported.")] = False,
+        db: DbOption = None,
+    ) -> None:
+        """Store a screening or review-platform export (ASReview label columns recognised without --map)."""
+        from reviewdepth.services.imports import import_csv as service
+
+        engine = open_engine(db)
+        with handled_errors(), row_progress("importing") as progress:
+            summary = service(engine, file, mapping=mapping, topic=topic, reviewer=reviewer, level=level,
+                              again=again, progress=progress)
+        typer.echo(f"imported {summary.rows:,} rows for topic(s) {', '.join(summary.topics)} "
+                   f"(import {summary.import_id}, sha256 {summary.digest[:12]}…)")
+
+    @app.command("judge")
+    def judge(
+        topic: Annotated[str, typer.Argument(help="Topic name.")],
+        doc: Annotated[str, typer.Argument(help="Document id.")],
+        label: Annotated[str, typer.Argument(help="1/0, yes/no, relevant/irrelevant, include/exclude, or a grade.")],
+        reviewer: Annotated[str | None, typer.Option("--reviewer", help="Who judged (default: login).")] = None,
+        role: Annotated[str, typer.Option("--role", help="review, sample, qc or adjudication.")] = "review",
+        note: Annotated[str | None, typer.Option("--note", help="Free text kept with the judgment.")] = None,
+        db: DbOption = None,
+    ) -> None:
+        """Record one judgment (appended to the log; nothing is overwritten)."""
+        from reviewdepth.services.judgments import record_judgment
+
+        engine = open_engine(db)
+        with handled_errors():
+            record = record_judgment(engine, topic, doc, label, reviewer=reviewer or default_reviewer(), role=role,
+                                     note=note, source="cli")
+        typer.echo(f"judgment {record.id}: {topic} {doc} = {record.label} "
+                   f"({'relevant' if record.relevant else 'not relevant'}) by {record.reviewer}")
+
+    @app.command("judgments")
+    def judgments(
+        topic: Annotated[str, typer.Argument(help="Topic name.")],
+        as_of: Annotated[str | None, typer.Option("--as-of", help="Judgment id or ISO time.")] = None,
+        reviewer: Annotated[str | None, typer.Option("--reviewer", help="Only this reviewer.")] = None,
+        output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
+        db: DbOption = None,
+    ) -> None:
+        """List a topic's judgment log in recording order."""
+        from reviewdepth.services.judgments import list_judgments
+
+        engine = open_engine(db)
+        with handled_errors():
+            records = list_judgments(engine, topic, as_of=as_of, reviewer=reviewer)
+        rows = [r.as_dict() for r in records]
+        if output_format is ListFormat.json:
+            sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+        elif output_format is ListFormat.csv:
+            import csv
+
+            writer = csv.writer(sys.stdout, lineterminator="\n")
+            columns = ["id", "topic", "doc_id", "label", "relevant", "grade", "reviewer", "role", "source", "note",
+                       "recorded_at"]
+            writer.writerow(columns)
+            for row in rows:
+                writer.writerow(["" if row[c] is None else row[c] for c in columns])
+        else:
+            from rich.console import Console
+            from rich.table import Table
+
+            table = Table(title=f"judgments of {topic}")
+            for column in ("id", "doc_id", "label", "relevant", "reviewer", "role", "recorded_at", "source"):
+                table.add_column(column)
+            for row in rows:
+                table.add_row(*(str(row[c]) for c in ("id", "doc_id", "label", "relevant", "reviewer", "role",
+                                                      "recorded_at", "source")))
+            Console().print(table)
+
+    @queue_app.command("show")
+    def queue_show(
+        topic: Annotated[str, typer.Argument(help="Topic name.")],
+        queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
+        policy: Annotated[
+            str, typer.Option("--policy", help="latest, adjudicated, majority, any_relevant.")
+        ] = "latest",
+        as_of: Annotated[str | None, typer.Option("--as-of", help="Judgment id or ISO time.")] = None,
+        output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
+        db: DbOption = None,
+    ) -> None:
+        """Size, judged, relevant found, deepest judged rank and trec_eval measures of a stored queue."""
+        from reviewdepth.services.queues import queue_summary
+
+        engine = open_engine(db)
+        with handled_errors():
+            summary = queue_summary(engine, topic, queue, policy=policy, as_of=as_of)
+        data = summary.as_dict()
+        if output_format is ListFormat.json:
+            sys.stdout.write(json.dumps(data, indent=2) + "\n")
+            return
+        if output_format is ListFormat.csv:
+            fail("queue show prints table or json")
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table(title=f"queue {summary.queue!r} of topic {topic!r} (policy {policy})")
+        table.add_column("field")
+        table.add_column("value", justify="right")
+        for key, value in data.items():
+            if key != "measures":
+                table.add_row(key, "" if value is None else str(value))
+        for key, value in summary.measures.items():
+            table.add_row(key, f"{value:.4f}" if isinstance(value, float) else str(value))
+        Console().print(table)

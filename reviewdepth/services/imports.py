@@ -1,0 +1,376 @@
+"""Atomic imports of runs (TREC and CLEF TAR variants), qrels and review-platform CSV exports.
+
+Each import runs in one transaction: any bad line rejects the whole file (the error names file:line:field)
+and leaves the database exactly as it was. A file already imported (same SHA-256) is refused unless
+``again`` is set.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from sqlalchemy import Connection, Engine, insert, select
+
+from reviewdepth.formats.errors import InputError
+from reviewdepth.formats.scan import StringColumn, scan
+from reviewdepth.formats.trec import RUN_FIELDS, parse_qrels, read_bytes
+from reviewdepth.measures.ranking import factorize_queries, rank_order
+from reviewdepth.services.errors import Conflict
+from reviewdepth.store.ingest import Progress, bulk_insert, db_timestamp, utc_now
+from reviewdepth.store.models import ImportRecord, Queue, Topic
+
+CLEF_2017_ACTIONS = frozenset({"AF", "NF", "NS"})
+THRESHOLD_FLAGS = frozenset({"0", "1"})
+ASREVIEW_LABEL_COLUMNS = ("asreview_label", "final_included", "label", "label_included", "included_label",
+                          "included_final", "included", "included_flag", "include")
+DOC_COLUMNS = ("record_id",)  # ASReview; other id columns (pmid, control number) are mapped explicitly
+RELEVANT_WORDS = frozenset({"1", "yes", "y", "true", "relevant", "include", "included", "responsive"})
+NONRELEVANT_WORDS = frozenset({"0", "no", "n", "false", "nonrelevant", "non-relevant", "irrelevant", "exclude",
+                               "excluded", "not responsive", "non-responsive"})
+
+
+@dataclass
+class ImportSummary:
+    kind: str
+    file: str
+    digest: str
+    rows: int
+    topics: list[str] = field(default_factory=list)
+    queues: list[str] = field(default_factory=list)
+    import_id: int = 0
+
+
+def file_digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _check_new(conn: Connection, kind: str, digest: str, path: str, again: bool) -> None:
+    if again:
+        return
+    prior = conn.execute(select(ImportRecord.id, ImportRecord.file_name, ImportRecord.created_at).where(
+        ImportRecord.digest == digest, ImportRecord.kind == kind)).first()
+    if prior is not None:
+        raise Conflict(f"{path}: this file (sha256 {digest[:12]}…) was already imported as import {prior[0]} "
+                       f"({prior[1]}, {prior[2]:%Y-%m-%d %H:%M}); use --again to import it once more")
+
+
+def topic_ids(conn: Connection, names: Sequence[str], create: bool = True) -> dict[str, int]:
+    """Ids of the named topics, creating missing ones."""
+    wanted = sorted(set(names))
+    found: dict[str, int] = {}
+    for start in range(0, len(wanted), 5000):
+        part = wanted[start:start + 5000]
+        found.update({n: i for i, n in conn.execute(select(Topic.id, Topic.name).where(Topic.name.in_(part)))})
+    missing = [n for n in wanted if n not in found]
+    if missing and create:
+        now = utc_now()
+        for name in missing:
+            found[name] = int(conn.execute(insert(Topic).values(name=name, created_at=now)
+                                           .returning(Topic.id)).scalar_one())
+    return found
+
+
+def _record_import(conn: Connection, kind: str, path: str, digest: str, rows: int, topics: int,
+                   options: str) -> int:
+    return int(conn.execute(insert(ImportRecord).values(
+        kind=kind, file_name=Path(path).name if path != "-" else "<stdin>", digest=digest, rows=rows, topics=topics,
+        options=options, created_at=utc_now()).returning(ImportRecord.id)).scalar_one())
+
+
+def import_run(engine: Engine, path: str, *, queue_name: str | None = None, order: str = "given",
+               again: bool = False, progress: Progress | None = None) -> ImportSummary:
+    """A TREC run (``qid Q0 docno rank score tag``) or a CLEF TAR run (action ``AF/NF/NS`` or ``0/1`` threshold
+    flag in the second column): one queue per topic, topics created as needed.
+
+    ``order``: ``given`` keeps file order as the ranking (CLEF's rule); ``trec_eval`` ranks by score descending
+    (float32), ties by docno descending. The run's own stopping point is kept: the last shown rank before
+    ``NS`` entries, or the rank of the last line flagged ``1``.
+    """
+    if order not in ("given", "trec_eval"):
+        raise InputError(path, None, "order", f"--order must be given or trec_eval, not {order!r}")
+    data = read_bytes(path)
+    digest = file_digest(data)
+    scanned = scan(data, "sss.f", min_fields=6, path=path, names=RUN_FIELDS)
+    if len(scanned) == 0:
+        raise InputError(path, None, None, "empty run file: no result lines")
+    qid_col, flag_col, doc_col, scores = scanned.columns
+    assert isinstance(qid_col, StringColumn) and isinstance(flag_col, StringColumn)
+    assert isinstance(doc_col, StringColumn) and not isinstance(scores, StringColumn)
+    lines = scanned.line_numbers
+    qids = qid_col.values
+    flags = flag_col.values
+    distinct_flags = {f.decode("utf-8", "replace") for f in np.unique(flags).tolist()}
+    if distinct_flags <= CLEF_2017_ACTIONS:
+        flag_kind = "action"
+    elif distinct_flags <= THRESHOLD_FLAGS:
+        flag_kind = "threshold"
+    else:
+        flag_kind = "none"
+    tag = data.rstrip().rsplit(b"\n", 1)[-1].split()[5].decode("utf-8", "replace")
+    name = queue_name or tag
+
+    # group rows by topic (topics in order of first appearance), keeping file order inside each topic
+    codes = factorize_queries(qids, qids[:0]).run
+    by_topic = np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[by_topic], np.arange(codes.max() + 2))
+    first_seen = np.argsort([int(by_topic[bounds[c]]) for c in range(len(bounds) - 1)])
+    topic_names: list[str] = []
+    rows_by_topic: dict[str, np.ndarray] = {}
+    for c in first_seen.tolist():
+        rows = by_topic[bounds[c]:bounds[c + 1]]
+        topic = qids[rows[0]].decode("utf-8", "surrogateescape")
+        topic_names.append(topic)
+        if order == "trec_eval":
+            rows = rows[rank_order(np.zeros(len(rows), dtype=np.int64), np.asarray(scores, dtype=np.float64)[rows],
+                                   doc_col.values[rows], 9)]
+        hashes = doc_col.hashes[rows]
+        by_hash = np.argsort(hashes)
+        for d in np.flatnonzero(hashes[by_hash][1:] == hashes[by_hash][:-1]).tolist():
+            a, b = int(rows[by_hash[d]]), int(rows[by_hash[d + 1]])
+            if doc_col.values[a] == doc_col.values[b]:
+                raise InputError(path, int(max(lines[a], lines[b])), "docno",
+                                 f"duplicate docno {doc_col.values[a].decode(errors='replace')!r} for topic {topic!r}")
+        rows_by_topic[topic] = rows
+
+    summary = ImportSummary("run", path, digest, len(scanned))
+    with engine.begin() as conn:
+        _check_new(conn, "run", digest, path, again)
+        ids = topic_ids(conn, topic_names)
+        existing = conn.execute(select(Queue.topic_id).where(Queue.name == name,
+                                                             Queue.topic_id.in_(list(ids.values())))).all()
+        if existing:
+            taken = sorted(n for n, i in ids.items() if i in {r[0] for r in existing})
+            raise Conflict(f"{path}: queue {name!r} already exists for topic {taken[0]!r}; choose --queue NAME")
+        import_id = _record_import(conn, "run", path, digest, len(scanned), len(topic_names),
+                                   f"queue={name};order={order}")
+        done = 0
+        for topic in topic_names:
+            rows = rows_by_topic[topic]
+            topic_flags = [f.decode() for f in flags[rows].tolist()] if flag_kind != "none" else None
+            threshold = _threshold_rank(topic_flags, flag_kind)
+            queue_id = int(conn.execute(insert(Queue).values(
+                topic_id=ids[topic], name=name, ordering=order, run_tag=tag, threshold_rank=threshold,
+                size=len(rows), source=f"import:{digest}", created_at=utc_now()).returning(Queue.id)).scalar_one())
+            docs = text_values(doc_col.values[rows])
+            score_list = np.asarray(scores)[rows].tolist()
+            entry_rows = zip([queue_id] * len(rows), range(1, len(rows) + 1), docs, score_list,
+                             topic_flags or [None] * len(rows), strict=True)
+            base = done
+
+            def report(n: int, base: int = base) -> None:
+                if progress:
+                    progress(base + n)
+
+            bulk_insert(conn, "queue_entries", ("queue_id", "rank", "doc_id", "score", "flag"), entry_rows, report)
+            done += len(rows)
+        summary.import_id = import_id
+    summary.topics = topic_names
+    summary.queues = [name]
+    return summary
+
+
+def text_values(values: np.ndarray) -> list[str]:
+    """Byte strings as Python str: numpy's ASCII cast when it can, UTF-8 otherwise."""
+    try:
+        return values.astype(np.str_).tolist()  # type: ignore[no-any-return]
+    except UnicodeDecodeError:
+        return [v.decode("utf-8", "surrogateescape") for v in values.tolist()]
+
+
+def _threshold_rank(flags: list[str] | None, kind: str) -> int | None:
+    if flags is None:
+        return None
+    if kind == "action":
+        shown = [i for i, f in enumerate(flags, start=1) if f != "NS"]
+        return shown[-1] if shown else 0
+    marked = [i for i, f in enumerate(flags, start=1) if f == "1"]
+    return marked[-1] if marked else None
+
+
+def import_qrels(engine: Engine, path: str, *, reviewer: str = "qrels", level: int = 1, again: bool = False,
+                 progress: Progress | None = None) -> ImportSummary:
+    """TREC qrels as judgments: the graded value is kept as the label and grade; relevant = value >= level;
+    negative values ("in the pool, unjudged") are kept with no decision."""
+    if level < 0:
+        raise InputError(path, None, "level", "--level must be >= 0")
+    data = read_bytes(path)
+    digest = file_digest(data)
+    qrels = parse_qrels(data, path)
+    qid_list = text_values(qrels.qid)
+    doc_list = text_values(qrels.docno.values)
+    seen: dict[tuple[str, str], int] = {}
+    for i, key in enumerate(zip(qid_list, doc_list, strict=True)):
+        if key in seen:
+            raise InputError(path, int(qrels.line[i]), "docno",
+                             f"duplicate docno {key[1]!r} for query {key[0]!r} (first on line {seen[key]})")
+        seen[key] = int(qrels.line[i])
+    rels = qrels.rel.tolist()
+    summary = ImportSummary("qrels", path, digest, len(rels))
+    with engine.begin() as conn:
+        _check_new(conn, "qrels", digest, path, again)
+        ids = topic_ids(conn, qid_list)
+        import_id = _record_import(conn, "qrels", path, digest, len(rels), len(ids), f"level={level}")
+        now = db_timestamp(conn, utc_now())
+        source = f"import:{digest}"
+        rows = ((ids[q], d, str(r), (None if r < 0 else r >= level), r, reviewer, "review", source, None, now,
+                 import_id) for q, d, r in zip(qid_list, doc_list, rels, strict=True))
+        bulk_insert(conn, "judgments", JUDGMENT_COLUMNS, rows, progress)
+        summary.import_id = import_id
+    summary.topics = sorted(ids)
+    return summary
+
+
+JUDGMENT_COLUMNS = ("topic_id", "doc_id", "label", "relevant", "grade", "reviewer", "role", "source", "note",
+                    "recorded_at", "import_id")
+
+
+def decode_text(data: bytes, path: str) -> str:
+    """UTF-8 (with or without BOM), else Windows-1252, the encodings review platforms export."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        return data[3:].decode("utf-8")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        try:
+            return data.decode("cp1252")
+        except UnicodeDecodeError as exc:
+            raise InputError(path, None, None, f"not UTF-8 or Windows-1252 text: {exc}") from None
+
+
+def parse_mapping(spec: str | None) -> dict[str, str]:
+    """``doc=COL,label=COL,...`` into a dict; keys: doc, label, topic, rank, score, reviewer, time."""
+    mapping: dict[str, str] = {}
+    if not spec:
+        return mapping
+    for part in spec.split(","):
+        key, sep, column = part.partition("=")
+        key = key.strip()
+        if not sep or key not in ("doc", "label", "topic", "rank", "score", "reviewer", "time"):
+            raise InputError("--map", None, key or part, f"bad mapping {part!r}; use doc=COL,label=COL[,topic=COL,"
+                             "rank=COL,score=COL,reviewer=COL,time=COL]")
+        mapping[key] = column.strip()
+    return mapping
+
+
+def read_label(value: str, path: str, line: int, column: str, level: int) -> tuple[bool | None, int | None]:
+    """(relevant, grade) from a label cell; empty = not screened (None)."""
+    text = value.strip()
+    if text == "":
+        return None, None
+    lowered = text.lower()
+    try:
+        grade = int(text)
+    except ValueError:
+        grade = None
+    if grade is not None:
+        return (None if grade < 0 else grade >= level), grade
+    if lowered in RELEVANT_WORDS:
+        return True, None
+    if lowered in NONRELEVANT_WORDS:
+        return False, None
+    raise InputError(path, line, column, f"label {text!r} is neither relevant (1, yes, include, relevant) nor "
+                     "non-relevant (0, no, exclude, irrelevant), nor empty")
+
+
+def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: str | None = None,
+               reviewer: str = "import", level: int = 1, again: bool = False, queue_name: str | None = None,
+               progress: Progress | None = None) -> ImportSummary:
+    """A review-platform or screening export: one judgment per labelled row (empty label = not screened).
+
+    Columns come from ``mapping`` (``doc=COL,label=COL[,topic=COL,rank=COL,score=COL,reviewer=COL,time=COL]``);
+    without it, ASReview's conventions are recognised (label columns such as ``asreview_label`` or
+    ``label_included``; ``record_id`` as the document id, else the row number). A ``rank`` column also stores
+    the rows as a queue (in rank order).
+    """
+    data = read_bytes(path)
+    digest = file_digest(data)
+    text = decode_text(data, path)
+    try:
+        dialect = csv.Sniffer().sniff(text[:65536], delimiters=",;\t|")
+    except csv.Error:
+        dialect = csv.excel  # type: ignore[assignment]
+    reader = csv.reader(io.StringIO(text, newline=""), dialect)
+    header = next(reader, None)
+    if not header:
+        raise InputError(path, 1, None, "empty CSV file: no header row")
+    header = [h.strip() for h in header]
+    cols = parse_mapping(mapping)
+    lowered = {h.lower(): h for h in header}
+    if "label" not in cols:
+        found = next((lowered[c] for c in ASREVIEW_LABEL_COLUMNS if c in lowered), None)
+        if found is None:
+            raise InputError(path, 1, None, "no label column: name it with --map label=COL (recognised without "
+                             f"--map: {', '.join(ASREVIEW_LABEL_COLUMNS)})")
+        cols["label"] = found
+    if "doc" not in cols:
+        doc_col = next((lowered[c] for c in DOC_COLUMNS if c in lowered), None)
+        if doc_col is not None:
+            cols["doc"] = doc_col
+    for key, column in cols.items():
+        if column not in header:
+            raise InputError(path, 1, column, f"column {column!r} (for {key}) is not in the header: {header}")
+    if "topic" not in cols and not topic:
+        topic = Path(path).stem if path != "-" else None
+        if not topic:
+            raise InputError(path, None, "topic", "name the topic with --topic or map a topic column")
+    index = {k: header.index(v) for k, v in cols.items()}
+    judgments: list[tuple[str, str, str, bool | None, int | None, str]] = []
+    ranked: dict[str, list[tuple[float, str, float | None]]] = {}
+    seen_docs: dict[tuple[str, str], int] = {}
+    rows = 0
+    for line_no, row in enumerate(reader, start=2):
+        if not any(cell.strip() for cell in row):
+            continue
+        rows += 1
+        if len(row) < len(header):
+            raise InputError(path, line_no, None, f"expected {len(header)} fields, found {len(row)}")
+        doc = row[index["doc"]].strip() if "doc" in index else str(rows)
+        if not doc:
+            raise InputError(path, line_no, cols.get("doc", "doc"), "empty document id")
+        the_topic = row[index["topic"]].strip() if "topic" in index else str(topic)
+        doc_key = (the_topic, doc)
+        if doc_key in seen_docs:
+            raise InputError(path, line_no, cols.get("doc", "doc"),
+                             f"duplicate document {doc!r} (first on line {seen_docs[doc_key]})")
+        seen_docs[doc_key] = line_no
+        label = row[index["label"]]
+        relevant, grade = read_label(label, path, line_no, cols["label"], level)
+        who = row[index["reviewer"]].strip() if "reviewer" in index else reviewer
+        if relevant is not None or grade is not None:
+            judgments.append((the_topic, doc, label.strip(), relevant, grade, who or reviewer))
+        if "rank" in index:
+            try:
+                rank = float(row[index["rank"]])
+                score = float(row[index["score"]]) if "score" in index and row[index["score"]].strip() else None
+            except ValueError:
+                raise InputError(path, line_no, cols["rank"], "rank and score must be numbers") from None
+            ranked.setdefault(the_topic, []).append((rank, doc, score))
+    summary = ImportSummary("csv", path, digest, rows)
+    with engine.begin() as conn:
+        _check_new(conn, "csv", digest, path, again)
+        names = sorted({j[0] for j in judgments} | set(ranked) | ({str(topic)} if topic else set()))
+        ids = topic_ids(conn, names)
+        import_id = _record_import(conn, "csv", path, digest, rows, len(names), f"map={mapping or ''}")
+        now = db_timestamp(conn, utc_now())
+        source = f"import:{digest}"
+        bulk_insert(conn, "judgments", JUDGMENT_COLUMNS,
+                    ((ids[t], d, lab, rel, g, who, "review", source, None, now, import_id)
+                     for t, d, lab, rel, g, who in judgments), progress)
+        qname = queue_name or Path(path).stem
+        for the_topic, entries in ranked.items():
+            entries.sort(key=lambda e: e[0])
+            queue_id = int(conn.execute(insert(Queue).values(
+                topic_id=ids[the_topic], name=qname, ordering="given", run_tag=None, threshold_rank=None,
+                size=len(entries), source=source, created_at=utc_now()).returning(Queue.id)).scalar_one())
+            bulk_insert(conn, "queue_entries", ("queue_id", "rank", "doc_id", "score", "flag"),
+                        ((queue_id, i, d, s, None) for i, (_, d, s) in enumerate(entries, start=1)))
+            summary.queues = [qname]
+        summary.import_id = import_id
+        summary.topics = names
+    return summary

@@ -1,0 +1,120 @@
+"""Recording judgments one by one, and reading the log."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from sqlalchemy import Engine, insert, select
+
+from reviewdepth.formats.errors import InputError
+from reviewdepth.services.errors import Invalid, NotFound
+from reviewdepth.services.imports import read_label
+from reviewdepth.store.ingest import utc_now
+from reviewdepth.store.models import ROLES, Judgment, Topic
+
+
+@dataclass(frozen=True)
+class JudgmentRecord:
+    id: int
+    topic: str
+    doc_id: str
+    label: str
+    relevant: bool | None
+    grade: int | None
+    reviewer: str
+    role: str
+    source: str
+    note: str | None
+    recorded_at: datetime
+
+    def as_dict(self) -> dict[str, object]:
+        out = dict(self.__dict__)
+        out["recorded_at"] = as_utc(self.recorded_at).isoformat()
+        return out
+
+
+def as_utc(moment: datetime) -> datetime:
+    """SQLite hands back naive UTC; PostgreSQL aware datetimes."""
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def topic_id_of(engine: Engine, topic: str) -> int:
+    with engine.connect() as conn:
+        found = conn.execute(select(Topic.id).where(Topic.name == topic)).scalar_one_or_none()
+    if found is None:
+        raise NotFound(f"unknown topic {topic!r}")
+    return int(found)
+
+
+def record_judgment(engine: Engine, topic: str, doc_id: str, label: str, *, reviewer: str, role: str = "review",
+                    note: str | None = None, source: str = "cli", level: int = 1,
+                    create_topic: bool = False) -> JudgmentRecord:
+    """Append one judgment (its own transaction). ``label``: 1/0, yes/no, relevant/irrelevant, include/exclude,
+    or an integer grade (relevant when >= ``level``)."""
+    if role not in ROLES:
+        raise Invalid(f"role must be one of {', '.join(ROLES)}, not {role!r}")
+    if not doc_id.strip():
+        raise Invalid("document id must not be empty")
+    if not reviewer.strip():
+        raise Invalid("reviewer must not be empty")
+    try:
+        relevant, grade = read_label(label, "label", 0, "label", level)
+    except InputError as exc:
+        raise Invalid(exc.message) from None
+    if relevant is None and grade is None:
+        raise Invalid("label must not be empty")
+    with engine.begin() as conn:
+        topic_row = conn.execute(select(Topic.id).where(Topic.name == topic)).scalar_one_or_none()
+        if topic_row is None:
+            if not create_topic:
+                raise NotFound(f"unknown topic {topic!r}")
+            topic_row = conn.execute(insert(Topic).values(name=topic, created_at=utc_now())
+                                     .returning(Topic.id)).scalar_one()
+        now = utc_now()
+        new_id = conn.execute(insert(Judgment).values(
+            topic_id=topic_row, doc_id=doc_id, label=label.strip(), relevant=relevant, grade=grade,
+            reviewer=reviewer, role=role, source=source, note=note, recorded_at=now,
+        ).returning(Judgment.id)).scalar_one()
+    return JudgmentRecord(int(new_id), topic, doc_id, label.strip(), relevant, grade, reviewer, role, source, note,
+                          now)
+
+
+def parse_as_of(value: str | None) -> tuple[int | None, datetime | None]:
+    """``--as-of``: a judgment id (integer) or an ISO 8601 time (UTC when no offset is given)."""
+    if value is None or value == "":
+        return None, None
+    if value.isdigit():
+        return int(value), None
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        raise Invalid(f"--as-of must be a judgment id or an ISO 8601 time, not {value!r}") from None
+    return None, as_utc(moment)
+
+
+def list_judgments(engine: Engine, topic: str, *, as_of: str | None = None, reviewer: str | None = None,
+                   offset: int = 0, limit: int | None = None) -> list[JudgmentRecord]:
+    """The log of a topic in recording order, up to ``as_of`` (judgment id or time)."""
+    topic_id = topic_id_of(engine, topic)
+    as_of_id, as_of_time = parse_as_of(as_of)
+    stmt = select(Judgment).where(Judgment.topic_id == topic_id).order_by(Judgment.id)
+    if as_of_id is not None:
+        stmt = stmt.where(Judgment.id <= as_of_id)
+    if as_of_time is not None:
+        stmt = stmt.where(Judgment.recorded_at <= _db_time(engine, as_of_time))
+    if reviewer:
+        stmt = stmt.where(Judgment.reviewer == reviewer)
+    stmt = stmt.offset(offset)
+    if limit is not None:
+        stmt = stmt.limit(limit)
+    with engine.connect() as conn:
+        rows = conn.execute(stmt.with_only_columns(
+            Judgment.id, Judgment.doc_id, Judgment.label, Judgment.relevant, Judgment.grade, Judgment.reviewer,
+            Judgment.role, Judgment.source, Judgment.note, Judgment.recorded_at)).all()
+    return [JudgmentRecord(int(r[0]), topic, r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], as_utc(r[9]))
+            for r in rows]
+
+
+def _db_time(engine: Engine, moment: datetime) -> datetime:
+    return moment.replace(tzinfo=None) if engine.dialect.name == "sqlite" else moment

@@ -1,0 +1,93 @@
+"""Reading stored queues: summaries and trec_eval-style measures over the stored data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from sqlalchemy import Engine, select
+from sqlalchemy.orm import Session
+
+from reviewdepth.measures.ranking import NOT_IN_QRELS, RankedQueries
+from reviewdepth.measures.suite import MeasureSpec, evaluate_ranked
+from reviewdepth.services.errors import Invalid, NotFound
+from reviewdepth.services.judgments import _db_time, parse_as_of, topic_id_of
+from reviewdepth.store.labels import POLICIES
+from reviewdepth.store.loaders import QueueLabels, load_queue_labels
+from reviewdepth.store.models import Queue
+
+
+@dataclass
+class QueueSummary:
+    topic: str
+    queue: str
+    ordering: str
+    size: int
+    judged: int
+    relevant_found: int
+    deepest_judged_rank: int | None
+    threshold_rank: int | None
+    relevant_in_topic: int
+    policy: str
+    as_of: str | None
+    measures: dict[str, float | int | str] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, object]:
+        return dict(self.__dict__)
+
+
+def find_queue(engine: Engine, topic: str, queue: str | None) -> tuple[int, Queue]:
+    """The topic id and the named queue (or the topic's only queue)."""
+    topic_id = topic_id_of(engine, topic)
+    with Session(engine, expire_on_commit=False) as session:
+        rows = session.execute(select(Queue).where(Queue.topic_id == topic_id).order_by(Queue.id)).scalars().all()
+    if not rows:
+        raise NotFound(f"topic {topic!r} has no queue; import a run first")
+    if queue is None:
+        if len(rows) > 1:
+            raise Invalid(f"topic {topic!r} has several queues ({', '.join(q.name for q in rows)}); "
+                          "choose one with --queue")
+        return topic_id, rows[0]
+    for row in rows:
+        if row.name == queue:
+            return topic_id, row
+    raise NotFound(f"topic {topic!r} has no queue {queue!r} (it has {', '.join(q.name for q in rows)})")
+
+
+def queue_labels(engine: Engine, topic: str, queue: str | None, policy: str = "latest",
+                 as_of: str | None = None) -> tuple[Queue, QueueLabels]:
+    if policy not in POLICIES:
+        raise Invalid(f"unknown label policy {policy!r}; choose one of {', '.join(POLICIES)}")
+    topic_id, row = find_queue(engine, topic, queue)
+    as_of_id, as_of_time = parse_as_of(as_of)
+    with engine.connect() as conn:
+        labels = load_queue_labels(conn, row.id, topic_id, int(row.size), policy, as_of_id,
+                                   None if as_of_time is None else _db_time(engine, as_of_time))
+    return row, labels
+
+
+def ranked_from_labels(labels: QueueLabels, name: str) -> RankedQueries:
+    """A one-query `RankedQueries` (unjudged = not in qrels, as trec_eval treats unjudged documents)."""
+    rel = labels.labels.astype(np.int64)
+    rel[rel < 0] = NOT_IN_QRELS
+    return RankedQueries(qids=[name], offsets=np.array([0, labels.size], dtype=np.int64), rel=rel,
+                         num_rel=np.array([labels.relevant_total], dtype=np.int64),
+                         num_nonrel=np.array([labels.nonrelevant_total], dtype=np.int64), level=1,
+                         source_rows=np.arange(labels.size, dtype=np.int64))
+
+
+def queue_summary(engine: Engine, topic: str, queue: str | None = None, *, policy: str = "latest",
+                  as_of: str | None = None, measures: list[str] | None = None) -> QueueSummary:
+    """Size, judged, relevant found, deepest judged rank and the trec_eval measures over the stored queue."""
+    row, labels = queue_labels(engine, topic, queue, policy, as_of)
+    judged_ranks = np.flatnonzero(labels.labels >= 0)
+    summary = QueueSummary(
+        topic=topic, queue=row.name, ordering=row.ordering, size=labels.size, judged=len(judged_ranks),
+        relevant_found=int(np.count_nonzero(labels.labels == 1)),
+        deepest_judged_rank=int(judged_ranks[-1]) + 1 if len(judged_ranks) else None,
+        threshold_rank=row.threshold_rank, relevant_in_topic=labels.relevant_total, policy=policy, as_of=as_of)
+    if labels.size:
+        spec = MeasureSpec.parse(measures or ["all"])
+        result = evaluate_ranked(ranked_from_labels(labels, topic), spec, run_id=row.run_tag or row.name)
+        summary.measures = {k: v for k, v in result.summary.items() if k not in ("runid", "num_q")}
+    return summary

@@ -1,0 +1,29 @@
+"""Settings (pydantic-settings, ``REVIEWDEPTH_`` prefix). Built by callers and passed down, never global."""
+
+from __future__ import annotations
+
+from pydantic import field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from reviewdepth.store.engine import default_database_url, normalise_url
+
+
+class Settings(BaseSettings):
+    """``REVIEWDEPTH_DATABASE_URL`` picks the database; the default is an embedded SQLite file."""
+
+    model_config = SettingsConfigDict(env_prefix="REVIEWDEPTH_", extra="ignore")
+
+    database_url: str = ""
+
+    @field_validator("database_url")
+    @classmethod
+    def _normalise(cls, value: str) -> str:
+        return normalise_url(value) if value else value
+
+    @property
+    def resolved_database_url(self) -> str:
+        return self.database_url or default_database_url()
+
+    @property
+    def uses_embedded_default(self) -> bool:
+        return not self.database_url

@@ -1,0 +1,1 @@
+"""Persistence: SQLAlchemy models, engine factory, migrations runner, bulk ingest and array loaders."""

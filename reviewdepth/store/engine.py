@@ -1,0 +1,56 @@
+"""Engine factory and database URL rules. No module-level engine: callers build and dispose their own."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.pool import StaticPool
+
+
+def default_database_path() -> Path:
+    """The embedded default: ``$XDG_DATA_HOME/reviewdepth/reviewdepth.sqlite3`` (``~/.local/share/...``)."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "reviewdepth" / "reviewdepth.sqlite3"
+
+
+def default_database_url() -> str:
+    return f"sqlite:///{default_database_path()}"
+
+
+def normalise_url(url: str) -> str:
+    """``postgres://`` and ``postgresql://`` become ``postgresql+psycopg://`` (psycopg 3)."""
+    for prefix in ("postgres://", "postgresql://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix):]
+    return url
+
+
+def create_engine_for(url: str) -> Engine:
+    """An engine with the SQLite pragmas reviewdepth relies on (foreign keys, WAL, busy timeout)."""
+    url = normalise_url(url)
+    if url.startswith("sqlite"):
+        memory = url in ("sqlite://", "sqlite:///:memory:")
+        if not memory:
+            path = url.split("///", 1)[1] if "///" in url else ""
+            if path:
+                Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(
+            url,
+            connect_args={"check_same_thread": False, "timeout": 60},
+            poolclass=StaticPool if memory else None,
+        )
+
+        @event.listens_for(engine, "connect")
+        def _pragmas(dbapi_connection: object, _record: object) -> None:
+            cursor = dbapi_connection.cursor()  # type: ignore[attr-defined]
+            cursor.execute("PRAGMA foreign_keys=ON")
+            if not memory:
+                cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=NORMAL")
+            cursor.execute("PRAGMA busy_timeout=60000")
+            cursor.close()
+
+        return engine
+    return create_engine(url, pool_pre_ping=True)

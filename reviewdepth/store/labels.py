@@ -1,0 +1,80 @@
+"""Label resolution: a document's current label derived from its append-only judgments.
+
+Policies (every report names the one it used):
+
+- ``latest`` (default): the most recent judgment that gives a decision.
+- ``adjudicated``: the most recent ``adjudication`` judgment if there is one, else ``latest``.
+- ``majority``: relevant if more decisions say relevant than not; a tie goes to the most recent decision.
+- ``any_relevant``: relevant if any judgment says relevant.
+
+Judgments without a decision (``relevant`` NULL, e.g. a negative qrels value "in the pool, unjudged") never
+decide a label; a document that only has such judgments stays unjudged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+POLICIES = ("latest", "adjudicated", "majority", "any_relevant")
+UNJUDGED = -1
+
+
+class PolicyError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class ResolvedLabels:
+    """One row per document that has at least one judgment: its id and label (1, 0, or -1 = unjudged)."""
+
+    doc_ids: npt.NDArray[np.object_]
+    labels: npt.NDArray[np.int8]
+
+
+def resolve_labels(doc_ids: list[str], judgment_ids: npt.NDArray[np.int64], relevant: npt.NDArray[np.int8],
+                   adjudication: npt.NDArray[np.bool_], policy: str = "latest") -> ResolvedLabels:
+    """Resolve per document. ``relevant`` is 1, 0 or -1 (no decision) per judgment."""
+    if policy not in POLICIES:
+        raise PolicyError(f"unknown label policy {policy!r}; choose one of {', '.join(POLICIES)}")
+    n = len(doc_ids)
+    if n == 0:
+        return ResolvedLabels(np.array([], dtype=object), np.array([], dtype=np.int8))
+    docs = np.array(doc_ids, dtype=object)
+    uniq, codes = np.unique(docs, return_inverse=True)
+    codes = codes.astype(np.int64)
+    ndoc = len(uniq)
+    decided = relevant >= 0
+    out = np.full(ndoc, UNJUDGED, dtype=np.int8)
+
+    def latest_of(mask: npt.NDArray[np.bool_]) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int8]]:
+        has = np.zeros(ndoc, dtype=bool)
+        value = np.full(ndoc, UNJUDGED, dtype=np.int8)
+        idx = np.flatnonzero(mask)
+        if len(idx):
+            # process in id order: the last write per document wins
+            idx = idx[np.argsort(judgment_ids[idx], kind="stable")]
+            value[codes[idx]] = relevant[idx]
+            has[codes[idx]] = True
+        return has, value
+
+    if policy in ("latest", "adjudicated"):
+        has, value = latest_of(decided)
+        out[has] = value[has]
+        if policy == "adjudicated":
+            has_adj, adj = latest_of(decided & adjudication)
+            out[has_adj] = adj[has_adj]
+    elif policy == "majority":
+        yes = np.bincount(codes[decided & (relevant == 1)], minlength=ndoc)
+        no = np.bincount(codes[decided & (relevant == 0)], minlength=ndoc)
+        has, value = latest_of(decided)
+        out[has] = value[has]
+        out[yes > no] = 1
+        out[no > yes] = 0
+    else:
+        has, _ = latest_of(decided)
+        out[has] = 0
+        out[np.bincount(codes[decided & (relevant == 1)], minlength=ndoc) > 0] = 1
+    return ResolvedLabels(uniq, out)

@@ -1,0 +1,130 @@
+"""SQLAlchemy 2 typed models of the review store.
+
+Judgments are append-only: a document's current label is derived from its judgments by a named
+resolution policy (`reviewdepth.store.labels`), never stored over.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+# 64-bit keys; SQLite only auto-increments INTEGER PRIMARY KEY.
+BigId = BigInteger().with_variant(Integer, "sqlite")
+
+ORDERING_POLICIES = ("given", "trec_eval")
+ROLES = ("review", "sample", "qc", "adjudication")
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class Topic(Base):
+    """An information need; ``population_size`` is N, the documents in its collection, when known."""
+
+    __tablename__ = "topics"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    population_size: Mapped[int | None] = mapped_column(BigInteger)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class ImportRecord(Base):
+    """One imported file: kind, name, SHA-256 digest, row counts, time."""
+
+    __tablename__ = "imports"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(20))
+    file_name: Mapped[str] = mapped_column(Text)
+    digest: Mapped[str] = mapped_column(String(64), index=True)
+    rows: Mapped[int] = mapped_column(BigInteger)
+    topics: Mapped[int] = mapped_column(Integer)
+    options: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class Queue(Base):
+    """A named ranking of a topic's documents (one per system or re-ranking round).
+
+    ``ordering`` records how ranks were assigned: ``given`` (file or request order) or ``trec_eval`` (score
+    descending, ties by docno descending, scores as float32). ``threshold_rank`` is the run's own stopping
+    point when it declares one (CLEF TAR threshold flag, or the last shown document before NS entries).
+    """
+
+    __tablename__ = "queues"
+    __table_args__ = (UniqueConstraint("topic_id", "name", name="uq_queues_topic_id_name"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    topic_id: Mapped[int] = mapped_column(ForeignKey("topics.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(200))
+    ordering: Mapped[str] = mapped_column(String(20))
+    run_tag: Mapped[str | None] = mapped_column(String(200))
+    threshold_rank: Mapped[int | None] = mapped_column(BigInteger)
+    size: Mapped[int] = mapped_column(BigInteger)
+    source: Mapped[str] = mapped_column(String(100))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class QueueEntry(Base):
+    """One ranked document of a queue. ``flag`` keeps a run's per-line action (CLEF AF/NF/NS or 0/1)."""
+
+    __tablename__ = "queue_entries"
+    __table_args__ = (UniqueConstraint("queue_id", "doc_id", name="uq_queue_entries_queue_id_doc_id"),)
+
+    queue_id: Mapped[int] = mapped_column(ForeignKey("queues.id", ondelete="CASCADE"), primary_key=True)
+    rank: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    doc_id: Mapped[str] = mapped_column(String(300))
+    score: Mapped[float | None] = mapped_column(Float)
+    flag: Mapped[str | None] = mapped_column(String(10))
+
+
+class Judgment(Base):
+    """Append-only log entry: one reviewer's label for one document of a topic.
+
+    ``label`` is the value as given; ``relevant`` its binary reading (NULL = seen but not judged, e.g. a
+    negative qrels value); ``grade`` the integer level when the label is numeric. ``source`` is ``cli``,
+    ``api`` or ``import:<sha256>``.
+    """
+
+    __tablename__ = "judgments"
+    __table_args__ = (
+        Index("ix_judgments_topic_id_doc_id", "topic_id", "doc_id"),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    topic_id: Mapped[int] = mapped_column(ForeignKey("topics.id", ondelete="CASCADE"))
+    doc_id: Mapped[str] = mapped_column(String(300))
+    label: Mapped[str] = mapped_column(String(100))
+    relevant: Mapped[bool | None] = mapped_column(Boolean)
+    grade: Mapped[int | None] = mapped_column(Integer)
+    reviewer: Mapped[str] = mapped_column(String(200))
+    role: Mapped[str] = mapped_column(String(20))
+    source: Mapped[str] = mapped_column(String(100))
+    note: Mapped[str | None] = mapped_column(Text)
+    recorded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    import_id: Mapped[int | None] = mapped_column(ForeignKey("imports.id"), index=True)

@@ -1,0 +1,177 @@
+"""Imports on both databases: every format, atomicity, re-import refusal, and stored data that gives the same
+numbers as `reviewdepth eval` on the source files."""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, func, select
+
+from reviewdepth.formats.errors import InputError
+from reviewdepth.services.errors import Conflict
+from reviewdepth.services.evaluate import EvalOptions, evaluate_files
+from reviewdepth.services.imports import import_csv, import_qrels, import_run
+from reviewdepth.services.queues import find_queue, queue_summary
+from reviewdepth.store.models import ImportRecord, Judgment, Queue, QueueEntry, Topic
+
+
+def counts(engine: Engine) -> dict[str, int]:
+    with engine.connect() as conn:
+        return {model.__tablename__: int(conn.execute(select(func.count()).select_from(model)).scalar_one())
+                for model in (Topic, Queue, QueueEntry, Judgment, ImportRecord)}
+
+
+def assert_same_as_eval(engine: Engine, qrels: Path, run: Path, level: int = 1) -> int:
+    expected = evaluate_files(qrels, run, EvalOptions(measures=["all"], relevance_level=level))
+    for qid, values in expected.per_query.items():
+        stored = queue_summary(engine, qid).measures
+        for name, value in values.items():
+            assert stored[name] == pytest.approx(value, abs=1e-12), (qid, name)
+            assert "%6.4f" % stored[name] == "%6.4f" % value
+    return len(expected.per_query)
+
+
+def test_trec_files_give_the_same_numbers_as_eval(engine: Engine, trec_data: Path) -> None:
+    import_qrels(engine, str(trec_data / "qrels.test"))
+    summary = import_run(engine, str(trec_data / "results.test"), order="trec_eval")
+    assert summary.topics == ["301", "302", "303"]
+    assert assert_same_as_eval(engine, trec_data / "qrels.test", trec_data / "results.test") == 3
+
+
+def test_graded_qrels_with_level(engine: Engine, trec_data: Path) -> None:
+    import_qrels(engine, str(trec_data / "qrels.rel_level"), level=2)
+    import_run(engine, str(trec_data / "results.test"), order="trec_eval")
+    assert_same_as_eval(engine, trec_data / "qrels.rel_level", trec_data / "results.test", level=2)
+    with engine.connect() as conn:
+        labels = set(conn.execute(select(Judgment.label).distinct()).scalars())
+        unjudged = conn.execute(select(func.count()).select_from(Judgment).where(Judgment.relevant.is_(None)))
+        assert int(unjudged.scalar_one()) > 0  # -1 values kept, with no decision
+    assert {"-1", "0", "1", "2", "3", "4"} <= labels
+
+
+def test_clef_2017_qrels_and_run_equal_eval(engine: Engine, shared: Callable[..., Path], tmp_path: Path) -> None:
+    qrels = shared("clef-tar-2017", "qrels", "qrel_abs_test.txt.gz")
+    run = shared("clef-tar-2017", "runs", "waterloo.B-thresh-normal.gz")
+    import_qrels(engine, str(qrels))
+    import_run(engine, str(run), order="trec_eval")
+    assert assert_same_as_eval(engine, qrels, run) >= 25
+
+
+def test_clef_action_column_keeps_the_threshold(engine: Engine, tmp_path: Path) -> None:
+    run = tmp_path / "clef2017.run"
+    run.write_text("T1 AF d1 1 3 sys\nT1 NF d2 2 2 sys\nT1 NS d3 3 1 sys\nT1 NS d4 4 0.5 sys\n")
+    import_run(engine, str(run))
+    _, queue = find_queue(engine, "T1", None)
+    assert queue.threshold_rank == 2 and queue.ordering == "given" and queue.size == 4
+    flagged = tmp_path / "clef2019.run"
+    flagged.write_text("T2 0 a 0 9 s\nT2 0 b 1 9 s\nT2 1 c 2 9 s\nT2 0 d 3 9 s\n")
+    import_run(engine, str(flagged))
+    _, queue2 = find_queue(engine, "T2", None)
+    assert queue2.threshold_rank == 3
+    with engine.connect() as conn:
+        flags = conn.execute(select(QueueEntry.flag).where(QueueEntry.queue_id == queue.id)
+                             .order_by(QueueEntry.rank)).scalars().all()
+    assert flags == ["AF", "NF", "NS", "NS"]
+
+
+def test_given_order_keeps_file_order(engine: Engine, tmp_path: Path) -> None:
+    run = tmp_path / "r.run"
+    run.write_text("q Q0 low 1 0.1 s\nq Q0 high 2 0.9 s\n")
+    import_run(engine, str(run), queue_name="given")
+    import_run(engine, str(run), queue_name="sorted", order="trec_eval", again=True)
+    with engine.connect() as conn:
+        def docs(name: str) -> list[str]:
+            qid = conn.execute(select(Queue.id).where(Queue.name == name)).scalar_one()
+            return list(conn.execute(select(QueueEntry.doc_id).where(QueueEntry.queue_id == qid)
+                                     .order_by(QueueEntry.rank)).scalars())
+        assert docs("given") == ["low", "high"]
+        assert docs("sorted") == ["high", "low"]
+
+
+@pytest.mark.parametrize("kind", ["run", "qrels", "csv"])
+def test_bad_last_line_leaves_the_database_unchanged(engine: Engine, tmp_path: Path, trec_data: Path,
+                                                     kind: str) -> None:
+    import_qrels(engine, str(trec_data / "qrels.test"))
+    before = counts(engine)
+    bad = tmp_path / f"bad.{kind}"
+    if kind == "run":
+        good = (trec_data / "results.test").read_text()
+        bad.write_text(good + "303 Q0 DOCX 1 not-a-score STANDARD\n")
+        call = lambda: import_run(engine, str(bad))  # noqa: E731
+        where = f"{bad}:1501: field score"
+    elif kind == "qrels":
+        bad.write_text("9 0 a 1\n9 0 b 0\n9 0 c one\n")
+        call = lambda: import_qrels(engine, str(bad))  # noqa: E731
+        where = f"{bad}:3: field rel"
+    else:
+        bad.write_text("record_id,label_included\n1,1\n2,0\n3,maybe\n")
+        call = lambda: import_csv(engine, str(bad), topic="x")  # noqa: E731
+        where = f"{bad}:4: field label_included"
+    with pytest.raises(InputError) as info:
+        call()
+    assert where in str(info.value)
+    assert counts(engine) == before
+
+
+def test_duplicate_docno_in_run_is_rejected_with_its_line(engine: Engine, tmp_path: Path) -> None:
+    run = tmp_path / "dup.run"
+    run.write_text("q Q0 a 1 3 s\nq Q0 b 2 2 s\nq Q0 a 3 1 s\n")
+    with pytest.raises(InputError, match=r"dup.run:3: field docno: duplicate docno 'a'"):
+        import_run(engine, str(run))
+    assert counts(engine)["queue_entries"] == 0
+
+
+def test_reimport_is_refused_unless_again(engine: Engine, trec_data: Path) -> None:
+    import_qrels(engine, str(trec_data / "qrels.test"))
+    with pytest.raises(Conflict, match="already imported"):
+        import_qrels(engine, str(trec_data / "qrels.test"))
+    import_qrels(engine, str(trec_data / "qrels.test"), again=True)
+    assert counts(engine)["judgments"] == 2 * 3681
+    assert counts(engine)["imports"] == 2
+
+
+def test_csv_asreview_conventions_encodings_and_delimiters(engine: Engine, tmp_path: Path) -> None:
+    export = tmp_path / "screening.csv"
+    export.write_bytes("record_id;title;asreview_label\n1;Caf\xe9;1\n2;b;0\n3;c;\n".encode("cp1252"))
+    summary = import_csv(engine, str(export), topic="screen")
+    assert summary.rows == 3
+    bom = tmp_path / "bom.tsv"
+    bom.write_bytes(b"\xef\xbb\xbfdoc\tdecision\treviewer\trank\n"
+                    + b"A\tinclude\tana\t2\nB\texclude\tbo\t1\n")
+    import_csv(engine, str(bom), mapping="doc=doc,label=decision,reviewer=reviewer,rank=rank", topic="screen")
+    with engine.connect() as conn:
+        rows = conn.execute(select(Judgment.doc_id, Judgment.relevant, Judgment.reviewer)
+                            .order_by(Judgment.id)).all()
+    assert [tuple(r) for r in rows] == [("1", True, "import"), ("2", False, "import"), ("A", True, "ana"),
+                                        ("B", False, "bo")]
+    _, queue = find_queue(engine, "screen", "bom")
+    assert queue.size == 2
+
+
+def test_synergy_labels_without_ids_use_row_numbers(engine: Engine, shared: Callable[..., Path],
+                                                    tmp_path: Path) -> None:
+    source = shared("synergy", "Cohen_2006_ADHD_ids.csv.gz")
+    local = tmp_path / "adhd.csv"
+    local.write_bytes(gzip.decompress(source.read_bytes()))
+    summary = import_csv(engine, str(local), topic="adhd")
+    lines = local.read_text().splitlines()
+    assert summary.rows == len(lines) - 1
+    included = sum(1 for line in lines[1:] if line.rsplit(",", 1)[1].strip() == "1")
+    with engine.connect() as conn:
+        relevant = conn.execute(select(func.count()).select_from(Judgment).where(Judgment.relevant.is_(True)))
+        assert int(relevant.scalar_one()) == included
+
+
+def test_gzip_run_and_run_tag_queue_name(engine: Engine, tmp_path: Path, trec_data: Path) -> None:
+    gz = tmp_path / "run.gz"
+    gz.write_bytes(gzip.compress((trec_data / "results.trunc").read_bytes()))
+    summary = import_run(engine, str(gz))
+    assert summary.queues == ["STANDARD"] and summary.topics == ["301", "303"]
+    # the digest is of the content, so the same data uncompressed is recognised as the same import
+    with pytest.raises(Conflict, match="already imported"):
+        import_run(engine, str(trec_data / "results.trunc"))
+    with pytest.raises(Conflict, match="queue 'STANDARD' already exists"):
+        import_run(engine, str(trec_data / "results.trunc"), again=True)
