@@ -59,6 +59,7 @@ def upgrade() -> None:
     with op.batch_alter_table('judgments', schema=None) as batch_op:
         batch_op.create_index(batch_op.f('ix_judgments_import_id'), ['import_id'], unique=False)
         batch_op.create_index('ix_judgments_topic_id_doc_id', ['topic_id', 'doc_id'], unique=False)
+        batch_op.create_index('ix_judgments_topic_id_id', ['topic_id', 'id'], unique=False)
 
     op.create_table('queues',
     sa.Column('id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
@@ -70,6 +71,7 @@ def upgrade() -> None:
     sa.Column('size', sa.BigInteger(), nullable=False),
     sa.Column('source', sa.String(length=100), nullable=False),
     sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
+    sa.Column('ranking_blob', sa.LargeBinary(), nullable=True),
     sa.ForeignKeyConstraint(['topic_id'], ['topics.id'], name=op.f('fk_queues_topic_id_topics'), ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_queues')),
     sa.UniqueConstraint('topic_id', 'name', name='uq_queues_topic_id_name')
@@ -96,6 +98,7 @@ def downgrade() -> None:
 
     op.drop_table('queues')
     with op.batch_alter_table('judgments', schema=None) as batch_op:
+        batch_op.drop_index('ix_judgments_topic_id_id')
         batch_op.drop_index('ix_judgments_topic_id_doc_id')
         batch_op.drop_index(batch_op.f('ix_judgments_import_id'))
 

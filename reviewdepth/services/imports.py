@@ -24,6 +24,7 @@ from reviewdepth.measures.ranking import factorize_queries, rank_order
 from reviewdepth.services.errors import Conflict
 from reviewdepth.store.ingest import Progress, bulk_insert, db_timestamp, utc_now
 from reviewdepth.store.models import ImportRecord, Queue, Topic
+from reviewdepth.store.ranking_blob import encode_ranking
 
 CLEF_2017_ACTIONS = frozenset({"AF", "NF", "NS"})
 THRESHOLD_FLAGS = frozenset({"0", "1"})
@@ -154,10 +155,11 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
             rows = rows_by_topic[topic]
             topic_flags = [f.decode() for f in flags[rows].tolist()] if flag_kind != "none" else None
             threshold = _threshold_rank(topic_flags, flag_kind)
+            docs = text_values(doc_col.values[rows])
             queue_id = int(conn.execute(insert(Queue).values(
                 topic_id=ids[topic], name=name, ordering=order, run_tag=tag, threshold_rank=threshold,
-                size=len(rows), source=f"import:{digest}", created_at=utc_now()).returning(Queue.id)).scalar_one())
-            docs = text_values(doc_col.values[rows])
+                size=len(rows), source=f"import:{digest}", created_at=utc_now(), ranking_blob=encode_ranking(docs),
+            ).returning(Queue.id)).scalar_one())
             score_list = np.asarray(scores)[rows].tolist()
             entry_rows = zip([queue_id] * len(rows), range(1, len(rows) + 1), docs, score_list,
                              topic_flags or [None] * len(rows), strict=True)
@@ -367,7 +369,9 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
             entries.sort(key=lambda e: e[0])
             queue_id = int(conn.execute(insert(Queue).values(
                 topic_id=ids[the_topic], name=qname, ordering="given", run_tag=None, threshold_rank=None,
-                size=len(entries), source=source, created_at=utc_now()).returning(Queue.id)).scalar_one())
+                size=len(entries), source=source, created_at=utc_now(),
+                ranking_blob=encode_ranking([d for _, d, _ in entries]),
+            ).returning(Queue.id)).scalar_one())
             bulk_insert(conn, "queue_entries", ("queue_id", "rank", "doc_id", "score", "flag"),
                         ((queue_id, i, d, s, None) for i, (_, d, s) in enumerate(entries, start=1)))
             summary.queues = [qname]

@@ -42,10 +42,11 @@ def resolve_labels(doc_ids: list[str], judgment_ids: npt.NDArray[np.int64], rele
     n = len(doc_ids)
     if n == 0:
         return ResolvedLabels(np.array([], dtype=object), np.array([], dtype=np.int8))
-    docs = np.array(doc_ids, dtype=object)
-    uniq, codes = np.unique(docs, return_inverse=True)
-    codes = codes.astype(np.int64)
+    index: dict[str, int] = {}
+    codes = np.fromiter((index.setdefault(d, len(index)) for d in doc_ids), dtype=np.int64, count=n)
+    uniq = np.array(list(index), dtype=object)
     ndoc = len(uniq)
+    in_id_order = bool(np.all(judgment_ids[1:] >= judgment_ids[:-1]))
     decided = relevant >= 0
     out = np.full(ndoc, UNJUDGED, dtype=np.int8)
 
@@ -55,7 +56,8 @@ def resolve_labels(doc_ids: list[str], judgment_ids: npt.NDArray[np.int64], rele
         idx = np.flatnonzero(mask)
         if len(idx):
             # process in id order: the last write per document wins
-            idx = idx[np.argsort(judgment_ids[idx], kind="stable")]
+            if not in_id_order:
+                idx = idx[np.argsort(judgment_ids[idx], kind="stable")]
             value[codes[idx]] = relevant[idx]
             has[codes[idx]] = True
         return has, value

@@ -9,8 +9,10 @@ import numpy as np
 import numpy.typing as npt
 from sqlalchemy import Connection, select
 
+from reviewdepth.formats.errors import InputError
 from reviewdepth.store.labels import UNJUDGED, resolve_labels
-from reviewdepth.store.models import Judgment, QueueEntry
+from reviewdepth.store.models import Judgment, Queue, QueueEntry
+from reviewdepth.store.ranking_blob import decode_ranking, strings_with_hashes
 
 
 @dataclass(frozen=True)
@@ -30,46 +32,54 @@ class QueueLabels:
     as_of: int | None
 
 
+def _driver_rows(conn: Connection, sql: str, params: tuple[object, ...]) -> list[tuple[object, ...]]:
+    """Rows straight from the DBAPI cursor (qmark SQL): no per-row result objects for large reads."""
+    raw = conn.connection.driver_connection
+    assert raw is not None
+    if conn.dialect.name != "sqlite":
+        sql = sql.replace("?", "%s")
+    cursor = raw.cursor()
+    try:
+        cursor.execute(sql, params)
+        return list(cursor.fetchall())
+    finally:
+        cursor.close()
+
+
 def load_judgment_arrays(conn: Connection, topic_id: int, as_of: int | None = None,
                          as_of_time: datetime | None = None) -> tuple[list[str], npt.NDArray[np.int64],
                                                                       npt.NDArray[np.int8], npt.NDArray[np.bool_]]:
     """(doc ids, judgment ids, relevant as 1/0/-1, is-adjudication) of a topic's judgments up to ``as_of``."""
-    stmt = select(Judgment.doc_id, Judgment.id, Judgment.relevant, Judgment.role).where(Judgment.topic_id == topic_id)
+    sql = ("SELECT doc_id, id, CASE WHEN relevant IS NULL THEN -1 WHEN relevant THEN 1 ELSE 0 END, "
+           "CASE WHEN role = 'adjudication' THEN 1 ELSE 0 END FROM judgments WHERE topic_id = ?")
+    params: list[object] = [topic_id]
     if as_of is not None:
-        stmt = stmt.where(Judgment.id <= as_of)
+        sql += " AND id <= ?"
+        params.append(as_of)
     if as_of_time is not None:
-        stmt = stmt.where(Judgment.recorded_at <= as_of_time)
-    rows = conn.execute(stmt).all()
-    docs = [r[0] for r in rows]
-    ids = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
-    rel = np.fromiter((UNJUDGED if r[2] is None else int(r[2]) for r in rows), dtype=np.int8, count=len(rows))
-    adj = np.fromiter((r[3] == "adjudication" for r in rows), dtype=bool, count=len(rows))
-    return docs, ids, rel, adj
+        sql += " AND recorded_at <= ?"
+        params.append(as_of_time.isoformat(" ") if conn.dialect.name == "sqlite" else as_of_time)
+    rows = _driver_rows(conn, sql + " ORDER BY id", tuple(params))
+    if not rows:
+        return [], np.zeros(0, np.int64), np.zeros(0, np.int8), np.zeros(0, bool)
+    docs, ids, rel, adj = zip(*rows, strict=True)
+    return (list(docs), np.array(ids, dtype=np.int64), np.array(rel, dtype=np.int8),  # type: ignore[arg-type]
+            np.array(adj, dtype=bool))
 
 
 def load_queue_labels(conn: Connection, queue_id: int, topic_id: int, size: int, policy: str = "latest",
                       as_of: int | None = None, as_of_time: datetime | None = None) -> QueueLabels:
-    """Labels by rank: only judged documents are fetched from the queue, so a 2M-entry queue stays cheap."""
+    """Labels by rank. The ranking comes from the queue's compressed doc-id column in one read and is joined
+    to the resolved labels by 64-bit hash (verified byte for byte); queues without it are joined in SQL."""
     docs, ids, rel, adj = load_judgment_arrays(conn, topic_id, as_of, as_of_time)
     resolved = resolve_labels(docs, ids, rel, adj, policy)
     labels = np.full(size, UNJUDGED, dtype=np.int8)
     if len(resolved.doc_ids):
-        judged = select(Judgment.doc_id).where(Judgment.topic_id == topic_id)
-        if as_of is not None:
-            judged = judged.where(Judgment.id <= as_of)
-        if as_of_time is not None:
-            judged = judged.where(Judgment.recorded_at <= as_of_time)
-        judged_docs = judged.distinct().subquery()
-        found = conn.execute(
-            select(QueueEntry.rank, QueueEntry.doc_id)
-            .join(judged_docs, judged_docs.c.doc_id == QueueEntry.doc_id)
-            .where(QueueEntry.queue_id == queue_id)
-        ).all()
-        if found:
-            label_of = dict(zip(resolved.doc_ids.tolist(), resolved.labels.tolist(), strict=True))
-            ranks = np.fromiter((r[0] for r in found), dtype=np.int64, count=len(found))
-            values = np.fromiter((label_of[r[1]] for r in found), dtype=np.int8, count=len(found))
-            labels[ranks - 1] = values
+        blob = conn.execute(select(Queue.ranking_blob).where(Queue.id == queue_id)).scalar_one()
+        joined = _join_by_hash(blob, resolved.doc_ids.tolist(), resolved.labels, labels) if blob else False
+        if not joined:
+            _join_in_sql(conn, queue_id, topic_id, as_of, as_of_time, resolved.doc_ids.tolist(), resolved.labels,
+                         labels)
     return QueueLabels(
         size=size,
         labels=labels,
@@ -79,3 +89,45 @@ def load_queue_labels(conn: Connection, queue_id: int, topic_id: int, size: int,
         policy=policy,
         as_of=as_of,
     )
+
+
+def _join_by_hash(blob: bytes, judged_docs: list[str], judged_labels: npt.NDArray[np.int8],
+                  out: npt.NDArray[np.int8]) -> bool:
+    """Fill ``out`` (by rank) from the judged docs; False when a doc id cannot take this path."""
+    ranking = decode_ranking(blob)
+    try:
+        judged = strings_with_hashes("\n".join(judged_docs).encode("utf-8", "surrogateescape"))
+    except InputError:
+        return False  # a doc id with whitespace
+    if len(ranking.values) != len(out) or len(judged.values) != len(judged_docs):
+        return False  # an empty doc id
+    # sort the long side once, then binary-search the short side into it
+    order = np.argsort(ranking.hashes)
+    sorted_hashes = ranking.hashes[order]
+    pos = np.minimum(np.searchsorted(sorted_hashes, judged.hashes), len(sorted_hashes) - 1)
+    hit = np.flatnonzero(sorted_hashes[pos] == judged.hashes)
+    ranks = order[pos[hit]]
+    if not bool(np.all(ranking.values[ranks] == judged.values[hit])):
+        return False  # a 64-bit hash collision: take the SQL path
+    out[ranks] = judged_labels[hit]
+    return True
+
+
+def _join_in_sql(conn: Connection, queue_id: int, topic_id: int, as_of: int | None, as_of_time: datetime | None,
+                 judged_docs: list[str], judged_labels: npt.NDArray[np.int8], out: npt.NDArray[np.int8]) -> None:
+    judged = select(Judgment.doc_id).where(Judgment.topic_id == topic_id)
+    if as_of is not None:
+        judged = judged.where(Judgment.id <= as_of)
+    if as_of_time is not None:
+        judged = judged.where(Judgment.recorded_at <= as_of_time)
+    judged_sub = judged.distinct().subquery()
+    found = conn.execute(
+        select(QueueEntry.rank, QueueEntry.doc_id)
+        .join(judged_sub, judged_sub.c.doc_id == QueueEntry.doc_id)
+        .where(QueueEntry.queue_id == queue_id)
+    ).all()
+    if found:
+        label_of = dict(zip(judged_docs, judged_labels.tolist(), strict=True))
+        ranks = np.fromiter((r[0] for r in found), dtype=np.int64, count=len(found))
+        values = np.fromiter((label_of[r[1]] for r in found), dtype=np.int8, count=len(found))
+        out[ranks - 1] = values

@@ -16,6 +16,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Text,
@@ -88,6 +89,9 @@ class Queue(Base):
     size: Mapped[int] = mapped_column(BigInteger)
     source: Mapped[str] = mapped_column(String(100))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    # Derived, written with the entries: zlib-compressed doc ids in rank order, one per line, so a queue of
+    # millions loads in one read. NULL when a doc id contains whitespace (then entries are read row by row).
+    ranking_blob: Mapped[bytes | None] = mapped_column(LargeBinary, deferred=True)
 
 
 class QueueEntry(Base):
@@ -114,6 +118,8 @@ class Judgment(Base):
     __tablename__ = "judgments"
     __table_args__ = (
         Index("ix_judgments_topic_id_doc_id", "topic_id", "doc_id"),
+        # the log of a topic in recording order: sequential reads for label resolution
+        Index("ix_judgments_topic_id_id", "topic_id", "id"),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
