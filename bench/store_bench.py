@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import sqlite3
 import subprocess
 import sys
 import tempfile

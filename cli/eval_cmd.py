@@ -1,4 +1,5 @@
-"""`reviewdepth eval`: trec_eval-exact evaluation of a run file against a qrels file."""
+"""`reviewdepth eval`: trec_eval-exact evaluation (``--suite trec``) or recall-oriented review measures
+(``--suite tar``: CLEF TAR / ASReview) of a run file against a qrels file."""
 
 from __future__ import annotations
 
@@ -13,9 +14,28 @@ from .common import fail
 
 class EvalFormat(StrEnum):
     trec = "trec"
+    tar = "tar"
     json = "json"
     table = "table"
     csv = "csv"
+
+
+class Suite(StrEnum):
+    trec = "trec"
+    tar = "tar"
+
+
+class Compat(StrEnum):
+    none = "none"
+    clef2017 = "clef2017"
+    clef2019 = "clef2019"
+    asreview = "asreview"
+
+
+class RunFormat(StrEnum):
+    auto = "auto"
+    clef = "clef"
+    trec = "trec"
 
 
 def register_eval(app: typer.Typer) -> None:
@@ -24,7 +44,7 @@ def register_eval(app: typer.Typer) -> None:
     @app.command("eval")
     def eval_command(
         qrels: Annotated[str, typer.Argument(help="TREC qrels file (gzip ok, '-' for stdin).")],
-        run: Annotated[str, typer.Argument(help="TREC run file (gzip ok, '-' for stdin).")],
+        run: Annotated[str, typer.Argument(help="TREC or CLEF TAR run file (gzip ok, '-' for stdin).")],
         measure: Annotated[
             list[str] | None,
             typer.Option("-m", "--measure", help="Measure or group (map, P_10, P.5,10, official, all). Repeatable."),
@@ -37,13 +57,44 @@ def register_eval(app: typer.Typer) -> None:
         max_docs: Annotated[
             int | None, typer.Option("-M", help="Evaluate only the first N ranked documents per query.")
         ] = None,
-        output_format: Annotated[EvalFormat, typer.Option("--format", help="Output format.")] = EvalFormat.trec,
+        output_format: Annotated[
+            EvalFormat | None,
+            typer.Option("--format", help="Output format (default: trec for --suite trec, tar for --suite tar)."),
+        ] = None,
         trec_eval_version: Annotated[
             int, typer.Option("--trec-eval-version", help="Reproduce trec_eval 9 (9.0.8) or 10 (10.0).")
         ] = 9,
+        suite: Annotated[
+            Suite, typer.Option("--suite", help="trec: trec_eval measures; tar: recall-oriented review measures.")
+        ] = Suite.trec,
+        compat: Annotated[
+            Compat,
+            typer.Option("--compat", help="tar suite: clean definitions (none), or reproduce the CLEF 2017 / "
+                                          "2018-2019 scripts or asreview-insights."),
+        ] = Compat.none,
+        num_docs: Annotated[
+            int | None, typer.Option("--num-docs", help="tar suite: collection size N of every topic "
+                                                        "(default: from the qrels, as CLEF).")
+        ] = None,
+        run_format: Annotated[
+            RunFormat,
+            typer.Option("--run-format", help="tar suite: clef = file order is the ranking; trec = rank by score; "
+                                              "auto = clef when column 2 holds CLEF actions or 0/1 flags."),
+        ] = RunFormat.auto,
     ) -> None:
-        """Evaluate RUN against QRELS exactly as trec_eval does (same numbers, same output format)."""
+        """Evaluate RUN against QRELS: exactly as trec_eval (--suite trec) or with the CLEF TAR / ASReview
+        recall-oriented measures (--suite tar)."""
         from reviewdepth.formats.errors import InputError
+
+        if suite is Suite.tar:
+            _eval_tar(qrels, run, per_query=per_query, level=level, output_format=output_format, compat=compat,
+                      num_docs=num_docs, run_format=run_format,
+                      trec_only=bool(measure) or complete or max_docs is not None or trec_eval_version != 9)
+            return
+        if output_format is EvalFormat.tar:
+            fail("--format tar needs --suite tar")
+        if num_docs is not None or compat is not Compat.none or run_format is not RunFormat.auto:
+            fail("--compat, --num-docs and --run-format apply to --suite tar only")
         from reviewdepth.measures.suite import MeasureError
         from reviewdepth.report import evaluation as render
         from reviewdepth.services.evaluate import EvalOptions, evaluate_files
@@ -56,7 +107,7 @@ def register_eval(app: typer.Typer) -> None:
             fail(exc.describe())
         except (MeasureError, ValueError) as exc:
             fail(str(exc))
-        if output_format is EvalFormat.trec:
+        if output_format is None or output_format is EvalFormat.trec:
             sys.stdout.write(render.render_trec(result, per_query))
         elif output_format is EvalFormat.json:
             sys.stdout.write(render.render_json(result, per_query))
@@ -66,3 +117,39 @@ def register_eval(app: typer.Typer) -> None:
             from rich.console import Console
 
             Console().print(render.render_table(result, per_query))
+
+
+def _eval_tar(qrels: str, run: str, *, per_query: bool, level: int, output_format: EvalFormat | None,
+              compat: Compat, num_docs: int | None, run_format: RunFormat, trec_only: bool) -> None:
+    """``--suite tar``: read, evaluate, render; notices (skipped topics, duplicates) go to stderr unless the
+    output is the CLEF line format, which prints them where the official scripts do."""
+    from reviewdepth.formats.errors import InputError
+    from reviewdepth.report import tar_output as render
+    from reviewdepth.services.evaluate_tar import TarOptions, evaluate_tar_files
+
+    if trec_only:
+        fail("-m, -c, -M and --trec-eval-version apply to --suite trec only")
+    options = TarOptions(compat=compat.value, num_docs=num_docs, run_format=run_format.value,
+                         relevance_level=level)
+    try:
+        result = evaluate_tar_files(qrels, run, options)
+    except InputError as exc:
+        fail(exc.describe())
+    except ValueError as exc:
+        fail(str(exc))
+    chosen = output_format or EvalFormat.tar
+    if chosen is not EvalFormat.tar:
+        for notice in result.notices:
+            sys.stderr.write(f"reviewdepth: note: {notice}\n")
+    if chosen is EvalFormat.tar:
+        sys.stdout.write(render.render_tar(result))
+    elif chosen is EvalFormat.trec:
+        sys.stdout.write(render.render_trec_lines(result, per_query))
+    elif chosen is EvalFormat.json:
+        sys.stdout.write(render.render_json(result, per_query))
+    elif chosen is EvalFormat.csv:
+        sys.stdout.write(render.render_csv(result, per_query))
+    else:
+        from rich.console import Console
+
+        Console().print(render.render_table(result, per_query))
