@@ -12,6 +12,7 @@ import hashlib
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -280,6 +281,18 @@ def read_label(value: str, path: str, line: int, column: str, level: int) -> tup
                      "non-relevant (0, no, exclude, irrelevant), nor empty")
 
 
+def _read_time(value: str, path: str, line: int, column: str) -> datetime | None:
+    """An ISO 8601 time cell (UTC when it carries no offset); empty = the import time."""
+    text = value.strip()
+    if not text:
+        return None
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise InputError(path, line, column, f"time {text!r} is not an ISO 8601 date-time") from None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
 def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: str | None = None,
                reviewer: str = "import", level: int = 1, again: bool = False, queue_name: str | None = None,
                progress: Progress | None = None) -> ImportSummary:
@@ -322,7 +335,7 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
         if not topic:
             raise InputError(path, None, "topic", "name the topic with --topic or map a topic column")
     index = {k: header.index(v) for k, v in cols.items()}
-    judgments: list[tuple[str, str, str, bool | None, int | None, str]] = []
+    judgments: list[tuple[str, str, str, bool | None, int | None, str, object]] = []
     ranked: dict[str, list[tuple[float, str, float | None]]] = {}
     seen_docs: dict[tuple[str, str], int] = {}
     rows = 0
@@ -344,8 +357,9 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
         label = row[index["label"]]
         relevant, grade = read_label(label, path, line_no, cols["label"], level)
         who = row[index["reviewer"]].strip() if "reviewer" in index else reviewer
+        when = _read_time(row[index["time"]], path, line_no, cols["time"]) if "time" in index else None
         if relevant is not None or grade is not None:
-            judgments.append((the_topic, doc, label.strip(), relevant, grade, who or reviewer))
+            judgments.append((the_topic, doc, label.strip(), relevant, grade, who or reviewer, when))
         if "rank" in index:
             try:
                 rank = float(row[index["rank"]])
@@ -362,8 +376,9 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
         now = db_timestamp(conn, utc_now())
         source = f"import:{digest}"
         bulk_insert(conn, "judgments", JUDGMENT_COLUMNS,
-                    ((ids[t], d, lab, rel, g, who, "review", source, None, now, import_id)
-                     for t, d, lab, rel, g, who in judgments), progress)
+                    ((ids[t], d, lab, rel, g, who, "review", source, None,
+                      now if when is None else db_timestamp(conn, when), import_id)  # type: ignore[arg-type]
+                     for t, d, lab, rel, g, who, when in judgments), progress)
         qname = queue_name or Path(path).stem
         for the_topic, entries in ranked.items():
             entries.sort(key=lambda e: e[0])

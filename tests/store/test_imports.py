@@ -175,3 +175,40 @@ def test_gzip_run_and_run_tag_queue_name(engine: Engine, tmp_path: Path, trec_da
         import_run(engine, str(trec_data / "results.trunc"))
     with pytest.raises(Conflict, match="queue 'STANDARD' already exists"):
         import_run(engine, str(trec_data / "results.trunc"), again=True)
+
+
+def test_csv_time_column_is_the_recorded_time(engine: Engine, tmp_path: Path) -> None:
+    export = tmp_path / "timed.csv"
+    export.write_text("doc,label,when\na,1,2025-03-01T10:00:00Z\nb,0,2025-03-02 09:30:00+01:00\n")
+    import_csv(engine, str(export), mapping="doc=doc,label=label,time=when", topic="t")
+    from reviewdepth.services.judgments import list_judgments
+
+    times = [j.recorded_at.isoformat() for j in list_judgments(engine, "t")]
+    assert times == ["2025-03-01T10:00:00+00:00", "2025-03-02T08:30:00+00:00"]
+    bad = tmp_path / "badtime.csv"
+    bad.write_text("doc,label,when\na,1,yesterday\n")
+    with pytest.raises(InputError, match=r"badtime\.csv:2: field when"):
+        import_csv(engine, str(bad), mapping="doc=doc,label=label,time=when", topic="t")
+
+
+SHARED_QRELS = [("clef-tar-2017", "qrels", "qrel_content_test.txt.gz"),
+                ("clef-tar-2018", "qrels", "task1.test.abs.2018.qrels"),
+                ("clef-tar-2019", "qrels", "full.test.dta.abs.2019.qrels.gz")]
+SHARED_RUNS = [("clef-tar-2017", "runs", "iiit.run1.gz"),
+               ("clef-tar-2018", "runs", "ECNU_TASK1_RUN2_LR.task1.gz")]
+
+
+@pytest.mark.parametrize("parts", SHARED_QRELS + SHARED_RUNS, ids=lambda p: p[-1])
+def test_shared_clef_files_import(engine: Engine, shared: Callable[..., Path], parts: tuple[str, ...]) -> None:
+    path = shared(*parts)
+    if parts[1] == "qrels":
+        summary = import_qrels(engine, str(path))
+        with gzip.open(path, "rt") if path.suffix == ".gz" else path.open() as handle:
+            lines = sum(1 for line in handle if line.strip())
+        assert summary.rows == lines and counts(engine)["judgments"] == lines
+    else:
+        summary = import_run(engine, str(path))
+        assert counts(engine)["queue_entries"] == summary.rows and len(summary.topics) >= 25
+        if "2018" in parts[0]:
+            _, queue = find_queue(engine, summary.topics[0], None)
+            assert queue.threshold_rank is not None  # the 0/1 flag column gives the run's stopping point
