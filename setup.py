@@ -6,6 +6,7 @@ setup(
     packages=[
         "reviewdepth",
         "reviewdepth.cli",
+        "reviewdepth.estimation",
         "reviewdepth.formats",
         "reviewdepth.measures",
         "reviewdepth.migrations",

@@ -9,6 +9,8 @@ import typer
 from reviewdepth import __version__
 
 from .eval_cmd import register_eval
+from .report_cmds import register_reports
+from .sample_cmds import register_samples
 from .store_cmds import register_store
 
 
@@ -32,6 +34,8 @@ def create_cli() -> typer.Typer:
 
     register_eval(app)
     register_store(app)
+    register_samples(app)
+    register_reports(app)
     return app
 
 

@@ -118,3 +118,33 @@ def list_judgments(engine: Engine, topic: str, *, as_of: str | None = None, revi
 
 def _db_time(engine: Engine, moment: datetime) -> datetime:
     return moment.replace(tzinfo=None) if engine.dialect.name == "sqlite" else moment
+
+
+def record_judgments(engine: Engine, topic: str, items: list[tuple[str, str]], *, reviewer: str,
+                     role: str = "review", source: str = "cli", level: int = 1,
+                     notes: list[str | None] | None = None) -> list[int]:
+    """Append many judgments ``(doc_id, label)`` in one transaction (all or nothing); returns their ids."""
+    if role not in ROLES:
+        raise Invalid(f"role must be one of {', '.join(ROLES)}, not {role!r}")
+    parsed = []
+    for position, (doc_id, label) in enumerate(items, start=1):
+        if not doc_id.strip():
+            raise Invalid(f"judgment {position}: document id must not be empty")
+        try:
+            relevant, grade = read_label(label, "judgments", position, "label", level)
+        except InputError as exc:
+            raise Invalid(f"judgment {position}: {exc.message}") from None
+        if relevant is None and grade is None:
+            raise Invalid(f"judgment {position}: label must not be empty")
+        parsed.append((doc_id, label.strip(), relevant, grade))
+    with engine.begin() as conn:
+        topic_row = conn.execute(select(Topic.id).where(Topic.name == topic)).scalar_one_or_none()
+        if topic_row is None:
+            raise NotFound(f"unknown topic {topic!r}")
+        now = utc_now()
+        ids: list[int] = []
+        for (doc_id, label, relevant, grade), note in zip(parsed, notes or [None] * len(parsed), strict=True):
+            ids.append(int(conn.execute(insert(Judgment).values(
+                topic_id=topic_row, doc_id=doc_id, label=label, relevant=relevant, grade=grade, reviewer=reviewer,
+                role=role, source=source, note=note, recorded_at=now).returning(Judgment.id)).scalar_one()))
+    return ids

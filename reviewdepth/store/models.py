@@ -134,3 +134,39 @@ class Judgment(Base):
     note: Mapped[str | None] = mapped_column(Text)
     recorded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     import_id: Mapped[int | None] = mapped_column(ForeignKey("imports.id"), index=True)
+
+
+class Sample(Base):
+    """A random sample drawn without replacement from a stated frame, kept so estimates can be reproduced.
+
+    ``frame`` is ``all`` (every entry of the queue), ``unreviewed`` (entries below the reviewed prefix at draw
+    time; ``below_rank`` records that prefix), ``below-rank`` (entries deeper than ``below_rank``), ``ranks``
+    (a rank band ``from_rank``..``to_rank``, a stratum) or ``judged`` (already-judged documents, for QC).
+    """
+
+    __tablename__ = "samples"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    topic_id: Mapped[int] = mapped_column(ForeignKey("topics.id", ondelete="CASCADE"), index=True)
+    queue_id: Mapped[int] = mapped_column(ForeignKey("queues.id", ondelete="CASCADE"), index=True)
+    frame: Mapped[str] = mapped_column(String(20))
+    below_rank: Mapped[int | None] = mapped_column(BigInteger)
+    from_rank: Mapped[int | None] = mapped_column(BigInteger)
+    to_rank: Mapped[int | None] = mapped_column(BigInteger)
+    frame_size: Mapped[int] = mapped_column(BigInteger)
+    size: Mapped[int] = mapped_column(BigInteger)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    as_of: Mapped[int | None] = mapped_column(BigInteger)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class SampleItem(Base):
+    """One drawn document, in draw order."""
+
+    __tablename__ = "sample_items"
+    __table_args__ = (UniqueConstraint("sample_id", "doc_id", name="uq_sample_items_sample_id_doc_id"),)
+
+    sample_id: Mapped[int] = mapped_column(ForeignKey("samples.id", ondelete="CASCADE"), primary_key=True)
+    position: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    doc_id: Mapped[str] = mapped_column(String(300))
+    rank: Mapped[int | None] = mapped_column(BigInteger)

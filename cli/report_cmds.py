@@ -1,0 +1,149 @@
+"""``reviewdepth report``, ``plot`` and ``demo``."""
+
+from __future__ import annotations
+
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from .common import database_option_help, fail, handled_errors, open_engine
+
+DbOption = Annotated[str | None, typer.Option("--db", help=database_option_help())]
+
+
+class ReportFormat(StrEnum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+    html = "html"
+
+
+class PlotKind(StrEnum):
+    gain = "gain"
+    pr = "pr"
+
+
+def emit(report: Any, output_format: ReportFormat, output: Path | None) -> None:
+    """Render and write to ``output`` (or stdout)."""
+    from reviewdepth.report.depth_render import render_csv, render_html, render_table
+
+    if output_format is ReportFormat.table and output is None:
+        from rich.console import Console
+
+        Console().print(render_table(report))
+        return
+    if output_format is ReportFormat.json:
+        text = report.to_json()
+    elif output_format is ReportFormat.csv:
+        text = render_csv(report)
+    elif output_format is ReportFormat.html:
+        text = render_html(report)
+    else:
+        from rich.console import Console
+
+        console = Console(record=True, width=140, file=open(__import__("os").devnull, "w"))
+        console.print(render_table(report))
+        text = console.export_text()
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text, encoding="utf-8")
+        typer.echo(f"wrote {output}", err=True)
+
+
+def register_reports(app: typer.Typer) -> None:
+    @app.command("report")
+    def report(
+        topic: Annotated[str, typer.Argument(help="Topic name.")],
+        queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
+        target: Annotated[list[str] | None, typer.Option(
+            "--target", help="Target recall, repeatable (default 0.80 0.90 0.95 0.99).")] = None,
+        confidence: Annotated[float, typer.Option("--confidence", help="Confidence level.")] = 0.95,
+        interval: Annotated[str, typer.Option(
+            "--interval", help="clopper-pearson, wilson, jeffreys or agresti-coull.")] = "clopper-pearson",
+        policy: Annotated[
+            str, typer.Option("--policy", help="latest, adjudicated, majority, any_relevant.")
+        ] = "latest",
+        as_of: Annotated[int | None, typer.Option("--as-of", help="Judgment id: the report as of that point.")] = None,
+        rule: Annotated[str, typer.Option("--target-rule", help="ceil (default), tar_eval or asreview.")] = "ceil",
+        known_relevant: Annotated[int | None, typer.Option("--relevant", help="|R| when you know it.")] = None,
+        output_format: Annotated[ReportFormat, typer.Option("--format")] = ReportFormat.table,
+        output: Annotated[Path | None, typer.Option("-o", "--output", help="Write to FILE.")] = None,
+        db: DbOption = None,
+    ) -> None:
+        """How deep to review to reach the target recall, how sure that is, and whether the evidence says stop."""
+        from reviewdepth.services.report import DEFAULT_TARGETS, ReportOptions, build_report
+
+        engine = open_engine(db)
+        with handled_errors():
+            result = build_report(engine, topic, ReportOptions(
+                queue=queue, targets=target or DEFAULT_TARGETS, confidence=confidence, interval=interval,
+                policy=policy, as_of=as_of, target_rule=rule, known_relevant=known_relevant))
+        emit(result, output_format, output)
+
+    @app.command("plot")
+    def plot(
+        topic: Annotated[str, typer.Argument(help="Topic name.")],
+        kind: Annotated[PlotKind, typer.Option("--kind", help="gain (recall vs depth) or pr.")] = PlotKind.gain,
+        output: Annotated[Path, typer.Option("-o", "--output", help="FILE.svg or FILE.png")] = Path("plot.svg"),
+        queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
+        policy: Annotated[str, typer.Option("--policy", help="Label policy.")] = "latest",
+        as_of: Annotated[int | None, typer.Option("--as-of", help="Judgment id.")] = None,
+        db: DbOption = None,
+    ) -> None:
+        """Write the recall-against-depth or precision-recall chart as SVG (or PNG with matplotlib)."""
+        from reviewdepth.report.charts import gain_svg, png_from_series, precision_recall_svg
+        from reviewdepth.report.depth_render import main_target
+        from reviewdepth.services.report import ReportOptions, build_report
+
+        engine = open_engine(db)
+        with handled_errors():
+            result = build_report(engine, topic, ReportOptions(queue=queue, policy=policy, as_of=as_of))
+        title = f"{'recall against depth' if kind is PlotKind.gain else 'precision-recall'} ({topic})"
+        suffix = output.suffix.lower()
+        if suffix == ".svg":
+            svg = gain_svg(result.gain, main_target(result), title) if kind is PlotKind.gain else \
+                precision_recall_svg(result.precision_recall, title)
+            output.write_text(svg, encoding="utf-8")
+        elif suffix == ".png":
+            try:
+                png_from_series(kind.value, result.gain, result.precision_recall, main_target(result), title,
+                                str(output))
+            except ImportError as exc:
+                fail(str(exc))
+        else:
+            fail(f"{output}: the file name must end in .svg or .png")
+        typer.echo(f"wrote {output}", err=True)
+
+    @app.command("demo")
+    def demo(
+        reviewed: Annotated[int, typer.Option("--reviewed", help="Documents reviewed in rank order.")] = 1000,
+        sample: Annotated[int, typer.Option("--sample", help="Random sample size from the unreviewed rest.")] = 400,
+        seed: Annotated[int, typer.Option("--seed", help="Sample seed.")] = 2017,
+        output_format: Annotated[ReportFormat, typer.Option("--format")] = ReportFormat.table,
+        output: Annotated[Path | None, typer.Option("-o", "--output", help="Write to FILE.")] = None,
+        db: DbOption = None,
+    ) -> None:
+        """Review a real CLEF TAR 2017 topic (CD008803, Waterloo's ranking) in rank order with a random sample,
+        and print the depth report. Uses a fresh demo database beside the embedded one unless --db is given."""
+        from reviewdepth.services.demo import run_demo
+        from reviewdepth.store.engine import default_database_path
+
+        if db is None:
+            path = default_database_path().with_name("demo.sqlite3")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            for stale in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+                stale.unlink(missing_ok=True)
+            db = f"sqlite:///{path}"
+            typer.echo(f"reviewdepth: demo database {path} (fresh each run)", err=True)
+            from reviewdepth.store import migrate
+            from reviewdepth.store.engine import create_engine_for
+
+            migrate.upgrade(create_engine_for(db))
+        engine = open_engine(db)
+        with handled_errors():
+            result = run_demo(engine, reviewed=reviewed, sample_size=sample, seed=seed)
+        emit(result, output_format, output)

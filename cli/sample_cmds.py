@@ -1,0 +1,74 @@
+"""``reviewdepth sample``: draw random samples and follow their judging."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated
+
+import typer
+
+from .common import database_option_help, handled_errors, open_engine
+from .store_cmds import ListFormat
+
+DbOption = Annotated[str | None, typer.Option("--db", help=database_option_help())]
+
+
+def register_samples(app: typer.Typer) -> None:
+    sample_app = typer.Typer(help="Random samples for estimating |R| and recall.", no_args_is_help=True)
+    app.add_typer(sample_app, name="sample")
+
+    @sample_app.command("draw")
+    def draw(
+        topic: Annotated[str, typer.Argument(help="Topic name.")],
+        size: Annotated[int, typer.Option("--size", help="Number of documents to draw.")],
+        frame: Annotated[str, typer.Option(
+            "--frame", help="all, unreviewed, judged, below-rank:K or ranks:A-B.")] = "all",
+        seed: Annotated[int | None, typer.Option("--seed", help="Random seed (stored; default: random).")] = None,
+        queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
+        output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
+        db: DbOption = None,
+    ) -> None:
+        """Draw documents without replacement from FRAME and print them for review (judge them with
+        `reviewdepth judge TOPIC DOC LABEL --role sample`)."""
+        from reviewdepth.services.samples import draw_sample
+
+        engine = open_engine(db)
+        with handled_errors():
+            record = draw_sample(engine, topic, size, frame=frame, queue=queue, seed=seed)
+        if output_format is ListFormat.json:
+            sys.stdout.write(json.dumps(record.as_dict(), indent=2) + "\n")
+            return
+        if output_format is ListFormat.csv:
+            sys.stdout.write("doc_id,rank\n" + "".join(f"{d},{r}\n" for d, r in zip(record.doc_ids, record.ranks,
+                                                                                     strict=True)))
+            return
+        typer.echo(f"sample {record.id}: {record.size} of {record.frame_size} documents "
+                   f"({record.frame_definition}), seed {record.seed}")
+        for doc, rank in zip(record.doc_ids, record.ranks, strict=True):
+            typer.echo(f"{doc}\t{rank}")
+
+    @sample_app.command("show")
+    def show(
+        topic: Annotated[str, typer.Argument(help="Topic name.")],
+        sample_id: Annotated[int, typer.Argument(help="Sample id.")],
+        queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
+        policy: Annotated[str, typer.Option("--policy", help="Label policy.")] = "latest",
+        output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
+        db: DbOption = None,
+    ) -> None:
+        """A sample's frame, seed, and which drawn documents are judged, relevant or still missing."""
+        from reviewdepth.services.samples import load_samples
+
+        engine = open_engine(db)
+        with handled_errors():
+            record = load_samples(engine, topic, queue, policy=policy, sample_id=sample_id)[0]
+        data = record.as_dict()
+        if output_format is not ListFormat.table:
+            sys.stdout.write(json.dumps(data, indent=2) + "\n")
+            return
+        state = "complete" if record.complete else f"{len(record.missing)} of {record.size} not judged yet"
+        typer.echo(f"sample {record.id} ({record.frame_definition}, seed {record.seed}): {state}; "
+                   f"{record.relevant} relevant")
+        for doc in record.missing:
+            typer.echo(f"missing\t{doc}")

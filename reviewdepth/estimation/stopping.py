@@ -1,0 +1,415 @@
+"""Stopping rules (reference §7): each returns :class:`StoppingEvidence`, saying whether to stop now, at which depth
+the rule stops (when it can tell), what it guarantees and what it assumes.
+
+``kind="certified"``: a probabilistic guarantee on recall under stated sampling assumptions (target method, QBCB,
+direct-recall rule, hypergeometric test in random mode, elusion rule). ``kind="heuristic"``: no guarantee (knee,
+budget, Quant/QuantCI, hypergeometric test on ranked urns).
+
+Notation: τ target recall, α = 1 − confidence, ``labels`` = 0/1 judgments of the reviewed prefix in queue order,
+CG(s) = relevant among the first s, N population size, u_(1) ≤ … ≤ u_(r) queue ranks of the r positives of an
+independent simple random sample (a positive outside the queue gets a rank beyond the queue's end).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+import numpy.typing as npt
+from scipy import stats
+
+from reviewdepth.estimation.relevant import estimate_elusion
+from reviewdepth.measures.depth import exact_fraction
+
+Detail = float | int | str
+Tau = float | str | Fraction
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+KNEE_BASE = 156
+KNEE_CAP = 150
+
+
+@dataclass(frozen=True)
+class StoppingEvidence:
+    """Outcome of one stopping rule. ``stop_now`` None = not applicable or not enough evidence; ``stop_depth`` =
+    the depth at which the rule stops (None when it has not fired / cannot tell)."""
+
+    rule: str
+    kind: str
+    stop_now: bool | None
+    stop_depth: int | None
+    guarantee: str
+    assumptions: tuple[str, ...]
+    details: dict[str, Detail] = field(default_factory=dict)
+    reason: str = ""
+
+
+SAMPLE_ASSUMPTIONS: tuple[str, ...] = (
+    "the sample is a simple random sample of the population, drawn independently of the ranking",
+    "the sample is not used to train the ranking model, and the ranking is fixed before the sample is revealed",
+    "every sampled document is judged, and judgments are correct",
+)
+
+
+def _alpha(alpha: float) -> float:
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must be strictly between 0 and 1, got {alpha!r}")
+    return alpha
+
+
+def _tau(tau: Tau) -> Fraction:
+    frac = exact_fraction(tau)
+    if not 0 < frac < 1:
+        raise ValueError(f"target recall must be strictly between 0 and 1, got {tau!r}")
+    return frac
+
+
+def _sorted_ranks(ranks: npt.ArrayLike) -> IntArray:
+    out: IntArray = np.sort(np.asarray(ranks, dtype=np.int64).reshape(-1))
+    if len(out) and out[0] < 1:
+        raise ValueError("queue ranks are 1-based")
+    return out
+
+
+def _labels(labels: npt.ArrayLike) -> IntArray:
+    out: IntArray = (np.asarray(labels).reshape(-1) != 0).astype(np.int64)
+    return out
+
+
+def min_positives(tau: Tau, alpha: float) -> int:
+    """Smallest r with τ^r ≤ α: the fewest sample positives for which QBCB (or the target method) can certify
+    recall ≥ τ at confidence 1 − α (59 for τ = 0.95, α = 0.05)."""
+    t = float(_tau(tau))
+    a = _alpha(alpha)
+    r = max(1, math.ceil(math.log(a) / math.log(t)))
+    while t**r > a:
+        r += 1
+    while r > 1 and t ** (r - 1) <= a:
+        r -= 1
+    return r
+
+
+def target_sample_size(tau: Tau, alpha: float, form: str = "exact") -> int:
+    """Target-method sample size K (Cormack & Grossman 2016).
+
+    ``exact`` (default): the order-statistic minimum, smallest K with τ^K ≤ α, i.e. K = ⌈ln α / ln τ⌉ (τ = 0.95,
+    α = 0.05 → 59; τ = 0.7 → 9). ``published``: K = ⌈−ln α/(1 − τ)⌉ (τ = 0.95 → 60; τ = 0.7 → 10).
+    """
+    if form == "exact":
+        return min_positives(tau, alpha)
+    if form == "published":
+        return math.ceil(-math.log(_alpha(alpha)) / float(1 - _tau(tau)))
+    raise ValueError(f"form must be 'exact' or 'published', got {form!r}")
+
+
+def qbcb_threshold(r: int, tau: Tau, alpha: float) -> int | None:
+    """QBCB (Lewis, Yang & Frieder 2021): the smallest j ∈ [1, r] with P(Binomial(r, τ) ≥ j) ≤ α; None when none
+    exists (τ^r > α). Stopping once the j-th sample positive (in queue order) is reviewed gives P(recall ≥ τ) ≥ 1 − α.
+    Vectors (α = 0.05): r = 100, τ = 0.9 → 96; r = 100, τ = 0.95 → 99; r = 59 → 59; r = 58 → None."""
+    t = float(_tau(tau))
+    a = _alpha(alpha)
+    if r <= 0:
+        return None
+    j = np.arange(1, r + 1)
+    tail = stats.binom.sf(j - 1, r, t)  # P(X >= j)
+    ok = np.flatnonzero(tail <= a)
+    return int(j[ok[0]]) if len(ok) else None
+
+
+def qbcb(sample_positive_ranks: npt.ArrayLike, reviewed: int, tau: Tau = 0.95,
+         alpha: float = 0.05) -> StoppingEvidence:
+    """QBCB stopping rule: with r sample positives at queue ranks u_(1) ≤ … ≤ u_(r) and j = :func:`qbcb_threshold`,
+    stop depth = u_(j); stop now iff reviewed ≥ u_(j). Guarantee P(recall ≥ τ) ≥ 1 − α. Not applicable when τ^r > α
+    (too few positives; 59 are needed for 95 %/95 %)."""
+    ranks = _sorted_ranks(sample_positive_ranks)
+    r = len(ranks)
+    t = float(_tau(tau))
+    j = qbcb_threshold(r, tau, alpha)
+    guarantee = f"P(recall ≥ {t:g}) ≥ {1 - alpha:g}"
+    if j is None:
+        need = min_positives(tau, alpha)
+        return StoppingEvidence(
+            "qbcb", "certified", None, None, guarantee, SAMPLE_ASSUMPTIONS,
+            {"sample_positives": r, "min_positives": need, "tau": t, "alpha": alpha},
+            f"{r} sample positives cannot certify {t:.0%} recall at {1 - alpha:.0%} confidence; at least {need} "
+            "are needed: keep sampling.",
+        )
+    depth = int(ranks[j - 1])
+    stop = reviewed >= depth
+    reached = int(np.count_nonzero(ranks <= reviewed))
+    reason = (f"{reached} of {r} sample positives are reviewed; QBCB needs the {j}th (at rank {depth}): "
+              + ("stop." if stop else f"review to rank {depth}."))
+    return StoppingEvidence("qbcb", "certified", stop, depth, guarantee, SAMPLE_ASSUMPTIONS,
+                            {"sample_positives": r, "j": j, "tau": t, "alpha": alpha, "reached": reached}, reason)
+
+
+def target_method(target_positive_ranks: npt.ArrayLike, reviewed: int, tau: Tau = 0.95,
+                  alpha: float = 0.05, form: str = "exact") -> StoppingEvidence:
+    """Target method (Cormack & Grossman 2016): draw documents at random until K = :func:`target_sample_size`
+    relevant ones (the target set) are found; review in rank order until every target document is reached.
+    Stop depth = max u_i over the target set. Guarantee P(recall ≥ τ) ≥ 1 − α when the exact K is used.
+    With fewer than K target documents the rule is not yet applicable (stop_now None)."""
+    ranks = _sorted_ranks(target_positive_ranks)
+    t = float(_tau(tau))
+    k = target_sample_size(tau, alpha, form)
+    guarantee = f"P(recall ≥ {t:g}) ≥ {1 - alpha:g}"
+    details: dict[str, Detail] = {"K": k, "form": form, "targets": len(ranks), "tau": t, "alpha": alpha}
+    if len(ranks) < k:
+        return StoppingEvidence("target", "certified", None, None, guarantee, SAMPLE_ASSUMPTIONS, details,
+                                f"only {len(ranks)} of the K = {k} target documents are found: keep sampling.")
+    depth = int(ranks[-1])
+    stop = reviewed >= depth
+    reached = int(np.count_nonzero(ranks <= reviewed))
+    details["reached"] = reached
+    reason = (f"{reached} of {len(ranks)} target documents are reviewed; the deepest is at rank {depth}: "
+              + ("stop." if stop else f"review to rank {depth}."))
+    return StoppingEvidence("target", "certified", stop, depth, guarantee, SAMPLE_ASSUMPTIONS, details, reason)
+
+
+def direct_recall_rule(sample_positive_ranks: npt.ArrayLike, reviewed: int, tau: Tau = 0.95,
+                       alpha: float = 0.05) -> StoppingEvidence:
+    """Direct-method rule: f = sample positives with rank ≤ reviewed out of n₊; stop when the one-sided
+    Clopper–Pearson lower bound on recall, Beta⁻¹(α; f, n₊ − f + 1), is ≥ τ. Because that bound is ≥ τ iff
+    P(Binomial(n₊, τ) ≥ f) ≤ α, the stop depth is u_(j) with j = :func:`qbcb_threshold` (same rule as QBCB)."""
+    ranks = _sorted_ranks(sample_positive_ranks)
+    n_pos = len(ranks)
+    t = float(_tau(tau))
+    guarantee = f"P(recall ≥ {t:g}) ≥ {1 - alpha:g} (conditional on {n_pos} sample positives)"
+    if n_pos == 0:
+        return StoppingEvidence("direct", "certified", None, None, guarantee, SAMPLE_ASSUMPTIONS,
+                                {"sample_positives": 0}, "the sample holds no positive: keep sampling.")
+    f = int(np.count_nonzero(ranks <= reviewed))
+    lower = 0.0 if f == 0 else float(stats.beta.ppf(_alpha(alpha), f, n_pos - f + 1))
+    j = qbcb_threshold(n_pos, tau, alpha)
+    depth = None if j is None else int(ranks[j - 1])
+    stop = lower >= t
+    details: dict[str, Detail] = {"found_positives": f, "sample_positives": n_pos, "recall_lower": lower,
+                                  "recall_point": f / n_pos, "tau": t, "alpha": alpha}
+    reason = (f"{f} of {n_pos} sample positives are reviewed: recall ≥ {lower:.3f} at {1 - alpha:.0%} confidence, "
+              + ("at or above" if stop else "below") + f" the {t:.0%} target.")
+    return StoppingEvidence("direct", "certified", stop, depth, guarantee, SAMPLE_ASSUMPTIONS, details, reason)
+
+
+def hypergeometric_p_value(population: int, seen: int, found_before_urn: int, urn_size: int, urn_relevant: int,
+                           tau: Tau) -> tuple[float, int]:
+    """p-value of H0: recall < τ (Callaghan & Müller-Hansen 2020) and K_tar.
+
+    ρ_seen = ρ_AL + k; K_tar = ⌊ρ_seen/τ − ρ_AL + 1⌋ (exact arithmetic); p = P(X ≤ k),
+    X ~ Hypergeometric(population N − N_seen + n, successes K_tar, draws n), with N_seen = documents seen including
+    the urn. When K_tar exceeds that population, H0 is impossible and p = 0.
+    """
+    t = _tau(tau)
+    k_tar = math.floor(Fraction(found_before_urn + urn_relevant) / t - found_before_urn + 1)
+    pool = population - seen + urn_size
+    if urn_size <= 0 or pool < urn_size:
+        raise ValueError("need 0 < urn_size ≤ population − seen + urn_size")
+    if k_tar > pool:
+        return 0.0, k_tar
+    return float(stats.hypergeom.cdf(urn_relevant, pool, k_tar, urn_size)), k_tar
+
+
+def hypergeometric_test(labels: npt.ArrayLike, population: int, tau: Tau = 0.95, alpha: float = 0.05,
+                        urn_start: int | None = None) -> StoppingEvidence:
+    """Hypergeometric stopping test (Callaghan & Müller-Hansen 2020).
+
+    ``labels``: 0/1 of every document seen, in order. Random mode (``urn_start`` = s): labels[:s] are the ranked
+    screening (ρ_AL = CG(s)), labels[s:] a simple random sample (the urn) of the unseen documents; stop when
+    p < α (see :func:`hypergeometric_p_value`): a valid test of H0 recall < τ; stop depth = s.
+    Ranked mode (``urn_start`` None, buscarpy's default): urns are the last 1…N_seen screened documents, p = min
+    over urns. Heuristic: valid only if the ranking finds relevant documents at least as often as random, and the
+    minimum over nested urns is an uncorrected multiple test.
+    """
+    y = _labels(labels)
+    a = _alpha(alpha)
+    t = float(_tau(tau))
+    seen = len(y)
+    if seen > population:
+        raise ValueError(f"{seen} labels but population {population}")
+    if urn_start is not None:
+        if not 0 <= urn_start < seen:
+            raise ValueError("urn_start must leave a non-empty urn")
+        rho_al = int(y[:urn_start].sum())
+        k = int(y[urn_start:].sum())
+        p, k_tar = hypergeometric_p_value(population, seen, rho_al, seen - urn_start, k, tau)
+        stop = p < a
+        details: dict[str, Detail] = {"p_value": p, "K_tar": k_tar, "urn_size": seen - urn_start,
+                                      "urn_relevant": k, "found_before_urn": rho_al, "tau": t, "alpha": a}
+        reason = (f"random urn of {seen - urn_start} with {k} relevant: p = {p:.4g} for 'recall < {t:.0%}' — "
+                  + ("reject, stop." if stop else "cannot reject, keep screening."))
+        return StoppingEvidence(
+            "hypergeometric", "certified", stop, urn_start if stop else None,
+            f"P(stopping while recall < {t:g}) ≤ {a:g}",
+            ("the urn is a simple random sample of the documents unseen when it was drawn",
+             "judgments are correct"), details, reason)
+    if seen == 0:
+        return StoppingEvidence("hypergeometric-ranked", "heuristic", None, None, "none", (), {},
+                                "nothing screened yet.")
+    cg = np.concatenate(([0], np.cumsum(y))).astype(np.int64)
+    n = np.arange(1, seen + 1, dtype=np.int64)
+    rho_arr = cg[seen - n]
+    k_arr = cg[seen] - rho_arr
+    tf = _tau(tau)
+    # K_tar = ⌊(ρ_AL + k)/τ⌋ − ρ_AL + 1 exactly, with τ = num/den: ⌊x·den/num⌋ in integers.
+    k_tar = (cg[seen] * tf.denominator) // tf.numerator - rho_arr + 1
+    pool = population - seen + n
+    p_all = np.where(k_tar > pool, 0.0, stats.hypergeom.cdf(k_arr, pool, np.minimum(k_tar, pool), n))
+    best = int(np.argmin(p_all))
+    p = float(p_all[best])
+    stop = p < a
+    details = {"p_value": p, "urn_size": int(n[best]), "K_tar": int(k_tar[best]), "tau": t, "alpha": a}
+    reason = (f"smallest p over the last 1…{seen} screened documents as urns: {p:.4g} (urn of {int(n[best])}) — "
+              + ("stop (heuristic: ranked urns)." if stop else "keep screening."))
+    return StoppingEvidence(
+        "hypergeometric-ranked", "heuristic", stop, seen if stop else None, "none (ranked urns are not random)",
+        ("the ranking finds relevant documents at least as often as random sampling would",
+         "minimum over nested urns: uncorrected multiple test"), details, reason)
+
+
+def elusion_rule(found: int, unreviewed: int, sample_size: int, sample_relevant: int, tau: Tau = 0.95,
+                 alpha: float = 0.05, reviewed: int | None = None) -> StoppingEvidence:
+    """Elusion test: with the cutoff fixed, sample n_u of the N_u unreviewed; stop when the one-sided exact
+    hypergeometric lower bound on recall, F/(F + D_U), is ≥ τ (reference §4)."""
+    t = float(_tau(tau))
+    est = estimate_elusion(found, unreviewed, sample_size, sample_relevant, confidence=1 - _alpha(alpha),
+                           sided="upper")
+    lower = est.recall_lower if est.recall_lower is not None else 0.0
+    stop = lower >= t
+    details: dict[str, Detail] = {"recall_lower": lower, "missed_upper": est.details.get("missed_upper", 0),
+                                  "tau": t, "alpha": alpha}
+    reason = (f"{sample_relevant} relevant in a sample of {sample_size} of {unreviewed} unreviewed: recall ≥ "
+              f"{lower:.3f} at {1 - alpha:.0%} confidence, " + ("at or above" if stop else "below")
+              + f" the {t:.0%} target.")
+    return StoppingEvidence("elusion", "certified", stop, reviewed if stop else None,
+                            f"P(recall ≥ {t:g} | stop) ≥ {1 - alpha:g} for one test at a fixed cutoff",
+                            (*est.assumptions, "testing repeatedly at successive cutoffs voids the guarantee"),
+                            details, reason)
+
+
+def autotar_checkpoints(limit: int, first_batch: int = 1) -> IntArray:
+    """Review counts after each AutoTAR batch: b₁ = ``first_batch``, b ← b + ⌈b/10⌉; s = cumulative sum ≤ limit."""
+    out: list[int] = []
+    s, b = 0, first_batch
+    while s + b <= limit:
+        s += b
+        out.append(s)
+        b += math.ceil(b / 10)
+    return np.array(out, dtype=np.int64)
+
+
+def knee_rho(cg: IntArray, s: int, mode: str = "knee") -> tuple[int, float]:
+    """Knee i of the gain curve on [1, s] (max distance above the line from (0, 0) to (s, CG(s)); i < s) and the
+    slope ratio ρ = [CG(i)/i] / [(CG(s) − CG(i) + 1)/(s − i)]. ``mode="max"``: the maximum ρ over every i < s.
+    ``cg`` is CG(0…n). Returns (i, ρ); (0, 0.0) when s < 2."""
+    if s < 2:
+        return 0, 0.0
+    i = np.arange(1, s)
+    gi = cg[1:s].astype(np.float64)
+    rho = (gi / i) / ((cg[s] - gi + 1) / (s - i))
+    if mode == "max":
+        best = int(np.argmax(rho))
+    elif mode == "knee":
+        best = int(np.argmax(gi * s - cg[s] * i))
+    else:
+        raise ValueError(f"mode must be 'knee' or 'max', got {mode!r}")
+    return int(i[best]), float(rho[best])
+
+
+def knee_method(labels: npt.ArrayLike, *, min_reviewed: int = 150, rho_mode: str = "knee",
+                checkpoints: Sequence[int] | None = None) -> StoppingEvidence:
+    """Knee method (Cormack & Grossman 2016), checked after each AutoTAR batch (:func:`autotar_checkpoints`) or at
+    ``checkpoints``: stop at the first checkpoint s ≥ ``min_reviewed`` where ρ ≥ 156 − min(CG(s), 150) (ρ from
+    :func:`knee_rho`). Heuristic: no guarantee; implicit recall level (~70–90 %)."""
+    y = _labels(labels)
+    cg = np.concatenate(([0], np.cumsum(y))).astype(np.int64)
+    points = autotar_checkpoints(len(y)) if checkpoints is None else np.asarray(checkpoints, dtype=np.int64)
+    fired: int | None = None
+    last: tuple[int, float, int] = (0, 0.0, 0)
+    for s in points:
+        s_int = int(s)
+        if s_int < min_reviewed or s_int > len(y):
+            continue
+        i, rho = knee_rho(cg, s_int, rho_mode)
+        last = (i, rho, s_int)
+        if rho >= KNEE_BASE - min(int(cg[s_int]), KNEE_CAP):
+            fired = s_int
+            break
+    details: dict[str, Detail] = {"knee": last[0], "rho": last[1], "checked_at": last[2],
+                                  "relret": int(cg[last[2]]), "min_reviewed": min_reviewed, "rho_mode": rho_mode}
+    reason = (f"knee found at {last[0]} with slope ratio {last[1]:.1f} after {last[2]} reviewed: "
+              + ("stop (heuristic, no recall guarantee)." if fired is not None else "not yet."))
+    return StoppingEvidence("knee", "heuristic", fired is not None, fired, "none",
+                            ("gain curve flattens once most relevant documents are found",), details, reason)
+
+
+def budget_method(labels: npt.ArrayLike, population: int, *, rho_mode: str = "knee",
+                  checkpoints: Sequence[int] | None = None) -> StoppingEvidence:
+    """Budget method (Cormack & Grossman 2016): at the first checkpoint s where
+    (ρ ≥ 6 and s ≥ 10·N/CG(s)) or s ≥ 0.75·N. Heuristic: no guarantee."""
+    y = _labels(labels)
+    cg = np.concatenate(([0], np.cumsum(y))).astype(np.int64)
+    points = autotar_checkpoints(len(y)) if checkpoints is None else np.asarray(checkpoints, dtype=np.int64)
+    fired: int | None = None
+    rho = 0.0
+    for s in points:
+        s_int = int(s)
+        if s_int > len(y):
+            continue
+        _, rho = knee_rho(cg, s_int, rho_mode)
+        relret = int(cg[s_int])
+        if (rho >= 6 and relret > 0 and s_int * relret >= 10 * population) or 4 * s_int >= 3 * population:
+            fired = s_int
+            break
+    details: dict[str, Detail] = {"rho": rho, "population": population, "relret": int(cg[-1])}
+    reason = ("budget reached: stop (heuristic, no recall guarantee)." if fired is not None
+              else "budget not reached: keep reviewing.")
+    return StoppingEvidence("budget", "heuristic", fired is not None, fired, "none",
+                            ("gain curve flattens once most relevant documents are found",), details, reason)
+
+
+def quant_estimate(probabilities: npt.ArrayLike, reviewed: int) -> tuple[float, float]:
+    """Quant recall estimate (Yang, Lewis & Frieder 2021) for the first ``reviewed`` documents of the queue:
+    Recall̂ = S_rev/S_all, S = Σ p_d; Var = S_rev²·V_all/S_all⁴ + (V_all − V_unrev)/S_all², V = Σ p(1 − p).
+    Returns (Recall̂, Var)."""
+    p = np.asarray(probabilities, dtype=np.float64).reshape(-1)
+    if np.any((p < 0) | (p > 1)):
+        raise ValueError("probabilities must be in [0, 1]")
+    s_all = float(p.sum())
+    if s_all <= 0:
+        return 1.0, 0.0
+    s_rev = float(p[:reviewed].sum())
+    v = p * (1 - p)
+    v_all = float(v.sum())
+    v_unrev = float(v[reviewed:].sum())
+    var = s_rev**2 * v_all / s_all**4 + (v_all - v_unrev) / s_all**2
+    return s_rev / s_all, var
+
+
+def quant_rule(probabilities: npt.ArrayLike, reviewed: int, tau: Tau = 0.95, m: float = 0.0) -> StoppingEvidence:
+    """Quant (m = 0) / QuantCI (m = 2): stop when Recall̂ − m·√Var ≥ τ (see :func:`quant_estimate`) with
+    ``probabilities`` = the current model's p_d for every document in queue order. Stop depth = the first prefix
+    length where the rule holds under these probabilities. Heuristic (model-based): no guarantee."""
+    t = float(_tau(tau))
+    p = np.asarray(probabilities, dtype=np.float64).reshape(-1)
+    est, var = quant_estimate(p, reviewed)
+    bound = est - m * math.sqrt(max(var, 0.0))
+    stop = bound >= t
+    s_all = float(p.sum())
+    depth: int | None = None
+    if s_all > 0:
+        s_rev = np.cumsum(p)
+        v = p * (1 - p)
+        v_all = float(v.sum())
+        v_rev = np.cumsum(v)
+        var_k = s_rev**2 * v_all / s_all**4 + v_rev / s_all**2
+        ok = np.flatnonzero(s_rev / s_all - m * np.sqrt(var_k) >= t)
+        depth = int(ok[0]) + 1 if len(ok) else None
+    name = "quant" if m == 0 else "quant-ci"
+    details: dict[str, Detail] = {"recall_estimate": est, "variance": var, "bound": bound, "m": m, "tau": t}
+    reason = (f"model-estimated recall {est:.3f} (bound {bound:.3f}) "
+              + ("reaches" if stop else "is below") + f" the {t:.0%} target.")
+    return StoppingEvidence(name, "heuristic", stop, depth, "none (model-based)",
+                            ("the model's probabilities are calibrated for every document",
+                             "the estimate moves after each retraining"), details, reason)

@@ -1,0 +1,133 @@
+"""Depth to reach a target recall τ when R (the number of relevant documents) is known (reference §1).
+
+Pure functions. A queue is described by the sorted 1-based ranks of its relevant documents, u_1 < u_2 < … (so
+CG(k) = #{i : u_i ≤ k}); R is passed separately because relevant documents may lie outside the queue.
+
+k(τ) = the number of relevant documents needed; depth(τ) = u_{k(τ)} = min{k : CG(k) ≥ k(τ)}, or *not reached* when
+fewer than k(τ) relevant documents are in the queue. R = 0 makes depth undefined: :func:`depth_to_recall` raises.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+import numpy.typing as npt
+
+IntArray = npt.NDArray[np.int64]
+
+TARGET_RULES: tuple[str, ...] = ("ceil", "tar_eval", "asreview")
+DEFAULT_TARGETS: tuple[float, ...] = (0.8, 0.9, 0.95, 0.99)
+
+
+def exact_fraction(tau: str | Fraction | float) -> Fraction:
+    """τ as an exact decimal fraction: ``Fraction(str(τ))`` (so the float 0.55 is 11/20, not 0.55000000000000004…)."""
+    if isinstance(tau, Fraction):
+        return tau
+    if isinstance(tau, str):
+        return Fraction(tau.strip())
+    return Fraction(str(float(tau)))
+
+
+def _check_tau(value: Fraction) -> None:
+    if not 0 <= value <= 1:
+        raise ValueError(f"target recall must be in [0, 1], got {value}")
+
+
+def target_count(tau: str | Fraction | float, relevant: int, rule: str = "ceil") -> int:
+    """k(τ): relevant documents needed for recall τ out of R = ``relevant``.
+
+    - ``ceil`` (default, clean): k = ⌈τ·R⌉ in exact decimal arithmetic (τ = 0.55, R = 100 → 55, not 56).
+    - ``tar_eval`` (CLEF 2017–2019 wss_95): k = round-half-even(τ·R), Python ``round`` on the float product
+      (R = 14 → 13; R = 30 → 28 for τ = 0.95).
+    - ``asreview`` (asreview-insights WSS@τ): the largest j with j/R ≤ τ, compared in floats (R = 4, τ = 0.95 → 3).
+
+    R ≤ 0 gives 0.
+    """
+    if rule not in TARGET_RULES:
+        raise ValueError(f"rule must be one of {TARGET_RULES}, got {rule!r}")
+    frac = exact_fraction(tau)
+    _check_tau(frac)
+    if relevant <= 0:
+        return 0
+    if rule == "ceil":
+        return math.ceil(frac * relevant)
+    if rule == "tar_eval":
+        return round(float(frac) * float(relevant))
+    points = np.arange(1, relevant + 1, dtype=np.float64) / float(relevant)
+    return int(np.searchsorted(points, float(frac), side="right"))
+
+
+@dataclass(frozen=True)
+class DepthAtTarget:
+    """Depth to reach one target: ``needed`` = k(τ); ``depth`` = rank of the k-th relevant document (None = not
+    reached); ``precision`` = k/depth; ``wss`` = (N − depth)/N − (1 − τ) (None without N or when not reached)."""
+
+    target: float
+    needed: int
+    depth: int | None
+    precision: float | None
+    wss: float | None
+    rule: str
+
+
+def _ranks(relevant_ranks: npt.ArrayLike) -> IntArray:
+    ranks = np.asarray(relevant_ranks, dtype=np.int64).reshape(-1)
+    if len(ranks) and (ranks[0] < 1 or np.any(np.diff(ranks) <= 0)):
+        raise ValueError("relevant_ranks must be strictly increasing 1-based ranks")
+    return ranks
+
+
+def depth_at_count(relevant_ranks: IntArray, needed: int) -> int | None:
+    """depth(k) = u_k, the rank of the k-th relevant document (0 for k ≤ 0; None when fewer than k are ranked)."""
+    if needed <= 0:
+        return 0
+    ranks = _ranks(relevant_ranks)
+    return int(ranks[needed - 1]) if len(ranks) >= needed else None
+
+
+def depth_to_recall(relevant_ranks: IntArray, relevant_total: int,
+                    targets: Sequence[float | str] = DEFAULT_TARGETS, population: int | None = None,
+                    rule: str = "ceil") -> list[DepthAtTarget]:
+    """Depth to each target recall τ with R = ``relevant_total`` known.
+
+    k = k(τ) (see :func:`target_count`); depth = u_k, the rank of the k-th relevant document, None when fewer than
+    k relevant documents are in the queue; precision = k/depth; WSS@τ = (N − depth)/N − (1 − τ) with N =
+    ``population`` (1 − τ in exact decimal arithmetic). Recall at depth is k/R ≥ τ under the ``ceil`` rule.
+
+    Raises ValueError when R ≤ 0 (depth to a recall target is undefined) or when the queue holds more relevant
+    documents than R.
+    """
+    ranks = _ranks(relevant_ranks)
+    if relevant_total <= 0:
+        raise ValueError("R = 0: depth to a recall target is undefined (no relevant documents)")
+    if len(ranks) > relevant_total:
+        raise ValueError(f"{len(ranks)} relevant ranks given but R = {relevant_total}")
+    if population is not None and population <= 0:
+        raise ValueError(f"population must be positive, got {population}")
+    out: list[DepthAtTarget] = []
+    for tau in targets:
+        frac = exact_fraction(tau)
+        needed = target_count(frac, relevant_total, rule)
+        depth = depth_at_count(ranks, needed)
+        precision = None if depth is None or depth == 0 else needed / depth
+        wss = None
+        if depth is not None and population is not None:
+            wss = (population - depth) / population - float(1 - frac)
+        out.append(DepthAtTarget(float(frac), needed, depth, precision, wss, rule))
+    return out
+
+
+def last_relevant_rank(relevant_ranks: IntArray) -> int | None:
+    """max u_i: rank of the deepest relevant document in the queue (the depth of 100 % of the ranked relevant);
+    None when the queue holds no relevant document."""
+    ranks = _ranks(relevant_ranks)
+    return int(ranks[-1]) if len(ranks) else None
+
+
+def relevant_ranks_from_labels(labels: npt.ArrayLike) -> IntArray:
+    """Sorted 1-based ranks u_i of the relevant documents of a 0/1 label array in queue order."""
+    return (np.flatnonzero(np.asarray(labels)) + 1).astype(np.int64)

@@ -1,0 +1,195 @@
+"""Render a `Report` as a Rich table, CSV or a self-contained HTML page. Formatting only, no computation."""
+
+from __future__ import annotations
+
+import csv
+import io
+from fractions import Fraction
+from html import escape
+from typing import TYPE_CHECKING, Any
+
+from reviewdepth.report.charts import gain_svg, precision_recall_svg
+from reviewdepth.report.model import Report
+
+if TYPE_CHECKING:
+    from rich.console import Group
+
+
+def fmt(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(fmt(v) for v in value)
+    return str(value)
+
+
+def main_target(report: Report) -> float | None:
+    targets = report.settings.get("targets") or []
+    return float(Fraction(targets[min(2, len(targets) - 1)])) if targets else None
+
+
+def _rows(report: Report) -> list[tuple[str, str, str, Any]]:
+    """(section, row, column, value) for every number in the report: the CSV and the table share it."""
+    out: list[tuple[str, str, str, Any]] = []
+    for key, value in report.summary.items():
+        out.append(("summary", key, "value", value))
+    for est in report.estimates:
+        for key in ("point", "lower", "upper", "recall_point", "recall_lower", "recall_upper", "interval",
+                    "confidence"):
+            if key in est:
+                out.append(("relevant_estimate", est["method"], key, est[key]))
+        out.append(("relevant_estimate", est["method"], "assumptions", "; ".join(est.get("assumptions", []))))
+    for row in report.depth:
+        for key, value in row.items():
+            if key != "target":
+                out.append(("depth", str(row.get("target")), key, value))
+    for key, value in report.current.items():
+        out.append(("current", key, "value", value))
+    for ev in report.stopping:
+        for key in ("kind", "stop_now", "stop_depth", "guarantee", "reason"):
+            out.append(("stopping", ev["rule"], key, ev.get(key)))
+    for key, value in report.measures.items():
+        out.append(("measures_reviewed_prefix", key, "value", value))
+    for key, value in (report.completed_review or {}).items():
+        out.append(("completed_review", key, "value", value))
+    for sample in report.samples:
+        for key, value in sample.items():
+            if key != "id":
+                out.append(("samples", str(sample["id"]), key, value))
+    for key, value in report.settings.items():
+        out.append(("settings", key, "value", "; ".join(map(str, value)) if isinstance(value, list) else value))
+    for key, value in report.provenance.items():
+        out.append(("provenance", key, "value", "; ".join(map(str, value)) if isinstance(value, list) else value))
+    return out
+
+
+def render_csv(report: Report) -> str:
+    """Long CSV: ``section,row,column,value`` (full precision)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["section", "row", "column", "value"])
+    for section, row, column, value in _rows(report):
+        writer.writerow([section, row, column, "" if value is None else (repr(value) if isinstance(value, float)
+                                                                           else value)])
+    return buffer.getvalue()
+
+
+def render_table(report: Report) -> Group:
+    """Rich tables for people: the answer first (depth and stopping), then the evidence and settings."""
+    from rich.console import Group
+    from rich.table import Table
+
+    s = report.summary
+    head = Table(title=f"topic {report.topic} · queue {report.queue} · as of judgment "
+                       f"{fmt(report.settings.get('as_of_judgment'))} · policy {report.settings['label_policy']}")
+    head.add_column("reviewed", justify="right")
+    head.add_column("queue", justify="right")
+    head.add_column("population N", justify="right")
+    head.add_column("judged", justify="right")
+    head.add_column("relevant found", justify="right")
+    head.add_row(fmt(s["reviewed"]), fmt(s["queue_size"]), fmt(s["population"]), fmt(s["judged"]),
+                 fmt(s["relevant_found"]))
+
+    est = Table(title=f"|R| estimates ({report.settings['confidence']:.0%} confidence; depth uses "
+                      f"{report.depth_basis}; assumptions in the JSON and HTML reports)")
+    for col in ("method", "point", "lower", "upper", "recall", "interval"):
+        est.add_column(col, justify="left" if col in ("method", "interval") else "right")
+    for e in report.estimates:
+        est.add_row(e["method"], fmt(e["point"]), fmt(e["lower"]), fmt(e["upper"]), fmt(e.get("recall_point")),
+                    fmt(e["interval"]))
+
+    depth = Table(title=f"depth to target recall (from the {report.depth_basis} estimate)")
+    if report.depth_basis == "known":
+        columns = [("target", "target"), ("needed", "relevant needed"), ("depth", "depth"),
+                   ("reached", "reached"), ("precision", "precision"), ("wss", "WSS")]
+    else:
+        columns = [("target", "target"), ("point_depth", "point depth"), ("point_reached", "reached"),
+                   ("conservative_needed", "conservative: relevant needed"), ("conservative_depth", "depth"),
+                   ("conservative_reached", "reached"), ("certified_depth", "certified depth (sample)"),
+                   ("extra_documents", "more documents")]
+    for _, title in columns:
+        depth.add_column(title, justify="right")
+    for row in report.depth:
+        depth.add_row(*(f"{row[k]:g}" if k == "target" else fmt(row.get(k)) for k, _ in columns))
+
+    stop = Table(title="stopping evidence")
+    for col in ("rule", "kind", "stop now", "stop depth", "why"):
+        stop.add_column(col)
+    for ev in report.stopping:
+        stop.add_row(ev["rule"], ev["kind"], fmt(ev.get("stop_now")), fmt(ev.get("stop_depth")), ev.get("reason", ""))
+
+    cur = Table(title="at the current depth")
+    cur.add_column("quantity")
+    cur.add_column("value", justify="right")
+    for key, value in report.current.items():
+        cur.add_row(key, fmt(value))
+    for key, value in report.measures.items():
+        cur.add_row(key, fmt(value))
+
+    foot = Table(title="settings and provenance", show_header=False)
+    foot.add_column("key")
+    foot.add_column("value")
+    for key, value in {**report.settings, **report.provenance}.items():
+        foot.add_row(key, fmt(value))
+    return Group(head, est, depth, stop, cur, foot)
+
+
+def _html_table(headers: list[str], rows: list[list[Any]]) -> str:
+    head = "".join(f"<th>{escape(h)}</th>" for h in headers)
+    body = "".join("<tr>" + "".join(f"<td>{escape(fmt(v))}</td>" for v in row) + "</tr>" for row in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def render_html(report: Report) -> str:
+    """A self-contained page (inline CSS and SVG, no scripts, no external resources)."""
+    s = report.summary
+    target = main_target(report)
+    depth_keys = [k for k in (report.depth[0].keys() if report.depth else [])]
+    sections = [
+        f"<h1>How deep to review: topic {escape(report.topic)}</h1>",
+        f"<p>Queue <b>{escape(report.queue)}</b> ({escape(str(s['ordering']))} order): {fmt(s['reviewed'])} of "
+        f"{fmt(s['queue_size'])} documents reviewed in rank order, {fmt(s['relevant_found_in_reviewed'])} relevant "
+        f"found there; population N = {fmt(s['population'])} ({escape(str(s['population_source']))}). As of judgment "
+        f"{fmt(report.settings.get('as_of_judgment'))}, label policy "
+        f"<b>{escape(str(report.settings['label_policy']))}</b>.</p>",
+        "<h2>Depth to target recall</h2>",
+        f"<p>Computed from the <b>{escape(report.depth_basis)}</b> estimate of |R|.</p>",
+        _html_table(depth_keys, [[row[k] for k in depth_keys] for row in report.depth]),
+        gain_svg(report.gain, target, f"recall against depth ({report.topic})"),
+        "<h2>Stopping evidence</h2>",
+        _html_table(["rule", "kind", "stop now", "stop depth", "guarantee", "why"],
+                    [[e["rule"], e["kind"], e.get("stop_now"), e.get("stop_depth"), e.get("guarantee"),
+                      e.get("reason")] for e in report.stopping]),
+        "<h2>Estimates of |R|</h2>",
+        _html_table(["method", "point", "lower", "upper", "interval", "recall", "assumptions"],
+                    [[e["method"], e["point"], e["lower"], e["upper"], e["interval"], e.get("recall_point"),
+                      "; ".join(e.get("assumptions", []))] for e in report.estimates]),
+        "<h2>At the current depth</h2>",
+        _html_table(["quantity", "value"], [[k, v] for k, v in {**report.current, **report.measures}.items()]),
+        precision_recall_svg(report.precision_recall, f"precision-recall, reviewed prefix ({report.topic})"),
+    ]
+    if report.completed_review:
+        sections += ["<h2>Completed review (fully judged topic)</h2>",
+                     _html_table(["measure", "value"], [[k, v] for k, v in report.completed_review.items()])]
+    sections += [
+        "<h2>Samples</h2>",
+        _html_table(["id", "frame", "size", "frame size", "seed", "complete", "missing", "relevant"],
+                    [[x["id"], x["frame_definition"], x["size"], x["frame_size"], x["seed"], x["complete"],
+                      x["missing"], x["relevant"]] for x in report.samples]) if report.samples else
+        "<p>No random sample yet: draw one with <code>reviewdepth sample draw</code>.</p>",
+        "<footer><h2>Settings and provenance</h2>",
+        _html_table(["key", "value"], [[k, v] for k, v in {**report.settings, **report.provenance}.items()]),
+        "</footer>",
+    ]
+    style = ("body{font-family:sans-serif;max-width:960px;margin:2em auto;color:#222}"
+             "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;"
+             "text-align:right}th{background:#f3f3f3}svg{display:block;margin:1em 0}")
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>reviewdepth report: {escape(report.topic)}</title><style>{style}</style></head><body>\n"
+            + "\n".join(sections) + "\n</body></html>\n")

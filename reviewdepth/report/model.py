@@ -1,0 +1,61 @@
+"""The depth report: one plain-data object that every renderer (table, JSON, CSV, HTML) and both doors use.
+
+Nothing here computes; `reviewdepth.services.report.build_report` fills it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+Scalar = float | int | str | bool | None
+
+
+@dataclass
+class Curve:
+    """Points of a chart series (already thinned to a plottable number)."""
+
+    x: list[float]
+    y: list[float]
+
+
+@dataclass
+class Report:
+    """Everything the depth report shows for one topic and queue, at one point of the judgment log."""
+
+    topic: str
+    queue: str
+    summary: dict[str, Any]
+    estimates: list[dict[str, Any]]
+    depth_basis: str
+    depth: list[dict[str, Any]]
+    current: dict[str, Any]
+    stopping: list[dict[str, Any]]
+    measures: dict[str, Any]
+    completed_review: dict[str, Any] | None
+    samples: list[dict[str, Any]]
+    settings: dict[str, Any]
+    provenance: dict[str, Any]
+    gain: dict[str, Any] = field(default_factory=dict)
+    precision_recall: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        cleaned: dict[str, Any] = _clean(dataclasses.asdict(self))
+        return cleaned
+
+    def to_json(self) -> str:
+        """Deterministic JSON: same report, same bytes (floats as shortest round-trip repr, keys in order)."""
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, float):
+        return None if math.isnan(value) or math.isinf(value) else value
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    return value

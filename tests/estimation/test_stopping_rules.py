@@ -1,0 +1,169 @@
+"""Stopping rules (reference §7): QBCB and hypergeometric vectors, target-method K, heuristics' mechanics."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from reviewdepth.estimation.stopping import (
+    autotar_checkpoints,
+    budget_method,
+    direct_recall_rule,
+    elusion_rule,
+    hypergeometric_p_value,
+    hypergeometric_test,
+    knee_method,
+    knee_rho,
+    min_positives,
+    qbcb,
+    qbcb_threshold,
+    quant_estimate,
+    quant_rule,
+    target_method,
+    target_sample_size,
+)
+
+
+@pytest.mark.parametrize(("r", "tau", "j"), [(100, 0.9, 96), (100, 0.95, 99), (59, 0.95, 59), (58, 0.95, None),
+                                             (30, 0.8, 28), (200, 0.95, 196)])
+def test_qbcb_vectors(r: int, tau: float, j: int | None) -> None:
+    assert qbcb_threshold(r, tau, 0.05) == j
+
+
+def test_qbcb_threshold_definition() -> None:
+    for r in range(1, 150, 7):
+        for tau in (0.5, 0.8, 0.9, 0.95):
+            j = qbcb_threshold(r, tau, 0.05)
+            if j is None:
+                assert tau**r > 0.05
+                continue
+            assert stats.binom.sf(j - 1, r, tau) <= 0.05
+            assert j == 1 or stats.binom.sf(j - 2, r, tau) > 0.05
+
+
+def test_sample_size_facts() -> None:
+    assert min_positives(0.95, 0.05) == 59 and min_positives(0.9, 0.05) == 29
+    assert target_sample_size(0.95, 0.05) == 59 and target_sample_size(0.7, 0.05) == 9
+    assert target_sample_size(0.95, 0.05, "published") == 60 and target_sample_size(0.7, 0.05, "published") == 10
+    assert qbcb_threshold(min_positives(0.95, 0.05), 0.95, 0.05) == 59  # j = r is the target method
+    with pytest.raises(ValueError):
+        target_sample_size(0.95, 0.05, "approx")
+
+
+def test_qbcb_rule() -> None:
+    ranks = np.arange(10, 1010, 10)  # 100 positives at ranks 10, 20, …, 1000
+    ev = qbcb(ranks, reviewed=985, tau=0.9)
+    assert ev.kind == "certified" and ev.stop_depth == 960 and ev.stop_now is True
+    assert ev.details["j"] == 96 and "stop." in ev.reason
+    ev = qbcb(ranks, reviewed=955, tau=0.9)
+    assert ev.stop_now is False and "review to rank 960" in ev.reason
+    few = qbcb(ranks[:58], reviewed=10_000, tau=0.95)
+    assert few.stop_now is None and few.stop_depth is None and few.details["min_positives"] == 59
+    assert "59" in few.reason
+
+
+def test_target_method() -> None:
+    targets = np.arange(1, 60) * 7  # 59 targets, deepest at 413
+    ev = target_method(targets[::-1], reviewed=413)
+    assert ev.stop_now is True and ev.stop_depth == 413 and ev.details["K"] == 59
+    assert target_method(targets, reviewed=412).stop_now is False
+    short = target_method(targets[:58], reviewed=1000)
+    assert short.stop_now is None and "58 of the K = 59" in short.reason
+    pub = target_method(targets, reviewed=1000, form="published")
+    assert pub.stop_now is None and pub.details["K"] == 60
+
+
+def test_direct_rule_matches_qbcb() -> None:
+    ranks = np.arange(5, 505, 5)  # 100 positives
+    for reviewed in (470, 490, 494, 495, 500):
+        d = direct_recall_rule(ranks, reviewed, tau=0.95)
+        q = qbcb(ranks, reviewed, tau=0.95)
+        assert d.stop_now == q.stop_now and d.stop_depth == q.stop_depth == 495
+    d = direct_recall_rule(ranks, 495, tau=0.95)
+    assert float(d.details["recall_lower"]) >= 0.95
+    assert direct_recall_rule(np.array([], dtype=np.int64), 10).stop_now is None
+
+
+def test_hypergeometric_vectors() -> None:
+    assert hypergeometric_p_value(10000, 5000, 191, 2000, 0, 0.95) == (pytest.approx(0.024616, abs=1e-6), 11)
+    assert hypergeometric_p_value(10000, 4000, 191, 1000, 0, 0.95)[0] == pytest.approx(0.183238, abs=1e-6)
+    assert hypergeometric_p_value(10000, 5000, 191, 2000, 1, 0.95) == (pytest.approx(0.102104, abs=1e-6), 12)
+    labels = np.concatenate([np.ones(191), np.zeros(2809), np.zeros(2000)])
+    ev = hypergeometric_test(labels, 10000, 0.95, 0.05, urn_start=3000)
+    assert ev.kind == "certified" and ev.stop_now is True and ev.stop_depth == 3000
+    assert ev.details["K_tar"] == 11
+    ev1 = hypergeometric_test(labels[:4000], 10000, 0.95, 0.05, urn_start=3000)
+    assert ev1.stop_now is False and ev1.stop_depth is None
+    labels[3500] = 1
+    ev2 = hypergeometric_test(labels, 10000, 0.95, 0.05, urn_start=3000)
+    assert ev2.stop_now is False and ev2.details["p_value"] == pytest.approx(0.102104, abs=1e-6)
+
+
+def test_hypergeometric_ranked_mode() -> None:
+    labels = np.concatenate([np.ones(191), np.zeros(4809)])
+    ev = hypergeometric_test(labels, 10000, 0.95, 0.05)
+    assert ev.kind == "heuristic" and ev.stop_now is True and ev.stop_depth == 5000
+    # The minimum over urns is no larger than the p of the urn of the last 2,000.
+    assert float(ev.details["p_value"]) <= 0.024616
+    early = hypergeometric_test(labels[:400], 10000, 0.95, 0.05)
+    assert early.stop_now is False
+    # K_tar beyond the pool means H0 is impossible: p = 0.
+    assert hypergeometric_p_value(100, 100, 50, 10, 0, 0.5)[0] == 0.0
+
+
+def test_elusion_rule() -> None:
+    ev = elusion_rule(380, 10000, 500, 2, tau=0.7, alpha=0.05, reviewed=3000)
+    assert ev.stop_now is True and ev.stop_depth == 3000
+    assert float(ev.details["recall_lower"]) == pytest.approx(380 / 503)
+    assert elusion_rule(380, 10000, 500, 2, tau=0.9).stop_now is False
+
+
+def test_autotar_schedule_and_knee() -> None:
+    pts = autotar_checkpoints(100)
+    assert list(pts[:6]) == [1, 3, 6, 10, 15, 21] and pts[-1] <= 100
+    steps = np.diff(np.concatenate(([0], pts)))
+    assert all(b2 == b1 + -(-b1 // 10) for b1, b2 in itertools.pairwise(steps))
+    cg = np.concatenate(([0], np.cumsum([1, 1, 1, 1, 0, 0, 0, 0, 0, 0])))
+    i, rho = knee_rho(cg, 10)
+    assert i == 4 and rho == pytest.approx((4 / 4) / (1 / 6))
+    assert knee_rho(cg, 10, "max")[1] >= rho
+
+
+def test_knee_method_fires_on_a_plateau_not_before() -> None:
+    rng = np.random.default_rng(3)
+    head = (rng.random(400) < 0.5).astype(int)
+    labels = np.concatenate([head, np.zeros(3000, dtype=int)])
+    ev = knee_method(labels)
+    assert ev.kind == "heuristic" and ev.stop_now is True and ev.stop_depth is not None
+    assert ev.stop_depth > 400  # the plateau must be long enough for ρ ≥ 156 − min(relret, 150)
+    steady = (rng.random(3000) < 0.3).astype(int)
+    assert knee_method(steady).stop_now is False
+    assert knee_method(labels[:100]).stop_now is False  # under the 150-document gate
+
+
+def test_budget_method() -> None:
+    labels = np.zeros(800, dtype=int)
+    labels[:5] = 1
+    ev = budget_method(labels, population=1000)
+    assert ev.stop_now is True and ev.stop_depth is not None and ev.stop_depth >= 750
+    assert budget_method(labels[:700], population=1000).stop_now is False
+    rich = np.concatenate([np.ones(100, dtype=int), np.zeros(1000, dtype=int)])
+    fired = budget_method(rich, population=2000)
+    assert fired.stop_now is True and fired.stop_depth is not None and fired.stop_depth >= 200
+
+
+def test_quant() -> None:
+    p = np.array([0.9, 0.8, 0.7, 0.1, 0.05, 0.05])
+    est, var = quant_estimate(p, 3)
+    s_all, s_rev = p.sum(), p[:3].sum()
+    v = p * (1 - p)
+    assert est == pytest.approx(s_rev / s_all)
+    assert var == pytest.approx(s_rev**2 * v.sum() / s_all**4 + v[:3].sum() / s_all**2)
+    ev = quant_rule(p, 3, tau=0.8)
+    assert ev.rule == "quant" and ev.stop_now is True and ev.stop_depth == 3
+    ci = quant_rule(p, 3, tau=0.8, m=2)
+    assert ci.rule == "quant-ci" and ci.stop_now is False
+    assert ci.stop_depth is None or ci.stop_depth > 3
