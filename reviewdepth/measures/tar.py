@@ -11,13 +11,15 @@ CLEF TAR scripts' arithmetic (quirks included); the unprefixed ones are the clea
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
+
+from reviewdepth.measures.depth import exact_fraction
+from reviewdepth.measures.depth import target_count as depth_target_count
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -69,29 +71,18 @@ def norm_last_rel(rel: RelArray, num_docs: int) -> float:
 
 
 def _fraction(tau: str | float | Fraction) -> Fraction:
-    if isinstance(tau, Fraction):
-        return tau
-    if isinstance(tau, str):
-        return Fraction(tau)
-    return Fraction(repr(float(tau)))  # 0.55 -> 11/20, not the binary 0.55000000000000004…
+    return exact_fraction(tau)
+
+
+# tar_eval's and asreview-insights' names for the rules of reviewdepth.measures.depth.target_count
+_RULE_NAMES = {"ceil": "ceil", "half_even": "tar_eval", "floor": "asreview"}
 
 
 def target_count(tau: str | float | Fraction, num_rels: int, rule: TargetRule = "ceil") -> int:
-    """k(τ): how many relevant documents reach recall τ.
-
-    - ``ceil`` (clean): k = ⌈τ·R⌉ in exact decimal arithmetic (τ = 0.55, R = 100 → 55, not 56).
-    - ``half_even`` (CLEF tar_eval wss_95): k = Python ``round(float(R)·τ)`` (banker's rounding of the float
-      product): R = 30, τ = 0.95 → 28, a 93.3 % target.
-    - ``floor`` (asreview-insights WSS@τ): the largest j with j/R ≤ τ, compared in floats (R = 4 → 3).
-    """
-    if num_rels <= 0:
-        return 0
-    if rule == "ceil":
-        return math.ceil(_fraction(tau) * num_rels)
-    if rule == "half_even":
-        return round(float(num_rels) * float(tau))
-    points = np.arange(1, num_rels + 1) / num_rels
-    return int(np.searchsorted(points, float(tau), side="right"))
+    """k(τ): how many relevant documents reach recall τ; one definition, in
+    `reviewdepth.measures.depth.target_count` (``half_even`` here is its ``tar_eval`` rule, ``floor`` its
+    ``asreview`` rule)."""
+    return depth_target_count(tau, num_rels, _RULE_NAMES[rule])
 
 
 def depth_at_count(rel: RelArray, k: int) -> int | None:
