@@ -24,7 +24,7 @@ def open_engine(db: str | None, *, migrate_default: bool = True) -> Any:
     """Engine for ``--db`` (or the environment, or the embedded default, created on first use)."""
     from reviewdepth.services.database import open_store
     from reviewdepth.settings import Settings
-    from reviewdepth.store.migrate import SchemaNotReady
+    from reviewdepth.store.schema import SchemaNotReady
 
     def notify(message: str) -> None:
         sys.stderr.write(f"reviewdepth: {message}\n")

@@ -10,9 +10,9 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine
 
+from reviewdepth.store.schema import SchemaNotReady, require_current
 
-class SchemaNotReady(RuntimeError):
-    """The database is not at the latest schema revision."""
+__all__ = ["SchemaNotReady", "current_revision", "downgrade", "head_revision", "require_current", "upgrade"]
 
 
 def migrations_dir() -> Path:
@@ -58,13 +58,3 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
 
 def downgrade(engine: Engine, revision: str) -> None:
     _run(engine, "downgrade", revision)
-
-
-def require_current(engine: Engine) -> None:
-    """Raise `SchemaNotReady` with the command to run when the schema is missing or old."""
-    current = current_revision(engine)
-    if current != head_revision():
-        state = "has no reviewdepth schema" if current is None else f"is at revision {current}"
-        raise SchemaNotReady(
-            f"the database {engine.url.render_as_string(hide_password=True)} {state}; "
-            f"run `reviewdepth db upgrade --db URL` first (latest revision {head_revision()})")

@@ -10,7 +10,7 @@ from reviewdepth.store import migrate
 from reviewdepth.store.engine import create_engine_for
 from reviewdepth.store.models import Base
 
-TABLES = {"topics", "queues", "queue_entries", "judgments", "imports", "alembic_version"}
+TABLES = set(Base.metadata.tables) | {"alembic_version"}
 
 
 def test_upgrade_downgrade_upgrade_round_trip(empty_db_url: str) -> None:
@@ -55,3 +55,10 @@ def test_require_current_names_the_command(empty_db_url: str) -> None:
             raise AssertionError("an empty database must not pass the schema check")
     finally:
         engine.dispose()
+
+
+def test_schema_head_constant_matches_the_migrations(engine: Engine) -> None:
+    from reviewdepth.store import schema
+
+    assert schema.SCHEMA_HEAD == migrate.head_revision()
+    assert schema.stored_revision(engine) == schema.SCHEMA_HEAD
