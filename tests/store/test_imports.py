@@ -195,20 +195,22 @@ SHARED_QRELS = [("clef-tar-2017", "qrels", "qrel_content_test.txt.gz"),
                 ("clef-tar-2018", "qrels", "task1.test.abs.2018.qrels"),
                 ("clef-tar-2019", "qrels", "full.test.dta.abs.2019.qrels.gz")]
 SHARED_RUNS = [("clef-tar-2017", "runs", "iiit.run1.gz"),
-               ("clef-tar-2018", "runs", "ECNU_TASK1_RUN2_LR.task1.gz")]
+               ("clef-tar-2018", "runs", "ECNU_TASK1_RUN2_LR.task1.gz"),
+               ("clef-tar-2019", "runs", "ilps", "abs-th-ratio-ilps_at_uva.gz"),
+               ("clef-tar-2019", "runs", "sheffield", "Prognosis_sheffield-baseline.gz")]
 
 
 @pytest.mark.parametrize("parts", SHARED_QRELS + SHARED_RUNS, ids=lambda p: p[-1])
 def test_shared_clef_files_import(engine: Engine, shared: Callable[..., Path], parts: tuple[str, ...]) -> None:
     path = shared(*parts)
-    if parts[1] == "qrels":
+    if "qrels" in parts[-1] or parts[1] == "qrels":
         summary = import_qrels(engine, str(path))
         with gzip.open(path, "rt") if path.suffix == ".gz" else path.open() as handle:
             lines = sum(1 for line in handle if line.strip())
         assert summary.rows == lines and counts(engine)["judgments"] == lines
     else:
         summary = import_run(engine, str(path))
-        assert counts(engine)["queue_entries"] == summary.rows and len(summary.topics) >= 25
+        assert counts(engine)["queue_entries"] == summary.rows and len(summary.topics) >= 1
         if "2018" in parts[0]:
             _, queue = find_queue(engine, summary.topics[0], None)
             assert queue.threshold_rank is not None  # the 0/1 flag column gives the run's stopping point
