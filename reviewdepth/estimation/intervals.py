@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from scipy import stats
+from reviewdepth.estimation.distributions import beta_ppf, hypergeom_cdf, hypergeom_sf, norm_ppf
 
 INTERVAL_METHODS: tuple[str, ...] = ("clopper-pearson", "wilson", "jeffreys", "agresti-coull")
 SIDES: tuple[str, ...] = ("two", "lower", "upper")
@@ -37,8 +37,8 @@ def _tail(alpha: float, sided: str) -> float:
 
 def _beta_bounds(successes: int, trials: int, tail: float, a_lower: float, b_lower: float, a_upper: float,
                  b_upper: float) -> tuple[float, float]:
-    lower = 0.0 if successes == 0 else float(stats.beta.ppf(tail, a_lower, b_lower))
-    upper = 1.0 if successes == trials else float(stats.beta.ppf(1.0 - tail, a_upper, b_upper))
+    lower = 0.0 if successes == 0 else float(beta_ppf(tail, a_lower, b_lower))
+    upper = 1.0 if successes == trials else float(beta_ppf(1.0 - tail, a_upper, b_upper))
     return lower, upper
 
 
@@ -71,7 +71,7 @@ def proportion_interval(successes: int, trials: int, confidence: float = 0.95, m
     elif method == "jeffreys":
         lower, upper = _beta_bounds(y, n, t, y + 0.5, n - y + 0.5, y + 0.5, n - y + 0.5)
     else:
-        z = float(stats.norm.ppf(1.0 - t))
+        z = norm_ppf(1.0 - t)
         z2 = z * z
         if method == "wilson":
             p = y / n
@@ -95,12 +95,12 @@ def proportion_interval(successes: int, trials: int, confidence: float = 0.95, m
 
 def _prob_at_least(successes: int, draws: int, population: int, k: int) -> float:
     """P(Y ≥ y) for Y ~ Hypergeometric(population M, K = k successes, n draws)."""
-    return float(stats.hypergeom.sf(successes - 1, population, k, draws))
+    return hypergeom_sf(successes - 1, population, k, draws)
 
 
 def _prob_at_most(successes: int, draws: int, population: int, k: int) -> float:
     """P(Y ≤ y) for Y ~ Hypergeometric(population M, K = k successes, n draws)."""
-    return float(stats.hypergeom.cdf(successes, population, k, draws))
+    return hypergeom_cdf(successes, population, k, draws)
 
 
 def hypergeometric_interval(successes: int, draws: int, population: int, confidence: float = 0.95,

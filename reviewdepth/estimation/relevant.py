@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats
 
+from reviewdepth.estimation.distributions import beta_ppf
 from reviewdepth.estimation.intervals import INTERVAL_METHODS, hypergeometric_interval, proportion_interval
 
 Detail = float | int | str
@@ -255,7 +255,7 @@ def estimate_stratified(strata: Sequence[Stratum], *, confidence: float = 0.95, 
         totals = np.tile(fixed, (draws, 1))
         if len(idx):
             a_i, b_i = a[idx], b[idx]
-            p = stats.beta.ppf(uniforms, np.where(a_i > 0, a_i, 1.0), np.where(b_i > 0, b_i, 1.0))
+            p = beta_ppf(uniforms, np.where(a_i > 0, a_i, 1.0), np.where(b_i > 0, b_i, 1.0))
             p = np.where(a_i > 0, p, 0.0)
             p = np.where(b_i > 0, p, 1.0)
             totals[:, idx] = sizes[idx] * p

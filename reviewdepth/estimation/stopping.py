@@ -19,8 +19,8 @@ from fractions import Fraction
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats
 
+from reviewdepth.estimation.distributions import beta_ppf, binom_sf, hypergeom_cdf
 from reviewdepth.estimation.relevant import estimate_elusion
 from reviewdepth.measures.depth import exact_fraction
 
@@ -114,7 +114,7 @@ def qbcb_threshold(r: int, tau: Tau, alpha: float) -> int | None:
     if r <= 0:
         return None
     j = np.arange(1, r + 1)
-    tail = stats.binom.sf(j - 1, r, t)  # P(X >= j)
+    tail = binom_sf(j - 1, r, t)  # P(X >= j)
     ok = np.flatnonzero(tail <= a)
     return int(j[ok[0]]) if len(ok) else None
 
@@ -182,7 +182,7 @@ def direct_recall_rule(sample_positive_ranks: npt.ArrayLike, reviewed: int, tau:
         return StoppingEvidence("direct", "certified", None, None, guarantee, SAMPLE_ASSUMPTIONS,
                                 {"sample_positives": 0}, "the sample holds no positive: keep sampling.")
     f = int(np.count_nonzero(ranks <= reviewed))
-    lower = 0.0 if f == 0 else float(stats.beta.ppf(_alpha(alpha), f, n_pos - f + 1))
+    lower = 0.0 if f == 0 else float(beta_ppf(_alpha(alpha), f, n_pos - f + 1))
     j = qbcb_threshold(n_pos, tau, alpha)
     depth = None if j is None else int(ranks[j - 1])
     stop = lower >= t
@@ -208,7 +208,7 @@ def hypergeometric_p_value(population: int, seen: int, found_before_urn: int, ur
         raise ValueError("need 0 < urn_size ≤ population − seen + urn_size")
     if k_tar > pool:
         return 0.0, k_tar
-    return float(stats.hypergeom.cdf(urn_relevant, pool, k_tar, urn_size)), k_tar
+    return hypergeom_cdf(urn_relevant, pool, k_tar, urn_size), k_tar
 
 
 def hypergeometric_test(labels: npt.ArrayLike, population: int, tau: Tau = 0.95, alpha: float = 0.05,
@@ -255,6 +255,8 @@ def hypergeometric_test(labels: npt.ArrayLike, population: int, tau: Tau = 0.95,
     # K_tar = ⌊(ρ_AL + k)/τ⌋ − ρ_AL + 1 exactly, with τ = num/den: ⌊x·den/num⌋ in integers.
     k_tar = (cg[seen] * tf.denominator) // tf.numerator - rho_arr + 1
     pool = population - seen + n
+    from scipy import stats  # vectorised over every urn; imported only for this heuristic
+
     p_all = np.where(k_tar > pool, 0.0, stats.hypergeom.cdf(k_arr, pool, np.minimum(k_tar, pool), n))
     best = int(np.argmin(p_all))
     p = float(p_all[best])
