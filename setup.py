@@ -5,6 +5,7 @@ from setuptools import Extension, setup
 setup(
     packages=[
         "reviewdepth",
+        "reviewdepth.api",
         "reviewdepth.cli",
         "reviewdepth.estimation",
         "reviewdepth.formats",

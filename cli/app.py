@@ -8,6 +8,7 @@ import typer
 
 from reviewdepth import __version__
 
+from .api_cmds import register_api
 from .eval_cmd import register_eval
 from .report_cmds import register_reports
 from .sample_cmds import register_samples
@@ -36,6 +37,7 @@ def create_cli() -> typer.Typer:
     register_store(app)
     register_samples(app)
     register_reports(app)
+    register_api(app)
     return app
 
 

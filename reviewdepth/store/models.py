@@ -170,3 +170,39 @@ class SampleItem(Base):
     position: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     doc_id: Mapped[str] = mapped_column(String(300))
     rank: Mapped[int | None] = mapped_column(BigInteger)
+
+
+class ApiKey(Base):
+    """A bearer key of the HTTP API: only the SHA-256 digest of the secret is stored, never the key itself.
+
+    ``scope`` is ``read``, ``write`` (read + record) or ``admin`` (everything); ``prefix`` is the key's first
+    characters so people can tell their keys apart in ``keys list``. A revoked key stays for the record.
+    """
+
+    __tablename__ = "api_keys"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    reviewer: Mapped[str] = mapped_column(String(200))
+    scope: Mapped[str] = mapped_column(String(20))
+    prefix: Mapped[str] = mapped_column(String(20))
+    digest: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class ApiIdempotency(Base):
+    """The first result of a write sent with an idempotency key, per reviewer: a retry returns it unchanged.
+
+    ``request_digest`` is the SHA-256 of the canonical request, so the same key with a different body is refused.
+    """
+
+    __tablename__ = "api_idempotency"
+    __table_args__ = (UniqueConstraint("reviewer", "key", name="uq_api_idempotency_reviewer_key"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    reviewer: Mapped[str] = mapped_column(String(200))
+    key: Mapped[str] = mapped_column(String(200))
+    topic_id: Mapped[int] = mapped_column(ForeignKey("topics.id", ondelete="CASCADE"), index=True)
+    request_digest: Mapped[str] = mapped_column(String(64))
+    response: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

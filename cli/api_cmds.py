@@ -1,0 +1,105 @@
+"""``reviewdepth serve`` (the HTTP API under uvicorn) and ``reviewdepth keys`` (its bearer keys)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from enum import StrEnum
+from typing import Annotated
+
+import typer
+
+from .common import database_option_help, fail, handled_errors, open_engine
+from .store_cmds import ListFormat
+
+DbOption = Annotated[str | None, typer.Option("--db", help=database_option_help())]
+
+
+class Scope(StrEnum):
+    read = "read"
+    write = "write"
+    admin = "admin"
+
+
+def register_api(app: typer.Typer) -> None:
+    @app.command("serve")
+    def serve(
+        host: Annotated[str, typer.Option("--host", help="Interface to bind (0.0.0.0 in a container).")] = "127.0.0.1",
+        port: Annotated[int, typer.Option("--port", help="TCP port.")] = 8000,
+        workers: Annotated[int, typer.Option("--workers", help="Worker processes.")] = 1,
+        access_log: Annotated[bool, typer.Option("--access-log/--no-access-log", help="Log every request.")] = True,
+        db: DbOption = None,
+    ) -> None:
+        """Run the HTTP API (FastAPI under uvicorn) over the review store."""
+        import uvicorn
+
+        from reviewdepth.api import ApiSettings, create_app
+        from reviewdepth.services.database import open_store
+        from reviewdepth.store.schema import SchemaNotReady
+
+        if workers < 1:
+            fail("--workers must be at least 1")
+        settings = ApiSettings(database_url=db) if db else ApiSettings()
+        def notify(message: str) -> None:
+            sys.stderr.write(f"reviewdepth: {message}\n")
+
+        try:  # fail fast, before binding the port, when the schema is missing
+            open_store(settings, notify=notify).dispose()
+        except SchemaNotReady as exc:
+            fail(str(exc))
+        if workers == 1:
+            uvicorn.run(create_app(settings), host=host, port=port, access_log=access_log)
+            return
+        if db:
+            os.environ["REVIEWDEPTH_DATABASE_URL"] = db
+        uvicorn.run("reviewdepth.api:app_from_environment", factory=True, host=host, port=port, workers=workers,
+                    access_log=access_log)
+
+    keys_app = typer.Typer(help="Bearer keys of the HTTP API.", no_args_is_help=True)
+    app.add_typer(keys_app, name="keys")
+
+    @keys_app.command("create")
+    def keys_create(
+        reviewer: Annotated[str, typer.Option("--reviewer", help="The reviewer this key records judgments as.")],
+        scope: Annotated[Scope, typer.Option("--scope", help="read, write (record) or admin.")] = Scope.write,
+        db: DbOption = None,
+    ) -> None:
+        """Create a key and print it once on stdout (only its SHA-256 digest is stored)."""
+        from reviewdepth.services.keys import create_key
+
+        engine = open_engine(db)
+        with handled_errors():
+            record, secret = create_key(engine, reviewer, scope.value)
+        typer.echo(f"key {record.id} for {record.reviewer} (scope {record.scope}); it is shown only now:", err=True)
+        typer.echo(secret)
+
+    @keys_app.command("list")
+    def keys_list(
+        output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
+        db: DbOption = None,
+    ) -> None:
+        """Keys with their reviewer, scope, prefix and state (never the secret)."""
+        from reviewdepth.services.keys import list_keys
+
+        engine = open_engine(db)
+        rows = [k.as_dict() for k in list_keys(engine)]
+        if output_format is not ListFormat.table:
+            sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+            return
+        for row in rows:
+            state = "active" if row["revoked_at"] is None else f"revoked {row['revoked_at']}"
+            typer.echo(f"{row['id']}\t{row['reviewer']}\t{row['scope']}\t{row['prefix']}…\t{state}")
+
+    @keys_app.command("revoke")
+    def keys_revoke(
+        key_id: Annotated[int, typer.Argument(help="Key id (from `keys list`).")],
+        db: DbOption = None,
+    ) -> None:
+        """Revoke a key: requests with it get 401 from now on."""
+        from reviewdepth.services.keys import revoke_key
+
+        engine = open_engine(db)
+        with handled_errors():
+            record = revoke_key(engine, key_id)
+        typer.echo(f"key {record.id} ({record.reviewer}, {record.prefix}…) revoked")

@@ -1,0 +1,54 @@
+"""``create_app(settings)``: the FastAPI application factory. The engine lives in the lifespan."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from reviewdepth import __version__
+from reviewdepth.api.problems import BodyLimit, Problem, install_problem_handlers
+from reviewdepth.api.routes import build_router
+from reviewdepth.api.settings import api_settings
+from reviewdepth.settings import Settings
+
+DESCRIPTION = """Queues, judgments, samples and depth reports for review teams.
+
+Every endpoint but `/health` and this document needs `Authorization: Bearer <key>` (keys come from
+`reviewdepth keys create`); writes need scope `write`. Errors are `application/problem+json`."""
+
+
+def create_app(settings: Settings) -> FastAPI:
+    """A new application over the database of ``settings``; it opens the engine at startup (the database must
+    be at the latest schema: `reviewdepth db upgrade`) and disposes it at shutdown."""
+    config = api_settings(settings)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        from reviewdepth.services.database import open_store
+
+        engine = open_store(config)
+        app.state.engine = engine
+        try:
+            yield
+        finally:
+            engine.dispose()
+
+    app = FastAPI(title="reviewdepth", version=__version__, description=DESCRIPTION, lifespan=lifespan,
+                  responses={500: {"model": Problem, "description": "Internal Server Error",
+                                   "content": {"application/problem+json": {
+                                       "schema": {"$ref": "#/components/schemas/Problem"}}}}})
+    app.state.settings = config
+    install_problem_handlers(app)
+    app.add_middleware(BodyLimit, max_body_bytes=config.max_body_bytes,  # type: ignore[arg-type]
+                       max_upload_bytes=config.max_upload_bytes)
+    app.include_router(build_router())
+    return app
+
+
+def app_from_environment() -> FastAPI:
+    """Factory for ``uvicorn --factory`` (several workers): settings from ``REVIEWDEPTH_*``."""
+    from reviewdepth.api.settings import ApiSettings
+
+    return create_app(ApiSettings())

@@ -1,0 +1,160 @@
+"""Errors as RFC 9457 ``application/problem+json`` bodies, and the request body size limit."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+from http import HTTPStatus
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, ConfigDict
+from starlette.exceptions import HTTPException
+from starlette.responses import Response
+
+from reviewdepth.formats.errors import InputError
+from reviewdepth.services.errors import Conflict, Invalid, NotFound, ServiceError
+
+PROBLEM_TYPE = "application/problem+json"
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+class Problem(BaseModel):
+    """An error: ``detail`` says what was wrong and where (field, file line); extra members add specifics."""
+
+    model_config = ConfigDict(extra="allow")
+
+    type: str = "about:blank"
+    title: str
+    status: int
+    detail: str
+
+
+def problem_response(status: int, detail: str, *, headers: Mapping[str, str] | None = None,
+                     **extra: Any) -> Response:
+    body: dict[str, Any] = {"type": "about:blank", "title": HTTPStatus(status).phrase, "status": status,
+                            "detail": detail}
+    body.update({k: v for k, v in extra.items() if v is not None})
+    return Response(json.dumps(body, ensure_ascii=False), status_code=status, media_type=PROBLEM_TYPE,
+                    headers=headers)
+
+
+class ApiProblem(HTTPException):
+    """Raised by endpoints and dependencies for a problem response with a status, detail and headers."""
+
+    def __init__(self, status: int, detail: str, headers: dict[str, str] | None = None) -> None:
+        super().__init__(status_code=status, detail=detail, headers=headers)
+
+
+class BodyTooLarge(ApiProblem):
+    def __init__(self, limit: int) -> None:
+        super().__init__(413, f"request body larger than the limit of {limit:,} bytes")
+
+
+def _location(loc: Any) -> str:
+    parts = [str(p) for p in loc]
+    out = ""
+    for part in parts:
+        if part.isdigit():
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + part
+    return out
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, (str, int, bool)) or value is None:
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return str(value)
+
+
+def install_problem_handlers(app: FastAPI) -> None:
+    """Every 4xx/5xx leaves as problem+json."""
+
+    async def http_error(_request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        return problem_response(exc.status_code, str(exc.detail), headers=exc.headers)
+
+    async def validation_error(_request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, RequestValidationError)
+        errors = [{"loc": _plain(list(e.get("loc", ()))), "field": _location(e.get("loc", ())),
+                   "message": str(e.get("msg", "")), "type": str(e.get("type", ""))} for e in exc.errors()]
+        detail = "; ".join(f"{e['field']}: {e['message']}" for e in errors[:5]) or "invalid request"
+        if len(errors) > 5:
+            detail += f"; and {len(errors) - 5} more"
+        return problem_response(422, detail, errors=errors)
+
+    async def service_error(_request: Request, exc: Exception) -> Response:
+        status = 404 if isinstance(exc, NotFound) else 409 if isinstance(exc, Conflict) else 422
+        return problem_response(status, str(exc))
+
+    async def input_error(_request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, InputError)
+        return problem_response(422, exc.describe(), file=exc.path, line=exc.line, field=exc.field)
+
+    async def server_error(_request: Request, exc: Exception) -> Response:
+        return problem_response(500, f"internal error ({type(exc).__name__}); the request was not completed")
+
+    app.add_exception_handler(HTTPException, http_error)
+    app.add_exception_handler(RequestValidationError, validation_error)
+    app.add_exception_handler(ServiceError, service_error)
+    app.add_exception_handler(Invalid, service_error)
+    app.add_exception_handler(InputError, input_error)
+    app.add_exception_handler(Exception, server_error)
+
+
+UPLOAD_TYPES = (b"text/plain", b"multipart/form-data", b"application/octet-stream")
+
+
+class BodyLimit:
+    """ASGI middleware: a declared or streamed body over the limit is refused with 413 before it is stored."""
+
+    def __init__(self, app: ASGIApp, max_body_bytes: int, max_upload_bytes: int) -> None:
+        self.app = app
+        self.max_body = max_body_bytes
+        self.max_upload = max_upload_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        content_type = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
+        limit = self.max_upload if content_type in UPLOAD_TYPES else self.max_body
+        declared = headers.get(b"content-length", b"")
+        if declared.isdigit() and int(declared) > limit:
+            await problem_response(413, f"request body of {int(declared):,} bytes is larger than the limit of "
+                                        f"{limit:,} bytes")(scope, receive, send)
+            return
+        received = 0
+
+        async def limited() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > limit:
+                    raise BodyTooLarge(limit)
+            return message
+
+        await self.app(scope, limited, send)
+
+
+def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI declarations of the problem responses an operation can give."""
+    ref = {"$ref": "#/components/schemas/Problem"}
+    return {s: {"model": Problem, "description": HTTPStatus(s).phrase,
+                "content": {PROBLEM_TYPE: {"schema": ref}}} for s in statuses}

@@ -1,0 +1,345 @@
+"""The endpoints: thin adapters that parse, call `reviewdepth.services` and shape the reply."""
+
+from __future__ import annotations
+
+import math
+import tempfile
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+from urllib.parse import quote
+
+from fastapi import APIRouter, Depends, File, Form, Query, Request, Response, UploadFile
+from fastapi.exceptions import RequestValidationError
+from pydantic import TypeAdapter, ValidationError
+from sqlalchemy import Engine
+from starlette.concurrency import run_in_threadpool
+
+from reviewdepth import __version__
+from reviewdepth.api import schemas
+from reviewdepth.api.auth import current_key, engine_of, read_key, write_key
+from reviewdepth.api.problems import ApiProblem, problem_responses
+from reviewdepth.services.keys import KeyRecord
+
+EngineDep = Annotated[Engine, Depends(engine_of)]
+Reader = Annotated[KeyRecord, Depends(read_key)]
+Writer = Annotated[KeyRecord, Depends(write_key)]
+AUTH = problem_responses(401, 403)
+READ = {**AUTH, **problem_responses(404, 422)}
+WRITE = {**AUTH, **problem_responses(404, 409, 413, 422)}
+JSON = "application/json"
+
+
+class PlotKind(StrEnum):
+    gain = "gain"
+    pr = "pr"
+
+
+class PlotFormat(StrEnum):
+    svg = "svg"
+    png = "png"
+
+
+def finite(value: Any) -> Any:
+    """NaN and infinities become null (JSON has no such numbers)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [finite(v) for v in value]
+    return value
+
+
+def build_router() -> APIRouter:
+    router = APIRouter()
+
+    @router.get("/health", response_model=schemas.Health, tags=["service"])
+    def health() -> schemas.Health:
+        """Liveness: no key needed."""
+        return schemas.Health(status="ok", version=__version__)
+
+    @router.get("/whoami", response_model=schemas.KeyOut, responses=AUTH, tags=["service"])
+    def whoami(key: Annotated[KeyRecord, Depends(current_key)]) -> dict[str, object]:
+        """The key the request was made with (its reviewer and scope)."""
+        return key.as_dict()
+
+    # topics ---------------------------------------------------------------------------------------------------
+    @router.post("/topics", status_code=201, response_model=schemas.TopicOut, tags=["topics"],
+                 responses={**AUTH, **problem_responses(409, 413, 422)})
+    def create_topic(body: schemas.TopicIn, response: Response, engine: EngineDep, _key: Writer) -> dict[str, object]:
+        """Create a topic (an information need), optionally with N, the size of its collection."""
+        from reviewdepth.services.topics import create_topic as service
+
+        record = service(engine, body.name, body.population_size)
+        response.headers["Location"] = f"/topics/{quote(record.name, safe='')}"
+        return record.as_dict()
+
+    @router.get("/topics", response_model=schemas.TopicList, responses=problem_responses(401, 403, 422),
+                tags=["topics"])
+    def list_topics(engine: EngineDep, _key: Reader, offset: Annotated[int, Query(ge=0)] = 0,
+                    limit: Annotated[int, Query(ge=1, le=10_000)] = 1000) -> dict[str, object]:
+        from reviewdepth.services.topics import list_topics as service
+
+        return {"topics": [t.as_dict() for t in service(engine, offset=offset, limit=limit)]}
+
+    @router.get("/topics/{topic}", response_model=schemas.TopicOut, responses=READ, tags=["topics"])
+    def get_topic(topic: str, engine: EngineDep, _key: Reader) -> dict[str, object]:
+        from reviewdepth.services.topics import get_topic as service
+
+        return service(engine, topic).as_dict()
+
+    # queues ---------------------------------------------------------------------------------------------------
+    ranking_body = {"requestBody": {"required": True, "content": {
+        JSON: {"schema": {"$ref": "#/components/schemas/RankingIn"}},
+        "text/plain": {"schema": {"type": "string"},
+                       "example": "301 Q0 FBIS3-10082 1 12.5 myrun\n301 Q0 FBIS3-10169 2 11.9 myrun\n"}}}}
+
+    @router.put("/topics/{topic}/queues/{queue}", status_code=201, response_model=schemas.QueueSummaryOut,
+                responses={**WRITE, **problem_responses(415)}, tags=["queues"], openapi_extra=ranking_body)
+    async def put_queue(topic: str, queue: str, request: Request, engine: EngineDep, _key: Writer,
+                        order: Annotated[str, Query(pattern="^(given|trec_eval)$",
+                                                    description="Run files: file order or trec_eval's.")] = "given",
+                        ) -> dict[str, object]:
+        """Store a ranking as a new queue of the topic: JSON ``{"documents": [...]}`` in rank order, or a
+        TREC/CLEF TAR run of this topic as ``text/plain`` (streamed to disk; millions of lines are fine).
+        All or nothing: a bad line or a duplicate doc id stores nothing."""
+        from reviewdepth.services.judgments import topic_id_of
+        from reviewdepth.services.queues import queue_summary
+        from reviewdepth.services.rankings import RankedDocument, store_ranking, store_run_file
+
+        content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if content_type == JSON or content_type.endswith("+json"):
+            raw = await request.body()
+            try:
+                ranking = TypeAdapter(schemas.RankingIn).validate_json(raw)
+            except ValidationError as exc:
+                raise RequestValidationError([{**e, "loc": ("body", *e["loc"])} for e in exc.errors(
+                    include_url=False, include_context=False)]) from None
+            documents = [RankedDocument(d.doc_id, d.score) for d in ranking.documents]
+            await run_in_threadpool(store_ranking, engine, topic, queue, documents)
+        elif content_type in ("text/plain", "application/octet-stream"):
+            await run_in_threadpool(topic_id_of, engine, topic)  # 404 before reading a large body
+            with tempfile.TemporaryDirectory(prefix="reviewdepth-upload-") as folder:
+                path = Path(folder) / f"{queue.replace('/', '_')[:100] or 'queue'}.run"
+                with path.open("wb") as handle:
+                    async for chunk in request.stream():
+                        handle.write(chunk)
+                await run_in_threadpool(store_run_file, engine, topic, queue, str(path), order=order)
+        else:
+            raise ApiProblem(415, f"send the ranking as {JSON} or as a text/plain run file, not "
+                                  f"{content_type or 'no content type'!r}")
+        summary = await run_in_threadpool(queue_summary, engine, topic, queue)
+        return finite(summary.as_dict())  # type: ignore[no-any-return]
+
+    @router.get("/topics/{topic}/queues/{queue}", response_model=schemas.QueueSummaryOut, responses=READ,
+                tags=["queues"])
+    def get_queue(topic: str, queue: str, engine: EngineDep, _key: Reader, policy: str = "latest",
+                  as_of: str | None = None) -> dict[str, object]:
+        """Size, judged, relevant found, deepest judged rank and trec_eval measures of the stored queue."""
+        from reviewdepth.services.queues import queue_summary
+
+        return finite(queue_summary(engine, topic, queue, policy=policy, as_of=as_of).as_dict())  # type: ignore[no-any-return]
+
+    @router.get("/topics/{topic}/queues/{queue}/entries", response_model=schemas.EntryPage, responses=READ,
+                tags=["queues"])
+    def get_entries(topic: str, queue: str, engine: EngineDep, _key: Reader,
+                    offset: Annotated[int, Query(ge=0)] = 0, limit: Annotated[int, Query(ge=1, le=10_000)] = 100,
+                    policy: str = "latest", as_of: str | None = None) -> dict[str, object]:
+        """A page of the ranking, each entry with its current label under the policy."""
+        from reviewdepth.services.rankings import ranking_page
+
+        page = ranking_page(engine, topic, queue, offset=offset, limit=limit, policy=policy, as_of=as_of)
+        return {"topic": topic, "queue": queue, "total": page.total, "offset": page.offset, "limit": limit,
+                "entries": finite(page.entries)}
+
+    # judgments ------------------------------------------------------------------------------------------------
+    @router.post("/topics/{topic}/judgments", status_code=201, response_model=schemas.JudgmentBatchOut,
+                 responses=WRITE, tags=["judgments"])
+    def post_judgments(topic: str, body: schemas.JudgmentBatchIn, response: Response, engine: EngineDep,
+                       key: Writer) -> dict[str, object]:
+        """Record judgments as the key's reviewer, all or nothing. With ``idempotency_key``, sending the same
+        request again returns the first result (header ``Idempotent-Replayed: true``) and records nothing."""
+        from reviewdepth.services.batches import BatchItem, record_batch
+
+        if body.reviewer is not None and body.reviewer != key.reviewer:
+            raise ApiProblem(403, f"reviewer: this API key records as {key.reviewer!r}, not {body.reviewer!r}")
+        items = [BatchItem(j.doc_id, j.label, j.role, j.note) for j in body.judgments]
+        result = record_batch(engine, topic, items, reviewer=key.reviewer, source="api",
+                              idempotency_key=body.idempotency_key)
+        if result.replayed:
+            response.headers["Idempotent-Replayed"] = "true"
+        return {"topic": topic, "reviewer": key.reviewer, "recorded": len(result.ids), "ids": result.ids}
+
+    @router.get("/topics/{topic}/judgments", response_model=schemas.JudgmentPage, responses=READ,
+                tags=["judgments"])
+    def get_judgments(topic: str, engine: EngineDep, _key: Reader, as_of: str | None = None,
+                      reviewer: str | None = None, offset: Annotated[int, Query(ge=0)] = 0,
+                      limit: Annotated[int, Query(ge=1, le=10_000)] = 1000) -> dict[str, object]:
+        """The topic's judgment log in recording order, up to ``as_of`` (judgment id or ISO time)."""
+        from reviewdepth.services.judgments import list_judgments
+
+        records = list_judgments(engine, topic, as_of=as_of, reviewer=reviewer, offset=offset, limit=limit)
+        return {"topic": topic, "offset": offset, "limit": limit, "judgments": [r.as_dict() for r in records]}
+
+    # samples --------------------------------------------------------------------------------------------------
+    def sample_dict(record: Any) -> dict[str, object]:
+        data: dict[str, object] = record.as_dict()
+        data["status"] = "complete" if record.complete else "incomplete"
+        return data
+
+    @router.post("/topics/{topic}/samples", status_code=201, response_model=schemas.SampleOut, responses=WRITE,
+                 tags=["samples"])
+    def post_sample(topic: str, body: schemas.SampleIn, engine: EngineDep, _key: Writer) -> dict[str, object]:
+        """Draw documents without replacement from a frame of the queue; the seed and frame are stored."""
+        from reviewdepth.services.samples import draw_sample
+
+        return sample_dict(draw_sample(engine, topic, body.size, frame=body.frame, queue=body.queue,
+                                       seed=body.seed))
+
+    @router.get("/topics/{topic}/samples/{sample_id}", response_model=schemas.SampleOut, responses=READ,
+                tags=["samples"])
+    def get_sample(topic: str, sample_id: int, engine: EngineDep, _key: Reader,
+                   policy: str = "latest") -> dict[str, object]:
+        """Which drawn documents are judged, which relevant, which still missing."""
+        from reviewdepth.services.sample_status import sample_status
+
+        return sample_dict(sample_status(engine, topic, sample_id, policy=policy))
+
+    # report and plots -----------------------------------------------------------------------------------------
+    report_content: dict[int | str, dict[str, Any]] = {200: {
+        "description": "The depth report (JSON, as `reviewdepth report --format json`).",
+        "content": {JSON: {"schema": {"type": "object"}}, "text/html": {"schema": {"type": "string"}},
+                    "text/csv": {"schema": {"type": "string"}}}}}
+
+    def report_of(engine: Engine, topic: str, queue: str | None, targets: list[str] | None, confidence: float,
+                  interval: str, policy: str, as_of: int | None, target_rule: str, relevant: int | None) -> Any:
+        from reviewdepth.services.report import DEFAULT_TARGETS, ReportOptions, build_report
+
+        return build_report(engine, topic, ReportOptions(
+            queue=queue, targets=targets or DEFAULT_TARGETS, confidence=confidence, interval=interval,
+            policy=policy, as_of=as_of, target_rule=target_rule, known_relevant=relevant))
+
+    @router.get("/topics/{topic}/report", response_class=Response, responses={**READ, **report_content},
+                tags=["report"])
+    def get_report(topic: str, request: Request, engine: EngineDep, _key: Reader, queue: str | None = None,
+                   target: Annotated[list[str] | None, Query(description="Target recall in (0, 1]; repeat.")] = None,
+                   confidence: float = 0.95, interval: str = "clopper-pearson", policy: str = "latest",
+                   as_of: int | None = None, target_rule: str = "ceil",
+                   relevant: Annotated[int | None, Query(ge=0, description="|R| when known.")] = None) -> Response:
+        """How deep to review for each target recall, how sure that is, and the stopping evidence: the same
+        bytes as `reviewdepth report --format json`; ``Accept: text/html`` gives the HTML report, ``text/csv``
+        the CSV."""
+        from reviewdepth.report.depth_render import render_csv, render_html
+
+        report = report_of(engine, topic, queue, target, confidence, interval, policy, as_of, target_rule,
+                           relevant)
+        accept = request.headers.get("accept", "")
+        if "text/html" in accept and JSON not in accept:
+            return Response(render_html(report), media_type="text/html; charset=utf-8")
+        if "text/csv" in accept and JSON not in accept:
+            return Response(render_csv(report), media_type="text/csv; charset=utf-8")
+        return Response(report.to_json(), media_type=JSON)
+
+    plot_content: dict[int | str, dict[str, Any]] = {200: {
+        "description": "The chart.",
+        "content": {"image/svg+xml": {"schema": {"type": "string"}},
+                    "image/png": {"schema": {"type": "string", "format": "binary"}}}}}
+
+    @router.get("/topics/{topic}/plots/{kind}.{fmt}", response_class=Response,
+                responses={**READ, **plot_content, **problem_responses(501)}, tags=["report"])
+    def get_plot(topic: str, kind: PlotKind, fmt: PlotFormat, engine: EngineDep, _key: Reader,
+                 queue: str | None = None, policy: str = "latest", as_of: int | None = None) -> Response:
+        """Recall against depth (``gain``) or precision-recall (``pr``), as SVG or PNG (PNG needs matplotlib)."""
+        from reviewdepth.report.charts import gain_svg, png_from_series, precision_recall_svg
+        from reviewdepth.report.depth_render import main_target
+
+        report = report_of(engine, topic, queue, None, 0.95, "clopper-pearson", policy, as_of, "ceil", None)
+        title = f"{'recall against depth' if kind is PlotKind.gain else 'precision-recall'} ({topic})"
+        if fmt is PlotFormat.svg:
+            svg = gain_svg(report.gain, main_target(report), title) if kind is PlotKind.gain else \
+                precision_recall_svg(report.precision_recall, title)
+            return Response(svg, media_type="image/svg+xml")
+        with tempfile.TemporaryDirectory(prefix="reviewdepth-plot-") as folder:
+            target = Path(folder) / "plot.png"
+            try:
+                png_from_series(kind.value, report.gain, report.precision_recall, main_target(report), title,
+                                str(target))
+            except ImportError as exc:
+                raise ApiProblem(501, f"PNG plots need matplotlib on the server: {exc}") from None
+            return Response(target.read_bytes(), media_type="image/png")
+
+    # evaluation -----------------------------------------------------------------------------------------------
+    @router.post("/evaluate", response_class=Response, tags=["evaluate"],
+                 responses={**AUTH, **problem_responses(413, 422),
+                            200: {"description": "`reviewdepth eval --format json` output.",
+                                  "content": {JSON: {"schema": {"type": "object"}}}}})
+    def evaluate(qrels: Annotated[UploadFile, File(description="TREC qrels (gzip ok).")],
+                 run: Annotated[UploadFile, File(description="TREC or CLEF TAR run (gzip ok).")],
+                 _key: Reader,
+                 measure: Annotated[list[str] | None, Form(description="-m, repeatable")] = None,
+                 per_query: Annotated[bool, Form(description="-q")] = False,
+                 complete: Annotated[bool, Form(description="-c")] = False,
+                 level: Annotated[int, Form(description="-l")] = 1,
+                 max_docs: Annotated[int | None, Form(description="-M")] = None,
+                 trec_eval_version: Annotated[int, Form()] = 9,
+                 suite: Annotated[str, Form(pattern="^(trec|tar)$")] = "trec",
+                 compat: Annotated[str, Form()] = "none",
+                 num_docs: Annotated[int | None, Form()] = None,
+                 run_format: Annotated[str, Form()] = "auto") -> Response:
+        """Evaluate a run against qrels exactly as `reviewdepth eval QRELS RUN --format json` with the same
+        options (``suite=tar`` for the recall-oriented measures)."""
+        from reviewdepth.formats.trec import parse_qrels, parse_run
+        from reviewdepth.measures.suite import MeasureError
+
+        names = (qrels.filename or "qrels", run.filename or "run")
+        qrels_data = _decompressed(qrels.file.read(), names[0])
+        run_data = _decompressed(run.file.read(), names[1])
+        try:
+            if suite == "tar":
+                if measure or complete or max_docs is not None or trec_eval_version != 9:
+                    raise ApiProblem(422, "measure, complete, max_docs and trec_eval_version apply to suite trec")
+                from reviewdepth.report import tar_output
+                from reviewdepth.services.evaluate_tar import TarOptions, evaluate_tar_columns
+
+                tar_options = TarOptions(compat=compat, num_docs=num_docs, run_format=run_format,
+                                         relevance_level=level)
+                tar_options.validate()
+                tar_result = evaluate_tar_columns(parse_qrels(qrels_data, names[0]), run_data, names[1],
+                                                  tar_options)
+                return Response(tar_output.render_json(tar_result, per_query), media_type=JSON)
+            if num_docs is not None or compat != "none" or run_format != "auto":
+                raise ApiProblem(422, "compat, num_docs and run_format apply to suite tar only")
+            from reviewdepth.report.evaluation import render_json
+            from reviewdepth.services.evaluate import EvalOptions, evaluate_columns
+
+            options = EvalOptions(relevance_level=level, complete=complete, max_docs=max_docs,
+                                  version=trec_eval_version, measures=list(measure or []))
+            options.validate()
+            comments = trec_eval_version >= 10
+            result = evaluate_columns(parse_qrels(qrels_data, names[0], allow_comments=comments),
+                                      parse_run(run_data, names[1], allow_comments=comments), options)
+            return Response(render_json(result, per_query), media_type=JSON)
+        except MeasureError as exc:
+            raise ApiProblem(422, f"measure: {exc}") from None
+        except ValueError as exc:
+            from reviewdepth.formats.errors import InputError
+
+            if isinstance(exc, InputError):
+                raise
+            raise ApiProblem(422, str(exc)) from None
+
+    return router
+
+
+def _decompressed(data: bytes, name: str) -> bytes:
+    import gzip
+
+    from reviewdepth.formats.errors import InputError
+
+    if data[:2] == b"\x1f\x8b":
+        try:
+            return gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise InputError(name, None, None, f"corrupt gzip data: {exc}") from None
+    return data

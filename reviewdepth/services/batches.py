@@ -1,0 +1,115 @@
+"""Recording a batch of judgments from one reviewer in one transaction, optionally under an idempotency key:
+the same key again (same reviewer, same request) returns the first result and records nothing new."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import Engine, insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from reviewdepth.formats.errors import InputError
+from reviewdepth.services.errors import Conflict, Invalid, NotFound
+from reviewdepth.services.imports import read_label
+from reviewdepth.store.ingest import utc_now
+from reviewdepth.store.models import ROLES, ApiIdempotency, Judgment, Topic
+
+MAX_KEY_LENGTH = 200
+
+
+@dataclass(frozen=True)
+class BatchItem:
+    doc_id: str
+    label: str
+    role: str = "review"
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    ids: list[int]
+    replayed: bool
+
+
+def _validated(items: Sequence[BatchItem], level: int) -> list[tuple[str, str, bool | None, int | None, str,
+                                                                     str | None]]:
+    if not items:
+        raise Invalid("judgments: send at least one judgment")
+    out = []
+    for i, item in enumerate(items):
+        if not item.doc_id.strip() or len(item.doc_id) > 300:
+            raise Invalid(f"judgments[{i}].doc_id: must be 1 to 300 characters, not only spaces")
+        if item.role not in ROLES:
+            raise Invalid(f"judgments[{i}].role: must be one of {', '.join(ROLES)}, not {item.role!r}")
+        if len(item.label) > 100:
+            raise Invalid(f"judgments[{i}].label: at most 100 characters")
+        try:
+            relevant, grade = read_label(item.label, "judgments", i, "label", level)
+        except InputError as exc:
+            raise Invalid(f"judgments[{i}].label: {exc.message}") from None
+        if relevant is None and grade is None:
+            raise Invalid(f"judgments[{i}].label: must not be empty")
+        out.append((item.doc_id, item.label.strip(), relevant, grade, item.role, item.note))
+    return out
+
+
+def _request_digest(topic: str, items: Sequence[BatchItem]) -> str:
+    canonical = json.dumps([topic, [[i.doc_id, i.label, i.role, i.note] for i in items]], ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def _replay(engine: Engine, reviewer: str, key: str, digest: str) -> BatchResult | None:
+    with engine.connect() as conn:
+        row = conn.execute(select(ApiIdempotency.request_digest, ApiIdempotency.response).where(
+            ApiIdempotency.reviewer == reviewer, ApiIdempotency.key == key)).first()
+    if row is None:
+        return None
+    if row[0] != digest:
+        raise Conflict(f"idempotency_key {key!r} was already used by {reviewer!r} for a different request")
+    return BatchResult([int(i) for i in json.loads(row[1])], replayed=True)
+
+
+def record_batch(engine: Engine, topic: str, items: Sequence[BatchItem], *, reviewer: str, source: str = "api",
+                 idempotency_key: str | None = None, level: int = 1) -> BatchResult:
+    """Append ``items`` as ``reviewer``'s judgments (all or nothing) and return their ids in request order."""
+    parsed = _validated(items, level)
+    if not reviewer.strip():
+        raise Invalid("reviewer must not be empty")
+    key = idempotency_key
+    if key is not None and not 1 <= len(key) <= MAX_KEY_LENGTH:
+        raise Invalid(f"idempotency_key: 1 to {MAX_KEY_LENGTH} characters")
+    digest = _request_digest(topic, items)
+    if key is not None:
+        earlier = _replay(engine, reviewer, key, digest)
+        if earlier is not None:
+            return earlier
+    now = utc_now()
+    try:
+        with engine.begin() as conn:
+            topic_id = conn.execute(select(Topic.id).where(Topic.name == topic)).scalar_one_or_none()
+            if topic_id is None:
+                raise NotFound(f"unknown topic {topic!r}")
+            marker = None
+            if key is not None:  # claimed first: a concurrent duplicate waits here, then fails on the unique key
+                marker = conn.execute(insert(ApiIdempotency).values(
+                    reviewer=reviewer, key=key, topic_id=topic_id, request_digest=digest, response="[]",
+                    created_at=now).returning(ApiIdempotency.id)).scalar_one()
+            rows = [{"topic_id": topic_id, "doc_id": d, "label": lab, "relevant": rel, "grade": g,
+                     "reviewer": reviewer, "role": role, "source": source, "note": note, "recorded_at": now}
+                    for d, lab, rel, g, role, note in parsed]
+            ids = [int(i) for i in conn.execute(
+                insert(Judgment).returning(Judgment.id, sort_by_parameter_order=True), rows).scalars()]
+            if marker is not None:
+                conn.execute(update(ApiIdempotency).where(ApiIdempotency.id == marker)
+                             .values(response=json.dumps(ids)))
+    except IntegrityError:
+        if key is None:
+            raise
+        earlier = _replay(engine, reviewer, key, digest)
+        if earlier is None:
+            raise
+        return earlier
+    return BatchResult(ids, replayed=False)

@@ -1,0 +1,120 @@
+"""Storing one topic's ranked queue from a request: a JSON list of documents, or a TREC/CLEF run file that
+`reviewdepth.services.imports.import_run` parses and stores (same rules as ``reviewdepth import run``); and
+paging a stored ranking with its current labels."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from sqlalchemy import Engine, insert, select
+
+from reviewdepth.formats.errors import InputError
+from reviewdepth.formats.scan import StringColumn, scan
+from reviewdepth.formats.trec import RUN_FIELDS, read_bytes
+from reviewdepth.services.errors import Conflict, Invalid
+from reviewdepth.services.imports import import_run
+from reviewdepth.services.judgments import topic_id_of
+from reviewdepth.services.queues import queue_labels
+from reviewdepth.store.ingest import bulk_insert, utc_now
+from reviewdepth.store.models import Queue, QueueEntry
+from reviewdepth.store.ranking_blob import encode_ranking
+
+
+@dataclass(frozen=True)
+class RankedDocument:
+    doc_id: str
+    score: float | None = None
+
+
+def _check_queue_name(name: str) -> None:
+    if not name.strip() or len(name) > 200:
+        raise Invalid("queue name must be 1 to 200 characters")
+
+
+def _refuse_existing(engine: Engine, topic_id: int, topic: str, queue: str) -> None:
+    with engine.connect() as conn:
+        taken = conn.execute(select(Queue.id).where(Queue.topic_id == topic_id, Queue.name == queue)).first()
+    if taken is not None:
+        raise Conflict(f"topic {topic!r} already has a queue {queue!r}; queues are kept as stored (samples refer "
+                       "to their ranks): store the new ranking under another name")
+
+
+def store_ranking(engine: Engine, topic: str, queue: str, documents: Sequence[RankedDocument], *,
+                  source: str = "api") -> None:
+    """Store ``documents`` (rank order) as the queue ``queue`` of an existing topic, in one transaction."""
+    _check_queue_name(queue)
+    if not documents:
+        raise Invalid("documents: a ranking needs at least one document")
+    seen: dict[str, int] = {}
+    for position, doc in enumerate(documents):
+        if not doc.doc_id.strip() or len(doc.doc_id) > 300:
+            raise Invalid(f"documents[{position}].doc_id: must be 1 to 300 characters, not only spaces")
+        if doc.doc_id in seen:
+            raise Invalid(f"documents[{position}].doc_id: duplicate doc id {doc.doc_id!r} "
+                          f"(first at documents[{seen[doc.doc_id]}])")
+        seen[doc.doc_id] = position
+        if doc.score is not None and not np.isfinite(doc.score):
+            raise Invalid(f"documents[{position}].score: must be a finite number")
+    topic_id = topic_id_of(engine, topic)
+    _refuse_existing(engine, topic_id, topic, queue)
+    docs = [d.doc_id for d in documents]
+    with engine.begin() as conn:
+        queue_id = int(conn.execute(insert(Queue).values(
+            topic_id=topic_id, name=queue, ordering="given", run_tag=None, threshold_rank=None, size=len(docs),
+            source=source, created_at=utc_now(), ranking_blob=encode_ranking(docs)).returning(Queue.id)).scalar_one())
+        bulk_insert(conn, "queue_entries", ("queue_id", "rank", "doc_id", "score", "flag"),
+                    ((queue_id, rank, d.doc_id, d.score, None) for rank, d in enumerate(documents, start=1)))
+
+
+def store_run_file(engine: Engine, topic: str, queue: str, path: str, *, order: str = "given") -> None:
+    """Store a run file holding one topic's ranking as ``queue`` (every line must name ``topic``)."""
+    _check_queue_name(queue)
+    topic_id = topic_id_of(engine, topic)
+    _refuse_existing(engine, topic_id, topic, queue)
+    data = read_bytes(path)
+    scanned = scan(data, "s", min_fields=6, path="run", names=RUN_FIELDS)
+    if len(scanned) == 0:
+        raise InputError("run", None, None, "empty run file: no result lines")
+    qids = scanned.columns[0]
+    assert isinstance(qids, StringColumn)
+    wrong = np.flatnonzero(qids.values != topic.encode("utf-8", "surrogateescape"))
+    if len(wrong):
+        line = int(scanned.line_numbers[wrong[0]])
+        other = bytes(qids.values[wrong[0]]).decode("utf-8", "replace")
+        raise InputError("run", line, "qid", f"topic {other!r} is not {topic!r}; upload one topic's ranking")
+    import_run(engine, path, queue_name=queue, order=order, again=True)
+
+
+@dataclass(frozen=True)
+class EntryPage:
+    total: int
+    offset: int
+    entries: list[dict[str, object]]
+
+
+LABEL_NAMES = {1: "relevant", 0: "nonrelevant", -1: None}
+
+
+def ranking_page(engine: Engine, topic: str, queue: str, *, offset: int = 0, limit: int = 100,
+                 policy: str = "latest", as_of: str | None = None) -> EntryPage:
+    """Entries ``offset+1 .. offset+limit`` in rank order, each with its current label under ``policy``."""
+    if offset < 0 or limit < 1:
+        raise Invalid("offset must be >= 0 and limit >= 1")
+    row, labels = queue_labels(engine, topic, queue, policy, as_of)
+    with engine.connect() as conn:
+        rows = conn.execute(select(QueueEntry.rank, QueueEntry.doc_id, QueueEntry.score,
+                                   QueueEntry.flag)
+                            .where(QueueEntry.queue_id == row.id, QueueEntry.rank > offset,
+                                   QueueEntry.rank <= offset + limit)
+                            .order_by(QueueEntry.rank)).all()
+    entries: list[dict[str, object]] = []
+    for rank, doc_id, score, flag in rows:
+        value = int(labels.labels[int(rank) - 1])
+        entries.append({"rank": int(rank), "doc_id": doc_id, "score": score, "flag": flag,
+                        "label": LABEL_NAMES.get(value), "judged": value >= 0})
+    return EntryPage(labels.size, offset, entries)
+
+
+

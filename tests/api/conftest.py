@@ -1,0 +1,50 @@
+"""API tests run against a migrated SQLite file and, when REVIEWDEPTH_TEST_PG_URL is set, PostgreSQL (the store
+fixtures), through the TestClient with the application's real lifespan."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import Engine
+
+from reviewdepth.api import ApiSettings, create_app
+from reviewdepth.services.keys import create_key
+
+_spec = importlib.util.spec_from_file_location("store_fixtures", Path(__file__).parents[1] / "store" / "conftest.py")
+assert _spec is not None and _spec.loader is not None
+_store = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_store)
+
+empty_db_url = _store.empty_db_url
+engine = _store.engine
+pytest_generate_tests = _store.pytest_generate_tests
+
+
+@dataclass
+class Api:
+    """A TestClient on a fresh database, the database URL, and a way to mint keys."""
+
+    client: TestClient
+    url: str
+    engine: Engine
+    new_key: Callable[..., dict[str, str]]
+
+    @property
+    def writer(self) -> dict[str, str]:
+        return self.new_key("ana", "write")
+
+
+@pytest.fixture
+def api(engine: Engine, empty_db_url: str) -> Iterator[Api]:
+    def new_key(reviewer: str = "ana", scope: str = "write") -> dict[str, str]:
+        return {"Authorization": f"Bearer {create_key(engine, reviewer, scope)[1]}"}
+
+    app = create_app(ApiSettings(database_url=empty_db_url, max_body_bytes=256 * 1024,
+                                 max_upload_bytes=2 * 1024 * 1024))
+    with TestClient(app) as client:
+        yield Api(client, empty_db_url, engine, new_key)
