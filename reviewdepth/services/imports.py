@@ -159,7 +159,8 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
             docs = text_values(doc_col.values[rows])
             queue_id = int(conn.execute(insert(Queue).values(
                 topic_id=ids[topic], name=name, ordering=order, run_tag=tag, threshold_rank=threshold,
-                size=len(rows), source=f"import:{digest}", created_at=utc_now(), ranking_blob=encode_ranking(docs),
+                size=len(rows), source=f"import:{digest}", created_at=utc_now(),
+                ranking_blob=encode_ranking(docs, StringColumn(doc_col.values[rows], doc_col.hashes[rows])),
             ).returning(Queue.id)).scalar_one())
             score_list = np.asarray(scores)[rows].tolist()
             entry_rows = zip([queue_id] * len(rows), range(1, len(rows) + 1), docs, score_list,

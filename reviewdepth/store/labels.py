@@ -37,15 +37,23 @@ class ResolvedLabels:
 def resolve_labels(doc_ids: list[str], judgment_ids: npt.NDArray[np.int64], relevant: npt.NDArray[np.int8],
                    adjudication: npt.NDArray[np.bool_], policy: str = "latest") -> ResolvedLabels:
     """Resolve per document. ``relevant`` is 1, 0 or -1 (no decision) per judgment."""
+    n = len(doc_ids)
     if policy not in POLICIES:
         raise PolicyError(f"unknown label policy {policy!r}; choose one of {', '.join(POLICIES)}")
-    n = len(doc_ids)
     if n == 0:
         return ResolvedLabels(np.array([], dtype=object), np.array([], dtype=np.int8))
     index: dict[str, int] = {}
     codes = np.fromiter((index.setdefault(d, len(index)) for d in doc_ids), dtype=np.int64, count=n)
     uniq = np.array(list(index), dtype=object)
-    ndoc = len(uniq)
+    return ResolvedLabels(uniq, resolve_codes(codes, len(uniq), judgment_ids, relevant, adjudication, policy))
+
+
+def resolve_codes(codes: npt.NDArray[np.int64], ndoc: int, judgment_ids: npt.NDArray[np.int64],
+                  relevant: npt.NDArray[np.int8], adjudication: npt.NDArray[np.bool_],
+                  policy: str = "latest") -> npt.NDArray[np.int8]:
+    """The same resolution with documents already numbered 0..ndoc-1 (``codes`` per judgment)."""
+    if policy not in POLICIES:
+        raise PolicyError(f"unknown label policy {policy!r}; choose one of {', '.join(POLICIES)}")
     in_id_order = bool(np.all(judgment_ids[1:] >= judgment_ids[:-1]))
     decided = relevant >= 0
     out = np.full(ndoc, UNJUDGED, dtype=np.int8)
@@ -79,4 +87,4 @@ def resolve_labels(doc_ids: list[str], judgment_ids: npt.NDArray[np.int64], rele
         has, _ = latest_of(decided)
         out[has] = 0
         out[np.bincount(codes[decided & (relevant == 1)], minlength=ndoc) > 0] = 1
-    return ResolvedLabels(uniq, out)
+    return out

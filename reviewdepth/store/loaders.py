@@ -9,10 +9,9 @@ import numpy as np
 import numpy.typing as npt
 from sqlalchemy import Connection, select
 
-from reviewdepth.formats.errors import InputError
-from reviewdepth.store.labels import UNJUDGED, resolve_labels
+from reviewdepth.store.labels import UNJUDGED, resolve_codes, resolve_labels
 from reviewdepth.store.models import Judgment, Queue, QueueEntry
-from reviewdepth.store.ranking_blob import decode_ranking, strings_with_hashes
+from reviewdepth.store.ranking_blob import decode_ranking, strings_with_hashes_or_none
 
 
 @dataclass(frozen=True)
@@ -69,48 +68,59 @@ def load_judgment_arrays(conn: Connection, topic_id: int, as_of: int | None = No
 
 def load_queue_labels(conn: Connection, queue_id: int, topic_id: int, size: int, policy: str = "latest",
                       as_of: int | None = None, as_of_time: datetime | None = None) -> QueueLabels:
-    """Labels by rank. The ranking comes from the queue's compressed doc-id column in one read and is joined
-    to the resolved labels by 64-bit hash (verified byte for byte); queues without it are joined in SQL."""
+    """Labels by rank. Judged documents are numbered by their 64-bit hash and joined to the queue's stored hash
+    index (every match verified byte for byte); queues without the index, doc ids with whitespace or a hash
+    collision take the plain path (a dictionary of doc ids and a join in SQL)."""
     docs, ids, rel, adj = load_judgment_arrays(conn, topic_id, as_of, as_of_time)
-    resolved = resolve_labels(docs, ids, rel, adj, policy)
     labels = np.full(size, UNJUDGED, dtype=np.int8)
-    if len(resolved.doc_ids):
+    per_doc = np.zeros(0, dtype=np.int8)
+    if docs:
         blob = conn.execute(select(Queue.ranking_blob).where(Queue.id == queue_id)).scalar_one()
-        joined = _join_by_hash(blob, resolved.doc_ids.tolist(), resolved.labels, labels) if blob else False
-        if not joined:
-            _join_in_sql(conn, queue_id, topic_id, as_of, as_of_time, resolved.doc_ids.tolist(), resolved.labels,
-                         labels)
+        fast = _hashed_path(blob, docs, ids, rel, adj, policy, labels) if blob else None
+        if fast is not None:
+            per_doc = fast
+        else:
+            resolved = resolve_labels(docs, ids, rel, adj, policy)
+            per_doc = resolved.labels
+            _join_in_sql(conn, queue_id, topic_id, as_of, as_of_time, resolved.doc_ids.tolist(), per_doc, labels)
     return QueueLabels(
         size=size,
         labels=labels,
-        relevant_total=int(np.count_nonzero(resolved.labels == 1)),
-        nonrelevant_total=int(np.count_nonzero(resolved.labels == 0)),
-        judged_total=int(np.count_nonzero(resolved.labels >= 0)),
+        relevant_total=int(np.count_nonzero(per_doc == 1)),
+        nonrelevant_total=int(np.count_nonzero(per_doc == 0)),
+        judged_total=int(np.count_nonzero(per_doc >= 0)),
         policy=policy,
         as_of=as_of,
     )
 
 
-def _join_by_hash(blob: bytes, judged_docs: list[str], judged_labels: npt.NDArray[np.int8],
-                  out: npt.NDArray[np.int8]) -> bool:
-    """Fill ``out`` (by rank) from the judged docs; False when a doc id cannot take this path."""
+def _hashed_path(blob: bytes, docs: list[str], ids: npt.NDArray[np.int64], rel: npt.NDArray[np.int8],
+                 adj: npt.NDArray[np.bool_], policy: str, out: npt.NDArray[np.int8]) -> npt.NDArray[np.int8] | None:
+    """Resolve labels per document and fill ``out`` by rank; None when this path cannot be taken."""
     ranking = decode_ranking(blob)
-    try:
-        judged = strings_with_hashes("\n".join(judged_docs).encode("utf-8", "surrogateescape"))
-    except InputError:
-        return False  # a doc id with whitespace
-    if len(ranking.values) != len(out) or len(judged.values) != len(judged_docs):
-        return False  # an empty doc id
-    # sort the long side once, then binary-search the short side into it
-    order = np.argsort(ranking.hashes)
-    sorted_hashes = ranking.hashes[order]
-    pos = np.minimum(np.searchsorted(sorted_hashes, judged.hashes), len(sorted_hashes) - 1)
-    hit = np.flatnonzero(sorted_hashes[pos] == judged.hashes)
-    ranks = order[pos[hit]]
-    if not bool(np.all(ranking.values[ranks] == judged.values[hit])):
-        return False  # a 64-bit hash collision: take the SQL path
-    out[ranks] = judged_labels[hit]
-    return True
+    column = strings_with_hashes_or_none(docs)
+    if ranking is None or column is None or len(ranking.doc_ids) != len(out):
+        return None
+    order = np.argsort(column.hashes, kind="stable")
+    hashes = column.hashes[order]
+    values = column.values[order]
+    first = np.ones(len(hashes), dtype=bool)
+    first[1:] = hashes[1:] != hashes[:-1]
+    repeat = ~first[1:]
+    if not bool(np.all(values[1:][repeat] == values[:-1][repeat])):
+        return None  # two different doc ids share a 64-bit hash
+    codes = np.empty(len(docs), dtype=np.int64)
+    codes[order] = np.cumsum(first) - 1
+    per_doc = resolve_codes(codes, int(first.sum()), ids, rel, adj, policy)
+    doc_hashes, doc_values = hashes[first], values[first]
+    if len(ranking.sorted_hashes):
+        pos = np.minimum(np.searchsorted(ranking.sorted_hashes, doc_hashes), len(ranking.sorted_hashes) - 1)
+        hit = np.flatnonzero(ranking.sorted_hashes[pos] == doc_hashes)
+        ranks = ranking.rank_of_sorted[pos[hit]]
+        if not bool(np.all(ranking.doc_ids[ranks] == doc_values[hit])):
+            return None
+        out[ranks] = per_doc[hit]
+    return per_doc
 
 
 def _join_in_sql(conn: Connection, queue_id: int, topic_id: int, as_of: int | None, as_of_time: datetime | None,

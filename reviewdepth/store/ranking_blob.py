@@ -1,27 +1,72 @@
-"""A queue's doc ids in rank order as one compressed value (derived from the entries, written with them)."""
+"""A queue's doc ids in rank order as one stored value, with a hash index, derived from the entries and written
+with them, so a queue of millions is joined to its judgments without reading it row by row.
+
+Layout: ``RDQ2`` | width (u4) | n (u8) | doc ids as fixed-width bytes (n·width) | their 64-bit FNV-1a hashes
+sorted ascending (n·8) | the 0-based rank of each sorted hash (n·8). Read with ``np.frombuffer`` (no copy).
+"""
 
 from __future__ import annotations
 
-import zlib
+import struct
+from dataclasses import dataclass
 
+import numpy as np
+import numpy.typing as npt
+
+from reviewdepth.formats.errors import InputError
 from reviewdepth.formats.scan import StringColumn, scan
 
+MAGIC = b"RDQ2"
+HEADER = struct.Struct("<4sIQ")
 
-def encode_ranking(doc_ids: list[str]) -> bytes | None:
-    """zlib-compressed newline-separated doc ids; None when an id contains whitespace (kept row by row only)."""
-    text = "\n".join(doc_ids)
-    if len(text.split()) != len(doc_ids):
+
+@dataclass(frozen=True)
+class RankingIndex:
+    """Doc ids by rank, and the hash-sorted view used for joins."""
+
+    doc_ids: npt.NDArray[np.bytes_]
+    sorted_hashes: npt.NDArray[np.uint64]
+    rank_of_sorted: npt.NDArray[np.int64]
+
+
+def encode_ranking(doc_ids: list[str], column: StringColumn | None = None) -> bytes | None:
+    """The stored form; None when a doc id is empty or contains whitespace (then entries are read row by row).
+    ``column`` (the scanner's strings and hashes, in rank order) avoids hashing again."""
+    if column is None:
+        column = strings_with_hashes_or_none(doc_ids)
+        if column is None:
+            return None
+    values = np.ascontiguousarray(column.values)
+    width = values.dtype.itemsize
+    order = np.argsort(column.hashes, kind="stable").astype(np.int64)
+    return b"".join((HEADER.pack(MAGIC, width, len(values)), values.tobytes(),
+                     column.hashes[order].astype("<u8").tobytes(), order.astype("<i8").tobytes()))
+
+
+def decode_ranking(blob: bytes) -> RankingIndex | None:
+    """The index, or None for a blob of another layout (then the caller reads entries in SQL)."""
+    if len(blob) < HEADER.size:
         return None
-    return zlib.compress(text.encode("utf-8", "surrogateescape"), 1)
+    magic, width, n = HEADER.unpack_from(blob)
+    if magic != MAGIC:
+        return None
+    start = HEADER.size
+    values = np.frombuffer(blob, dtype=f"S{width}", count=n, offset=start)
+    start += width * n
+    hashes = np.frombuffer(blob, dtype="<u8", count=n, offset=start)
+    start += 8 * n
+    order = np.frombuffer(blob, dtype="<i8", count=n, offset=start)
+    return RankingIndex(values, hashes.astype(np.uint64, copy=False), order.astype(np.int64, copy=False))
 
 
-def decode_ranking(blob: bytes) -> StringColumn:
-    """Doc ids (numpy byte strings) and their 64-bit hashes, in rank order."""
-    return strings_with_hashes(zlib.decompress(blob))
-
-
-def strings_with_hashes(newline_separated: bytes) -> StringColumn:
-    scanned = scan(newline_separated, "s", min_fields=1, max_fields=1, skip_comments=False, path="<ranking>")
+def strings_with_hashes_or_none(doc_ids: list[str]) -> StringColumn | None:
+    """Byte strings and FNV-1a hashes of ``doc_ids`` (the scanner's, so they match stored hashes); None when an id
+    is empty or holds whitespace."""
+    try:
+        scanned = scan("\n".join(doc_ids).encode("utf-8", "surrogateescape"), "s", min_fields=1, max_fields=1,
+                       path="<doc ids>")
+    except InputError:
+        return None
     column = scanned.columns[0]
     assert isinstance(column, StringColumn)
-    return column
+    return column if len(column.values) == len(doc_ids) else None

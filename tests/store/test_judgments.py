@@ -112,3 +112,14 @@ def test_eight_threads_lose_and_double_nothing(engine: Engine, tmp_path: Path) -
         distinct = conn.execute(select(func.count(func.distinct(Judgment.doc_id)))).scalar_one()
         ids = conn.execute(select(func.count(func.distinct(Judgment.id)))).scalar_one()
     assert total == 16_000 and distinct == 16_000 and ids == 16_000
+
+
+def test_doc_ids_with_spaces_take_the_sql_join(engine: Engine, tmp_path: Path) -> None:
+    from reviewdepth.services.imports import import_csv
+
+    export = tmp_path / "spaced.csv"
+    export.write_text("doc,label,rank\nDOC 1,1,2\nDOC 2,0,1\nDOC 3,,3\n")
+    import_csv(engine, str(export), mapping="doc=doc,label=label,rank=rank", topic="S")
+    _, labels = queue_labels(engine, "S", None)
+    assert labels.labels.tolist() == [0, 1, -1]  # rank order: DOC 2, DOC 1, DOC 3
+    assert labels.relevant_total == 1 and labels.judged_total == 2
