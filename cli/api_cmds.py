@@ -56,7 +56,9 @@ def register_api(app: typer.Typer) -> None:
         uvicorn.run("reviewdepth.api:app_from_environment", factory=True, host=host, port=port, workers=workers,
                     access_log=access_log)
 
-    keys_app = typer.Typer(help="Bearer keys of the HTTP API.", no_args_is_help=True)
+    keys_app = typer.Typer(
+         help="Bearer keys of the HTTP API.", no_args_is_help=True, rich_markup_mode=None
+     )
     app.add_typer(keys_app, name="keys")
 
     @keys_app.command("create")

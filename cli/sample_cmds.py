@@ -15,7 +15,9 @@ DbOption = Annotated[str | None, typer.Option("--db", help=database_option_help(
 
 
 def register_samples(app: typer.Typer) -> None:
-    sample_app = typer.Typer(help="Random samples for estimating |R| and recall.", no_args_is_help=True)
+    sample_app = typer.Typer(
+        help="Random samples for estimating |R| and recall.", no_args_is_help=True, rich_markup_mode=None
+    )
     app.add_typer(sample_app, name="sample")
 
     @sample_app.command("draw")

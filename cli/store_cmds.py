@@ -29,9 +29,15 @@ def default_reviewer() -> str:
 
 
 def register_store(app: typer.Typer) -> None:
-    db_app = typer.Typer(help="Create, inspect and migrate the database schema.", no_args_is_help=True)
-    import_app = typer.Typer(help="Import runs, qrels and review-platform exports (atomic).", no_args_is_help=True)
-    queue_app = typer.Typer(help="Inspect stored review queues.", no_args_is_help=True)
+    db_app = typer.Typer(
+        help="Create, inspect and migrate the database schema.", no_args_is_help=True, rich_markup_mode=None
+    )
+    import_app = typer.Typer(
+        help="Import runs, qrels and review-platform exports (atomic).", no_args_is_help=True, rich_markup_mode=None
+    )
+    queue_app = typer.Typer(
+        help="Inspect stored review queues.", no_args_is_help=True, rich_markup_mode=None
+    )
     app.add_typer(db_app, name="db")
     app.add_typer(import_app, name="import")
     app.add_typer(queue_app, name="queue")
