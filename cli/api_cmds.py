@@ -10,10 +10,8 @@ from typing import Annotated
 
 import typer
 
-from .common import database_option_help, fail, handled_errors, open_engine
+from .common import DbOption, fail, handled_errors, open_engine
 from .store_cmds import ListFormat
-
-DbOption = Annotated[str | None, typer.Option("--db", help=database_option_help())]
 
 
 class Scope(StrEnum):

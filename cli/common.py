@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 
@@ -18,6 +18,10 @@ def fail(message: str, code: int = 2) -> NoReturn:
 
 def database_option_help() -> str:
     return "Database URL (default: $REVIEWDEPTH_DATABASE_URL, else the embedded SQLite file)."
+
+
+# the --db option every store command takes
+DbOption = Annotated[str | None, typer.Option("--db", help=database_option_help())]
 
 
 def open_engine(db: str | None, *, migrate_default: bool = True) -> Any:

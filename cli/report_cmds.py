@@ -9,9 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from .common import database_option_help, fail, handled_errors, open_engine
-
-DbOption = Annotated[str | None, typer.Option("--db", help=database_option_help())]
+from .common import DbOption, fail, handled_errors, open_engine
 
 
 class ReportFormat(StrEnum):

@@ -8,10 +8,8 @@ from typing import Annotated
 
 import typer
 
-from .common import database_option_help, handled_errors, open_engine
+from .common import DbOption, handled_errors, open_engine
 from .store_cmds import ListFormat
-
-DbOption = Annotated[str | None, typer.Option("--db", help=database_option_help())]
 
 
 def register_samples(app: typer.Typer) -> None:

@@ -10,9 +10,7 @@ from typing import Annotated
 
 import typer
 
-from .common import database_option_help, fail, handled_errors, open_engine, row_progress
-
-DbOption = Annotated[str | None, typer.Option("--db", help=database_option_help())]
+from .common import DbOption, fail, handled_errors, open_engine, row_progress
 
 
 class ListFormat(StrEnum):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import tempfile
 from enum import StrEnum
 from pathlib import Path
@@ -19,6 +18,7 @@ from reviewdepth import __version__
 from reviewdepth.api import schemas
 from reviewdepth.api.auth import current_key, engine_of, read_key, write_key
 from reviewdepth.api.problems import ApiProblem, problem_responses
+from reviewdepth.report.model import json_safe
 from reviewdepth.services.keys import KeyRecord
 
 EngineDep = Annotated[Engine, Depends(engine_of)]
@@ -38,17 +38,6 @@ class PlotKind(StrEnum):
 class PlotFormat(StrEnum):
     svg = "svg"
     png = "png"
-
-
-def finite(value: Any) -> Any:
-    """NaN and infinities become null (JSON has no such numbers)."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {k: finite(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [finite(v) for v in value]
-    return value
 
 
 def build_router() -> APIRouter:
@@ -130,7 +119,7 @@ def build_router() -> APIRouter:
             raise ApiProblem(415, f"send the ranking as {JSON} or as a text/plain run file, not "
                                   f"{content_type or 'no content type'!r}")
         summary = await run_in_threadpool(queue_summary, engine, topic, queue)
-        return finite(summary.as_dict())  # type: ignore[no-any-return]
+        return json_safe(summary.as_dict())  # type: ignore[no-any-return]
 
     @router.get("/topics/{topic}/queues/{queue}", response_model=schemas.QueueSummaryOut, responses=READ,
                 tags=["queues"])
@@ -139,7 +128,7 @@ def build_router() -> APIRouter:
         """Size, judged, relevant found, deepest judged rank and trec_eval measures of the stored queue."""
         from reviewdepth.services.queues import queue_summary
 
-        return finite(queue_summary(engine, topic, queue, policy=policy, as_of=as_of).as_dict())  # type: ignore[no-any-return]
+        return json_safe(queue_summary(engine, topic, queue, policy=policy, as_of=as_of).as_dict())  # type: ignore[no-any-return]
 
     @router.get("/topics/{topic}/queues/{queue}/entries", response_model=schemas.EntryPage, responses=READ,
                 tags=["queues"])
@@ -151,7 +140,7 @@ def build_router() -> APIRouter:
 
         page = ranking_page(engine, topic, queue, offset=offset, limit=limit, policy=policy, as_of=as_of)
         return {"topic": topic, "queue": queue, "total": page.total, "offset": page.offset, "limit": limit,
-                "entries": finite(page.entries)}
+                "entries": json_safe(page.entries)}
 
     # judgments ------------------------------------------------------------------------------------------------
     @router.post("/topics/{topic}/judgments", status_code=201, response_model=schemas.JudgmentBatchOut,

@@ -43,7 +43,7 @@ class Report:
     precision_recall: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        cleaned: dict[str, Any] = _clean(dataclasses.asdict(self))
+        cleaned: dict[str, Any] = json_safe(dataclasses.asdict(self))
         return cleaned
 
     def to_json(self) -> str:
@@ -51,11 +51,12 @@ class Report:
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
-def _clean(value: Any) -> Any:
+def json_safe(value: Any) -> Any:
+    """NaN and infinities become null (JSON has no such numbers), through dicts, lists and tuples."""
     if isinstance(value, float):
         return None if math.isnan(value) or math.isinf(value) else value
     if isinstance(value, dict):
-        return {k: _clean(v) for k, v in value.items()}
+        return {k: json_safe(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_clean(v) for v in value]
+        return [json_safe(v) for v in value]
     return value
