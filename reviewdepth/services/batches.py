@@ -14,8 +14,9 @@ from sqlalchemy.exc import IntegrityError
 from reviewdepth.formats.errors import InputError
 from reviewdepth.services.errors import Conflict, Invalid, NotFound
 from reviewdepth.services.imports import read_label
+from reviewdepth.store.chain import append_judgments
 from reviewdepth.store.ingest import utc_now
-from reviewdepth.store.models import ROLES, ApiIdempotency, Judgment, Topic
+from reviewdepth.store.models import ROLES, ApiIdempotency, Topic
 
 MAX_KEY_LENGTH = 200
 
@@ -97,11 +98,8 @@ def record_batch(engine: Engine, topic: str, items: Sequence[BatchItem], *, revi
                 marker = conn.execute(insert(ApiIdempotency).values(
                     reviewer=reviewer, key=key, topic_id=topic_id, request_digest=digest, response="[]",
                     created_at=now).returning(ApiIdempotency.id)).scalar_one()
-            rows = [{"topic_id": topic_id, "doc_id": d, "label": lab, "relevant": rel, "grade": g,
-                     "reviewer": reviewer, "role": role, "source": source, "note": note, "recorded_at": now}
-                    for d, lab, rel, g, role, note in parsed]
-            ids = [int(i) for i in conn.execute(
-                insert(Judgment).returning(Judgment.id, sort_by_parameter_order=True), rows).scalars()]
+            ids = append_judgments(conn, [(topic_id, d, lab, rel, g, reviewer, role, source, note, now, None)
+                                          for d, lab, rel, g, role, note in parsed], return_ids=True)
             if marker is not None:
                 conn.execute(update(ApiIdempotency).where(ApiIdempotency.id == marker)
                              .values(response=json.dumps(ids)))

@@ -23,7 +23,8 @@ from reviewdepth.formats.scan import StringColumn, scan
 from reviewdepth.formats.trec import RUN_FIELDS, parse_qrels, read_bytes
 from reviewdepth.measures.ranking import factorize_queries, rank_order
 from reviewdepth.services.errors import Conflict
-from reviewdepth.store.ingest import Progress, bulk_insert, db_timestamp, utc_now
+from reviewdepth.store.chain import append_judgments
+from reviewdepth.store.ingest import Progress, bulk_insert, utc_now
 from reviewdepth.store.models import ImportRecord, Queue, Topic
 from reviewdepth.store.ranking_blob import encode_ranking
 
@@ -220,18 +221,14 @@ def import_qrels(engine: Engine, path: str, *, reviewer: str = "qrels", level: i
         _check_new(conn, "qrels", digest, path, again)
         ids = topic_ids(conn, qid_list)
         import_id = _record_import(conn, "qrels", path, digest, len(rels), len(ids), f"level={level}")
-        now = db_timestamp(conn, utc_now())
+        now = utc_now()
         source = f"import:{digest}"
-        rows = ((ids[q], d, str(r), (None if r < 0 else r >= level), r, reviewer, "review", source, None, now,
-                 import_id) for q, d, r in zip(qid_list, doc_list, rels, strict=True))
-        bulk_insert(conn, "judgments", JUDGMENT_COLUMNS, rows, progress)
+        append_judgments(conn, [(ids[q], d, str(r), (None if r < 0 else r >= level), r, reviewer, "review", source,
+                                 None, now, import_id) for q, d, r in zip(qid_list, doc_list, rels, strict=True)],
+                         progress=progress)
         summary.import_id = import_id
     summary.topics = sorted(ids)
     return summary
-
-
-JUDGMENT_COLUMNS = ("topic_id", "doc_id", "label", "relevant", "grade", "reviewer", "role", "source", "note",
-                    "recorded_at", "import_id")
 
 
 def decode_text(data: bytes, path: str) -> str:
@@ -336,7 +333,7 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
         if not topic:
             raise InputError(path, None, "topic", "name the topic with --topic or map a topic column")
     index = {k: header.index(v) for k, v in cols.items()}
-    judgments: list[tuple[str, str, str, bool | None, int | None, str, object]] = []
+    judgments: list[tuple[str, str, str, bool | None, int | None, str, datetime | None]] = []
     ranked: dict[str, list[tuple[float, str, float | None]]] = {}
     seen_docs: dict[tuple[str, str], int] = {}
     rows = 0
@@ -374,12 +371,11 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
         names = sorted({j[0] for j in judgments} | set(ranked) | ({str(topic)} if topic else set()))
         ids = topic_ids(conn, names)
         import_id = _record_import(conn, "csv", path, digest, rows, len(names), f"map={mapping or ''}")
-        now = db_timestamp(conn, utc_now())
+        now = utc_now()
         source = f"import:{digest}"
-        bulk_insert(conn, "judgments", JUDGMENT_COLUMNS,
-                    ((ids[t], d, lab, rel, g, who, "review", source, None,
-                      now if when is None else db_timestamp(conn, when), import_id)  # type: ignore[arg-type]
-                     for t, d, lab, rel, g, who, when in judgments), progress)
+        append_judgments(conn, [(ids[t], d, lab, rel, g, who, "review", source, None,
+                                 now if when is None else when, import_id)
+                                for t, d, lab, rel, g, who, when in judgments], progress=progress)
         qname = queue_name or Path(path).stem
         for the_topic, entries in ranked.items():
             entries.sort(key=lambda e: e[0])

@@ -10,6 +10,7 @@ from sqlalchemy import Engine, insert, select
 from reviewdepth.formats.errors import InputError
 from reviewdepth.services.errors import Invalid, NotFound
 from reviewdepth.services.imports import read_label
+from reviewdepth.store.chain import append_judgments
 from reviewdepth.store.ingest import utc_now
 from reviewdepth.store.models import ROLES, Judgment, Topic
 
@@ -72,11 +73,9 @@ def record_judgment(engine: Engine, topic: str, doc_id: str, label: str, *, revi
             topic_row = conn.execute(insert(Topic).values(name=topic, created_at=utc_now())
                                      .returning(Topic.id)).scalar_one()
         now = utc_now()
-        new_id = conn.execute(insert(Judgment).values(
-            topic_id=topic_row, doc_id=doc_id, label=label.strip(), relevant=relevant, grade=grade,
-            reviewer=reviewer, role=role, source=source, note=note, recorded_at=now,
-        ).returning(Judgment.id)).scalar_one()
-    return JudgmentRecord(int(new_id), topic, doc_id, label.strip(), relevant, grade, reviewer, role, source, note,
+        [new_id] = append_judgments(conn, [(topic_row, doc_id, label.strip(), relevant, grade, reviewer, role, source,
+                                            note, now, None)], return_ids=True)
+    return JudgmentRecord(new_id, topic, doc_id, label.strip(), relevant, grade, reviewer, role, source, note,
                           now)
 
 
@@ -142,9 +141,7 @@ def record_judgments(engine: Engine, topic: str, items: list[tuple[str, str]], *
         if topic_row is None:
             raise NotFound(f"unknown topic {topic!r}")
         now = utc_now()
-        ids: list[int] = []
-        for (doc_id, label, relevant, grade), note in zip(parsed, notes or [None] * len(parsed), strict=True):
-            ids.append(int(conn.execute(insert(Judgment).values(
-                topic_id=topic_row, doc_id=doc_id, label=label, relevant=relevant, grade=grade, reviewer=reviewer,
-                role=role, source=source, note=note, recorded_at=now).returning(Judgment.id)).scalar_one()))
-    return ids
+        return append_judgments(conn, [
+            (topic_row, doc_id, label, relevant, grade, reviewer, role, source, note, now, None)
+            for (doc_id, label, relevant, grade), note in zip(parsed, notes or [None] * len(parsed), strict=True)],
+            return_ids=True)

@@ -52,6 +52,9 @@ class Topic(Base):
     name: Mapped[str] = mapped_column(String(200), unique=True)
     population_size: Mapped[int | None] = mapped_column(BigInteger)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    # The judgment hash chain (`reviewdepth.store.chain`): how many judgments it links and the last hash.
+    chain_length: Mapped[int] = mapped_column(BigInteger, server_default="0")
+    chain_head: Mapped[str | None] = mapped_column(String(64))
 
 
 class ImportRecord(Base):
@@ -112,7 +115,8 @@ class Judgment(Base):
 
     ``label`` is the value as given; ``relevant`` its binary reading (NULL = seen but not judged, e.g. a
     negative qrels value); ``grade`` the integer level when the label is numeric. ``source`` is ``cli``,
-    ``api`` or ``import:<sha256>``.
+    ``api`` or ``import:<sha256>``. ``seq`` numbers the topic's judgments 1, 2, … and ``chain_hash`` links each
+    to the previous one (`reviewdepth.store.chain`).
     """
 
     __tablename__ = "judgments"
@@ -120,6 +124,7 @@ class Judgment(Base):
         Index("ix_judgments_topic_id_doc_id", "topic_id", "doc_id"),
         # the log of a topic in recording order: sequential reads for label resolution
         Index("ix_judgments_topic_id_id", "topic_id", "id"),
+        UniqueConstraint("topic_id", "seq", name="uq_judgments_topic_id_seq"),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
@@ -134,6 +139,8 @@ class Judgment(Base):
     note: Mapped[str | None] = mapped_column(Text)
     recorded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     import_id: Mapped[int | None] = mapped_column(ForeignKey("imports.id"), index=True)
+    seq: Mapped[int] = mapped_column(BigInteger)
+    chain_hash: Mapped[str] = mapped_column(String(64))
 
 
 class Sample(Base):

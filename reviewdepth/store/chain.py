@@ -1,0 +1,201 @@
+"""The tamper-evident judgment log: every judgment carries a SHA-256 hash chained to the previous one of its topic.
+
+    hash_k = SHA-256( hash_{k-1} + "\\n" + canonical_k )      (hex digests, UTF-8)
+    hash_0 = SHA-256( "reviewdepth judgment chain v1\\n" + topic name )
+    canonical_k = JSON [seq, doc_id, label, relevant, grade, reviewer, role, source, note,
+                        recorded_at (ISO 8601, UTC, microseconds), import_id]   (no spaces, UTF-8 kept)
+
+``seq`` numbers a topic's judgments 1, 2, 3, … in recording order; the topic row keeps the chain's length and
+head. Writers reserve their sequence numbers with one ``UPDATE topics … RETURNING`` as the first write of their
+transaction, which takes the row lock (PostgreSQL) or the write lock (SQLite): writers of one topic are
+serialised, writers of different topics are not (on PostgreSQL). Editing, deleting or re-ordering a row behind
+the application's back breaks the chain at that row; `verify_topic` names the first broken row. The chain
+cannot stop someone who rewrites the whole log and every later hash: record the head that ``audit verify``
+prints outside the database (a ticket, an email, a court filing) to anchor it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from sqlalchemy import Connection, select, update
+
+from reviewdepth.store.ingest import Progress, bulk_insert, db_timestamp
+from reviewdepth.store.models import Judgment, Topic
+
+CHAIN_VERSION = "reviewdepth judgment chain v1"
+
+
+def genesis(topic_name: str) -> str:
+    return hashlib.sha256(f"{CHAIN_VERSION}\n{topic_name}".encode()).hexdigest()
+
+
+def canonical_time(moment: datetime) -> str:
+    """UTC, microseconds; naive values are UTC (as SQLite hands them back)."""
+    moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    return moment.isoformat(timespec="microseconds")
+
+
+def link_hash(previous: str, seq: int, doc_id: str, label: str, relevant: bool | None, grade: int | None,
+              reviewer: str, role: str, source: str, note: str | None, recorded_at: datetime,
+              import_id: int | None) -> str:
+    """The chain hash of one judgment given the previous hash (formula in the module docstring)."""
+    canonical = json.dumps([seq, doc_id, label, relevant, grade, reviewer, role, source, note,
+                            canonical_time(recorded_at), import_id], ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(f"{previous}\n{canonical}".encode()).hexdigest()
+
+
+class ChainWriter:
+    """Links new judgments into their topics' chains inside the caller's transaction.
+
+    Build it with the number of judgments each topic will get (this reserves the sequence numbers and locks the
+    topics, in id order so two writers cannot deadlock), call `link` once per judgment in insertion order, then
+    `finish` to store the new heads.
+    """
+
+    def __init__(self, conn: Connection, counts: dict[int, int]) -> None:
+        self._conn = conn
+        self.next_seq: dict[int, int] = {}
+        self._head: dict[int, str] = {}
+        self._end: dict[int, int] = {}
+        for topic_id in sorted(counts):
+            count = counts[topic_id]
+            if count <= 0:
+                continue
+            length, head, name = conn.execute(
+                update(Topic).where(Topic.id == topic_id).values(chain_length=Topic.chain_length + count)
+                .returning(Topic.chain_length, Topic.chain_head, Topic.name)).one()
+            self.next_seq[topic_id] = int(length) - count + 1
+            self._end[topic_id] = int(length)
+            self._head[topic_id] = head or genesis(name)
+
+    def link(self, topic_id: int, doc_id: str, label: str, relevant: bool | None, grade: int | None, reviewer: str,
+             role: str, source: str, note: str | None, recorded_at: datetime,
+             import_id: int | None) -> tuple[int, str]:
+        """(seq, chain hash) for the next judgment of ``topic_id``."""
+        seq = self.next_seq[topic_id]
+        if seq > self._end[topic_id]:
+            raise RuntimeError(f"more judgments linked than reserved for topic id {topic_id}")
+        digest = link_hash(self._head[topic_id], seq, doc_id, label, relevant, grade, reviewer, role, source, note,
+                           recorded_at, import_id)
+        self.next_seq[topic_id] = seq + 1
+        self._head[topic_id] = digest
+        return seq, digest
+
+    def finish(self) -> None:
+        for topic_id, head in self._head.items():
+            if self.next_seq[topic_id] != self._end[topic_id] + 1:
+                raise RuntimeError(f"reserved judgments of topic id {topic_id} were not all linked")
+            self._conn.execute(update(Topic).where(Topic.id == topic_id).values(chain_head=head))
+
+
+# topic_id, doc_id, label, relevant, grade, reviewer, role, source, note, recorded_at, import_id
+NewJudgment = tuple[int, str, str, bool | None, int | None, str, str, str, str | None, datetime, int | None]
+JUDGMENT_COLUMNS = ("topic_id", "doc_id", "label", "relevant", "grade", "reviewer", "role", "source", "note",
+                    "recorded_at", "import_id", "seq", "chain_hash")
+
+
+def append_judgments(conn: Connection, rows: Sequence[NewJudgment], *, return_ids: bool = False,
+                     progress: Progress | None = None) -> list[int]:
+    """The one way judgments enter the log: link ``rows`` into their topics' chains and bulk-insert them in the
+    caller's transaction. With ``return_ids``, their ids in the order given."""
+    counts = Counter(row[0] for row in rows)
+    writer = ChainWriter(conn, dict(counts))
+    first = dict(writer.next_seq)
+    sqlite = conn.dialect.name == "sqlite"
+
+    def linked() -> Iterator[tuple[object, ...]]:
+        for row in rows:
+            seq, digest = writer.link(*row)
+            when = db_timestamp(conn, row[9]) if sqlite else row[9]
+            yield (*row[:9], when, row[10], seq, digest)
+
+    bulk_insert(conn, "judgments", JUDGMENT_COLUMNS, linked(), progress)
+    writer.finish()
+    if not return_ids:
+        return []
+    by_topic: dict[int, list[int]] = {}
+    for topic_id, first_seq in first.items():
+        found = conn.execute(select(Judgment.seq, Judgment.id).where(
+            Judgment.topic_id == topic_id, Judgment.seq >= first_seq,
+            Judgment.seq < first_seq + counts[topic_id]).order_by(Judgment.seq)).all()
+        by_topic[topic_id] = [int(jid) for _, jid in found]
+    taken = dict.fromkeys(by_topic, 0)
+    ids = []
+    for row in rows:
+        ids.append(by_topic[row[0]][taken[row[0]]])
+        taken[row[0]] += 1
+    return ids
+
+
+@dataclass(frozen=True)
+class ChainBreak:
+    """The first row where a topic's log stops matching its chain."""
+
+    judgment_id: int | None
+    seq: int | None
+    reason: str
+
+
+@dataclass(frozen=True)
+class ChainCheck:
+    topic: str
+    judgments: int
+    head: str
+    broken: ChainBreak | None
+
+    @property
+    def intact(self) -> bool:
+        return self.broken is None
+
+    def as_dict(self) -> dict[str, object]:
+        return {"topic": self.topic, "judgments": self.judgments, "head": self.head, "intact": self.intact,
+                "first_broken": None if self.broken is None else {
+                    "judgment_id": self.broken.judgment_id, "seq": self.broken.seq, "reason": self.broken.reason}}
+
+
+def verify_topic(conn: Connection, topic_id: int) -> ChainCheck:
+    """Recompute a topic's chain from its first judgment and compare with the stored hashes and head."""
+    name, length, stored_head = conn.execute(
+        select(Topic.name, Topic.chain_length, Topic.chain_head).where(Topic.id == topic_id)).one()
+    head = genesis(name)
+    expected = 1
+    last_id = 0
+    count = 0
+    stmt = (select(Judgment.id, Judgment.seq, Judgment.doc_id, Judgment.label, Judgment.relevant, Judgment.grade,
+                   Judgment.reviewer, Judgment.role, Judgment.source, Judgment.note, Judgment.recorded_at,
+                   Judgment.import_id, Judgment.chain_hash)
+            .where(Judgment.topic_id == topic_id).order_by(Judgment.seq, Judgment.id))
+    for (jid, seq, doc_id, label, relevant, grade, reviewer, role, source, note, recorded_at, import_id,
+         stored) in conn.execution_options(yield_per=20_000).execute(stmt):
+        count += 1
+        if seq != expected:
+            reason = (f"judgment seq {expected} is missing before judgment id {jid} (seq {seq}): a row was deleted"
+                      if seq > expected else
+                      f"judgment id {jid} has seq {seq}, expected {expected}: rows were duplicated or re-numbered")
+            return ChainCheck(name, count, head, ChainBreak(jid, expected, reason))
+        if jid <= last_id:
+            return ChainCheck(name, count, head, ChainBreak(jid, expected,
+                              f"judgment id {jid} (seq {seq}) is out of recording order"))
+        digest = link_hash(head, expected, doc_id, label, None if relevant is None else bool(relevant), grade,
+                           reviewer, role, source, note, recorded_at, import_id)
+        if digest != stored:
+            return ChainCheck(name, count, head, ChainBreak(
+                jid, expected,
+                f"judgment id {jid} (seq {expected}, document {doc_id!r}) does not match its chain hash: the row "
+                "or its stored hash was changed after it was recorded"))
+        head = digest
+        last_id = jid
+        expected += 1
+    recorded_length = int(length or 0)
+    if count != recorded_length or (count and stored_head != head):
+        return ChainCheck(name, count, head, ChainBreak(
+            None, count + 1 if count < recorded_length else count,
+            f"the log has {count} judgments ending in {head[:16]}…, but the topic records {recorded_length} ending "
+            f"in {(stored_head or '-')[:16]}…: judgments were deleted from the end, or the head was changed"))
+    return ChainCheck(name, count, head, None)
