@@ -11,6 +11,7 @@ from reviewdepth import __version__
 from .api_cmds import register_api
 from .eval_cmd import register_eval
 from .report_cmds import register_reports
+from .review_cmds import register_review
 from .sample_cmds import register_samples
 from .store_cmds import register_store
 
@@ -39,6 +40,7 @@ def create_cli() -> typer.Typer:
     register_store(app)
     register_samples(app)
     register_reports(app)
+    register_review(app)
     register_api(app)
     return app
 

@@ -62,10 +62,52 @@ def _rows(report: Report) -> list[tuple[str, str, str, Any]]:
         for key, value in sample.items():
             if key != "id":
                 out.append(("samples", str(sample["id"]), key, value))
+    out += _quality_rows(report)
     for key, value in report.settings.items():
         out.append(("settings", key, "value", "; ".join(map(str, value)) if isinstance(value, list) else value))
     for key, value in report.provenance.items():
         out.append(("provenance", key, "value", "; ".join(map(str, value)) if isinstance(value, list) else value))
+    return out
+
+
+def _quality_rows(report: Report) -> list[tuple[str, str, str, Any]]:
+    """Rows of the review-quality and PRISMA sections (shared by the CSV, the table and the HTML page)."""
+    out: list[tuple[str, str, str, Any]] = []
+    q = report.review_quality
+    for key in ("documents_with_several_reviewers", "conflicts", "conflicts_open", "conflicts_resolved"):
+        if key in q:
+            out.append(("review_quality", key, "value", q[key]))
+    agreement = q.get("agreement")
+    if agreement:
+        for key in ("point", "lower", "upper"):
+            out.append(("agreement", "percent_agreement", key, agreement["agreement"][key]))
+        for key in ("alpha", "lower", "upper", "units_used"):
+            out.append(("agreement", "krippendorff_alpha", key, agreement["krippendorff_alpha"][key]))
+        for pair in agreement["pairs"]:
+            name = f"{pair['reviewer_a']} / {pair['reviewer_b']}"
+            kappa = pair["cohen_kappa"]
+            for key in ("n", "kappa", "lower", "upper"):
+                out.append(("agreement", name, f"cohen_{key}" if key != "n" else "documents", kappa[key]))
+            out.append(("agreement", name, "percent_agreement", pair["agreement"]["point"]))
+    for qc in q.get("qc_samples", []):
+        name = f"sample {qc['sample_id']}"
+        out.append(("qc", name, "checked", qc["checked"]))
+        out.append(("qc", name, "missing", qc["missing"]))
+        rates = qc.get("error_rates")
+        if rates:
+            for rate in ("false_negative_rate", "false_positive_rate", "error_rate"):
+                for key in ("point", "lower", "upper"):
+                    out.append(("qc", name, f"{rate}_{key}", rates[rate][key]))
+    for row in q.get("policy_sensitivity", []):
+        for key, value in row.items():
+            if key != "policy":
+                out.append(("policy_sensitivity", row["policy"], key, value))
+    for key, value in report.prisma.items():
+        if isinstance(value, dict):
+            for sub, count in value.items():
+                out.append(("prisma", f"{key}.{sub}", "value", count))
+        else:
+            out.append(("prisma", key, "value", value))
     return out
 
 
@@ -132,12 +174,30 @@ def render_table(report: Report) -> Group:
     for key, value in report.measures.items():
         cur.add_row(key, fmt(value))
 
+    quality = Table(title="review quality and PRISMA 2020 counts")
+    for col in ("section", "row", "quantity", "value"):
+        quality.add_column(col, justify="right" if col == "value" else "left")
+    for section, row_name, column, value in _quality_rows(report):
+        if section != "policy_sensitivity":
+            quality.add_row(section, row_name, column, fmt(value))
+    sensitivity = Table(title="sensitivity to the label policy (stopping target "
+                              f"{report.settings.get('stopping_target')})")
+    sens_columns = ("policy", "relevant_judged", "relevant_in_reviewed", "depth_basis", "relevant_estimate",
+                    "relevant_upper", "recall", "depth", "conservative_depth")
+    for col in sens_columns:
+        sensitivity.add_column(col.replace("_", " "), justify="left" if col == "policy" else "right")
+    for sens in report.review_quality.get("policy_sensitivity", []):
+        sensitivity.add_row(*(str(sens.get(c)) if c == "policy" else fmt(sens.get(c)) for c in sens_columns))
+
     foot = Table(title="settings and provenance", show_header=False)
     foot.add_column("key")
     foot.add_column("value")
     for key, value in {**report.settings, **report.provenance}.items():
         foot.add_row(key, fmt(value))
-    return Group(head, est, depth, stop, cur, foot)
+    parts = [head, est, depth, stop, cur, quality]
+    if report.review_quality.get("policy_sensitivity"):
+        parts.append(sensitivity)
+    return Group(*parts, foot)
 
 
 def _html_table(headers: list[str], rows: list[list[Any]]) -> str:
@@ -183,6 +243,8 @@ def render_html(report: Report) -> str:
                     [[x["id"], x["frame_definition"], x["size"], x["frame_size"], x["seed"], x["complete"],
                       x["missing"], x["relevant"]] for x in report.samples]) if report.samples else
         "<p>No random sample yet: draw one with <code>reviewdepth sample draw</code>.</p>",
+        "<h2>Review quality and PRISMA 2020 counts</h2>",
+        _html_table(["section", "row", "quantity", "value"], [list(r) for r in _quality_rows(report)]),
         "<footer><h2>Settings and provenance</h2>",
         _html_table(["key", "value"], [[k, v] for k, v in {**report.settings, **report.provenance}.items()]),
         "</footer>",

@@ -41,6 +41,8 @@ class Report:
     provenance: dict[str, Any]
     gain: dict[str, Any] = field(default_factory=dict)
     precision_recall: dict[str, Any] = field(default_factory=dict)
+    review_quality: dict[str, Any] = field(default_factory=dict)
+    prisma: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         cleaned: dict[str, Any] = json_safe(dataclasses.asdict(self))

@@ -12,18 +12,25 @@ from sqlalchemy import Engine, func, select
 
 from reviewdepth import __version__
 from reviewdepth.estimation import intervals, relevant, stopping
+from reviewdepth.estimation.agreement import corrected_relevant_count
 from reviewdepth.estimation.depth_unknown import depth_under_unknown_r
 from reviewdepth.measures import tar
 from reviewdepth.measures.depth import depth_to_recall
 from reviewdepth.measures.suite import MeasureSpec, evaluate_ranked
 from reviewdepth.measures.tar_suite import TopicRun, clean_topic
 from reviewdepth.report.model import Report
+from reviewdepth.services.agreement import agreement_of
+from reviewdepth.services.conflicts import conflicts_of
 from reviewdepth.services.errors import Invalid
 from reviewdepth.services.judgments import topic_id_of
+from reviewdepth.services.prisma import prisma_counts
+from reviewdepth.services.qc import qc_result
 from reviewdepth.services.queues import find_queue, queue_labels, ranked_from_labels
 from reviewdepth.services.samples import SampleRecord, load_samples, reviewed_prefix
 from reviewdepth.store.labels import POLICIES
+from reviewdepth.store.loaders import QueueLabels
 from reviewdepth.store.models import ImportRecord, Judgment, Topic
+from reviewdepth.store.votes import load_votes, reviewers_per_document
 
 DEFAULT_TARGETS = ("0.80", "0.90", "0.95", "0.99")
 MAX_CURVE_POINTS = 800
@@ -43,6 +50,8 @@ class ReportOptions:
     target_rule: str = "ceil"
     known_relevant: int | None = None
     scores_are_probabilities: bool = False
+    # whether reviewers screened blind and independently (PRISMA); reviewdepth cannot observe it
+    independent: bool | None = None
 
     def validate(self) -> None:
         for t in self.targets:
@@ -92,6 +101,81 @@ def build_report(engine: Engine, topic: str, options: ReportOptions) -> Report:
     _, labels = queue_labels(engine, topic, row.name, options.policy, None if as_of is None else str(as_of))
     samples = load_samples(engine, topic, row.name, labels=labels, as_of=as_of)
 
+    fig = _figures(labels, samples, population_size, options)
+    size, population, reviewed, rel_queue = fig.size, fig.population, fig.reviewed, fig.rel_queue
+    found_prefix, found_topic, judged_ranks, fully_judged = (fig.found_prefix, fig.found_topic, fig.judged_ranks,
+                                                             fig.fully_judged)
+    estimates, basis, targets, depth_rows, current = fig.estimates, fig.basis, fig.targets, fig.depth_rows, fig.current
+    srs, elusion, confidence = fig.srs, fig.elusion, options.confidence
+
+    evidence = _stopping(labels.labels[:reviewed], reviewed, population, targets, confidence, srs, elusion,
+                         found_prefix, rel_queue)
+
+    # measures over the reviewed prefix (unjudged = non-relevant, as trec_eval; R = judged relevant of the topic)
+    measures: dict[str, Any] = {}
+    if reviewed:
+        prefix = dataclasses.replace(labels, size=reviewed, labels=labels.labels[:reviewed])
+        spec = MeasureSpec.parse(["map", "Rprec", "recip_rank", "P." + ",".join(map(str, PREFIX_CUTOFFS)),
+                                  "recall." + ",".join(map(str, PREFIX_CUTOFFS))])
+        result = evaluate_ranked(ranked_from_labels(prefix, topic), spec, run_id=row.run_tag or row.name)
+        measures = {k: v for k, v in result.summary.items() if k not in ("runid", "num_q")}
+    completed = None
+    if fully_judged:
+        values = clean_topic(TopicRun.plain(topic, rel_queue.astype(np.int64), population, found_topic)).values
+        completed = {k: v for k, v in values.items()}
+
+    summary = {
+        "queue_size": size, "population": population,
+        "population_source": "topic" if population_size else "queue size",
+        "ordering": row.ordering, "reviewed": reviewed, "judged": len(judged_ranks),
+        "relevant_found": int(np.count_nonzero(rel_queue)), "relevant_found_in_reviewed": found_prefix,
+        "relevant_judged_in_topic": found_topic,
+        "deepest_judged_rank": int(judged_ranks[-1]) + 1 if len(judged_ranks) else None,
+        "last_relevant_rank": tar.last_rel(rel_queue[:reviewed].astype(np.int64)) if found_prefix else None,
+        "run_threshold_rank": row.threshold_rank, "fully_judged": fully_judged,
+    }
+    sample_rows = [{"id": s.id, "frame": s.frame, "frame_definition": s.frame_definition, "size": s.size,
+                    "frame_size": s.frame_size, "seed": s.seed, "complete": s.complete, "missing": len(s.missing),
+                    "relevant": s.relevant if s.complete else None} for s in samples]
+    settings = {"targets": targets, "stopping_target": stopping_target(targets), "confidence": confidence,
+                "interval": options.interval, "independent_screening": options.independent,
+                "label_policy": options.policy, "ordering": row.ordering, "as_of_judgment": as_of,
+                "target_rule": options.target_rule, "depth_basis": basis.method}
+    provenance = {"software": f"reviewdepth {__version__}", "queue_source": row.source,
+                  "input_digests": _digests(engine, topic_id, as_of), "sample_seeds": [s.seed for s in samples]}
+    gain, pr = _curves(labels.labels[:reviewed], basis, depth_rows)
+    quality, prisma = _review_quality(engine, topic, topic_id, row.name, labels, samples, fig, population_size,
+                                      options, as_of)
+    return Report(topic=topic, queue=row.name, summary=summary, estimates=[_estimate_dict(e) for e in estimates],
+                  depth_basis=basis.method, depth=depth_rows, current=current,
+                  stopping=[_evidence_dict(e) for e in evidence], measures=measures, completed_review=completed,
+                  samples=sample_rows, settings=settings, provenance=provenance, gain=gain, precision_recall=pr,
+                  review_quality=quality, prisma=prisma)
+
+
+@dataclasses.dataclass
+class _Figures:
+    """The depth figures of one labelling of the queue (the report's policy, or another for the sensitivity)."""
+
+    size: int
+    population: int
+    reviewed: int
+    rel_queue: np.ndarray
+    found_prefix: int
+    found_topic: int
+    judged_ranks: np.ndarray
+    fully_judged: bool
+    estimates: list[relevant.Estimate]
+    basis: relevant.Estimate
+    targets: list[str]
+    depth_rows: list[dict[str, Any]]
+    current: dict[str, Any]
+    srs: SampleRecord | None
+    elusion: SampleRecord | None
+
+
+def _figures(labels: QueueLabels, samples: list[SampleRecord], population_size: int | None,
+             options: ReportOptions) -> _Figures:
     size = labels.size
     population = int(population_size) if population_size else size
     reviewed = reviewed_prefix(labels)
@@ -151,46 +235,67 @@ def build_report(engine: Engine, topic: str, options: ReportOptions) -> Report:
         lo, hi = intervals.proportion_interval(found_prefix, reviewed, confidence, options.interval)
         current["precision_lower"], current["precision_upper"] = lo, hi
 
-    evidence = _stopping(labels.labels[:reviewed], reviewed, population, targets, confidence, srs, elusion,
-                         found_prefix, rel_queue)
+    return _Figures(size, population, reviewed, rel_queue, found_prefix, found_topic, judged_ranks, fully_judged,
+                    estimates, basis, targets, depth_rows, current, srs, elusion)
 
-    # measures over the reviewed prefix (unjudged = non-relevant, as trec_eval; R = judged relevant of the topic)
-    measures: dict[str, Any] = {}
-    if reviewed:
-        prefix = dataclasses.replace(labels, size=reviewed, labels=labels.labels[:reviewed])
-        spec = MeasureSpec.parse(["map", "Rprec", "recip_rank", "P." + ",".join(map(str, PREFIX_CUTOFFS)),
-                                  "recall." + ",".join(map(str, PREFIX_CUTOFFS))])
-        result = evaluate_ranked(ranked_from_labels(prefix, topic), spec, run_id=row.run_tag or row.name)
-        measures = {k: v for k, v in result.summary.items() if k not in ("runid", "num_q")}
-    completed = None
-    if fully_judged:
-        values = clean_topic(TopicRun.plain(topic, rel_queue.astype(np.int64), population, found_topic)).values
-        completed = {k: v for k, v in values.items()}
 
-    summary = {
-        "queue_size": size, "population": population,
-        "population_source": "topic" if population_size else "queue size",
-        "ordering": row.ordering, "reviewed": reviewed, "judged": len(judged_ranks),
-        "relevant_found": int(np.count_nonzero(rel_queue)), "relevant_found_in_reviewed": found_prefix,
-        "relevant_judged_in_topic": found_topic,
-        "deepest_judged_rank": int(judged_ranks[-1]) + 1 if len(judged_ranks) else None,
-        "last_relevant_rank": tar.last_rel(rel_queue[:reviewed].astype(np.int64)) if found_prefix else None,
-        "run_threshold_rank": row.threshold_rank, "fully_judged": fully_judged,
+def _review_quality(engine: Engine, topic: str, topic_id: int, queue: str, labels: QueueLabels,
+                    samples: list[SampleRecord], fig: _Figures, population_size: int | None, options: ReportOptions,
+                    as_of: int | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Several reviewers and QC: conflicts, agreement, QC error rates, the figures under every label policy, and
+    the PRISMA counts. Documents judged by one reviewer only cost one grouped count."""
+    with engine.connect() as conn:
+        per_record = reviewers_per_document(conn, topic_id, as_of)
+        multi = load_votes(conn, topic_id, as_of, min_reviewers=2) if max(per_record, default=0) >= 2 else []
+        qc = [qc_result(conn, topic_id, s, options.policy, as_of, options.confidence, options.interval)
+              for s in samples if s.frame == "judged"]
+    conflicts = conflicts_of(multi)
+    resolved = sum(c.status == "resolved" for c in conflicts)
+    quality: dict[str, Any] = {
+        "documents_with_several_reviewers": len(multi), "conflicts": len(conflicts), "conflicts_open":
+        len(conflicts) - resolved, "conflicts_resolved": resolved,
+        "agreement": agreement_of(multi, options.confidence).as_dict() if multi else None,
+        "qc_samples": [q.as_dict() for q in qc],
     }
-    sample_rows = [{"id": s.id, "frame": s.frame, "frame_definition": s.frame_definition, "size": s.size,
-                    "frame_size": s.frame_size, "seed": s.seed, "complete": s.complete, "missing": len(s.missing),
-                    "relevant": s.relevant if s.complete else None} for s in samples]
-    settings = {"targets": targets, "stopping_target": stopping_target(targets), "confidence": confidence,
-                "interval": options.interval,
-                "label_policy": options.policy, "ordering": row.ordering, "as_of_judgment": as_of,
-                "target_rule": options.target_rule, "depth_basis": basis.method}
-    provenance = {"software": f"reviewdepth {__version__}", "queue_source": row.source,
-                  "input_digests": _digests(engine, topic_id, as_of), "sample_seeds": [s.seed for s in samples]}
-    gain, pr = _curves(labels.labels[:reviewed], basis, depth_rows)
-    return Report(topic=topic, queue=row.name, summary=summary, estimates=[_estimate_dict(e) for e in estimates],
-                  depth_basis=basis.method, depth=depth_rows, current=current,
-                  stopping=[_evidence_dict(e) for e in evidence], measures=measures, completed_review=completed,
-                  samples=sample_rows, settings=settings, provenance=provenance, gain=gain, precision_recall=pr)
+    sensitivity: list[dict[str, Any]] = []
+    if multi or qc:
+        tau = float(Fraction(stopping_target(fig.targets)))
+        for policy in POLICIES:
+            figures = fig
+            if policy != options.policy:
+                _, other = queue_labels(engine, topic, queue, policy, None if as_of is None else str(as_of))
+                other_samples = load_samples(engine, topic, queue, labels=other, as_of=as_of)
+                figures = _figures(other, other_samples, population_size, dataclasses.replace(options, policy=policy))
+            sensitivity.append(_sensitivity_row(policy, figures, tau))
+        rated = [q for q in qc if q.rates is not None]
+        if rated:
+            rates = rated[-1].rates
+            assert rates is not None
+            point, lower, upper = corrected_relevant_count(fig.found_topic, labels.nonrelevant_total, rates)
+            in_prefix = corrected_relevant_count(fig.found_prefix, fig.reviewed - fig.found_prefix, rates)
+            sensitivity.append({
+                "policy": f"{options.policy}, corrected by QC sample {rated[-1].sample_id}",
+                "relevant_judged": point, "relevant_judged_lower": lower, "relevant_judged_upper": upper,
+                "relevant_in_reviewed": in_prefix[0], "note": "expected relevant among the judged documents if the "
+                "QC error rates hold for every judged document (the QC reviewer taken as right); depths not "
+                "recomputed"})
+    quality["policy_sensitivity"] = sensitivity
+    prisma = prisma_counts(
+        population=fig.population, population_stated=bool(population_size), included=labels.relevant_total,
+        excluded=labels.nonrelevant_total, reviewed_prefix=fig.reviewed, reviewers_per_record=per_record,
+        conflicts=len(conflicts), conflicts_resolved=resolved, independent=options.independent,
+        policy=options.policy)
+    return quality, prisma.as_dict()
+
+
+def _sensitivity_row(policy: str, fig: _Figures, tau: float) -> dict[str, Any]:
+    row = next((r for r in fig.depth_rows if abs(float(r["target"]) - tau) < 1e-12), {})
+    return {"policy": policy, "relevant_judged": fig.found_topic, "relevant_in_reviewed": fig.found_prefix,
+            "depth_basis": fig.basis.method, "relevant_estimate": fig.basis.point,
+            "relevant_lower": fig.basis.lower, "relevant_upper": fig.basis.upper,
+            "recall": fig.current.get("recall"), "recall_lower": fig.current.get("recall_lower"),
+            "recall_upper": fig.current.get("recall_upper"), "target": tau,
+            "depth": row.get("depth", row.get("point_depth")), "conservative_depth": row.get("conservative_depth")}
 
 
 def _choose(estimates: list[relevant.Estimate]) -> relevant.Estimate:

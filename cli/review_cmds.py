@@ -1,0 +1,153 @@
+"""Defensible reviews: ``conflicts``, ``agreement``, ``prisma`` and ``audit verify``."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+from typing import Annotated, Any
+
+import typer
+
+from .common import DbOption, fail, handled_errors, open_engine
+from .store_cmds import ListFormat
+
+AsOfOption = Annotated[str | None, typer.Option("--as-of", help="Judgment id: the log up to and including it.")]
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return "nan" if value != value else f"{value:.4f}"
+    return str(value)
+
+
+def _write_json(data: Any) -> None:
+    from reviewdepth.report.model import json_safe
+
+    sys.stdout.write(json.dumps(json_safe(data), indent=2, ensure_ascii=False, allow_nan=False) + "\n")
+
+
+def register_review(app: typer.Typer) -> None:
+    @app.command("conflicts")
+    def conflicts(
+        topic: Annotated[str, typer.Argument(help="Topic name.")],
+        status: Annotated[str, typer.Option("--status", help="open, resolved or all.")] = "all",
+        as_of: AsOfOption = None,
+        output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
+        db: DbOption = None,
+    ) -> None:
+        """Documents whose reviewers disagree (each reviewer's latest decision is their vote), with who said
+        what; an adjudication recorded after the last vote resolves one (`judge … --role adjudication`)."""
+        from reviewdepth.services.conflicts import list_conflicts
+
+        engine = open_engine(db)
+        with handled_errors():
+            found = list_conflicts(engine, topic, status=status, as_of=as_of)
+        if output_format is ListFormat.json:
+            _write_json([c.as_dict() for c in found])
+            return
+        if output_format is ListFormat.csv:
+            buffer = io.StringIO()
+            writer = csv.writer(buffer, lineterminator="\n")
+            writer.writerow(["doc_id", "status", "reviewer", "label", "relevant", "role", "judgment_id"])
+            for c in found:
+                for v in c.votes + ([c.adjudication] if c.adjudication else []):
+                    writer.writerow([c.doc_id, c.status, v.reviewer, v.label, int(v.relevant), v.role, v.judgment_id])
+            sys.stdout.write(buffer.getvalue())
+            return
+        open_count = sum(c.status == "open" for c in found)
+        typer.echo(f"{len(found)} conflicts in topic {topic} ({open_count} open, {len(found) - open_count} resolved)")
+        for c in found:
+            votes = ", ".join(f"{v.reviewer}={v.label}" for v in c.votes)
+            settled = f"; adjudicated {c.adjudication.label} by {c.adjudication.reviewer}" if c.adjudication else ""
+            typer.echo(f"{c.status}\t{c.doc_id}\t{votes}{settled}")
+
+    @app.command("agreement")
+    def agreement(
+        topic: Annotated[str, typer.Argument(help="Topic name.")],
+        confidence: Annotated[float, typer.Option("--confidence", help="Interval confidence.")] = 0.95,
+        as_of: AsOfOption = None,
+        output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
+        db: DbOption = None,
+    ) -> None:
+        """Agreement between reviewers on the documents several of them judged: percent agreement, Cohen's kappa
+        per pair and Krippendorff's alpha overall, with intervals."""
+        from reviewdepth.services.agreement import topic_agreement
+
+        engine = open_engine(db)
+        with handled_errors():
+            summary = topic_agreement(engine, topic, as_of=as_of, confidence=confidence)
+        if output_format is not ListFormat.table:
+            _write_json(summary.as_dict())
+            return
+        if not summary.documents:
+            typer.echo(f"topic {topic}: no document was judged by two or more reviewers")
+            return
+        a, alpha = summary.agreement, summary.alpha
+        typer.echo(f"topic {topic}: {summary.documents} documents judged by 2+ of {len(summary.reviewers)} reviewers")
+        typer.echo(f"all votes agree on {_fmt(a.point)} of them [{_fmt(a.lower)}, {_fmt(a.upper)}] ({a.method})")
+        typer.echo(f"Krippendorff's alpha {_fmt(alpha.alpha)} [{_fmt(alpha.lower)}, {_fmt(alpha.upper)}] "
+                   f"({alpha.method})")
+        typer.echo("reviewer A\treviewer B\tdocuments\tagreement\tkappa\tlower\tupper")
+        for p in summary.pairs:
+            typer.echo(f"{p.reviewer_a}\t{p.reviewer_b}\t{p.kappa.n}\t{_fmt(p.agreement.point)}\t"
+                       f"{_fmt(p.kappa.kappa)}\t{_fmt(p.kappa.lower)}\t{_fmt(p.kappa.upper)}")
+
+    @app.command("prisma")
+    def prisma(
+        topic: Annotated[str, typer.Argument(help="Topic name.")],
+        queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
+        policy: Annotated[str, typer.Option("--policy", help="Label policy for included/excluded.")] = "adjudicated",
+        independent: Annotated[bool | None, typer.Option(
+            "--independent/--not-independent", help="State whether reviewers screened independently (blind).")] = None,
+        as_of: AsOfOption = None,
+        output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
+        db: DbOption = None,
+    ) -> None:
+        """PRISMA 2020 screening counts: identified, screened, excluded by reviewers, not screened because the
+        review stopped, included; reviewers per record and conflicts."""
+        from reviewdepth.services.prisma import topic_prisma
+
+        engine = open_engine(db)
+        with handled_errors():
+            counts = topic_prisma(engine, topic, queue=queue, policy=policy, as_of=as_of, independent=independent)
+        data = counts.as_dict()
+        if output_format is not ListFormat.table:
+            _write_json(data)
+            return
+        for key, value in data.items():
+            if isinstance(value, dict):
+                value = ", ".join(f"{n} reviewer(s): {c}" for n, c in value.items()) or "-"
+            typer.echo(f"{key.replace('_', ' ')}\t{_fmt(value)}")
+
+    audit_app = typer.Typer(help="The tamper-evident judgment log.", no_args_is_help=True, rich_markup_mode=None)
+    app.add_typer(audit_app, name="audit")
+
+    @audit_app.command("verify")
+    def verify(
+        topic: Annotated[str | None, typer.Argument(help="Topic name (default: every topic).")] = None,
+        output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
+        db: DbOption = None,
+    ) -> None:
+        """Recompute each topic's judgment hash chain; name the first broken row. Exit 1 when a chain is broken.
+        Keep the printed head hashes outside the database: they anchor the log as it is now."""
+        from reviewdepth.services.audit import verify_chains
+
+        engine = open_engine(db)
+        with handled_errors():
+            checks = verify_chains(engine, topic)
+        if output_format is not ListFormat.table:
+            _write_json([c.as_dict() for c in checks])
+        else:
+            for c in checks:
+                state = "intact" if c.intact else "BROKEN"
+                typer.echo(f"{c.topic}\t{state}\t{c.judgments} judgments\thead {c.head}")
+        broken = [c for c in checks if not c.intact]
+        for c in broken:
+            assert c.broken is not None
+            sys.stderr.write(f"reviewdepth: topic {c.topic}: {c.broken.reason}\n")
+        if broken:
+            fail(f"{len(broken)} of {len(checks)} judgment chains are broken", code=1)

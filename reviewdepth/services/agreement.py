@@ -1,0 +1,92 @@
+"""Inter-reviewer agreement on the documents two or more reviewers voted on (votes: `reviewdepth.store.votes`).
+
+Per reviewer pair: percent agreement (exact binomial interval) and Cohen's kappa (FCE 1969 interval) on the
+documents both voted on. Overall: the share of multi-reviewer documents on which every vote agrees, and
+Krippendorff's alpha (nominal) over all of them, with a seeded bootstrap interval.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+from sqlalchemy import Engine
+
+from reviewdepth.estimation.agreement import (
+    AlphaResult,
+    KappaResult,
+    ProportionResult,
+    cohen_kappa,
+    krippendorff_alpha_binary,
+    percent_agreement,
+)
+from reviewdepth.services.errors import Invalid
+from reviewdepth.services.judgments import parse_as_of, topic_id_of
+from reviewdepth.store.votes import DocumentVotes, load_votes
+
+
+@dataclass(frozen=True)
+class PairAgreement:
+    reviewer_a: str
+    reviewer_b: str
+    agreement: ProportionResult
+    kappa: KappaResult
+
+
+@dataclass(frozen=True)
+class AgreementSummary:
+    reviewers: list[str]
+    documents: int
+    agreement: ProportionResult
+    alpha: AlphaResult
+    pairs: list[PairAgreement]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "reviewers": self.reviewers, "documents": self.documents,
+            "agreement": dataclasses.asdict(self.agreement), "krippendorff_alpha": dataclasses.asdict(self.alpha),
+            "pairs": [{"reviewer_a": p.reviewer_a, "reviewer_b": p.reviewer_b,
+                       "agreement": dataclasses.asdict(p.agreement), "cohen_kappa": dataclasses.asdict(p.kappa)}
+                      for p in self.pairs],
+        }
+
+
+def agreement_of(documents: list[DocumentVotes], confidence: float = 0.95) -> AgreementSummary:
+    """Agreement over documents with at least two voters (others are ignored)."""
+    multi = [d for d in documents if len(d.votes) >= 2]
+    pairs: dict[tuple[str, str], tuple[list[int], list[int]]] = {}
+    for doc in multi:
+        ordered = sorted(doc.votes, key=lambda v: v.reviewer)
+        for first, second in combinations(ordered, 2):
+            a, b = pairs.setdefault((first.reviewer, second.reviewer), ([], []))
+            a.append(int(first.relevant))
+            b.append(int(second.relevant))
+    yes = np.array([sum(v.relevant for v in d.votes) for d in multi], dtype=np.int64)
+    no = np.array([len(d.votes) for d in multi], dtype=np.int64) - yes
+    unanimous = int(np.count_nonzero((yes == 0) | (no == 0)))
+    return AgreementSummary(
+        reviewers=sorted({v.reviewer for d in multi for v in d.votes}),
+        documents=len(multi),
+        agreement=percent_agreement(unanimous, len(multi), confidence),
+        alpha=krippendorff_alpha_binary(yes, no, confidence),
+        pairs=[PairAgreement(ra, rb, percent_agreement(sum(x == y for x, y in zip(a, b, strict=True)), len(a),
+                                                       confidence),
+                             cohen_kappa(np.array(a), np.array(b), confidence))
+               for (ra, rb), (a, b) in sorted(pairs.items())],
+    )
+
+
+def topic_agreement(engine: Engine, topic: str, *, as_of: str | None = None,
+                    confidence: float = 0.95) -> AgreementSummary:
+    if not 0 < confidence < 1:
+        raise Invalid(f"confidence must be in (0, 1), not {confidence}")
+    topic_id = topic_id_of(engine, topic)
+    as_of_id, as_of_time = parse_as_of(as_of)
+    if as_of_time is not None:
+        raise Invalid("agreement takes --as-of as a judgment id")
+    with engine.connect() as conn:
+        documents = load_votes(conn, topic_id, as_of_id, min_reviewers=2)
+    return agreement_of(documents, confidence)

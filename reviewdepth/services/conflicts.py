@@ -1,0 +1,57 @@
+"""Conflicts: documents whose reviewers disagree, until an adjudication recorded after the last vote settles them.
+
+The rule (`reviewdepth.store.votes`): each reviewer's latest decision on a document is their vote (roles
+``review``, ``sample`` and ``qc``); a document with both a relevant and a not-relevant vote is a conflict. An
+``adjudication`` judgment recorded after the last vote resolves it; the votes stay in the log unchanged. A vote
+changed after the adjudication re-opens the conflict.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import Engine
+
+from reviewdepth.services.errors import Invalid
+from reviewdepth.services.judgments import as_utc, parse_as_of, topic_id_of
+from reviewdepth.store.votes import DocumentVotes, Vote, load_votes
+
+STATUSES = ("open", "resolved", "all")
+
+
+def _vote_dict(vote: Vote) -> dict[str, object]:
+    return {"reviewer": vote.reviewer, "label": vote.label, "relevant": vote.relevant, "role": vote.role,
+            "judgment_id": vote.judgment_id, "recorded_at": as_utc(vote.recorded_at).isoformat()}
+
+
+@dataclass(frozen=True)
+class ConflictRecord:
+    doc_id: str
+    status: str
+    votes: list[Vote]
+    adjudication: Vote | None
+
+    def as_dict(self) -> dict[str, object]:
+        return {"doc_id": self.doc_id, "status": self.status, "votes": [_vote_dict(v) for v in self.votes],
+                "relevant_votes": sum(v.relevant for v in self.votes),
+                "not_relevant_votes": sum(not v.relevant for v in self.votes),
+                "adjudication": None if self.adjudication is None else _vote_dict(self.adjudication)}
+
+
+def conflicts_of(documents: list[DocumentVotes]) -> list[ConflictRecord]:
+    return [ConflictRecord(d.doc_id, "resolved" if d.resolved else "open", d.votes, d.adjudication)
+            for d in documents if d.conflicting]
+
+
+def list_conflicts(engine: Engine, topic: str, *, status: str = "all",
+                   as_of: str | None = None) -> list[ConflictRecord]:
+    """The topic's conflicts in the order their documents were first judged, optionally only open or resolved."""
+    if status not in STATUSES:
+        raise Invalid(f"status must be one of {', '.join(STATUSES)}, not {status!r}")
+    topic_id = topic_id_of(engine, topic)
+    as_of_id, as_of_time = parse_as_of(as_of)
+    if as_of_time is not None:
+        raise Invalid("conflicts take --as-of as a judgment id")
+    with engine.connect() as conn:
+        found = conflicts_of(load_votes(conn, topic_id, as_of_id, min_reviewers=2))
+    return found if status == "all" else [c for c in found if c.status == status]
