@@ -59,7 +59,11 @@ def register_review(app: typer.Typer) -> None:
             sys.stdout.write(buffer.getvalue())
             return
         open_count = sum(c.status == "open" for c in found)
-        typer.echo(f"{len(found)} conflicts in topic {topic} ({open_count} open, {len(found) - open_count} resolved)")
+        if status == "all":
+            typer.echo(f"{len(found)} conflicts in topic {topic} ({open_count} open, "
+                       f"{len(found) - open_count} resolved)")
+        else:
+            typer.echo(f"{len(found)} {status} conflicts in topic {topic}")
         for c in found:
             votes = ", ".join(f"{v.reviewer}={v.label}" for v in c.votes)
             settled = f"; adjudicated {c.adjudication.label} by {c.adjudication.reviewer}" if c.adjudication else ""
