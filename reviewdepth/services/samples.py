@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from sqlalchemy import Engine, func, insert, select
+from sqlalchemy.orm import Session
 
 from reviewdepth.services.errors import Invalid, NotFound
 from reviewdepth.services.queues import find_queue, queue_labels
@@ -104,7 +105,10 @@ def frame_definition(kind: str, below: int | None, a: int | None, b: int | None)
 
 def draw_sample(engine: Engine, topic: str, size: int, *, frame: str = "all", queue: str | None = None,
                 seed: int | None = None, policy: str = "latest") -> SampleRecord:
-    """Draw ``size`` documents without replacement from the frame (numpy ``default_rng(seed)``) and store them."""
+    """Draw ``size`` documents without replacement from the frame (numpy ``default_rng(seed)``) and store them.
+
+    A ``judged`` (QC) sample counts as judged once each drawn document has a ``qc`` judgment recorded after the
+    draw; its labels are those QC decisions."""
     kind, a, b = parse_frame(frame)
     if size < 1:
         raise Invalid("sample size must be at least 1")
@@ -147,7 +151,21 @@ def draw_sample(engine: Engine, topic: str, size: int, *, frame: str = "all", qu
                     ((sample_id, i, d, int(r)) for i, (d, r) in enumerate(zip(docs, chosen, strict=True), start=1)))
     return SampleRecord(sample_id, topic, row.name, kind, frame_definition(kind, below, a, b), len(ranks), size, seed,
                         below, a if kind == "ranks" else None, b, last, docs, [int(r) for r in chosen],
-                        [int(labels.labels[int(r) - 1]) for r in chosen])
+                        [UNJUDGED] * size if kind == "judged" else [int(labels.labels[int(r) - 1]) for r in chosen])
+
+
+def _qc_checks(session: Session, topic_id: int, docs: list[str], drawn_at: int | None,
+               as_of: int | None) -> list[int]:
+    """Per drawn document, its latest ``qc`` decision recorded after the draw (UNJUDGED when none yet)."""
+    check: dict[str, int] = {}
+    for start in range(0, len(docs), 5000):
+        stmt = (select(Judgment.doc_id, Judgment.relevant).where(
+            Judgment.topic_id == topic_id, Judgment.role == "qc", Judgment.relevant.is_not(None),
+            Judgment.doc_id.in_(docs[start:start + 5000]), Judgment.id > (drawn_at or 0)).order_by(Judgment.id))
+        if as_of is not None:
+            stmt = stmt.where(Judgment.id <= as_of)
+        check.update((d, int(bool(r))) for d, r in session.execute(stmt))
+    return [check.get(d, UNJUDGED) for d in docs]
 
 
 def load_samples(engine: Engine, topic: str, queue: str | None = None, *, labels: QueueLabels | None = None,
@@ -159,8 +177,6 @@ def load_samples(engine: Engine, topic: str, queue: str | None = None, *, labels
     stmt = select(Sample).where(Sample.queue_id == row.id).order_by(Sample.id)
     if sample_id is not None:
         stmt = stmt.where(Sample.id == sample_id)
-    from sqlalchemy.orm import Session
-
     records: list[SampleRecord] = []
     with Session(engine) as session:
         samples = session.execute(stmt).scalars().all()
@@ -171,7 +187,10 @@ def load_samples(engine: Engine, topic: str, queue: str | None = None, *, labels
                                     .order_by(SampleItem.position)).all()
             docs = [i[0] for i in items]
             ranks = [int(i[1] or 0) for i in items]
-            label_values = [int(labels.labels[r - 1]) for r in ranks]
+            if s.frame == "judged":  # a QC sample is judged once each document has a qc judgment after the draw
+                label_values = _qc_checks(session, int(s.topic_id), docs, s.as_of, as_of)
+            else:
+                label_values = [int(labels.labels[r - 1]) for r in ranks]
             records.append(SampleRecord(
                 int(s.id), topic, row.name, s.frame,
                 frame_definition(s.frame, s.below_rank, s.from_rank, s.to_rank), int(s.frame_size), int(s.size),

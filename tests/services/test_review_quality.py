@@ -20,7 +20,7 @@ from reviewdepth.services.imports import import_run
 from reviewdepth.services.judgments import record_judgment
 from reviewdepth.services.prisma import topic_prisma
 from reviewdepth.services.report import ReportOptions, build_report
-from reviewdepth.services.samples import draw_sample
+from reviewdepth.services.samples import draw_sample, load_samples
 
 
 def make_queue(engine: Engine, tmp_path: Path, n: int = 60) -> None:
@@ -97,9 +97,11 @@ def test_qc_error_rates_sensitivity_and_prisma_in_the_report(engine: Engine, tmp
     truth = {f"d{i:03d}": int(i % 4 == 1) for i in range(1, 41)}  # ranks 1..40 screened by ann
     record_batch(engine, "T", [BatchItem(d, str(v)) for d, v in truth.items()], reviewer="ann")
     sample = draw_sample(engine, "T", 20, frame="judged", seed=5)
+    assert not sample.complete and len(sample.missing) == 20  # judged documents still await their QC review
     flipped = sample.doc_ids[:3]  # the QC reviewer disagrees with ann on three documents
     record_batch(engine, "T", [BatchItem(d, str(1 - truth[d] if d in flipped else truth[d]), role="qc")
                                for d in sample.doc_ids], reviewer="qc-lead")
+    assert load_samples(engine, "T", sample_id=sample.id)[0].complete
     report = build_report(engine, "T", ReportOptions(policy="latest", independent=True))
     quality = report.review_quality
     [qc] = quality["qc_samples"]
@@ -144,3 +146,27 @@ def test_qc_error_rates_sensitivity_and_prisma_in_the_report(engine: Engine, tmp
 
     assert "prisma,not_screened_review_stopped,value,20" in render_csv(report)
     assert "Review quality and PRISMA 2020 counts" in render_html(report)
+
+
+def test_report_as_of_reproduces_review_quality_sections(engine: Engine, tmp_path: Path) -> None:
+    from reviewdepth.report.depth_render import render_html
+
+    make_queue(engine, tmp_path, n=30)
+    record_batch(engine, "T", [BatchItem(f"d{i:03d}", str(int(i % 3 == 1))) for i in range(1, 21)], reviewer="ann")
+    last = record_batch(engine, "T", [BatchItem(f"d{i:03d}", str(int(i % 5 == 1))) for i in range(1, 21)],
+                        reviewer="bob").ids[-1]
+    options = ReportOptions(policy="adjudicated", as_of=last)
+    before = build_report(engine, "T", options)
+    assert before.review_quality["conflicts_open"] > 0
+    # more judgments arrive: adjudications, a QC sample and its checks
+    for conflict in list_conflicts(engine, "T"):
+        record_judgment(engine, "T", conflict.doc_id, "1", reviewer="judge", role="adjudication")
+    qc = draw_sample(engine, "T", 5, frame="judged", seed=1)
+    record_batch(engine, "T", [BatchItem(d, "0", role="qc") for d in qc.doc_ids], reviewer="qc")
+    now = build_report(engine, "T", ReportOptions(policy="adjudicated"))
+    assert now.review_quality["conflicts_resolved"] > 0 and now.review_quality["qc_samples"]
+    assert now.to_json() != before.to_json()
+    again = build_report(engine, "T", options)
+    assert again.to_json() == before.to_json()
+    assert render_html(again) == render_html(before)
+    assert again.provenance["sample_seeds"] == [] and now.provenance["sample_seeds"] == [1]
