@@ -68,6 +68,9 @@ def register_reports(app: typer.Typer) -> None:
         as_of: Annotated[int | None, typer.Option("--as-of", help="Judgment id: the report as of that point.")] = None,
         rule: Annotated[str, typer.Option("--target-rule", help="ceil (default), tar_eval or asreview.")] = "ceil",
         known_relevant: Annotated[int | None, typer.Option("--relevant", help="|R| when you know it.")] = None,
+        independent: Annotated[bool | None, typer.Option(
+            "--independent/--not-independent", help="State whether reviewers screened independently (PRISMA).")
+        ] = None,
         output_format: Annotated[ReportFormat, typer.Option("--format")] = ReportFormat.table,
         output: Annotated[Path | None, typer.Option("-o", "--output", help="Write to FILE.")] = None,
         db: DbOption = None,
@@ -79,7 +82,8 @@ def register_reports(app: typer.Typer) -> None:
         with handled_errors():
             result = build_report(engine, topic, ReportOptions(
                 queue=queue, targets=target or DEFAULT_TARGETS, confidence=confidence, interval=interval,
-                policy=policy, as_of=as_of, target_rule=rule, known_relevant=known_relevant))
+                policy=policy, as_of=as_of, target_rule=rule, known_relevant=known_relevant,
+                independent=independent))
         emit(result, output_format, output)
 
     @app.command("plot")
