@@ -2,8 +2,9 @@
 
     hash_k = SHA-256( hash_{k-1} + "\\n" + canonical_k )      (hex digests, UTF-8)
     hash_0 = SHA-256( "reviewdepth judgment chain v1\\n" + topic name )
-    canonical_k = JSON [seq, doc_id, label, relevant, grade, reviewer, role, source, note,
-                        recorded_at (ISO 8601, UTC, microseconds), import_id]   (no spaces, UTF-8 kept)
+    canonical_k = seq|doc_id|label|relevant|grade|reviewer|role|source|note|recorded_at|import_id
+        text fields as <length in characters>:<text>, null as ~, relevant as 1/0,
+        recorded_at as ISO 8601 in UTC with microseconds (2026-12-02T21:50:00.123456+00:00)
 
 ``seq`` numbers a topic's judgments 1, 2, 3, … in recording order; the topic row keeps the chain's length and
 head. Writers reserve their sequence numbers with one ``UPDATE topics … RETURNING`` as the first write of their
@@ -16,12 +17,11 @@ prints outside the database (a ticket, an email, a court filing) to anchor it.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from hashlib import sha256
 
 from sqlalchemy import Connection, select, update
 
@@ -32,7 +32,7 @@ CHAIN_VERSION = "reviewdepth judgment chain v1"
 
 
 def genesis(topic_name: str) -> str:
-    return hashlib.sha256(f"{CHAIN_VERSION}\n{topic_name}".encode()).hexdigest()
+    return sha256(f"{CHAIN_VERSION}\n{topic_name}".encode()).hexdigest()
 
 
 def canonical_time(moment: datetime) -> str:
@@ -41,13 +41,26 @@ def canonical_time(moment: datetime) -> str:
     return moment.isoformat(timespec="microseconds")
 
 
+def _text(value: str | None) -> str:
+    return "~" if value is None else f"{len(value)}:{value}"
+
+
+def canonical(seq: int, doc_id: str, label: str, relevant: bool | None, grade: int | None, reviewer: str,
+              role: str, source: str, note: str | None, recorded_at: str, import_id: int | None) -> str:
+    """The canonical text of one judgment (module docstring): fields joined by ``|``; text as ``length:text``
+    (length in characters), so no content can imitate a separator; ``~`` for null; booleans as 1/0."""
+    rel = "~" if relevant is None else ("1" if relevant else "0")
+    return (f"{seq}|{_text(doc_id)}|{_text(label)}|{rel}|{'~' if grade is None else grade}|{_text(reviewer)}|"
+            f"{_text(role)}|{_text(source)}|{_text(note)}|{recorded_at}|{'~' if import_id is None else import_id}")
+
+
 def link_hash(previous: str, seq: int, doc_id: str, label: str, relevant: bool | None, grade: int | None,
               reviewer: str, role: str, source: str, note: str | None, recorded_at: datetime,
               import_id: int | None) -> str:
     """The chain hash of one judgment given the previous hash (formula in the module docstring)."""
-    canonical = json.dumps([seq, doc_id, label, relevant, grade, reviewer, role, source, note,
-                            canonical_time(recorded_at), import_id], ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(f"{previous}\n{canonical}".encode()).hexdigest()
+    text = canonical(seq, doc_id, label, relevant, grade, reviewer, role, source, note, canonical_time(recorded_at),
+                     import_id)
+    return sha256(f"{previous}\n{text}".encode()).hexdigest()
 
 
 class ChainWriter:
@@ -63,6 +76,8 @@ class ChainWriter:
         self.next_seq: dict[int, int] = {}
         self._head: dict[int, str] = {}
         self._end: dict[int, int] = {}
+        self._time_of: datetime | None = None
+        self._time_text = ""
         for topic_id in sorted(counts):
             count = counts[topic_id]
             if count <= 0:
@@ -81,8 +96,10 @@ class ChainWriter:
         seq = self.next_seq[topic_id]
         if seq > self._end[topic_id]:
             raise RuntimeError(f"more judgments linked than reserved for topic id {topic_id}")
-        digest = link_hash(self._head[topic_id], seq, doc_id, label, relevant, grade, reviewer, role, source, note,
-                           recorded_at, import_id)
+        if recorded_at is not self._time_of:  # imports stamp every row with one time: format it once
+            self._time_of, self._time_text = recorded_at, canonical_time(recorded_at)
+        text = canonical(seq, doc_id, label, relevant, grade, reviewer, role, source, note, self._time_text, import_id)
+        digest = sha256(f"{self._head[topic_id]}\n{text}".encode()).hexdigest()
         self.next_seq[topic_id] = seq + 1
         self._head[topic_id] = digest
         return seq, digest
@@ -110,10 +127,14 @@ def append_judgments(conn: Connection, rows: Sequence[NewJudgment], *, return_id
     sqlite = conn.dialect.name == "sqlite"
 
     def linked() -> Iterator[tuple[object, ...]]:
+        stamp: datetime | None = None
+        stored: object = None
         for row in rows:
             seq, digest = writer.link(*row)
-            when = db_timestamp(conn, row[9]) if sqlite else row[9]
-            yield (*row[:9], when, row[10], seq, digest)
+            if row[9] is not stamp:  # imports stamp every row with one time: convert it once
+                stamp = row[9]
+                stored = db_timestamp(conn, stamp) if sqlite else stamp
+            yield (*row[:9], stored, row[10], seq, digest)
 
     bulk_insert(conn, "judgments", JUDGMENT_COLUMNS, linked(), progress)
     writer.finish()
