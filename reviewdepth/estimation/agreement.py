@@ -120,6 +120,14 @@ def _binary_labels(values: npt.ArrayLike, name: str) -> IntArray:
     return arr.astype(np.int64)
 
 
+def _paired_labels(a: npt.ArrayLike, b: npt.ArrayLike, name_a: str, name_b: str) -> tuple[IntArray, IntArray]:
+    x = _binary_labels(a, name_a)
+    y = _binary_labels(b, name_b)
+    if x.shape != y.shape:
+        raise ValueError(f"{name_a} and {name_b} must have the same length, got {x.size} and {y.size}")
+    return x, y
+
+
 def _counts(values: npt.ArrayLike, name: str) -> IntArray:
     """A 1-D array of non-negative whole numbers as int64; anything else raises ValueError."""
     arr = np.asarray(values)
@@ -176,10 +184,7 @@ def cohen_kappa(a: npt.ArrayLike, b: npt.ArrayLike, confidence: float = 0.95) ->
     ``sklearn.metrics.cohen_kappa_score``, which also returns NaN there).
     """
     _check_confidence(confidence)
-    x = _binary_labels(a, "a")
-    y = _binary_labels(b, "b")
-    if x.shape != y.shape:
-        raise ValueError(f"a and b must have the same length, got {x.size} and {y.size}")
+    x, y = _paired_labels(a, b, "a", "b")
     n = int(x.size)
     n11 = int(np.count_nonzero((x == 1) & (y == 1)))
     n10 = int(np.count_nonzero((x == 1) & (y == 0)))
@@ -311,10 +316,7 @@ def reviewer_error_rates(original: npt.ArrayLike, check: npt.ArrayLike, confiden
     random sample of the judged documents and the QC reviewer is right.
     """
     _check_confidence(confidence)
-    x = _binary_labels(original, "original")
-    y = _binary_labels(check, "check")
-    if x.shape != y.shape:
-        raise ValueError(f"original and check must have the same length, got {x.size} and {y.size}")
+    x, y = _paired_labels(original, check, "original", "check")
     n = int(x.size)
     original_relevant = int(np.count_nonzero(x == 1))
     false_negatives = int(np.count_nonzero((x == 0) & (y == 1)))

@@ -23,9 +23,9 @@ from reviewdepth.estimation.agreement import (
     krippendorff_alpha_binary,
     percent_agreement,
 )
+from reviewdepth.services.conflicts import several_reviewer_votes
 from reviewdepth.services.errors import Invalid
-from reviewdepth.services.judgments import parse_as_of, topic_id_of
-from reviewdepth.store.votes import DocumentVotes, load_votes
+from reviewdepth.store.votes import DocumentVotes
 
 
 @dataclass(frozen=True)
@@ -83,10 +83,4 @@ def topic_agreement(engine: Engine, topic: str, *, as_of: str | None = None,
                     confidence: float = 0.95) -> AgreementSummary:
     if not 0 < confidence < 1:
         raise Invalid(f"confidence must be in (0, 1), not {confidence}")
-    topic_id = topic_id_of(engine, topic)
-    as_of_id, as_of_time = parse_as_of(as_of)
-    if as_of_time is not None:
-        raise Invalid("agreement takes --as-of as a judgment id")
-    with engine.connect() as conn:
-        documents = load_votes(conn, topic_id, as_of_id, min_reviewers=2)
-    return agreement_of(documents, confidence)
+    return agreement_of(several_reviewer_votes(engine, topic, as_of, "agreement"), confidence)

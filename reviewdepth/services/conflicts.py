@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from sqlalchemy import Engine
 
 from reviewdepth.services.errors import Invalid
-from reviewdepth.services.judgments import as_utc, parse_as_of, topic_id_of
+from reviewdepth.services.judgments import as_utc, judgment_id_as_of, topic_id_of
 from reviewdepth.store.votes import DocumentVotes, Vote, load_votes
 
 STATUSES = ("open", "resolved", "all")
@@ -43,15 +43,18 @@ def conflicts_of(documents: list[DocumentVotes]) -> list[ConflictRecord]:
             for d in documents if d.conflicting]
 
 
+def several_reviewer_votes(engine: Engine, topic: str, as_of: str | None, command: str) -> list[DocumentVotes]:
+    """The documents of a topic with votes from two or more reviewers, up to a judgment id."""
+    topic_id = topic_id_of(engine, topic)
+    as_of_id = judgment_id_as_of(as_of, command)
+    with engine.connect() as conn:
+        return load_votes(conn, topic_id, as_of_id, min_reviewers=2)
+
+
 def list_conflicts(engine: Engine, topic: str, *, status: str = "all",
                    as_of: str | None = None) -> list[ConflictRecord]:
     """The topic's conflicts in the order their documents were first judged, optionally only open or resolved."""
     if status not in STATUSES:
         raise Invalid(f"status must be one of {', '.join(STATUSES)}, not {status!r}")
-    topic_id = topic_id_of(engine, topic)
-    as_of_id, as_of_time = parse_as_of(as_of)
-    if as_of_time is not None:
-        raise Invalid("conflicts take --as-of as a judgment id")
-    with engine.connect() as conn:
-        found = conflicts_of(load_votes(conn, topic_id, as_of_id, min_reviewers=2))
+    found = conflicts_of(several_reviewer_votes(engine, topic, as_of, "conflicts"))
     return found if status == "all" else [c for c in found if c.status == status]

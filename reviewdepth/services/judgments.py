@@ -92,6 +92,14 @@ def parse_as_of(value: str | None) -> tuple[int | None, datetime | None]:
     return None, as_utc(moment)
 
 
+def judgment_id_as_of(value: str | None, command: str) -> int | None:
+    """``--as-of`` for commands that take only a judgment id."""
+    as_of_id, as_of_time = parse_as_of(value)
+    if as_of_time is not None:
+        raise Invalid(f"{command} takes --as-of as a judgment id")
+    return as_of_id
+
+
 def list_judgments(engine: Engine, topic: str, *, as_of: str | None = None, reviewer: str | None = None,
                    offset: int = 0, limit: int | None = None) -> list[JudgmentRecord]:
     """The log of a topic in recording order, up to ``as_of`` (judgment id or time)."""

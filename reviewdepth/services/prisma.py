@@ -18,8 +18,6 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from reviewdepth.services.errors import Invalid
-
 
 @dataclass(frozen=True)
 class PrismaCounts:
@@ -60,15 +58,13 @@ def topic_prisma(engine: Engine, topic: str, *, queue: str | None = None, policy
     from sqlalchemy import func, select
 
     from reviewdepth.services.conflicts import conflicts_of
-    from reviewdepth.services.judgments import parse_as_of
+    from reviewdepth.services.judgments import judgment_id_as_of
     from reviewdepth.services.queues import find_queue, queue_labels
     from reviewdepth.services.samples import reviewed_prefix
     from reviewdepth.store.models import Judgment, Topic
     from reviewdepth.store.votes import load_votes, reviewers_per_document
 
-    as_of_id, as_of_time = parse_as_of(as_of)
-    if as_of_time is not None:
-        raise Invalid("prisma takes --as-of as a judgment id")
+    as_of_id = judgment_id_as_of(as_of, "prisma")
     topic_id, row = find_queue(engine, topic, queue)
     with engine.connect() as conn:
         population_size = conn.execute(select(Topic.population_size).where(Topic.id == topic_id)).scalar_one()
