@@ -26,16 +26,15 @@ DbOption = Annotated[str | None, typer.Option("--db", help=database_option_help(
 
 def open_engine(db: str | None, *, migrate_default: bool = True) -> Any:
     """Engine for ``--db`` (or the environment, or the embedded default, created on first use)."""
-    from reviewdepth.services.database import open_store
-    from reviewdepth.settings import Settings
+    # the light reader of the same settings: pydantic-settings would cost ~0.15 s on every command
+    from reviewdepth.services.database import open_store, store_settings
     from reviewdepth.store.schema import SchemaNotReady
 
     def notify(message: str) -> None:
         sys.stderr.write(f"reviewdepth: {message}\n")
 
-    settings = Settings(database_url=db) if db else Settings()
     try:
-        return open_store(settings, notify=notify)
+        return open_store(store_settings(db or None), notify=notify)
     except SchemaNotReady as exc:
         fail(str(exc))
 

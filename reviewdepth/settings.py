@@ -1,4 +1,7 @@
-"""Settings (pydantic-settings, ``REVIEWDEPTH_`` prefix). Built by callers and passed down, never global."""
+"""Settings (pydantic-settings, ``REVIEWDEPTH_`` prefix). Built by callers and passed down, never global.
+
+The CLI reads only the database choice, with `reviewdepth.services.database.store_settings` (same rules, no
+pydantic-settings import); a test keeps the two readers in step."""
 
 from __future__ import annotations
 

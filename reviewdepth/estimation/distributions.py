@@ -6,36 +6,63 @@ about a second on every command; ``scipy.special`` a third of that).
 - hypergeometric tails summed from the exact log-pmf
   ln P(Y = i) = ln C(K, i) + ln C(M − K, n − i) − ln C(M, n), with ln C(a, b) = −ln(a + 1) − ln B(a − b + 1, b + 1),
   adding the shorter side of the support (so a tail is never 1 minus a sum close to 1 unless it must be).
+
+``scipy.special`` is imported on first use, not with this module (commands that never compute an interval do
+not pay for it); `import_scipy_in_background` lets a command import it while it waits on the database.
 """
 
 from __future__ import annotations
 
+import threading
+from types import ModuleType
+
 import numpy as np
 import numpy.typing as npt
-from scipy import special
 
 FloatArray = npt.NDArray[np.float64]
 
 
+def _special() -> ModuleType:
+    from scipy import special
+
+    module: ModuleType = special
+    return module
+
+
+def import_scipy_in_background() -> None:
+    """Start importing ``scipy.special`` on a daemon thread. The import holds the GIL, but the database reads that
+    come first in a report do not (SQLite releases it): the two overlap on a second core. A function here that
+    needs the module before the thread is done waits for it (Python's import lock), and an import error
+    surfaces there, in the caller's thread."""
+
+    def run() -> None:
+        try:
+            _special()
+        except Exception:  # the caller's own import raises it again, where it can be reported
+            pass
+
+    threading.Thread(target=run, name="reviewdepth-import-scipy", daemon=True).start()
+
+
 def beta_ppf(q: float | FloatArray, a: float | FloatArray, b: float | FloatArray) -> FloatArray:
     """Quantile ``q`` of Beta(a, b)."""
-    return np.asarray(special.betaincinv(a, b, q), dtype=np.float64)
+    return np.asarray(_special().betaincinv(a, b, q), dtype=np.float64)
 
 
 def norm_ppf(p: float) -> float:
     """Quantile ``p`` of the standard normal distribution."""
-    return float(special.ndtri(p))
+    return float(_special().ndtri(p))
 
 
 def binom_sf(k: npt.ArrayLike, trials: int, p: float) -> FloatArray:
     """P(X > k) for X ~ Binomial(``trials``, p), elementwise over ``k`` (0 ≤ k < trials)."""
-    return np.asarray(special.bdtrc(np.asarray(k, dtype=np.float64), trials, p), dtype=np.float64)
+    return np.asarray(_special().bdtrc(np.asarray(k, dtype=np.float64), trials, p), dtype=np.float64)
 
 
 def _log_comb(a: npt.ArrayLike, b: npt.ArrayLike) -> FloatArray:
     a_arr = np.asarray(a, dtype=np.float64)
     b_arr = np.asarray(b, dtype=np.float64)
-    return np.asarray(-np.log1p(a_arr) - special.betaln(a_arr - b_arr + 1, b_arr + 1), dtype=np.float64)
+    return np.asarray(-np.log1p(a_arr) - _special().betaln(a_arr - b_arr + 1, b_arr + 1), dtype=np.float64)
 
 
 def _pmf(values: npt.NDArray[np.int64], population: int, successes: int, draws: int) -> FloatArray:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -9,9 +10,10 @@ import numpy as np
 import numpy.typing as npt
 from sqlalchemy import Connection, select
 
+from reviewdepth.formats.scan import StringColumn, scan
 from reviewdepth.store.labels import UNJUDGED, resolve_codes, resolve_labels
 from reviewdepth.store.models import Judgment, Queue, QueueEntry
-from reviewdepth.store.ranking_blob import decode_ranking, strings_with_hashes_or_none
+from reviewdepth.store.ranking_blob import RankingIndex, decode_ranking, scan_doc_ids, strings_with_hashes_or_none
 
 
 @dataclass(frozen=True)
@@ -45,12 +47,15 @@ def _driver_rows(conn: Connection, sql: str, params: tuple[object, ...]) -> list
         cursor.close()
 
 
-def load_judgment_arrays(conn: Connection, topic_id: int, as_of: int | None = None,
-                         as_of_time: datetime | None = None) -> tuple[list[str], npt.NDArray[np.int64],
-                                                                      npt.NDArray[np.int8], npt.NDArray[np.bool_]]:
-    """(doc ids, judgment ids, relevant as 1/0/-1, is-adjudication) of a topic's judgments up to ``as_of``."""
-    sql = ("SELECT doc_id, id, CASE WHEN relevant IS NULL THEN -1 WHEN relevant THEN 1 ELSE 0 END, "
-           "CASE WHEN role = 'adjudication' THEN 1 ELSE 0 END FROM judgments WHERE topic_id = ?")
+# a judgment's label and role as one digit: (relevant 1/0/-1) + 1, plus 3 for an adjudication
+_RELEVANT = "CASE WHEN relevant IS NULL THEN -1 WHEN relevant THEN 1 ELSE 0 END"
+_ADJUDICATION = "CASE WHEN role = 'adjudication' THEN 1 ELSE 0 END"
+
+
+def _judgment_filter(conn: Connection, topic_id: int, as_of: int | None,
+                     as_of_time: datetime | None) -> tuple[str, tuple[object, ...]]:
+    """The WHERE clause (qmark SQL) and parameters selecting a topic's judgments up to ``as_of``."""
+    sql = "topic_id = ?"
     params: list[object] = [topic_id]
     if as_of is not None:
         sql += " AND id <= ?"
@@ -58,7 +63,16 @@ def load_judgment_arrays(conn: Connection, topic_id: int, as_of: int | None = No
     if as_of_time is not None:
         sql += " AND recorded_at <= ?"
         params.append(as_of_time.isoformat(" ") if conn.dialect.name == "sqlite" else as_of_time)
-    rows = _driver_rows(conn, sql + " ORDER BY id", tuple(params))
+    return sql, tuple(params)
+
+
+def load_judgment_arrays(conn: Connection, topic_id: int, as_of: int | None = None,
+                         as_of_time: datetime | None = None) -> tuple[list[str], npt.NDArray[np.int64],
+                                                                      npt.NDArray[np.int8], npt.NDArray[np.bool_]]:
+    """(doc ids, judgment ids, relevant as 1/0/-1, is-adjudication) of a topic's judgments up to ``as_of``."""
+    where, params = _judgment_filter(conn, topic_id, as_of, as_of_time)
+    rows = _driver_rows(conn, f"SELECT doc_id, id, {_RELEVANT}, {_ADJUDICATION} FROM judgments WHERE {where} "
+                              "ORDER BY id", params)
     if not rows:
         return [], np.zeros(0, np.int64), np.zeros(0, np.int8), np.zeros(0, bool)
     docs, ids, rel, adj = zip(*rows, strict=True)
@@ -70,19 +84,29 @@ def load_queue_labels(conn: Connection, queue_id: int, topic_id: int, size: int,
                       as_of: int | None = None, as_of_time: datetime | None = None) -> QueueLabels:
     """Labels by rank. Judged documents are numbered by their 64-bit hash and joined to the queue's stored hash
     index (every match verified byte for byte); queues without the index, doc ids with whitespace or a hash
-    collision take the plain path (a dictionary of doc ids and a join in SQL)."""
-    docs, ids, rel, adj = load_judgment_arrays(conn, topic_id, as_of, as_of_time)
+    collision take the plain path (a dictionary of doc ids and a join in SQL). On SQLite the judgments come as
+    three packed columns rather than one row each (`_packed_sqlite_path`); the labels are the same."""
     labels = np.full(size, UNJUDGED, dtype=np.int8)
-    per_doc = np.zeros(0, dtype=np.int8)
-    if docs:
-        blob = conn.execute(select(Queue.ranking_blob).where(Queue.id == queue_id)).scalar_one()
-        fast = _hashed_path(blob, docs, ids, rel, adj, policy, labels) if blob else None
-        if fast is not None:
-            per_doc = fast
-        else:
-            resolved = resolve_labels(docs, ids, rel, adj, policy)
-            per_doc = resolved.labels
-            _join_in_sql(conn, queue_id, topic_id, as_of, as_of_time, resolved.doc_ids.tolist(), per_doc, labels)
+    packed = _packed_sqlite_path(conn, queue_id, topic_id, as_of, as_of_time, policy, labels) \
+        if conn.dialect.name == "sqlite" else None
+    if packed is not None:
+        per_doc = packed
+    else:
+        per_doc = np.zeros(0, dtype=np.int8)
+        docs, ids, rel, adj = load_judgment_arrays(conn, topic_id, as_of, as_of_time)
+        if docs:
+            blob = conn.execute(select(Queue.ranking_blob).where(Queue.id == queue_id)).scalar_one()
+            ranking = decode_ranking(blob) if blob else None
+            column = strings_with_hashes_or_none(docs) if ranking is not None else None
+            fast = _hashed_path(ranking, column, ids, rel, adj, policy, labels) \
+                if ranking is not None and column is not None else None
+            if fast is not None:
+                per_doc = fast
+            else:
+                resolved = resolve_labels(docs, ids, rel, adj, policy)
+                per_doc = resolved.labels
+                _join_in_sql(conn, queue_id, topic_id, as_of, as_of_time, resolved.doc_ids.tolist(), per_doc,
+                             labels)
     return QueueLabels(
         size=size,
         labels=labels,
@@ -94,33 +118,101 @@ def load_queue_labels(conn: Connection, queue_id: int, topic_id: int, size: int,
     )
 
 
-def _hashed_path(blob: bytes, docs: list[str], ids: npt.NDArray[np.int64], rel: npt.NDArray[np.int8],
-                 adj: npt.NDArray[np.bool_], policy: str, out: npt.NDArray[np.int8]) -> npt.NDArray[np.int8] | None:
-    """Resolve labels per document and fill ``out`` by rank; None when this path cannot be taken."""
-    ranking = decode_ranking(blob)
-    column = strings_with_hashes_or_none(docs)
-    if ranking is None or column is None or len(ranking.doc_ids) != len(out):
+def _packed_sqlite_path(conn: Connection, queue_id: int, topic_id: int, as_of: int | None,
+                        as_of_time: datetime | None, policy: str,
+                        out: npt.NDArray[np.int8]) -> npt.NDArray[np.int8] | None:
+    """The hash-index path on SQLite with the judgments read as three packed columns (one aggregate row: no
+    Python object per judgment) and the index read with incremental blob I/O. None when it cannot be taken (the
+    caller then reads row by row). Row order does not matter: the three aggregates see the rows in one order,
+    and `resolve_codes` resolves in judgment-id order."""
+    raw = conn.connection.driver_connection
+    if not isinstance(raw, sqlite3.Connection):
         return None
-    order = np.argsort(column.hashes, kind="stable")
+    where, params = _judgment_filter(conn, topic_id, as_of, as_of_time)
+    cursor = raw.cursor()
+    try:
+        cursor.execute(f"SELECT count(*), group_concat(doc_id, char(10)), group_concat(id, char(10)), "
+                       f"group_concat({_RELEVANT} + 1 + 3 * {_ADJUDICATION}, '') FROM judgments WHERE {where}",
+                       params)
+        count, doc_text, id_text, code_text = cursor.fetchone()
+    except sqlite3.Error:  # e.g. longer than SQLite's string limit
+        return None
+    finally:
+        cursor.close()
+    if not count:
+        return np.zeros(0, dtype=np.int8)
+    if len(code_text) != count:
+        return None
+    ranking = _read_ranking_sqlite(raw, queue_id)
+    if ranking is None:
+        return None
+    column = scan_doc_ids(doc_text.encode("utf-8", "surrogateescape"), count)
+    if column is None:
+        return None
+    ids = scan(id_text.encode("ascii"), "i", min_fields=1, max_fields=1, path="<judgment ids>").columns[0]
+    assert isinstance(ids, np.ndarray) and len(ids) == count
+    codes = np.frombuffer(code_text.encode("ascii"), dtype=np.uint8) - ord("0")
+    rel = (codes % 3).astype(np.int8) - 1
+    return _hashed_path(ranking, column, ids.astype(np.int64, copy=False), rel, codes >= 3, policy, out)
+
+
+def _read_ranking_sqlite(raw: sqlite3.Connection, queue_id: int) -> RankingIndex | None:
+    """The queue's hash index read straight into one bytes object (a plain SELECT copies it twice)."""
+    row = raw.execute("SELECT length(ranking_blob) FROM queues WHERE id = ?", (queue_id,)).fetchone()
+    if row is None or not row[0]:
+        return None
+    try:
+        with raw.blobopen("queues", "ranking_blob", queue_id, readonly=True) as handle:
+            blob = handle.read()
+    except sqlite3.Error:
+        blob = raw.execute("SELECT ranking_blob FROM queues WHERE id = ?", (queue_id,)).fetchone()[0]
+    return decode_ranking(blob)
+
+
+def number_by_hash(column: StringColumn) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint64],
+                                                  npt.NDArray[np.bytes_]] | None:
+    """Number the distinct strings of ``column`` 0..n-1 in hash order: (code per string, sorted distinct hashes,
+    their strings); None when two different strings share a 64-bit hash."""
+    # numbering by hash rank: any sort order of equal hashes gives the same numbers
+    order = np.argsort(column.hashes)
     hashes = column.hashes[order]
     values = column.values[order]
     first = np.ones(len(hashes), dtype=bool)
     first[1:] = hashes[1:] != hashes[:-1]
     repeat = ~first[1:]
     if not bool(np.all(values[1:][repeat] == values[:-1][repeat])):
-        return None  # two different doc ids share a 64-bit hash
-    codes = np.empty(len(docs), dtype=np.int64)
+        return None
+    codes = np.empty(len(hashes), dtype=np.int64)
     codes[order] = np.cumsum(first) - 1
-    per_doc = resolve_codes(codes, int(first.sum()), ids, rel, adj, policy)
-    doc_hashes, doc_values = hashes[first], values[first]
+    return codes, hashes[first], values[first]
+
+
+def _hashed_path(ranking: RankingIndex, column: StringColumn, ids: npt.NDArray[np.int64],
+                 rel: npt.NDArray[np.int8], adj: npt.NDArray[np.bool_], policy: str,
+                 out: npt.NDArray[np.int8]) -> npt.NDArray[np.int8] | None:
+    """Resolve labels per document and fill ``out`` by rank; None when this path cannot be taken."""
+    if len(ranking.doc_ids) != len(out):
+        return None
+    numbered = number_by_hash(column)
+    if numbered is None:
+        return None
+    codes, doc_hashes, doc_values = numbered
+    per_doc = resolve_codes(codes, len(doc_hashes), ids, rel, adj, policy)
     if len(ranking.sorted_hashes):
         pos = np.minimum(np.searchsorted(ranking.sorted_hashes, doc_hashes), len(ranking.sorted_hashes) - 1)
         hit = np.flatnonzero(ranking.sorted_hashes[pos] == doc_hashes)
         ranks = ranking.rank_of_sorted[pos[hit]]
-        if not bool(np.all(ranking.doc_ids[ranks] == doc_values[hit])):
+        if not _same_strings(ranking.doc_ids[ranks], doc_values[hit]):
             return None
         out[ranks] = per_doc[hit]
     return per_doc
+
+
+def _same_strings(a: npt.NDArray[np.bytes_], b: npt.NDArray[np.bytes_]) -> bool:
+    """``bool(np.all(a == b))`` for byte strings, compared as one block of bytes at a common width."""
+    width = max(a.dtype.itemsize, b.dtype.itemsize)
+    return bool(np.ascontiguousarray(a, dtype=f"S{width}").tobytes()
+                == np.ascontiguousarray(b, dtype=f"S{width}").tobytes())
 
 
 def _join_in_sql(conn: Connection, queue_id: int, topic_id: int, as_of: int | None, as_of_time: datetime | None,

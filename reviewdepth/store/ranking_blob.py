@@ -62,11 +62,15 @@ def decode_ranking(blob: bytes) -> RankingIndex | None:
 def strings_with_hashes_or_none(doc_ids: list[str]) -> StringColumn | None:
     """Byte strings and FNV-1a hashes of ``doc_ids`` (the scanner's, so they match stored hashes); None when an id
     is empty or holds whitespace."""
+    return scan_doc_ids("\n".join(doc_ids).encode("utf-8", "surrogateescape"), len(doc_ids))
+
+
+def scan_doc_ids(data: bytes, count: int) -> StringColumn | None:
+    """`strings_with_hashes_or_none` of ``count`` doc ids already joined by newlines (UTF-8)."""
     try:
-        scanned = scan("\n".join(doc_ids).encode("utf-8", "surrogateescape"), "s", min_fields=1, max_fields=1,
-                       path="<doc ids>")
+        scanned = scan(data, "s", min_fields=1, max_fields=1, path="<doc ids>")
     except InputError:
         return None
     column = scanned.columns[0]
     assert isinstance(column, StringColumn)
-    return column if len(column.values) == len(doc_ids) else None
+    return column if len(column.values) == count else None
