@@ -8,7 +8,7 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, exists, func, select
 
 from reviewdepth import __version__
 from reviewdepth.estimation import intervals, relevant, stopping
@@ -365,10 +365,11 @@ def _evidence_dict(evidence: stopping.StoppingEvidence) -> dict[str, Any]:
 
 
 def _digests(engine: Engine, topic_id: int, as_of: int | None) -> list[str]:
-    stmt = (select(ImportRecord.digest).join(Judgment, Judgment.import_id == ImportRecord.id)
-            .where(Judgment.topic_id == topic_id).distinct())
+    # EXISTS per import (few) over ix_judgments_import_id, rather than a join over every judgment of the topic
+    used = exists().where(Judgment.import_id == ImportRecord.id, Judgment.topic_id == topic_id)
     if as_of is not None:
-        stmt = stmt.where(Judgment.id <= as_of)
+        used = used.where(Judgment.id <= as_of)
+    stmt = select(ImportRecord.digest).where(used).distinct()
     with engine.connect() as conn:
         return sorted(str(d) for d in conn.execute(stmt).scalars())
 

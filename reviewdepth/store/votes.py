@@ -7,12 +7,16 @@ vote, never anyone else's. An *adjudication* is a judgment with role ``adjudicat
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
 
+import numpy as np
 from sqlalchemy import Connection, Select, func, select
 
+from reviewdepth.store.loaders import number_by_hash
 from reviewdepth.store.models import Judgment
+from reviewdepth.store.ranking_blob import scan_doc_ids
 
 
 @dataclass(frozen=True)
@@ -53,11 +57,47 @@ def _voted(topic_id: int, as_of: int | None) -> Select[str]:
 
 def reviewers_per_document(conn: Connection, topic_id: int, as_of: int | None = None) -> dict[int, int]:
     """How many documents have 1, 2, 3, … distinct voters."""
+    packed = _packed_voter_counts(conn, topic_id, as_of) if conn.dialect.name == "sqlite" else None
+    if packed is not None:
+        return packed
     per_doc = _voted(topic_id, as_of).with_only_columns(
         func.count(func.distinct(Judgment.reviewer)).label("voters")).subquery()
     rows = conn.execute(select(per_doc.c.voters, func.count()).group_by(per_doc.c.voters)
                         .order_by(per_doc.c.voters)).all()
     return {int(n): int(c) for n, c in rows}
+
+
+def _packed_voter_counts(conn: Connection, topic_id: int, as_of: int | None) -> dict[int, int] | None:
+    """`reviewers_per_document` on SQLite from two packed columns counted in numpy: a grouped count in SQL costs
+    ~0.3 s on 250,000 votes. None when this path cannot be taken (the caller then counts in SQL)."""
+    raw = conn.connection.driver_connection
+    if not isinstance(raw, sqlite3.Connection):
+        return None
+    sql = ("SELECT count(*), group_concat(doc_id, char(10)), group_concat(reviewer, char(10)) FROM judgments "
+           "WHERE topic_id = ? AND relevant IS NOT NULL AND role != 'adjudication'")
+    params: tuple[int, ...] = (topic_id,) if as_of is None else (topic_id, as_of)
+    cursor = raw.cursor()
+    try:
+        cursor.execute(sql if as_of is None else sql + " AND id <= ?", params)
+        count, doc_text, reviewer_text = cursor.fetchone()
+    except sqlite3.Error:  # e.g. longer than SQLite's string limit
+        return None
+    finally:
+        cursor.close()
+    if not count:
+        return {}
+    column = scan_doc_ids(doc_text.encode("utf-8", "surrogateescape"), count)
+    reviewers = reviewer_text.split("\n")
+    numbered = number_by_hash(column) if column is not None else None
+    if numbered is None or len(reviewers) != count:
+        return None  # doc ids with whitespace, a hash collision, or a newline in a reviewer's name
+    doc_codes = numbered[0]
+    names: dict[str, int] = {}
+    reviewer_codes = np.fromiter((names.setdefault(r, len(names)) for r in reviewers), dtype=np.int64, count=count)
+    pairs = np.unique(doc_codes * len(names) + reviewer_codes)
+    voters = np.bincount(pairs // len(names))
+    sizes = np.bincount(voters[voters > 0])
+    return {int(n): int(c) for n, c in enumerate(sizes) if n and c}
 
 
 def load_votes(conn: Connection, topic_id: int, as_of: int | None = None, *,
