@@ -25,7 +25,9 @@ def register_api(app: typer.Typer) -> None:
     def serve(
         host: Annotated[str, typer.Option("--host", help="Interface to bind (0.0.0.0 in a container).")] = "127.0.0.1",
         port: Annotated[int, typer.Option("--port", help="TCP port.")] = 8000,
-        workers: Annotated[int, typer.Option("--workers", help="Worker processes.")] = 1,
+        workers: Annotated[int, typer.Option("--workers", help=(
+            "Worker processes. On SQLite one is fastest (writes run one at a time on the event loop; more workers "
+            "queue on a file lock); on PostgreSQL, up to one per core."))] = 1,
         access_log: Annotated[bool, typer.Option("--access-log/--no-access-log", help="Log every request.")] = True,
         db: DbOption = None,
     ) -> None:

@@ -8,6 +8,8 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from reviewdepth import __version__
+from reviewdepth.api.auth import KeyCache
+from reviewdepth.api.calls import Writes
 from reviewdepth.api.problems import BodyLimit, Problem, install_problem_handlers
 from reviewdepth.api.routes import build_router
 from reviewdepth.api.settings import api_settings
@@ -30,9 +32,14 @@ def create_app(settings: Settings) -> FastAPI:
 
         engine = open_store(config)
         app.state.engine = engine
+        app.state.writes = writes = Writes(engine)
+        key_cache: KeyCache = app.state.key_cache
+        key_cache.watch()
         try:
             yield
         finally:
+            key_cache.unwatch()
+            writes.close()
             engine.dispose()
 
     app = FastAPI(title="reviewdepth", version=__version__, description=DESCRIPTION, lifespan=lifespan,
@@ -40,10 +47,11 @@ def create_app(settings: Settings) -> FastAPI:
                                    "content": {"application/problem+json": {
                                        "schema": {"$ref": "#/components/schemas/Problem"}}}}})
     app.state.settings = config
+    app.state.key_cache = KeyCache(config.key_cache_seconds)
     install_problem_handlers(app)
     app.add_middleware(BodyLimit, max_body_bytes=config.max_body_bytes,  # type: ignore[arg-type]
                        max_upload_bytes=config.max_upload_bytes)
-    app.include_router(build_router())
+    build_router(app.router)
     return app
 
 

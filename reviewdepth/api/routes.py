@@ -18,6 +18,7 @@ from reviewdepth import __version__
 from reviewdepth.api import schemas
 from reviewdepth.api.auth import current_key, engine_of, read_key, write_key
 from reviewdepth.api.problems import ApiProblem, problem_responses
+from reviewdepth.api.recording import FastJudgmentsRoute, recorded
 from reviewdepth.report.model import json_safe
 from reviewdepth.services.keys import KeyRecord
 
@@ -40,8 +41,9 @@ class PlotFormat(StrEnum):
     png = "png"
 
 
-def build_router() -> APIRouter:
-    router = APIRouter()
+def build_router(router: APIRouter | None = None) -> APIRouter:
+    """The endpoints, added to ``router`` (the application's own router, so that a request is matched once)."""
+    router = router if router is not None else APIRouter()
 
     @router.get("/health", response_model=schemas.Health, tags=["service"])
     def health() -> schemas.Health:
@@ -143,22 +145,20 @@ def build_router() -> APIRouter:
                 "entries": json_safe(page.entries)}
 
     # judgments ------------------------------------------------------------------------------------------------
-    @router.post("/topics/{topic}/judgments", status_code=201, response_model=schemas.JudgmentBatchOut,
-                 responses=WRITE, tags=["judgments"])
-    def post_judgments(topic: str, body: schemas.JudgmentBatchIn, response: Response, engine: EngineDep,
-                       key: Writer) -> dict[str, object]:
+    async def post_judgments(topic: str, body: schemas.JudgmentBatchIn, request: Request, key: Writer) -> Response:
         """Record judgments as the key's reviewer, all or nothing. With ``idempotency_key``, sending the same
         request again returns the first result (header ``Idempotent-Replayed: true``) and records nothing."""
-        from reviewdepth.services.batches import BatchItem, record_batch
+        from reviewdepth.services.batches import BatchItem
 
         if body.reviewer is not None and body.reviewer != key.reviewer:
             raise ApiProblem(403, f"reviewer: this API key records as {key.reviewer!r}, not {body.reviewer!r}")
         items = [BatchItem(j.doc_id, j.label, j.role, j.note) for j in body.judgments]
-        result = record_batch(engine, topic, items, reviewer=key.reviewer, source="api",
-                              idempotency_key=body.idempotency_key)
-        if result.replayed:
-            response.headers["Idempotent-Replayed"] = "true"
-        return {"topic": topic, "reviewer": key.reviewer, "recorded": len(result.ids), "ids": result.ids}
+        return await recorded(request, topic, key, items, body.idempotency_key)
+
+    # the standard handler of this endpoint, behind a fast path for the common request (api/recording.py)
+    router.add_api_route("/topics/{topic}/judgments", post_judgments, methods=["POST"], status_code=201,
+                         response_model=schemas.JudgmentBatchOut, responses=WRITE, tags=["judgments"],
+                         route_class_override=FastJudgmentsRoute)
 
     @router.get("/topics/{topic}/judgments", response_model=schemas.JudgmentPage, responses=READ,
                 tags=["judgments"])

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic_core import SchemaValidator
+from pydantic_core import core_schema as cs
 
 Measure = float | int | str | None
 
@@ -92,6 +96,32 @@ class JudgmentBatchIn(BaseModel):
     idempotency_key: str | None = Field(default=None, min_length=1, max_length=200,
                                         description="The same key again returns the first result.")
     reviewer: str | None = Field(default=None, description="Optional; must be the API key's reviewer.")
+
+
+@cache
+def judgment_batch_validator() -> SchemaValidator:
+    """`JudgmentBatchIn` for the fast path of ``POST /topics/{topic}/judgments``: the same fields, constraints and
+    ``extra="forbid"``, parsed straight from JSON bytes into a dict whose ``judgments`` are the services'
+    `BatchItem` (built in Rust: no model per judgment). Keep in step with `JudgmentIn` and `JudgmentBatchIn`
+    (tests/api/test_fast_path.py compares them); a body it refuses goes through the models, which give the
+    error response."""
+    from reviewdepth.services.batches import BatchItem
+
+    def optional(schema: cs.CoreSchema, default: object = None) -> cs.WithDefaultSchema:
+        return cs.with_default_schema(schema, default=default)
+
+    item = cs.dataclass_schema(BatchItem, cs.dataclass_args_schema("BatchItem", [
+        cs.dataclass_field("doc_id", cs.str_schema(min_length=1, max_length=300)),
+        cs.dataclass_field("label", cs.str_schema(min_length=1, max_length=100)),
+        cs.dataclass_field("role", optional(cs.str_schema(), "review")),
+        cs.dataclass_field("note", optional(cs.nullable_schema(cs.str_schema(max_length=10_000)))),
+    ], extra_behavior="forbid"), ["doc_id", "label", "role", "note"], frozen=True)
+    return SchemaValidator(cs.typed_dict_schema({
+        "judgments": cs.typed_dict_field(cs.list_schema(item, min_length=1)),
+        "idempotency_key": cs.typed_dict_field(
+            optional(cs.nullable_schema(cs.str_schema(min_length=1, max_length=200))), required=False),
+        "reviewer": cs.typed_dict_field(optional(cs.nullable_schema(cs.str_schema())), required=False),
+    }, extra_behavior="forbid"))
 
 
 class JudgmentBatchOut(BaseModel):

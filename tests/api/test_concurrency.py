@@ -11,6 +11,7 @@ from sqlalchemy import Engine, func, select
 
 from reviewdepth.services.keys import create_key
 from reviewdepth.services.topics import create_topic
+from reviewdepth.store.chain import verify_topic
 from reviewdepth.store.models import Judgment
 
 from .server import running_server
@@ -55,3 +56,30 @@ def test_concurrent_clients_lose_and_double_nothing(engine: Engine, empty_db_url
     assert len(pairs) == CLIENTS * PER_CLIENT
     expected = {(f"reviewer-{c:02d}", f"c{c:02d}-d{j:03d}") for c in range(CLIENTS) for j in range(PER_CLIENT)}
     assert pairs == expected
+
+
+def test_two_workers_share_the_writes(engine: Engine, empty_db_url: str, tmp_path: Path) -> None:
+    """Two server processes (on SQLite they queue their inline writes on the write-gate file lock): 8 clients,
+    none lost, none doubled, the topic's hash chain intact."""
+    create_topic(engine, "shared")
+    secrets = [create_key(engine, f"reviewer-{i:02d}", "write")[1] for i in range(8)]
+
+    def work(client: int) -> list[int]:
+        ids: list[int] = []
+        with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {secrets[client]}"},
+                          timeout=60.0) as http:
+            for j in range(40):
+                batch = [{"doc_id": f"c{client}-d{j}-{k}", "label": "1"} for k in range(1 + j % 3)]
+                response = http.post("/topics/shared/judgments", json={"judgments": batch})
+                assert response.status_code == 201, response.text
+                ids += response.json()["ids"]
+        return ids
+
+    with running_server(empty_db_url, tmp_path, workers=2) as base, ThreadPoolExecutor(8) as pool:
+        all_ids = [i for ids in pool.map(work, range(8)) for i in ids]
+    expected = 8 * sum(1 + j % 3 for j in range(40))
+    assert len(all_ids) == len(set(all_ids)) == expected
+    with engine.connect() as conn:
+        assert conn.execute(select(func.count()).select_from(Judgment)).scalar_one() == expected
+        topic_id = conn.execute(select(Judgment.topic_id).limit(1)).scalar_one()
+        assert verify_topic(conn, topic_id).intact

@@ -1,0 +1,77 @@
+"""``POST /topics/{topic}/judgments``, the hot endpoint: the reply both of its paths send, and the fast path.
+
+`FastJudgmentsRoute` answers the common request — a ``Bearer`` key already in the app's `KeyCache` with scope
+``write``, an ``application/json`` body that `schemas.judgment_batch_validator` accepts, no foreign
+``reviewer`` — without FastAPI's per-request machinery (dependency solving, ``json.loads`` then a pydantic model
+per judgment). Any other request (a key not cached yet, a bad body, another content type…) goes to FastAPI's
+standard handler of the same endpoint, so every error response is exactly the standard one; errors of the
+service itself (unknown topic, invalid label, idempotency conflict) are raised the same way on both paths.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any
+
+from fastapi import Request, Response
+from fastapi.routing import APIRoute
+from fastapi.security.utils import get_authorization_scheme_param
+from pydantic import ValidationError
+
+from reviewdepth.api.calls import INLINE_JUDGMENTS, write_call
+from reviewdepth.api.schemas import judgment_batch_validator
+from reviewdepth.services.batches import BatchItem, record_batch
+from reviewdepth.services.keys import KeyRecord, key_digest
+
+JSON = "application/json"
+
+
+async def recorded(request: Request, topic: str, key: KeyRecord, items: Sequence[BatchItem],
+                   idempotency_key: str | None) -> Response:
+    """Record ``items`` as ``key``'s reviewer and answer 201 ``{"topic", "reviewer", "recorded", "ids"}``."""
+    result = await write_call(request, len(items) <= INLINE_JUDGMENTS, record_batch, request.app.state.engine, topic,
+                              items, reviewer=key.reviewer, source="api", idempotency_key=idempotency_key)
+    # the bytes FastAPI makes of this dict through response_model JudgmentBatchOut, without re-validating it
+    content = json.dumps({"topic": topic, "reviewer": key.reviewer, "recorded": len(result.ids), "ids": result.ids},
+                         ensure_ascii=False, separators=(",", ":"))
+    return Response(content, status_code=201, media_type=JSON,
+                    headers={"Idempotent-Replayed": "true"} if result.replayed else None)
+
+
+async def fast_post_judgments(request: Request) -> Response | None:
+    """The reply to a common request, or None for the standard handler (see the module docstring)."""
+    content_type = request.headers.get("content-type")
+    if content_type is None or content_type.split(";", 1)[0].strip().lower() != JSON:
+        return None
+    scheme, secret = get_authorization_scheme_param(request.headers.get("authorization"))  # as HTTPBearer
+    if not secret or scheme.lower() != "bearer":
+        return None
+    key = request.app.state.key_cache.get(key_digest(secret))
+    if key is None or not key.allows("write"):
+        return None
+    raw = await request.body()  # kept on the request for the standard handler
+    if not raw:
+        return None
+    try:
+        body = judgment_batch_validator().validate_json(raw)
+    except ValidationError:
+        return None
+    reviewer = body.get("reviewer")
+    if reviewer is not None and reviewer != key.reviewer:
+        return None
+    return await recorded(request, request.path_params["topic"], key, body["judgments"],
+                          body.get("idempotency_key"))
+
+
+class FastJudgmentsRoute(APIRoute):
+    """The route of ``POST /topics/{topic}/judgments``: `fast_post_judgments`, else FastAPI's handler."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        standard = super().get_route_handler()
+
+        async def handler(request: Request) -> Response:
+            response = await fast_post_judgments(request)
+            return response if response is not None else await standard(request)
+
+        return handler
