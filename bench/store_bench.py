@@ -40,8 +40,10 @@ def raw_rows(run: Path, qrels: Path) -> tuple[list[tuple[object, ...]], list[tup
         f = line.split()
         entries.append((1, rank, f[2], float(f[4]), None))
     now = utc_now().replace(tzinfo=None).isoformat(" ")
-    judgments = [(1, f[2], f[3], int(f[3]) >= 1, int(f[3]), "qrels", "review", "raw", None, now, None)
-                 for f in (line.split() for line in qrels.read_text().splitlines())]
+    # the chain columns as given data: the raw driver stores them, reviewdepth also computes them
+    judgments = [(1, f[2], f[3], int(f[3]) >= 1, int(f[3]), "qrels", "review", "raw", None, now, None, seq,
+                  hashlib.sha256(str(seq).encode()).hexdigest())
+                 for seq, f in enumerate((line.split() for line in qrels.read_text().splitlines()), start=1)]
     return entries, judgments
 
 
@@ -80,7 +82,8 @@ def bench_database(url: str, run: Path, qrels: Path, entries: list[tuple[object,
 
             def raw_judgments() -> None:
                 cursor.executemany("INSERT INTO judgments (topic_id, doc_id, label, relevant, grade, reviewer, role, "
-                                   "source, note, recorded_at, import_id) VALUES (?,?,?,?,?,?,?,?,?,?,?)", judgments)
+                                   "source, note, recorded_at, import_id, seq, chain_hash) "
+                                   "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", judgments)
                 raw.commit()
         else:
             def raw_entries() -> None:
@@ -91,7 +94,7 @@ def bench_database(url: str, run: Path, qrels: Path, entries: list[tuple[object,
 
             def raw_judgments() -> None:
                 with cursor.copy("COPY judgments (topic_id, doc_id, label, relevant, grade, reviewer, role, source, "
-                                 "note, recorded_at, import_id) FROM STDIN") as copy:
+                                 "note, recorded_at, import_id, seq, chain_hash) FROM STDIN") as copy:
                     for row in judgments:
                         copy.write_row(row)
                 raw.commit()

@@ -15,8 +15,8 @@ from reviewdepth.formats.errors import InputError
 from reviewdepth.services.errors import Conflict, Invalid, NotFound
 from reviewdepth.services.imports import read_label
 from reviewdepth.store.chain import append_judgments
-from reviewdepth.store.ingest import utc_now
-from reviewdepth.store.models import ROLES, ApiIdempotency, Topic
+from reviewdepth.store.ingest import driver_rows, utc_now
+from reviewdepth.store.models import ROLES, ApiIdempotency
 
 MAX_KEY_LENGTH = 200
 
@@ -82,17 +82,19 @@ def record_batch(engine: Engine, topic: str, items: Sequence[BatchItem], *, revi
     key = idempotency_key
     if key is not None and not 1 <= len(key) <= MAX_KEY_LENGTH:
         raise Invalid(f"idempotency_key: 1 to {MAX_KEY_LENGTH} characters")
-    digest = _request_digest(topic, items)
-    if key is not None:
+    digest = ""
+    if key is not None:  # the request digest is only needed to recognise a retry
+        digest = _request_digest(topic, items)
         earlier = _replay(engine, reviewer, key, digest)
         if earlier is not None:
             return earlier
     now = utc_now()
     try:
         with engine.begin() as conn:
-            topic_id = conn.execute(select(Topic.id).where(Topic.name == topic)).scalar_one_or_none()
-            if topic_id is None:
+            found = driver_rows(conn, "SELECT id FROM topics WHERE name = ?", (topic,))
+            if not found:
                 raise NotFound(f"unknown topic {topic!r}")
+            topic_id = int(found[0][0])
             marker = None
             if key is not None:  # claimed first: a concurrent duplicate waits here, then fails on the unique key
                 marker = conn.execute(insert(ApiIdempotency).values(

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from hashlib import sha256
 
-from sqlalchemy import Connection, select, update
+from sqlalchemy import Connection, select
 
-from reviewdepth.store.ingest import Progress, bulk_insert, db_timestamp
+from reviewdepth.store.ingest import Progress, bulk_insert, db_timestamp, driver_rows
 from reviewdepth.store.models import Judgment, Topic
 
 CHAIN_VERSION = "reviewdepth judgment chain v1"
@@ -82,9 +82,9 @@ class ChainWriter:
             count = counts[topic_id]
             if count <= 0:
                 continue
-            length, head, name = conn.execute(
-                update(Topic).where(Topic.id == topic_id).values(chain_length=Topic.chain_length + count)
-                .returning(Topic.chain_length, Topic.chain_head, Topic.name)).one()
+            [(length, head, name)] = driver_rows(
+                conn, "UPDATE topics SET chain_length = chain_length + ? WHERE id = ? "
+                "RETURNING chain_length, chain_head, name", (count, topic_id))
             self.next_seq[topic_id] = int(length) - count + 1
             self._end[topic_id] = int(length)
             self._head[topic_id] = head or genesis(name)
@@ -108,7 +108,7 @@ class ChainWriter:
         for topic_id, head in self._head.items():
             if self.next_seq[topic_id] != self._end[topic_id] + 1:
                 raise RuntimeError(f"reserved judgments of topic id {topic_id} were not all linked")
-            self._conn.execute(update(Topic).where(Topic.id == topic_id).values(chain_head=head))
+            driver_rows(self._conn, "UPDATE topics SET chain_head = ? WHERE id = ?", (head, topic_id), fetch=False)
 
 
 # topic_id, doc_id, label, relevant, grade, reviewer, role, source, note, recorded_at, import_id
@@ -142,10 +142,9 @@ def append_judgments(conn: Connection, rows: Sequence[NewJudgment], *, return_id
         return []
     by_topic: dict[int, list[int]] = {}
     for topic_id, first_seq in first.items():
-        found = conn.execute(select(Judgment.seq, Judgment.id).where(
-            Judgment.topic_id == topic_id, Judgment.seq >= first_seq,
-            Judgment.seq < first_seq + counts[topic_id]).order_by(Judgment.seq)).all()
-        by_topic[topic_id] = [int(jid) for _, jid in found]
+        found = driver_rows(conn, "SELECT id FROM judgments WHERE topic_id = ? AND seq >= ? AND seq < ? ORDER BY seq",
+                            (topic_id, first_seq, first_seq + counts[topic_id]))
+        by_topic[topic_id] = [int(jid) for (jid,) in found]
     taken = dict.fromkeys(by_topic, 0)
     ids = []
     for row in rows:

@@ -11,6 +11,7 @@ import numpy.typing as npt
 from sqlalchemy import Connection, select
 
 from reviewdepth.formats.scan import StringColumn, scan
+from reviewdepth.store.ingest import driver_rows
 from reviewdepth.store.labels import UNJUDGED, resolve_codes, resolve_labels
 from reviewdepth.store.models import Judgment, Queue, QueueEntry
 from reviewdepth.store.ranking_blob import RankingIndex, decode_ranking, scan_doc_ids, strings_with_hashes_or_none
@@ -31,20 +32,6 @@ class QueueLabels:
     judged_total: int
     policy: str
     as_of: int | None
-
-
-def _driver_rows(conn: Connection, sql: str, params: tuple[object, ...]) -> list[tuple[object, ...]]:
-    """Rows straight from the DBAPI cursor (qmark SQL): no per-row result objects for large reads."""
-    raw = conn.connection.driver_connection
-    assert raw is not None
-    if conn.dialect.name != "sqlite":
-        sql = sql.replace("?", "%s")
-    cursor = raw.cursor()
-    try:
-        cursor.execute(sql, params)
-        return list(cursor.fetchall())
-    finally:
-        cursor.close()
 
 
 # a judgment's label and role as one digit: (relevant 1/0/-1) + 1, plus 3 for an adjudication
@@ -71,7 +58,7 @@ def load_judgment_arrays(conn: Connection, topic_id: int, as_of: int | None = No
                                                                       npt.NDArray[np.int8], npt.NDArray[np.bool_]]:
     """(doc ids, judgment ids, relevant as 1/0/-1, is-adjudication) of a topic's judgments up to ``as_of``."""
     where, params = _judgment_filter(conn, topic_id, as_of, as_of_time)
-    rows = _driver_rows(conn, f"SELECT doc_id, id, {_RELEVANT}, {_ADJUDICATION} FROM judgments WHERE {where} "
+    rows = driver_rows(conn, f"SELECT doc_id, id, {_RELEVANT}, {_ADJUDICATION} FROM judgments WHERE {where} "
                               "ORDER BY id", params)
     if not rows:
         return [], np.zeros(0, np.int64), np.zeros(0, np.int8), np.zeros(0, bool)
