@@ -5,7 +5,7 @@ from __future__ import annotations
 import tempfile
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, File, Form, Query, Request, Response, UploadFile
@@ -171,6 +171,20 @@ def build_router(router: APIRouter | None = None) -> APIRouter:
         records = list_judgments(engine, topic, as_of=as_of, reviewer=reviewer, offset=offset, limit=limit)
         return {"topic": topic, "offset": offset, "limit": limit, "judgments": [r.as_dict() for r in records]}
 
+    @router.get("/topics/{topic}/conflicts", response_model=schemas.ConflictList, responses=READ,
+                tags=["judgments"])
+    def get_conflicts(topic: str, engine: EngineDep, _key: Reader,
+                      status: Annotated[Literal["open", "resolved", "all"], Query()] = "all",
+                      as_of: Annotated[int | None, Query(ge=0, description="Judgment id.")] = None,
+                      ) -> dict[str, object]:
+        """Documents whose reviewers disagree (each reviewer's latest decision is their vote) with who said
+        what; an adjudication recorded after the last vote resolves one. The same list as `reviewdepth
+        conflicts --format json`."""
+        from reviewdepth.services.conflicts import list_conflicts
+
+        found = list_conflicts(engine, topic, status=status, as_of=None if as_of is None else str(as_of))
+        return {"topic": topic, "status": status, "conflicts": [c.as_dict() for c in found]}
+
     # samples --------------------------------------------------------------------------------------------------
     def sample_dict(record: Any) -> dict[str, object]:
         data: dict[str, object] = record.as_dict()
@@ -202,12 +216,13 @@ def build_router(router: APIRouter | None = None) -> APIRouter:
                     "text/csv": {"schema": {"type": "string"}}}}}
 
     def report_of(engine: Engine, topic: str, queue: str | None, targets: list[str] | None, confidence: float,
-                  interval: str, policy: str, as_of: int | None, target_rule: str, relevant: int | None) -> Any:
+                  interval: str, policy: str, as_of: int | None, target_rule: str, relevant: int | None,
+                  independent: bool | None = None) -> Any:
         from reviewdepth.services.report import DEFAULT_TARGETS, ReportOptions, build_report
 
         return build_report(engine, topic, ReportOptions(
             queue=queue, targets=targets or DEFAULT_TARGETS, confidence=confidence, interval=interval,
-            policy=policy, as_of=as_of, target_rule=target_rule, known_relevant=relevant))
+            policy=policy, as_of=as_of, target_rule=target_rule, known_relevant=relevant, independent=independent))
 
     @router.get("/topics/{topic}/report", response_class=Response, responses={**READ, **report_content},
                 tags=["report"])
@@ -215,14 +230,17 @@ def build_router(router: APIRouter | None = None) -> APIRouter:
                    target: Annotated[list[str] | None, Query(description="Target recall in (0, 1]; repeat.")] = None,
                    confidence: float = 0.95, interval: str = "clopper-pearson", policy: str = "latest",
                    as_of: int | None = None, target_rule: str = "ceil",
-                   relevant: Annotated[int | None, Query(ge=0, description="|R| when known.")] = None) -> Response:
+                   relevant: Annotated[int | None, Query(ge=0, description="|R| when known.")] = None,
+                   independent: Annotated[bool | None, Query(
+                       description="Whether reviewers screened independently (stated, for PRISMA).")] = None,
+                   ) -> Response:
         """How deep to review for each target recall, how sure that is, and the stopping evidence: the same
         bytes as `reviewdepth report --format json`; ``Accept: text/html`` gives the HTML report, ``text/csv``
         the CSV."""
         from reviewdepth.report.depth_render import render_csv, render_html
 
         report = report_of(engine, topic, queue, target, confidence, interval, policy, as_of, target_rule,
-                           relevant)
+                           relevant, independent)
         accept = request.headers.get("accept", "")
         if "text/html" in accept and JSON not in accept:
             return Response(render_html(report), media_type="text/html; charset=utf-8")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import cache
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic_core import SchemaValidator
@@ -150,6 +151,30 @@ class JudgmentPage(BaseModel):
     offset: int
     limit: int
     judgments: list[JudgmentOut]
+
+
+class VoteOut(BaseModel):
+    reviewer: str
+    label: str
+    relevant: bool
+    role: str
+    judgment_id: int
+    recorded_at: str
+
+
+class ConflictOut(BaseModel):
+    doc_id: str
+    status: Literal["open", "resolved"]
+    votes: list[VoteOut]
+    relevant_votes: int
+    not_relevant_votes: int
+    adjudication: VoteOut | None
+
+
+class ConflictList(BaseModel):
+    topic: str
+    status: Literal["open", "resolved", "all"]
+    conflicts: list[ConflictOut]
 
 
 class SampleIn(BaseModel):

@@ -41,17 +41,15 @@ def canonical_time(moment: datetime) -> str:
     return moment.isoformat(timespec="microseconds")
 
 
-def _text(value: str | None) -> str:
-    return "~" if value is None else f"{len(value)}:{value}"
-
-
 def canonical(seq: int, doc_id: str, label: str, relevant: bool | None, grade: int | None, reviewer: str,
               role: str, source: str, note: str | None, recorded_at: str, import_id: int | None) -> str:
     """The canonical text of one judgment (module docstring): fields joined by ``|``; text as ``length:text``
     (length in characters), so no content can imitate a separator; ``~`` for null; booleans as 1/0."""
-    rel = "~" if relevant is None else ("1" if relevant else "0")
-    return (f"{seq}|{_text(doc_id)}|{_text(label)}|{rel}|{'~' if grade is None else grade}|{_text(reviewer)}|"
-            f"{_text(role)}|{_text(source)}|{_text(note)}|{recorded_at}|{'~' if import_id is None else import_id}")
+    # one f-string, no helper calls: this runs for every judgment written
+    return (f"{seq}|{len(doc_id)}:{doc_id}|{len(label)}:{label}|{'~' if relevant is None else int(relevant)}|"
+            f"{'~' if grade is None else grade}|{len(reviewer)}:{reviewer}|{len(role)}:{role}|"
+            f"{len(source)}:{source}|{'~' if note is None else f'{len(note)}:{note}'}|{recorded_at}|"
+            f"{'~' if import_id is None else import_id}")
 
 
 def link_hash(previous: str, seq: int, doc_id: str, label: str, relevant: bool | None, grade: int | None,

@@ -4,6 +4,7 @@ report is byte for byte what `reviewdepth report --format json` prints for the s
 from __future__ import annotations
 
 import gzip
+import json
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -139,3 +140,27 @@ def test_json_ranking_and_idempotency(api: Api) -> None:
         "judgments"] == log[:2]
     summary = client.get("/topics/t1/queues/q", headers=ana).json()
     assert summary["judged"] == 2 and summary["relevant_found"] == 1
+
+
+def test_conflicts_over_http_equal_the_cli(api: Api, tmp_path: Path) -> None:
+    client, ana, bob, judge = (api.client, api.new_key("ana", "write"), api.new_key("bob", "write"),
+                               api.new_key("judge", "write"))
+    assert client.post("/topics", json={"name": "dual"}, headers=ana).status_code == 201
+    for key, labels in ((ana, ["1", "0", "1"]), (bob, ["1", "1", "0"])):
+        r = client.post("/topics/dual/judgments", headers=key, json={
+            "judgments": [{"doc_id": f"d{i}", "label": lab} for i, lab in enumerate(labels)]})
+        assert r.status_code == 201, r.text
+    r = client.post("/topics/dual/judgments", headers=judge,
+                    json={"judgments": [{"doc_id": "d1", "label": "0", "role": "adjudication"}]})
+    assert r.status_code == 201
+    body = client.get("/topics/dual/conflicts", headers=ana).json()
+    assert [(c["doc_id"], c["status"]) for c in body["conflicts"]] == [("d1", "resolved"), ("d2", "open")]
+    assert [v["reviewer"] for v in body["conflicts"][0]["votes"]] == ["ana", "bob"]
+    assert body["conflicts"][0]["adjudication"]["reviewer"] == "judge"
+    opened = client.get("/topics/dual/conflicts", params={"status": "open"}, headers=ana).json()
+    assert [c["doc_id"] for c in opened["conflicts"]] == ["d2"]
+    code, out, _ = cli("conflicts", "dual", "--format", "json", "--db", api.url)
+    assert code == 0 and json.loads(out) == body["conflicts"]
+    assert client.get("/topics/dual/conflicts", params={"status": "maybe"}, headers=ana).status_code == 422
+    assert client.get("/topics/nope/conflicts", headers=ana).status_code == 404
+    assert client.get("/topics/dual/conflicts").status_code == 401
