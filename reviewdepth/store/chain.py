@@ -61,52 +61,18 @@ def link_hash(previous: str, seq: int, doc_id: str, label: str, relevant: bool |
     return sha256(f"{previous}\n{text}".encode()).hexdigest()
 
 
-class ChainWriter:
-    """Links new judgments into their topics' chains inside the caller's transaction.
-
-    Build it with the number of judgments each topic will get (this reserves the sequence numbers and locks the
-    topics, in id order so two writers cannot deadlock), call `link` once per judgment in insertion order, then
-    `finish` to store the new heads.
-    """
-
-    def __init__(self, conn: Connection, counts: dict[int, int]) -> None:
-        self._conn = conn
-        self.next_seq: dict[int, int] = {}
-        self._head: dict[int, str] = {}
-        self._end: dict[int, int] = {}
-        self._time_of: datetime | None = None
-        self._time_text = ""
-        for topic_id in sorted(counts):
-            count = counts[topic_id]
-            if count <= 0:
-                continue
-            [(length, head, name)] = driver_rows(
-                conn, "UPDATE topics SET chain_length = chain_length + ? WHERE id = ? "
-                "RETURNING chain_length, chain_head, name", (count, topic_id))
-            self.next_seq[topic_id] = int(length) - count + 1
-            self._end[topic_id] = int(length)
-            self._head[topic_id] = head or genesis(name)
-
-    def link(self, topic_id: int, doc_id: str, label: str, relevant: bool | None, grade: int | None, reviewer: str,
-             role: str, source: str, note: str | None, recorded_at: datetime,
-             import_id: int | None) -> tuple[int, str]:
-        """(seq, chain hash) for the next judgment of ``topic_id``."""
-        seq = self.next_seq[topic_id]
-        if seq > self._end[topic_id]:
-            raise RuntimeError(f"more judgments linked than reserved for topic id {topic_id}")
-        if recorded_at is not self._time_of:  # imports stamp every row with one time: format it once
-            self._time_of, self._time_text = recorded_at, canonical_time(recorded_at)
-        text = canonical(seq, doc_id, label, relevant, grade, reviewer, role, source, note, self._time_text, import_id)
-        digest = sha256(f"{self._head[topic_id]}\n{text}".encode()).hexdigest()
-        self.next_seq[topic_id] = seq + 1
-        self._head[topic_id] = digest
-        return seq, digest
-
-    def finish(self) -> None:
-        for topic_id, head in self._head.items():
-            if self.next_seq[topic_id] != self._end[topic_id] + 1:
-                raise RuntimeError(f"reserved judgments of topic id {topic_id} were not all linked")
-            driver_rows(self._conn, "UPDATE topics SET chain_head = ? WHERE id = ?", (head, topic_id), fetch=False)
+def _reserve(conn: Connection, counts: dict[int, int]) -> tuple[dict[int, int], dict[int, str]]:
+    """Reserve ``counts[topic]`` sequence numbers per topic (taking each topic's lock, in id order so two writers
+    cannot deadlock): the first new seq and the current head of each topic."""
+    first: dict[int, int] = {}
+    head: dict[int, str] = {}
+    for topic_id in sorted(counts):
+        [(length, previous, name)] = driver_rows(
+            conn, "UPDATE topics SET chain_length = chain_length + ? WHERE id = ? "
+            "RETURNING chain_length, chain_head, name", (counts[topic_id], topic_id))
+        first[topic_id] = int(length) - counts[topic_id] + 1
+        head[topic_id] = previous or genesis(name)
+    return first, head
 
 
 # topic_id, doc_id, label, relevant, grade, reviewer, role, source, note, recorded_at, import_id
@@ -120,22 +86,41 @@ def append_judgments(conn: Connection, rows: Sequence[NewJudgment], *, return_id
     """The one way judgments enter the log: link ``rows`` into their topics' chains and bulk-insert them in the
     caller's transaction. With ``return_ids``, their ids in the order given."""
     counts = Counter(row[0] for row in rows)
-    writer = ChainWriter(conn, dict(counts))
-    first = dict(writer.next_seq)
+    first, head = _reserve(conn, dict(counts))
+    next_seq = dict(first)
     sqlite = conn.dialect.name == "sqlite"
 
     def linked() -> Iterator[tuple[object, ...]]:
-        stamp: datetime | None = None
+        # the loop of every import: `link_hash` inlined (verify_topic recomputes with `link_hash`, and the tests
+        # check that both agree on every insert path). The fields an import repeats on every row (reviewer, role,
+        # source, note, time, import) are formatted once per change, not once per row.
+        last: tuple[object, ...] = ()
         stored: object = None
+        tail = ""
         for row in rows:
-            seq, digest = writer.link(*row)
-            if row[9] is not stamp:  # imports stamp every row with one time: convert it once
-                stamp = row[9]
-                stored = db_timestamp(conn, stamp) if sqlite else stamp
+            topic_id, doc_id, label, relevant, grade = row[:5]
+            if row[5:] != last:
+                last = row[5:]
+                reviewer, role, source, note, recorded_at, import_id = row[5:]
+                when = canonical_time(recorded_at)
+                # text for both drivers: psycopg adapting a datetime per row costs more than parsing text
+                stored = db_timestamp(conn, recorded_at) if sqlite else when
+                tail = (f"|{len(reviewer)}:{reviewer}|{len(role)}:{role}|{len(source)}:{source}|"
+                        f"{'~' if note is None else f'{len(note)}:{note}'}|{when}|"
+                        f"{'~' if import_id is None else import_id}")
+            seq = next_seq[topic_id]
+            next_seq[topic_id] = seq + 1
+            digest = head[topic_id] = sha256(
+                f"{head[topic_id]}\n{seq}|{len(doc_id)}:{doc_id}|{len(label)}:{label}|"
+                f"{'~' if relevant is None else int(relevant)}|{'~' if grade is None else grade}{tail}".encode()
+            ).hexdigest()
             yield (*row[:9], stored, row[10], seq, digest)
 
     bulk_insert(conn, "judgments", JUDGMENT_COLUMNS, linked(), progress)
-    writer.finish()
+    for topic_id, last in head.items():
+        if next_seq[topic_id] != first[topic_id] + counts[topic_id]:
+            raise RuntimeError(f"reserved judgments of topic id {topic_id} were not all written")
+        driver_rows(conn, "UPDATE topics SET chain_head = ? WHERE id = ?", (last, topic_id), fetch=False)
     if not return_ids:
         return []
     by_topic: dict[int, list[int]] = {}
