@@ -8,10 +8,10 @@ from __future__ import annotations
 from pydantic import field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from reviewdepth.store.engine import default_database_url, normalise_url
+from reviewdepth.store.engine import DatabaseChoice, normalise_url
 
 
-class Settings(BaseSettings):
+class Settings(DatabaseChoice, BaseSettings):
     """``REVIEWDEPTH_DATABASE_URL`` picks the database; the default is an embedded SQLite file."""
 
     model_config = SettingsConfigDict(env_prefix="REVIEWDEPTH_", extra="ignore")
@@ -22,11 +22,3 @@ class Settings(BaseSettings):
     @classmethod
     def _normalise(cls, value: str) -> str:
         return normalise_url(value) if value else value
-
-    @property
-    def resolved_database_url(self) -> str:
-        return self.database_url or default_database_url()
-
-    @property
-    def uses_embedded_default(self) -> bool:
-        return not self.database_url

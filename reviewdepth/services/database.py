@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from reviewdepth.store import schema
-from reviewdepth.store.engine import create_engine_for, default_database_url, normalise_url
+from reviewdepth.store.engine import DatabaseChoice, create_engine_for, normalise_url
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -28,19 +28,11 @@ class StoreLocation(Protocol):
 
 
 @dataclass(frozen=True)
-class StoreSettings:
+class StoreSettings(DatabaseChoice):
     """The database choice of `reviewdepth.settings.Settings` without pydantic-settings (importing it costs
     ~0.15 s on every CLI command). Build it with `store_settings`, which reads the environment the same way."""
 
     database_url: str = ""
-
-    @property
-    def resolved_database_url(self) -> str:
-        return self.database_url or default_database_url()
-
-    @property
-    def uses_embedded_default(self) -> bool:
-        return not self.database_url
 
 
 def store_settings(database_url: str | None = None, environ: Mapping[str, str] | None = None) -> StoreSettings:

@@ -19,6 +19,20 @@ def default_database_url() -> str:
     return f"sqlite:///{default_database_path()}"
 
 
+class DatabaseChoice:
+    """What every settings object derives from its ``database_url`` (empty = the embedded default)."""
+
+    database_url: str
+
+    @property
+    def resolved_database_url(self) -> str:
+        return self.database_url or default_database_url()
+
+    @property
+    def uses_embedded_default(self) -> bool:
+        return not self.database_url
+
+
 def normalise_url(url: str) -> str:
     """``postgres://`` and ``postgresql://`` become ``postgresql+psycopg://`` (psycopg 3)."""
     for prefix in ("postgres://", "postgresql://"):
