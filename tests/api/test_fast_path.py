@@ -175,11 +175,11 @@ def test_write_gate_excludes_other_holders(tmp_path: Any) -> None:
     assert WriteGate(create_engine_for("sqlite://")).path is None
 
 
+@pytest.mark.sqlite_only
 def test_a_sqlite_database_locked_elsewhere_is_waited_for_in_the_threadpool(api: Api) -> None:
     """The inline write fails at once on the lock (busy timeout 0, nothing written) and runs again in a thread,
-    which waits for the lock with the engine's usual timeout."""
-    if not api.url.startswith("sqlite"):
-        pytest.skip("inline writes are SQLite's")
+    which waits for the lock with the engine's usual timeout (inline writes are SQLite's)."""
+    assert api.url.startswith("sqlite")
     import sqlite3
     import threading
     import time
