@@ -15,7 +15,13 @@ if TYPE_CHECKING:
     from rich.console import Group
 
 
-def fmt(value: Any) -> str:
+# identifiers, not quantities: printed without thousands separators
+IDENTIFIER_KEYS = frozenset({"as_of_judgment", "sample_seeds", "seed", "id", "sample_id", "judgment_id"})
+
+
+def fmt(value: Any, key: str = "") -> str:
+    if key in IDENTIFIER_KEYS and not isinstance(value, (bool, float)) and value is not None:
+        return ", ".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
     if value is None:
         return "—"
     if isinstance(value, bool):
@@ -128,8 +134,9 @@ def render_table(report: Report) -> Group:
     from rich.table import Table
 
     s = report.summary
-    head = Table(title=f"topic {report.topic} · queue {report.queue} · as of judgment "
-                       f"{fmt(report.settings.get('as_of_judgment'))} · policy {report.settings['label_policy']}")
+    as_of = fmt(report.settings.get("as_of_judgment"), "as_of_judgment")
+    head = Table(title=f"topic {report.topic} · queue {report.queue} · as of judgment {as_of} · policy "
+                       f"{report.settings['label_policy']}")
     head.add_column("reviewed", justify="right")
     head.add_column("queue", justify="right")
     head.add_column("population N", justify="right")
@@ -193,7 +200,7 @@ def render_table(report: Report) -> Group:
     foot.add_column("key")
     foot.add_column("value")
     for key, value in {**report.settings, **report.provenance}.items():
-        foot.add_row(key, fmt(value))
+        foot.add_row(key, fmt(value, key))
     parts = [head, est, depth, stop, cur, quality]
     if report.review_quality.get("policy_sensitivity"):
         parts.append(sensitivity)
@@ -216,7 +223,7 @@ def render_html(report: Report) -> str:
         f"<p>Queue <b>{escape(report.queue)}</b> ({escape(str(s['ordering']))} order): {fmt(s['reviewed'])} of "
         f"{fmt(s['queue_size'])} documents reviewed in rank order, {fmt(s['relevant_found_in_reviewed'])} relevant "
         f"found there; population N = {fmt(s['population'])} ({escape(str(s['population_source']))}). As of judgment "
-        f"{fmt(report.settings.get('as_of_judgment'))}, label policy "
+        f"{fmt(report.settings.get('as_of_judgment'), 'as_of_judgment')}, label policy "
         f"<b>{escape(str(report.settings['label_policy']))}</b>.</p>",
         "<h2>Depth to target recall</h2>",
         f"<p>Computed from the <b>{escape(report.depth_basis)}</b> estimate of |R|.</p>",
@@ -240,13 +247,13 @@ def render_html(report: Report) -> str:
     sections += [
         "<h2>Samples</h2>",
         _html_table(["id", "frame", "size", "frame size", "seed", "complete", "missing", "relevant"],
-                    [[x["id"], x["frame_definition"], x["size"], x["frame_size"], x["seed"], x["complete"],
+                    [[str(x["id"]), x["frame_definition"], x["size"], x["frame_size"], str(x["seed"]), x["complete"],
                       x["missing"], x["relevant"]] for x in report.samples]) if report.samples else
         "<p>No random sample yet: draw one with <code>reviewdepth sample draw</code>.</p>",
         "<h2>Review quality and PRISMA 2020 counts</h2>",
         _html_table(["section", "row", "quantity", "value"], [list(r) for r in _quality_rows(report)]),
         "<footer><h2>Settings and provenance</h2>",
-        _html_table(["key", "value"], [[k, v] for k, v in {**report.settings, **report.provenance}.items()]),
+        _html_table(["key", "value"], [[k, fmt(v, k)] for k, v in {**report.settings, **report.provenance}.items()]),
         "</footer>",
     ]
     style = ("body{font-family:sans-serif;max-width:960px;margin:2em auto;color:#222}"
