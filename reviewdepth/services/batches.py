@@ -16,7 +16,7 @@ from reviewdepth.services.errors import Conflict, Invalid, NotFound
 from reviewdepth.services.imports import read_label
 from reviewdepth.store.chain import append_judgments
 from reviewdepth.store.ingest import driver_rows, utc_now
-from reviewdepth.store.models import ROLES, ApiIdempotency
+from reviewdepth.store.models import USER_ROLES, ApiIdempotency
 
 MAX_KEY_LENGTH = 200
 
@@ -43,8 +43,8 @@ def _validated(items: Sequence[BatchItem], level: int) -> list[tuple[str, str, b
     for i, item in enumerate(items):
         if not item.doc_id.strip() or len(item.doc_id) > 300:
             raise Invalid(f"judgments[{i}].doc_id: must be 1 to 300 characters, not only spaces")
-        if item.role not in ROLES:
-            raise Invalid(f"judgments[{i}].role: must be one of {', '.join(ROLES)}, not {item.role!r}")
+        if item.role not in USER_ROLES:
+            raise Invalid(f"judgments[{i}].role: must be one of {', '.join(USER_ROLES)}, not {item.role!r}")
         if len(item.label) > 100:
             raise Invalid(f"judgments[{i}].label: at most 100 characters")
         try:

@@ -12,7 +12,7 @@ from reviewdepth.services.errors import Invalid, NotFound
 from reviewdepth.services.imports import read_label
 from reviewdepth.store.chain import append_judgments
 from reviewdepth.store.ingest import utc_now
-from reviewdepth.store.models import ROLES, Judgment, Topic
+from reviewdepth.store.models import USER_ROLES, Judgment, Topic
 
 
 @dataclass(frozen=True)
@@ -53,8 +53,8 @@ def record_judgment(engine: Engine, topic: str, doc_id: str, label: str, *, revi
                     create_topic: bool = False) -> JudgmentRecord:
     """Append one judgment (its own transaction). ``label``: 1/0, yes/no, relevant/irrelevant, include/exclude,
     or an integer grade (relevant when >= ``level``)."""
-    if role not in ROLES:
-        raise Invalid(f"role must be one of {', '.join(ROLES)}, not {role!r}")
+    if role not in USER_ROLES:
+        raise Invalid(f"role must be one of {', '.join(USER_ROLES)}, not {role!r}")
     if not doc_id.strip():
         raise Invalid("document id must not be empty")
     if not reviewer.strip():
@@ -131,8 +131,8 @@ def record_judgments(engine: Engine, topic: str, items: list[tuple[str, str]], *
                      role: str = "review", source: str = "cli", level: int = 1,
                      notes: list[str | None] | None = None) -> list[int]:
     """Append many judgments ``(doc_id, label)`` in one transaction (all or nothing); returns their ids."""
-    if role not in ROLES:
-        raise Invalid(f"role must be one of {', '.join(ROLES)}, not {role!r}")
+    if role not in USER_ROLES:
+        raise Invalid(f"role must be one of {', '.join(USER_ROLES)}, not {role!r}")
     parsed = []
     for position, (doc_id, label) in enumerate(items, start=1):
         if not doc_id.strip():

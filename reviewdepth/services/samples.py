@@ -39,6 +39,11 @@ class SampleRecord:
     doc_ids: list[str] = field(default_factory=list)
     ranks: list[int] = field(default_factory=list)
     labels: list[int] = field(default_factory=list)
+    # voided (`reviewdepth.services.sample_void`) at or before the as-of point: kept for the record, used by
+    # no estimate
+    voided: bool = False
+    void_reason: str | None = None
+    queue_size: int | None = None  # the queue's size at draw time (NULL for samples drawn before revision 0005)
 
     @property
     def missing(self) -> list[str]:
@@ -64,6 +69,7 @@ class SampleRecord:
             "relevant": self.relevant if self.labels else None, "complete": self.complete,
             "missing": self.missing, "documents": [{"doc_id": d, "rank": r} for d, r in
                                                    zip(self.doc_ids, self.ranks, strict=True)],
+            "voided": self.voided, "void_reason": self.void_reason, "queue_size": self.queue_size,
         }
 
 
@@ -145,6 +151,7 @@ def draw_sample(engine: Engine, topic: str, size: int, *, frame: str = "all", qu
         sample_id = int(conn.execute(insert(Sample).values(
             topic_id=topic_id, queue_id=row.id, frame=kind, below_rank=below, from_rank=a if kind == "ranks" else None,
             to_rank=b, frame_size=len(ranks), size=size, seed=seed, as_of=last, created_at=utc_now(),
+            queue_size=int(row.size),
         ).returning(Sample.id)).scalar_one())
         docs = [doc_of[int(r)] for r in chosen]
         bulk_insert(conn, "sample_items", ("sample_id", "position", "doc_id", "rank"),
@@ -191,10 +198,13 @@ def load_samples(engine: Engine, topic: str, queue: str | None = None, *, labels
                 label_values = _qc_checks(session, int(s.topic_id), docs, s.as_of, as_of)
             else:
                 label_values = [int(labels.labels[r - 1]) for r in ranks]
+            voided = s.void_judgment_id is not None and (as_of is None or s.void_judgment_id <= as_of)
             records.append(SampleRecord(
                 int(s.id), topic, row.name, s.frame,
                 frame_definition(s.frame, s.below_rank, s.from_rank, s.to_rank), int(s.frame_size), int(s.size),
-                int(s.seed), s.below_rank, s.from_rank, s.to_rank, s.as_of, docs, ranks, label_values))
+                int(s.seed), s.below_rank, s.from_rank, s.to_rank, s.as_of, docs, ranks, label_values,
+                voided=voided, void_reason=s.void_reason if voided else None,
+                queue_size=None if s.queue_size is None else int(s.queue_size)))
     if sample_id is not None and not records:
         raise NotFound(f"topic {topic!r} has no sample {sample_id}")
     return records

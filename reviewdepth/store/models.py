@@ -36,7 +36,11 @@ NAMING_CONVENTION = {
 BigId = BigInteger().with_variant(Integer, "sqlite")
 
 ORDERING_POLICIES = ("given", "trec_eval")
-ROLES = ("review", "sample", "qc", "adjudication")
+# Roles a user may give a judgment; ``void`` is written only by `reviewdepth.services.sample_void` and logs
+# the voiding of a sample in the chain (doc_id ``sample:<id>``), never a judgment of a document.
+USER_ROLES = ("review", "sample", "qc", "adjudication")
+VOID_ROLE = "void"
+ROLES = (*USER_ROLES, VOID_ROLE)
 
 
 class Base(DeclarativeBase):
@@ -141,6 +145,8 @@ class Judgment(Base):
     import_id: Mapped[int | None] = mapped_column(ForeignKey("imports.id"), index=True)
     seq: Mapped[int] = mapped_column(BigInteger)
     chain_hash: Mapped[str] = mapped_column(String(64))
+    # The queue the judgment was served from (not part of the chain hash); NULL when unknown or no queue.
+    queue_id: Mapped[int | None] = mapped_column(ForeignKey("queues.id", ondelete="SET NULL"), index=True)
 
 
 class Sample(Base):
@@ -165,6 +171,14 @@ class Sample(Base):
     seed: Mapped[int] = mapped_column(BigInteger)
     as_of: Mapped[int | None] = mapped_column(BigInteger)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    # The queue's size at draw time (queues never change once stored, so queue_id + queue_size fix the frame).
+    queue_size: Mapped[int | None] = mapped_column(BigInteger)
+    # A voided sample is kept for the record but used by no estimate; ``void_judgment_id`` is the chain row
+    # (role ``void``) that logs the void.
+    voided_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    void_reason: Mapped[str | None] = mapped_column(Text)
+    voided_by: Mapped[str | None] = mapped_column(String(200))
+    void_judgment_id: Mapped[int | None] = mapped_column(ForeignKey("judgments.id"))
 
 
 class SampleItem(Base):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import Engine, inspect
+from sqlalchemy import Engine, inspect, text
 
 from reviewdepth.store import migrate
 from reviewdepth.store.engine import create_engine_for
@@ -62,3 +62,35 @@ def test_schema_head_constant_matches_the_migrations(engine: Engine) -> None:
 
     assert schema.SCHEMA_HEAD == migrate.head_revision()
     assert schema.stored_revision(engine) == schema.SCHEMA_HEAD
+
+
+def test_migration_0005_backfills_the_queue_size_of_existing_samples(empty_db_url: str) -> None:
+    engine = create_engine_for(empty_db_url)
+    try:
+        migrate.upgrade(engine, "0004")
+        with engine.begin() as conn:
+            conn.execute(text("INSERT INTO topics (name, created_at) VALUES ('t', '2026-01-01 00:00:00')"))
+            topic_id = conn.execute(text("SELECT id FROM topics WHERE name = 't'")).scalar_one()
+            for name, size in (("small", 7), ("big", 31)):
+                conn.execute(text("INSERT INTO queues (topic_id, name, ordering, size, source, created_at) "
+                                  "VALUES (:t, :n, 'given', :s, 'test', '2026-01-01 00:00:00')"),
+                             {"t": topic_id, "n": name, "s": size})
+            queue_ids = dict(conn.execute(text("SELECT name, id FROM queues")).all())
+            for name in ("small", "big", "big"):
+                conn.execute(text("INSERT INTO samples (topic_id, queue_id, frame, frame_size, size, seed, "
+                                  "created_at) VALUES (:t, :q, 'all', 5, 2, 1, '2026-01-01 00:00:00')"),
+                             {"t": topic_id, "q": queue_ids[name]})
+        migrate.upgrade(engine, "0005")
+        with engine.connect() as conn:
+            sizes = conn.execute(text("SELECT q.name, s.queue_size, s.voided_at, s.void_judgment_id FROM samples s "
+                                      "JOIN queues q ON q.id = s.queue_id ORDER BY s.id")).all()
+        assert [tuple(r) for r in sizes] == [("small", 7, None, None), ("big", 31, None, None),
+                                             ("big", 31, None, None)]
+        migrate.downgrade(engine, "0004")
+        assert "queue_size" not in {c["name"] for c in inspect(engine).get_columns("samples")}
+        assert "queue_id" not in {c["name"] for c in inspect(engine).get_columns("judgments")}
+        migrate.upgrade(engine, "0005")
+        with engine.connect() as conn:
+            assert conn.execute(text("SELECT count(*) FROM samples WHERE queue_size IS NULL")).scalar_one() == 0
+    finally:
+        engine.dispose()
