@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from .common import DbOption, handled_errors, open_engine
-from .store_cmds import ListFormat
+from .store_cmds import ListFormat, default_reviewer
 
 
 def register_samples(app: typer.Typer) -> None:
@@ -70,5 +70,28 @@ def register_samples(app: typer.Typer) -> None:
         state = "complete" if record.complete else f"{len(record.missing)} of {record.size} not judged yet"
         typer.echo(f"sample {record.id} ({record.frame_definition}, seed {record.seed}): {state}; "
                    f"{record.relevant} relevant")
+        if record.voided:
+            typer.echo(f"voided: {record.void_reason} (used by no estimate)")
         for doc in record.missing:
             typer.echo(f"missing\t{doc}")
+
+    @sample_app.command("void")
+    def void(
+        topic: Annotated[str, typer.Argument(help="Topic name.")],
+        sample_id: Annotated[int, typer.Argument(help="Sample id.")],
+        reason: Annotated[str, typer.Option("--reason", help="Why the sample is voided (required; logged).")],
+        reviewer: Annotated[str | None, typer.Option("--reviewer", help="Who voids it (default: login).")] = None,
+        output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
+        db: DbOption = None,
+    ) -> None:
+        """Void a sample drawn by mistake: kept for the record and in the judgment log (role void), used by no
+        estimate from then on. Cannot be undone; voiding twice is refused."""
+        from reviewdepth.services.sample_void import void_sample
+
+        engine = open_engine(db)
+        with handled_errors():
+            record = void_sample(engine, topic, sample_id, reason=reason, reviewer=reviewer or default_reviewer())
+        if output_format is not ListFormat.table:
+            sys.stdout.write(json.dumps(record.as_dict(), indent=2) + "\n")
+            return
+        typer.echo(f"sample {record.id} of {topic} voided: {record.void_reason}")

@@ -154,3 +154,4 @@ def require(scope: str) -> Callable[..., Awaitable[KeyRecord]]:
 
 read_key = require("read")
 write_key = require("write")
+admin_key = require("admin")

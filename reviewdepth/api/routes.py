@@ -16,7 +16,7 @@ from starlette.concurrency import run_in_threadpool
 
 from reviewdepth import __version__
 from reviewdepth.api import schemas
-from reviewdepth.api.auth import current_key, engine_of, read_key, write_key
+from reviewdepth.api.auth import admin_key, current_key, engine_of, read_key, write_key
 from reviewdepth.api.problems import ApiProblem, problem_responses
 from reviewdepth.api.recording import FastJudgmentsRoute, recorded
 from reviewdepth.report.model import json_safe
@@ -25,6 +25,7 @@ from reviewdepth.services.keys import KeyRecord
 EngineDep = Annotated[Engine, Depends(engine_of)]
 Reader = Annotated[KeyRecord, Depends(read_key)]
 Writer = Annotated[KeyRecord, Depends(write_key)]
+Admin = Annotated[KeyRecord, Depends(admin_key)]
 AUTH = problem_responses(401, 403)
 READ = {**AUTH, **problem_responses(404, 422)}
 WRITE = {**AUTH, **problem_responses(404, 409, 413, 422)}
@@ -209,6 +210,18 @@ def build_router(router: APIRouter | None = None) -> APIRouter:
 
         return sample_dict(sample_status(engine, topic, sample_id, policy=policy))
 
+    @router.post("/topics/{topic}/samples/{sample_id}/void", response_model=schemas.SampleOut,
+                 responses=WRITE, tags=["samples"])
+    def post_sample_void(topic: str, sample_id: int, body: schemas.SampleVoidIn, engine: EngineDep,
+                         key: Admin) -> dict[str, object]:
+        """Void a sample drawn by mistake (admin keys only): it is kept, with the reason, and logged in the topic's
+        judgment chain as a row of role ``void`` recorded as the key's reviewer; no estimate uses it from then
+        on. 409 when it is already voided."""
+        from reviewdepth.services.sample_void import void_sample
+
+        return sample_dict(void_sample(engine, topic, sample_id, reason=body.reason, reviewer=key.reviewer,
+                                       source="api"))
+
     # report and plots -----------------------------------------------------------------------------------------
     report_content: dict[int | str, dict[str, Any]] = {200: {
         "description": "The depth report (JSON, as `reviewdepth report --format json`).",
@@ -228,7 +241,9 @@ def build_router(router: APIRouter | None = None) -> APIRouter:
                 tags=["report"])
     def get_report(topic: str, request: Request, engine: EngineDep, _key: Reader, queue: str | None = None,
                    target: Annotated[list[str] | None, Query(description="Target recall in (0, 1]; repeat.")] = None,
-                   confidence: float = 0.95, interval: str = "clopper-pearson", policy: str = "latest",
+                   confidence: float = 0.95, interval: Annotated[str, Query(
+                       description="hypergeometric (exact, default) or clopper-pearson.")] = "hypergeometric",
+                   policy: str = "latest",
                    as_of: int | None = None, target_rule: str = "ceil",
                    relevant: Annotated[int | None, Query(ge=0, description="|R| when known.")] = None,
                    independent: Annotated[bool | None, Query(

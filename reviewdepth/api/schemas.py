@@ -207,6 +207,15 @@ class SampleOut(BaseModel):
     status: str = Field(description="complete when every drawn document is judged, else incomplete.")
     missing: list[str]
     documents: list[SampleDocument]
+    voided: bool = Field(default=False, description="Voided samples are kept but used by no estimate.")
+    void_reason: str | None = None
+    queue_size: int | None = Field(default=None, description="The queue's size when the sample was drawn.")
+
+
+class SampleVoidIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    reason: str = Field(min_length=1, max_length=10_000, description="Why the sample is voided (logged).")
 
 
 class KeyOut(BaseModel):

@@ -11,7 +11,7 @@ from sqlalchemy.exc import IntegrityError
 from reviewdepth.services.errors import Conflict, Invalid, NotFound
 from reviewdepth.services.judgments import as_utc
 from reviewdepth.store.ingest import utc_now
-from reviewdepth.store.models import Judgment, Queue, Topic
+from reviewdepth.store.models import VOID_ROLE, Judgment, Queue, Topic
 
 
 @dataclass
@@ -69,6 +69,7 @@ def get_topic(engine: Engine, name: str) -> TopicRecord:
         if row is None:
             raise NotFound(f"unknown topic {name!r}")
         queues = list(conn.execute(select(Queue.name).where(Queue.topic_id == row[0]).order_by(Queue.id)).scalars())
-        count = conn.execute(select(func.count()).select_from(Judgment).where(Judgment.topic_id == row[0]))
+        count = conn.execute(select(func.count()).select_from(Judgment).where(Judgment.topic_id == row[0],
+                                                                            Judgment.role != VOID_ROLE))
         judgments = int(count.scalar_one())
     return TopicRecord(int(row[0]), row[1], row[2], row[3], queues, judgments)

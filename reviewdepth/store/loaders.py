@@ -13,7 +13,7 @@ from sqlalchemy import Connection, select
 from reviewdepth.formats.scan import StringColumn, scan
 from reviewdepth.store.ingest import driver_rows
 from reviewdepth.store.labels import UNJUDGED, resolve_codes, resolve_labels
-from reviewdepth.store.models import Judgment, Queue, QueueEntry
+from reviewdepth.store.models import VOID_ROLE, Judgment, Queue, QueueEntry
 from reviewdepth.store.ranking_blob import RankingIndex, decode_ranking, scan_doc_ids, strings_with_hashes_or_none
 
 
@@ -41,8 +41,9 @@ _ADJUDICATION = "CASE WHEN role = 'adjudication' THEN 1 ELSE 0 END"
 
 def _judgment_filter(conn: Connection, topic_id: int, as_of: int | None,
                      as_of_time: datetime | None) -> tuple[str, tuple[object, ...]]:
-    """The WHERE clause (qmark SQL) and parameters selecting a topic's judgments up to ``as_of``."""
-    sql = "topic_id = ?"
+    """The WHERE clause (qmark SQL) and parameters selecting a topic's judgments up to ``as_of`` (not the
+    ``void`` rows that log a voided sample: they judge no document)."""
+    sql = "topic_id = ? AND role <> 'void'"
     params: list[object] = [topic_id]
     if as_of is not None:
         sql += " AND id <= ?"
@@ -204,7 +205,7 @@ def _same_strings(a: npt.NDArray[np.bytes_], b: npt.NDArray[np.bytes_]) -> bool:
 
 def _join_in_sql(conn: Connection, queue_id: int, topic_id: int, as_of: int | None, as_of_time: datetime | None,
                  judged_docs: list[str], judged_labels: npt.NDArray[np.int8], out: npt.NDArray[np.int8]) -> None:
-    judged = select(Judgment.doc_id).where(Judgment.topic_id == topic_id)
+    judged = select(Judgment.doc_id).where(Judgment.topic_id == topic_id, Judgment.role != VOID_ROLE)
     if as_of is not None:
         judged = judged.where(Judgment.id <= as_of)
     if as_of_time is not None:
