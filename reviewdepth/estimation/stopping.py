@@ -3,7 +3,9 @@ the rule stops (when it can tell), what it guarantees and what it assumes.
 
 ``kind="certified"``: a probabilistic guarantee on recall under stated sampling assumptions (target method, QBCB,
 direct-recall rule, hypergeometric test in random mode, elusion rule). ``kind="heuristic"``: no guarantee (knee,
-budget, Quant/QuantCI, hypergeometric test on ranked urns).
+budget, Quant/QuantCI, hypergeometric test on ranked urns). ``certifies`` names the set whose recall the
+guarantee is about: the reviewed prefix for every rule except the random-urn hypergeometric test, which certifies
+the prefix plus the urn (its ``stop_depth`` is therefore None).
 
 Notation: τ target recall, α = 1 − confidence, ``labels`` = 0/1 judgments of the reviewed prefix in queue order,
 CG(s) = relevant among the first s, N population size, u_(1) ≤ … ≤ u_(r) queue ranks of the r positives of an
@@ -35,7 +37,10 @@ KNEE_CAP = 150
 @dataclass(frozen=True)
 class StoppingEvidence:
     """Outcome of one stopping rule. ``stop_now`` None = not applicable or not enough evidence; ``stop_depth`` =
-    the depth at which the rule stops (None when it has not fired / cannot tell)."""
+    the queue depth at which the rule stops (None when it has not fired / cannot tell, or when what it certifies is
+    not a queue prefix). ``certifies`` names the set of documents whose recall the guarantee (or, for a heuristic,
+    the claim) is about: :data:`PREFIX` for every rule except the hypergeometric test in random mode, which certifies
+    the reviewed prefix *plus* the urn (:data:`PREFIX_AND_URN`)."""
 
     rule: str
     kind: str
@@ -45,7 +50,11 @@ class StoppingEvidence:
     assumptions: tuple[str, ...]
     details: dict[str, Detail] = field(default_factory=dict)
     reason: str = ""
+    certifies: str = "reviewed prefix"
 
+
+PREFIX = "reviewed prefix"
+PREFIX_AND_URN = "the reviewed prefix plus the urn's documents"
 
 SAMPLE_ASSUMPTIONS: tuple[str, ...] = (
     "the sample is a simple random sample of the population, drawn independently of the ranking",
@@ -135,7 +144,7 @@ def qbcb(sample_positive_ranks: npt.ArrayLike, reviewed: int, tau: Tau = 0.95,
             "qbcb", "certified", None, None, guarantee, SAMPLE_ASSUMPTIONS,
             {"sample_positives": r, "min_positives": need, "tau": t, "alpha": alpha},
             f"{r} sample positives cannot certify {t:.0%} recall at {1 - alpha:.0%} confidence; at least {need} "
-            "are needed: keep sampling.",
+            "are needed: keep sampling.", certifies=PREFIX,
         )
     depth = int(ranks[j - 1])
     stop = reviewed >= depth
@@ -143,30 +152,54 @@ def qbcb(sample_positive_ranks: npt.ArrayLike, reviewed: int, tau: Tau = 0.95,
     reason = (f"{reached} of {r} sample positives are reviewed; QBCB needs the {j}th (at rank {depth}): "
               + ("stop." if stop else f"review to rank {depth}."))
     return StoppingEvidence("qbcb", "certified", stop, depth, guarantee, SAMPLE_ASSUMPTIONS,
-                            {"sample_positives": r, "j": j, "tau": t, "alpha": alpha, "reached": reached}, reason)
+                            {"sample_positives": r, "j": j, "tau": t, "alpha": alpha, "reached": reached}, reason,
+                            certifies=PREFIX)
 
 
 def target_method(target_positive_ranks: npt.ArrayLike, reviewed: int, tau: Tau = 0.95,
-                  alpha: float = 0.05, form: str = "exact") -> StoppingEvidence:
+                  alpha: float = 0.05, form: str = "exact", *, in_draw_order: bool = False) -> StoppingEvidence:
     """Target method (Cormack & Grossman 2016): draw documents at random until K = :func:`target_sample_size`
-    relevant ones (the target set) are found; review in rank order until every target document is reached.
-    Stop depth = max u_i over the target set. Guarantee P(recall ≥ τ) ≥ 1 − α when the exact K is used.
-    With fewer than K target documents the rule is not yet applicable (stop_now None)."""
-    ranks = _sorted_ranks(target_positive_ranks)
+    relevant ones are found; the target set is those **first K positives in draw order**. Review in rank order
+    until every target document is reached: stop depth = max{u_i : i among the first K drawn positives}.
+    Guarantee P(recall ≥ τ) ≥ 1 − α when the exact K is used (the K target documents are a uniform random subset
+    of the relevant documents, so the deepest of them lies below the τ-quantile of R with probability ≤ τ^K ≤ α).
+    With fewer than K positives the rule is not yet applicable (stop_now None).
+
+    ``in_draw_order=True``: ``target_positive_ranks`` are the queue ranks of the sample positives in the order they
+    were drawn; positives drawn after the K-th are not part of the target set and are ignored (a sample that went
+    on past K costs nothing extra). ``in_draw_order=False`` (default, kept for callers that only have the ranks
+    sorted or unordered): which K came first is unknown, so every given positive is treated as a target and the
+    stop depth is the deepest of all of them. That is still valid (a superset of the target set can only stop
+    deeper) but overshoots when more than K positives are given; pass the draw order whenever it is known.
+    """
+    if in_draw_order:
+        drawn = np.asarray(target_positive_ranks, dtype=np.int64).reshape(-1)
+        if len(drawn) and drawn.min() < 1:
+            raise ValueError("queue ranks are 1-based")
+    else:
+        drawn = _sorted_ranks(target_positive_ranks)
     t = float(_tau(tau))
     k = target_sample_size(tau, alpha, form)
     guarantee = f"P(recall ≥ {t:g}) ≥ {1 - alpha:g}"
-    details: dict[str, Detail] = {"K": k, "form": form, "targets": len(ranks), "tau": t, "alpha": alpha}
-    if len(ranks) < k:
+    details: dict[str, Detail] = {"K": k, "form": form, "targets": len(drawn), "tau": t, "alpha": alpha,
+                                  "in_draw_order": "yes" if in_draw_order else "no"}
+    if len(drawn) < k:
         return StoppingEvidence("target", "certified", None, None, guarantee, SAMPLE_ASSUMPTIONS, details,
-                                f"only {len(ranks)} of the K = {k} target documents are found: keep sampling.")
-    depth = int(ranks[-1])
+                                f"only {len(drawn)} of the K = {k} target documents are found: keep sampling.",
+                                certifies=PREFIX)
+    targets = drawn[:k] if in_draw_order else drawn
+    details["targets"] = len(targets)
+    if in_draw_order:
+        details["ignored_after_K"] = len(drawn) - k
+    depth = int(targets.max())
     stop = reviewed >= depth
-    reached = int(np.count_nonzero(ranks <= reviewed))
+    reached = int(np.count_nonzero(targets <= reviewed))
     details["reached"] = reached
-    reason = (f"{reached} of {len(ranks)} target documents are reviewed; the deepest is at rank {depth}: "
+    which = f"the first {k} sample positives in draw order" if in_draw_order else f"{len(targets)} target documents"
+    reason = (f"{reached} of {which} are reviewed; the deepest is at rank {depth}: "
               + ("stop." if stop else f"review to rank {depth}."))
-    return StoppingEvidence("target", "certified", stop, depth, guarantee, SAMPLE_ASSUMPTIONS, details, reason)
+    return StoppingEvidence("target", "certified", stop, depth, guarantee, SAMPLE_ASSUMPTIONS, details, reason,
+                            certifies=PREFIX)
 
 
 def direct_recall_rule(sample_positive_ranks: npt.ArrayLike, reviewed: int, tau: Tau = 0.95,
@@ -180,7 +213,8 @@ def direct_recall_rule(sample_positive_ranks: npt.ArrayLike, reviewed: int, tau:
     guarantee = f"P(recall ≥ {t:g}) ≥ {1 - alpha:g} (conditional on {n_pos} sample positives)"
     if n_pos == 0:
         return StoppingEvidence("direct", "certified", None, None, guarantee, SAMPLE_ASSUMPTIONS,
-                                {"sample_positives": 0}, "the sample holds no positive: keep sampling.")
+                                {"sample_positives": 0}, "the sample holds no positive: keep sampling.",
+                                certifies=PREFIX)
     f = int(np.count_nonzero(ranks <= reviewed))
     lower = 0.0 if f == 0 else float(beta_ppf(_alpha(alpha), f, n_pos - f + 1))
     j = qbcb_threshold(n_pos, tau, alpha)
@@ -190,7 +224,8 @@ def direct_recall_rule(sample_positive_ranks: npt.ArrayLike, reviewed: int, tau:
                                   "recall_point": f / n_pos, "tau": t, "alpha": alpha}
     reason = (f"{f} of {n_pos} sample positives are reviewed: recall ≥ {lower:.3f} at {1 - alpha:.0%} confidence, "
               + ("at or above" if stop else "below") + f" the {t:.0%} target.")
-    return StoppingEvidence("direct", "certified", stop, depth, guarantee, SAMPLE_ASSUMPTIONS, details, reason)
+    return StoppingEvidence("direct", "certified", stop, depth, guarantee, SAMPLE_ASSUMPTIONS, details, reason,
+                            certifies=PREFIX)
 
 
 def hypergeometric_p_value(population: int, seen: int, found_before_urn: int, urn_size: int, urn_relevant: int,
@@ -217,7 +252,11 @@ def hypergeometric_test(labels: npt.ArrayLike, population: int, tau: Tau = 0.95,
 
     ``labels``: 0/1 of every document seen, in order. Random mode (``urn_start`` = s): labels[:s] are the ranked
     screening (ρ_AL = CG(s)), labels[s:] a simple random sample (the urn) of the unseen documents; stop when
-    p < α (see :func:`hypergeometric_p_value`): a valid test of H0 recall < τ; stop depth = s.
+    p < α (see :func:`hypergeometric_p_value`): a valid test of H0 "recall < τ" for the **seen set**, the ranked
+    prefix plus the urn (N_seen = s + n documents, ρ_seen = ρ_AL + k relevant). It does not certify the prefix
+    alone: the urn's k positives must be counted as found (they are judged). So ``certifies`` is
+    :data:`PREFIX_AND_URN`, ``stop_depth`` is None (the seen set is not a queue prefix) and
+    ``details["documents_seen"]`` = s + n.
     Ranked mode (``urn_start`` None, buscarpy's default): urns are the last 1…N_seen screened documents, p = min
     over urns. Heuristic: valid only if the ranking finds relevant documents at least as often as random, and the
     minimum over nested urns is an uncorrected multiple test.
@@ -233,20 +272,26 @@ def hypergeometric_test(labels: npt.ArrayLike, population: int, tau: Tau = 0.95,
             raise ValueError("urn_start must leave a non-empty urn")
         rho_al = int(y[:urn_start].sum())
         k = int(y[urn_start:].sum())
-        p, k_tar = hypergeometric_p_value(population, seen, rho_al, seen - urn_start, k, tau)
+        urn = seen - urn_start
+        p, k_tar = hypergeometric_p_value(population, seen, rho_al, urn, k, tau)
         stop = p < a
-        details: dict[str, Detail] = {"p_value": p, "K_tar": k_tar, "urn_size": seen - urn_start,
-                                      "urn_relevant": k, "found_before_urn": rho_al, "tau": t, "alpha": a}
-        reason = (f"random urn of {seen - urn_start} with {k} relevant: p = {p:.4g} for 'recall < {t:.0%}' — "
-                  + ("reject, stop." if stop else "cannot reject, keep screening."))
+        details: dict[str, Detail] = {"p_value": p, "K_tar": k_tar, "urn_size": urn, "urn_relevant": k,
+                                      "found_before_urn": rho_al, "documents_seen": seen,
+                                      "relevant_seen": rho_al + k, "tau": t, "alpha": a}
+        reason = (f"random urn of {urn} with {k} relevant after {urn_start} ranked: p = {p:.4g} for 'recall < "
+                  f"{t:.0%}' of the {seen} documents seen — "
+                  + (f"reject, stop: recall ≥ {t:.0%} holds for the {urn_start} reviewed plus the {urn} urn "
+                     f"documents, counting the urn's {k} positives as found (not for the reviewed prefix alone)."
+                     if stop else "cannot reject, keep screening."))
         return StoppingEvidence(
-            "hypergeometric", "certified", stop, urn_start if stop else None,
-            f"P(stopping while recall < {t:g}) ≤ {a:g}",
+            "hypergeometric", "certified", stop, None,
+            f"P(stopping while recall of the seen set < {t:g}) ≤ {a:g}",
             ("the urn is a simple random sample of the documents unseen when it was drawn",
-             "judgments are correct"), details, reason)
+             "the urn's positives are counted as found", "judgments are correct"), details, reason,
+            certifies=PREFIX_AND_URN)
     if seen == 0:
         return StoppingEvidence("hypergeometric-ranked", "heuristic", None, None, "none", (), {},
-                                "nothing screened yet.")
+                                "nothing screened yet.", certifies=PREFIX)
     cg = np.concatenate(([0], np.cumsum(y))).astype(np.int64)
     n = np.arange(1, seen + 1, dtype=np.int64)
     rho_arr = cg[seen - n]
@@ -267,7 +312,7 @@ def hypergeometric_test(labels: npt.ArrayLike, population: int, tau: Tau = 0.95,
     return StoppingEvidence(
         "hypergeometric-ranked", "heuristic", stop, seen if stop else None, "none (ranked urns are not random)",
         ("the ranking finds relevant documents at least as often as random sampling would",
-         "minimum over nested urns: uncorrected multiple test"), details, reason)
+         "minimum over nested urns: uncorrected multiple test"), details, reason, certifies=PREFIX)
 
 
 def elusion_rule(found: int, unreviewed: int, sample_size: int, sample_relevant: int, tau: Tau = 0.95,
@@ -287,7 +332,7 @@ def elusion_rule(found: int, unreviewed: int, sample_size: int, sample_relevant:
     return StoppingEvidence("elusion", "certified", stop, reviewed if stop else None,
                             f"P(recall ≥ {t:g} | stop) ≥ {1 - alpha:g} for one test at a fixed cutoff",
                             (*est.assumptions, "testing repeatedly at successive cutoffs voids the guarantee"),
-                            details, reason)
+                            details, reason, certifies=PREFIX)
 
 
 def autotar_checkpoints(limit: int, first_batch: int = 1) -> IntArray:
@@ -343,7 +388,8 @@ def knee_method(labels: npt.ArrayLike, *, min_reviewed: int = 150, rho_mode: str
     reason = (f"knee found at {last[0]} with slope ratio {last[1]:.1f} after {last[2]} reviewed: "
               + ("stop (heuristic, no recall guarantee)." if fired is not None else "not yet."))
     return StoppingEvidence("knee", "heuristic", fired is not None, fired, "none",
-                            ("gain curve flattens once most relevant documents are found",), details, reason)
+                            ("gain curve flattens once most relevant documents are found",), details, reason,
+                            certifies=PREFIX)
 
 
 def budget_method(labels: npt.ArrayLike, population: int, *, rho_mode: str = "knee",
@@ -368,7 +414,8 @@ def budget_method(labels: npt.ArrayLike, population: int, *, rho_mode: str = "kn
     reason = ("budget reached: stop (heuristic, no recall guarantee)." if fired is not None
               else "budget not reached: keep reviewing.")
     return StoppingEvidence("budget", "heuristic", fired is not None, fired, "none",
-                            ("gain curve flattens once most relevant documents are found",), details, reason)
+                            ("gain curve flattens once most relevant documents are found",), details, reason,
+                            certifies=PREFIX)
 
 
 def quant_estimate(probabilities: npt.ArrayLike, reviewed: int) -> tuple[float, float]:
@@ -414,4 +461,4 @@ def quant_rule(probabilities: npt.ArrayLike, reviewed: int, tau: Tau = 0.95, m: 
               + ("reaches" if stop else "is below") + f" the {t:.0%} target.")
     return StoppingEvidence(name, "heuristic", stop, depth, "none (model-based)",
                             ("the model's probabilities are calibrated for every document",
-                             "the estimate moves after each retraining"), details, reason)
+                             "the estimate moves after each retraining"), details, reason, certifies=PREFIX)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -93,8 +94,9 @@ def test_hypergeometric_vectors() -> None:
     assert hypergeometric_p_value(10000, 5000, 191, 2000, 1, 0.95) == (pytest.approx(0.102104, abs=1e-6), 12)
     labels = np.concatenate([np.ones(191), np.zeros(2809), np.zeros(2000)])
     ev = hypergeometric_test(labels, 10000, 0.95, 0.05, urn_start=3000)
-    assert ev.kind == "certified" and ev.stop_now is True and ev.stop_depth == 3000
-    assert ev.details["K_tar"] == 11
+    # Random mode certifies the 3,000 reviewed plus the 2,000 urn documents, not a queue depth.
+    assert ev.kind == "certified" and ev.stop_now is True and ev.stop_depth is None
+    assert ev.details["K_tar"] == 11 and ev.details["documents_seen"] == 5000
     ev1 = hypergeometric_test(labels[:4000], 10000, 0.95, 0.05, urn_start=3000)
     assert ev1.stop_now is False and ev1.stop_depth is None
     labels[3500] = 1
@@ -167,3 +169,61 @@ def test_quant() -> None:
     ci = quant_rule(p, 3, tau=0.8, m=2)
     assert ci.rule == "quant-ci" and ci.stop_now is False
     assert ci.stop_depth is None or ci.stop_depth > 3
+
+
+def test_every_rule_says_what_it_certifies() -> None:
+    ranks = np.arange(10, 1010, 10)
+    labels = np.r_[np.ones(20), np.zeros(300)]
+    prefix_rules = [
+        qbcb(ranks, 985, 0.9), target_method(ranks, 1000), direct_recall_rule(ranks, 985, 0.9),
+        elusion_rule(380, 10000, 500, 2, 0.7, reviewed=3000), hypergeometric_test(labels, 1000),
+        knee_method(labels), budget_method(labels, 1000), quant_rule(np.full(100, 0.1), 50),
+    ]
+    assert all(ev.certifies == "reviewed prefix" for ev in prefix_rules)
+
+
+def test_random_urn_test_certifies_prefix_plus_urn_not_the_prefix() -> None:
+    """Issue 11: 6 relevant in 8 ranked, then an urn of all 56 remaining documents holding 6 relevant. Recall of
+    the prefix is 6/12 = 0.5; the test (rightly) rejects 'recall < 0.95' for the seen set (prefix + urn = all 64
+    documents, recall 1), which says nothing for the prefix: it must not report a stop at depth 8."""
+    labels = np.r_[np.ones(6), np.zeros(2), np.ones(6), np.zeros(50)]
+    ev = hypergeometric_test(labels, 64, .95, .05, urn_start=8)
+    assert ev.stop_now is True and ev.kind == "certified"
+    assert ev.stop_depth != 8 and ev.stop_depth is None
+    assert ev.certifies == "the reviewed prefix plus the urn's documents"
+    assert ev.details["documents_seen"] == 64 and ev.details["relevant_seen"] == 12
+    assert "urn's 6 positives as found" in ev.reason
+    # The guarantee is about the seen set: here it holds (12 of 12 seen), while the prefix alone has recall 0.5.
+    assert labels.sum() / 12 >= 0.95 and labels[:8].sum() / 12 == 0.5
+
+
+def test_target_method_uses_the_first_k_positives_in_draw_order() -> None:
+    """K = 59 for 95 %/95 %; the sample went on to K + 5 = 64 positives, the 62nd of which is deep (rank 5,000).
+    The target set is the first 59 drawn (deepest at rank 413), so the stop depth is 413, not 5,000."""
+    first_k = np.arange(1, 60) * 7
+    rng = np.random.default_rng(3)
+    drawn = np.r_[rng.permutation(first_k), [30, 60, 5000, 90, 120]]
+    ev = target_method(drawn, reviewed=413, in_draw_order=True)
+    assert ev.details["K"] == 59 and ev.stop_depth == 413 and ev.stop_now is True
+    assert ev.details["ignored_after_K"] == 5 and "draw order" in ev.reason
+    assert target_method(drawn, reviewed=412, in_draw_order=True).stop_now is False
+    # The deep positive drawn among the first K is a target: then the rule must go that deep.
+    early = np.r_[drawn[:10], [5000], drawn[10:58], [20, 40]]
+    assert target_method(early, reviewed=4999, in_draw_order=True).stop_depth == 5000
+    # Unordered ranks: which K came first is unknown, so every positive is a target (valid, deeper).
+    assert target_method(np.sort(drawn), reviewed=413).stop_depth == 5000
+    with pytest.raises(ValueError):
+        target_method(np.r_[0, drawn], reviewed=10, in_draw_order=True)
+
+
+def test_target_method_in_draw_order_reaches_tau_by_simulation() -> None:
+    """The guarantee for the first K drawn: R = 300 relevant at queue ranks 1…300 (recall at depth d is d/300);
+    draw positives at random without replacement, keep going past K; P(recall at stop depth ≥ 0.95) ≥ 0.95."""
+    rng = np.random.default_rng(11)
+    reps, hits = 2000, 0
+    for _ in range(reps):
+        order = rng.permutation(300)[:70] + 1
+        depth = target_method(order, reviewed=0, in_draw_order=True).stop_depth
+        assert depth is not None
+        hits += depth / 300 >= 0.95
+    assert hits / reps >= 0.95 - 3 * math.sqrt(0.05 * 0.95 / reps)
