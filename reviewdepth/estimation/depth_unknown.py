@@ -6,7 +6,8 @@ For each target τ:
   reviewed prefix already holds k relevant documents (CG(reviewed) ≥ k), else not yet.
 - conservative: the same with R_U, the estimate's upper bound (none when the estimate has no upper bound).
 - projected, from an independent simple random sample whose r positives sit at queue ranks u_(1) ≤ … ≤ u_(r):
-  point u_(⌈τ·r⌉); certified u_(j), j from QBCB, which gives P(recall ≥ τ) ≥ 1 − α.
+  point u_(⌈τ·r⌉); certified u_(j), j from QBCB, which gives P(recall ≥ τ) ≥ 1 − α. A target of 1 is never
+  certified (recall 1 can only be known by judging every document); a target of 0 is met at depth 0.
 - extra documents = max(0, certified depth − reviewed), or the projected depth when no certified depth exists.
 """
 
@@ -31,11 +32,12 @@ IntArray = npt.NDArray[np.int64]
 class UnknownDepth:
     """Depth to one target under an estimated R. ``*_needed`` = relevant documents needed; ``*_depth`` = rank of
     that many-th relevant document among those found (None when not yet found); ``projected_depth`` /
-    ``certified_depth`` from sample positives (None without a sample, or when too few positives);
+    ``certified_depth`` from sample positives (None without a sample, or when too few positives); ``point_needed``
+    is None when R̂ is not finite (e.g. the direct method with no sample positive in the found part: R̂ = F/0);
     ``basis`` says which estimate, interval and sample produced the numbers."""
 
     target: float
-    point_needed: int
+    point_needed: int | None
     point_depth: int | None
     point_reached: bool
     conservative_needed: int | None
@@ -87,17 +89,27 @@ def depth_under_unknown_r(relevant_ranks_reviewed: IntArray, reviewed: int, esti
         frac = exact_fraction(tau)
         if not 0 <= frac <= 1:
             raise ValueError(f"target recall must be in [0, 1], got {tau!r}")
-        point_needed = _ceil_product(frac, estimate.point)
-        point_depth = _depth(ranks, point_needed)
+        finite_point = math.isfinite(estimate.point)
+        point_needed = _ceil_product(frac, estimate.point) if finite_point else None
+        point_depth = None if point_needed is None else _depth(ranks, point_needed)
         cons_needed = None if estimate.upper is None else _ceil_product(frac, estimate.upper)
         cons_depth = None if cons_needed is None else _depth(ranks, cons_needed)
         projected = certified = None
         parts = [estimate_text, f"{found} relevant found in {reviewed} reviewed"]
-        if sample is not None and len(sample):
+        if not finite_point:
+            parts.append("the R estimate is not finite: no point depth")
+        if frac == 0:
+            projected = certified = 0
+            parts.append("a target of 0 is met at depth 0")
+        elif sample is not None and len(sample):
             r = len(sample)
             projected = int(sample[max(1, math.ceil(frac * r)) - 1])
-            j = qbcb_threshold(r, frac, alpha) if 0 < frac < 1 else (r if frac == 1 else None)
-            if j is not None:
+            # QBCB needs τ^r ≤ α, never true at τ = 1: recall 1 is never certified by a sample.
+            j = qbcb_threshold(r, frac, alpha) if frac < 1 else None
+            if frac == 1:
+                parts.append(f"projected from {r} sample positives: u({r}) = {projected}; not certified: recall 1 "
+                             "can only be known by judging every document")
+            elif j is not None:
                 certified = int(sample[j - 1])
                 parts.append(f"projected from {r} sample positives: u({math.ceil(frac * r)}) = {projected}; "
                              f"certified by QBCB j = {j} at {confidence:.0%}")
@@ -110,7 +122,8 @@ def depth_under_unknown_r(relevant_ranks_reviewed: IntArray, reviewed: int, esti
         extra = None if ref is None else max(0, ref - reviewed)
         out.append(UnknownDepth(
             target=float(frac), point_needed=point_needed, point_depth=point_depth,
-            point_reached=found >= point_needed, conservative_needed=cons_needed, conservative_depth=cons_depth,
+            point_reached=point_needed is not None and found >= point_needed, conservative_needed=cons_needed,
+            conservative_depth=cons_depth,
             conservative_reached=cons_needed is not None and found >= cons_needed, projected_depth=projected,
             certified_depth=certified, extra_documents=extra, basis="; ".join(parts)))
     return out

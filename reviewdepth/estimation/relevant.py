@@ -310,9 +310,9 @@ def direct_recall(found_positives: int, sample_positives: int, *, confidence: fl
     training, has n₊ = ``sample_positives`` positives, f = ``found_positives`` of them in the reviewed/found part.
 
     recall̂ = f/n₊ with the Clopper–Pearson interval on (f, n₊), conditional on n₊. When ``found`` (F, relevant
-    found by the review) is given, R̂ = F/recall̂ with R ∈ [F/recall_U, F/recall_L] (upper None when recall_L = 0);
-    otherwise R is not estimated (point and lower are NaN, upper None). One-sided lower bound at f = n₊ is
-    α^(1/n₊): ≥ 0.95 needs n₊ ≥ 59 (two-sided: 72).
+    found by the review) is given, R̂ = F/recall̂ with R ∈ [F/recall_U, F/recall_L] (upper None when recall_L = 0;
+    R̂ = ∞ when f = 0); otherwise R is not estimated (point and lower are NaN, upper None). One-sided lower bound
+    at f = n₊ is α^(1/n₊): ≥ 0.95 needs n₊ ≥ 59 (two-sided: 72).
     """
     _check_confidence(confidence)
     if sample_positives <= 0:

@@ -4,7 +4,7 @@ Pure functions. A queue is described by the sorted 1-based ranks of its relevant
 CG(k) = #{i : u_i ≤ k}); R is passed separately because relevant documents may lie outside the queue.
 
 k(τ) = the number of relevant documents needed; depth(τ) = u_{k(τ)} = min{k : CG(k) ≥ k(τ)}, or *not reached* when
-fewer than k(τ) relevant documents are in the queue. R = 0 makes depth undefined: :func:`depth_to_recall` raises.
+fewer than k(τ) relevant documents are in the queue. R = 0: nothing to find; every target is met at depth 0.
 """
 
 from __future__ import annotations
@@ -98,12 +98,13 @@ def depth_to_recall(relevant_ranks: IntArray, relevant_total: int,
     k relevant documents are in the queue; precision = k/depth; WSS@τ = (N − depth)/N − (1 − τ) with N =
     ``population`` (1 − τ in exact decimal arithmetic). Recall at depth is k/R ≥ τ under the ``ceil`` rule.
 
-    Raises ValueError when R ≤ 0 (depth to a recall target is undefined) or when the queue holds more relevant
+    R = 0: nothing to find; every target is met at depth 0 (needed 0, depth 0, precision None, wss None: neither
+    is defined without a relevant document). Raises ValueError when R < 0 or when the queue holds more relevant
     documents than R.
     """
     ranks = _ranks(relevant_ranks)
-    if relevant_total <= 0:
-        raise ValueError("R = 0: depth to a recall target is undefined (no relevant documents)")
+    if relevant_total < 0:
+        raise ValueError(f"R must be non-negative, got {relevant_total}")
     if len(ranks) > relevant_total:
         raise ValueError(f"{len(ranks)} relevant ranks given but R = {relevant_total}")
     if population is not None and population <= 0:
@@ -115,7 +116,7 @@ def depth_to_recall(relevant_ranks: IntArray, relevant_total: int,
         depth = depth_at_count(ranks, needed)
         precision = None if depth is None or depth == 0 else needed / depth
         wss = None
-        if depth is not None and population is not None:
+        if depth is not None and population is not None and relevant_total > 0:
             wss = (population - depth) / population - float(1 - frac)
         out.append(DepthAtTarget(float(frac), needed, depth, precision, wss, rule))
     return out

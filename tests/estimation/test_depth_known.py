@@ -85,9 +85,16 @@ def test_depth_not_reached_and_defaults() -> None:
     assert res[1].wss == pytest.approx(0.3)
 
 
+def test_depth_with_no_relevant_document_is_zero_for_every_target() -> None:
+    """R = 0: nothing to find, so every target needs 0 relevant and is met at depth 0 (used to raise)."""
+    for population in (None, 50):
+        res = depth_to_recall(np.array([], dtype=np.int64), 0, [0.5, "0.95", 1.0], population=population)
+        assert [(d.needed, d.depth, d.precision, d.wss) for d in res] == [(0, 0, None, None)] * 3
+    with pytest.raises(ValueError, match="non-negative"):
+        depth_to_recall(np.array([], dtype=np.int64), -1)
+
+
 def test_depth_errors() -> None:
-    with pytest.raises(ValueError, match="R = 0"):
-        depth_to_recall(np.array([], dtype=np.int64), 0)
     with pytest.raises(ValueError):
         depth_to_recall(np.array([3, 2], dtype=np.int64), 5)
     with pytest.raises(ValueError):

@@ -168,3 +168,28 @@ def test_depth_under_unknown_r_without_upper_or_sample() -> None:
     assert "too few positives" in few[0].basis
     with pytest.raises(ValueError):
         depth_under_unknown_r(np.array([7]), 5, estimate_known(3), [0.9])
+
+
+def test_target_one_is_never_certified_by_a_sample() -> None:
+    """QBCB needs τ^r ≤ α, impossible at τ = 1 (the old code took j = r and called u_(r) certified)."""
+    ranks = np.arange(1, 41, dtype=np.int64)
+    sample = np.arange(5, 505, 5, dtype=np.int64)  # 100 positives
+    [d1, d95] = depth_under_unknown_r(ranks, 40, estimate_known(50), [1.0, 0.95], sample_positive_ranks=sample)
+    assert d1.certified_depth is None and d1.projected_depth == 500
+    assert "recall 1 can only be known by judging every document" in d1.basis
+    assert d95.certified_depth == int(sample[98])  # j = 99 for r = 100 (reference §7.4)
+    [d0] = depth_under_unknown_r(ranks, 40, estimate_known(50), [0], sample_positive_ranks=sample)
+    assert d0.certified_depth == d0.projected_depth == d0.point_depth == 0 and d0.point_reached
+
+
+def test_depth_under_unknown_r_with_nothing_found() -> None:
+    """found = 0, R = 0, an empty queue, and the direct method with no sample positive found (R̂ = F/0 = ∞)."""
+    empty = np.array([], dtype=np.int64)
+    [d] = depth_under_unknown_r(empty, 0, estimate_known(0), [0.95], sample_positive_ranks=empty)
+    assert d.point_needed == 0 and d.point_depth == 0 and d.point_reached and d.conservative_reached
+    assert d.projected_depth is None and "no positive" in d.basis
+    inf = direct_recall(0, 5, found=3)
+    assert inf.point == math.inf
+    [d] = depth_under_unknown_r(np.array([1, 2, 3]), 10, inf, [0.9])
+    assert d.point_needed is None and d.point_depth is None and not d.point_reached
+    assert "not finite" in d.basis and d.conservative_needed is None
