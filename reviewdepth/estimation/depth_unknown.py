@@ -127,3 +127,122 @@ def depth_under_unknown_r(relevant_ranks_reviewed: IntArray, reviewed: int, esti
             conservative_reached=cons_needed is not None and found >= cons_needed, projected_depth=projected,
             certified_depth=certified, extra_documents=extra, basis="; ".join(parts)))
     return out
+
+
+@dataclass(frozen=True)
+class ForwardDepth:
+    """Where the review must go to reach a target, projected from a random sample of the unreviewed rest (see
+    :func:`forward_depth`). ``depth`` is a queue rank (c when already reached, c + N_u when the sample cannot
+    locate it); ``more_documents`` = depth − c; ``needed`` = k, relevant documents still needed; ``j`` = sample
+    positives that stand for them (0 when reached); ``beyond_sample``: the sample holds fewer than j positives."""
+
+    depth: int
+    more_documents: int
+    needed: int
+    j: int
+    beyond_sample: bool
+    reached: bool
+
+
+def forward_depth(found: int, reviewed: int, rest_size: int, rest_sample_size: int,
+                  rest_positive_ranks: npt.ArrayLike, relevant: float, tau: float | str | Fraction) -> ForwardDepth:
+    """Projected depth to reach target τ when R = ``relevant``, from a simple random sample of the unreviewed rest.
+
+    The reviewed prefix of c = ``reviewed`` documents holds F = ``found`` relevant; the rest is the N_u =
+    ``rest_size`` documents at queue ranks c + 1 … c + N_u; a simple random sample of m = ``rest_sample_size`` of
+    them holds y positives at sorted ranks v_(1) < … < v_(y). Call it with R̂, R_L and R_U for a point and a range
+    (the depth is non-decreasing in R and in τ).
+
+        k = ⌈τ·R⌉ − F                      (τ exact decimal, R read as its shortest decimal)
+        k ≤ 0:  depth = c                   (reached)
+        X̂_d = N_u·y_d/m,  y_d = #{i : v_(i) ≤ d}   (unbiased estimate of the relevant documents in ranks c+1 … d)
+        depth = min{d : X̂_d ≥ k} = v_(j),  j = ⌈k·m/N_u⌉   (exact integer arithmetic)
+        j > y:  depth = c + N_u, ``beyond_sample`` (the sample cannot locate the k-th; the end of the rest)
+
+    more_documents = depth − c. With N_u = 0 and k > 0 nothing is left to review: depth c, ``beyond_sample``.
+    """
+    if found < 0 or reviewed < 0 or rest_size < 0:
+        raise ValueError("found, reviewed and rest_size must be non-negative")
+    if rest_size and not 0 < rest_sample_size <= rest_size:
+        raise ValueError(f"rest_sample_size must be in [1, rest_size], got {rest_sample_size} of {rest_size}")
+    frac = exact_fraction(tau)
+    if not 0 <= frac <= 1:
+        raise ValueError(f"target recall must be in [0, 1], got {tau!r}")
+    v = np.sort(np.asarray(rest_positive_ranks, dtype=np.int64).reshape(-1))
+    if len(v) and (v[0] <= reviewed or v[-1] > reviewed + rest_size):
+        raise ValueError(f"rest sample positives must lie at ranks {reviewed + 1}…{reviewed + rest_size}")
+    if len(v) > rest_sample_size:
+        raise ValueError(f"{len(v)} positives in a sample of {rest_sample_size}")
+    k = _ceil_product(frac, relevant) - found
+    if k <= 0:
+        return ForwardDepth(reviewed, 0, max(k, 0), 0, False, True)
+    if rest_size == 0:
+        return ForwardDepth(reviewed, 0, k, 0, True, False)
+    j = -((-k * rest_sample_size) // rest_size)  # ⌈k·m/N_u⌉
+    if j > len(v):
+        return ForwardDepth(reviewed + rest_size, rest_size, k, j, True, False)
+    depth = int(v[j - 1])
+    return ForwardDepth(depth, depth - reviewed, k, j, False, False)
+
+
+@dataclass(frozen=True)
+class YieldProjection:
+    """Heuristic forward answer from the review's recent yield (see :func:`recent_yield_projection`).
+    ``more_documents`` is None when the recent yield is 0 (``basis`` says why)."""
+
+    window: int
+    window_relevant: int
+    yield_rate: float
+    relevant_estimate: float | None
+    needed: int | None
+    more_documents: int | None
+    basis: str
+
+
+def default_window(reviewed: int) -> int:
+    """W = min(c, max(100, ⌈c/10⌉)): the last 10 % of the reviewed prefix, at least 100 documents (fewer only when
+    fewer are reviewed), so the rate is neither one lucky batch nor the rich top of the ranking."""
+    return min(reviewed, max(100, -(-reviewed // 10)))
+
+
+def recent_yield_projection(prefix_labels: npt.ArrayLike, rest_size: int, relevant_found: int,
+                            tau: float | str | Fraction, window: int | None = None) -> YieldProjection:
+    """HEURISTIC forward answer without a sample: assume the unreviewed rest yields relevant documents at the rate of
+    the most recently reviewed ones. No guarantee: a ranking puts relevant documents first, so the rest usually
+    yields less than the recent window and this guess tends to be optimistic about R and about the distance.
+
+        W = ``window`` or :func:`default_window` (min(c, max(100, ⌈c/10⌉))),  a = relevant (label 1) in the last W
+        w = a/W;   R_h = F + w·N_u;   k = ⌈τ·R_h⌉ − F   (exact arithmetic)
+        more documents = min(N_u, ⌈k/w⌉) (0 when k ≤ 0);  None when w = 0
+
+    ``prefix_labels``: the reviewed prefix's labels in queue order (1 = relevant); F = ``relevant_found``; N_u =
+    ``rest_size``. When w = 0 the rate projects no further relevant document at all, so it cannot say where any
+    target lies: ``more_documents`` is None and ``basis`` says so.
+    """
+    labels = np.asarray(prefix_labels).reshape(-1)
+    c = len(labels)
+    if rest_size < 0 or relevant_found < 0:
+        raise ValueError("rest_size and relevant_found must be non-negative")
+    frac = exact_fraction(tau)
+    if not 0 <= frac <= 1:
+        raise ValueError(f"target recall must be in [0, 1], got {tau!r}")
+    w_size = default_window(c) if window is None else min(window, c)
+    if window is not None and window <= 0:
+        raise ValueError(f"window must be positive, got {window}")
+    if w_size == 0:
+        return YieldProjection(0, 0, 0.0, None, None, None,
+                               "heuristic: nothing is reviewed yet, so there is no recent yield to project from")
+    a = int(np.count_nonzero(labels[c - w_size:] == 1))
+    rate = Fraction(a, w_size)
+    if a == 0:
+        return YieldProjection(w_size, 0, 0.0, float(relevant_found), None, None,
+                               f"heuristic: no relevant document in the last {w_size:,} reviewed, so the recent "
+                               "yield projects none in the rest and cannot say how deep a target lies; draw a sample")
+    r_h = relevant_found + rate * rest_size
+    k = math.ceil(frac * r_h) - relevant_found
+    more = 0 if k <= 0 else min(rest_size, math.ceil(k / rate))
+    basis = (f"heuristic: {a} relevant in the last {w_size:,} reviewed (yield {float(rate):.3g}); if the "
+             f"{rest_size:,} unreviewed documents yield at that rate, R ≈ {float(r_h):.1f} and "
+             + (f"{k} more relevant are needed, about {more:,} more documents" if k > 0
+                else "the target is already met"))
+    return YieldProjection(w_size, a, float(rate), float(r_h), max(k, 0), more, basis)
