@@ -10,7 +10,8 @@ from fastapi import FastAPI
 from reviewdepth import __version__
 from reviewdepth.api.auth import KeyCache
 from reviewdepth.api.calls import Writes
-from reviewdepth.api.problems import BodyLimit, Problem, install_problem_handlers
+from reviewdepth.api.gate import RequestGate
+from reviewdepth.api.problems import Problem, install_problem_handlers
 from reviewdepth.api.routes import build_router
 from reviewdepth.api.settings import api_settings
 from reviewdepth.settings import Settings
@@ -49,8 +50,9 @@ def create_app(settings: Settings) -> FastAPI:
     app.state.settings = config
     app.state.key_cache = KeyCache(config.key_cache_seconds)
     install_problem_handlers(app)
-    app.add_middleware(BodyLimit, max_body_bytes=config.max_body_bytes,  # type: ignore[arg-type]
-                       max_upload_bytes=config.max_upload_bytes)
+    public = {path for path in (app.openapi_url, app.docs_url, app.redoc_url, app.swagger_ui_oauth2_redirect_url)
+              if path} | {"/health"}
+    app.add_middleware(RequestGate, settings=config, public_paths=public)  # type: ignore[arg-type]
     build_router(app.router)
     return app
 

@@ -17,6 +17,7 @@ from sqlalchemy import Engine, event
 from sqlalchemy.pool import Pool
 from starlette.concurrency import run_in_threadpool
 
+from reviewdepth.api.gate import KEY_STATE
 from reviewdepth.api.problems import ApiProblem
 from reviewdepth.services.keys import KeyRecord, authenticate, key_digest
 
@@ -112,8 +113,11 @@ async def engine_of(request: Request) -> Engine:
 
 
 async def verified_key(request: Request, credentials: HTTPAuthorizationCredentials | None) -> KeyRecord:
-    """The key of ``credentials``, from the app's `KeyCache` or the database; 401 when missing, unknown or
-    revoked."""
+    """The key of ``credentials``, as `reviewdepth.api.gate.RequestGate` verified it before the body was read,
+    else from the app's `KeyCache` or the database; 401 when missing, unknown or revoked."""
+    verified: KeyRecord | None = request.scope.get("state", {}).get(KEY_STATE)
+    if verified is not None:
+        return verified
     if credentials is None or not credentials.credentials:
         raise ApiProblem(401, "missing API key: send 'Authorization: Bearer <key>'", CHALLENGE)
     secret = credentials.credentials

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict
 from starlette.exceptions import HTTPException
 from starlette.responses import Response
 
+from reviewdepth.formats.compressed import DecompressedTooLarge
 from reviewdepth.formats.errors import InputError
 from reviewdepth.services.errors import Conflict, Invalid, NotFound, ServiceError
 
@@ -54,8 +55,8 @@ class ApiProblem(HTTPException):
 
 
 class BodyTooLarge(ApiProblem):
-    def __init__(self, limit: int) -> None:
-        super().__init__(413, f"request body larger than the limit of {limit:,} bytes")
+    def __init__(self, limit: int, setting: str) -> None:
+        super().__init__(413, f"request body larger than the limit of {limit:,} bytes ({setting})")
 
 
 def _location(loc: Any) -> str:
@@ -105,6 +106,10 @@ def install_problem_handlers(app: FastAPI) -> None:
         assert isinstance(exc, InputError)
         return problem_response(422, exc.describe(), file=exc.path, line=exc.line, field=exc.field)
 
+    async def too_large(_request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, DecompressedTooLarge)
+        return problem_response(413, f"{exc} (REVIEWDEPTH_MAX_DECOMPRESSED_BYTES)", file=exc.name)
+
     async def server_error(_request: Request, exc: Exception) -> Response:
         return problem_response(500, f"internal error ({type(exc).__name__}); the request was not completed")
 
@@ -113,44 +118,8 @@ def install_problem_handlers(app: FastAPI) -> None:
     app.add_exception_handler(ServiceError, service_error)
     app.add_exception_handler(Invalid, service_error)
     app.add_exception_handler(InputError, input_error)
+    app.add_exception_handler(DecompressedTooLarge, too_large)
     app.add_exception_handler(Exception, server_error)
-
-
-UPLOAD_TYPES = (b"text/plain", b"multipart/form-data", b"application/octet-stream")
-
-
-class BodyLimit:
-    """ASGI middleware: a declared or streamed body over the limit is refused with 413 before it is stored."""
-
-    def __init__(self, app: ASGIApp, max_body_bytes: int, max_upload_bytes: int) -> None:
-        self.app = app
-        self.max_body = max_body_bytes
-        self.max_upload = max_upload_bytes
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        headers = dict(scope.get("headers") or [])
-        content_type = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
-        limit = self.max_upload if content_type in UPLOAD_TYPES else self.max_body
-        declared = headers.get(b"content-length", b"")
-        if declared.isdigit() and int(declared) > limit:
-            await problem_response(413, f"request body of {int(declared):,} bytes is larger than the limit of "
-                                        f"{limit:,} bytes")(scope, receive, send)
-            return
-        received = 0
-
-        async def limited() -> Message:
-            nonlocal received
-            message = await receive()
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                if received > limit:
-                    raise BodyTooLarge(limit)
-            return message
-
-        await self.app(scope, limited, send)
 
 
 def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:

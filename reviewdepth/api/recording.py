@@ -1,8 +1,8 @@
 """``POST /topics/{topic}/judgments``, the hot endpoint: the reply both of its paths send, and the fast path.
 
-`FastJudgmentsRoute` answers the common request — a ``Bearer`` key already in the app's `KeyCache` with scope
-``write``, an ``application/json`` body that `schemas.judgment_batch_validator` accepts, no foreign
-``reviewer`` — without FastAPI's per-request machinery (dependency solving, ``json.loads`` then a pydantic model
+`FastJudgmentsRoute` answers the common request — a ``Bearer`` key that `reviewdepth.api.gate.RequestGate`
+verified with scope ``write``, an ``application/json`` body that `schemas.judgment_batch_validator` accepts, no
+foreign ``reviewer`` — without FastAPI's per-request machinery (dependency solving, ``json.loads`` then a pydantic model
 per judgment). Any other request (a key not cached yet, a bad body, another content type…) goes to FastAPI's
 standard handler of the same endpoint, so every error response is exactly the standard one; errors of the
 service itself (unknown topic, invalid label, idempotency conflict) are raised the same way on both paths.
@@ -20,6 +20,7 @@ from fastapi.security.utils import get_authorization_scheme_param
 from pydantic import ValidationError
 
 from reviewdepth.api.calls import INLINE_JUDGMENTS, write_call
+from reviewdepth.api.gate import KEY_STATE
 from reviewdepth.api.schemas import judgment_batch_validator
 from reviewdepth.services.batches import BatchItem, record_batch
 from reviewdepth.services.keys import KeyRecord, key_digest
@@ -44,10 +45,12 @@ async def fast_post_judgments(request: Request) -> Response | None:
     content_type = request.headers.get("content-type")
     if content_type is None or content_type.split(";", 1)[0].strip().lower() != JSON:
         return None
-    scheme, secret = get_authorization_scheme_param(request.headers.get("authorization"))  # as HTTPBearer
-    if not secret or scheme.lower() != "bearer":
-        return None
-    key = request.app.state.key_cache.get(key_digest(secret))
+    key: KeyRecord | None = request.scope.get("state", {}).get(KEY_STATE)  # verified by the RequestGate
+    if key is None:
+        scheme, secret = get_authorization_scheme_param(request.headers.get("authorization"))  # as HTTPBearer
+        if not secret or scheme.lower() != "bearer":
+            return None
+        key = request.app.state.key_cache.get(key_digest(secret))
     if key is None or not key.allows("write"):
         return None
     raw = await request.body()  # kept on the request for the standard handler

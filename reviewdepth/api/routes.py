@@ -111,13 +111,28 @@ def build_router(router: APIRouter | None = None) -> APIRouter:
             documents = [RankedDocument(d.doc_id, d.score) for d in ranking.documents]
             await run_in_threadpool(store_ranking, engine, topic, queue, documents)
         elif content_type in ("text/plain", "application/octet-stream"):
+            from reviewdepth.formats.compressed import DecompressingWriter
+            from reviewdepth.formats.errors import InputError
+
             await run_in_threadpool(topic_id_of, engine, topic)  # 404 before reading a large body
+            limit = request.app.state.settings.max_decompressed_bytes
             with tempfile.TemporaryDirectory(prefix="reviewdepth-upload-") as folder:
                 path = Path(folder) / f"{queue.replace('/', '_')[:100] or 'queue'}.run"
                 with path.open("wb") as handle:
+                    # gzip is decompressed here, capped, so the reader never sees more than the limit
+                    writer = DecompressingWriter(handle, "run", limit)
                     async for chunk in request.stream():
-                        handle.write(chunk)
-                await run_in_threadpool(store_run_file, engine, topic, queue, str(path), order=order)
+                        if writer.compressed:  # inflating may take a while: off the event loop
+                            await run_in_threadpool(writer.write, chunk)
+                        else:
+                            writer.write(chunk)
+                    writer.close()
+                try:
+                    await run_in_threadpool(store_run_file, engine, topic, queue, str(path), order=order)
+                except InputError as exc:  # the reader names the server's temporary file: the client sent "run"
+                    if exc.path != str(path):
+                        raise
+                    raise InputError("run", exc.line, exc.field, exc.message) from None
         else:
             raise ApiProblem(415, f"send the ranking as {JSON} or as a text/plain run file, not "
                                   f"{content_type or 'no content type'!r}")
@@ -298,7 +313,7 @@ def build_router(router: APIRouter | None = None) -> APIRouter:
                                   "content": {JSON: {"schema": {"type": "object"}}}}})
     def evaluate(qrels: Annotated[UploadFile, File(description="TREC qrels (gzip ok).")],
                  run: Annotated[UploadFile, File(description="TREC or CLEF TAR run (gzip ok).")],
-                 _key: Reader,
+                 request: Request, _key: Reader,
                  measure: Annotated[list[str] | None, Form(description="-m, repeatable")] = None,
                  per_query: Annotated[bool, Form(description="-q")] = False,
                  complete: Annotated[bool, Form(description="-c")] = False,
@@ -315,8 +330,9 @@ def build_router(router: APIRouter | None = None) -> APIRouter:
         from reviewdepth.measures.suite import MeasureError
 
         names = (qrels.filename or "qrels", run.filename or "run")
-        qrels_data = _decompressed(qrels.file.read(), names[0])
-        run_data = _decompressed(run.file.read(), names[1])
+        limit = request.app.state.settings.max_decompressed_bytes
+        qrels_data = _upload_bytes(qrels, names[0], limit)
+        run_data = _upload_bytes(run, names[1], limit)
         try:
             if suite == "tar":
                 if measure or complete or max_docs is not None or trec_eval_version != 9:
@@ -354,14 +370,18 @@ def build_router(router: APIRouter | None = None) -> APIRouter:
     return router
 
 
-def _decompressed(data: bytes, name: str) -> bytes:
-    import gzip
+def _upload_bytes(upload: UploadFile, name: str, limit: int) -> bytes:
+    """The bytes of an uploaded file, gzip decompressed through a temporary file with at most ``limit``
+    decompressed bytes (`DecompressedTooLarge` → 413), so a gzip bomb never fills memory."""
+    from reviewdepth.formats.compressed import GZIP_MAGIC, copy_decompressed
 
-    from reviewdepth.formats.errors import InputError
-
-    if data[:2] == b"\x1f\x8b":
-        try:
-            return gzip.decompress(data)
-        except (OSError, EOFError) as exc:
-            raise InputError(name, None, None, f"corrupt gzip data: {exc}") from None
-    return data
+    source = upload.file
+    source.seek(0)
+    if source.read(len(GZIP_MAGIC)) != GZIP_MAGIC:
+        source.seek(0)
+        return source.read()
+    source.seek(0)
+    with tempfile.TemporaryFile(prefix="reviewdepth-gunzip-") as spool:
+        copy_decompressed(source, spool, name, limit)  # type: ignore[arg-type]
+        spool.seek(0)
+        return spool.read()

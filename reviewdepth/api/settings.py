@@ -6,16 +6,36 @@ from reviewdepth.settings import Settings
 
 
 class ApiSettings(Settings):
-    """``REVIEWDEPTH_MAX_BODY_BYTES`` bounds JSON bodies; ``REVIEWDEPTH_MAX_UPLOAD_BYTES`` bounds run files and
-    multipart uploads (``text/plain``, ``multipart/form-data``, ``application/octet-stream``). Larger → 413.
+    """Body limits, each checked on ``Content-Length`` and on the first streamed byte past it (→ 413), and only
+    once the request's key is verified (`reviewdepth.api.gate.RequestGate`):
+
+    * ``REVIEWDEPTH_MAX_BODY_BYTES`` (16 MiB): JSON bodies, and bodies of any type not listed below;
+    * ``REVIEWDEPTH_MAX_TEXT_BYTES``: run files sent as ``text/plain`` or ``application/octet-stream``;
+    * ``REVIEWDEPTH_MAX_MULTIPART_BYTES``: ``multipart/form-data`` uploads (``POST /evaluate``);
+    * ``REVIEWDEPTH_MAX_UPLOAD_BYTES`` (4 GiB): the default of the two above;
+    * ``REVIEWDEPTH_MAX_DECOMPRESSED_BYTES`` (256 MiB): the decompressed size of each gzip upload (a gzip
+      bomb is refused at this size, having been decompressed in a stream to a temporary file, never whole in
+      memory).
+
     ``REVIEWDEPTH_KEY_CACHE_SECONDS`` (default 5): see `reviewdepth.api.auth.KeyCache`."""
 
     max_body_bytes: int = 16 * 1024 * 1024
     max_upload_bytes: int = 4 * 1024 * 1024 * 1024
+    max_text_bytes: int | None = None
+    max_multipart_bytes: int | None = None
+    max_decompressed_bytes: int = 256 * 1024 * 1024
     max_page_size: int = 10_000
     key_cache_seconds: float = 5.0
     """``REVIEWDEPTH_KEY_CACHE_SECONDS``: how long a verified key is trusted without a database lookup; a key
     revoked by another process is refused at most this long after (0 looks every key up on every request)."""
+
+    @property
+    def text_limit(self) -> int:
+        return self.max_upload_bytes if self.max_text_bytes is None else self.max_text_bytes
+
+    @property
+    def multipart_limit(self) -> int:
+        return self.max_upload_bytes if self.max_multipart_bytes is None else self.max_multipart_bytes
 
 
 def api_settings(settings: Settings) -> ApiSettings:

@@ -1,0 +1,121 @@
+"""The gate every request passes before any endpoint: the API key first, then a capped body.
+
+`RequestGate` is ASGI middleware. For every path but the public ones (``/health``, the OpenAPI document and its
+pages) it verifies the ``Bearer`` key **before a single byte of the body is read** (a request without a valid key
+is answered 401 and its body is never received), and keeps the verified key in the request's state, where the
+endpoints' dependencies find it (`reviewdepth.api.auth.verified_key`). Then it bounds the body by its content
+type: a ``Content-Length`` over the limit is refused at once, and a streamed body on the first byte past the limit
+(`BodyTooLarge`, 413), whatever the endpoint does with it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import TYPE_CHECKING
+
+from starlette.concurrency import run_in_threadpool
+
+from reviewdepth.api.problems import ASGIApp, BodyTooLarge, Message, Receive, Scope, Send, problem_response
+from reviewdepth.services.keys import KeyRecord, authenticate, key_digest
+
+if TYPE_CHECKING:
+    from reviewdepth.api.auth import KeyCache
+    from reviewdepth.api.settings import ApiSettings
+
+KEY_STATE = "reviewdepth_key"  # request.state member holding the verified `KeyRecord`
+CHALLENGE = [(b"www-authenticate", b'Bearer realm="reviewdepth"')]
+INVALID = [(b"www-authenticate", b'Bearer realm="reviewdepth", error="invalid_token"')]
+TEXT_TYPES = frozenset({b"text/plain", b"application/octet-stream"})
+MULTIPART = b"multipart/form-data"
+
+
+class BodyLimits:
+    """The byte limits of `ApiSettings` by content type."""
+
+    def __init__(self, settings: ApiSettings) -> None:
+        self.json = settings.max_body_bytes
+        self.text = settings.text_limit
+        self.multipart = settings.multipart_limit
+
+    def for_type(self, content_type: bytes) -> tuple[int, str]:
+        """The limit for a body of ``content_type`` (media type only, lower case) and the setting that sets it."""
+        if content_type in TEXT_TYPES:
+            return self.text, "REVIEWDEPTH_MAX_TEXT_BYTES"
+        if content_type == MULTIPART:
+            return self.multipart, "REVIEWDEPTH_MAX_MULTIPART_BYTES"
+        # JSON, and anything else (refused by the endpoint as 415 or 422, read up to this limit at most)
+        return self.json, "REVIEWDEPTH_MAX_BODY_BYTES"
+
+
+def _unauthorised(detail: str, headers: list[tuple[bytes, bytes]]) -> ASGIApp:
+    response = problem_response(401, detail)
+    response.raw_headers.extend(headers)
+    return response
+
+
+class RequestGate:
+    """ASGI middleware: authenticate, then cap the body (see the module docstring)."""
+
+    def __init__(self, app: ASGIApp, settings: ApiSettings, public_paths: Collection[str]) -> None:
+        self.app = app
+        self.limits = BodyLimits(settings)
+        self.public_paths = frozenset(public_paths)
+
+    async def _key(self, scope: Scope, authorization: bytes) -> KeyRecord | ASGIApp:
+        """The verified key of the ``Authorization`` header, or the 401 response to send."""
+        scheme, _, secret_bytes = authorization.partition(b" ")
+        secret = secret_bytes.strip().decode("latin-1")
+        if not secret or scheme.lower() != b"bearer":
+            return _unauthorised("missing API key: send 'Authorization: Bearer <key>'", CHALLENGE)
+        state = scope["app"].state
+        cache: KeyCache = state.key_cache  # looked up per request: a test may swap it
+        digest = key_digest(secret)
+        key = cache.get(digest)
+        if key is not None:
+            return key
+        generation = cache.generation
+        key = await run_in_threadpool(authenticate, state.engine, secret)
+        if key is None:
+            return _unauthorised("unknown API key", INVALID)
+        if not key.active:
+            return _unauthorised(f"API key {key.prefix}… (id {key.id}) was revoked", INVALID)
+        cache.put(digest, key, generation)
+        return key
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        content_type = b""
+        declared = b""
+        authorization = b""
+        for name, value in scope["headers"]:
+            if name == b"content-type":
+                content_type = value
+            elif name == b"content-length":
+                declared = value
+            elif name == b"authorization":
+                authorization = value
+        if scope["path"] not in self.public_paths:
+            key = await self._key(scope, authorization)
+            if not isinstance(key, KeyRecord):
+                await key(scope, receive, send)
+                return
+            scope.setdefault("state", {})[KEY_STATE] = key
+        limit, setting = self.limits.for_type(content_type.split(b";", 1)[0].strip().lower())
+        if declared.isdigit() and int(declared) > limit:
+            await problem_response(413, f"request body of {int(declared):,} bytes is larger than the limit of "
+                                        f"{limit:,} bytes ({setting})")(scope, receive, send)
+            return
+        received = 0
+
+        async def limited() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > limit:
+                    raise BodyTooLarge(limit, setting)
+            return message
+
+        await self.app(scope, limited, send)
