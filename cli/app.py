@@ -74,6 +74,11 @@ def main() -> None:
     args = sys.argv[1:]
     try:
         only_the_invoked_command(create_cli(), args)(prog_name="reviewdepth")
+    except Exception as exc:  # commands outside `handled_errors` get the busy message too
+        from .common import busy_exit
+
+        busy_exit(exc)
+        raise
     except SystemExit as done:
         if args[:1] and args[0] in QUICK_EXIT_COMMANDS and (done.code is None or isinstance(done.code, int)):
             try:

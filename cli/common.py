@@ -39,6 +39,29 @@ def open_engine(db: str | None, *, migrate_default: bool = True) -> Any:
         fail(str(exc))
 
 
+BUSY_EXIT_CODE = 3  # a write gave up waiting for a lock: nothing was written, running it again is safe
+
+
+def busy_exit(exc: BaseException) -> None:
+    """When ``exc`` says the database was busy (`reviewdepth.store.busy`), one line naming the command and exit
+    code 3; otherwise return."""
+    from reviewdepth.store.busy import busy_error
+
+    busy = busy_error(exc)
+    if busy is None:
+        return
+    from reviewdepth.services.database import store_settings
+
+    try:  # Typer runs on its own copy of Click
+        from typer._click.globals import get_current_context
+    except ImportError:
+        from click import get_current_context  # type: ignore[no-redef]
+    context = get_current_context(silent=True)
+    words = context.command_path.split()[1:] if context is not None else []
+    command = " ".join(["reviewdepth", *words])  # the program's own name, also under a test runner
+    fail(busy.during(command, store_settings().busy_timeout_seconds).describe(), BUSY_EXIT_CODE)
+
+
 @contextmanager
 def handled_errors() -> Iterator[None]:
     """Bad input and refused requests become one line on stderr and exit code 2."""
@@ -51,6 +74,9 @@ def handled_errors() -> Iterator[None]:
         fail(exc.describe())
     except ServiceError as exc:
         fail(str(exc))
+    except Exception as exc:  # a busy database is the one other error with its own message
+        busy_exit(exc)
+        raise
 
 
 @contextmanager

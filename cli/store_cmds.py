@@ -45,7 +45,7 @@ def register_store(app: typer.Typer) -> None:
         from reviewdepth.store.engine import create_engine_for
 
         settings = Settings(database_url=db) if db else Settings()
-        return create_engine_for(settings.resolved_database_url)
+        return create_engine_for(settings.resolved_database_url, settings.busy_timeout_seconds)
 
     @db_app.command("upgrade")
     def db_upgrade(revision: Annotated[str, typer.Argument(help="Target revision.")] = "head",

@@ -17,8 +17,11 @@ from starlette.responses import Response
 from reviewdepth.formats.compressed import DecompressedTooLarge
 from reviewdepth.formats.errors import InputError
 from reviewdepth.services.errors import Conflict, Invalid, NotFound, ServiceError
+from reviewdepth.store.busy import busy_error, driver_error_types
 
 PROBLEM_TYPE = "application/problem+json"
+# a busy database: the request already waited REVIEWDEPTH_BUSY_TIMEOUT_SECONDS on the server before the 503
+RETRY_AFTER_SECONDS = 1
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -110,6 +113,14 @@ def install_problem_handlers(app: FastAPI) -> None:
         assert isinstance(exc, DecompressedTooLarge)
         return problem_response(413, f"{exc} (REVIEWDEPTH_MAX_DECOMPRESSED_BYTES)", file=exc.name)
 
+    async def database_error(request: Request, exc: Exception) -> Response:
+        busy = busy_error(exc)
+        if busy is None:
+            return await server_error(request, exc)
+        busy = busy.during(f"{request.method} {request.url.path}", request.app.state.settings.busy_timeout_seconds)
+        return problem_response(503, f"{busy} (a judgment batch with an idempotency_key is safe to resend)",
+                                headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
+
     async def server_error(_request: Request, exc: Exception) -> Response:
         return problem_response(500, f"internal error ({type(exc).__name__}); the request was not completed")
 
@@ -119,6 +130,8 @@ def install_problem_handlers(app: FastAPI) -> None:
     app.add_exception_handler(Invalid, service_error)
     app.add_exception_handler(InputError, input_error)
     app.add_exception_handler(DecompressedTooLarge, too_large)
+    for kind in driver_error_types():
+        app.add_exception_handler(kind, database_error)
     app.add_exception_handler(Exception, server_error)
 
 

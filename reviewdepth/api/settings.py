@@ -42,4 +42,4 @@ def api_settings(settings: Settings) -> ApiSettings:
     """The API settings for ``settings`` (a plain `Settings` gets the API defaults, or the environment's)."""
     if isinstance(settings, ApiSettings):
         return settings
-    return ApiSettings(database_url=settings.database_url)
+    return ApiSettings(database_url=settings.database_url, busy_timeout_seconds=settings.busy_timeout_seconds)

@@ -8,13 +8,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from reviewdepth.store import schema
+from reviewdepth.store.busy import DEFAULT_BUSY_TIMEOUT_SECONDS
 from reviewdepth.store.engine import DatabaseChoice, create_engine_for, normalise_url
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
-# the variable `reviewdepth.settings.Settings.database_url` is read from (prefix ``REVIEWDEPTH_``)
+# the variables `reviewdepth.settings.Settings` reads its fields from (prefix ``REVIEWDEPTH_``)
 DATABASE_URL_VARIABLE = "REVIEWDEPTH_DATABASE_URL"
+BUSY_TIMEOUT_VARIABLE = "REVIEWDEPTH_BUSY_TIMEOUT_SECONDS"
 
 
 class StoreLocation(Protocol):
@@ -26,6 +28,9 @@ class StoreLocation(Protocol):
     @property
     def uses_embedded_default(self) -> bool: ...
 
+    @property
+    def busy_timeout_seconds(self) -> float: ...
+
 
 @dataclass(frozen=True)
 class StoreSettings(DatabaseChoice):
@@ -33,21 +38,32 @@ class StoreSettings(DatabaseChoice):
     ~0.15 s on every CLI command). Build it with `store_settings`, which reads the environment the same way."""
 
     database_url: str = ""
+    busy_timeout_seconds: float = DEFAULT_BUSY_TIMEOUT_SECONDS
 
 
 def store_settings(database_url: str | None = None, environ: Mapping[str, str] | None = None) -> StoreSettings:
     """``database_url`` if given, else ``$REVIEWDEPTH_DATABASE_URL``, else the embedded default: the rules of
     ``Settings(database_url=...)`` / ``Settings()`` (the variable's name is case-insensitive, the last spelling
     in the environment wins, an empty value means the default; the URL is normalised)."""
+    env = os.environ if environ is None else environ
     if database_url is None:
-        env = os.environ if environ is None else environ
-        wanted = DATABASE_URL_VARIABLE.lower()
-        value = ""
-        for name, text in env.items():
-            if name.lower() == wanted:
-                value = text
-        database_url = value
-    return StoreSettings(normalise_url(database_url) if database_url else database_url)
+        database_url = _variable(env, DATABASE_URL_VARIABLE) or ""
+    busy = _variable(env, BUSY_TIMEOUT_VARIABLE)
+    try:
+        busy_timeout = float(busy) if busy else DEFAULT_BUSY_TIMEOUT_SECONDS
+    except ValueError:
+        raise ValueError(f"{BUSY_TIMEOUT_VARIABLE} must be a number of seconds, not {busy!r}") from None
+    return StoreSettings(normalise_url(database_url) if database_url else database_url, busy_timeout)
+
+
+def _variable(env: Mapping[str, str], variable: str) -> str | None:
+    """The environment variable ``variable`` as pydantic-settings reads it (any case, the last spelling wins)."""
+    wanted = variable.lower()
+    value = None
+    for name, text in env.items():
+        if name.lower() == wanted:
+            value = text
+    return value
 
 
 def open_store(settings: StoreLocation, notify: Callable[[str], None] | None = None) -> Engine:
@@ -56,7 +72,7 @@ def open_store(settings: StoreLocation, notify: Callable[[str], None] | None = N
     The embedded default database is created and migrated on first use (and ``notify`` is told); any other
     database must have been migrated with ``reviewdepth db upgrade`` (`schema.SchemaNotReady` otherwise).
     """
-    engine = create_engine_for(settings.resolved_database_url)
+    engine = create_engine_for(settings.resolved_database_url, settings.busy_timeout_seconds)
     if settings.uses_embedded_default and schema.stored_revision(engine) != schema.SCHEMA_HEAD:
         from reviewdepth.store import migrate
 

@@ -8,6 +8,8 @@ from pathlib import Path
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.pool import StaticPool
 
+from reviewdepth.store.busy import DEFAULT_BUSY_TIMEOUT_SECONDS
+
 
 def default_database_path() -> Path:
     """The embedded default: ``$XDG_DATA_HOME/reviewdepth/reviewdepth.sqlite3`` (``~/.local/share/...``)."""
@@ -20,9 +22,11 @@ def default_database_url() -> str:
 
 
 class DatabaseChoice:
-    """What every settings object derives from its ``database_url`` (empty = the embedded default)."""
+    """What every settings object derives from its ``database_url`` (empty = the embedded default), and how
+    long a write waits for a lock (``busy_timeout_seconds``: see `create_engine_for`)."""
 
     database_url: str
+    busy_timeout_seconds: float
 
     @property
     def resolved_database_url(self) -> str:
@@ -41,9 +45,14 @@ def normalise_url(url: str) -> str:
     return url
 
 
-def create_engine_for(url: str) -> Engine:
-    """An engine with the SQLite pragmas reviewdepth relies on (foreign keys, WAL, busy timeout)."""
+def create_engine_for(url: str, busy_timeout_seconds: float = DEFAULT_BUSY_TIMEOUT_SECONDS) -> Engine:
+    """An engine with the SQLite pragmas reviewdepth relies on (foreign keys, WAL, busy timeout).
+
+    ``busy_timeout_seconds`` bounds how long a statement waits for a lock another connection holds: SQLite's
+    busy timeout, PostgreSQL's ``lock_timeout``. Past it the statement fails and the transaction is rolled back
+    (`reviewdepth.store.busy.busy_error` recognises the error)."""
     url = normalise_url(url)
+    busy_ms = max(0, round(busy_timeout_seconds * 1000))
     if url.startswith("sqlite"):
         memory = url in ("sqlite://", "sqlite:///:memory:")
         if not memory:
@@ -52,7 +61,7 @@ def create_engine_for(url: str) -> Engine:
                 Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(
             url,
-            connect_args={"check_same_thread": False, "timeout": 60},
+            connect_args={"check_same_thread": False, "timeout": busy_ms / 1000},
             poolclass=StaticPool if memory else None,
         )
 
@@ -63,8 +72,9 @@ def create_engine_for(url: str) -> Engine:
             if not memory:
                 cursor.execute("PRAGMA journal_mode=WAL")
             cursor.execute("PRAGMA synchronous=NORMAL")
-            cursor.execute("PRAGMA busy_timeout=60000")
+            cursor.execute(f"PRAGMA busy_timeout={busy_ms}")
             cursor.close()
 
         return engine
-    return create_engine(url, pool_pre_ping=True)
+    # lock_timeout 0 would mean "wait for ever" to PostgreSQL: 1 ms is the shortest wait
+    return create_engine(url, pool_pre_ping=True, connect_args={"options": f"-c lock_timeout={max(1, busy_ms)}"})

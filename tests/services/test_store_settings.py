@@ -19,13 +19,16 @@ CASES: list[tuple[dict[str, str], str | None]] = [
     ({"REVIEWDEPTH_DATABASE_URL": "sqlite:////tmp/env.db"}, "postgres://u@h/explicit"),
     ({"REVIEWDEPTH_DATABASE_URL": "sqlite:////tmp/env.db"}, "sqlite:////tmp/explicit.db"),
     ({}, "sqlite:////tmp/explicit.db"),
+    ({"REVIEWDEPTH_BUSY_TIMEOUT_SECONDS": "0.25"}, None),
+    ({"reviewdepth_busy_timeout_seconds": "3"}, "sqlite:////tmp/explicit.db"),
 ]
 
 
 @pytest.mark.parametrize(("environ", "explicit"), CASES)
 def test_same_choice_as_settings(monkeypatch: pytest.MonkeyPatch, environ: dict[str, str],
                                  explicit: str | None) -> None:
-    for name in [n for n in os.environ if n.lower() == "reviewdepth_database_url"]:
+    for name in [n for n in os.environ if n.lower() in ("reviewdepth_database_url",
+                                                         "reviewdepth_busy_timeout_seconds")]:
         monkeypatch.delenv(name)
     for name, value in environ.items():
         monkeypatch.setenv(name, value)
@@ -35,3 +38,4 @@ def test_same_choice_as_settings(monkeypatch: pytest.MonkeyPatch, environ: dict[
     assert light.database_url == heavy.database_url
     assert light.resolved_database_url == heavy.resolved_database_url
     assert light.uses_embedded_default == heavy.uses_embedded_default
+    assert light.busy_timeout_seconds == heavy.busy_timeout_seconds
