@@ -67,12 +67,13 @@ def handled_errors() -> Iterator[None]:
     """Bad input and refused requests become one line on stderr and exit code 2."""
     from reviewdepth.formats.errors import InputError
     from reviewdepth.services.errors import ServiceError
+    from reviewdepth.store.validation import InvalidValue
 
     try:
         yield
     except InputError as exc:
         fail(exc.describe())
-    except ServiceError as exc:
+    except (ServiceError, InvalidValue) as exc:
         fail(str(exc))
     except Exception as exc:  # a busy database is the one other error with its own message
         busy_exit(exc)

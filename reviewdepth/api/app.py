@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 
 from reviewdepth import __version__
 from reviewdepth.api.auth import KeyCache
 from reviewdepth.api.calls import Writes
 from reviewdepth.api.gate import RequestGate
+from reviewdepth.api.parameters import checked_parameters
 from reviewdepth.api.problems import Problem, install_problem_handlers
 from reviewdepth.api.routes import build_router
 from reviewdepth.api.settings import api_settings
@@ -44,6 +45,7 @@ def create_app(settings: Settings) -> FastAPI:
             engine.dispose()
 
     app = FastAPI(title="reviewdepth", version=__version__, description=DESCRIPTION, lifespan=lifespan,
+                  dependencies=[Depends(checked_parameters)],
                   responses={500: {"model": Problem, "description": "Internal Server Error",
                                    "content": {"application/problem+json": {
                                        "schema": {"$ref": "#/components/schemas/Problem"}}}}})

@@ -18,6 +18,7 @@ from reviewdepth.formats.compressed import DecompressedTooLarge
 from reviewdepth.formats.errors import InputError
 from reviewdepth.services.errors import Conflict, Invalid, NotFound, ServiceError
 from reviewdepth.store.busy import busy_error, driver_error_types
+from reviewdepth.store.validation import InvalidValue
 
 PROBLEM_TYPE = "application/problem+json"
 # a busy database: the request already waited REVIEWDEPTH_BUSY_TIMEOUT_SECONDS on the server before the 503
@@ -113,6 +114,10 @@ def install_problem_handlers(app: FastAPI) -> None:
         assert isinstance(exc, DecompressedTooLarge)
         return problem_response(413, f"{exc} (REVIEWDEPTH_MAX_DECOMPRESSED_BYTES)", file=exc.name)
 
+    async def invalid_value(_request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, InvalidValue)
+        return problem_response(422, str(exc), field=exc.field)
+
     async def database_error(request: Request, exc: Exception) -> Response:
         busy = busy_error(exc)
         if busy is None:
@@ -122,13 +127,15 @@ def install_problem_handlers(app: FastAPI) -> None:
                                 headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
 
     async def server_error(_request: Request, exc: Exception) -> Response:
-        return problem_response(500, f"internal error ({type(exc).__name__}); the request was not completed")
+        # nothing about the exception: its class would name the database driver
+        return problem_response(500, "internal error; the request was not completed")
 
     app.add_exception_handler(HTTPException, http_error)
     app.add_exception_handler(RequestValidationError, validation_error)
     app.add_exception_handler(ServiceError, service_error)
     app.add_exception_handler(Invalid, service_error)
     app.add_exception_handler(InputError, input_error)
+    app.add_exception_handler(InvalidValue, invalid_value)
     app.add_exception_handler(DecompressedTooLarge, too_large)
     for kind in driver_error_types():
         app.add_exception_handler(kind, database_error)

@@ -21,6 +21,8 @@ from reviewdepth.api.problems import ApiProblem, problem_responses
 from reviewdepth.api.recording import FastJudgmentsRoute, recorded
 from reviewdepth.report.model import json_safe
 from reviewdepth.services.keys import KeyRecord
+from reviewdepth.store.validation import INT32_MAX as INT32
+from reviewdepth.store.validation import INT64_MAX
 
 EngineDep = Annotated[Engine, Depends(engine_of)]
 Reader = Annotated[KeyRecord, Depends(read_key)]
@@ -317,12 +319,12 @@ def build_router(router: APIRouter | None = None) -> APIRouter:
                  measure: Annotated[list[str] | None, Form(description="-m, repeatable")] = None,
                  per_query: Annotated[bool, Form(description="-q")] = False,
                  complete: Annotated[bool, Form(description="-c")] = False,
-                 level: Annotated[int, Form(description="-l")] = 1,
-                 max_docs: Annotated[int | None, Form(description="-M")] = None,
-                 trec_eval_version: Annotated[int, Form()] = 9,
+                 level: Annotated[int, Form(description="-l", ge=-INT32, le=INT32)] = 1,
+                 max_docs: Annotated[int | None, Form(description="-M", ge=0, le=INT64_MAX)] = None,
+                 trec_eval_version: Annotated[int, Form(ge=9, le=10)] = 9,
                  suite: Annotated[str, Form(pattern="^(trec|tar)$")] = "trec",
                  compat: Annotated[str, Form()] = "none",
-                 num_docs: Annotated[int | None, Form()] = None,
+                 num_docs: Annotated[int | None, Form(ge=0, le=INT64_MAX)] = None,
                  run_format: Annotated[str, Form()] = "auto") -> Response:
         """Evaluate a run against qrels exactly as `reviewdepth eval QRELS RUN --format json` with the same
         options (``suite=tar`` for the recall-oriented measures)."""

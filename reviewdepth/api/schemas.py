@@ -2,21 +2,57 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic_core import SchemaValidator
 from pydantic_core import core_schema as cs
 
+from reviewdepth.store import validation
+from reviewdepth.store.validation import INT64_MAX
+
 Measure = float | int | str | None
+
+
+def _checked(check: Callable[[object, str], str], field: str) -> Callable[[str], str]:
+    """A pydantic after-validator running one of the store's checks (`reviewdepth.store.validation`)."""
+
+    def run(value: str) -> str:
+        try:
+            return check(value, field)
+        except validation.InvalidValue as exc:
+            raise ValueError(exc.message) from None
+
+    return run
+
+
+def _note(value: object, field: str) -> str:
+    return validation.free_text(value, field)
+
+
+TopicName = Annotated[str, Field(min_length=1, max_length=validation.TOPIC_LENGTH),
+                      AfterValidator(_checked(validation.topic_name, "name"))]
+QueueName = Annotated[str, Field(min_length=1, max_length=validation.QUEUE_LENGTH),
+                      AfterValidator(_checked(validation.queue_name, "queue"))]
+DocId = Annotated[str, Field(min_length=1, max_length=validation.DOC_ID_LENGTH),
+                  AfterValidator(_checked(validation.doc_id, "doc_id"))]
+Label = Annotated[str, Field(min_length=1, max_length=validation.LABEL_LENGTH),
+                  AfterValidator(_checked(validation.label_text, "label"))]
+Reviewer = Annotated[str, Field(min_length=1, max_length=validation.REVIEWER_LENGTH),
+                     AfterValidator(_checked(validation.reviewer_name, "reviewer"))]
+KeyName = Annotated[str, Field(min_length=1, max_length=validation.KEY_LENGTH),
+                    AfterValidator(_checked(validation.key_name, "idempotency_key"))]
+Note = Annotated[str, Field(max_length=validation.NOTE_LENGTH), AfterValidator(_checked(_note, "note"))]
 
 
 class TopicIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(min_length=1, max_length=200, description="Topic name (unique).")
-    population_size: int | None = Field(default=None, ge=1, description="N: documents in the collection.")
+    name: TopicName = Field(description="Topic name (unique): no '/', control or invisible characters.")
+    population_size: int | None = Field(default=None, ge=1, le=INT64_MAX, strict=True,
+                                        description="N: documents in the collection.")
 
 
 class TopicOut(BaseModel):
@@ -35,8 +71,8 @@ class TopicList(BaseModel):
 class RankedDocument(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    doc_id: str = Field(min_length=1, max_length=300)
-    score: float | None = None
+    doc_id: DocId
+    score: float | None = Field(default=None, allow_inf_nan=False)
 
 
 class RankingIn(BaseModel):
@@ -83,20 +119,18 @@ class EntryPage(BaseModel):
 class JudgmentIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    doc_id: str = Field(min_length=1, max_length=300)
-    label: str = Field(min_length=1, max_length=100,
-                       description="1/0, yes/no, relevant/irrelevant, include/exclude, or an integer grade.")
+    doc_id: DocId
+    label: Label = Field(description="1/0, yes/no, relevant/irrelevant, include/exclude, or an integer grade.")
     role: str = Field(default="review", description="review, sample, qc or adjudication.")
-    note: str | None = Field(default=None, max_length=10_000)
+    note: Note | None = None
 
 
 class JudgmentBatchIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     judgments: list[JudgmentIn] = Field(min_length=1)
-    idempotency_key: str | None = Field(default=None, min_length=1, max_length=200,
-                                        description="The same key again returns the first result.")
-    reviewer: str | None = Field(default=None, description="Optional; must be the API key's reviewer.")
+    idempotency_key: KeyName | None = Field(default=None, description="The same key again returns the first result.")
+    reviewer: Reviewer | None = Field(default=None, description="Optional; must be the API key's reviewer.")
 
 
 @cache
@@ -111,17 +145,23 @@ def judgment_batch_validator() -> SchemaValidator:
     def optional(schema: cs.CoreSchema, default: object = None) -> cs.WithDefaultSchema:
         return cs.with_default_schema(schema, default=default)
 
+    def checked(check: Callable[[object, str], str], field: str, max_length: int,
+                min_length: int = 1) -> cs.CoreSchema:
+        return cs.no_info_after_validator_function(_checked(check, field), cs.str_schema(
+            min_length=min_length, max_length=max_length))
+
     item = cs.dataclass_schema(BatchItem, cs.dataclass_args_schema("BatchItem", [
-        cs.dataclass_field("doc_id", cs.str_schema(min_length=1, max_length=300)),
-        cs.dataclass_field("label", cs.str_schema(min_length=1, max_length=100)),
+        cs.dataclass_field("doc_id", checked(validation.doc_id, "doc_id", validation.DOC_ID_LENGTH)),
+        cs.dataclass_field("label", checked(validation.label_text, "label", validation.LABEL_LENGTH)),
         cs.dataclass_field("role", optional(cs.str_schema(), "review")),
-        cs.dataclass_field("note", optional(cs.nullable_schema(cs.str_schema(max_length=10_000)))),
+        cs.dataclass_field("note", optional(cs.nullable_schema(checked(_note, "note", validation.NOTE_LENGTH, 0)))),
     ], extra_behavior="forbid"), ["doc_id", "label", "role", "note"], frozen=True)
     return SchemaValidator(cs.typed_dict_schema({
         "judgments": cs.typed_dict_field(cs.list_schema(item, min_length=1)),
-        "idempotency_key": cs.typed_dict_field(
-            optional(cs.nullable_schema(cs.str_schema(min_length=1, max_length=200))), required=False),
-        "reviewer": cs.typed_dict_field(optional(cs.nullable_schema(cs.str_schema())), required=False),
+        "idempotency_key": cs.typed_dict_field(optional(cs.nullable_schema(
+            checked(validation.key_name, "idempotency_key", validation.KEY_LENGTH))), required=False),
+        "reviewer": cs.typed_dict_field(optional(cs.nullable_schema(
+            checked(validation.reviewer_name, "reviewer", validation.REVIEWER_LENGTH))), required=False),
     }, extra_behavior="forbid"))
 
 
@@ -180,10 +220,13 @@ class ConflictList(BaseModel):
 class SampleIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    size: int = Field(ge=1, description="Documents to draw without replacement.")
-    frame: str = Field(default="all", description="all, unreviewed, judged, below-rank:K or ranks:A-B.")
-    seed: int | None = Field(default=None, ge=0, lt=2**63, description="Random seed (stored; default random).")
-    queue: str | None = Field(default=None, description="Queue name (default: the topic's only queue).")
+    size: int = Field(ge=1, le=INT64_MAX, strict=True, description="Documents to draw without replacement.")
+    frame: str = Field(default="all", pattern=r"^(all|unreviewed|judged|below-rank:[0-9]{1,18}|"
+                       r"ranks:[0-9]{1,18}-[0-9]{1,18})$",
+                       description="all, unreviewed, judged, below-rank:K or ranks:A-B.")
+    seed: int | None = Field(default=None, ge=0, le=INT64_MAX, strict=True,
+                             description="Random seed (stored; default random).")
+    queue: QueueName | None = Field(default=None, description="Queue name (default: the topic's only queue).")
 
 
 class SampleDocument(BaseModel):

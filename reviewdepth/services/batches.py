@@ -14,6 +14,7 @@ from sqlalchemy.exc import IntegrityError
 from reviewdepth.formats.errors import InputError
 from reviewdepth.services.errors import Conflict, Invalid, NotFound
 from reviewdepth.services.imports import read_label
+from reviewdepth.store import validation
 from reviewdepth.store.chain import append_judgments
 from reviewdepth.store.ingest import driver_rows, utc_now
 from reviewdepth.store.models import USER_ROLES, ApiIdempotency
@@ -41,19 +42,18 @@ def _validated(items: Sequence[BatchItem], level: int) -> list[tuple[str, str, b
         raise Invalid("judgments: send at least one judgment")
     out = []
     for i, item in enumerate(items):
-        if not item.doc_id.strip() or len(item.doc_id) > 300:
-            raise Invalid(f"judgments[{i}].doc_id: must be 1 to 300 characters, not only spaces")
+        doc_id = validation.doc_id(item.doc_id, f"judgments[{i}].doc_id")
         if item.role not in USER_ROLES:
             raise Invalid(f"judgments[{i}].role: must be one of {', '.join(USER_ROLES)}, not {item.role!r}")
-        if len(item.label) > 100:
-            raise Invalid(f"judgments[{i}].label: at most 100 characters")
+        validation.label_text(item.label.strip(), f"judgments[{i}].label")
+        note = None if item.note is None else validation.free_text(item.note, f"judgments[{i}].note")
         try:
             relevant, grade = read_label(item.label, "judgments", i, "label", level)
         except InputError as exc:
             raise Invalid(f"judgments[{i}].label: {exc.message}") from None
         if relevant is None and grade is None:
             raise Invalid(f"judgments[{i}].label: must not be empty")
-        out.append((item.doc_id, item.label.strip(), relevant, grade, item.role, item.note))
+        out.append((doc_id, item.label.strip(), relevant, grade, item.role, note))
     return out
 
 
@@ -77,11 +77,9 @@ def record_batch(engine: Engine, topic: str, items: Sequence[BatchItem], *, revi
                  idempotency_key: str | None = None, level: int = 1) -> BatchResult:
     """Append ``items`` as ``reviewer``'s judgments (all or nothing) and return their ids in request order."""
     parsed = _validated(items, level)
-    if not reviewer.strip():
-        raise Invalid("reviewer must not be empty")
-    key = idempotency_key
-    if key is not None and not 1 <= len(key) <= MAX_KEY_LENGTH:
-        raise Invalid(f"idempotency_key: 1 to {MAX_KEY_LENGTH} characters")
+    topic = validation.topic_name(topic)
+    reviewer = validation.reviewer_name(reviewer)
+    key = None if idempotency_key is None else validation.key_name(idempotency_key)
     digest = ""
     if key is not None:  # the request digest is only needed to recognise a retry
         digest = _request_digest(topic, items)

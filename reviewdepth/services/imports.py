@@ -10,19 +10,21 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from sqlalchemy import Connection, Engine, insert, select
 
 from reviewdepth.formats.errors import InputError
 from reviewdepth.formats.scan import StringColumn, scan
-from reviewdepth.formats.trec import RUN_FIELDS, parse_qrels, read_bytes
+from reviewdepth.formats.trec import QRELS_FIELDS, RUN_FIELDS, parse_qrels, read_bytes
 from reviewdepth.measures.ranking import factorize_queries, rank_order
 from reviewdepth.services.errors import Conflict
+from reviewdepth.store import validation
 from reviewdepth.store.chain import append_judgments
 from reviewdepth.store.ingest import Progress, bulk_insert, utc_now
 from reviewdepth.store.models import ImportRecord, Queue, Topic
@@ -99,6 +101,7 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
         raise InputError(path, None, "order", f"--order must be given or trec_eval, not {order!r}")
     data = read_bytes(path)
     digest = file_digest(data)
+    checked_text(data, path, RUN_FIELDS)
     scanned = scan(data, "sss.f", min_fields=6, path=path, names=RUN_FIELDS)
     if len(scanned) == 0:
         raise InputError(path, None, None, "empty run file: no result lines")
@@ -106,6 +109,11 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
     assert isinstance(qid_col, StringColumn) and isinstance(flag_col, StringColumn)
     assert isinstance(doc_col, StringColumn) and not isinstance(scores, StringColumn)
     lines = scanned.line_numbers
+    infinite = np.flatnonzero(~np.isfinite(np.asarray(scores, dtype=np.float64)))
+    if len(infinite):
+        raise InputError(path, int(lines[infinite[0]]), "score", "must be a finite number")
+    renamed_docs = checked_column(doc_col.values, lines, path, "docno", validation.doc_id,
+                                  validation.DOC_ID_LENGTH)
     qids = qid_col.values
     flags = flag_col.values
     distinct_flags = {f.decode("utf-8", "replace") for f in np.unique(flags).tolist()}
@@ -116,7 +124,8 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
     else:
         flag_kind = "none"
     tag = data.rstrip().rsplit(b"\n", 1)[-1].split()[5].decode("utf-8", "replace")
-    name = queue_name or tag
+    tag = checked_value(validation.queue_name, tag, path, int(lines[-1]), "run_id")
+    name = tag if queue_name is None else checked_value(validation.queue_name, queue_name, path, None, "--queue")
 
     # group rows by topic (topics in order of first appearance), keeping file order inside each topic
     codes = factorize_queries(qids, qids[:0]).run
@@ -127,7 +136,8 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
     rows_by_topic: dict[str, np.ndarray] = {}
     for c in first_seen.tolist():
         rows = by_topic[bounds[c]:bounds[c + 1]]
-        topic = qids[rows[0]].decode("utf-8", "surrogateescape")
+        topic = checked_value(validation.topic_name, qids[rows[0]].decode("utf-8", "surrogateescape"), path,
+                              int(lines[rows[0]]), "qid")
         topic_names.append(topic)
         if order == "trec_eval":
             rows = rows[rank_order(np.zeros(len(rows), dtype=np.int64), np.asarray(scores, dtype=np.float64)[rows],
@@ -158,10 +168,17 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
             topic_flags = [f.decode() for f in flags[rows].tolist()] if flag_kind != "none" else None
             threshold = _threshold_rank(topic_flags, flag_kind)
             docs = text_values(doc_col.values[rows])
+            normalised = [(i, renamed_docs[r]) for i, r in enumerate(rows.tolist()) if r in renamed_docs]
+            for i, text in normalised:  # NFC made a few doc ids differ from the file's bytes
+                docs[i] = text
+            if normalised and len(set(docs)) < len(docs):
+                raise InputError(path, None, "docno", f"two docnos of topic {topic!r} are the same text once "
+                                 "NFC-normalised")
             queue_id = int(conn.execute(insert(Queue).values(
                 topic_id=ids[topic], name=name, ordering=order, run_tag=tag, threshold_rank=threshold,
                 size=len(rows), source=f"import:{digest}", created_at=utc_now(),
-                ranking_blob=encode_ranking(docs, StringColumn(doc_col.values[rows], doc_col.hashes[rows])),
+                ranking_blob=encode_ranking(docs) if normalised else encode_ranking(
+                    docs, StringColumn(doc_col.values[rows], doc_col.hashes[rows])),
             ).returning(Queue.id)).scalar_one())
             score_list = np.asarray(scores)[rows].tolist()
             entry_rows = zip([queue_id] * len(rows), range(1, len(rows) + 1), docs, score_list,
@@ -178,6 +195,39 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
     summary.topics = topic_names
     summary.queues = [name]
     return summary
+
+
+def checked_text(data: bytes, path: str, names: Sequence[str]) -> None:
+    """Refuse a whitespace-separated file (run, qrels) holding a byte no stored field may hold, or invalid UTF-8,
+    naming the line and field (`reviewdepth.store.validation`)."""
+    bad = validation.refused_byte(data)
+    offset, reason = bad if bad is not None else (validation.invalid_utf8_offset(data), "is not valid UTF-8")
+    if offset is None:
+        return
+    start = data.rfind(b"\n", 0, offset) + 1
+    position = len(data[start:offset].split()) - (0 if offset == start or data[offset - 1:offset].isspace() else 1)
+    field = names[position] if position < len(names) else f"field {position + 1}"
+    raise InputError(path, data.count(b"\n", 0, offset) + 1, field, reason)
+
+
+def checked_column(values: np.ndarray, lines: np.ndarray, path: str, field: str,
+                   check: Callable[[object, str], str], max_length: int) -> dict[int, str]:
+    """`reviewdepth.store.validation.bytes_column` with the error as ``path:line: field``: the rows whose value
+    NFC normalisation changed."""
+    changed, refused = validation.bytes_column(values, check, field, max_length)
+    if refused is not None:
+        row, exc = refused
+        raise InputError(path, int(lines[row]), field, exc.message)
+    return changed
+
+
+def checked_value(check: Callable[[object, str], object], value: object, path: str, line: int | None,
+                  field: str) -> Any:
+    """``check(value, field)`` with the error as ``path:line: field``."""
+    try:
+        return check(value, field)
+    except validation.InvalidValue as exc:
+        raise InputError(path, line, field, exc.message) from None
 
 
 def text_values(values: np.ndarray) -> list[str]:
@@ -204,11 +254,27 @@ def import_qrels(engine: Engine, path: str, *, reviewer: str = "qrels", level: i
     negative values ("in the pool, unjudged") are kept with no decision."""
     if level < 0:
         raise InputError(path, None, "level", "--level must be >= 0")
+    reviewer = checked_value(validation.reviewer_name, reviewer, path, None, "--reviewer")
     data = read_bytes(path)
     digest = file_digest(data)
+    checked_text(data, path, QRELS_FIELDS)
     qrels = parse_qrels(data, path)
+    outside = np.flatnonzero((qrels.rel < validation.INT32_MIN) | (qrels.rel > validation.INT32_MAX))
+    if len(outside):
+        raise InputError(path, int(qrels.line[outside[0]]), "rel",
+                         f"must be between {validation.INT32_MIN} and {validation.INT32_MAX}")
+    renamed_docs = checked_column(qrels.docno.values, qrels.line, path, "docno", validation.doc_id,
+                                  validation.DOC_ID_LENGTH)
     qid_list = text_values(qrels.qid)
     doc_list = text_values(qrels.docno.values)
+    for row, text in renamed_docs.items():
+        doc_list[row] = text
+    topic_names: dict[str, str] = {}
+    for row, qid in enumerate(qid_list):
+        if qid not in topic_names:
+            topic_names[qid] = checked_value(validation.topic_name, qid, path, int(qrels.line[row]), "qid")
+    if any(k != v for k, v in topic_names.items()):
+        qid_list = [topic_names[q] for q in qid_list]
     seen: dict[tuple[str, str], int] = {}
     for i, key in enumerate(zip(qid_list, doc_list, strict=True)):
         if key in seen:
@@ -270,6 +336,9 @@ def read_label(value: str, path: str, line: int, column: str, level: int) -> tup
     except ValueError:
         grade = None
     if grade is not None:
+        if not validation.INT32_MIN <= grade <= validation.INT32_MAX:
+            raise InputError(path, line, column, f"grade {text!r} is outside {validation.INT32_MIN} to "
+                             f"{validation.INT32_MAX}")
         return (None if grade < 0 else grade >= level), grade
     if lowered in RELEVANT_WORDS:
         return True, None
@@ -346,7 +415,9 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
         doc = row[index["doc"]].strip() if "doc" in index else str(rows)
         if not doc:
             raise InputError(path, line_no, cols.get("doc", "doc"), "empty document id")
+        doc = checked_value(validation.doc_id, doc, path, line_no, cols.get("doc", "doc"))
         the_topic = row[index["topic"]].strip() if "topic" in index else str(topic)
+        the_topic = checked_value(validation.topic_name, the_topic, path, line_no, cols.get("topic", "--topic"))
         doc_key = (the_topic, doc)
         if doc_key in seen_docs:
             raise InputError(path, line_no, cols.get("doc", "doc"),
@@ -354,7 +425,11 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
         seen_docs[doc_key] = line_no
         label = row[index["label"]]
         relevant, grade = read_label(label, path, line_no, cols["label"], level)
+        if relevant is not None or grade is not None:
+            label = checked_value(validation.label_text, label.strip(), path, line_no, cols["label"])
         who = row[index["reviewer"]].strip() if "reviewer" in index else reviewer
+        who = checked_value(validation.reviewer_name, who or reviewer, path, line_no,
+                            cols.get("reviewer", "--reviewer"))
         when = _read_time(row[index["time"]], path, line_no, cols["time"]) if "time" in index else None
         if relevant is not None or grade is not None:
             judgments.append((the_topic, doc, label.strip(), relevant, grade, who or reviewer, when))
@@ -364,7 +439,12 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
                 score = float(row[index["score"]]) if "score" in index and row[index["score"]].strip() else None
             except ValueError:
                 raise InputError(path, line_no, cols["rank"], "rank and score must be numbers") from None
+            checked_value(validation.score, rank, path, line_no, cols["rank"])
+            if score is not None:
+                checked_value(validation.score, score, path, line_no, cols["score"])
             ranked.setdefault(the_topic, []).append((rank, doc, score))
+    if ranked:
+        checked_value(validation.queue_name, queue_name or Path(path).stem, path, None, "--queue")
     summary = ImportSummary("csv", path, digest, rows)
     with engine.begin() as conn:
         _check_new(conn, "csv", digest, path, again)
@@ -376,7 +456,7 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
         append_judgments(conn, [(ids[t], d, lab, rel, g, who, "review", source, None,
                                  now if when is None else when, import_id)
                                 for t, d, lab, rel, g, who, when in judgments], progress=progress)
-        qname = queue_name or Path(path).stem
+        qname = validation.queue_name(queue_name or Path(path).stem)
         for the_topic, entries in ranked.items():
             entries.sort(key=lambda e: e[0])
             queue_id = int(conn.execute(insert(Queue).values(

@@ -10,6 +10,7 @@ from sqlalchemy import Engine, insert, select
 from reviewdepth.formats.errors import InputError
 from reviewdepth.services.errors import Invalid, NotFound
 from reviewdepth.services.imports import read_label
+from reviewdepth.store import validation
 from reviewdepth.store.chain import append_judgments
 from reviewdepth.store.ingest import utc_now
 from reviewdepth.store.models import USER_ROLES, Judgment, Topic
@@ -41,6 +42,7 @@ def as_utc(moment: datetime) -> datetime:
 
 
 def topic_id_of(engine: Engine, topic: str) -> int:
+    topic = validation.topic_name(topic)
     with engine.connect() as conn:
         found = conn.execute(select(Topic.id).where(Topic.name == topic)).scalar_one_or_none()
     if found is None:
@@ -55,10 +57,11 @@ def record_judgment(engine: Engine, topic: str, doc_id: str, label: str, *, revi
     or an integer grade (relevant when >= ``level``)."""
     if role not in USER_ROLES:
         raise Invalid(f"role must be one of {', '.join(USER_ROLES)}, not {role!r}")
-    if not doc_id.strip():
-        raise Invalid("document id must not be empty")
-    if not reviewer.strip():
-        raise Invalid("reviewer must not be empty")
+    topic = validation.topic_name(topic)
+    doc_id = validation.doc_id(doc_id, "document id")
+    reviewer = validation.reviewer_name(reviewer)
+    label = validation.label_text(label.strip())
+    note = None if note is None else validation.free_text(note, "note")
     try:
         relevant, grade = read_label(label, "label", 0, "label", level)
     except InputError as exc:
@@ -83,8 +86,8 @@ def parse_as_of(value: str | None) -> tuple[int | None, datetime | None]:
     """``--as-of``: a judgment id (integer) or an ISO 8601 time (UTC when no offset is given)."""
     if value is None or value == "":
         return None, None
-    if value.isdigit():
-        return int(value), None
+    if value.strip().isdigit():  # any digits, ASCII or not (²): `digits` says which are refused
+        return validation.digits(value, "as_of"), None
     try:
         moment = datetime.fromisoformat(value)
     except ValueError:
@@ -111,7 +114,7 @@ def list_judgments(engine: Engine, topic: str, *, as_of: str | None = None, revi
     if as_of_time is not None:
         stmt = stmt.where(Judgment.recorded_at <= _db_time(engine, as_of_time))
     if reviewer:
-        stmt = stmt.where(Judgment.reviewer == reviewer)
+        stmt = stmt.where(Judgment.reviewer == validation.reviewer_name(reviewer))
     stmt = stmt.offset(offset)
     if limit is not None:
         stmt = stmt.limit(limit)
@@ -134,9 +137,13 @@ def record_judgments(engine: Engine, topic: str, items: list[tuple[str, str]], *
     if role not in USER_ROLES:
         raise Invalid(f"role must be one of {', '.join(USER_ROLES)}, not {role!r}")
     parsed = []
+    topic = validation.topic_name(topic)
+    reviewer = validation.reviewer_name(reviewer)
     for position, (doc_id, label) in enumerate(items, start=1):
         if not doc_id.strip():
             raise Invalid(f"judgment {position}: document id must not be empty")
+        doc_id = validation.doc_id(doc_id, f"judgment {position}: document id")
+        validation.label_text(label.strip(), f"judgment {position}: label")
         try:
             relevant, grade = read_label(label, "judgments", position, "label", level)
         except InputError as exc:

@@ -14,9 +14,10 @@ from reviewdepth.formats.errors import InputError
 from reviewdepth.formats.scan import StringColumn, scan
 from reviewdepth.formats.trec import RUN_FIELDS, read_bytes
 from reviewdepth.services.errors import Conflict, Invalid
-from reviewdepth.services.imports import import_run
+from reviewdepth.services.imports import checked_text, import_run
 from reviewdepth.services.judgments import topic_id_of
 from reviewdepth.services.queues import queue_labels
+from reviewdepth.store import validation
 from reviewdepth.store.ingest import bulk_insert, utc_now
 from reviewdepth.store.models import Queue, QueueEntry
 from reviewdepth.store.ranking_blob import encode_ranking
@@ -28,9 +29,8 @@ class RankedDocument:
     score: float | None = None
 
 
-def _check_queue_name(name: str) -> None:
-    if not name.strip() or len(name) > 200:
-        raise Invalid("queue name must be 1 to 200 characters")
+def _check_queue_name(name: str) -> str:
+    return validation.queue_name(name, "queue name")
 
 
 def _refuse_existing(engine: Engine, topic_id: int, topic: str, queue: str) -> None:
@@ -44,19 +44,21 @@ def _refuse_existing(engine: Engine, topic_id: int, topic: str, queue: str) -> N
 def store_ranking(engine: Engine, topic: str, queue: str, documents: Sequence[RankedDocument], *,
                   source: str = "api") -> None:
     """Store ``documents`` (rank order) as the queue ``queue`` of an existing topic, in one transaction."""
-    _check_queue_name(queue)
+    queue = _check_queue_name(queue)
     if not documents:
         raise Invalid("documents: a ranking needs at least one document")
     seen: dict[str, int] = {}
+    checked = []
     for position, doc in enumerate(documents):
-        if not doc.doc_id.strip() or len(doc.doc_id) > 300:
-            raise Invalid(f"documents[{position}].doc_id: must be 1 to 300 characters, not only spaces")
-        if doc.doc_id in seen:
-            raise Invalid(f"documents[{position}].doc_id: duplicate doc id {doc.doc_id!r} "
-                          f"(first at documents[{seen[doc.doc_id]}])")
-        seen[doc.doc_id] = position
-        if doc.score is not None and not np.isfinite(doc.score):
-            raise Invalid(f"documents[{position}].score: must be a finite number")
+        doc_id = validation.doc_id(doc.doc_id, f"documents[{position}].doc_id")
+        if doc_id in seen:
+            raise Invalid(f"documents[{position}].doc_id: duplicate doc id {doc_id!r} "
+                          f"(first at documents[{seen[doc_id]}])")
+        seen[doc_id] = position
+        if doc.score is not None:
+            validation.score(doc.score, f"documents[{position}].score")
+        checked.append(RankedDocument(doc_id, doc.score))
+    documents = checked
     topic_id = topic_id_of(engine, topic)
     _refuse_existing(engine, topic_id, topic, queue)
     docs = [d.doc_id for d in documents]
@@ -70,10 +72,11 @@ def store_ranking(engine: Engine, topic: str, queue: str, documents: Sequence[Ra
 
 def store_run_file(engine: Engine, topic: str, queue: str, path: str, *, order: str = "given") -> None:
     """Store a run file holding one topic's ranking as ``queue`` (every line must name ``topic``)."""
-    _check_queue_name(queue)
+    queue = _check_queue_name(queue)
     topic_id = topic_id_of(engine, topic)
     _refuse_existing(engine, topic_id, topic, queue)
     data = read_bytes(path)
+    checked_text(data, "run", RUN_FIELDS)
     scanned = scan(data, "s", min_fields=6, path="run", names=RUN_FIELDS)
     if len(scanned) == 0:
         raise InputError("run", None, None, "empty run file: no result lines")
@@ -84,7 +87,10 @@ def store_run_file(engine: Engine, topic: str, queue: str, path: str, *, order: 
         line = int(scanned.line_numbers[wrong[0]])
         other = bytes(qids.values[wrong[0]]).decode("utf-8", "replace")
         raise InputError("run", line, "qid", f"topic {other!r} is not {topic!r}; upload one topic's ranking")
-    import_run(engine, path, queue_name=queue, order=order, again=True)
+    try:
+        import_run(engine, path, queue_name=queue, order=order, again=True)
+    except InputError as exc:  # the upload's name, not the server's temporary file
+        raise InputError("run", exc.line, exc.field, exc.message) from None
 
 
 @dataclass(frozen=True)

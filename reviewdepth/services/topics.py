@@ -8,8 +8,9 @@ from datetime import datetime
 from sqlalchemy import Engine, func, insert, select
 from sqlalchemy.exc import IntegrityError
 
-from reviewdepth.services.errors import Conflict, Invalid, NotFound
+from reviewdepth.services.errors import Conflict, NotFound
 from reviewdepth.services.judgments import as_utc
+from reviewdepth.store import validation
 from reviewdepth.store.ingest import utc_now
 from reviewdepth.store.models import VOID_ROLE, Judgment, Queue, Topic
 
@@ -31,12 +32,9 @@ class TopicRecord:
 
 def create_topic(engine: Engine, name: str, population_size: int | None = None) -> TopicRecord:
     """A new, empty topic; an existing name is a conflict."""
-    if not name.strip() or name != name.strip():
-        raise Invalid("topic name must be non-empty and carry no leading or trailing spaces")
-    if len(name) > 200:
-        raise Invalid("topic name must be at most 200 characters")
-    if population_size is not None and population_size < 1:
-        raise Invalid("population_size must be at least 1")
+    name = validation.topic_name(name, "topic name")
+    if population_size is not None:
+        validation.integer(population_size, "population_size", minimum=1)
     now = utc_now()
     try:
         with engine.begin() as conn:
@@ -63,6 +61,7 @@ def list_topics(engine: Engine, *, offset: int = 0, limit: int | None = None) ->
 
 
 def get_topic(engine: Engine, name: str) -> TopicRecord:
+    name = validation.topic_name(name)
     with engine.connect() as conn:
         row = conn.execute(select(Topic.id, Topic.name, Topic.population_size, Topic.created_at)
                            .where(Topic.name == name)).first()
