@@ -17,6 +17,7 @@ from .store_cmds import ListFormat
 class Scope(StrEnum):
     read = "read"
     write = "write"
+    adjudicate = "adjudicate"
     admin = "admin"
 
 
@@ -64,7 +65,9 @@ def register_api(app: typer.Typer) -> None:
     @keys_app.command("create")
     def keys_create(
         reviewer: Annotated[str, typer.Option("--reviewer", help="The reviewer this key records judgments as.")],
-        scope: Annotated[Scope, typer.Option("--scope", help="read, write (record) or admin.")] = Scope.write,
+        scope: Annotated[Scope, typer.Option("--scope", help=(
+            "read; write (record judgments); adjudicate (write, and record adjudications); admin (everything, "
+            "e.g. voiding samples)."))] = Scope.write,
         db: DbOption = None,
     ) -> None:
         """Create a key and print it once on stdout (only its SHA-256 digest is stored)."""

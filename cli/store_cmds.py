@@ -59,11 +59,26 @@ def register_store(app: typer.Typer) -> None:
 
     @db_app.command("downgrade")
     def db_downgrade(revision: Annotated[str, typer.Argument(help="Target revision (base = empty).")],
+                     yes: Annotated[bool, typer.Option("--yes", help=(
+                         "Really revert: the tables and columns listed are dropped with their data."))] = False,
                      db: DbOption = None) -> None:
-        """Revert migrations down to REVISION."""
+        """Revert migrations down to REVISION. Prints what each reverted migration drops; needs --yes."""
+        from alembic.util.exc import CommandError
+
         from reviewdepth.store import migrate
 
         engine = engine_for_db_command(db)
+        try:
+            plan = migrate.downgrade_plan(engine, revision)  # type: ignore[arg-type]
+        except CommandError as exc:
+            fail(f"revision {revision!r}: {exc}")
+        if plan:
+            sys.stderr.write(f"reviewdepth db downgrade {revision} reverts {len(plan)} migration(s); each drops its "
+                             f"tables and columns with the data in them:\n")
+            for step in plan:
+                sys.stderr.write(f"  {step.describe()}\n")
+            if not yes:
+                fail("nothing was changed: run again with --yes to downgrade")
         migrate.downgrade(engine, revision)  # type: ignore[arg-type]
         typer.echo(f"database at revision {migrate.current_revision(engine) or 'base'}")  # type: ignore[arg-type]
 

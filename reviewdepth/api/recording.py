@@ -21,16 +21,22 @@ from pydantic import ValidationError
 
 from reviewdepth.api.calls import INLINE_JUDGMENTS, write_call
 from reviewdepth.api.gate import KEY_STATE
+from reviewdepth.api.problems import ApiProblem
 from reviewdepth.api.schemas import judgment_batch_validator
 from reviewdepth.services.batches import BatchItem, record_batch
-from reviewdepth.services.keys import KeyRecord, key_digest
+from reviewdepth.services.keys import ADJUDICATE, KeyRecord, key_digest
 
 JSON = "application/json"
+ADJUDICATION = "adjudication"  # the judgment role only keys with scope ADJUDICATE may record
 
 
 async def recorded(request: Request, topic: str, key: KeyRecord, items: Sequence[BatchItem],
                    idempotency_key: str | None) -> Response:
-    """Record ``items`` as ``key``'s reviewer and answer 201 ``{"topic", "reviewer", "recorded", "ids"}``."""
+    """Record ``items`` as ``key``'s reviewer and answer 201 ``{"topic", "reviewer", "recorded", "ids"}``; an
+    adjudication needs a key with scope ``adjudicate`` or ``admin`` (403 otherwise)."""
+    if not key.allows(ADJUDICATE) and any(item.role == ADJUDICATION for item in items):
+        raise ApiProblem(403, f"role {ADJUDICATION}: this API key has scope {key.scope!r}; recording an "
+                              f"adjudication needs {ADJUDICATE!r} or 'admin'")
     result = await write_call(request, len(items) <= INLINE_JUDGMENTS, record_batch, request.app.state.engine, topic,
                               items, reviewer=key.reviewer, source="api", idempotency_key=idempotency_key)
     # the bytes FastAPI makes of this dict through response_model JudgmentBatchOut, without re-validating it

@@ -14,7 +14,10 @@ from reviewdepth.services.judgments import as_utc
 from reviewdepth.store.ingest import utc_now
 from reviewdepth.store.models import ApiKey
 
-SCOPES = ("read", "write", "admin")
+# ordered: each scope allows what the ones before it allow; `adjudicate` adds recording adjudications, `admin`
+# everything (voiding samples, ...)
+SCOPES = ("read", "write", "adjudicate", "admin")
+ADJUDICATE = "adjudicate"
 KEY_PREFIX = "rd_"
 _SHOWN = 10  # characters of the key kept in clear (prefix) to tell keys apart
 
@@ -35,7 +38,7 @@ class KeyRecord:
         return self.revoked_at is None
 
     def allows(self, needed: str) -> bool:
-        """``read`` < ``write`` < ``admin``."""
+        """``read`` < ``write`` < ``adjudicate`` < ``admin``."""
         return SCOPES.index(self.scope) >= SCOPES.index(needed)
 
     def as_dict(self) -> dict[str, object]:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import ast
+import inspect
+import textwrap
+from dataclasses import dataclass
 from pathlib import Path
 
 from alembic import command
@@ -12,7 +16,8 @@ from sqlalchemy import Engine
 
 from reviewdepth.store.schema import SchemaNotReady, require_current
 
-__all__ = ["SchemaNotReady", "current_revision", "downgrade", "head_revision", "require_current", "upgrade"]
+__all__ = ["DowngradeStep", "SchemaNotReady", "current_revision", "downgrade", "downgrade_plan", "head_revision",
+           "require_current", "upgrade"]
 
 
 def migrations_dir() -> Path:
@@ -58,3 +63,66 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
 
 def downgrade(engine: Engine, revision: str) -> None:
     _run(engine, "downgrade", revision)
+
+
+@dataclass(frozen=True)
+class DowngradeStep:
+    """One migration a downgrade reverts, and what its ``downgrade()`` drops (with the data in it)."""
+
+    revision: str
+    title: str
+    tables: tuple[str, ...]
+    columns: tuple[str, ...]  # table.column
+
+    def describe(self) -> str:
+        drops = [f"table {t}" for t in self.tables] + [f"column {c}" for c in self.columns]
+        listed = ", ".join(drops) if drops else "no tables or columns"
+        return f"{self.revision} ({self.title}): drops {listed}"
+
+
+def _drops(module: object) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The tables and columns the ``downgrade()`` function of a migration module drops, read from its source:
+    ``op.drop_table('t')``, ``op.drop_column('t', 'c')`` and ``drop_column('c')`` inside
+    ``with op.batch_alter_table('t')`` (the forms Alembic writes)."""
+    source = textwrap.dedent(inspect.getsource(module.downgrade))  # type: ignore[attr-defined]
+    tables: list[str] = []
+    columns: list[str] = []
+
+    def text_args(call: ast.Call) -> list[str]:
+        return [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+
+    def visit(node: ast.AST, table: str | None) -> None:
+        if isinstance(node, ast.With):
+            for item in node.items:
+                call = item.context_expr
+                if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and \
+                        call.func.attr == "batch_alter_table" and text_args(call):
+                    table = text_args(call)[0]
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            args = text_args(node)
+            if node.func.attr == "drop_table" and args:
+                tables.append(args[0])
+            elif node.func.attr == "drop_column" and args:
+                columns.append(f"{args[0]}.{args[1]}" if len(args) > 1 else f"{table}.{args[0]}")
+        for child in ast.iter_child_nodes(node):
+            visit(child, table)
+
+    visit(ast.parse(source), None)
+    return tuple(tables), tuple(columns)
+
+
+def downgrade_plan(engine: Engine, revision: str) -> list[DowngradeStep]:
+    """The migrations ``downgrade(engine, revision)`` would revert, newest first, with what each drops."""
+    current = current_revision(engine)
+    if current is None:
+        return []
+    script = ScriptDirectory(str(migrations_dir()))
+    target = None if revision == "base" else script.get_revision(revision).revision
+    steps = []
+    for found in script.iterate_revisions(current, target or "base"):
+        if found.revision == target:
+            continue
+        tables, columns = _drops(found.module)
+        title = (found.doc or "").strip().splitlines()[0] if found.doc else found.revision
+        steps.append(DowngradeStep(found.revision, title, tables, columns))
+    return steps

@@ -144,7 +144,7 @@ def test_json_ranking_and_idempotency(api: Api) -> None:
 
 def test_conflicts_over_http_equal_the_cli(api: Api, tmp_path: Path) -> None:
     client, ana, bob, judge = (api.client, api.new_key("ana", "write"), api.new_key("bob", "write"),
-                               api.new_key("judge", "write"))
+                               api.new_key("judge", "adjudicate"))
     assert client.post("/topics", json={"name": "dual"}, headers=ana).status_code == 201
     for key, labels in ((ana, ["1", "0", "1"]), (bob, ["1", "1", "0"])):
         r = client.post("/topics/dual/judgments", headers=key, json={

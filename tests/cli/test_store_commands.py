@@ -40,7 +40,7 @@ def test_full_cycle_on_an_explicit_database(tmp_path: Path, trec_data: Path) -> 
     in_302 = sum(1 for line in (trec_data / "qrels.test").read_text().splitlines() if line.split()[0] == "302")
     assert out.splitlines()[0].startswith("id,topic,doc_id,label")
     assert len(out.splitlines()) == 1 + in_302 + 1
-    assert invoke("db", "downgrade", "base", "--db", db)[0] == 0
+    assert invoke("db", "downgrade", "base", "--db", db, "--yes")[0] == 0
     assert invoke("db", "current", "--db", db)[1].startswith("current: none")
 
 
