@@ -62,7 +62,8 @@ def register_reports(app: typer.Typer) -> None:
             "--target", help="Target recall, repeatable (default 0.80 0.90 0.95 0.99).")] = None,
         confidence: Annotated[float, typer.Option("--confidence", help="Confidence level.")] = 0.95,
         interval: Annotated[str, typer.Option(
-            "--interval", help="clopper-pearson, wilson, jeffreys or agresti-coull.")] = "clopper-pearson",
+            "--interval", help="hypergeometric (exact, default) or clopper-pearson (binomial exact, wider): "
+            "both keep their nominal coverage.")] = "hypergeometric",
         policy: Annotated[
             str, typer.Option("--policy", help="latest, adjudicated, majority, any_relevant.")
         ] = "latest",

@@ -95,3 +95,39 @@ def register_samples(app: typer.Typer) -> None:
             sys.stdout.write(json.dumps(record.as_dict(), indent=2) + "\n")
             return
         typer.echo(f"sample {record.id} of {topic} voided: {record.void_reason}")
+
+    @sample_app.command("plan")
+    def plan(
+        topic: Annotated[str, typer.Argument(help="Topic name.")],
+        target: Annotated[str, typer.Option("--target", help="Target recall to certify, in (0, 1).")] = "0.95",
+        confidence: Annotated[float, typer.Option("--confidence", help="Confidence level.")] = 0.95,
+        frame: Annotated[str, typer.Option(
+            "--frame", help="unreviewed (elusion test at the current cutoff) or all (QBCB / direct rule).")
+        ] = "unreviewed",
+        power: Annotated[float, typer.Option(
+            "--power", help="Wanted chance of certifying if the estimate is right.")] = 0.8,
+        elusion: Annotated[float | None, typer.Option(
+            "--elusion-rate", help="Assumed share of relevant documents in the unreviewed rest (default: from the "
+            "best sample, else the recent yield).")] = None,
+        queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
+        output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
+        db: DbOption = None,
+    ) -> None:
+        """How many documents a random sample needs to certify TARGET recall at the current depth, which outcome
+        certifies it, and the chance of that outcome if the current estimate is right."""
+        from reviewdepth.report.model import json_safe
+        from reviewdepth.services.sample_plan import plan_sample
+
+        engine = open_engine(db)
+        with handled_errors():
+            result = plan_sample(engine, topic, queue=queue, target=target, confidence=confidence, frame=frame,
+                                 power=power, rate=elusion)
+        if output_format is not ListFormat.table:
+            sys.stdout.write(json.dumps(json_safe(result), indent=2, ensure_ascii=False) + "\n")
+            return
+        typer.echo(f"topic {topic}, queue {result['queue']}: {result['reviewed']:,} of {result['queue_size']:,} "
+                   f"reviewed, {result['relevant_found_in_reviewed']:,} relevant found there")
+        if not result.get("feasible"):
+            typer.echo(f"cannot certify {float(target):.0%} recall now: {result.get('reason')}")
+            return
+        typer.echo(result["summary"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import textwrap
 from fractions import Fraction
 from html import escape
 from typing import TYPE_CHECKING, Any
@@ -43,11 +44,17 @@ def main_target(report: Report) -> float | None:
 def _rows(report: Report) -> list[tuple[str, str, str, Any]]:
     """(section, row, column, value) for every number in the report: the CSV and the table share it."""
     out: list[tuple[str, str, str, Any]] = []
+    for key, value in report.answer.items():
+        if isinstance(value, dict):
+            for sub, sub_value in value.items():
+                out.append(("answer", f"{key}.{sub}", "value", sub_value))
+        else:
+            out.append(("answer", key, "value", value))
     for key, value in report.summary.items():
         out.append(("summary", key, "value", value))
     for est in report.estimates:
         for key in ("point", "lower", "upper", "recall_point", "recall_lower", "recall_upper", "interval",
-                    "confidence"):
+                    "confidence", "scope"):
             if key in est:
                 out.append(("relevant_estimate", est["method"], key, est[key]))
         out.append(("relevant_estimate", est["method"], "assumptions", "; ".join(est.get("assumptions", []))))
@@ -57,8 +64,12 @@ def _rows(report: Report) -> list[tuple[str, str, str, Any]]:
                 out.append(("depth", str(row.get("target")), key, value))
     for key, value in report.current.items():
         out.append(("current", key, "value", value))
+    for fig in report.recall:
+        for key, value in fig.items():
+            if key != "basis":
+                out.append(("recall", fig["basis"], key, value))
     for ev in report.stopping:
-        for key in ("kind", "stop_now", "stop_depth", "guarantee", "reason"):
+        for key in ("kind", "stop_now", "stop_depth", "certifies", "guarantee", "reason"):
             out.append(("stopping", ev["rule"], key, ev.get(key)))
     for key, value in report.measures.items():
         out.append(("measures_reviewed_prefix", key, "value", value))
@@ -128,13 +139,43 @@ def render_csv(report: Report) -> str:
     return buffer.getvalue()
 
 
+def headline_lines(report: Report) -> list[str]:
+    """The answer in a few lines of at most 80 columns: target and status, confidence and as-of, next step."""
+    a = report.answer
+    as_of = fmt(a.get("as_of_judgment"), "as_of_judgment")
+    lines = [str(a.get("text", "")),
+             f"confidence {a.get('confidence', 0):.0%} · basis {a.get('basis')} · scope {a.get('scope')} · "
+             f"as of judgment {as_of}"]
+    if a.get("next_step"):
+        lines.append(f"next: {a['next_step']}")
+    plan = a.get("plan")
+    if plan and plan.get("feasible") and plan.get("size"):
+        lines.append(f"plan: sample {plan['size']:,} of the unreviewed rest; at most {plan.get('max_positives')} "
+                     f"relevant in it certifies the target (chance {plan.get('chance', 0):.0%} at an assumed "
+                     f"elusion rate of {plan.get('elusion_rate', 0):.2%})")
+    elif plan and plan.get("reason"):
+        lines.append(f"plan: {plan['reason']}")
+    return [part for line in lines for part in textwrap.wrap(line, 80, subsequent_indent="      ")]
+
+
+def _more(row: dict[str, Any]) -> str:
+    if row.get("more_documents") is None:
+        return "—"
+    text = fmt(row["more_documents"])
+    if row.get("more_low") is not None and row.get("more_high") is not None:
+        text += f" [{fmt(row['more_low'])}–{fmt(row['more_high'])}]"
+    return text
+
+
 def render_table(report: Report) -> Group:
-    """Rich tables for people: the answer first (depth and stopping), then the evidence and settings."""
+    """Rich tables for people: the answer first (headline, depth, stopping), then the evidence and settings."""
     from rich.console import Group
     from rich.table import Table
+    from rich.text import Text
 
     s = report.summary
     as_of = fmt(report.settings.get("as_of_judgment"), "as_of_judgment")
+    headline = Text("\n".join(headline_lines(report)))
     head = Table(title=f"topic {report.topic} · queue {report.queue} · as of judgment {as_of} · policy "
                        f"{report.settings['label_policy']}")
     head.add_column("reviewed", justify="right")
@@ -145,27 +186,32 @@ def render_table(report: Report) -> Group:
     head.add_row(fmt(s["reviewed"]), fmt(s["queue_size"]), fmt(s["population"]), fmt(s["judged"]),
                  fmt(s["relevant_found"]))
 
-    est = Table(title=f"|R| estimates ({report.settings['confidence']:.0%} confidence; depth uses "
-                      f"{report.depth_basis}; assumptions in the JSON and HTML reports)")
-    for col in ("method", "point", "lower", "upper", "recall", "interval"):
+    est = Table(title=f"|R| estimates ({report.settings['confidence']:.0%} two-sided; depth uses "
+                      f"{report.depth_basis}; scope {s.get('estimate_scope')}; assumptions in JSON and HTML)")
+    for col in ("method", "point", "lower", "upper", "interval"):
         est.add_column(col, justify="left" if col in ("method", "interval") else "right")
     for e in report.estimates:
-        est.add_row(e["method"], fmt(e["point"]), fmt(e["lower"]), fmt(e["upper"]), fmt(e.get("recall_point")),
-                    fmt(e["interval"]))
+        est.add_row(e["method"], fmt(e["point"]), fmt(e["lower"]), fmt(e["upper"]), fmt(e["interval"]))
 
-    depth = Table(title=f"depth to target recall (from the {report.depth_basis} estimate)")
-    if report.depth_basis == "known":
-        columns = [("target", "target"), ("needed", "relevant needed"), ("depth", "depth"),
-                   ("reached", "reached"), ("precision", "precision"), ("wss", "WSS")]
-    else:
-        columns = [("target", "target"), ("point_depth", "point depth"), ("point_reached", "reached"),
-                   ("conservative_needed", "conservative: relevant needed"), ("conservative_depth", "depth"),
-                   ("conservative_reached", "reached"), ("certified_depth", "certified depth (sample)"),
-                   ("extra_documents", "more documents")]
-    for _, title in columns:
-        depth.add_column(title, justify="right")
+    depth = Table(title=f"depth to target recall (from the {report.depth_basis} estimate; point depths are "
+                        "estimates, never 'reached')")
+    for title in ("target", "status", "point depth", "conservative depth", "more documents", "to rank"):
+        depth.add_column(title, justify="left" if title == "status" else "right")
     for row in report.depth:
-        depth.add_row(*(f"{row[k]:g}" if k == "target" else fmt(row.get(k)) for k, _ in columns))
+        point = row.get("depth") if row.get("depth") is not None else row.get("point_depth")
+        status = str(row["status"])
+        if status == "not reached" and row.get("point_reached") and row.get("conservative_needed") is not None:
+            status = "not certified (point met)"
+        depth.add_row(f"{row['target']:g}", status, fmt(point), fmt(row.get("conservative_depth")),
+                      _more(row), fmt(row.get("forward_depth")))
+
+    recall = Table(title=f"recall of the reviewed prefix ({report.settings['confidence']:.0%}; one row per basis)")
+    for col in ("basis", "point", "two-sided interval", "one-sided lower bound", "note"):
+        recall.add_column(col, justify="left" if col in ("basis", "note") else "right")
+    for r in report.recall:
+        interval = "—" if r.get("lower") is None and r.get("upper") is None else (
+            f"[{fmt(r.get('lower'))}, {fmt(r.get('upper'))}]")
+        recall.add_row(r["basis"], fmt(r.get("point")), interval, fmt(r.get("lower_one_sided")), r.get("note", ""))
 
     stop = Table(title="stopping evidence")
     for col in ("rule", "kind", "stop now", "stop depth", "why"):
@@ -173,7 +219,14 @@ def render_table(report: Report) -> Group:
     for ev in report.stopping:
         stop.add_row(ev["rule"], ev["kind"], fmt(ev.get("stop_now")), fmt(ev.get("stop_depth")), ev.get("reason", ""))
 
-    cur = Table(title="at the current depth")
+    samples = Table(title=f"samples (choice: {report.settings.get('sample_choice')})")
+    for col in ("id", "queue", "drawn", "in rest", "relevant in rest", "use", "status"):
+        samples.add_column(col, justify="right" if col in ("drawn", "in rest", "relevant in rest") else "left")
+    for x in report.samples:
+        samples.add_row(str(x["id"]), str(x.get("queue")), fmt(x.get("size")), fmt(x.get("in_unreviewed_rest")),
+                        fmt(x.get("positives_in_rest")), str(x.get("use")), str(x.get("status", "")))
+
+    cur = Table(title="at the current depth (trec_eval measures: R = relevant judged so far)")
     cur.add_column("quantity")
     cur.add_column("value", justify="right")
     for key, value in report.current.items():
@@ -190,18 +243,22 @@ def render_table(report: Report) -> Group:
     sensitivity = Table(title="sensitivity to the label policy (stopping target "
                               f"{report.settings.get('stopping_target')})")
     sens_columns = ("policy", "relevant_judged", "relevant_in_reviewed", "depth_basis", "relevant_estimate",
-                    "relevant_upper", "recall", "depth", "conservative_depth")
+                    "relevant_upper", "recall", "status", "depth", "conservative_depth")
     for col in sens_columns:
-        sensitivity.add_column(col.replace("_", " "), justify="left" if col == "policy" else "right")
+        sensitivity.add_column(col.replace("_", " "), justify="left" if col in ("policy", "status") else "right")
     for sens in report.review_quality.get("policy_sensitivity", []):
-        sensitivity.add_row(*(str(sens.get(c)) if c == "policy" else fmt(sens.get(c)) for c in sens_columns))
+        sensitivity.add_row(*(str(sens.get(c)) if c in ("policy", "status") else fmt(sens.get(c))
+                              for c in sens_columns))
 
     foot = Table(title="settings and provenance", show_header=False)
     foot.add_column("key")
     foot.add_column("value")
     for key, value in {**report.settings, **report.provenance}.items():
         foot.add_row(key, fmt(value, key))
-    parts = [head, est, depth, stop, cur, quality]
+    parts: list[Any] = [headline, head, depth, recall, stop, est]
+    if report.samples:
+        parts.append(samples)
+    parts += [cur, quality]
     if report.review_quality.get("policy_sensitivity"):
         parts.append(sensitivity)
     return Group(*parts, foot)
@@ -217,22 +274,32 @@ def render_html(report: Report) -> str:
     """A self-contained page (inline CSS and SVG, no scripts, no external resources)."""
     s = report.summary
     target = main_target(report)
-    depth_keys = [k for k in (report.depth[0].keys() if report.depth else [])]
+    depth_columns = ["target", "status", "reached_by", "depth", "point_depth", "conservative_depth",
+                     "certified_depth", "forward_depth", "more_documents", "more_low", "more_high", "forward_basis",
+                     "basis"]
     sections = [
         f"<h1>How deep to review: topic {escape(report.topic)}</h1>",
+        "<p class=\"answer\">" + "<br>".join(escape(line) for line in headline_lines(report)) + "</p>",
         f"<p>Queue <b>{escape(report.queue)}</b> ({escape(str(s['ordering']))} order): {fmt(s['reviewed'])} of "
         f"{fmt(s['queue_size'])} documents reviewed in rank order, {fmt(s['relevant_found_in_reviewed'])} relevant "
-        f"found there; population N = {fmt(s['population'])} ({escape(str(s['population_source']))}). As of judgment "
+        f"found there; population N = {fmt(s['population'])} ({escape(str(s['population_source']))}); "
+        f"{escape(str(s.get('scope_note', '')))}. As of judgment "
         f"{fmt(report.settings.get('as_of_judgment'), 'as_of_judgment')}, label policy "
         f"<b>{escape(str(report.settings['label_policy']))}</b>.</p>",
         "<h2>Depth to target recall</h2>",
-        f"<p>Computed from the <b>{escape(report.depth_basis)}</b> estimate of |R|.</p>",
-        _html_table(depth_keys, [[row[k] for k in depth_keys] for row in report.depth]),
+        f"<p>Computed from the <b>{escape(report.depth_basis)}</b> estimate of |R|. A target is reached only on a "
+        "one-sided upper bound of |R| (or a known |R|); point depths are estimates.</p>",
+        _html_table(depth_columns, [[row.get(k) for k in depth_columns] for row in report.depth]),
         gain_svg(report.gain, target, f"recall against depth ({report.topic})"),
+        "<h2>Recall of the reviewed prefix</h2>",
+        _html_table(["basis", "point", "lower (two-sided)", "upper (two-sided)", "lower (one-sided)", "confidence",
+                     "scope", "note"],
+                    [[r["basis"], r.get("point"), r.get("lower"), r.get("upper"), r.get("lower_one_sided"),
+                      r.get("confidence"), r.get("scope"), r.get("note")] for r in report.recall]),
         "<h2>Stopping evidence</h2>",
-        _html_table(["rule", "kind", "stop now", "stop depth", "guarantee", "why"],
-                    [[e["rule"], e["kind"], e.get("stop_now"), e.get("stop_depth"), e.get("guarantee"),
-                      e.get("reason")] for e in report.stopping]),
+        _html_table(["rule", "kind", "stop now", "stop depth", "certifies", "guarantee", "why"],
+                    [[e["rule"], e["kind"], e.get("stop_now"), e.get("stop_depth"), e.get("certifies"),
+                      e.get("guarantee"), e.get("reason")] for e in report.stopping]),
         "<h2>Estimates of |R|</h2>",
         _html_table(["method", "point", "lower", "upper", "interval", "recall", "assumptions"],
                     [[e["method"], e["point"], e["lower"], e["upper"], e["interval"], e.get("recall_point"),
@@ -246,9 +313,11 @@ def render_html(report: Report) -> str:
                      _html_table(["measure", "value"], [[k, v] for k, v in report.completed_review.items()])]
     sections += [
         "<h2>Samples</h2>",
-        _html_table(["id", "frame", "size", "frame size", "seed", "complete", "missing", "relevant"],
-                    [[str(x["id"]), x["frame_definition"], x["size"], x["frame_size"], str(x["seed"]), x["complete"],
-                      x["missing"], x["relevant"]] for x in report.samples]) if report.samples else
+        _html_table(["id", "queue", "frame", "size", "frame size", "seed", "missing", "in rest", "relevant in rest",
+                     "use", "status"],
+                    [[str(x["id"]), x.get("queue"), x["frame_definition"], x["size"], x["frame_size"], str(x["seed"]),
+                      x["missing"], x.get("in_unreviewed_rest"), x.get("positives_in_rest"), x.get("use"),
+                      x.get("status")] for x in report.samples]) if report.samples else
         "<p>No random sample yet: draw one with <code>reviewdepth sample draw</code>.</p>",
         "<h2>Review quality and PRISMA 2020 counts</h2>",
         _html_table(["section", "row", "quantity", "value"], [list(r) for r in _quality_rows(report)]),

@@ -28,11 +28,15 @@ class Report:
 
     topic: str
     queue: str
+    # the headline: stopping target, status (reached by what / not reached: how many more / unknown: what to do)
+    answer: dict[str, Any]
     summary: dict[str, Any]
     estimates: list[dict[str, Any]]
     depth_basis: str
     depth: list[dict[str, Any]]
     current: dict[str, Any]
+    # one recall of the reviewed prefix per basis, each with its sidedness, confidence and caveats
+    recall: list[dict[str, Any]]
     stopping: list[dict[str, Any]]
     measures: dict[str, Any]
     completed_review: dict[str, Any] | None

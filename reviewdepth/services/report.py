@@ -11,11 +11,10 @@ import numpy as np
 from sqlalchemy import Engine, exists, func, select
 
 from reviewdepth import __version__
-from reviewdepth.estimation import intervals, relevant, stopping
+from reviewdepth.estimation import relevant, stopping
 from reviewdepth.estimation.agreement import corrected_relevant_count
-from reviewdepth.estimation.depth_unknown import depth_under_unknown_r
+from reviewdepth.estimation.assessment import REPORT_INTERVALS, Assessment, ReviewState, assess
 from reviewdepth.measures import tar
-from reviewdepth.measures.depth import depth_to_recall
 from reviewdepth.measures.suite import MeasureSpec, evaluate_ranked
 from reviewdepth.measures.tar_suite import TopicRun, clean_topic
 from reviewdepth.report.model import Report
@@ -26,10 +25,12 @@ from reviewdepth.services.judgments import topic_id_of
 from reviewdepth.services.prisma import prisma_counts
 from reviewdepth.services.qc import qc_result
 from reviewdepth.services.queues import find_queue, queue_labels, ranked_from_labels
-from reviewdepth.services.samples import SampleRecord, load_samples, reviewed_prefix
+from reviewdepth.services.sample_evidence import QueueEvidence, queue_evidence
+from reviewdepth.services.sample_plan import sample_plan_figures
+from reviewdepth.services.samples import SampleRecord, load_samples
 from reviewdepth.store.labels import POLICIES
 from reviewdepth.store.loaders import QueueLabels
-from reviewdepth.store.models import ImportRecord, Judgment, Topic
+from reviewdepth.store.models import ImportRecord, Judgment, Queue, Topic
 from reviewdepth.store.votes import load_votes, reviewers_per_document
 
 DEFAULT_TARGETS = ("0.80", "0.90", "0.95", "0.99")
@@ -44,7 +45,9 @@ class ReportOptions:
     queue: str | None = None
     targets: Sequence[str] = DEFAULT_TARGETS
     confidence: float = 0.95
-    interval: str = "clopper-pearson"
+    # exact intervals only (hypergeometric on counts, or Clopper–Pearson on proportions): every bound the report
+    # calls conservative or certified must keep its nominal coverage
+    interval: str = "hypergeometric"
     policy: str = "latest"
     as_of: int | None = None
     target_rule: str = "ceil"
@@ -63,8 +66,12 @@ class ReportOptions:
                 raise Invalid(f"target recall must be in (0, 1], not {t}")
         if not 0 < self.confidence < 1:
             raise Invalid(f"confidence must be in (0, 1), not {self.confidence}")
-        if self.interval not in intervals.INTERVAL_METHODS:
-            raise Invalid(f"interval must be one of {', '.join(intervals.INTERVAL_METHODS)}, not {self.interval!r}")
+        if self.interval not in REPORT_INTERVALS:
+            raise Invalid(f"interval must be one of {', '.join(REPORT_INTERVALS)}, not {self.interval!r} (approximate "
+                          "intervals such as Wilson or Jeffreys cover less than their nominal level one-sided, so the "
+                          "report does not use them)")
+        if self.known_relevant is not None and self.known_relevant < 0:
+            raise Invalid(f"the number of relevant documents cannot be negative, not {self.known_relevant}")
         if self.policy not in POLICIES:
             raise Invalid(f"policy must be one of {', '.join(POLICIES)}, not {self.policy!r}")
         if self.target_rule not in ("ceil", "tar_eval", "asreview"):
@@ -78,15 +85,11 @@ def _thin(n: int) -> np.ndarray:
     return np.unique(np.concatenate((np.linspace(0, n - 1, MAX_CURVE_POINTS).round().astype(np.int64), [n - 1])))
 
 
-def _estimate_dict(estimate: relevant.Estimate) -> dict[str, Any]:
+def _estimate_dict(estimate: relevant.Estimate, scope: str) -> dict[str, Any]:
     out = dataclasses.asdict(estimate)
     out["assumptions"] = list(estimate.assumptions)
+    out["scope"] = "population" if estimate.method in ("judged", "known") else scope
     return out
-
-
-def _latest(samples: list[SampleRecord], frames: tuple[str, ...]) -> SampleRecord | None:
-    complete = [s for s in samples if s.frame in frames and s.complete]
-    return complete[-1] if complete else None
 
 
 def build_report(engine: Engine, topic: str, options: ReportOptions) -> Report:
@@ -99,34 +102,34 @@ def build_report(engine: Engine, topic: str, options: ReportOptions) -> Report:
         population_size = conn.execute(select(Topic.population_size).where(Topic.id == topic_id)).scalar_one()
     as_of = options.as_of if options.as_of is not None else (int(last_id) if last_id is not None else None)
     _, labels = queue_labels(engine, topic, row.name, options.policy, None if as_of is None else str(as_of))
+    evidence = queue_evidence(engine, topic_id, row, labels, as_of)
     samples = load_samples(engine, topic, row.name, labels=labels, as_of=as_of)
 
-    fig = _figures(labels, samples, population_size, options)
+    fig = _figures(labels, evidence, population_size, options)
     size, population, reviewed, rel_queue = fig.size, fig.population, fig.reviewed, fig.rel_queue
     found_prefix, found_topic, judged_ranks, fully_judged = (fig.found_prefix, fig.found_topic, fig.judged_ranks,
                                                              fig.fully_judged)
-    estimates, basis, targets, depth_rows, current = fig.estimates, fig.basis, fig.targets, fig.depth_rows, fig.current
-    srs, elusion, confidence = fig.srs, fig.elusion, options.confidence
+    assessment, confidence = fig.assessment, options.confidence
 
-    evidence = _stopping(labels.labels[:reviewed], reviewed, population, targets, confidence, srs, elusion,
-                         found_prefix, rel_queue)
-
-    # measures over the reviewed prefix (unjudged = non-relevant, as trec_eval; R = judged relevant of the topic)
+    # trec_eval's measures over the reviewed prefix: unjudged = non-relevant and R = relevant judged so far, as
+    # trec_eval counts them (so recall@k is left out: the recall section gives recall against estimated R)
     measures: dict[str, Any] = {}
     if reviewed:
         prefix = dataclasses.replace(labels, size=reviewed, labels=labels.labels[:reviewed])
-        spec = MeasureSpec.parse(["map", "Rprec", "recip_rank", "P." + ",".join(map(str, PREFIX_CUTOFFS)),
-                                  "recall." + ",".join(map(str, PREFIX_CUTOFFS))])
+        spec = MeasureSpec.parse(["map", "Rprec", "recip_rank", "P." + ",".join(map(str, PREFIX_CUTOFFS))])
         result = evaluate_ranked(ranked_from_labels(prefix, topic), spec, run_id=row.run_tag or row.name)
         measures = {k: v for k, v in result.summary.items() if k not in ("runid", "num_q")}
-    completed = None
-    if fully_judged:
+    completed: dict[str, Any] | None = None
+    if fully_judged and found_topic == 0:
+        completed = {"note": "no relevant document in the topic: the recall-oriented measures are undefined"}
+    elif fully_judged:
         values = clean_topic(TopicRun.plain(topic, rel_queue.astype(np.int64), population, found_topic)).values
         completed = {k: v for k, v in values.items()}
 
     summary = {
         "queue_size": size, "population": population,
         "population_source": "topic" if population_size else "queue size",
+        "estimate_scope": assessment.scope, "scope_note": assessment.scope_note,
         "ordering": row.ordering, "reviewed": reviewed, "judged": len(judged_ranks),
         "relevant_found": int(np.count_nonzero(rel_queue)), "relevant_found_in_reviewed": found_prefix,
         "relevant_judged_in_topic": found_topic,
@@ -134,23 +137,50 @@ def build_report(engine: Engine, topic: str, options: ReportOptions) -> Report:
         "last_relevant_rank": tar.last_rel(rel_queue[:reviewed].astype(np.int64)) if found_prefix else None,
         "run_threshold_rank": row.threshold_rank, "fully_judged": fully_judged,
     }
-    sample_rows = [{"id": s.id, "frame": s.frame, "frame_definition": s.frame_definition, "size": s.size,
-                    "frame_size": s.frame_size, "seed": s.seed, "complete": s.complete, "missing": len(s.missing),
-                    "relevant": s.relevant if s.complete else None} for s in samples]
-    settings = {"targets": targets, "stopping_target": stopping_target(targets), "confidence": confidence,
+    uses = {u.sample_id: u for u in assessment.samples}
+    sample_rows = []
+    for entry in evidence.entries:
+        row_dict = entry.as_row()
+        use = uses.get(entry.id)
+        if use is not None:
+            row_dict.update(use=use.role, status=use.status, in_unreviewed_rest=use.in_rest,
+                            positives_in_rest=use.rest_positives)
+        else:
+            row_dict.update(use="unused", in_unreviewed_rest=None, positives_in_rest=None)
+        sample_rows.append(row_dict)
+    tau = stopping_target(fig.targets)
+    headline = assessment.headline
+    answer = {"target": headline.target, "status": headline.status, "text": headline.text,
+              "confidence": confidence, "as_of_judgment": as_of, "next_step": headline.next_step,
+              "basis": assessment.basis.method, "scope": assessment.scope}
+    if headline.status != "reached" or assessment.basis.method not in ("known",):
+        plan = _plan(fig, labels.labels, tau, confidence)
+        if plan is not None:
+            answer["plan"] = plan
+    settings = {"targets": fig.targets, "stopping_target": tau, "confidence": confidence,
                 "interval": options.interval, "independent_screening": options.independent,
                 "label_policy": options.policy, "ordering": row.ordering, "as_of_judgment": as_of,
-                "target_rule": options.target_rule, "depth_basis": basis.method}
+                "target_rule": options.target_rule, "depth_basis": assessment.basis.method,
+                "sample_choice": SAMPLE_CHOICE_RULE}
     provenance = {"software": f"reviewdepth {__version__}", "queue_source": row.source,
-                  "input_digests": _digests(engine, topic_id, as_of), "sample_seeds": [s.seed for s in samples]}
-    gain, pr = _curves(labels.labels[:reviewed], basis, depth_rows)
-    quality, prisma = _review_quality(engine, topic, topic_id, row.name, labels, samples, fig, population_size,
+                  "input_digests": _digests(engine, topic_id, as_of),
+                  "sample_seeds": [seed for _, seed in sorted({**{x.id: x.seed for x in samples},
+                                                               **{e.id: e.seed for e in evidence.entries}}.items())]}
+    gain, pr = _curves(labels.labels[:reviewed], assessment)
+    quality, prisma = _review_quality(engine, topic, topic_id, row, labels, samples, fig, population_size,
                                       options, as_of)
-    return Report(topic=topic, queue=row.name, summary=summary, estimates=[_estimate_dict(e) for e in estimates],
-                  depth_basis=basis.method, depth=depth_rows, current=current,
-                  stopping=[_evidence_dict(e) for e in evidence], measures=measures, completed_review=completed,
-                  samples=sample_rows, settings=settings, provenance=provenance, gain=gain, precision_recall=pr,
-                  review_quality=quality, prisma=prisma)
+    return Report(topic=topic, queue=row.name, summary=summary, answer=answer,
+                  estimates=[_estimate_dict(e, assessment.scope) for e in assessment.estimates],
+                  depth_basis=assessment.basis.method, depth=fig.depth_rows, current=fig.current,
+                  recall=[dataclasses.asdict(r) for r in assessment.recall],
+                  stopping=[_evidence_dict(e) for e in assessment.stopping], measures=measures,
+                  completed_review=completed, samples=sample_rows, settings=settings, provenance=provenance,
+                  gain=gain, precision_recall=pr, review_quality=quality, prisma=prisma)
+
+
+SAMPLE_CHOICE_RULE = ("rest: the usable sample with the most documents in the unreviewed rest (ties: more drawn, "
+                      "then older); whole-queue rules: the largest whole-queue sample; voided and incomplete samples "
+                      "are never used")
 
 
 @dataclasses.dataclass
@@ -165,81 +195,46 @@ class _Figures:
     found_topic: int
     judged_ranks: np.ndarray
     fully_judged: bool
-    estimates: list[relevant.Estimate]
-    basis: relevant.Estimate
     targets: list[str]
+    assessment: Assessment
     depth_rows: list[dict[str, Any]]
     current: dict[str, Any]
-    srs: SampleRecord | None
-    elusion: SampleRecord | None
 
 
-def _figures(labels: QueueLabels, samples: list[SampleRecord], population_size: int | None,
+def _figures(labels: QueueLabels, evidence: QueueEvidence, population_size: int | None,
              options: ReportOptions) -> _Figures:
     size = labels.size
-    population = int(population_size) if population_size else size
-    reviewed = reviewed_prefix(labels)
+    population = max(int(population_size), size) if population_size else size
+    reviewed = evidence.reviewed
     rel_queue = labels.labels == 1
-    prefix_rel_ranks = np.flatnonzero(rel_queue[:reviewed]) + 1
-    found_prefix = len(prefix_rel_ranks)
+    found_prefix = int(np.count_nonzero(rel_queue[:reviewed]))
     found_topic = labels.relevant_total
     judged_ranks = np.flatnonzero(labels.labels >= 0)
     fully_judged = labels.judged_total >= population and len(judged_ranks) == size and population == size
-    confidence = options.confidence
-
-    # |R| estimates by every method the evidence allows
-    estimates: list[relevant.Estimate] = [relevant.estimate_judged(found_topic)]
-    known = options.known_relevant if options.known_relevant is not None else (found_topic if fully_judged else None)
-    if known is not None:
-        estimates.append(relevant.estimate_known(known))
-    srs = _latest(samples, ("all",))
-    if srs is not None:
-        estimates.append(relevant.estimate_srs(srs.relevant, srs.size, srs.frame_size, found=found_topic,
-                                               confidence=confidence, method=options.interval))
-    elusion = _latest(samples, ("unreviewed", "below-rank"))
-    if elusion is not None and elusion.below_rank is not None and elusion.below_rank <= reviewed:
-        found_above = int(np.count_nonzero(rel_queue[:elusion.below_rank]))
-        estimates.append(relevant.estimate_elusion(found_above, population - elusion.below_rank, elusion.size,
-                                                   elusion.relevant, confidence=confidence))
-    strata = _strata(samples, reviewed, rel_queue, size, population)
-    if strata is not None:
-        estimates.append(relevant.estimate_stratified(strata, confidence=confidence))
-    if srs is not None and srs.relevant > 0:
-        positives = np.array(srs.positive_ranks, dtype=np.int64)
-        estimates.append(relevant.direct_recall(int(np.count_nonzero(positives <= reviewed)), len(positives),
-                                                confidence=confidence))
-
-    basis = _choose(estimates)
     targets = [str(t) for t in options.targets]
-    if basis.method == "known":
-        rel_ranks_all = np.flatnonzero(rel_queue) + 1
-        rows = depth_to_recall(rel_ranks_all, int(basis.point), targets, population=population,
-                               rule=options.target_rule)
-        depth_rows = [dict(dataclasses.asdict(r), reached=r.depth is not None and r.depth <= reviewed)
-                      for r in rows]
-    else:
-        sample_positives = np.array(srs.positive_ranks, dtype=np.int64) if srs is not None else None
-        unknown = depth_under_unknown_r(prefix_rel_ranks, reviewed, basis, [float(Fraction(t)) for t in targets],
-                                        sample_positive_ranks=sample_positives, confidence=confidence)
-        depth_rows = [dataclasses.asdict(u) for u in unknown]
-
-    # recall and precision at the current depth
+    if options.known_relevant is not None and options.known_relevant < found_topic:
+        raise Invalid(f"--relevant {options.known_relevant} is below the {found_topic:,} documents already judged "
+                      "relevant in this topic")
+    state = ReviewState(labels.labels, reviewed, population, found_topic, options.known_relevant, fully_judged)
+    assessment = assess(state, evidence.draws, targets, confidence=options.confidence, interval=options.interval,
+                        stopping_target=stopping_target(targets), target_rule=options.target_rule)
+    depth_rows = [dataclasses.asdict(a) for a in assessment.targets]
     current: dict[str, Any] = {"depth": reviewed, "relevant_found": found_prefix,
-                               "precision": found_prefix / reviewed if reviewed else None,
-                               "recall_basis": basis.method}
-    if basis.upper is not None and basis.point > 0:
-        current["recall"] = found_prefix / basis.point
-        current["recall_lower"] = found_prefix / basis.upper if basis.upper else None
-        current["recall_upper"] = found_prefix / basis.lower if basis.lower else None
-    if reviewed:
-        lo, hi = intervals.proportion_interval(found_prefix, reviewed, confidence, options.interval)
-        current["precision_lower"], current["precision_upper"] = lo, hi
-
+                               "precision": found_prefix / reviewed if reviewed else None}
     return _Figures(size, population, reviewed, rel_queue, found_prefix, found_topic, judged_ranks, fully_judged,
-                    estimates, basis, targets, depth_rows, current, srs, elusion)
+                    targets, assessment, depth_rows, current)
 
 
-def _review_quality(engine: Engine, topic: str, topic_id: int, queue: str, labels: QueueLabels,
+def _plan(fig: _Figures, labels: np.ndarray, tau: str, confidence: float) -> dict[str, Any] | None:
+    """What a fresh sample of the unreviewed rest would need to certify the stopping target now."""
+    rest = fig.size - fig.reviewed
+    if rest <= 0:
+        return None
+    return sample_plan_figures(fig.found_prefix, fig.reviewed, rest, fig.assessment, tau, confidence,
+                               prefix_labels=labels)
+
+
+def _review_quality(engine: Engine, topic: str, topic_id: int, queue: Queue, labels: QueueLabels,
                     samples: list[SampleRecord], fig: _Figures, population_size: int | None, options: ReportOptions,
                     as_of: int | None) -> tuple[dict[str, Any], dict[str, Any]]:
     """Several reviewers and QC: conflicts, agreement, QC error rates, the figures under every label policy, and
@@ -247,7 +242,7 @@ def _review_quality(engine: Engine, topic: str, topic_id: int, queue: str, label
     with engine.connect() as conn:
         per_record = reviewers_per_document(conn, topic_id, as_of)
         multi = load_votes(conn, topic_id, as_of, min_reviewers=2) if max(per_record, default=0) >= 2 else []
-        qc = [qc_result(conn, topic_id, s, options.policy, as_of, options.confidence, options.interval)
+        qc = [qc_result(conn, topic_id, s, options.policy, as_of, options.confidence, "clopper-pearson")
               for s in samples if s.frame == "judged"]
     conflicts = conflicts_of(multi)
     resolved = sum(c.status == "resolved" for c in conflicts)
@@ -263,9 +258,10 @@ def _review_quality(engine: Engine, topic: str, topic_id: int, queue: str, label
         for policy in POLICIES:
             figures = fig
             if policy != options.policy:
-                _, other = queue_labels(engine, topic, queue, policy, None if as_of is None else str(as_of))
-                other_samples = load_samples(engine, topic, queue, labels=other, as_of=as_of)
-                figures = _figures(other, other_samples, population_size, dataclasses.replace(options, policy=policy))
+                _, other = queue_labels(engine, topic, queue.name, policy, None if as_of is None else str(as_of))
+                other_evidence = queue_evidence(engine, topic_id, queue, other, as_of)
+                figures = _figures(other, other_evidence, population_size,
+                                   dataclasses.replace(options, policy=policy))
             sensitivity.append(_sensitivity_row(policy, figures, tau))
         rated = [q for q in qc if q.rates is not None]
         if rated:
@@ -289,39 +285,18 @@ def _review_quality(engine: Engine, topic: str, topic_id: int, queue: str, label
 
 
 def _sensitivity_row(policy: str, fig: _Figures, tau: float) -> dict[str, Any]:
-    row = next((r for r in fig.depth_rows if abs(float(r["target"]) - tau) < 1e-12), {})
+    a = fig.assessment
+    row = next((r for r in a.targets if abs(r.target - tau) < 1e-12), None)
+    recall = a.recall[0] if a.recall and a.recall[0].basis == a.basis.method else None
     return {"policy": policy, "relevant_judged": fig.found_topic, "relevant_in_reviewed": fig.found_prefix,
-            "depth_basis": fig.basis.method, "relevant_estimate": fig.basis.point,
-            "relevant_lower": fig.basis.lower, "relevant_upper": fig.basis.upper,
-            "recall": fig.current.get("recall"), "recall_lower": fig.current.get("recall_lower"),
-            "recall_upper": fig.current.get("recall_upper"), "target": tau,
-            "depth": row.get("depth", row.get("point_depth")), "conservative_depth": row.get("conservative_depth")}
-
-
-def _choose(estimates: list[relevant.Estimate]) -> relevant.Estimate:
-    """The |R| estimate depths are computed from: known > elusion > stratified > SRS > judged (lower bound)."""
-    order = ["known", "elusion", "stratified", "srs", "judged"]
-    usable = [e for e in estimates if e.method in order]
-    return min(usable, key=lambda e: order.index(e.method))
-
-
-def _strata(samples: list[SampleRecord], reviewed: int, rel_queue: np.ndarray, size: int,
-            population: int) -> list[relevant.Stratum] | None:
-    """Reviewed prefix (exact) plus complete rank-band samples, when together they cover the whole queue."""
-    bands = sorted((s for s in samples if s.frame == "ranks" and s.complete), key=lambda s: s.from_rank or 0)
-    if not bands or population != size:
-        return None
-    strata = [relevant.Stratum("reviewed", reviewed, reviewed, int(np.count_nonzero(rel_queue[:reviewed])),
-                               reviewed=True, found=True)] if reviewed else []
-    covered = reviewed
-    for s in bands:
-        assert s.from_rank is not None and s.to_rank is not None
-        if s.from_rank != covered + 1:
-            return None
-        strata.append(relevant.Stratum(f"ranks {s.from_rank}-{s.to_rank}", s.frame_size, s.size, s.relevant,
-                                       reviewed=False, found=False))
-        covered = s.to_rank
-    return strata if covered == size else None
+            "depth_basis": a.basis.method, "relevant_estimate": a.basis.point,
+            "relevant_lower": a.basis.lower, "relevant_upper": a.basis.upper,
+            "recall": None if recall is None else recall.point,
+            "recall_lower": None if recall is None else recall.lower,
+            "recall_upper": None if recall is None else recall.upper, "target": tau,
+            "status": None if row is None else row.status,
+            "depth": None if row is None else (row.depth if row.depth is not None else row.point_depth),
+            "conservative_depth": None if row is None else row.conservative_depth}
 
 
 def stopping_target(targets: list[str]) -> str:
@@ -330,32 +305,6 @@ def stopping_target(targets: list[str]) -> str:
     if "0.95" in targets or not below_one:
         return "0.95"
     return max(below_one, key=Fraction)
-
-
-def _stopping(prefix_labels: np.ndarray, reviewed: int, population: int, targets: list[str], confidence: float,
-              srs: SampleRecord | None, elusion: SampleRecord | None, found_prefix: int,
-              rel_queue: np.ndarray) -> list[stopping.StoppingEvidence]:
-    tau = stopping_target(targets)
-    alpha = 1 - confidence
-    rel = (prefix_labels == 1).astype(np.int64)
-    positives = np.array(srs.positive_ranks if srs is not None else [], dtype=np.int64)
-    out = [
-        stopping.target_method(positives, reviewed, tau=tau, alpha=alpha),
-        stopping.qbcb(positives, reviewed, tau=tau, alpha=alpha),
-        stopping.direct_recall_rule(positives, reviewed, tau=tau, alpha=alpha),
-    ]
-    if elusion is not None and elusion.below_rank is not None and elusion.below_rank <= reviewed:
-        cut = elusion.below_rank
-        urn = np.array([1 if label == 1 else 0 for label in elusion.labels], dtype=np.int64)
-        labels = np.concatenate(((rel_queue[:cut]).astype(np.int64), urn))
-        out.append(stopping.hypergeometric_test(labels, population, tau=tau, alpha=alpha, urn_start=cut))
-        out.append(stopping.elusion_rule(int(rel_queue[:cut].sum()), population - cut, elusion.size,
-                                         elusion.relevant, tau=tau, alpha=alpha, reviewed=cut))
-    else:
-        out.append(stopping.hypergeometric_test(rel, population, tau=tau, alpha=alpha))
-    out.append(stopping.knee_method(rel))
-    out.append(stopping.budget_method(rel, population))
-    return out
 
 
 def _evidence_dict(evidence: stopping.StoppingEvidence) -> dict[str, Any]:
@@ -374,21 +323,22 @@ def _digests(engine: Engine, topic_id: int, as_of: int | None) -> list[str]:
         return sorted(str(d) for d in conn.execute(stmt).scalars())
 
 
-def _curves(prefix_labels: np.ndarray, basis: relevant.Estimate,
-            depth_rows: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:
+def _curves(prefix_labels: np.ndarray, assessment: Assessment) -> tuple[dict[str, Any], dict[str, Any]]:
+    basis = assessment.basis
     n = len(prefix_labels)
     cg = np.cumsum(prefix_labels == 1)
     keep = _thin(n)
-    r_point = basis.point if basis.point > 0 else None
+    r_point = basis.point if basis.point > 0 and basis.method != "judged" else None
     gain: dict[str, Any] = {"depth": (keep + 1).tolist(), "found": cg[keep].tolist(), "relevant_estimate": r_point,
-                            "relevant_lower": basis.lower, "relevant_upper": basis.upper,
-                            "markers": [{"target": r.get("target"), "depth": r.get("depth", r.get("point_depth")),
-                                         "conservative": r.get("conservative_depth")} for r in depth_rows]}
+                            "relevant_lower": basis.lower if r_point else None,
+                            "relevant_upper": basis.upper if r_point else None,
+                            "markers": [{"target": r.target, "depth": r.depth if r.depth is not None else r.point_depth,
+                                         "conservative": r.conservative_depth} for r in assessment.targets]}
     pr: dict[str, Any] = {}
     if n and r_point:
         ranks = np.arange(1, n + 1, dtype=np.float64)
         precision = cg / ranks
         interpolated = np.maximum.accumulate(precision[::-1])[::-1]
-        pr = {"recall": (cg[keep] / r_point).tolist(), "precision": precision[keep].tolist(),
+        pr = {"recall": np.minimum(cg[keep] / r_point, 1.0).tolist(), "precision": precision[keep].tolist(),
               "interpolated_precision": interpolated[keep].tolist()}
     return gain, pr

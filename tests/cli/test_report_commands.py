@@ -41,9 +41,14 @@ def test_report_formats_are_deterministic(demo_db: str, tmp_path: Path) -> None:
     csv_text = invoke("report", "CD008803", "--db", demo_db, "--format", "csv")[1]
     assert csv_text.startswith("section,row,column,value") and "stopping,elusion,kind,certified" in csv_text
     code, out, _ = invoke("report", "CD008803", "--db", demo_db, "--target", "0.9", "--confidence", "0.9",
-                          "--interval", "wilson", "--format", "json")
+                          "--interval", "clopper-pearson", "--format", "json")
     data = json.loads(out)
     assert data["settings"]["targets"] == ["0.9"] and data["settings"]["confidence"] == 0.9
+    assert data["settings"]["interval"] == "clopper-pearson" and data["answer"]["confidence"] == 0.9
+    elusion = next(e for e in data["estimates"] if e["method"] == "elusion")
+    assert elusion["interval"] == "clopper-pearson"
+    code, _, err = invoke("report", "CD008803", "--db", demo_db, "--interval", "wilson")
+    assert code == 2 and "interval must be one of hypergeometric, clopper-pearson" in err
     code, _, err = invoke("report", "CD008803", "--db", demo_db, "--target", "1.2")
     assert code == 2 and "target recall must be in (0, 1]" in err
 

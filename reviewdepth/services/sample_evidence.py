@@ -1,0 +1,146 @@
+"""The topic's random samples as evidence for one queue at one moment: every sample of the topic (drawn from this
+queue or from an earlier ranking of it) re-expressed on the queue's ranks, with what keeps each from being used.
+
+A sample's frame is fixed when it is drawn: a set of documents of the queue it was drawn from (the whole queue,
+the ranks below a cutoff, or a rank band). On the current queue that frame covers every rank after some rank s:
+the sample speaks for the current unreviewed rest once the review has passed s (see
+`reviewdepth.estimation.assessment`). On the queue it was drawn from, s is the draw cutoff; on a re-ranking, s is
+the deepest current rank of a document outside the frame (0 when the frame holds every document of the queue, so
+a whole-queue sample survives a re-ranking of the same documents).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from sqlalchemy import Engine, select
+from sqlalchemy.orm import Session
+
+from reviewdepth.estimation.assessment import SampleDraw, reviewed_prefix
+from reviewdepth.services.samples import frame_definition
+from reviewdepth.store.labels import UNJUDGED
+from reviewdepth.store.loaders import QueueLabels
+from reviewdepth.store.models import Queue, QueueEntry, Sample, SampleItem
+
+REST_FRAMES = ("all", "unreviewed", "below-rank", "ranks")
+
+
+@dataclass
+class SampleEntry:
+    """One stored sample as the report lists it, and its draw on the current queue when it can be used."""
+
+    id: int
+    queue: str
+    frame: str
+    frame_definition: str
+    frame_size: int
+    size: int
+    seed: int
+    drawn_at: int | None
+    missing: list[str]
+    draw: SampleDraw | None
+    status: str
+    voided: bool = False
+    void_reason: str | None = None
+    relevant: int | None = None
+
+    def as_row(self) -> dict[str, object]:
+        return {"id": self.id, "queue": self.queue, "frame": self.frame, "frame_definition": self.frame_definition,
+                "size": self.size, "frame_size": self.frame_size, "seed": self.seed, "drawn_at_judgment":
+                self.drawn_at, "missing": len(self.missing), "relevant": self.relevant, "voided": self.voided,
+                "void_reason": self.void_reason, "status": self.status}
+
+
+@dataclass
+class QueueEvidence:
+    """The samples of a topic for one queue, and the reviewed prefix they leave (sample documents judged out of
+    turn at the end of the judged prefix do not extend it)."""
+
+    entries: list[SampleEntry]
+    reviewed: int
+
+    @property
+    def draws(self) -> list[SampleDraw]:
+        return [e.draw for e in self.entries if e.draw is not None]
+
+
+def _queue_doc_ids(session: Session, queue_id: int) -> list[str]:
+    return [d for (d,) in session.execute(select(QueueEntry.doc_id).where(QueueEntry.queue_id == queue_id)
+                                          .order_by(QueueEntry.rank))]
+
+
+def queue_evidence(engine: Engine, topic_id: int, queue: Queue, labels: QueueLabels,
+                   as_of: int | None) -> QueueEvidence:
+    """Every non-QC sample of the topic drawn at or before ``as_of``, expressed on ``queue``."""
+    with Session(engine) as session:
+        found = session.execute(select(Sample, Queue.name).join(Queue, Queue.id == Sample.queue_id)
+                                .where(Sample.topic_id == topic_id, Sample.frame.in_(REST_FRAMES))
+                                .order_by(Sample.id)).all()
+        rows: list[tuple[Sample, str]] = [(s, name) for s, name in found
+                                          if as_of is None or s.as_of is None or s.as_of <= as_of]
+        items = {s.id: session.execute(select(SampleItem.doc_id, SampleItem.rank).where(
+            SampleItem.sample_id == s.id).order_by(SampleItem.position)).all() for s, _ in rows}
+        other_queues = {s.queue_id for s, _ in rows if s.queue_id != queue.id}
+        current_ids: list[str] = _queue_doc_ids(session, queue.id) if other_queues else []
+        origin_ids = {q: _queue_doc_ids(session, q) for q in other_queues}
+    rank_of = {d: i + 1 for i, d in enumerate(current_ids)}
+    size = labels.size
+
+    staged: list[tuple[Sample, str, np.ndarray, list[str], int | None, str]] = []
+    for s, origin_name in rows:
+        docs = [d for d, _ in items[s.id]]
+        if s.queue_id == queue.id:
+            ranks = np.array([int(r or 0) for _, r in items[s.id]], dtype=np.int64)
+            frame_start: int | None = int(s.below_rank or 0) if s.frame != "ranks" else int(s.from_rank or 1) - 1
+            origin = ""
+        elif s.frame == "ranks":
+            ranks, frame_start = np.array([], dtype=np.int64), None
+            origin = f"drawn from queue {origin_name}"
+        else:
+            source = origin_ids[s.queue_id]
+            start = int(s.below_rank or 0) if s.frame in ("unreviewed", "below-rank") else 0
+            frame = set(source[start:])
+            outside = [rank_of[d] for d in current_ids if d not in frame]
+            frame_start = max(outside, default=0)
+            ranks = np.array([rank_of.get(d, 0) for d in docs], dtype=np.int64)
+            origin = f"drawn from queue {origin_name}"
+        staged.append((s, origin_name, ranks, docs, frame_start, origin))
+
+    trim = [r[(r >= 1)] for _, _, r, _, _, _ in staged if len(r)]
+    sample_ranks = np.concatenate(trim) if trim else np.array([], dtype=np.int64)
+    reviewed = reviewed_prefix(labels.labels, sample_ranks)
+
+    entries: list[SampleEntry] = []
+    for s, origin_name, ranks, docs, frame_start, origin in staged:
+        voided = s.void_judgment_id is not None and (as_of is None or s.void_judgment_id <= as_of)
+        in_queue = ranks >= 1
+        kept_ranks = ranks[in_queue]
+        kept_labels = labels.labels[kept_ranks - 1].astype(np.int64) if len(kept_ranks) else np.array(
+            [], dtype=np.int64)
+        kept_docs = [d for d, keep in zip(docs, in_queue, strict=True) if keep]
+        missing = [d for d, r, lab in zip(kept_docs, kept_ranks, kept_labels, strict=True)
+                   if lab == UNJUDGED and r > reviewed]
+        definition = frame_definition(s.frame, s.below_rank, s.from_rank, s.to_rank)
+        entry = SampleEntry(int(s.id), origin_name, s.frame, definition, int(s.frame_size), int(s.size), int(s.seed),
+                            s.as_of, missing, None, "", voided, s.void_reason if voided else None)
+        if voided:
+            entry.status = f"voided: {s.void_reason}"
+        elif frame_start is None:
+            entry.status = f"not used: a rank band of queue {origin_name} cannot be carried to another ranking"
+        elif missing:
+            entry.status = (f"incomplete: {len(missing):,} drawn documents in the unreviewed rest still lack a "
+                            "judgment")
+        else:
+            judged = kept_labels >= 0
+            entry.relevant = int(np.count_nonzero(kept_labels == 1))
+            frame_end = int(s.to_rank) if s.frame == "ranks" and s.to_rank is not None else None
+            if frame_end is not None and frame_end >= size:
+                frame_end = None  # a band running to the queue's end is a rest sample of the ranks after its start
+            entry.draw = SampleDraw(int(s.id), frame_start, kept_ranks[judged], (kept_labels[judged] == 1).astype(
+                np.int64), int(s.size), frame_end, origin)
+            if len(kept_ranks) < len(ranks):
+                entry.status = (f"{len(ranks) - len(kept_ranks):,} of its documents are not in this queue and are "
+                                "left out")
+        entries.append(entry)
+    return QueueEvidence(entries, reviewed)

@@ -1,0 +1,128 @@
+"""``sample plan``: how large a random sample must be to certify a target recall now, what outcome would certify it,
+and the chance of that outcome if the current estimate is right (pure formulas in
+`reviewdepth.estimation.planning`)."""
+
+from __future__ import annotations
+
+import dataclasses
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+from sqlalchemy import Engine, func, select
+
+from reviewdepth.estimation.assessment import Assessment, ReviewState, assess
+from reviewdepth.estimation.depth_unknown import default_window
+from reviewdepth.estimation.planning import plan_elusion, plan_population
+from reviewdepth.services.errors import Invalid
+from reviewdepth.services.judgments import topic_id_of
+from reviewdepth.services.queues import find_queue, queue_labels
+from reviewdepth.services.sample_evidence import queue_evidence
+from reviewdepth.store.models import Judgment, Topic
+
+PLAN_FRAMES = ("unreviewed", "all")
+
+
+def _rate_source(found: int, reviewed: int, rest: int, assessment: Assessment | None,
+                 prefix_labels: np.ndarray | None) -> tuple[float, str]:
+    """The elusion rate (share of relevant documents in the unreviewed rest) the plan assumes, and where it is from.
+
+    The Jeffreys posterior mean (y + ½)/(m + 1) of the best evidence: the rest sample's y positives in its m
+    documents of the rest when there is one, else the last W reviewed documents (W as the recent-yield heuristic),
+    which usually overstates the rest's rate, so the plan errs towards larger samples. Never 0: a sample or a
+    window without a relevant document does not show that the rest holds none, and a plan that assumed so would
+    promise a certain success."""
+    if assessment is not None and assessment.rest_sample is not None:
+        use = next(u for u in assessment.samples if u.sample_id == assessment.rest_sample)
+        if use.in_rest:
+            return ((use.rest_positives + 0.5) / (use.in_rest + 1),
+                    f"sample {use.sample_id}: {use.rest_positives} relevant among its {use.in_rest:,} documents in "
+                    "the unreviewed rest (Jeffreys mean)")
+    window = default_window(reviewed)
+    if prefix_labels is not None and window:
+        recent = int(np.count_nonzero(prefix_labels[reviewed - window:reviewed] == 1))
+        return ((recent + 0.5) / (window + 1),
+                f"recent yield: {recent} relevant in the last {window:,} reviewed documents (Jeffreys mean; "
+                "heuristic: the rest usually holds fewer)")
+    return 0.5, "no evidence at all: the plan assumes half the rest is relevant"
+
+
+def sample_plan_figures(found: int, reviewed: int, rest: int, assessment: Assessment | None, target: str,
+                        confidence: float, *, prefix_labels: np.ndarray | None = None, power: float = 0.8,
+                        rate: float | None = None) -> dict[str, Any]:
+    """The elusion-test plan at the current cutoff as plain data (the report's ``answer.plan`` and the command)."""
+    tau = Fraction(target)
+    if rate is None:
+        rate, source = _rate_source(found, reviewed, rest, assessment, prefix_labels)
+    else:
+        source = "stated by the user"
+    plan = plan_elusion(found, rest, tau, confidence, rate, power=power)
+    out = {"frame": "unreviewed", "target": float(tau), "confidence": confidence, "power": power,
+           "elusion_rate": rate, "rate_source": source, **dataclasses.asdict(plan),
+           "command": f"reviewdepth sample draw TOPIC --frame unreviewed --size {plan.size}"
+           if plan.feasible and plan.size else None}
+    out["summary"] = (
+        f"a random sample of {plan.size:,} of the {rest:,} unreviewed documents certifies {float(tau):.0%} recall "
+        f"at {confidence:.0%} confidence if it holds at most {plan.max_positives} relevant; at an elusion rate of "
+        f"{rate:.3%} ({source}) the chance of that is {plan.chance:.0%}"
+        if plan.feasible and plan.size is not None and plan.chance is not None else plan.reason)
+    return out
+
+
+def plan_sample(engine: Engine, topic: str, *, queue: str | None = None, target: str = "0.95",
+                confidence: float = 0.95, frame: str = "unreviewed", power: float = 0.8,
+                rate: float | None = None, policy: str = "latest") -> dict[str, Any]:
+    """The plan for the topic's queue as it is now (see :func:`sample_plan_figures`; ``frame="all"`` plans a
+    whole-queue sample for QBCB / the direct rule at the current depth)."""
+    if frame not in PLAN_FRAMES:
+        raise Invalid(f"frame must be one of {', '.join(PLAN_FRAMES)}, not {frame!r}")
+    try:
+        tau = Fraction(str(target))
+    except (ValueError, ZeroDivisionError):
+        raise Invalid(f"target {target!r} is not a number") from None
+    if not 0 < tau < 1:
+        raise Invalid(f"target recall must be in (0, 1) for a sample to certify it, not {target} (recall 1 is only "
+                      "known by judging every document)")
+    if not 0 < confidence < 1:
+        raise Invalid(f"confidence must be in (0, 1), not {confidence}")
+    if not 0 < power < 1:
+        raise Invalid(f"power must be in (0, 1), not {power}")
+    if rate is not None and not 0 <= rate <= 1:
+        raise Invalid(f"elusion rate must be in [0, 1], not {rate}")
+    topic_id = topic_id_of(engine, topic)
+    _, row = find_queue(engine, topic, queue)
+    with engine.connect() as conn:
+        as_of = conn.execute(select(func.max(Judgment.id)).where(Judgment.topic_id == topic_id)).scalar_one()
+        population = conn.execute(select(Topic.population_size).where(Topic.id == topic_id)).scalar_one()
+    _, labels = queue_labels(engine, topic, row.name, policy, None if as_of is None else str(as_of))
+    evidence = queue_evidence(engine, topic_id, row, labels, as_of)
+    state = ReviewState(labels.labels, evidence.reviewed, population, labels.relevant_total)
+    assessment = assess(state, evidence.draws, [str(tau)], confidence=confidence, stopping_target=str(tau))
+    reviewed, size = evidence.reviewed, labels.size
+    found = int(np.count_nonzero(labels.labels[:reviewed] == 1))
+    rest = size - reviewed
+    header = {"topic": topic, "queue": row.name, "reviewed": reviewed, "queue_size": size,
+              "relevant_found_in_reviewed": found, "as_of_judgment": as_of, "scope": assessment.scope}
+    if frame == "unreviewed":
+        if rest == 0:
+            return {**header, "frame": frame, "feasible": False,
+                    "reason": "nothing is left unreviewed: every document of the queue is reviewed"}
+        return {**header, **sample_plan_figures(found, reviewed, rest, assessment, str(tau), confidence,
+                                                prefix_labels=labels.labels, power=power, rate=rate)}
+    prevalence_rate, source = _rate_source(found, reviewed, rest, assessment, labels.labels)
+    basis = assessment.basis
+    prevalence = (basis.point / size) if basis.method not in ("judged",) and size else (
+        (found + prevalence_rate * rest) / size if size else 0.0)
+    recall = basis.recall_point if basis.recall_point is not None else (
+        found / (found + prevalence_rate * rest) if found else 0.0)
+    plan = plan_population(size, reviewed, prevalence, recall, tau, confidence, power=power)
+    out = {**header, "frame": frame, "target": float(tau), "confidence": confidence, "power": power,
+           "prevalence": prevalence, "recall_estimate": recall,
+           "estimate_source": f"{basis.method} estimate of R" if basis.method != "judged" else source,
+           **dataclasses.asdict(plan)}
+    out["summary"] = (
+        f"a random sample of {plan.size:,} of the whole queue (about {plan.typical_positives} relevant) certifies "
+        f"{float(tau):.0%} recall at the current depth if at least {plan.needed_in_reviewed} of its relevant "
+        f"documents lie in the reviewed part; at prevalence {prevalence:.3%} and recall {recall:.3f} the chance is "
+        f"{plan.chance:.0%}" if plan.feasible and plan.size is not None and plan.chance is not None else plan.reason)
+    return out
