@@ -10,6 +10,7 @@ import numpy as np
 from sqlalchemy import Engine, func, insert, select
 from sqlalchemy.orm import Session
 
+from reviewdepth.estimation.assessment import reviewed_prefix as assessment_prefix
 from reviewdepth.services.errors import Invalid, NotFound
 from reviewdepth.services.queues import find_queue, queue_labels
 from reviewdepth.store.ingest import bulk_insert, utc_now
@@ -74,9 +75,9 @@ class SampleRecord:
 
 
 def reviewed_prefix(labels: QueueLabels) -> int:
-    """Length of the longest fully judged prefix of the queue (the part reviewed in rank order)."""
-    unjudged = np.flatnonzero(labels.labels == UNJUDGED)
-    return int(unjudged[0]) if len(unjudged) else labels.size
+    """Length of the longest fully judged prefix of the queue (the part reviewed in rank order), without the sample
+    correction of `reviewdepth.services.sample_evidence.queue_evidence` (which the report and draws use)."""
+    return assessment_prefix(labels.labels)
 
 
 def parse_frame(frame: str) -> tuple[str, int | None, int | None]:
@@ -124,7 +125,13 @@ def draw_sample(engine: Engine, topic: str, size: int, *, frame: str = "all", qu
     if kind == "all":
         ranks = np.arange(1, labels.size + 1)
     elif kind in ("unreviewed", "below-rank"):
-        below = reviewed_prefix(labels) if kind == "unreviewed" else a
+        if kind == "unreviewed":
+            # the same cutoff the report uses: sample documents judged just past the prefix do not extend it
+            from reviewdepth.services.sample_evidence import queue_evidence
+
+            below = queue_evidence(engine, topic_id, row, labels, None).reviewed
+        else:
+            below = a
         assert below is not None
         ranks = np.arange(below + 1, labels.size + 1)
     elif kind == "ranks":
