@@ -54,7 +54,9 @@ def create_app(settings: Settings) -> FastAPI:
     install_problem_handlers(app)
     public = {path for path in (app.openapi_url, app.docs_url, app.redoc_url, app.swagger_ui_oauth2_redirect_url)
               if path} | {"/health"}
-    app.add_middleware(RequestGate, settings=config, public_paths=public)  # type: ignore[arg-type]
+    pages = {path for path in (app.docs_url, app.redoc_url, app.swagger_ui_oauth2_redirect_url) if path}
+    app.add_middleware(RequestGate, settings=config, public_paths=public,  # type: ignore[arg-type]
+                       pages_without_policy=pages)
     build_router(app.router)
     return app
 

@@ -6,6 +6,11 @@ is answered 401 and its body is never received), and keeps the verified key in t
 endpoints' dependencies find it (`reviewdepth.api.auth.verified_key`). Then it bounds the body by its content
 type: a ``Content-Length`` over the limit is refused at once, and a streamed body on the first byte past the limit
 (`BodyTooLarge`, 413), whatever the endpoint does with it.
+
+Every response leaves with ``X-Content-Type-Options: nosniff``, and every HTML response (the report) with a
+Content-Security-Policy that allows nothing but its own inline styles and ``data:`` images: the report is
+self-contained (inline CSS and SVG, no scripts), so a script in it (say, from a document id) would not run. The
+interactive API pages (``/docs``, ``/redoc``) are FastAPI's and load their scripts from a CDN; they get no CSP.
 """
 
 from __future__ import annotations
@@ -25,6 +30,9 @@ if TYPE_CHECKING:
 KEY_STATE = "reviewdepth_key"  # request.state member holding the verified `KeyRecord`
 CHALLENGE = [(b"www-authenticate", b'Bearer realm="reviewdepth"')]
 INVALID = [(b"www-authenticate", b'Bearer realm="reviewdepth", error="invalid_token"')]
+NOSNIFF = (b"x-content-type-options", b"nosniff")
+HTML_POLICY = (b"content-security-policy", b"default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+               b"base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 TEXT_TYPES = frozenset({b"text/plain", b"application/octet-stream"})
 MULTIPART = b"multipart/form-data"
 
@@ -56,10 +64,12 @@ def _unauthorised(detail: str, headers: list[tuple[bytes, bytes]]) -> ASGIApp:
 class RequestGate:
     """ASGI middleware: authenticate, then cap the body (see the module docstring)."""
 
-    def __init__(self, app: ASGIApp, settings: ApiSettings, public_paths: Collection[str]) -> None:
+    def __init__(self, app: ASGIApp, settings: ApiSettings, public_paths: Collection[str],
+                 pages_without_policy: Collection[str] = ()) -> None:
         self.app = app
         self.limits = BodyLimits(settings)
         self.public_paths = frozenset(public_paths)
+        self.pages_without_policy = frozenset(pages_without_policy)
 
     async def _key(self, scope: Scope, authorization: bytes) -> KeyRecord | ASGIApp:
         """The verified key of the ``Authorization`` header, or the 401 response to send."""
@@ -82,10 +92,23 @@ class RequestGate:
         cache.put(digest, key, generation)
         return key
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, respond: Send) -> None:
         if scope["type"] != "http":
-            await self.app(scope, receive, send)
+            await self.app(scope, receive, respond)
             return
+        policy = scope["path"] not in self.pages_without_policy
+
+        async def send(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers") or [])
+                if NOSNIFF not in headers:  # a 500 body brings its own (see problems.install_problem_handlers)
+                    headers.append(NOSNIFF)
+                if policy and any(name == b"content-type" and value.startswith(b"text/html")
+                                  for name, value in headers):
+                    headers.append(HTML_POLICY)
+                message["headers"] = headers
+            await respond(message)
+
         content_type = b""
         declared = b""
         authorization = b""

@@ -128,7 +128,9 @@ def install_problem_handlers(app: FastAPI) -> None:
 
     async def server_error(_request: Request, exc: Exception) -> Response:
         # nothing about the exception: its class would name the database driver
-        return problem_response(500, "internal error; the request was not completed")
+        # sent from outside the app's middleware (Starlette's ServerErrorMiddleware): its own security header
+        return problem_response(500, "internal error; the request was not completed",
+                                headers={"X-Content-Type-Options": "nosniff"})
 
     app.add_exception_handler(HTTPException, http_error)
     app.add_exception_handler(RequestValidationError, validation_error)

@@ -48,9 +48,17 @@ def build_router(router: APIRouter | None = None) -> APIRouter:
     """The endpoints, added to ``router`` (the application's own router, so that a request is matched once)."""
     router = router if router is not None else APIRouter()
 
-    @router.get("/health", response_model=schemas.Health, tags=["service"])
-    def health() -> schemas.Health:
-        """Liveness: no key needed."""
+    @router.get("/health", response_model=schemas.Health, tags=["service"], responses=problem_responses(503))
+    def health(request: Request, database: Annotated[bool, Query(description=(
+            "Also check that the database answers and is at the latest schema (503 if not): the container "
+            "health check."))] = False) -> schemas.Health:
+        """Liveness, and with ``database=true`` readiness: no key needed."""
+        if database:
+            from reviewdepth.services.database import database_problem
+
+            problem = database_problem(request.app.state.engine)
+            if problem is not None:
+                raise ApiProblem(503, problem)
         return schemas.Health(status="ok", version=__version__)
 
     @router.get("/whoami", response_model=schemas.KeyOut, responses=AUTH, tags=["service"])

@@ -81,3 +81,17 @@ def open_store(settings: StoreLocation, notify: Callable[[str], None] | None = N
             notify(f"created/updated the embedded database at {engine.url.database} (reviewdepth db upgrade)")
     schema.require_current(engine)
     return engine
+
+
+def database_problem(engine: Engine) -> str | None:
+    """Why ``engine``'s database cannot serve requests (unreachable, or not at the latest schema), or None."""
+    from reviewdepth.store.busy import driver_error_types
+
+    try:
+        schema.require_current(engine)
+    except schema.SchemaNotReady as exc:
+        return str(exc)
+    except driver_error_types():
+        # the driver's message may carry host names or credentials: the health check says only this much
+        return f"the database {engine.url.render_as_string(hide_password=True)} does not answer"
+    return None
