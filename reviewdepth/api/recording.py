@@ -38,7 +38,8 @@ async def recorded(request: Request, topic: str, key: KeyRecord, items: Sequence
         raise ApiProblem(403, f"role {ADJUDICATION}: this API key has scope {key.scope!r}; recording an "
                               f"adjudication needs {ADJUDICATE!r} or 'admin'")
     result = await write_call(request, len(items) <= INLINE_JUDGMENTS, record_batch, request.app.state.engine, topic,
-                              items, reviewer=key.reviewer, source="api", idempotency_key=idempotency_key)
+                              items, reviewer=key.reviewer, source="api", idempotency_key=idempotency_key,
+                              idempotency_ttl_seconds=request.app.state.settings.idempotency_ttl_seconds)
     # the bytes FastAPI makes of this dict through response_model JudgmentBatchOut, without re-validating it
     content = json.dumps({"topic": topic, "reviewer": key.reviewer, "recorded": len(result.ids), "ids": result.ids},
                          ensure_ascii=False, separators=(",", ":"))

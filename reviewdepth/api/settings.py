@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from reviewdepth.services.batches import IDEMPOTENCY_TTL_SECONDS
 from reviewdepth.settings import Settings
 
 
@@ -24,6 +25,9 @@ class ApiSettings(Settings):
     max_text_bytes: int | None = None
     max_multipart_bytes: int | None = None
     max_decompressed_bytes: int = 256 * 1024 * 1024
+    idempotency_ttl_seconds: float = IDEMPOTENCY_TTL_SECONDS
+    """``REVIEWDEPTH_IDEMPOTENCY_TTL_SECONDS`` (default 86400, one day): how long a judgment batch's
+    ``idempotency_key`` is remembered; after that the same key is a new key (0 remembers keys for ever)."""
     max_page_size: int = 10_000
     key_cache_seconds: float = 5.0
     """``REVIEWDEPTH_KEY_CACHE_SECONDS``: how long a verified key is trusted without a database lookup; a key

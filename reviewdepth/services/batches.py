@@ -1,5 +1,6 @@
 """Recording a batch of judgments from one reviewer in one transaction, optionally under an idempotency key:
-the same key again (same reviewer, same request) returns the first result and records nothing new."""
+the same key again (same reviewer, same request) returns the first result and records nothing new, until the
+record expires (``idempotency_ttl_seconds`` after it was made): an expired key is a new key."""
 
 from __future__ import annotations
 
@@ -7,19 +8,22 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
-from sqlalchemy import Engine, insert, select, update
+from sqlalchemy import Engine, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from reviewdepth.formats.errors import InputError
 from reviewdepth.services.errors import Conflict, Invalid, NotFound
 from reviewdepth.services.imports import read_label
+from reviewdepth.services.judgments import as_utc
 from reviewdepth.store import validation
 from reviewdepth.store.chain import append_judgments
 from reviewdepth.store.ingest import driver_rows, utc_now
 from reviewdepth.store.models import USER_ROLES, ApiIdempotency
 
 MAX_KEY_LENGTH = 200
+IDEMPOTENCY_TTL_SECONDS = 24 * 3600.0  # default lifetime of an idempotency record (REVIEWDEPTH_IDEMPOTENCY_TTL_SECONDS)
 
 
 @dataclass(frozen=True)
@@ -62,11 +66,13 @@ def _request_digest(topic: str, items: Sequence[BatchItem]) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-def _replay(engine: Engine, reviewer: str, key: str, digest: str) -> BatchResult | None:
+def _replay(engine: Engine, reviewer: str, key: str, digest: str, cutoff: datetime | None) -> BatchResult | None:
+    """The stored result of ``key``, or None when there is none or it was made before ``cutoff`` (expired)."""
     with engine.connect() as conn:
-        row = conn.execute(select(ApiIdempotency.request_digest, ApiIdempotency.response).where(
+        row = conn.execute(select(ApiIdempotency.request_digest, ApiIdempotency.response,
+                                  ApiIdempotency.created_at).where(
             ApiIdempotency.reviewer == reviewer, ApiIdempotency.key == key)).first()
-    if row is None:
+    if row is None or (cutoff is not None and as_utc(row[2]) < cutoff):
         return None
     if row[0] != digest:
         raise Conflict(f"idempotency_key {key!r} was already used by {reviewer!r} for a different request")
@@ -74,16 +80,20 @@ def _replay(engine: Engine, reviewer: str, key: str, digest: str) -> BatchResult
 
 
 def record_batch(engine: Engine, topic: str, items: Sequence[BatchItem], *, reviewer: str, source: str = "api",
-                 idempotency_key: str | None = None, level: int = 1) -> BatchResult:
+                 idempotency_key: str | None = None, level: int = 1,
+                 idempotency_ttl_seconds: float | None = IDEMPOTENCY_TTL_SECONDS) -> BatchResult:
     """Append ``items`` as ``reviewer``'s judgments (all or nothing) and return their ids in request order."""
     parsed = _validated(items, level)
     topic = validation.topic_name(topic)
     reviewer = validation.reviewer_name(reviewer)
     key = None if idempotency_key is None else validation.key_name(idempotency_key)
     digest = ""
+    cutoff = None  # records made before it have expired
+    if idempotency_ttl_seconds is not None and idempotency_ttl_seconds > 0:
+        cutoff = utc_now() - timedelta(seconds=idempotency_ttl_seconds)
     if key is not None:  # the request digest is only needed to recognise a retry
         digest = _request_digest(topic, items)
-        earlier = _replay(engine, reviewer, key, digest)
+        earlier = _replay(engine, reviewer, key, digest, cutoff)
         if earlier is not None:
             return earlier
     now = utc_now()
@@ -94,6 +104,10 @@ def record_batch(engine: Engine, topic: str, items: Sequence[BatchItem], *, revi
                 raise NotFound(f"unknown topic {topic!r}")
             topic_id = int(found[0][0])
             marker = None
+            if key is not None and cutoff is not None:  # an expired record is forgotten: its key is new again
+                conn.execute(delete(ApiIdempotency).where(
+                    ApiIdempotency.reviewer == reviewer, ApiIdempotency.key == key,
+                    ApiIdempotency.created_at < cutoff))
             if key is not None:  # claimed first: a concurrent duplicate waits here, then fails on the unique key
                 marker = conn.execute(insert(ApiIdempotency).values(
                     reviewer=reviewer, key=key, topic_id=topic_id, request_digest=digest, response="[]",
@@ -106,7 +120,7 @@ def record_batch(engine: Engine, topic: str, items: Sequence[BatchItem], *, revi
     except IntegrityError:
         if key is None:
             raise
-        earlier = _replay(engine, reviewer, key, digest)
+        earlier = _replay(engine, reviewer, key, digest, cutoff)
         if earlier is None:
             raise
         return earlier
