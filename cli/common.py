@@ -67,13 +67,14 @@ def handled_errors() -> Iterator[None]:
     """Bad input and refused requests become one line on stderr and exit code 2."""
     from reviewdepth.formats.errors import InputError
     from reviewdepth.services.errors import ServiceError
+    from reviewdepth.store.chain import ChainBroken
     from reviewdepth.store.validation import InvalidValue
 
     try:
         yield
     except InputError as exc:
         fail(exc.describe())
-    except (ServiceError, InvalidValue) as exc:
+    except (ServiceError, InvalidValue, ChainBroken) as exc:
         fail(str(exc))
     except Exception as exc:  # a busy database is the one other error with its own message
         busy_exit(exc)

@@ -30,6 +30,12 @@ def _write_json(data: Any) -> None:
     sys.stdout.write(json.dumps(json_safe(data), indent=2, ensure_ascii=False, allow_nan=False) + "\n")
 
 
+def _shown(name: str) -> str:
+    """A stored name on one line of output: as is when printable, else escaped (names stored before the
+    validation vocabulary may hold tabs or newlines, which would split the line)."""
+    return name if name.isprintable() else ascii(name)
+
+
 def register_review(app: typer.Typer) -> None:
     @app.command("conflicts")
     def conflicts(
@@ -130,17 +136,78 @@ def register_review(app: typer.Typer) -> None:
     audit_app = typer.Typer(help="The tamper-evident judgment log.", no_args_is_help=True, rich_markup_mode=None)
     app.add_typer(audit_app, name="audit")
 
+    @audit_app.command("head")
+    def head(
+        topic: Annotated[str, typer.Argument(help="Topic name.")],
+        output_format: Annotated[ListFormat, typer.Option("--format", help="table (one anchor line) or json.")]
+        = ListFormat.table,
+        db: DbOption = None,
+    ) -> None:
+        """Print the topic's current chain head (seq, hash, time) as one line to keep outside the database (a
+        file, a ticket, an e-mail); `audit verify TOPIC --head FILE` later proves the log still extends it."""
+        from reviewdepth.services.audit import anchor_dict, format_anchor, topic_head
+
+        engine = open_engine(db)
+        with handled_errors():
+            anchor = topic_head(engine, topic)
+        if output_format is ListFormat.table:
+            typer.echo(format_anchor(anchor))
+        else:
+            _write_json(anchor_dict(anchor))
+
+    @audit_app.command("acknowledge")
+    def acknowledge(
+        topic: Annotated[str, typer.Argument(help="Topic name.")],
+        reason: Annotated[str, typer.Option("--reason", help="Why the broken chain is accepted (kept in the chain).")],
+        reviewer: Annotated[str | None, typer.Option("--reviewer", help="Who acknowledges (default: login).")] = None,
+        db: DbOption = None,
+    ) -> None:
+        """Accept a broken judgment chain as it is now, so that writes are accepted again: the breaks found are
+        listed in an acknowledgement linked into the chain (it becomes the head). An admin's act: it needs
+        write access to the database."""
+        from reviewdepth.services.audit import acknowledge_chain, format_anchor, topic_head
+
+        from .store_cmds import default_reviewer
+
+        engine = open_engine(db)
+        with handled_errors():
+            check, seq, _ = acknowledge_chain(engine, topic, reason=reason, reviewer=reviewer or default_reviewer())
+            anchor = topic_head(engine, topic)
+        typer.echo(f"acknowledged {len(check.breaks)} break(s) of topic {_shown(topic)}'s chain up to seq {seq}; "
+                   "new head:")
+        typer.echo(format_anchor(anchor))
+
     @audit_app.command("verify")
     def verify(
         topic: Annotated[str | None, typer.Argument(help="Topic name (default: every topic).")] = None,
+        anchored: Annotated[str | None, typer.Option(
+            "--head", help="An anchored head (from `audit head`): its hash, or a file holding it.")] = None,
         output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
         db: DbOption = None,
     ) -> None:
-        """Recompute each topic's judgment hash chain; name the first broken row. Exit 1 when a chain is broken.
-        Keep the printed head hashes outside the database: they anchor the log as it is now."""
-        from reviewdepth.services.audit import verify_chains
+        """Recompute each topic's judgment hash chain; name the first broken row. Exit 1 when a chain is broken
+        (the topic's writes are then refused until `audit acknowledge`). With --head, also prove that the log
+        still extends that anchored head (exit 1 when it does not)."""
+        from reviewdepth.services.audit import parse_anchor, verify_against, verify_chains
 
         engine = open_engine(db)
+        if anchored is not None:
+            if topic is None:
+                fail("--head needs the TOPIC the head was taken of")
+            with handled_errors():
+                result = verify_against(engine, topic, parse_anchor(anchored))
+                verify_chains(engine, topic)  # flags the topic when broken
+            if output_format is not ListFormat.table:
+                _write_json(result.as_dict())
+            elif result.extends:
+                typer.echo(f"{_shown(topic)}\textends the anchored head\tseq {result.seq}\t{result.anchor.hash}")
+            else:
+                typer.echo(f"{_shown(topic)}\tDOES NOT extend the anchored head\tseq {result.seq}\t"
+                           f"{result.anchor.hash}")
+            if not result.extends:
+                sys.stderr.write(f"reviewdepth: topic {_shown(topic)}: {result.reason}\n")
+                fail("the judgment log does not extend the anchored head", code=1)
+            return
         with handled_errors():
             checks = verify_chains(engine, topic)
         if output_format is not ListFormat.table:
@@ -148,10 +215,11 @@ def register_review(app: typer.Typer) -> None:
         else:
             for c in checks:
                 state = "intact" if c.intact else "BROKEN"
-                typer.echo(f"{c.topic}\t{state}\t{c.judgments} judgments\thead {c.head}")
+                accepted = f" ({len(c.acknowledged)} acknowledged)" if c.acknowledged else ""
+                typer.echo(f"{_shown(c.topic)}\t{state}{accepted}\t{c.judgments} judgments\thead {c.head}")
         broken = [c for c in checks if not c.intact]
         for c in broken:
             assert c.broken is not None
-            sys.stderr.write(f"reviewdepth: topic {c.topic}: {c.broken.reason}\n")
+            sys.stderr.write(f"reviewdepth: topic {_shown(c.topic)}: {c.broken.reason}\n")
         if broken:
             fail(f"{len(broken)} of {len(checks)} judgment chains are broken", code=1)

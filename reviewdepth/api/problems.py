@@ -18,6 +18,7 @@ from reviewdepth.formats.compressed import DecompressedTooLarge
 from reviewdepth.formats.errors import InputError
 from reviewdepth.services.errors import Conflict, Invalid, NotFound, ServiceError
 from reviewdepth.store.busy import busy_error, driver_error_types
+from reviewdepth.store.chain import ChainBroken
 from reviewdepth.store.validation import InvalidValue
 
 PROBLEM_TYPE = "application/problem+json"
@@ -118,6 +119,9 @@ def install_problem_handlers(app: FastAPI) -> None:
         assert isinstance(exc, InvalidValue)
         return problem_response(422, str(exc), field=exc.field)
 
+    async def chain_broken(_request: Request, exc: Exception) -> Response:
+        return problem_response(409, str(exc))
+
     async def database_error(request: Request, exc: Exception) -> Response:
         busy = busy_error(exc)
         if busy is None:
@@ -138,6 +142,7 @@ def install_problem_handlers(app: FastAPI) -> None:
     app.add_exception_handler(Invalid, service_error)
     app.add_exception_handler(InputError, input_error)
     app.add_exception_handler(InvalidValue, invalid_value)
+    app.add_exception_handler(ChainBroken, chain_broken)
     app.add_exception_handler(DecompressedTooLarge, too_large)
     for kind in driver_error_types():
         app.add_exception_handler(kind, database_error)

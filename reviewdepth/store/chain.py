@@ -17,16 +17,17 @@ prints outside the database (a ticket, an email, a court filing) to anchor it.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from hashlib import sha256
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, Engine, insert, select, update
 
 from reviewdepth.store.ingest import Progress, bulk_insert, db_timestamp, driver_rows
-from reviewdepth.store.models import Judgment, Topic
+from reviewdepth.store.models import ChainAcknowledgement, Judgment, Topic
 
 CHAIN_VERSION = "reviewdepth judgment chain v1"
 
@@ -61,15 +62,54 @@ def link_hash(previous: str, seq: int, doc_id: str, label: str, relevant: bool |
     return sha256(f"{previous}\n{text}".encode()).hexdigest()
 
 
+class ChainBroken(Exception):
+    """A write refused because the topic's chain is broken (each door: a conflict, 409 / exit 2)."""
+
+
+def _refuse_broken(name: str, why: str) -> ChainBroken:
+    return ChainBroken(f"the judgment chain of topic {name!r} is broken ({why}); writes are refused until an admin "
+                       f"acknowledges it: reviewdepth audit acknowledge {name} --reason TEXT")
+
+
+def _check_tail(conn: Connection, topic_id: int, name: str, length: int, previous: str | None) -> None:
+    """The O(1) check before every write: the topic's recorded length and head must be those of the log's last
+    row (or of an acknowledgement recorded right after it), and no row may lie beyond them. Catches a deleted
+    tail, a rewritten head and rows added behind the application's back; edits inside the log are found by
+    `verify_topic` (``audit verify``), which flags the topic."""
+    rows = driver_rows(conn, "SELECT seq, chain_hash FROM judgments WHERE topic_id = ? AND seq >= ? ORDER BY seq "
+                       "LIMIT 2", (topic_id, max(length, 1)))
+    if length == 0:
+        if rows:
+            raise _refuse_broken(name, f"the topic records no judgments but the log holds seq {rows[0][0]}")
+        last = genesis(name)
+    elif not rows or int(rows[0][0]) != length:
+        raise _refuse_broken(name, f"the topic records {length} judgments but the log has no judgment seq {length}")
+    elif len(rows) > 1:
+        raise _refuse_broken(name, f"the log holds judgment seq {rows[1][0]} beyond the {length} the topic records")
+    else:
+        last = rows[0][1]
+    if (previous or genesis(name)) == last:
+        return
+    acknowledged = driver_rows(conn, "SELECT chain_hash, previous_head FROM chain_acknowledgements WHERE topic_id = ? "
+                               "AND seq = ? ORDER BY id DESC LIMIT 1", (topic_id, length))
+    if not acknowledged or acknowledged[0] != (previous, last):
+        raise _refuse_broken(name, "the topic's recorded head is not the hash of its last judgment: the head was "
+                                   "rewritten")
+
+
 def _reserve(conn: Connection, counts: dict[int, int]) -> tuple[dict[int, int], dict[int, str]]:
     """Reserve ``counts[topic]`` sequence numbers per topic (taking each topic's lock, in id order so two writers
-    cannot deadlock): the first new seq and the current head of each topic."""
+    cannot deadlock): the first new seq and the current head of each topic. A topic whose chain is broken
+    (flagged, or failing `_check_tail`) refuses the write (`ChainBroken`)."""
     first: dict[int, int] = {}
     head: dict[int, str] = {}
     for topic_id in sorted(counts):
-        [(length, previous, name)] = driver_rows(
+        [(length, previous, name, broken)] = driver_rows(
             conn, "UPDATE topics SET chain_length = chain_length + ? WHERE id = ? "
-            "RETURNING chain_length, chain_head, name", (counts[topic_id], topic_id))
+            "RETURNING chain_length, chain_head, name, chain_broken", (counts[topic_id], topic_id))
+        if broken is not None:
+            raise _refuse_broken(name, broken)
+        _check_tail(conn, topic_id, name, int(length) - counts[topic_id], previous)
         first[topic_id] = int(length) - counts[topic_id] + 1
         head[topic_id] = previous or genesis(name)
     return first, head
@@ -138,19 +178,26 @@ def append_judgments(conn: Connection, rows: Sequence[NewJudgment], *, return_id
 
 @dataclass(frozen=True)
 class ChainBreak:
-    """The first row where a topic's log stops matching its chain."""
+    """The first row where a topic's log stops matching its chain (``judgment_id`` None: the topic's head)."""
 
     judgment_id: int | None
     seq: int | None
     reason: str
 
+    def as_dict(self) -> dict[str, object]:
+        return {"judgment_id": self.judgment_id, "seq": self.seq, "reason": self.reason}
+
 
 @dataclass(frozen=True)
 class ChainCheck:
+    """``broken``: the first break no acknowledgement covers; ``acknowledged``: breaks an admin accepted."""
+
     topic: str
     judgments: int
     head: str
     broken: ChainBreak | None
+    acknowledged: tuple[ChainBreak, ...] = ()
+    breaks: tuple[ChainBreak, ...] = ()  # every break no acknowledgement covers (``broken`` is the first)
 
     @property
     def intact(self) -> bool:
@@ -158,47 +205,227 @@ class ChainCheck:
 
     def as_dict(self) -> dict[str, object]:
         return {"topic": self.topic, "judgments": self.judgments, "head": self.head, "intact": self.intact,
-                "first_broken": None if self.broken is None else {
-                    "judgment_id": self.broken.judgment_id, "seq": self.broken.seq, "reason": self.broken.reason}}
+                "first_broken": None if self.broken is None else self.broken.as_dict(),
+                "acknowledged": [b.as_dict() for b in self.acknowledged]}
 
 
-def verify_topic(conn: Connection, topic_id: int) -> ChainCheck:
-    """Recompute a topic's chain from its first judgment and compare with the stored hashes and head."""
+ACK_PREFIX = "acknowledgement"
+
+
+def acknowledgement_hash(previous: str, seq: int, broken: str, reason: str, reviewer: str,
+                         recorded_at: datetime) -> str:
+    """The chain link of an acknowledgement, as a judgment's (module docstring)::
+
+        hash = SHA-256( previous + "\\n" + "acknowledgement|" + seq|broken|reason|reviewer|recorded_at )
+
+    text fields as ``length:text``; ``previous`` is the stored hash of judgment ``seq`` (genesis for 0)."""
+    text = (f"{ACK_PREFIX}|{seq}|{len(broken)}:{broken}|{len(reason)}:{reason}|{len(reviewer)}:{reviewer}|"
+            f"{canonical_time(recorded_at)}")
+    return sha256(f"{previous}\n{text}".encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class _Acknowledgement:
+    seq: int
+    previous_head: str
+    broken: str
+    reason: str
+    reviewer: str
+    recorded_at: datetime
+    chain_hash: str
+
+    def accepts(self, found: ChainBreak) -> bool:
+        """Whether ``found`` is one of the breaks this acknowledgement accepted (listed in ``broken``)."""
+        try:
+            listed = json.loads(self.broken)["breaks"]
+        except (ValueError, KeyError, TypeError):
+            return False
+        return [found.seq, found.judgment_id] in listed
+
+
+def acknowledged_text(check: ChainCheck) -> str:
+    """What an acknowledgement accepts, as stored (and hashed): the first reason and every break's seq and id."""
+    return json.dumps({"reason": None if check.broken is None else check.broken.reason,
+                       "breaks": [[b.seq, b.judgment_id] for b in check.breaks]}, ensure_ascii=False)
+
+
+def _acknowledgements(conn: Connection, topic_id: int) -> list[_Acknowledgement]:
+    rows = conn.execute(select(ChainAcknowledgement.seq, ChainAcknowledgement.previous_head,
+                               ChainAcknowledgement.broken, ChainAcknowledgement.reason, ChainAcknowledgement.reviewer,
+                               ChainAcknowledgement.recorded_at, ChainAcknowledgement.chain_hash)
+                        .where(ChainAcknowledgement.topic_id == topic_id).order_by(ChainAcknowledgement.id)).all()
+    return [_Acknowledgement(int(r[0]), *r[1:]) for r in rows]
+
+
+def verify_topic(conn: Connection, topic_id: int, *, strict_through: int = 0) -> ChainCheck:
+    """Recompute a topic's chain from its first judgment and compare with the stored hashes and head.
+
+    An acknowledgement recorded at seq L accepts the breaks at or before L: each is reported under
+    ``acknowledged``, and the walk goes on from the stored hash of the broken row; after row L the chain
+    continues from the acknowledgement's own link. ``strict_through``: breaks at or before that seq count
+    even when acknowledged later (an anchored head must be proven by the log as it was when it was taken), unless
+    the acknowledgement came before the anchor (its seq is below ``strict_through``)."""
     name, length, stored_head = conn.execute(
         select(Topic.name, Topic.chain_length, Topic.chain_head).where(Topic.id == topic_id)).one()
+    acks = _acknowledgements(conn, topic_id)
     head = genesis(name)
     expected = 1
     last_id = 0
     count = 0
+    accepted: list[ChainBreak] = []
+    refused: list[ChainBreak] = []
+
+    def covered(found: ChainBreak) -> bool:
+        seq = found.seq or 0
+        return any(a.accepts(found) and (seq > strict_through or a.seq < strict_through) for a in acks)
+
+    def result() -> ChainCheck:
+        return ChainCheck(name, count, head, refused[0] if refused else None, tuple(accepted), tuple(refused))
+
+    def splice(after_seq: int, current: str) -> tuple[str, ChainBreak | None]:
+        """Acknowledgements recorded right after judgment ``after_seq``, linked in."""
+        for ack in acks:
+            if ack.seq != after_seq:
+                continue
+            link = acknowledgement_hash(ack.previous_head, ack.seq, ack.broken, ack.reason, ack.reviewer,
+                                        ack.recorded_at)
+            if ack.previous_head != current or link != ack.chain_hash:
+                return current, ChainBreak(None, after_seq, f"the acknowledgement recorded after seq {after_seq} by "
+                                           f"{ack.reviewer!r} does not match its chain link: it was changed")
+            current = link
+        return current, None
+
+    head, problem = splice(0, head)
+    if problem is not None:
+        refused.append(problem)
     stmt = (select(Judgment.id, Judgment.seq, Judgment.doc_id, Judgment.label, Judgment.relevant, Judgment.grade,
                    Judgment.reviewer, Judgment.role, Judgment.source, Judgment.note, Judgment.recorded_at,
                    Judgment.import_id, Judgment.chain_hash)
             .where(Judgment.topic_id == topic_id).order_by(Judgment.seq, Judgment.id))
     for (jid, seq, doc_id, label, relevant, grade, reviewer, role, source, note, recorded_at, import_id,
-         stored) in conn.execution_options(yield_per=20_000).execute(stmt):
+         stored) in conn.execute(stmt, execution_options={"yield_per": 20_000}):
         count += 1
+        found: ChainBreak | None = None
         if seq != expected:
             reason = (f"judgment seq {expected} is missing before judgment id {jid} (seq {seq}): a row was deleted"
                       if seq > expected else
                       f"judgment id {jid} has seq {seq}, expected {expected}: rows were duplicated or re-numbered")
-            return ChainCheck(name, count, head, ChainBreak(jid, expected, reason))
-        if jid <= last_id:
-            return ChainCheck(name, count, head, ChainBreak(jid, expected,
-                              f"judgment id {jid} (seq {seq}) is out of recording order"))
-        digest = link_hash(head, expected, doc_id, label, None if relevant is None else bool(relevant), grade,
-                           reviewer, role, source, note, recorded_at, import_id)
-        if digest != stored:
-            return ChainCheck(name, count, head, ChainBreak(
-                jid, expected,
-                f"judgment id {jid} (seq {expected}, document {doc_id!r}) does not match its chain hash: the row "
-                "or its stored hash was changed after it was recorded"))
-        head = digest
-        last_id = jid
+            found = ChainBreak(jid, expected, reason)
+        elif jid <= last_id:
+            found = ChainBreak(jid, expected, f"judgment id {jid} (seq {seq}) is out of recording order")
+        else:
+            digest = link_hash(head, expected, doc_id, label, None if relevant is None else bool(relevant), grade,
+                               reviewer, role, source, note, recorded_at, import_id)
+            if digest != stored:
+                found = ChainBreak(jid, expected, (
+                    f"judgment id {jid} (seq {expected}, document {doc_id!r}) does not match its chain hash: the row "
+                    "or its stored hash was changed after it was recorded"))
+        if found is not None:  # noted, and the walk goes on from the row as stored
+            (accepted if covered(found) else refused).append(found)
+            expected = int(seq)
+        head = stored
+        last_id = max(last_id, jid)
+        head, problem = splice(int(seq), head)
+        if problem is not None:
+            refused.append(problem)
         expected += 1
     recorded_length = int(length or 0)
-    if count != recorded_length or (count and stored_head != head):
-        return ChainCheck(name, count, head, ChainBreak(
-            None, count + 1 if count < recorded_length else count,
-            f"the log has {count} judgments ending in {head[:16]}…, but the topic records {recorded_length} ending "
-            f"in {(stored_head or '-')[:16]}…: judgments were deleted from the end, or the head was changed"))
-    return ChainCheck(name, count, head, None)
+    last_seq = expected - 1
+    if last_seq != recorded_length or (stored_head or genesis(name)) != head:
+        if last_seq < recorded_length:
+            reason = (f"the topic records {recorded_length} judgments but the log ends at seq {last_seq}: judgments "
+                      "were deleted from the end")
+        elif last_seq > recorded_length:
+            reason = (f"the log holds {last_seq} judgments but the topic records {recorded_length}: the topic's "
+                      "length was changed")
+        else:
+            reason = (f"the topic's recorded head {(stored_head or '-')[:16]}… is not the chain's {head[:16]}…: the "
+                      "topic's head was rewritten (the judgments themselves match their hashes)")
+        # an acknowledgement leaves length and head consistent: a mismatch here is always later than any
+        refused.append(ChainBreak(None, recorded_length, reason))
+    return result()
+
+
+def acknowledge(conn: Connection, topic_id: int, *, reason: str, reviewer: str, broken: str,
+                now: datetime) -> tuple[int, str]:
+    """Accept a topic's log as it is now (in the caller's transaction, under the topic's lock): record the
+    acknowledgement linked to the stored hash of the log's last judgment, make it the topic's head, set the
+    length to the last judgment's seq and clear the broken flag. Returns (seq, new head)."""
+    [(name,)] = driver_rows(conn, "UPDATE topics SET chain_length = chain_length WHERE id = ? RETURNING name",
+                            (topic_id,))
+    last = driver_rows(conn, "SELECT seq, chain_hash FROM judgments WHERE topic_id = ? ORDER BY seq DESC LIMIT 1",
+                       (topic_id,))
+    seq, previous = (int(last[0][0]), str(last[0][1])) if last else (0, genesis(name))
+    link = acknowledgement_hash(previous, seq, broken, reason, reviewer, now)
+    conn.execute(insert(ChainAcknowledgement).values(
+        topic_id=topic_id, seq=seq, previous_head=previous, broken=broken, reason=reason, reviewer=reviewer,
+        recorded_at=now, chain_hash=link))
+    conn.execute(update(Topic).where(Topic.id == topic_id).values(chain_length=seq, chain_head=link,
+                                                                  chain_broken=None))
+    return seq, link
+
+
+def chain_head_at(conn_or_engine: Connection | Engine, topic_id: int,
+                  as_of_judgment_id: int | None = None) -> dict[str, object]:
+    """The head of a topic's chain as it was after judgment ``as_of_judgment_id`` (None: now), for a report's
+    provenance and for anchoring: ``{"seq", "hash", "recorded_at"}`` (ISO 8601 UTC; None before any judgment).
+    Now, it is the topic's recorded head (an acknowledgement's link when one was recorded last); as of a
+    judgment, the stored hash of the topic's last judgment with an id up to it."""
+    if isinstance(conn_or_engine, Engine):
+        with conn_or_engine.connect() as conn:
+            return chain_head_at(conn, topic_id, as_of_judgment_id)
+    conn = conn_or_engine
+    name, length, stored_head = conn.execute(
+        select(Topic.name, Topic.chain_length, Topic.chain_head).where(Topic.id == topic_id)).one()
+    if as_of_judgment_id is None:
+        row = conn.execute(select(Judgment.seq, Judgment.chain_hash, Judgment.recorded_at).where(
+            Judgment.topic_id == topic_id, Judgment.seq == int(length or 0))).first()
+        moment = None if row is None else row[2]
+        acked = conn.execute(select(ChainAcknowledgement.recorded_at).where(
+            ChainAcknowledgement.topic_id == topic_id, ChainAcknowledgement.chain_hash == stored_head)).first()
+        if acked is not None:
+            moment = acked[0]
+        return {"seq": int(length or 0), "hash": stored_head or genesis(name),
+                "recorded_at": None if moment is None else canonical_time(moment)}
+    row = conn.execute(select(Judgment.seq, Judgment.chain_hash, Judgment.recorded_at)
+                       .where(Judgment.topic_id == topic_id, Judgment.id <= as_of_judgment_id)
+                       .order_by(Judgment.id.desc()).limit(1)).first()
+    if row is None:
+        return {"seq": 0, "hash": genesis(name), "recorded_at": None}
+    return {"seq": int(row[0]), "hash": str(row[1]), "recorded_at": canonical_time(row[2])}
+
+
+def check_anchor(conn: Connection, topic_id: int, seq: int | None, anchored: str) -> tuple[int, str | None]:
+    """Whether the log still extends an anchored head (``seq`` None: find the judgment carrying ``anchored``):
+    the anchored seq and None when it does, else why not. The caller also runs `verify_topic` with
+    ``strict_through`` the anchored seq, which proves the rows up to the anchor still produce it."""
+    name = conn.execute(select(Topic.name).where(Topic.id == topic_id)).scalar_one()
+    if seq is None:
+        if anchored == genesis(name):
+            return 0, None
+        found = conn.execute(select(Judgment.seq).where(Judgment.topic_id == topic_id,
+                                                        Judgment.chain_hash == anchored)).first()
+        if found is None:
+            acked = conn.execute(select(ChainAcknowledgement.seq).where(
+                ChainAcknowledgement.topic_id == topic_id, ChainAcknowledgement.chain_hash == anchored)).first()
+            if acked is not None:
+                return int(acked[0]), None
+            return -1, (f"no judgment of topic {name!r} carries the anchored hash {anchored[:16]}…: the log was "
+                        "rewritten, re-sealed or emptied since the head was taken")
+        return int(found[0]), None
+    if seq == 0:
+        return 0, None if anchored == genesis(name) else f"the anchored head of seq 0 is not topic {name!r}'s genesis"
+    row = conn.execute(select(Judgment.chain_hash).where(Judgment.topic_id == topic_id, Judgment.seq == seq)).first()
+    if row is None:
+        last = conn.execute(select(Judgment.seq).where(Judgment.topic_id == topic_id)
+                            .order_by(Judgment.seq.desc()).limit(1)).scalar_one_or_none()
+        return seq, (f"the log no longer holds judgment seq {seq}, the anchored head (it ends at seq {last or 0}): "
+                     "judgments were deleted (the tail, or the whole topic)")
+    if row[0] != anchored:
+        acked = conn.execute(select(ChainAcknowledgement.id).where(
+            ChainAcknowledgement.topic_id == topic_id, ChainAcknowledgement.seq == seq,
+            ChainAcknowledgement.chain_hash == anchored)).first()
+        if acked is None:
+            return seq, (f"judgment seq {seq} carries hash {str(row[0])[:16]}…, not the anchored {anchored[:16]}…: "
+                         "the log was rewritten and re-sealed at or before that judgment")
+    return seq, None

@@ -59,6 +59,8 @@ class Topic(Base):
     # The judgment hash chain (`reviewdepth.store.chain`): how many judgments it links and the last hash.
     chain_length: Mapped[int] = mapped_column(BigInteger, server_default="0")
     chain_head: Mapped[str | None] = mapped_column(String(64))
+    # Why the chain was found broken (by `audit verify`); writes are refused until an acknowledgement clears it.
+    chain_broken: Mapped[str | None] = mapped_column(Text)
 
 
 class ImportRecord(Base):
@@ -74,6 +76,24 @@ class ImportRecord(Base):
     topics: Mapped[int] = mapped_column(Integer)
     options: Mapped[str] = mapped_column(Text, default="")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class ChainAcknowledgement(Base):
+    """An admin's acknowledgement of a broken judgment chain: the log is accepted as it is up to ``seq`` and the
+    chain goes on from ``chain_hash``, itself linked to the stored hash of judgment ``seq`` (``previous_head``),
+    so the acknowledgement is part of the chain (`reviewdepth.store.chain.acknowledge`)."""
+
+    __tablename__ = "chain_acknowledgements"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    topic_id: Mapped[int] = mapped_column(ForeignKey("topics.id", ondelete="CASCADE"), index=True)
+    seq: Mapped[int] = mapped_column(BigInteger)
+    previous_head: Mapped[str] = mapped_column(String(64))
+    broken: Mapped[str] = mapped_column(Text)
+    reason: Mapped[str] = mapped_column(Text)
+    reviewer: Mapped[str] = mapped_column(String(200))
+    recorded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    chain_hash: Mapped[str] = mapped_column(String(64))
 
 
 class Queue(Base):
