@@ -83,6 +83,7 @@ def test_elusion_plan_against_direct_computation(rate: float, found: int) -> Non
     given = plan_elusion(found, rest, tau, confidence, rate, power=power, size=n)
     assert (given.size, given.max_positives, given.size_given) == (n, k, True)
     assert given.chance == pytest.approx(plan.chance)
+    assert plan.min_size is not None
     small = plan_elusion(found, rest, tau, confidence, rate, size=plan.min_size - 1)
     assert not small.feasible and small.max_positives is None and f"{plan.min_size:,}" in small.reason
     assert elusion_rule(found, rest, plan.min_size - 1, 0, tau, alpha).stop_now is False
@@ -162,8 +163,8 @@ def test_population_plan_against_direct_computation(prevalence: float, size: int
     r = rng.hypergeometric(r_e, size - r_e, n, size=MC_REPS)
     stops = 0
     for r_i in r:
-        x = rng.hypergeometric(f_e, r_e - f_e, r_i) if r_i else 0
-        ranks = np.r_[np.arange(1, x + 1), np.arange(reviewed + 1, reviewed + 1 + r_i - x)]
+        x = int(rng.hypergeometric(f_e, r_e - f_e, r_i)) if r_i else 0
+        ranks = np.r_[np.arange(1, x + 1), np.arange(reviewed + 1, reviewed + 1 + int(r_i) - x)]
         stops += bool(qbcb(ranks, reviewed, tau, alpha).stop_now)
     assert stops / MC_REPS == pytest.approx(plan.chance, abs=mc_tolerance(plan.chance))
     given = plan_population(size, reviewed, prevalence, recall, tau, confidence, size=n)
