@@ -21,7 +21,7 @@ from reviewdepth.estimation.assessment import SampleDraw, reviewed_prefix
 from reviewdepth.services.samples import frame_definition
 from reviewdepth.store.labels import UNJUDGED
 from reviewdepth.store.loaders import QueueLabels
-from reviewdepth.store.models import Queue, QueueEntry, Sample, SampleItem
+from reviewdepth.store.models import Judgment, Queue, QueueEntry, Sample, SampleItem
 
 REST_FRAMES = ("all", "unreviewed", "below-rank", "ranks")
 
@@ -70,6 +70,30 @@ def _queue_doc_ids(session: Session, queue_id: int) -> list[str]:
                                           .order_by(QueueEntry.rank))]
 
 
+def _reviewed_prefix(engine: Engine, topic_id: int, labels: QueueLabels,
+                     staged: list[tuple[Sample, str, np.ndarray, list[str], int | None, str]],
+                     as_of: int | None) -> int:
+    """The reviewed prefix, less sample documents at its end that were judged only as sample documents (a sample
+    document the review itself judged in turn, role review or adjudication, stays in it)."""
+    doc_at = {int(r): d for _, _, ranks, docs, _, _ in staged for r, d in zip(ranks, docs, strict=True) if r >= 1}
+    if not doc_at:
+        return reviewed_prefix(labels.labels)
+    ranks = np.array(sorted(doc_at), dtype=np.int64)
+    candidate = reviewed_prefix(labels.labels, ranks)
+    plain = reviewed_prefix(labels.labels)
+    trailing = [doc_at[r] for r in range(candidate + 1, plain + 1)]
+    if not trailing:
+        return candidate
+    stmt = select(Judgment.doc_id).where(Judgment.topic_id == topic_id, Judgment.doc_id.in_(trailing),
+                                         Judgment.role.in_(("review", "adjudication"))).distinct()
+    if as_of is not None:
+        stmt = stmt.where(Judgment.id <= as_of)
+    with engine.connect() as conn:
+        in_turn = set(conn.execute(stmt).scalars())
+    return reviewed_prefix(labels.labels, np.array([r for r in ranks if doc_at[int(r)] not in in_turn],
+                                                   dtype=np.int64))
+
+
 def queue_evidence(engine: Engine, topic_id: int, queue: Queue, labels: QueueLabels,
                    as_of: int | None) -> QueueEvidence:
     """Every non-QC sample of the topic drawn at or before ``as_of``, expressed on ``queue``."""
@@ -107,9 +131,7 @@ def queue_evidence(engine: Engine, topic_id: int, queue: Queue, labels: QueueLab
             origin = f"drawn from queue {origin_name}"
         staged.append((s, origin_name, ranks, docs, frame_start, origin))
 
-    trim = [r[(r >= 1)] for _, _, r, _, _, _ in staged if len(r)]
-    sample_ranks = np.concatenate(trim) if trim else np.array([], dtype=np.int64)
-    reviewed = reviewed_prefix(labels.labels, sample_ranks)
+    reviewed = _reviewed_prefix(engine, topic_id, labels, staged, as_of)
 
     entries: list[SampleEntry] = []
     for s, origin_name, ranks, docs, frame_start, origin in staged:

@@ -222,3 +222,14 @@ def test_only_exact_intervals(engine: Engine, tmp_path: Path) -> None:
     for method in ("wilson", "jeffreys", "agresti-coull"):
         with pytest.raises(Invalid, match="cover less than"):
             build_report(engine, "T", ReportOptions(interval=method))
+
+
+def test_sample_documents_judged_out_of_turn_do_not_extend_the_prefix(engine: Engine, tmp_path: Path) -> None:
+    truth = topic_with_queue(engine, tmp_path, size=400)
+    review_to(engine, truth, 0, 100)
+    sample = draw_sample(engine, "T", 300, frame="unreviewed", seed=2)  # 300 of 300: ranks 101.. are all drawn
+    judge(engine, truth, [d for d, r in zip(sample.doc_ids, sample.ranks, strict=True) if r <= 105], role="sample")
+    data = report_json(engine)
+    assert data["summary"]["reviewed"] == 100  # ranks 101-105 were judged as sample documents, out of turn
+    judge(engine, truth, [f"d{i}" for i in range(100, 103)])  # the review reaches them in turn
+    assert report_json(engine)["summary"]["reviewed"] == 103
