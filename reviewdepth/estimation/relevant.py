@@ -91,6 +91,12 @@ def estimate_srs(sample_relevant: int, sample_size: int, population: int, *, fou
     (sampling without replacement, :func:`hypergeometric_interval`; ``method`` is then not used); otherwise N·[L, U]
     with [L, U] the binomial interval of ``method`` on p. The lower bound (and the point, and if needed the upper
     bound) are raised to F = ``found``, because R ≥ F is certain. Recall (when F > 0): F/R̂ with [F/R_U, F/R_L].
+
+    ``sided``: ``"two"`` spends α/2 on each bound; ``"upper"`` makes R_U a one-sided 1 − α upper bound and leaves
+    the lower bound at its certain floor (y for the hypergeometric form, 0 for a binomial one, then raised to F);
+    ``"lower"`` makes R_L a one-sided 1 − α lower bound with the upper at its certain ceiling (N − (n − y), or N).
+    Only the exact forms (hypergeometric, ``clopper-pearson``) guarantee coverage ≥ 1 − α; certified quantities
+    use only those.
     """
     _check_confidence(confidence)
     if found < 0:
@@ -138,6 +144,12 @@ def estimate_elusion(found: int, unreviewed: int, sample_size: int, sample_relev
     R ∈ [F + D_L, F + D_U]; recall ∈ [F/(F + D_U), F/(F + D_L)] (exact: recall is monotone in D).
 
     Sample positives are part of D (found by sampling, not by the ranked review): do not add them to F.
+
+    ``sided``: ``"two"`` spends α/2 on each bound; ``"upper"`` makes D_U (so R_U, and the recall lower bound
+    F/(F + D_U)) a one-sided 1 − α bound, the other side at its certain value (D ≥ y_u hypergeometric, D ≥ 0
+    binomial); ``"lower"`` the reverse (D_L one-sided; D ≤ N_u − (n_u − y_u), or N_u). The elusion rule uses
+    ``sided="upper"``. Only ``hypergeometric`` (exact finite-population, default) and ``clopper-pearson`` (exact
+    binomial) guarantee coverage ≥ 1 − α.
     """
     _check_confidence(confidence)
     if found < 0 or unreviewed < 0:

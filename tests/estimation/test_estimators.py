@@ -193,3 +193,25 @@ def test_depth_under_unknown_r_with_nothing_found() -> None:
     [d] = depth_under_unknown_r(np.array([1, 2, 3]), 10, inf, [0.9])
     assert d.point_needed is None and d.point_depth is None and not d.point_reached
     assert "not finite" in d.basis and d.conservative_needed is None
+
+
+def test_one_sided_elusion_and_srs_with_both_exact_methods() -> None:
+    """``sided="upper"``: only the upper bound on R is a (1 − α) confidence bound, the lower one is the certain
+    floor (F + y_u for the hypergeometric form, whose D ≥ y_u is certain; F for Clopper–Pearson); ``"lower"`` the
+    reverse, with the largest possible R as the upper. Reference §4: one-sided 95 % D ≤ 123 and D ≥ 8."""
+    est = estimate_elusion(380, 10000, 500, 2, sided="upper")
+    assert (est.lower, est.upper) == (382, 503) and est.recall_lower == pytest.approx(380 / 503)
+    est = estimate_elusion(380, 10000, 500, 2, sided="lower")
+    assert (est.lower, est.upper) == (388, 380 + 10000 - 498)
+    u = stats.beta.ppf(0.95, 3, 498)
+    lo = stats.beta.ppf(0.05, 2, 499)
+    est = estimate_elusion(380, 10000, 500, 2, method="clopper-pearson", sided="upper")
+    assert est.interval == "clopper-pearson" and est.lower == 380
+    assert est.upper == pytest.approx(380 + 10000 * u) and est.recall_lower == pytest.approx(380 / (380 + 10000 * u))
+    est = estimate_elusion(380, 10000, 500, 2, method="clopper-pearson", sided="lower")
+    assert est.lower == pytest.approx(380 + 10000 * lo) and est.upper == 380 + 10000
+    srs = estimate_srs(2, 500, 10000, finite_population=False, method="clopper-pearson", sided="upper")
+    assert srs.interval == "clopper-pearson" and srs.lower == 0 and srs.upper == pytest.approx(10000 * u)
+    srs = estimate_srs(2, 500, 10000, found=30, finite_population=False, method="clopper-pearson", sided="lower")
+    assert srs.lower == pytest.approx(max(30, 10000 * lo)) and srs.upper == 10000
+    assert srs.details["sided"] == "lower"
