@@ -11,6 +11,7 @@ from reviewdepth import __version__
 from reviewdepth.api.auth import KeyCache
 from reviewdepth.api.calls import Writes
 from reviewdepth.api.gate import RequestGate
+from reviewdepth.api.openapi import install_complete_openapi
 from reviewdepth.api.parameters import checked_parameters
 from reviewdepth.api.problems import Problem, install_problem_handlers
 from reviewdepth.api.routes import build_router
@@ -58,6 +59,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.add_middleware(RequestGate, settings=config, public_paths=public,  # type: ignore[arg-type]
                        pages_without_policy=pages)
     build_router(app.router)
+    install_complete_openapi(app)
     return app
 
 

@@ -1,0 +1,119 @@
+"""The OpenAPI document, completed: what FastAPI cannot derive from the endpoints' signatures.
+
+* components used only through ``openapi_extra`` (`schemas.RankingIn`, the JSON body of a queue upload);
+* the problem responses every operation can give beyond its own: 503 when the database is busy (any operation
+  that reads or writes it), and for operations with a body 400 (a body that cannot be decoded: bad multipart,
+  bad gzip), 413 (over a size limit) and 415 (a content type the operation does not take);
+* OpenAPI links between operations (create a topic → store a queue → record judgments → report, draw a sample
+  → read it), which clients and stateful testers (schemathesis) follow with real names and ids.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from fastapi import FastAPI
+
+from reviewdepth.api import schemas
+from reviewdepth.api.problems import PROBLEM_TYPE
+
+PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
+BODY_STATUSES = {400: "Bad Request", 413: "Content Too Large", 415: "Unsupported Media Type"}
+NO_DATABASE = {"/health"}  # answers 503 itself, documented on the route
+
+TOPIC_FROM_BODY = "$response.body#/topic"
+
+
+def _links(operation_ids: dict[tuple[str, str], str]) -> dict[tuple[str, str, str], dict[str, dict[str, Any]]]:
+    """The links, by the operations' ids as FastAPI named them (found by path and method)."""
+
+    def target(path: str, method: str, parameters: dict[str, str]) -> dict[str, Any] | None:
+        operation_id = operation_ids.get((path, method))
+        return None if operation_id is None else {"operationId": operation_id, "parameters": parameters}
+
+    topic_from_name = {"topic": "$response.body#/name"}
+    topic = {"topic": TOPIC_FROM_BODY}
+    queue = {"topic": TOPIC_FROM_BODY, "queue": "$response.body#/queue"}
+    wanted: dict[tuple[str, str, str], dict[str, tuple[str, str, dict[str, str]]]] = {
+        ("/topics", "post", "201"): {
+            "GetTopic": ("/topics/{topic}", "get", topic_from_name),
+            "PutQueue": ("/topics/{topic}/queues/{queue}", "put", topic_from_name),
+            "PostJudgments": ("/topics/{topic}/judgments", "post", topic_from_name),
+            "GetJudgments": ("/topics/{topic}/judgments", "get", topic_from_name),
+            "GetReport": ("/topics/{topic}/report", "get", topic_from_name),
+        },
+        ("/topics/{topic}/queues/{queue}", "put", "201"): {
+            "GetQueue": ("/topics/{topic}/queues/{queue}", "get", queue),
+            "GetEntries": ("/topics/{topic}/queues/{queue}/entries", "get", queue),
+            "PostJudgments": ("/topics/{topic}/judgments", "post", topic),
+            "PostSample": ("/topics/{topic}/samples", "post", topic),
+            "GetReport": ("/topics/{topic}/report", "get", queue),
+        },
+        ("/topics/{topic}/judgments", "post", "201"): {
+            "GetJudgments": ("/topics/{topic}/judgments", "get", {**topic, "as_of": "$response.body#/ids/0"}),
+            "GetConflicts": ("/topics/{topic}/conflicts", "get", topic),
+            "GetReport": ("/topics/{topic}/report", "get", topic),
+        },
+        ("/topics/{topic}/samples", "post", "201"): {
+            "GetSample": ("/topics/{topic}/samples/{sample_id}", "get",
+                          {**topic, "sample_id": "$response.body#/id"}),
+            "GetReport": ("/topics/{topic}/report", "get", topic),
+        },
+    }
+    out: dict[tuple[str, str, str], dict[str, dict[str, Any]]] = {}
+    for source, links in wanted.items():
+        found = {name: link for name, (path, method, parameters) in links.items()
+                 if (link := target(path, method, parameters)) is not None}
+        if found:
+            out[source] = found
+    return out
+
+
+def _components(models: list[type[Any]]) -> dict[str, Any]:
+    """JSON Schemas of pydantic models as OpenAPI components (their nested models included)."""
+    found: dict[str, Any] = {}
+    for model in models:
+        schema = model.model_json_schema(ref_template="#/components/schemas/{model}")
+        found.update(schema.pop("$defs", {}))
+        found[model.__name__] = schema
+    return found
+
+
+def complete(document: dict[str, Any]) -> dict[str, Any]:
+    """Add the components, problem responses and links of the module docstring to ``document`` (in place)."""
+    components = document.setdefault("components", {}).setdefault("schemas", {})
+    for name, schema in _components([schemas.RankingIn]).items():
+        components.setdefault(name, schema)
+    operation_ids: dict[tuple[str, str], str] = {}
+    for path, item in document.get("paths", {}).items():
+        for method, operation in item.items():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            if "operationId" in operation:
+                operation_ids[(path, method)] = operation["operationId"]
+            responses = operation["responses"]
+            problem = {"content": {PROBLEM_TYPE: {"schema": PROBLEM_REF}}}
+            if path not in NO_DATABASE:
+                responses.setdefault("503", {"description": "Service Unavailable: the database is busy (see "
+                                                            "Retry-After)", **problem})
+            if "requestBody" in operation:
+                for code, phrase in BODY_STATUSES.items():
+                    responses.setdefault(str(code), {"description": phrase, **problem})
+    for (path, method, status), links in _links(operation_ids).items():
+        response = document["paths"][path][method]["responses"].get(status)
+        if response is not None:
+            response.setdefault("links", {}).update(links)
+    return document
+
+
+def install_complete_openapi(app: FastAPI) -> None:
+    """Serve the completed document (built once, on first request, like FastAPI's own)."""
+    generate: Callable[[], dict[str, Any]] = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = complete(generate())
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
