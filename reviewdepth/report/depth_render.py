@@ -25,6 +25,8 @@ def fmt(value: Any, key: str = "") -> str:
         return ", ".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
     if value is None:
         return "—"
+    if isinstance(value, dict):  # a record of identifiers (e.g. the judgment chain's head): printed as is
+        return " · ".join(f"{k} {v}" for k, v in value.items())
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):

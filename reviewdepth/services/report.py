@@ -28,6 +28,7 @@ from reviewdepth.services.queues import find_queue, queue_labels, ranked_from_la
 from reviewdepth.services.sample_evidence import QueueEvidence, queue_evidence
 from reviewdepth.services.sample_plan import sample_plan_figures
 from reviewdepth.services.samples import SampleRecord, load_samples
+from reviewdepth.store.chain import chain_head_at
 from reviewdepth.store.labels import POLICIES
 from reviewdepth.store.loaders import QueueLabels
 from reviewdepth.store.models import ImportRecord, Judgment, Queue, Topic
@@ -164,6 +165,9 @@ def build_report(engine: Engine, topic: str, options: ReportOptions) -> Report:
                 "sample_choice": SAMPLE_CHOICE_RULE}
     provenance = {"software": f"reviewdepth {__version__}", "queue_source": row.source,
                   "input_digests": _digests(engine, topic_id, as_of),
+                  # the judgment chain's head the report was computed at: keep it to prove later that the log
+                  # still extends it (`reviewdepth audit verify TOPIC --head HASH`)
+                  "judgment_chain_head": chain_head_at(engine, topic_id, options.as_of),
                   "sample_seeds": [seed for _, seed in sorted({**{x.id: x.seed for x in samples},
                                                                **{e.id: e.seed for e in evidence.entries}}.items())]}
     gain, pr = _curves(labels.labels[:reviewed], assessment)
