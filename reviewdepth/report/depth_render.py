@@ -254,7 +254,7 @@ def render_table(report: Report) -> Group:
 
     foot = Table(title="settings and provenance", show_header=False)
     foot.add_column("key")
-    foot.add_column("value")
+    foot.add_column("value", overflow="fold")
     for key, value in {**report.settings, **report.provenance}.items():
         foot.add_row(key, fmt(value, key))
     parts: list[Any] = [headline, head, depth, recall, stop, est]
