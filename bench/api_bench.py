@@ -38,6 +38,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from reviewdepth.services.keys import create_key
+from reviewdepth.services.rankings import RankedDocument, store_ranking
 from reviewdepth.services.topics import create_topic
 from reviewdepth.store import migrate
 from reviewdepth.store.engine import create_engine_for
@@ -169,6 +170,14 @@ def main() -> None:
     engine = create_engine_for(db)
     migrate.upgrade(engine)
     create_topic(engine, "bench")
+    # every document the clients post is in a queue of the topic, as in a real review: each post pays the check
+    # that refuses documents in no queue (reviewdepth.services.served_queues)
+    per = max(1, args.batches // 4)
+    posted = [f"{tag}-{c}-{r}-0" for tag, count in (("s", args.singles), ("sw", args.warmup))
+              for c in range(args.clients) for r in range(count)]
+    posted += [f"{tag}-{c}-{r}-{i}" for tag, count in (("b", per), ("bw", min(args.warmup, 1)))
+               for c in range(4) for r in range(count) for i in range(1000)]
+    store_ranking(engine, "bench", "bench", [RankedDocument(d) for d in posted])
     secrets = [create_key(engine, f"bench-{i}", "write")[1] for i in range(args.clients)]
     engine.dispose()
     backend = db.split(":", 1)[0]
@@ -178,7 +187,6 @@ def main() -> None:
         print(f"{backend}, {args.workers} worker(s): single posts, {args.clients} clients: "
               f"{len(lat) / run.elapsed:,.0f} judgments/s, p50 {percentile(lat, 0.5) * 1000:.1f} ms, "
               f"p99 {percentile(lat, 0.99) * 1000:.1f} ms ({len(lat):,} requests; {run.cpu()})")
-        per = max(1, args.batches // 4)
         run = run_clients(base, pid, secrets[:4], per, 1000, "b", min(args.warmup, 1))
         lat = run.latencies
         print(f"{backend}: 1,000-judgment batches, 4 clients: {len(lat) * 1000 / run.elapsed:,.0f} judgments/s, "

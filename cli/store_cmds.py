@@ -130,40 +130,71 @@ def register_store(app: typer.Typer) -> None:
     def import_csv(
         file: Annotated[str, typer.Argument(help="CSV/TSV export (UTF-8, UTF-8-BOM or Windows-1252).")],
         mapping: Annotated[str | None, typer.Option(
-            "--map", help="doc=COL,label=COL[,topic=COL,rank=COL,score=COL,reviewer=COL,time=COL]")] = None,
+            "--map", help="doc=COL,label=COL[,topic=COL,rank=COL,score=COL,reviewer=COL,time=COL,role=COL]")] = None,
         topic: Annotated[str | None, typer.Option("--topic", help="Topic (when no topic column).")] = None,
         reviewer: Annotated[str, typer.Option("--reviewer", help="Reviewer when no column names one.")] = "import",
         level: Annotated[int, typer.Option("--level", help="Numeric labels >= N are relevant.")] = 1,
         again: Annotated[bool, typer.Option("--again", help="Import a file already imported.")] = False,
+        role: Annotated[str, typer.Option(
+            "--role", help="review, sample, qc or adjudication (when no role column is mapped).")] = "review",
+        queue: Annotated[str | None, typer.Option(
+            "--queue", help="The queue the judgments were served from (default: the topic's newest); with a "
+            "rank column, the name of the queue the file stores (default: the file name).")] = None,
+        allow_unqueued: Annotated[bool, typer.Option(
+            "--allow-unqueued", help="Record documents that are in no queue of the topic.")] = False,
         db: DbOption = None,
     ) -> None:
-        """Store a screening or review-platform export (ASReview label columns recognised without --map)."""
+        """Store a screening or review-platform export (ASReview label columns recognised without --map).
+        Documents in no queue of the topic are refused unless --allow-unqueued."""
         from reviewdepth.services.imports import import_csv as service
 
         engine = open_engine(db)
         with handled_errors(), row_progress("importing") as progress:
             summary = service(engine, file, mapping=mapping, topic=topic, reviewer=reviewer, level=level,
-                              again=again, progress=progress)
+                              again=again, progress=progress, role=role, queue_name=queue,
+                              allow_unqueued=allow_unqueued)
         typer.echo(f"imported {summary.rows:,} rows for topic(s) {', '.join(summary.topics)} "
                    f"(import {summary.import_id}, sha256 {summary.digest[:12]}…)")
 
     @app.command("judge")
     def judge(
         topic: Annotated[str, typer.Argument(help="Topic name.")],
-        doc: Annotated[str, typer.Argument(help="Document id.")],
-        label: Annotated[str, typer.Argument(help="1/0, yes/no, relevant/irrelevant, include/exclude, or a grade.")],
+        doc: Annotated[str | None, typer.Argument(help="Document id (not with --file).")] = None,
+        label: Annotated[str | None, typer.Argument(
+            help="1/0, yes/no, relevant/irrelevant, include/exclude, or a grade (not with --file).")] = None,
         reviewer: Annotated[str | None, typer.Option("--reviewer", help="Who judged (default: login).")] = None,
         role: Annotated[str, typer.Option("--role", help="review, sample, qc or adjudication.")] = "review",
         note: Annotated[str | None, typer.Option("--note", help="Free text kept with the judgment.")] = None,
+        file: Annotated[str | None, typer.Option(
+            "--file", help="CSV/TSV with a header: doc and label, optionally reviewer, role, note, queue "
+            "(--reviewer, --role and --queue are the defaults). One transaction.")] = None,
+        queue: Annotated[str | None, typer.Option(
+            "--queue", help="The queue the document was served from (default: the topic's newest).")] = None,
+        allow_unqueued: Annotated[bool, typer.Option(
+            "--allow-unqueued", help="Record documents that are in no queue of the topic.")] = False,
         db: DbOption = None,
     ) -> None:
-        """Record one judgment (appended to the log; nothing is overwritten)."""
+        """Record one judgment, or every judgment of a --file (appended to the log; nothing is overwritten).
+        Documents in no queue of the topic are refused unless --allow-unqueued."""
+        if file is not None:
+            if doc is not None or label is not None or note is not None:
+                fail("judge --file takes no DOC, LABEL or --note (put them in the file)")
+            from reviewdepth.services.judgment_files import record_judgment_file
+
+            engine = open_engine(db)
+            with handled_errors():
+                ids = record_judgment_file(engine, topic, file, reviewer=reviewer or default_reviewer(), role=role,
+                                           queue=queue, allow_unqueued=allow_unqueued)
+            typer.echo(f"recorded {len(ids):,} judgments of {topic} (ids {ids[0]}..{ids[-1]})")
+            return
+        if doc is None or label is None:
+            fail("judge needs TOPIC DOC LABEL, or TOPIC --file FILE")
         from reviewdepth.services.judgments import record_judgment
 
         engine = open_engine(db)
         with handled_errors():
             record = record_judgment(engine, topic, doc, label, reviewer=reviewer or default_reviewer(), role=role,
-                                     note=note, source="cli")
+                                     note=note, source="cli", queue=queue, allow_unqueued=allow_unqueued)
         typer.echo(f"judgment {record.id}: {topic} {doc} = {record.label} "
                    f"({'relevant' if record.relevant else 'not relevant'}) by {record.reviewer}")
 
@@ -189,7 +220,7 @@ def register_store(app: typer.Typer) -> None:
 
             writer = csv.writer(sys.stdout, lineterminator="\n")
             columns = ["id", "topic", "doc_id", "label", "relevant", "grade", "reviewer", "role", "source", "note",
-                       "recorded_at"]
+                       "recorded_at", "queue"]
             writer.writerow(columns)
             for row in rows:
                 writer.writerow(["" if row[c] is None else row[c] for c in columns])
@@ -198,11 +229,11 @@ def register_store(app: typer.Typer) -> None:
             from rich.table import Table
 
             table = Table(title=f"judgments of {topic}")
-            for column in ("id", "doc_id", "label", "relevant", "reviewer", "role", "recorded_at", "source"):
+            shown = ("id", "doc_id", "label", "relevant", "reviewer", "role", "recorded_at", "source", "queue")
+            for column in shown:
                 table.add_column(column)
             for row in rows:
-                table.add_row(*(str(row[c]) for c in ("id", "doc_id", "label", "relevant", "reviewer", "role",
-                                                      "recorded_at", "source")))
+                table.add_row(*("" if row[c] is None else str(row[c]) for c in shown))
             Console().print(table)
 
     @queue_app.command("show")

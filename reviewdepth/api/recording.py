@@ -31,7 +31,8 @@ ADJUDICATION = "adjudication"  # the judgment role only keys with scope ADJUDICA
 
 
 async def recorded(request: Request, topic: str, key: KeyRecord, items: Sequence[BatchItem],
-                   idempotency_key: str | None) -> Response:
+                   idempotency_key: str | None, queue: str | None = None,
+                   allow_unqueued: bool = False) -> Response:
     """Record ``items`` as ``key``'s reviewer and answer 201 ``{"topic", "reviewer", "recorded", "ids"}``; an
     adjudication needs a key with scope ``adjudicate`` or ``admin`` (403 otherwise)."""
     if not key.allows(ADJUDICATE) and any(item.role == ADJUDICATION for item in items):
@@ -39,6 +40,7 @@ async def recorded(request: Request, topic: str, key: KeyRecord, items: Sequence
                               f"adjudication needs {ADJUDICATE!r} or 'admin'")
     result = await write_call(request, len(items) <= INLINE_JUDGMENTS, record_batch, request.app.state.engine, topic,
                               items, reviewer=key.reviewer, source="api", idempotency_key=idempotency_key,
+                              queue=queue, allow_unqueued=allow_unqueued,
                               idempotency_ttl_seconds=request.app.state.settings.idempotency_ttl_seconds)
     # the bytes FastAPI makes of this dict through response_model JudgmentBatchOut, without re-validating it
     content = json.dumps({"topic": topic, "reviewer": key.reviewer, "recorded": len(result.ids), "ids": result.ids},
@@ -71,7 +73,7 @@ async def fast_post_judgments(request: Request) -> Response | None:
     if reviewer is not None and reviewer != key.reviewer:
         return None
     return await recorded(request, request.path_params["topic"], key, body["judgments"],
-                          body.get("idempotency_key"))
+                          body.get("idempotency_key"), body.get("queue"), body.get("allow_unqueued", False))
 
 
 class FastJudgmentsRoute(APIRoute):

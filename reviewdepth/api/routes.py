@@ -178,8 +178,8 @@ def build_router(router: APIRouter | None = None) -> APIRouter:
 
         if body.reviewer is not None and body.reviewer != key.reviewer:
             raise ApiProblem(403, f"reviewer: this API key records as {key.reviewer!r}, not {body.reviewer!r}")
-        items = [BatchItem(j.doc_id, j.label, j.role, j.note) for j in body.judgments]
-        return await recorded(request, topic, key, items, body.idempotency_key)
+        items = [BatchItem(j.doc_id, j.label, j.role, j.note, j.queue) for j in body.judgments]
+        return await recorded(request, topic, key, items, body.idempotency_key, body.queue, body.allow_unqueued)
 
     # the standard handler of this endpoint, behind a fast path for the common request (api/recording.py)
     router.add_api_route("/topics/{topic}/judgments", post_judgments, methods=["POST"], status_code=201,

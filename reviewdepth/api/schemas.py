@@ -122,6 +122,8 @@ class JudgmentIn(BaseModel):
     doc_id: DocId
     label: Label = Field(description="1/0, yes/no, relevant/irrelevant, include/exclude, or an integer grade.")
     role: str = Field(default="review", description="review, sample, qc or adjudication.")
+    queue: str | None = Field(default=None, min_length=1, max_length=200,
+                              description="The queue it was served from (default: the batch's queue).")
     note: Note | None = None
 
 
@@ -129,6 +131,10 @@ class JudgmentBatchIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     judgments: list[JudgmentIn] = Field(min_length=1)
+    queue: str | None = Field(default=None, min_length=1, max_length=200,
+                              description="The queue the judgments were served from (default: the topic's newest).")
+    allow_unqueued: bool = Field(default=False, strict=True,
+                                 description="Record documents that are in no queue of the topic (else 422).")
     idempotency_key: KeyName | None = Field(default=None, description="The same key again returns the first result.")
     reviewer: Reviewer | None = Field(default=None, description="Optional; must be the API key's reviewer.")
 
@@ -154,10 +160,14 @@ def judgment_batch_validator() -> SchemaValidator:
         cs.dataclass_field("doc_id", checked(validation.doc_id, "doc_id", validation.DOC_ID_LENGTH)),
         cs.dataclass_field("label", checked(validation.label_text, "label", validation.LABEL_LENGTH)),
         cs.dataclass_field("role", optional(cs.str_schema(), "review")),
+        cs.dataclass_field("queue", optional(cs.nullable_schema(cs.str_schema(min_length=1, max_length=200)))),
         cs.dataclass_field("note", optional(cs.nullable_schema(checked(_note, "note", validation.NOTE_LENGTH, 0)))),
-    ], extra_behavior="forbid"), ["doc_id", "label", "role", "note"], frozen=True)
+    ], extra_behavior="forbid"), ["doc_id", "label", "role", "note", "queue"], frozen=True)
     return SchemaValidator(cs.typed_dict_schema({
         "judgments": cs.typed_dict_field(cs.list_schema(item, min_length=1)),
+        "queue": cs.typed_dict_field(optional(cs.nullable_schema(cs.str_schema(min_length=1, max_length=200))),
+                                     required=False),
+        "allow_unqueued": cs.typed_dict_field(optional(cs.bool_schema(strict=True), False), required=False),
         "idempotency_key": cs.typed_dict_field(optional(cs.nullable_schema(
             checked(validation.key_name, "idempotency_key", validation.KEY_LENGTH))), required=False),
         "reviewer": cs.typed_dict_field(optional(cs.nullable_schema(
@@ -184,6 +194,7 @@ class JudgmentOut(BaseModel):
     source: str
     note: str | None
     recorded_at: str
+    queue: str | None = Field(default=None, description="The queue it was served from (null: unknown or none).")
 
 
 class JudgmentPage(BaseModel):

@@ -17,6 +17,7 @@ from reviewdepth.formats.errors import InputError
 from reviewdepth.services.errors import Conflict, Invalid, NotFound
 from reviewdepth.services.imports import read_label
 from reviewdepth.services.judgments import as_utc
+from reviewdepth.services.served_queues import API_HINT, ServedQueues
 from reviewdepth.store import validation
 from reviewdepth.store.chain import append_judgments
 from reviewdepth.store.ingest import driver_rows, utc_now
@@ -32,6 +33,7 @@ class BatchItem:
     label: str
     role: str = "review"
     note: str | None = None
+    queue: str | None = None  # the queue it was served from (default: the batch's queue, else the newest)
 
 
 @dataclass(frozen=True)
@@ -61,8 +63,13 @@ def _validated(items: Sequence[BatchItem], level: int) -> list[tuple[str, str, b
     return out
 
 
-def _request_digest(topic: str, items: Sequence[BatchItem]) -> str:
-    canonical = json.dumps([topic, [[i.doc_id, i.label, i.role, i.note] for i in items]], ensure_ascii=False)
+def _request_digest(topic: str, items: Sequence[BatchItem], queue: str | None = None,
+                    allow_unqueued: bool = False) -> str:
+    # the fields added with revision 0005 enter only when used, so digests stored before it still match
+    extra = [[i.queue for i in items], queue, allow_unqueued] if queue is not None or allow_unqueued or any(
+        i.queue is not None for i in items) else []
+    canonical = json.dumps([topic, [[i.doc_id, i.label, i.role, i.note] for i in items], *extra],
+                           ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
@@ -80,9 +87,13 @@ def _replay(engine: Engine, reviewer: str, key: str, digest: str, cutoff: dateti
 
 
 def record_batch(engine: Engine, topic: str, items: Sequence[BatchItem], *, reviewer: str, source: str = "api",
-                 idempotency_key: str | None = None, level: int = 1,
+                 idempotency_key: str | None = None, level: int = 1, queue: str | None = None,
+                 allow_unqueued: bool = False, unqueued_hint: str = API_HINT,
                  idempotency_ttl_seconds: float | None = IDEMPOTENCY_TTL_SECONDS) -> BatchResult:
-    """Append ``items`` as ``reviewer``'s judgments (all or nothing) and return their ids in request order."""
+    """Append ``items`` as ``reviewer``'s judgments (all or nothing) and return their ids in request order.
+
+    Each is recorded as served from its item's queue, else ``queue``, else the topic's newest queue; a document
+    in no queue of the topic refuses the batch (naming ``judgments[i]``) unless ``allow_unqueued``."""
     parsed = _validated(items, level)
     topic = validation.topic_name(topic)
     reviewer = validation.reviewer_name(reviewer)
@@ -92,7 +103,7 @@ def record_batch(engine: Engine, topic: str, items: Sequence[BatchItem], *, revi
     if idempotency_ttl_seconds is not None and idempotency_ttl_seconds > 0:
         cutoff = utc_now() - timedelta(seconds=idempotency_ttl_seconds)
     if key is not None:  # the request digest is only needed to recognise a retry
-        digest = _request_digest(topic, items)
+        digest = _request_digest(topic, items, queue, allow_unqueued)
         earlier = _replay(engine, reviewer, key, digest, cutoff)
         if earlier is not None:
             return earlier
@@ -103,6 +114,12 @@ def record_batch(engine: Engine, topic: str, items: Sequence[BatchItem], *, revi
             if not found:
                 raise NotFound(f"unknown topic {topic!r}")
             topic_id = int(found[0][0])
+            served = ServedQueues(conn, topic_id, topic)
+            default_queue = served.queue_id(queue, "queue")
+            queue_ids = [default_queue if item.queue is None else served.queue_id(item.queue, f"judgments[{i}].queue")
+                         for i, item in enumerate(items)]
+            served.require_queued([item.doc_id for item in items], allow_unqueued=allow_unqueued, hint=unqueued_hint,
+                                  refuse=lambda i, message: Invalid(f"judgments[{i}].doc_id: {message}"))
             marker = None
             if key is not None and cutoff is not None:  # an expired record is forgotten: its key is new again
                 conn.execute(delete(ApiIdempotency).where(
@@ -113,7 +130,8 @@ def record_batch(engine: Engine, topic: str, items: Sequence[BatchItem], *, revi
                     reviewer=reviewer, key=key, topic_id=topic_id, request_digest=digest, response="[]",
                     created_at=now).returning(ApiIdempotency.id)).scalar_one()
             ids = append_judgments(conn, [(topic_id, d, lab, rel, g, reviewer, role, source, note, now, None)
-                                          for d, lab, rel, g, role, note in parsed], return_ids=True)
+                                          for d, lab, rel, g, role, note in parsed], return_ids=True,
+                                   queue_ids=queue_ids)
             if marker is not None:
                 conn.execute(update(ApiIdempotency).where(ApiIdempotency.id == marker)
                              .values(response=json.dumps(ids)))

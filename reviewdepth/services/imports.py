@@ -23,11 +23,12 @@ from reviewdepth.formats.errors import InputError
 from reviewdepth.formats.scan import StringColumn, scan
 from reviewdepth.formats.trec import QRELS_FIELDS, RUN_FIELDS, parse_qrels, read_bytes
 from reviewdepth.measures.ranking import factorize_queries, rank_order
-from reviewdepth.services.errors import Conflict
+from reviewdepth.services.errors import Conflict, Invalid
+from reviewdepth.services.served_queues import ServedQueues
 from reviewdepth.store import validation
 from reviewdepth.store.chain import append_judgments
 from reviewdepth.store.ingest import Progress, bulk_insert, utc_now
-from reviewdepth.store.models import ImportRecord, Queue, Topic
+from reviewdepth.store.models import USER_ROLES, ImportRecord, Queue, Topic
 from reviewdepth.store.ranking_blob import encode_ranking
 
 CLEF_2017_ACTIONS = frozenset({"AF", "NF", "NS"})
@@ -311,16 +312,16 @@ def decode_text(data: bytes, path: str) -> str:
 
 
 def parse_mapping(spec: str | None) -> dict[str, str]:
-    """``doc=COL,label=COL,...`` into a dict; keys: doc, label, topic, rank, score, reviewer, time."""
+    """``doc=COL,label=COL,...`` into a dict; keys: doc, label, topic, rank, score, reviewer, time, role."""
     mapping: dict[str, str] = {}
     if not spec:
         return mapping
     for part in spec.split(","):
         key, sep, column = part.partition("=")
         key = key.strip()
-        if not sep or key not in ("doc", "label", "topic", "rank", "score", "reviewer", "time"):
+        if not sep or key not in ("doc", "label", "topic", "rank", "score", "reviewer", "time", "role"):
             raise InputError("--map", None, key or part, f"bad mapping {part!r}; use doc=COL,label=COL[,topic=COL,"
-                             "rank=COL,score=COL,reviewer=COL,time=COL]")
+                             "rank=COL,score=COL,reviewer=COL,time=COL,role=COL]")
         mapping[key] = column.strip()
     return mapping
 
@@ -360,16 +361,50 @@ def _read_time(value: str, path: str, line: int, column: str) -> datetime | None
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
+def _served_queue_ids(conn: Connection, path: str, topic_ids: dict[str, int], judged: Sequence[tuple[str, str]],
+                      lines: Sequence[int], queue_name: str | None, doc_field: str,
+                      allow_unqueued: bool) -> list[int | None]:
+    """The queue each ``(topic, doc)`` judgment of a file was served from; a document in no queue of its topic
+    refuses the file at its line unless ``allow_unqueued``."""
+    positions: dict[str, list[int]] = {}
+    for position, (topic, _) in enumerate(judged):
+        positions.setdefault(topic, []).append(position)
+    out: list[int | None] = [None] * len(judged)
+    for topic, where in positions.items():
+        served = ServedQueues(conn, topic_ids[topic], topic)
+        try:
+            queue_id = served.queue_id(queue_name)
+        except Invalid as exc:
+            raise InputError(path, None, "queue", str(exc)) from None
+
+        def refuse(i: int, message: str, where: list[int] = where) -> InputError:
+            return InputError(path, lines[where[i]], doc_field, message)
+
+        served.require_queued([judged[p][1] for p in where], allow_unqueued=allow_unqueued, refuse=refuse)
+        for p in where:
+            out[p] = queue_id
+    return out
+
+
 def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: str | None = None,
                reviewer: str = "import", level: int = 1, again: bool = False, queue_name: str | None = None,
-               progress: Progress | None = None) -> ImportSummary:
+               progress: Progress | None = None, role: str = "review",
+               allow_unqueued: bool = False) -> ImportSummary:
     """A review-platform or screening export: one judgment per labelled row (empty label = not screened).
 
     Columns come from ``mapping`` (``doc=COL,label=COL[,topic=COL,rank=COL,score=COL,reviewer=COL,time=COL]``);
     without it, ASReview's conventions are recognised (label columns such as ``asreview_label`` or
     ``label_included``; ``record_id`` as the document id, else the row number). A ``rank`` column also stores
     the rows as a queue (in rank order).
+
+    ``role`` is every judgment's role unless a ``role`` column gives it (an empty cell takes ``role``; users may
+    give review, sample, qc or adjudication). The judgments are recorded as served from ``queue_name``: with a
+    rank column, the queue the file creates (named ``queue_name``, default the file's stem); without one, an
+    existing queue of the topic (default: its newest). A document in no queue of its topic refuses the file
+    (``path:line: field doc``) unless ``allow_unqueued`` (`reviewdepth.services.served_queues`).
     """
+    if role not in USER_ROLES:
+        raise InputError("--role", None, "role", f"must be one of {', '.join(USER_ROLES)}, not {role!r}")
     data = read_bytes(path)
     digest = file_digest(data)
     text = decode_text(data, path)
@@ -405,6 +440,8 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
     judgments: list[tuple[str, str, str, bool | None, int | None, str, datetime | None]] = []
     ranked: dict[str, list[tuple[float, str, float | None]]] = {}
     seen_docs: dict[tuple[str, str], int] = {}
+    judgment_roles: list[str] = []  # per judgment, beside `judgments`
+    judgment_lines: list[int] = []
     rows = 0
     for line_no, row in enumerate(reader, start=2):
         if not any(cell.strip() for cell in row):
@@ -431,8 +468,14 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
         who = checked_value(validation.reviewer_name, who or reviewer, path, line_no,
                             cols.get("reviewer", "--reviewer"))
         when = _read_time(row[index["time"]], path, line_no, cols["time"]) if "time" in index else None
+        the_role = (row[index["role"]].strip() or role) if "role" in index else role
+        if the_role not in USER_ROLES:
+            raise InputError(path, line_no, cols["role"], f"role must be one of {', '.join(USER_ROLES)}, "
+                             f"not {the_role!r}")
         if relevant is not None or grade is not None:
             judgments.append((the_topic, doc, label.strip(), relevant, grade, who or reviewer, when))
+            judgment_roles.append(the_role)
+            judgment_lines.append(line_no)
         if "rank" in index:
             try:
                 rank = float(row[index["rank"]])
@@ -453,9 +496,6 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
         import_id = _record_import(conn, "csv", path, digest, rows, len(names), f"map={mapping or ''}")
         now = utc_now()
         source = f"import:{digest}"
-        append_judgments(conn, [(ids[t], d, lab, rel, g, who, "review", source, None,
-                                 now if when is None else when, import_id)
-                                for t, d, lab, rel, g, who, when in judgments], progress=progress)
         qname = validation.queue_name(queue_name or Path(path).stem)
         for the_topic, entries in ranked.items():
             entries.sort(key=lambda e: e[0])
@@ -467,6 +507,14 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
             bulk_insert(conn, "queue_entries", ("queue_id", "rank", "doc_id", "score", "flag"),
                         ((queue_id, i, d, s, None) for i, (_, d, s) in enumerate(entries, start=1)))
             summary.queues = [qname]
+        # after the file's own queue is stored: its documents are queued, and it is the topic's newest queue
+        queue_ids = _served_queue_ids(conn, path, ids, [(j[0], j[1]) for j in judgments], judgment_lines,
+                                      queue_name, cols.get("doc", "doc"), allow_unqueued)
+        append_judgments(conn, [(ids[t], d, lab, rel, g, who, the_role, source, None,
+                                 now if when is None else when, import_id)
+                                for (t, d, lab, rel, g, who, when), the_role in zip(judgments, judgment_roles,
+                                                                                   strict=True)],
+                         progress=progress, queue_ids=queue_ids)
         summary.import_id = import_id
         summary.topics = names
     return summary

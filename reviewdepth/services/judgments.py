@@ -10,10 +10,11 @@ from sqlalchemy import Engine, insert, select
 from reviewdepth.formats.errors import InputError
 from reviewdepth.services.errors import Invalid, NotFound
 from reviewdepth.services.imports import read_label
+from reviewdepth.services.served_queues import ServedQueues
 from reviewdepth.store import validation
 from reviewdepth.store.chain import append_judgments
 from reviewdepth.store.ingest import utc_now
-from reviewdepth.store.models import USER_ROLES, Judgment, Topic
+from reviewdepth.store.models import USER_ROLES, Judgment, Queue, Topic
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,7 @@ class JudgmentRecord:
     source: str
     note: str | None
     recorded_at: datetime
+    queue: str | None = None  # the queue it was served from (None: unknown, or the topic had no queue)
 
     def as_dict(self) -> dict[str, object]:
         out = dict(self.__dict__)
@@ -52,9 +54,12 @@ def topic_id_of(engine: Engine, topic: str) -> int:
 
 def record_judgment(engine: Engine, topic: str, doc_id: str, label: str, *, reviewer: str, role: str = "review",
                     note: str | None = None, source: str = "cli", level: int = 1,
-                    create_topic: bool = False) -> JudgmentRecord:
+                    create_topic: bool = False, queue: str | None = None,
+                    allow_unqueued: bool = False) -> JudgmentRecord:
     """Append one judgment (its own transaction). ``label``: 1/0, yes/no, relevant/irrelevant, include/exclude,
-    or an integer grade (relevant when >= ``level``)."""
+    or an integer grade (relevant when >= ``level``). ``queue``: the queue it was served from (default: the
+    topic's newest); a document in no queue of the topic is refused unless ``allow_unqueued``
+    (`reviewdepth.services.served_queues`)."""
     if role not in USER_ROLES:
         raise Invalid(f"role must be one of {', '.join(USER_ROLES)}, not {role!r}")
     topic = validation.topic_name(topic)
@@ -75,11 +80,15 @@ def record_judgment(engine: Engine, topic: str, doc_id: str, label: str, *, revi
                 raise NotFound(f"unknown topic {topic!r}")
             topic_row = conn.execute(insert(Topic).values(name=topic, created_at=utc_now())
                                      .returning(Topic.id)).scalar_one()
+        served = ServedQueues(conn, int(topic_row), topic)
+        queue_id = served.queue_id(queue)
+        served.require_queued([doc_id], allow_unqueued=allow_unqueued)
         now = utc_now()
         [new_id] = append_judgments(conn, [(topic_row, doc_id, label.strip(), relevant, grade, reviewer, role, source,
-                                            note, now, None)], return_ids=True)
+                                            note, now, None)], return_ids=True, queue_ids=[queue_id])
+    queue_name = next((n for i, n in served.queues if i == queue_id), None)
     return JudgmentRecord(new_id, topic, doc_id, label.strip(), relevant, grade, reviewer, role, source, note,
-                          now)
+                          now, queue_name)
 
 
 def parse_as_of(value: str | None) -> tuple[int | None, datetime | None]:
@@ -121,9 +130,10 @@ def list_judgments(engine: Engine, topic: str, *, as_of: str | None = None, revi
     with engine.connect() as conn:
         rows = conn.execute(stmt.with_only_columns(
             Judgment.id, Judgment.doc_id, Judgment.label, Judgment.relevant, Judgment.grade, Judgment.reviewer,
-            Judgment.role, Judgment.source, Judgment.note, Judgment.recorded_at)).all()
-    return [JudgmentRecord(int(r[0]), topic, r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], as_utc(r[9]))
-            for r in rows]
+            Judgment.role, Judgment.source, Judgment.note, Judgment.recorded_at, Judgment.queue_id)).all()
+        names = dict(conn.execute(select(Queue.id, Queue.name).where(Queue.topic_id == topic_id)).all())
+    return [JudgmentRecord(int(r[0]), topic, r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], as_utc(r[9]),
+                           names.get(r[10])) for r in rows]
 
 
 def _db_time(engine: Engine, moment: datetime) -> datetime:
@@ -132,8 +142,10 @@ def _db_time(engine: Engine, moment: datetime) -> datetime:
 
 def record_judgments(engine: Engine, topic: str, items: list[tuple[str, str]], *, reviewer: str,
                      role: str = "review", source: str = "cli", level: int = 1,
-                     notes: list[str | None] | None = None) -> list[int]:
-    """Append many judgments ``(doc_id, label)`` in one transaction (all or nothing); returns their ids."""
+                     notes: list[str | None] | None = None, queue: str | None = None,
+                     allow_unqueued: bool = False) -> list[int]:
+    """Append many judgments ``(doc_id, label)`` in one transaction (all or nothing); returns their ids.
+    ``queue`` and ``allow_unqueued`` as in `record_judgment`."""
     if role not in USER_ROLES:
         raise Invalid(f"role must be one of {', '.join(USER_ROLES)}, not {role!r}")
     parsed = []
@@ -155,8 +167,12 @@ def record_judgments(engine: Engine, topic: str, items: list[tuple[str, str]], *
         topic_row = conn.execute(select(Topic.id).where(Topic.name == topic)).scalar_one_or_none()
         if topic_row is None:
             raise NotFound(f"unknown topic {topic!r}")
+        served = ServedQueues(conn, int(topic_row), topic)
+        queue_id = served.queue_id(queue)
+        served.require_queued([p[0] for p in parsed], allow_unqueued=allow_unqueued,
+                              refuse=lambda i, message: Invalid(f"judgment {i + 1}: {message}"))
         now = utc_now()
         return append_judgments(conn, [
             (topic_row, doc_id, label, relevant, grade, reviewer, role, source, note, now, None)
             for (doc_id, label, relevant, grade), note in zip(parsed, notes or [None] * len(parsed), strict=True)],
-            return_ids=True)
+            return_ids=True, queue_ids=[queue_id] * len(parsed))

@@ -1,8 +1,11 @@
 """PRISMA 2020 screening counts for a topic reviewed from a ranked queue.
 
 - identified: records in the topic (its population N when stated, else the queue size);
-- screened: records with at least one human decision; of these, included (relevant under the label policy) and
-  excluded by reviewers (not relevant);
+- screened: records of the identified set with at least one human decision; of these, included (relevant under the
+  label policy) and excluded by reviewers (not relevant);
+- judged outside the queue: records with a decision that lie outside the identified set (in no queue of the topic;
+  when identified is the queue's size, not in that queue), recorded with ``--allow-unqueued`` or by ``import
+  qrels``; counted apart (with how many of them are relevant) so that screened never exceeds identified;
 - not screened because the review stopped: identified − screened (in PRISMA 2020's flow, the records a
   prioritised screening tool's stopping decision removed; report the stopping method with them);
 - reviewers per record: how many screened records have 1, 2, 3, … distinct reviewers;
@@ -16,7 +19,13 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from sqlalchemy import Engine
+import numpy as np
+from sqlalchemy import Connection, Engine, exists, select
+
+from reviewdepth.store.labels import resolve_labels
+from reviewdepth.store.loaders import QueueLabels
+from reviewdepth.store.models import VOID_ROLE, Judgment, Queue, QueueEntry
+from reviewdepth.store.queue_membership import topic_queues
 
 
 @dataclass(frozen=True)
@@ -27,6 +36,8 @@ class PrismaCounts:
     included: int
     excluded_by_reviewers: int
     not_screened_review_stopped: int
+    judged_outside_queue: int
+    included_outside_queue: int
     stopped_at_rank: int | None
     reviewers_per_record: dict[int, int]
     conflicts: int
@@ -42,20 +53,58 @@ class PrismaCounts:
 
 def prisma_counts(*, population: int, population_stated: bool, included: int, excluded: int,
                   reviewed_prefix: int | None, reviewers_per_record: dict[int, int], conflicts: int,
-                  conflicts_resolved: int, independent: bool | None, policy: str) -> PrismaCounts:
+                  conflicts_resolved: int, independent: bool | None, policy: str, outside_included: int = 0,
+                  outside_excluded: int = 0) -> PrismaCounts:
+    """``included``/``excluded``: every judged record of the topic; ``outside_*``: those of them outside the
+    identified set (`outside_queue_counts`), taken out of screened and counted apart."""
+    included -= outside_included
+    excluded -= outside_excluded
     screened = included + excluded
     return PrismaCounts(
         identified=population, identified_source="topic population" if population_stated else "queue size",
         screened=screened, included=included, excluded_by_reviewers=excluded,
-        not_screened_review_stopped=max(population - screened, 0), stopped_at_rank=reviewed_prefix,
+        not_screened_review_stopped=max(population - screened, 0),
+        judged_outside_queue=outside_included + outside_excluded, included_outside_queue=outside_included,
+        stopped_at_rank=reviewed_prefix,
         reviewers_per_record=reviewers_per_record, conflicts=conflicts, conflicts_resolved=conflicts_resolved,
         independent=independent, label_policy=policy)
+
+
+def outside_queue_counts(conn: Connection, topic_id: int, labels: QueueLabels, *, population_stated: bool,
+                         as_of: int | None) -> tuple[int, int]:
+    """(relevant, not relevant) judged records outside the identified set, under ``labels``' policy: outside
+    the queue of ``labels`` when identified is its size or the topic has one queue (free: topic totals minus the
+    queue's), else in no queue of the topic (found in SQL, their labels resolved as `load_queue_labels` does)."""
+    in_queue_relevant = int(np.count_nonzero(labels.labels == 1))
+    in_queue_nonrelevant = int(np.count_nonzero(labels.labels == 0))
+    several = population_stated and len(topic_queues(conn, topic_id)) > 1
+    if not several:
+        return labels.relevant_total - in_queue_relevant, labels.nonrelevant_total - in_queue_nonrelevant
+    unqueued = select(Judgment.doc_id).where(
+        Judgment.topic_id == topic_id, Judgment.relevant.is_not(None), Judgment.role != VOID_ROLE,
+        ~exists().where(QueueEntry.doc_id == Judgment.doc_id, QueueEntry.queue_id == Queue.id,
+                        Queue.topic_id == topic_id))
+    if as_of is not None:
+        unqueued = unqueued.where(Judgment.id <= as_of)
+    docs = list(conn.execute(unqueued.distinct()).scalars())
+    if not docs:
+        return 0, 0
+    stmt = (select(Judgment.doc_id, Judgment.id, Judgment.relevant, Judgment.role)
+            .where(Judgment.topic_id == topic_id, Judgment.doc_id.in_(docs), Judgment.role != VOID_ROLE)
+            .order_by(Judgment.id))
+    if as_of is not None:
+        stmt = stmt.where(Judgment.id <= as_of)
+    rows = conn.execute(stmt).all()
+    resolved = resolve_labels([r[0] for r in rows], np.array([r[1] for r in rows], dtype=np.int64),
+                              np.array([-1 if r[2] is None else int(bool(r[2])) for r in rows], dtype=np.int8),
+                              np.array([r[3] == "adjudication" for r in rows], dtype=bool), labels.policy)
+    return int(np.count_nonzero(resolved.labels == 1)), int(np.count_nonzero(resolved.labels == 0))
 
 
 def topic_prisma(engine: Engine, topic: str, *, queue: str | None = None, policy: str = "latest",
                  as_of: str | None = None, independent: bool | None = None) -> PrismaCounts:
     """The counts for a stored topic and queue, as of a judgment id (the same numbers the report shows)."""
-    from sqlalchemy import func, select
+    from sqlalchemy import func
 
     from reviewdepth.services.conflicts import conflicts_of
     from reviewdepth.services.judgments import judgment_id_as_of
@@ -74,9 +123,12 @@ def topic_prisma(engine: Engine, topic: str, *, queue: str | None = None, policy
     with engine.connect() as conn:
         per_record = reviewers_per_document(conn, topic_id, as_of_id)
         multi = load_votes(conn, topic_id, as_of_id, min_reviewers=2) if max(per_record, default=0) >= 2 else []
+        outside = outside_queue_counts(conn, topic_id, labels, population_stated=bool(population_size),
+                                       as_of=as_of_id)
     conflicts = conflicts_of(multi)
     return prisma_counts(
         population=int(population_size) if population_size else labels.size, population_stated=bool(population_size),
         included=labels.relevant_total, excluded=labels.nonrelevant_total, reviewed_prefix=reviewed_prefix(labels),
         reviewers_per_record=per_record, conflicts=len(conflicts),
-        conflicts_resolved=sum(c.status == "resolved" for c in conflicts), independent=independent, policy=policy)
+        conflicts_resolved=sum(c.status == "resolved" for c in conflicts), independent=independent, policy=policy,
+        outside_included=outside[0], outside_excluded=outside[1])

@@ -13,6 +13,10 @@ serialised, writers of different topics are not (on PostgreSQL). Editing, deleti
 the application's back breaks the chain at that row; `verify_topic` names the first broken row. The chain
 cannot stop someone who rewrites the whole log and every later hash: record the head that ``audit verify``
 prints outside the database (a ticket, an email, a court filing) to anchor it.
+
+``queue_id`` (the queue a judgment was served from, revision 0005) is *not* part of the canonical form: the
+chain proves what was judged, by whom and when, not which ranking showed the document. Hashes of judgments
+recorded before that column existed stay valid, and an edit of ``queue_id`` alone is not detected.
 """
 
 from __future__ import annotations
@@ -122,9 +126,13 @@ JUDGMENT_COLUMNS = ("topic_id", "doc_id", "label", "relevant", "grade", "reviewe
 
 
 def append_judgments(conn: Connection, rows: Sequence[NewJudgment], *, return_ids: bool = False,
-                     progress: Progress | None = None) -> list[int]:
+                     progress: Progress | None = None,
+                     queue_ids: Sequence[int | None] | None = None) -> list[int]:
     """The one way judgments enter the log: link ``rows`` into their topics' chains and bulk-insert them in the
-    caller's transaction. With ``return_ids``, their ids in the order given."""
+    caller's transaction. ``queue_ids`` (one per row) records the queue each was served from (not hashed: see
+    the module docstring). With ``return_ids``, their ids in the order given."""
+    if queue_ids is not None and len(queue_ids) != len(rows):
+        raise ValueError(f"{len(queue_ids)} queue ids for {len(rows)} judgments")
     counts = Counter(row[0] for row in rows)
     first, head = _reserve(conn, dict(counts))
     next_seq = dict(first)
@@ -137,7 +145,7 @@ def append_judgments(conn: Connection, rows: Sequence[NewJudgment], *, return_id
         last: tuple[object, ...] = ()
         stored: object = None
         tail = ""
-        for row in rows:
+        for number, row in enumerate(rows):
             topic_id, doc_id, label, relevant, grade = row[:5]
             if row[5:] != last:
                 last = row[5:]
@@ -154,9 +162,13 @@ def append_judgments(conn: Connection, rows: Sequence[NewJudgment], *, return_id
                 f"{head[topic_id]}\n{seq}|{len(doc_id)}:{doc_id}|{len(label)}:{label}|"
                 f"{'~' if relevant is None else int(relevant)}|{'~' if grade is None else grade}{tail}".encode()
             ).hexdigest()
-            yield (*row[:9], stored, row[10], seq, digest)
+            if queue_ids is None:
+                yield (*row[:9], stored, row[10], seq, digest)
+            else:
+                yield (*row[:9], stored, row[10], seq, digest, queue_ids[number])
 
-    bulk_insert(conn, "judgments", JUDGMENT_COLUMNS, linked(), progress)
+    bulk_insert(conn, "judgments", JUDGMENT_COLUMNS if queue_ids is None else (*JUDGMENT_COLUMNS, "queue_id"),
+                linked(), progress)
     for topic_id, last in head.items():
         if next_seq[topic_id] != first[topic_id] + counts[topic_id]:
             raise RuntimeError(f"reserved judgments of topic id {topic_id} were not all written")

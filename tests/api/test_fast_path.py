@@ -24,16 +24,17 @@ BOUNDARY = ["", "a", "x" * 100, "x" * 101, "y" * 200, "y" * 201, "z" * 300, "z" 
             " ", "é✓", "\u0000", "review", "qc", "1", "0"]
 values = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.floats(allow_nan=False, allow_infinity=False),
                    st.sampled_from(BOUNDARY), st.text(max_size=4))
-judgment = st.dictionaries(st.sampled_from(["doc_id", "label", "role", "note", "extra"]), values, max_size=5)
+judgment = st.dictionaries(st.sampled_from(["doc_id", "label", "role", "note", "queue", "extra"]), values, max_size=6)
 judgment_list = st.one_of(st.lists(judgment, max_size=3),
                           st.lists(st.fixed_dictionaries({"doc_id": st.sampled_from(BOUNDARY[1:]),
                                                           "label": st.sampled_from(BOUNDARY[1:])}), min_size=1,
                                    max_size=3), values)
 bodies = st.one_of(
-    st.dictionaries(st.sampled_from(["judgments", "idempotency_key", "reviewer", "other"]),
-                    st.one_of(judgment_list, values), max_size=4),
+    st.dictionaries(st.sampled_from(["judgments", "idempotency_key", "reviewer", "queue", "allow_unqueued", "other"]),
+                    st.one_of(judgment_list, values), max_size=6),
     st.fixed_dictionaries({"judgments": judgment_list},
-                          optional={"idempotency_key": values, "reviewer": values}),
+                          optional={"idempotency_key": values, "reviewer": values, "queue": values,
+                                    "allow_unqueued": values}),
     values, st.lists(judgment, max_size=2))
 
 
@@ -43,7 +44,8 @@ def standard(raw: bytes) -> Any:
         model = schemas.JudgmentBatchIn.model_validate(json.loads(raw))
     except (ValueError, ValidationError):
         return None
-    return ([(j.doc_id, j.label, j.role, j.note) for j in model.judgments], model.idempotency_key, model.reviewer)
+    return ([(j.doc_id, j.label, j.role, j.note, j.queue) for j in model.judgments], model.idempotency_key,
+            model.reviewer, model.queue, model.allow_unqueued)
 
 
 def fast(raw: bytes) -> Any:
@@ -51,8 +53,8 @@ def fast(raw: bytes) -> Any:
         body = schemas.judgment_batch_validator().validate_json(raw)
     except ValidationError:
         return None
-    return ([(j.doc_id, j.label, j.role, j.note) for j in body["judgments"]], body.get("idempotency_key"),
-            body.get("reviewer"))
+    return ([(j.doc_id, j.label, j.role, j.note, j.queue) for j in body["judgments"]], body.get("idempotency_key"),
+            body.get("reviewer"), body.get("queue"), body.get("allow_unqueued", False))
 
 
 @settings(max_examples=400, deadline=None, derandomize=True, database=None)
@@ -148,7 +150,8 @@ def test_reply_bytes_are_the_response_models(api: Api) -> None:
     assert api.client.post("/topics", json={"name": topic}, headers=ana).status_code == 201
     for _ in range(2):  # the standard path (the key is new), then the fast path
         r = api.client.post("/topics/tøpic \"✓\"/judgments", headers=ana,
-                            json={"judgments": [{"doc_id": "é", "label": "1"}, {"doc_id": "b", "label": "0"}]})
+                            json={"judgments": [{"doc_id": "é", "label": "1"}, {"doc_id": "b", "label": "0"}],
+                                  "allow_unqueued": True})
         assert r.status_code == 201 and r.headers["content-type"] == "application/json"
         assert r.content == schemas.JudgmentBatchOut.model_validate(r.json()).model_dump_json().encode()
         assert r.json()["topic"] == topic and r.json()["recorded"] == 2
@@ -228,7 +231,7 @@ def test_long_batches_are_written_off_the_event_loop(api: Api, monkeypatch: pyte
     monkeypatch.setattr(anyio.to_thread, "run_sync", spy)
     monkeypatch.setattr(recording, "INLINE_JUDGMENTS", 2)
     for size in (1, 2, 3):
-        body = {"judgments": [{"doc_id": f"s{size}-{i}", "label": "1"} for i in range(size)]}
+        body = {"judgments": [{"doc_id": f"d{i}", "label": "1"} for i in range(size)]}
         assert api.client.post("/topics/t/judgments", json=body, headers=ana).json()["recorded"] == size
     # PostgreSQL writes always go to the threadpool; SQLite's only when longer than INLINE_JUDGMENTS
     assert threaded == ([3] if api.url.startswith("sqlite") else [1, 2, 3])

@@ -148,10 +148,11 @@ def test_conflicts_over_http_equal_the_cli(api: Api, tmp_path: Path) -> None:
     assert client.post("/topics", json={"name": "dual"}, headers=ana).status_code == 201
     for key, labels in ((ana, ["1", "0", "1"]), (bob, ["1", "1", "0"])):
         r = client.post("/topics/dual/judgments", headers=key, json={
-            "judgments": [{"doc_id": f"d{i}", "label": lab} for i, lab in enumerate(labels)]})
+            "judgments": [{"doc_id": f"d{i}", "label": lab} for i, lab in enumerate(labels)], "allow_unqueued": True})
         assert r.status_code == 201, r.text
     r = client.post("/topics/dual/judgments", headers=judge,
-                    json={"judgments": [{"doc_id": "d1", "label": "0", "role": "adjudication"}]})
+                    json={"judgments": [{"doc_id": "d1", "label": "0", "role": "adjudication"}],
+                          "allow_unqueued": True})
     assert r.status_code == 201
     body = client.get("/topics/dual/conflicts", headers=ana).json()
     assert [(c["doc_id"], c["status"]) for c in body["conflicts"]] == [("d1", "resolved"), ("d2", "open")]

@@ -32,7 +32,8 @@ def test_full_cycle_on_an_explicit_database(tmp_path: Path, trec_data: Path) -> 
     code, out, _ = invoke("queue", "show", "302", "--format", "json", "--db", db)
     shown = json.loads(out)
     assert shown["measures"]["num_rel"] == 77 and round(shown["measures"]["map"], 4) == 0.4175
-    code, out, _ = invoke("judge", "302", "NEWDOC", "yes", "--reviewer", "ana", "--note", "late find", "--db", db)
+    code, out, _ = invoke("judge", "302", "NEWDOC", "yes", "--reviewer", "ana", "--note", "late find",
+                          "--allow-unqueued", "--db", db)
     assert code == 0 and "relevant" in out
     code, out, _ = invoke("judgments", "302", "--format", "json", "--reviewer", "ana", "--db", db)
     assert [(j["doc_id"], j["note"]) for j in json.loads(out)] == [("NEWDOC", "late find")]

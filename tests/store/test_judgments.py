@@ -48,7 +48,7 @@ def test_policies_through_the_store(engine: Engine, tmp_path: Path) -> None:
     record_judgment(engine, "T", "d2", "relevant", reviewer="cy", role="adjudication")
     record_judgment(engine, "T", "d2", "no", reviewer="ana")
     record_judgment(engine, "T", "d5", "include", reviewer="ana")
-    record_judgment(engine, "T", "d9", "yes", reviewer="ana")  # not in the queue: still counts in R
+    record_judgment(engine, "T", "d9", "yes", reviewer="ana", allow_unqueued=True)  # not in the queue: counts in R
     by_policy = {p: queue_labels(engine, "T", None, p)[1] for p in ("latest", "adjudicated", "majority",
                                                                     "any_relevant")}
     assert by_policy["latest"].labels.tolist() == [-1, 0, -1, -1, 1, -1]
@@ -97,7 +97,8 @@ def test_eight_threads_lose_and_double_nothing(engine: Engine, tmp_path: Path) -
     def writer(worker: int) -> None:
         try:
             for i in range(2000):
-                record_judgment(engine, "T", f"w{worker}-{i}", "1" if i % 3 == 0 else "0", reviewer=f"r{worker}")
+                record_judgment(engine, "T", f"w{worker}-{i}", "1" if i % 3 == 0 else "0", reviewer=f"r{worker}",
+                                allow_unqueued=True)
         except BaseException as exc:  # collected and re-raised below
             errors.append(exc)
 

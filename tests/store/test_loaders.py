@@ -62,7 +62,7 @@ def test_fast_path_matches_the_row_path(engine: Engine, tmp_path: Path, monkeypa
     for start, role in ((0, "review"), (150, "adjudication"), (200, "review"), (330, "sample")):
         chunk = slice(start, {0: 150, 150: 200, 200: 330, 330: 400}[start])
         ids += record_judgments(engine, "T", list(zip(docs[chunk], labels[chunk], strict=True)),
-                                reviewer=f"r{start}", role=role)
+                                reviewer=f"r{start}", role=role, allow_unqueued=True)
     for policy in POLICIES:
         for as_of in (None, ids[0], ids[170], ids[-2]):
             fast, plain = both_paths(engine, monkeypatch, "T", policy, as_of)
@@ -80,7 +80,8 @@ def test_no_judgments_and_doc_ids_the_fast_path_refuses(engine: Engine, tmp_path
     assert_same(fast, plain)
     assert fast.judged_total == 0 and fast.labels.tolist() == [-1] * 5
     # a judged id with a newline or a space cannot be joined by hash: both paths fall back to the SQL join
-    record_judgments(engine, "T", [("d2", "1"), ("x\ny", "1"), ("a b", "0"), ("d4", "0")], reviewer="ana")
+    record_judgments(engine, "T", [("d2", "1"), ("x\ny", "1"), ("a b", "0"), ("d4", "0")], reviewer="ana",
+                     allow_unqueued=True)
     fast, plain = both_paths(engine, monkeypatch, "T", "latest", fast_path_taken=False)
     assert_same(fast, plain)
     assert fast.labels.tolist() == [-1, 1, -1, 0, -1] and fast.relevant_total == 2 and fast.judged_total == 4

@@ -25,7 +25,7 @@ def expected_counts(log: list[tuple[int, str, str, str, str]], as_of: int | None
 
 
 def test_voters_per_document_three_ways(engine: Engine) -> None:
-    record_judgment(engine, "T", "seed", "1", reviewer="x", create_topic=True)
+    record_judgment(engine, "T", "seed", "1", reviewer="x", create_topic=True, allow_unqueued=True)
     rng = np.random.default_rng(3)
     log: list[tuple[int, str, str, str, str]] = [(1, "seed", "x", "1", "review")]
     for reviewer in ("ann", "bob", "cy", "dee"):
@@ -34,7 +34,7 @@ def test_voters_per_document_three_ways(engine: Engine) -> None:
         roles = rng.choice(["review", "qc", "adjudication"], size=120, p=[0.8, 0.1, 0.1])
         items = [BatchItem(f"doc {d}" if reviewer == "dee" and d % 50 == 0 else f"d{d}", str(lab), role=str(r))
                  for d, lab, r in zip(docs, labels, roles, strict=True)]
-        ids = record_batch(engine, "T", items, reviewer=reviewer).ids
+        ids = record_batch(engine, "T", items, reviewer=reviewer, allow_unqueued=True).ids
         log += [(i, it.doc_id, reviewer, it.label, it.role) for i, it in zip(ids, items, strict=True)]
     topic_id = topic_id_of(engine, "T")
     cut = log[len(log) // 2][0]

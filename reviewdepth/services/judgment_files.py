@@ -1,0 +1,126 @@
+"""``reviewdepth judge TOPIC --file F``: many judgments of one topic from a CSV or TSV file, in one transaction.
+
+The file has a header row; columns ``doc`` and ``label`` are required, ``reviewer``, ``role``, ``note`` and
+``queue`` optional (an empty cell takes the command's default). Any bad line refuses the whole file with
+``file:line: field …`` and records nothing. Unlike ``import csv`` (a platform export, recorded once per file
+digest), a judgment file is a reviewer's own work: an empty label is an error, not "not screened yet", and the
+same file may be sent again (it appends again, like ``judge``).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+
+from sqlalchemy import Engine
+
+from reviewdepth.formats.errors import InputError
+from reviewdepth.formats.trec import read_bytes
+from reviewdepth.services.errors import Invalid, NotFound
+from reviewdepth.services.imports import decode_text, read_label
+from reviewdepth.services.served_queues import ServedQueues
+from reviewdepth.store.chain import append_judgments
+from reviewdepth.store.ingest import driver_rows, utc_now
+from reviewdepth.store.models import USER_ROLES
+
+REQUIRED = ("doc", "label")
+OPTIONAL = ("reviewer", "role", "note", "queue")
+# column limits of the judgments table (reviewdepth.store.models.Judgment)
+LIMITS = {"doc": 300, "label": 100, "reviewer": 200}
+
+
+@dataclass(frozen=True)
+class FileLine:
+    line: int
+    doc_id: str
+    label: str
+    relevant: bool | None
+    grade: int | None
+    reviewer: str
+    role: str
+    note: str | None
+    queue: str | None
+
+
+def read_judgment_file(path: str, *, reviewer: str, role: str = "review", level: int = 1) -> list[FileLine]:
+    """The judgments of a CSV/TSV file (header row; delimiter sniffed among comma, tab and semicolon)."""
+    if role not in USER_ROLES:
+        raise InputError("--role", None, "role", f"must be one of {', '.join(USER_ROLES)}, not {role!r}")
+    if not reviewer.strip():
+        raise InputError("--reviewer", None, "reviewer", "must not be empty")
+    text = decode_text(read_bytes(path), path)
+    try:
+        dialect: type[csv.Dialect] | csv.Dialect = csv.Sniffer().sniff(text[:65536], delimiters=",\t;")
+    except csv.Error:
+        dialect = csv.excel
+    reader = csv.reader(io.StringIO(text, newline=""), dialect)
+    header = [h.strip().lower() for h in next(reader, [])]
+    if not any(header):
+        raise InputError(path, 1, None, "empty file: a header row naming the columns doc and label comes first")
+    for column in header:
+        if column not in REQUIRED + OPTIONAL:
+            raise InputError(path, 1, column or "(empty)", f"unknown column; the columns are {', '.join(REQUIRED)} "
+                             f"(required) and {', '.join(OPTIONAL)}")
+    for column in REQUIRED:
+        if column not in header:
+            raise InputError(path, 1, column, f"no {column} column in the header {header}")
+    if len(set(header)) < len(header):
+        raise InputError(path, 1, None, f"a column is named twice in the header {header}")
+    index = {name: header.index(name) for name in header}
+    out: list[FileLine] = []
+    for line, row in enumerate(reader, start=2):
+        if not any(cell.strip() for cell in row):
+            continue
+        if len(row) != len(header):
+            raise InputError(path, line, None, f"expected {len(header)} fields, found {len(row)}")
+        cell = {name: row[i].strip() for name, i in index.items()}
+        for name, limit in LIMITS.items():
+            if len(cell.get(name, "")) > limit:
+                raise InputError(path, line, name, f"at most {limit} characters")
+        if not cell["doc"]:
+            raise InputError(path, line, "doc", "empty document id")
+        relevant, grade = read_label(cell["label"], path, line, "label", level)
+        if relevant is None and grade is None:
+            raise InputError(path, line, "label", "empty label (judge files record decisions; leave the line out "
+                             "instead)")
+        the_role = cell.get("role") or role
+        if the_role not in USER_ROLES:
+            raise InputError(path, line, "role", f"must be one of {', '.join(USER_ROLES)}, not {the_role!r}")
+        out.append(FileLine(line, cell["doc"], cell["label"], relevant, grade, cell.get("reviewer") or reviewer,
+                            the_role, cell.get("note") or None, cell.get("queue") or None))
+    if not out:
+        raise InputError(path, None, None, "no judgments: the file has a header and no lines")
+    return out
+
+
+def record_judgment_file(engine: Engine, topic: str, path: str, *, reviewer: str, role: str = "review",
+                         queue: str | None = None, allow_unqueued: bool = False, source: str = "cli",
+                         level: int = 1) -> list[int]:
+    """Record every judgment of the file for ``topic`` (all or nothing); their ids in file order.
+
+    Each is recorded as served from its line's ``queue``, else ``queue``, else the topic's newest queue; a
+    document in no queue of the topic refuses the file at its line unless ``allow_unqueued``."""
+    lines = read_judgment_file(path, reviewer=reviewer, role=role, level=level)
+    with engine.begin() as conn:
+        found = driver_rows(conn, "SELECT id FROM topics WHERE name = ?", (topic,))
+        if not found:
+            raise NotFound(f"unknown topic {topic!r}")
+        topic_id = int(found[0][0])
+        served = ServedQueues(conn, topic_id, topic)
+        try:
+            default_queue = served.queue_id(queue)
+        except Invalid as exc:
+            raise InputError("--queue", None, "queue", str(exc)) from None
+        queue_ids: list[int | None] = []
+        for item in lines:
+            try:
+                queue_ids.append(default_queue if item.queue is None else served.queue_id(item.queue))
+            except Invalid as exc:
+                raise InputError(path, item.line, "queue", str(exc)) from None
+        served.require_queued([item.doc_id for item in lines], allow_unqueued=allow_unqueued,
+                              refuse=lambda i, message: InputError(path, lines[i].line, "doc", message))
+        now = utc_now()
+        return append_judgments(conn, [(topic_id, item.doc_id, item.label, item.relevant, item.grade, item.reviewer,
+                                        item.role, source, item.note, now, None) for item in lines],
+                                return_ids=True, queue_ids=queue_ids)
