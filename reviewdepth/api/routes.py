@@ -226,6 +226,23 @@ def build_router(router: APIRouter | None = None) -> APIRouter:
         return sample_dict(draw_sample(engine, topic, body.size, frame=body.frame, queue=body.queue,
                                        seed=body.seed))
 
+    @router.get("/topics/{topic}/samples/plan", responses=READ, tags=["samples"])
+    def get_sample_plan(topic: str, engine: EngineDep, _key: Reader, queue: str | None = None,
+                        target: Annotated[str, Query(description="Target recall to certify, in (0, 1).")] = "0.95",
+                        confidence: Annotated[float, Query(gt=0, lt=1)] = 0.95,
+                        frame: Annotated[str, Query(description="unreviewed or all.")] = "unreviewed",
+                        power: Annotated[float, Query(gt=0, lt=1)] = 0.8,
+                        elusion_rate: Annotated[float | None, Query(ge=0, le=1)] = None) -> dict[str, Any]:
+        """The sample size that would certify the target recall at the current depth, the outcome that certifies
+        it, and its chance if the current estimate is right (same as `reviewdepth sample plan --format json`)."""
+        from reviewdepth.report.model import json_safe
+        from reviewdepth.services.sample_plan import plan_sample
+
+        plan: dict[str, Any] = json_safe(plan_sample(engine, topic, queue=queue, target=target,
+                                                     confidence=confidence, frame=frame, power=power,
+                                                     rate=elusion_rate))
+        return plan
+
     @router.get("/topics/{topic}/samples/{sample_id}", response_model=schemas.SampleOut, responses=READ,
                 tags=["samples"])
     def get_sample(topic: str, sample_id: int, engine: EngineDep, _key: Reader,
