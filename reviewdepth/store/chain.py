@@ -75,11 +75,19 @@ def _refuse_broken(name: str, why: str) -> ChainBroken:
                        f"acknowledges it: reviewdepth audit acknowledge {name} --reason TEXT")
 
 
-def _check_tail(conn: Connection, topic_id: int, name: str, length: int, previous: str | None) -> None:
+def _check_tail(conn: Connection, topic_id: int, name: str, length: int, previous: str | None,
+                last_hash: str | None, last_seq: int | None) -> None:
     """The O(1) check before every write: the topic's recorded length and head must be those of the log's last
     row (or of an acknowledgement recorded right after it), and no row may lie beyond them. Catches a deleted
     tail, a rewritten head and rows added behind the application's back; edits inside the log are found by
-    `verify_topic` (``audit verify``), which flags the topic."""
+    `verify_topic` (``audit verify``), which flags the topic.
+
+    ``last_hash`` (the hash of judgment ``length``) and ``last_seq`` (the highest seq) come with the reservation
+    (`_reserve`), at no extra round trip. They may be stale on PostgreSQL when the reservation waited for another
+    writer of the topic (the statement's snapshot predates that writer's commit), so anything but a match is
+    looked up again before a write is refused."""
+    if last_seq == (length or None) and (last_hash == previous if length else previous is None):
+        return
     rows = driver_rows(conn, "SELECT seq, chain_hash FROM judgments WHERE topic_id = ? AND seq >= ? ORDER BY seq "
                        "LIMIT 2", (topic_id, max(length, 1)))
     if length == 0:
@@ -108,12 +116,15 @@ def _reserve(conn: Connection, counts: dict[int, int]) -> tuple[dict[int, int], 
     first: dict[int, int] = {}
     head: dict[int, str] = {}
     for topic_id in sorted(counts):
-        [(length, previous, name, broken)] = driver_rows(
-            conn, "UPDATE topics SET chain_length = chain_length + ? WHERE id = ? "
-            "RETURNING chain_length, chain_head, name, chain_broken", (counts[topic_id], topic_id))
+        [(length, previous, name, broken, last_hash, last_seq)] = driver_rows(
+            conn, "UPDATE topics SET chain_length = chain_length + ? WHERE id = ? RETURNING chain_length, chain_head, "
+            "name, chain_broken, (SELECT j.chain_hash FROM judgments j WHERE j.topic_id = topics.id AND "
+            "j.seq = topics.chain_length - ?), (SELECT max(j.seq) FROM judgments j WHERE j.topic_id = topics.id)",
+            (counts[topic_id], topic_id, counts[topic_id]))
         if broken is not None:
             raise _refuse_broken(name, broken)
-        _check_tail(conn, topic_id, name, int(length) - counts[topic_id], previous)
+        _check_tail(conn, topic_id, name, int(length) - counts[topic_id], previous, last_hash,
+                    None if last_seq is None else int(last_seq))
         first[topic_id] = int(length) - counts[topic_id] + 1
         head[topic_id] = previous or genesis(name)
     return first, head
