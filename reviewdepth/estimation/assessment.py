@@ -106,7 +106,8 @@ class TargetAnswer:
     ``status``: ``reached`` / ``not reached`` / ``unknown``; ``reached_by`` names the evidence. ``point_*``: the
     depth from the point estimate R̂ (labelled point, never "reached" by itself). ``conservative_*``: from the
     one-sided upper bound R_U. ``forward_*``: when not reached, the projected depth (queue rank) to review to and
-    ``more_*`` the documents that means (point and range), with ``forward_basis`` saying how it was projected.
+    ``more_*`` the documents that means (point and range), with ``forward_basis`` saying how it was projected;
+    ``conservative_forward`` the projected rank where the conservative need (from the one-sided R_U) is met.
     ``certified_depth``: QBCB's depth from a whole-queue sample (certified for the stopping target)."""
 
     target: float
@@ -120,6 +121,7 @@ class TargetAnswer:
     conservative_needed: int | None
     conservative_depth: int | None
     conservative_reached: bool | None
+    conservative_forward: int | None
     certified_depth: int | None
     forward_depth: int | None
     forward_low: int | None
@@ -466,7 +468,8 @@ def _target_answer(tau: Fraction, basis: relevant.Estimate, upper_one: float | N
                    target_rule: str) -> TargetAnswer:
     t = float(tau)
     empty: dict[str, Any] = dict(needed=None, depth=None, point_needed=None, point_depth=None, point_reached=None,
-                 conservative_needed=None, conservative_depth=None, conservative_reached=None, certified_depth=None,
+                 conservative_needed=None, conservative_depth=None, conservative_reached=None,
+                 conservative_forward=None, certified_depth=None,
                  forward_depth=None, forward_low=None, forward_high=None, more_documents=None, more_low=None,
                  more_high=None, forward_basis=None)
     if basis.method == "known":
@@ -541,6 +544,8 @@ def _forward(tau: Fraction, basis: relevant.Estimate, upper_one: float | None, f
         low = forward_depth(found, c, rest_size, m, positives, basis.lower, tau)
         high_r = basis.upper if basis.upper is not None else upper_one
         high = None if high_r is None else forward_depth(found, c, rest_size, m, positives, high_r, tau)
+        conservative = None if upper_one is None else forward_depth(found, c, rest_size, m, positives, upper_one,
+                                                                    tau)
         text = (f"projected from the ranks of the {len(positives)} positives among the {m:,} documents of sample "
                 f"{sample.sample_id} in the unreviewed rest; range from the {basis.method} interval on R")
         if point.beyond_sample or (high is not None and high.beyond_sample):
@@ -548,6 +553,7 @@ def _forward(tau: Fraction, basis: relevant.Estimate, upper_one: float | None, f
         return {"forward_depth": point.depth, "forward_low": low.depth,
                 "forward_high": None if high is None else high.depth, "more_documents": point.more_documents,
                 "more_low": low.more_documents, "more_high": None if high is None else high.more_documents,
+                "conservative_forward": None if conservative is None else conservative.depth,
                 "forward_basis": text}
     projection = recent_yield_projection(labels[:c], rest_size, found, tau)
     if projection is None or projection.more_documents is None:

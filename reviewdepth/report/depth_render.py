@@ -204,7 +204,10 @@ def render_table(report: Report) -> Group:
         status = str(row["status"])
         if status == "not reached" and row.get("point_reached") and row.get("conservative_needed") is not None:
             status = "not certified (point met)"
-        depth.add_row(f"{row['target']:g}", status, fmt(point), fmt(row.get("conservative_depth")),
+        conservative = fmt(row.get("conservative_depth"))
+        if row.get("conservative_depth") is None and row.get("conservative_forward") is not None:
+            conservative = f"~{fmt(row['conservative_forward'])} (projected)"
+        depth.add_row(f"{row['target']:g}", status, fmt(point), conservative,
                       _more(row), fmt(row.get("forward_depth")))
 
     recall = Table(title=f"recall of the reviewed prefix ({report.settings['confidence']:.0%}; one row per basis)")
@@ -277,8 +280,8 @@ def render_html(report: Report) -> str:
     s = report.summary
     target = main_target(report)
     depth_columns = ["target", "status", "reached_by", "depth", "point_depth", "conservative_depth",
-                     "certified_depth", "forward_depth", "more_documents", "more_low", "more_high", "forward_basis",
-                     "basis"]
+                     "conservative_forward", "certified_depth", "forward_depth", "more_documents", "more_low",
+                     "more_high", "forward_basis", "basis"]
     sections = [
         f"<h1>How deep to review: topic {escape(report.topic)}</h1>",
         "<p class=\"answer\">" + "<br>".join(escape(line) for line in headline_lines(report)) + "</p>",
