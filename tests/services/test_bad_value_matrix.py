@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -37,15 +36,6 @@ LENGTHS = {"topic": 200, "queue": 200, "doc_id": 300, "label": 100, "reviewer": 
 # tells of an unhandled exception: a traceback, a class name, the driver
 LEAKS = re.compile(r"Traceback|Error\b|Exception|psycopg|sqlalchemy|sqlite3")
 TEMP_PATH = re.compile(r"/tmp/|reviewdepth-upload-|\.run\b")  # the API names an upload ``run``, never its file
-
-
-@dataclass
-class Door:
-    """One door over one database: ``run`` sends the bad value of a case and returns (ok, evidence)."""
-
-    engine: Engine
-    url: str
-    folder: Path
 
 
 def counts(engine: Engine) -> tuple[int, ...]:
@@ -157,6 +147,10 @@ def api_cases() -> list[tuple[str, str, str, dict[str, Any]]]:
             (f"idempotency key {what}", "POST", "/topics/t/judgments",
              {"json": {"judgments": [{"doc_id": "d1", "label": "1"}], "idempotency_key": v("key")}}),
             (f"sample queue {what}", "POST", "/topics/t/samples", {"json": {"size": 1, "queue": v("queue")}}),
+            (f"judgment queue {what}", "POST", "/topics/t/judgments",
+             {"json": {"judgments": [{"doc_id": "d1", "label": "1", "queue": v("queue")}]}}),
+            (f"batch queue {what}", "POST", "/topics/t/judgments",
+             {"json": {"judgments": [{"doc_id": "d1", "label": "1"}], "queue": v("queue")}}),
         ]
         if value is not None and value.strip() and not any(c in value for c in " \t\n"):
             cases.append((f"run upload docno {what}", "PUT", "/topics/t/queues/up",
