@@ -269,7 +269,7 @@ class SampleOut(BaseModel):
 class SampleVoidIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    reason: str = Field(min_length=1, max_length=10_000, description="Why the sample is voided (logged).")
+    reason: Note = Field(min_length=1, description="Why the sample is voided (logged).")
 
 
 class KeyOut(BaseModel):

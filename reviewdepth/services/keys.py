@@ -11,6 +11,7 @@ from sqlalchemy import Engine, insert, select, update
 
 from reviewdepth.services.errors import Invalid, NotFound
 from reviewdepth.services.judgments import as_utc
+from reviewdepth.store import validation
 from reviewdepth.store.ingest import utc_now
 from reviewdepth.store.models import ApiKey
 
@@ -62,6 +63,7 @@ def create_key(engine: Engine, reviewer: str, scope: str = "write") -> tuple[Key
         raise Invalid(f"scope must be one of {', '.join(SCOPES)}, not {scope!r}")
     if not reviewer.strip():
         raise Invalid("reviewer must not be empty")
+    reviewer = validation.reviewer_name(reviewer.strip())
     secret = KEY_PREFIX + secrets.token_urlsafe(32)
     now = utc_now()
     with engine.begin() as conn:

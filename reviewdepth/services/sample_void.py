@@ -15,6 +15,7 @@ from sqlalchemy import Engine, select, update
 
 from reviewdepth.services.errors import Conflict, Invalid, NotFound
 from reviewdepth.services.samples import SampleRecord, load_samples
+from reviewdepth.store import validation
 from reviewdepth.store.chain import append_judgments
 from reviewdepth.store.ingest import utc_now
 from reviewdepth.store.models import VOID_ROLE, Queue, Sample, Topic
@@ -33,13 +34,14 @@ def void_sample(engine: Engine, topic: str, sample_id: int, *, reason: str, revi
 
     Refused: an empty reason or reviewer (`Invalid`), an unknown topic or sample (`NotFound`), a sample already
     voided (`Conflict`, also when two voids race: the second finds the sample voided after the chain lock)."""
-    reason = reason.strip()
+    reason = validation.free_text(reason.strip(), "reason")
     if not reason:
         raise Invalid("reason: say why the sample is voided (it is kept in the judgment log)")
     if len(reason) > MAX_REASON_LENGTH:
         raise Invalid(f"reason: at most {MAX_REASON_LENGTH:,} characters")
     if not reviewer.strip():
         raise Invalid("reviewer must not be empty")
+    reviewer = validation.reviewer_name(reviewer)
     with engine.begin() as conn:
         topic_id = conn.execute(select(Topic.id).where(Topic.name == topic)).scalar_one_or_none()
         if topic_id is None:

@@ -21,6 +21,7 @@ from reviewdepth.api import ApiSettings, create_app
 from reviewdepth.cli.app import create_cli
 from reviewdepth.services.keys import create_key
 from reviewdepth.services.rankings import RankedDocument, store_ranking
+from reviewdepth.services.samples import draw_sample
 from reviewdepth.services.topics import create_topic
 
 INT64_OVER = str(2**63)
@@ -48,6 +49,7 @@ def counts(engine: Engine) -> tuple[int, ...]:
 def seeded(engine: Engine, empty_db_url: str, tmp_path: Path) -> Iterator[tuple[Engine, str, Path, str]]:
     create_topic(engine, "t", 100)
     store_ranking(engine, "t", "q", [RankedDocument(f"d{i}", float(-i)) for i in range(1, 6)])
+    draw_sample(engine, "t", 2, seed=1)
     secret = create_key(engine, "ana", "admin")[1]
     yield engine, empty_db_url, tmp_path, secret
 
@@ -179,6 +181,8 @@ def api_cases() -> list[tuple[str, str, str, dict[str, Any]]]:
          {"json": {"judgments": [{"doc_id": "d1", "label": INT32_OVER}]}}),
         ("label above int64", "POST", "/topics/t/judgments",
          {"json": {"judgments": [{"doc_id": "d1", "label": INT64_OVER + "0"}]}}),
+        ("sample void reason NUL", "POST", "/topics/t/samples/1/void", {"json": {"reason": "a\x00b"}}),
+        ("sample void reason BEL", "POST", "/topics/t/samples/1/void", {"json": {"reason": "why\x07"}}),
         ("note NUL", "POST", "/topics/t/judgments",
          {"json": {"judgments": [{"doc_id": "d1", "label": "1", "note": "a\x00b"}]}}),
         ("ranking score 1e309", "PUT", "/topics/t/queues/big",
