@@ -152,7 +152,7 @@ def digits(value: str, field: str, *, minimum: int = 0, maximum: int = INT64_MAX
     """A decimal integer written in ASCII digits (``str.isdigit`` also accepts ``²`` and ``٣``)."""
     text = value.strip()
     sign = text[:1] == "-"
-    body = text[1:] if sign else text
+    body = text[1:] if text[:1] in "+-" and text else text
     if not body or not body.isascii() or not body.isdigit():
         raise InvalidValue(field, f"must be an integer written in digits 0-9, not {value!r}")
     return integer(-int(body) if sign else int(body), field, minimum=minimum, maximum=maximum)
