@@ -497,6 +497,11 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
         now = utc_now()
         source = f"import:{digest}"
         qname = validation.queue_name(queue_name or Path(path).stem)
+        taken = conn.execute(select(Topic.name).join(Queue, Queue.topic_id == Topic.id).where(
+            Queue.name == qname, Topic.name.in_(list(ranked)))).scalars().first() if ranked else None
+        if taken is not None:  # queues are never changed once stored (samples refer to their ranks)
+            raise Conflict(f"{path}: queue {qname!r} already exists for topic {taken!r}; name the file's queue with "
+                           "--queue NAME")
         for the_topic, entries in ranked.items():
             entries.sort(key=lambda e: e[0])
             queue_id = int(conn.execute(insert(Queue).values(

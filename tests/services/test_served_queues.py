@@ -282,3 +282,17 @@ def test_prisma_counts_judgments_outside_the_queue_apart(engine: Engine, tmp_pat
     first_outside = list_judgments(engine, "T")[10].id
     earlier = topic_prisma(engine, "T", queue="q", policy="latest", as_of=str(first_outside))
     assert (earlier.screened, earlier.judged_outside_queue) == (10, 1)
+
+
+def test_a_ranked_csv_never_replaces_a_stored_queue(engine: Engine, tmp_path: Path) -> None:
+    from reviewdepth.services.errors import Conflict
+
+    ranked = tmp_path / "r.csv"
+    ranked.write_text("doc,label,rank\na,1,1\nb,0,2\n")
+    import_csv(engine, str(ranked), mapping="doc=doc,label=label,rank=rank", topic="T")
+    before = log_state(engine)
+    with pytest.raises(Conflict, match="queue 'r' already exists for topic 'T'; name the file's queue with --queue"):
+        import_csv(engine, str(ranked), mapping="doc=doc,label=label,rank=rank", topic="T", again=True)
+    assert log_state(engine) == before
+    import_csv(engine, str(ranked), mapping="doc=doc,label=label,rank=rank", topic="T", again=True, queue_name="r2")
+    assert sorted(queue_ids(engine)) == ["r", "r2"]
