@@ -76,58 +76,68 @@ def _refuse_broken(name: str, why: str) -> ChainBroken:
 
 
 def _check_tail(conn: Connection, topic_id: int, name: str, length: int, previous: str | None,
-                last_hash: str | None, last_seq: int | None) -> None:
-    """The O(1) check before every write: the topic's recorded length and head must be those of the log's last
-    row (or of an acknowledgement recorded right after it), and no row may lie beyond them. Catches a deleted
-    tail, a rewritten head and rows added behind the application's back; edits inside the log are found by
+                last_hash: str | None, last_seq: int | None, top: int) -> None:
+    """The O(1) check of every write: the topic's recorded length and head must be those of the log's last row
+    (or of an acknowledgement recorded right after it), and no row may lie beyond. Catches a deleted tail, a
+    rewritten head and rows added behind the application's back; edits inside the log are found by
     `verify_topic` (``audit verify``), which flags the topic.
 
-    ``last_hash`` (the hash of judgment ``length``) and ``last_seq`` (the highest seq) come with the reservation
-    (`_reserve`), at no extra round trip. They may be stale on PostgreSQL when the reservation waited for another
-    writer of the topic (the statement's snapshot predates that writer's commit), so anything but a match is
-    looked up again before a write is refused."""
-    if last_seq == (length or None) and (last_hash == previous if length else previous is None):
+    ``length`` and ``previous`` are the topic's recorded length and head before the write; ``last_hash`` (the
+    stored hash of judgment ``length``) and ``last_seq`` (the highest seq) come with a statement the write makes
+    anyway (`_reserve` on SQLite, the head update on PostgreSQL), at no extra round trip; ``top`` is the highest
+    seq there should be. Anything but a match is looked up again, then checked against an acknowledgement."""
+    if last_seq == (top or None) and (last_hash == previous if length else previous is None):
         return
-    rows = driver_rows(conn, "SELECT seq, chain_hash FROM judgments WHERE topic_id = ? AND seq >= ? ORDER BY seq "
-                       "LIMIT 2", (topic_id, max(length, 1)))
-    if length == 0:
-        if rows:
-            raise _refuse_broken(name, f"the topic records no judgments but the log holds seq {rows[0][0]}")
-        last = genesis(name)
-    elif not rows or int(rows[0][0]) != length:
+    [(last, highest)] = driver_rows(
+        conn, "SELECT (SELECT chain_hash FROM judgments WHERE topic_id = ? AND seq = ?), "
+        "(SELECT max(seq) FROM judgments WHERE topic_id = ?)", (topic_id, length, topic_id))
+    if length and last is None:
         raise _refuse_broken(name, f"the topic records {length} judgments but the log has no judgment seq {length}")
-    elif len(rows) > 1:
-        raise _refuse_broken(name, f"the log holds judgment seq {rows[1][0]} beyond the {length} the topic records")
-    else:
-        last = rows[0][1]
+    if (highest or 0) > top:
+        raise _refuse_broken(name, f"the log holds judgment seq {highest} beyond the {length} the topic records")
+    last = last or genesis(name)
     if (previous or genesis(name)) == last:
         return
     acknowledged = driver_rows(conn, "SELECT chain_hash, previous_head FROM chain_acknowledgements WHERE topic_id = ? "
                                "AND seq = ? ORDER BY id DESC LIMIT 1", (topic_id, length))
-    if not acknowledged or acknowledged[0] != (previous, last):
+    if not acknowledged or tuple(acknowledged[0]) != (previous, last):
         raise _refuse_broken(name, "the topic's recorded head is not the hash of its last judgment: the head was "
                                    "rewritten")
 
 
-def _reserve(conn: Connection, counts: dict[int, int]) -> tuple[dict[int, int], dict[int, str]]:
+def _reserve(conn: Connection, counts: dict[int, int]) -> tuple[dict[int, int], dict[int, str | None],
+                                                                 dict[int, str]]:
     """Reserve ``counts[topic]`` sequence numbers per topic (taking each topic's lock, in id order so two writers
-    cannot deadlock): the first new seq and the current head of each topic. A topic whose chain is broken
-    (flagged, or failing `_check_tail`) refuses the write (`ChainBroken`)."""
+    cannot deadlock): the first new seq, the recorded head and the name of each topic. A topic whose chain is
+    flagged broken refuses the write (`ChainBroken`). On SQLite the tail is checked here (`_check_tail`): the
+    statement that takes the write lock reads the latest data. On PostgreSQL a statement that waited for the row
+    lock reads from a snapshot taken before the wait, so `append_judgments` checks it in its last statement."""
     first: dict[int, int] = {}
-    head: dict[int, str] = {}
+    head: dict[int, str | None] = {}
+    names: dict[int, str] = {}
+    sqlite = conn.dialect.name == "sqlite"
     for topic_id in sorted(counts):
-        [(length, previous, name, broken, last_hash, last_seq)] = driver_rows(
-            conn, "UPDATE topics SET chain_length = chain_length + ? WHERE id = ? RETURNING chain_length, chain_head, "
-            "name, chain_broken, (SELECT j.chain_hash FROM judgments j WHERE j.topic_id = topics.id AND "
-            "j.seq = topics.chain_length - ?), (SELECT max(j.seq) FROM judgments j WHERE j.topic_id = topics.id)",
-            (counts[topic_id], topic_id, counts[topic_id]))
+        count = counts[topic_id]
+        if sqlite:
+            [(length, previous, name, broken, last_hash, last_seq)] = driver_rows(
+                conn, "UPDATE topics SET chain_length = chain_length + ? WHERE id = ? RETURNING chain_length, "
+                "chain_head, name, chain_broken, (SELECT j.chain_hash FROM judgments j WHERE j.topic_id = topics.id "
+                "AND j.seq = topics.chain_length - ?), (SELECT max(j.seq) FROM judgments j WHERE "
+                "j.topic_id = topics.id)", (count, topic_id, count))
+        else:
+            [(length, previous, name, broken)] = driver_rows(
+                conn, "UPDATE topics SET chain_length = chain_length + ? WHERE id = ? "
+                "RETURNING chain_length, chain_head, name, chain_broken", (count, topic_id))
         if broken is not None:
             raise _refuse_broken(name, broken)
-        _check_tail(conn, topic_id, name, int(length) - counts[topic_id], previous, last_hash,
-                    None if last_seq is None else int(last_seq))
-        first[topic_id] = int(length) - counts[topic_id] + 1
-        head[topic_id] = previous or genesis(name)
-    return first, head
+        before = int(length) - count
+        if sqlite:
+            _check_tail(conn, topic_id, name, before, previous, last_hash,
+                        None if last_seq is None else int(last_seq), before)
+        first[topic_id] = before + 1
+        head[topic_id] = previous
+        names[topic_id] = name
+    return first, head, names
 
 
 # topic_id, doc_id, label, relevant, grade, reviewer, role, source, note, recorded_at, import_id
@@ -145,7 +155,8 @@ def append_judgments(conn: Connection, rows: Sequence[NewJudgment], *, return_id
     if queue_ids is not None and len(queue_ids) != len(rows):
         raise ValueError(f"{len(queue_ids)} queue ids for {len(rows)} judgments")
     counts = Counter(row[0] for row in rows)
-    first, head = _reserve(conn, dict(counts))
+    first, recorded, names = _reserve(conn, dict(counts))
+    head = {topic_id: previous or genesis(names[topic_id]) for topic_id, previous in recorded.items()}
     next_seq = dict(first)
     sqlite = conn.dialect.name == "sqlite"
 
@@ -178,12 +189,28 @@ def append_judgments(conn: Connection, rows: Sequence[NewJudgment], *, return_id
             else:
                 yield (*row[:9], stored, row[10], seq, digest, queue_ids[number])
 
-    bulk_insert(conn, "judgments", JUDGMENT_COLUMNS if queue_ids is None else (*JUDGMENT_COLUMNS, "queue_id"),
-                linked(), progress)
+    try:
+        bulk_insert(conn, "judgments", JUDGMENT_COLUMNS if queue_ids is None else (*JUDGMENT_COLUMNS, "queue_id"),
+                    linked(), progress)
+    except Exception as exc:  # the driver's or SQLAlchemy's unique violation: a row already holds a reserved seq
+        if "uq_judgments_topic_id_seq" not in str(exc):  # (PostgreSQL; SQLite was checked in `_reserve`)
+            raise
+        topic_id = min(counts)
+        raise _refuse_broken(names[topic_id], "the log holds judgments beyond the length the topic records") from None
     for topic_id, last in head.items():
         if next_seq[topic_id] != first[topic_id] + counts[topic_id]:
             raise RuntimeError(f"reserved judgments of topic id {topic_id} were not all written")
-        driver_rows(conn, "UPDATE topics SET chain_head = ? WHERE id = ?", (last, topic_id), fetch=False)
+        if sqlite:
+            driver_rows(conn, "UPDATE topics SET chain_head = ? WHERE id = ?", (last, topic_id), fetch=False)
+            continue
+        # the tail check of PostgreSQL (see `_reserve`): this statement's snapshot follows the topic's lock
+        before = first[topic_id] - 1
+        [(last_hash, last_seq)] = driver_rows(
+            conn, "UPDATE topics SET chain_head = ? WHERE id = ? RETURNING (SELECT j.chain_hash FROM judgments j "
+            "WHERE j.topic_id = topics.id AND j.seq = ?), (SELECT max(j.seq) FROM judgments j WHERE "
+            "j.topic_id = topics.id)", (last, topic_id, before))
+        _check_tail(conn, topic_id, names[topic_id], before, recorded[topic_id], last_hash,
+                    None if last_seq is None else int(last_seq), before + counts[topic_id])
     if not return_ids:
         return []
     by_topic: dict[int, list[int]] = {}

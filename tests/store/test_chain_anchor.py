@@ -242,3 +242,12 @@ def test_chain_head_at_a_judgment(engine: Engine) -> None:
     assert (at_second["seq"], at_second["hash"]) == (2, rows[1][2])
     before_any = chain_head_at(engine, topic_id, first_id - 1)
     assert before_any == {"seq": 0, "hash": genesis("T"), "recorded_at": None}
+
+
+def test_rows_beyond_the_recorded_length_refuse_the_next_write(engine: Engine) -> None:
+    judged(engine, [(d, "1") for d in DOCS[:3]])
+    with engine.begin() as conn:  # the topic forgets its last judgment: the next write would reuse seq 3
+        conn.execute(update(Topic).where(Topic.name == "T").values(chain_length=2))
+    with pytest.raises(ChainBroken, match="beyond"):
+        record_judgment(engine, "T", "d4", "1", reviewer="ana")
+    assert [seq for _, seq, _ in rows_of(engine)] == [1, 2, 3]
