@@ -101,7 +101,8 @@ def new_outcome(result: Assessment, truth: Truth, c1: int, judged_relevant: int)
     below ``judged_relevant`` (the prefix's relevant plus the sample positives past c1), a bound below its lower
     bound, or a recall outside [0, 1]."""
     basis = result.basis
-    figure = next((f for f in result.recall if f.basis == basis.method), None)
+    # the "judged" figure (relevant found over relevant judged) is a bound, not an interval: no coverage to score
+    figure = next((f for f in result.recall if f.basis == basis.method and basis.method != "judged"), None)
     answer = result.targets[0]
     forward_given = answer.forward_low is not None and answer.forward_high is not None
     projected = answer.forward_depth if answer.status != "reached" else c1
