@@ -10,8 +10,13 @@ import zlib
 
 import pytest
 
-from reviewdepth.formats.compressed import (CHUNK, CappedGunzip, DecompressedTooLarge, DecompressingWriter,
-                                            copy_decompressed)
+from reviewdepth.formats.compressed import (
+    CHUNK,
+    CappedGunzip,
+    DecompressedTooLarge,
+    DecompressingWriter,
+    copy_decompressed,
+)
 from reviewdepth.formats.errors import InputError
 
 
@@ -66,7 +71,7 @@ def named(data: bytes, name: str) -> bytes:
 def test_corrupt_and_truncated_data_name_the_upload() -> None:
     good = gzip.compress(b"301 0 d 1\n" * 100)
     assert named(good, "qrels") == b"301 0 d 1\n" * 100
-    with pytest.raises(InputError, match="^qrels: corrupt gzip data"):
+    with pytest.raises(InputError, match=r"^qrels: corrupt gzip data"):
         named(good[:10] + b"\xff" * 20 + good[30:], "qrels")
-    with pytest.raises(InputError, match="^qrels: corrupt gzip data.*ended before"):
+    with pytest.raises(InputError, match=r"^qrels: corrupt gzip data.*ended before"):
         named(good[:-8], "qrels")
