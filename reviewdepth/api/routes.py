@@ -318,7 +318,7 @@ def build_router(router: APIRouter | None = None) -> APIRouter:
         from reviewdepth.report.charts import gain_svg, png_from_series, precision_recall_svg
         from reviewdepth.report.depth_render import main_target
 
-        report = report_of(engine, topic, queue, None, 0.95, "clopper-pearson", policy, as_of, "ceil", None)
+        report = report_of(engine, topic, queue, None, 0.95, "hypergeometric", policy, as_of, "ceil", None)
         title = f"{'recall against depth' if kind is PlotKind.gain else 'precision-recall'} ({topic})"
         if fmt is PlotFormat.svg:
             svg = gain_svg(report.gain, main_target(report), title) if kind is PlotKind.gain else \

@@ -480,16 +480,29 @@ def _target_answer(tau: Fraction, basis: relevant.Estimate, upper_one: float | N
                 **empty, "needed": 0, "depth": 0}, basis="R = 0 (known)")
         [row] = depth_to_recall(all_ranks[:r], r, [str(tau)], rule=target_rule)
         reached = row.depth is not None and row.depth <= c
-        more = None if row.depth is None else max(0, row.depth - c)
         status = "reached" if reached else "not reached"
         text = f"R = {r:,} known"
-        if row.depth is None:
-            text += f"; the queue holds only {len(all_ranks):,} of the {row.needed:,} relevant documents needed"
-        return TargetAnswer(t, status, "R known" if reached else None, **{
-            **empty, "needed": row.needed, "depth": row.depth, "forward_depth": None if reached else row.depth,
-            "more_documents": None if reached else more,
-            "forward_basis": None if reached else "exact: R is known and every relevant document's rank too"},
-            basis=text)
+        out_known: dict[str, Any] = {**empty, "needed": row.needed, "depth": row.depth if reached else None}
+        if not reached:
+            if row.depth is not None and bool(np.all(labels[:row.depth] >= 0)):
+                # every document up to the needed relevant one is judged: the depth is exact
+                out_known.update(depth=row.depth, forward_depth=row.depth, more_documents=row.depth - c,
+                                 forward_basis="exact: R is known and every document up to that depth is judged")
+            else:
+                if row.depth is None:
+                    text += f"; only {len(all_ranks):,} of the {row.needed:,} relevant documents needed are judged"
+                else:
+                    text += (f"; the {row.needed:,}th judged relevant document is at rank {row.depth:,}, an upper "
+                             "bound on the depth (unjudged documents lie before it)")
+                known_estimate = relevant.estimate_known(r)
+                out_known.update(_forward(tau, known_estimate, float(r), found, c, size, rest_size, rest_choice,
+                                          labels))
+                if row.depth is not None and (out_known["forward_depth"] is None
+                                              or out_known["forward_depth"] > row.depth):
+                    out_known.update(forward_depth=row.depth, more_documents=row.depth - c, forward_low=None,
+                                     forward_high=None, more_low=None, more_high=None,
+                                     forward_basis="upper bound: the judged relevant documents reach the need there")
+        return TargetAnswer(t, status, "R known" if reached else None, **out_known, basis=text)
 
     out: dict[str, Any] = dict(empty)
     parts = [f"R estimate {basis.method} = {basis.point:g}"]
@@ -599,8 +612,9 @@ def _recall_figures(basis: relevant.Estimate, elusion_one: relevant.Estimate | N
                                     one.recall_lower, confidence, scope,
                                     f"{f} of the {len(positives)} positives of the whole-queue sample lie in the "
                                     "reviewed prefix (Clopper–Pearson, conditional on the number of positives)"))
-    if relevant_judged > 0:
-        value = found / relevant_judged
+    if floor > 0:
+        # the relevant documents judged in the estimates' own scope (the queue's, when the scope is the queue)
+        value = found / floor
         out.append(RecallFigure("judged", None, None, value, None, 1.0, scope,
                                 "relevant in the reviewed prefix over relevant judged so far: an upper bound on "
                                 "recall, not an estimate"))

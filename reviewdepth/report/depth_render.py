@@ -39,6 +39,10 @@ def fmt(value: Any, key: str = "") -> str:
 
 
 def main_target(report: Report) -> float | None:
+    """The stopping target (the headline's), marked on the charts."""
+    stop = report.settings.get("stopping_target")
+    if stop is not None:
+        return float(Fraction(str(stop)))
     targets = report.settings.get("targets") or []
     return float(Fraction(targets[min(2, len(targets) - 1)])) if targets else None
 
@@ -145,8 +149,9 @@ def headline_lines(report: Report) -> list[str]:
     """The answer in a few lines of at most 80 columns: target and status, confidence and as-of, next step."""
     a = report.answer
     as_of = fmt(a.get("as_of_judgment"), "as_of_judgment")
+    scope = "the queue's relevant documents" if a.get("scope") == "queue" else "population"
     lines = [str(a.get("text", "")),
-             f"confidence {a.get('confidence', 0):.0%} · basis {a.get('basis')} · scope {a.get('scope')} · "
+             f"confidence {a.get('confidence', 0):.0%} · basis {a.get('basis')} · scope {scope} · "
              f"as of judgment {as_of}"]
     if a.get("next_step"):
         lines.append(f"next: {a['next_step']}")

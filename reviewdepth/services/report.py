@@ -22,7 +22,7 @@ from reviewdepth.services.agreement import agreement_of
 from reviewdepth.services.conflicts import conflicts_of
 from reviewdepth.services.errors import Invalid
 from reviewdepth.services.judgments import topic_id_of
-from reviewdepth.services.prisma import prisma_counts
+from reviewdepth.services.prisma import outside_queue_counts, prisma_counts
 from reviewdepth.services.qc import qc_result
 from reviewdepth.services.queues import find_queue, queue_labels, ranked_from_labels
 from reviewdepth.services.sample_evidence import QueueEvidence, queue_evidence
@@ -154,10 +154,16 @@ def build_report(engine: Engine, topic: str, options: ReportOptions) -> Report:
     answer = {"target": headline.target, "status": headline.status, "text": headline.text,
               "confidence": confidence, "as_of_judgment": as_of, "next_step": headline.next_step,
               "basis": assessment.basis.method, "scope": assessment.scope}
-    if headline.status != "reached" or assessment.basis.method not in ("known",):
+    if headline.status != "reached":
         plan = _plan(fig, labels.labels, tau, confidence)
         if plan is not None:
             answer["plan"] = plan
+            if not plan.get("feasible"):
+                # the next step must not send the reader to a plan that says no sample can certify yet
+                reason = plan.get("reason")
+                answer["next_step"] = (f"review on before sampling: {reason}" if headline.status != "unknown"
+                                       else "review on, then draw a random sample of the rest (reviewdepth sample "
+                                            f"plan TOPIC); the recent yield says: {reason}")
     settings = {"targets": fig.targets, "stopping_target": tau, "confidence": confidence,
                 "interval": options.interval, "independent_screening": options.independent,
                 "label_policy": options.policy, "ordering": row.ordering, "as_of_judgment": as_of,
@@ -280,11 +286,14 @@ def _review_quality(engine: Engine, topic: str, topic_id: int, queue: Queue, lab
                 "QC error rates hold for every judged document (the QC reviewer taken as right); depths not "
                 "recomputed"})
     quality["policy_sensitivity"] = sensitivity
+    with engine.connect() as conn:
+        outside_included, outside_excluded = outside_queue_counts(
+            conn, topic_id, labels, population_stated=bool(population_size), as_of=as_of)
     prisma = prisma_counts(
         population=fig.population, population_stated=bool(population_size), included=labels.relevant_total,
         excluded=labels.nonrelevant_total, reviewed_prefix=fig.reviewed, reviewers_per_record=per_record,
         conflicts=len(conflicts), conflicts_resolved=resolved, independent=options.independent,
-        policy=options.policy)
+        policy=options.policy, outside_included=outside_included, outside_excluded=outside_excluded)
     return quality, prisma.as_dict()
 
 
@@ -299,7 +308,8 @@ def _sensitivity_row(policy: str, fig: _Figures, tau: float) -> dict[str, Any]:
             "recall_lower": None if recall is None else recall.lower,
             "recall_upper": None if recall is None else recall.upper, "target": tau,
             "status": None if row is None else row.status,
-            "depth": None if row is None else (row.depth if row.depth is not None else row.point_depth),
+            "depth": None if row is None else next((d for d in (row.depth, row.point_depth, row.forward_depth)
+                                                     if d is not None), None),
             "conservative_depth": None if row is None else row.conservative_depth}
 
 

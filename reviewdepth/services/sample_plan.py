@@ -52,21 +52,50 @@ def sample_plan_figures(found: int, reviewed: int, rest: int, assessment: Assess
                         rate: float | None = None) -> dict[str, Any]:
     """The elusion-test plan at the current cutoff as plain data (the report's ``answer.plan`` and the command)."""
     tau = Fraction(target)
+    cautious_chance: float | None = None
     if rate is None:
         rate, source = _rate_source(found, reviewed, rest, assessment, prefix_labels)
+        plan = plan_elusion(found, rest, tau, confidence, rate, power=power)
+        point = _point_rate(assessment)
+        if not plan.feasible and point is not None and point[0] < rate:
+            # the cautious rate says recall is below the target, the sample's own rate says it is met: the sample
+            # is too small to tell, so plan the sample that would certify if the point estimate is right and say
+            # how likely that is at the cautious rate
+            point_plan = plan_elusion(found, rest, tau, confidence, point[0], power=power)
+            if point_plan.feasible and point_plan.size:
+                cautious = plan_elusion(found, rest, tau, confidence, rate, power=power, size=point_plan.size)
+                cautious_chance = cautious.chance
+                plan, rate, source = point_plan, point[0], point[1]
     else:
         source = "stated by the user"
-    plan = plan_elusion(found, rest, tau, confidence, rate, power=power)
+        plan = plan_elusion(found, rest, tau, confidence, rate, power=power)
     out = {"frame": "unreviewed", "target": float(tau), "confidence": confidence, "power": power,
            "elusion_rate": rate, "rate_source": source, **dataclasses.asdict(plan),
+           "chance_at_cautious_rate": cautious_chance,
            "command": f"reviewdepth sample draw TOPIC --frame unreviewed --size {plan.size}"
            if plan.feasible and plan.size else None}
-    out["summary"] = (
+    summary = (
         f"a random sample of {plan.size:,} of the {rest:,} unreviewed documents certifies {float(tau):.0%} recall "
         f"at {confidence:.0%} confidence if it holds at most {plan.max_positives} relevant; at an elusion rate of "
         f"{rate:.3%} ({source}) the chance of that is {plan.chance:.0%}"
         if plan.feasible and plan.size is not None and plan.chance is not None else plan.reason)
+    if cautious_chance is not None:
+        summary += (f"; the sample so far is too small to tell: at the cautious rate (Jeffreys mean) the chance is "
+                    f"{cautious_chance:.0%}")
+    out["summary"] = summary
     return out
+
+
+def _point_rate(assessment: Assessment | None) -> tuple[float, str] | None:
+    """The rest sample's own elusion rate y/m, when there is a rest sample."""
+    if assessment is None or assessment.rest_sample is None:
+        return None
+    use = next(u for u in assessment.samples if u.sample_id == assessment.rest_sample)
+    if not use.in_rest:
+        return None
+    return (use.rest_positives / use.in_rest,
+            f"sample {use.sample_id}: {use.rest_positives} relevant among its {use.in_rest:,} documents in the "
+            "unreviewed rest (point estimate)")
 
 
 def plan_sample(engine: Engine, topic: str, *, queue: str | None = None, target: str = "0.95",

@@ -233,3 +233,14 @@ def test_sample_documents_judged_out_of_turn_do_not_extend_the_prefix(engine: En
     assert data["summary"]["reviewed"] == 100  # ranks 101-105 were judged as sample documents, out of turn
     judge(engine, truth, [f"d{i}" for i in range(100, 103)])  # the review reaches them in turn
     assert report_json(engine)["summary"]["reviewed"] == 103
+
+
+def test_report_prisma_counts_unqueued_judgments_apart_as_the_command_does(engine: Engine, tmp_path: Path) -> None:
+    from reviewdepth.services.prisma import topic_prisma
+
+    truth = topic_with_queue(engine, tmp_path, size=10)
+    review_to(engine, truth, 0, 10)
+    record_judgments(engine, "T", [("elsewhere", "1")], reviewer="r", allow_unqueued=True)
+    prisma = report_json(engine)["prisma"]
+    assert prisma["screened"] <= prisma["identified"] == 10
+    assert prisma == topic_prisma(engine, "T", policy="latest").as_dict()

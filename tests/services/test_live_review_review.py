@@ -1,6 +1,5 @@
 """Second-pair-of-eyes findings on issue 11 (the live-review depth answer): each test reproduces one way the report
-still misleads. They are marked xfail(strict=True) until fixed, so the suite stays green and a fix turns them into
-an XPASS failure that asks for the marker to be removed."""
+misled before it was fixed; each now guards its fix."""
 
 from __future__ import annotations
 
@@ -46,8 +45,6 @@ def report(engine: Engine, topic: str = "T", **options: Any) -> dict[str, Any]:
     return data
 
 
-@pytest.mark.xfail(strict=True, reason="known |R|: the depth row says the queue holds only the relevant documents "
-                                       "*judged* so far, and calls the forward answer exact")
 def test_known_relevant_does_not_claim_the_queue_lacks_unjudged_relevant_documents(engine: Engine,
                                                                                    tmp_path: Path) -> None:
     truth = make_topic(engine, tmp_path, 3000)
@@ -65,8 +62,6 @@ def test_known_relevant_does_not_claim_the_queue_lacks_unjudged_relevant_documen
             assert not row["forward_basis"].startswith("exact"), row["forward_basis"]
 
 
-@pytest.mark.xfail(strict=True, reason="known |R| with a rest sample: the sample's forward answer is dropped "
-                                       "('—') though the target is not reached")
 def test_known_relevant_keeps_the_forward_answer_of_a_rest_sample(engine: Engine, tmp_path: Path) -> None:
     truth = make_topic(engine, tmp_path, 3000)
     judge(engine, truth, [f"d{i}" for i in range(600)])
@@ -78,9 +73,6 @@ def test_known_relevant_keeps_the_forward_answer_of_a_rest_sample(engine: Engine
     assert row["more_documents"] is not None and row["forward_depth"] is not None
 
 
-@pytest.mark.xfail(strict=True, reason="population larger than the queue: the 'judged' recall row (an upper "
-                                       "bound on the queue-scope recall) divides by relevant documents judged "
-                                       "outside the queue and falls below the elusion estimate's lower bound")
 def test_judged_recall_upper_bound_uses_the_same_scope(engine: Engine, tmp_path: Path) -> None:
     truth = make_topic(engine, tmp_path, 400, topic="U", population=4000)
     judge(engine, truth, [f"d{i}" for i in range(100)], topic="U")
@@ -100,9 +92,6 @@ def test_judged_recall_upper_bound_uses_the_same_scope(engine: Engine, tmp_path:
     assert judged_row["upper"] >= elusion["lower"]
 
 
-@pytest.mark.xfail(strict=True, reason="headline 'not certified (point estimate met)' sends the reader to the plan "
-                                       "for a larger sample, and the plan says the estimated recall is below the "
-                                       "target: 'review deeper first'")
 def test_point_met_headline_and_plan_agree(engine: Engine, tmp_path: Path) -> None:
     truth = make_topic(engine, tmp_path, 3000, relevant_until=1500)  # nothing relevant after rank 1,500
     judge(engine, truth, [f"d{i}" for i in range(1500)])
