@@ -75,7 +75,8 @@ def test_review_round_trip_report_equals_the_cli(api: Api, tmp_path: Path) -> No
     # the report: same bytes as the CLI's JSON for the same database, default and explicit options
     for params, args in (({}, []),
                          ({"target": ["0.95", "0.99"], "confidence": "0.9", "interval": "clopper-pearson"},
-                          ["--target", "0.95", "--target", "0.99", "--confidence", "0.9", "--interval", "clopper-pearson"]),
+                          ["--target", "0.95", "--target", "0.99", "--confidence", "0.9",
+                           "--interval", "clopper-pearson"]),
                          ({"as_of": "700"}, ["--as-of", "700"])):
         r = client.get(f"/topics/{TOPIC}/report", params=params, headers=ana)
         assert r.status_code == 200 and r.headers["content-type"] == "application/json"
