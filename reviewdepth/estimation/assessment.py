@@ -336,7 +336,7 @@ def assess(state: ReviewState, samples: Sequence[SampleDraw], targets: Sequence[
     # |R| by every basis -------------------------------------------------------------------------------------
     estimates: list[relevant.Estimate] = [relevant.estimate_judged(relevant_judged)]
     known = state.known_relevant if state.known_relevant is not None else (
-        relevant_judged if state.fully_judged else None)
+        relevant_judged if state.fully_judged or (rest_size == 0 and population == size) else None)
     if known is not None:
         estimates.append(relevant.estimate_known(max(known, 0)))
     elusion_two = elusion_one = None
