@@ -168,6 +168,9 @@ def headline_lines(report: Report) -> list[str]:
 def _more(row: dict[str, Any]) -> str:
     if row.get("more_documents") is None:
         return "—"
+    if row.get("status") == "not reached" and row.get("point_reached") and row.get("more_high") is not None:
+        # the point estimate is already met: only the range's far end says anything
+        return f"0 to {fmt(row['more_high'])}"
     text = fmt(row["more_documents"])
     if row.get("more_low") is not None and row.get("more_high") is not None:
         text += f" [{fmt(row['more_low'])}–{fmt(row['more_high'])}]"
