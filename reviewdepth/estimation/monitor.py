@@ -1,0 +1,318 @@
+"""An anytime-valid stop signal: a confidence sequence for the relevant documents the review has not reached,
+from an audit stream, valid however often the team looks.
+
+Setting. A population of N documents is reviewed along a ranking; S_t is the reviewed set at time t (it only
+grows), F_t its relevant documents (known: every document of S_t is judged). Beside the review runs an **audit
+stream**: the documents of a uniformly random permutation of the population, judged in permutation order. After m
+audit documents, x_t of them are relevant and outside S_t. The unknown is
+
+    b_t = |R \\ S_t|   (relevant documents outside the reviewed set),   recall_t = F_t / (F_t + b_t).
+
+Confidence sequence (Waudby-Smith & Ramdas 2020, "Confidence sequences for sampling without replacement",
+NeurIPS; the prior–posterior martingale). For a *fixed* set S with b relevant documents outside it, the count x of
+audit documents that are relevant and outside S after m draws is Hypergeometric(N, b, m). With a prior π₀ on
+b ∈ {0, …, N} fixed before the first draw and the likelihood L_m(r) = C(r, x)·C(N − r, m − x)/C(N, m),
+
+    M_m(r) = Σ_s π₀(s) L_m(s) / L_m(r) = π₀(r) / π_m(r)
+
+is a nonnegative martingale with M_0 = 1 under b = r, so by Ville's inequality P(∃m: M_m(b) ≥ 1/α) ≤ α, and
+
+    C_m = {r : L_m(r) > α · Σ_s π₀(s) L_m(s)},   U(m, x) = max C_m
+
+is an upper confidence sequence for b, valid at every m simultaneously (continuous monitoring, optional
+stopping). The prior is π₀(r) = 1/((r + 1)(r + 2)) for r < N and π₀(N) = 1/(N + 1): it sums to one, needs no
+guess of the prevalence, and puts half its mass on b = 0 so that an audit finding nothing outside the reviewed set
+certifies quickly. `upper_missed` returns the monotone envelope U*(m, x) = max_{x' ≤ x} U(m, x'), which is
+still a confidence sequence (U* ≥ U) and is nondecreasing in x by construction — the property the argument below
+needs.
+
+Why a moving reviewed set is covered (for a target τ fixed before the review starts). The monitor certifies at
+time t when
+
+    F_t / (F_t + U_t) ≥ τ   or   U_t ≤ (1 − τ) · R_known,      U_t = U*(m_t, x_t),
+
+where R_known ≤ R counts the distinct relevant documents judged so far. Let S* be the largest set of the review's
+chain of reviewed sets whose recall is below τ (fixed when the chain does not depend on the audit); any false
+stop happens at a time with S_t ⊆ S*, so F_t ≤ F*, x_t ≥ x*_t (the same audit documents counted against S*) and
+U_t ≥ U*(m_t, x*_t). Either condition then gives U*(m_t, x*_t) ≤ F*(1 − τ)/τ < b* or ≤ (1 − τ)R < b*: the
+sequence for the fixed set S* missed its b* at draw m_t, which has probability ≤ α over all m at once. Hence
+P(the monitor ever certifies while recall < τ) ≤ α. The guarantee is per target (fixed in advance), not a band
+for every level at once; the reported recall lower bound is the figure compared with that target.
+
+The same argument bounds the depth to τ on a fixed queue: `depth_bound` is the first rank k at which the
+condition holds for S(k) = S_t ∪ {ranks ≤ k} (with the relevant documents already known inside S(k) added to
+F_t); P(depth to τ > bound at some look) ≤ α.
+
+Assumptions (printed with every answer): the audit documents are the first m of a seeded uniformly random
+permutation of the population, judged in that order (a gap stops the evidence); the ranking and the reviewed
+sets do not depend on the audit's labels (do not train the ranker on audit judgments); judgments are correct
+(a label changed later changes the evidence, not the guarantee's form).
+
+The fixed-look variant (`fixed_look_upper`) is the exact one-sided hypergeometric bound on b for one look at
+one fixed m: valid for a single look only — repeated after every batch its error rate can exceed α.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import lru_cache
+
+import numpy as np
+import numpy.typing as npt
+
+from reviewdepth.estimation.distributions import _log_comb
+from reviewdepth.estimation.intervals import hypergeometric_interval
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+
+ASSUMPTIONS: tuple[str, ...] = (
+    "the audit documents are the first m of a seeded uniformly random permutation of the population, judged in "
+    "that order (the evidence stops at the first audit document without a label)",
+    "the ranking and the reviewed set do not depend on the audit's labels (do not train the ranker on audit "
+    "judgments)",
+    "the target is fixed before the review starts; the guarantee is P(stop certified while recall < target) ≤ α",
+)
+
+
+def _check(population: int, audited: int, missed: int, confidence: float) -> float:
+    if population < 1:
+        raise ValueError(f"population must be positive, got {population}")
+    if not 0 <= audited <= population:
+        raise ValueError(f"audited must be in [0, population], got {audited} of {population}")
+    if not 0 <= missed <= audited:
+        raise ValueError(f"missed must be in [0, audited], got {missed} of {audited}")
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence!r}")
+    return 1.0 - confidence
+
+
+@lru_cache(maxsize=8)
+def _log_prior(population: int) -> FloatArray:
+    r = np.arange(population + 1, dtype=np.float64)
+    prior = -np.log(r + 1.0) - np.log(r + 2.0)
+    prior[population] = -math.log(population + 1.0)
+    return prior
+
+
+def _cs_upper(population: int, audited: int, missed: int, alpha: float) -> int:
+    """max{r : L_m(r) > α Σ_s π₀(s) L_m(s)} (the raw prior–posterior upper end, before the envelope)."""
+    if audited == 0:
+        return population  # no evidence: M_0 ≡ 1 < 1/α, every r is in the set
+    r = np.arange(missed, population - (audited - missed) + 1, dtype=np.float64)
+    log_like = np.add(_log_comb(r, missed), _log_comb(population - r, audited - missed))
+    log_prior = _log_prior(population)[missed:population - (audited - missed) + 1]
+    joint = log_prior + log_like
+    peak = float(joint.max())
+    log_evidence = peak + math.log(float(np.exp(joint - peak).sum()))
+    inside = np.flatnonzero(log_like > math.log(alpha) + log_evidence)
+    # the maximiser of L_m is always inside (L_max ≥ Σ π₀ L), so the set is never empty
+    return int(r[inside[-1]])
+
+
+@lru_cache(maxsize=65536)
+def upper_missed(population: int, audited: int, missed: int, confidence: float = 0.95) -> int:
+    """U*(m, x): time-uniform upper confidence bound on b, the relevant documents outside the reviewed set.
+
+    U*(m, x) = max_{x' ≤ x} max{r : L_m(r; x') > α Σ_s π₀(s) L_m(s; x')}, with L_m(r; x) = C(r, x) C(N − r,
+    m − x) / C(N, m) and π₀(r) = 1/((r + 1)(r + 2)) (π₀(N) = 1/(N + 1)). Valid simultaneously for every m (see
+    the module docstring); N = ``population``, m = ``audited``, x = ``missed``, α = 1 − ``confidence``.
+    """
+    alpha = _check(population, audited, missed, confidence)
+    own = _cs_upper(population, audited, missed, alpha)
+    if missed == 0:
+        return own
+    return max(own, upper_missed(population, audited, missed - 1, confidence))
+
+
+def fixed_look_upper(population: int, audited: int, missed: int, confidence: float = 0.95) -> int:
+    """One-look exact bound: K_U = max{K : P(Y ≤ x | K) > α}, Y ~ Hypergeometric(N, K, m) — the elusion-style
+    bound for one look at one fixed m. Not valid when repeated after every batch."""
+    _check(population, audited, missed, confidence)
+    if audited == 0:
+        return population
+    return hypergeometric_interval(missed, audited, population, confidence, sided="upper")[1]
+
+
+def certifies(tau: Fraction, found: int, known_relevant: int, upper: int) -> bool:
+    """The stop condition for one reviewed set: F/(F + U) ≥ τ or U ≤ (1 − τ)·R_known (exact rational arithmetic).
+    With no relevant document known and U = 0 the review has found everything there is (recall 1)."""
+    if upper == 0:
+        return True
+    first = found > 0 and Fraction(found, found + upper) >= tau
+    return first or upper <= (1 - tau) * known_relevant
+
+
+def recall_lower(found: int, known_relevant: int, upper: int) -> float:
+    """The recall lower bound that `certifies` compares with τ: max(F/(F + U), 1 − U/R_known), in [0, 1]."""
+    if upper == 0:
+        return 1.0
+    first = found / (found + upper)
+    second = 1.0 - upper / known_relevant if known_relevant > 0 else 0.0
+    return max(0.0, first, second)
+
+
+@dataclass(frozen=True)
+class MonitorInput:
+    """What the monitor needs at one look.
+
+    ``population`` N; ``reviewed`` |S_t|; ``found`` F_t; ``audited`` m (the judged audit prefix);
+    ``known_relevant`` R_known, every distinct relevant document judged so far (inside S_t or not, any role);
+    ``queue_reviewed`` the reviewed prefix of the current queue, ``queue_size`` its length;
+    ``audit_outside_ranks`` / ``audit_outside_relevant``: the audit documents outside S_t, each with its rank on
+    the current queue (0 when it is not in that queue) and label; ``known_outside_relevant_ranks``: the current
+    queue ranks of every known relevant document outside S_t (audit or not; 0 when not in the queue)."""
+
+    population: int
+    reviewed: int
+    found: int
+    audited: int
+    known_relevant: int
+    queue_reviewed: int
+    queue_size: int
+    audit_outside_ranks: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    audit_outside_relevant: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, dtype=np.bool_))
+    known_outside_relevant_ranks: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+    @property
+    def missed(self) -> int:
+        return int(np.count_nonzero(self.audit_outside_relevant))
+
+
+@dataclass(frozen=True)
+class FixedLook:
+    upper_missed: int
+    recall_lower: float
+    certified: bool
+    label: str = "valid for one look only"
+
+
+@dataclass(frozen=True)
+class MonitorResult:
+    target: Fraction
+    confidence: float
+    status: str  # "stop certified" | "continue"
+    certified: bool
+    audited: int
+    missed: int
+    upper_missed: int
+    recall_lower: float
+    recall_point: float | None
+    depth_bound: int | None  # rank on the current queue by which the stop is certified (None: not within it)
+    to_go_bound: int | None
+    depth_estimate: int | None
+    to_go_estimate: int | None
+    audit_needed: int | None  # more audit draws at the present yield (None: cannot certify at this depth)
+    audit_needed_to_judge: int | None  # of those, the expected number outside the reviewed set
+    fixed_look: FixedLook
+    assumptions: tuple[str, ...] = ASSUMPTIONS
+    notes: tuple[str, ...] = ()
+
+
+def _ratio_estimate(inp: MonitorInput, tau: Fraction) -> tuple[float | None, int | None]:
+    """Point figures (not bounds): R̂ = F + x·(N − |S|)/m_out (the audit documents outside S are a random sample
+    of the outside), and the first rank k where the estimated relevant outside S(k) is ≤ (1 − τ)·R̂."""
+    outside = inp.population - inp.reviewed
+    m_out = len(inp.audit_outside_ranks)
+    if m_out == 0:
+        return None, None
+    scale = outside / m_out
+    missed_hat = inp.missed * scale
+    r_hat = inp.found + missed_hat
+    recall = 1.0 if r_hat == 0 else inp.found / r_hat
+    pos_ranks = np.sort(inp.audit_outside_ranks[inp.audit_outside_relevant])
+    in_queue = pos_ranks[pos_ranks > 0]
+    allowed = float((1 - tau) * Fraction(r_hat))
+    never = len(pos_ranks) - len(in_queue)  # positives outside the queue are never reached by it
+    for i in range(len(in_queue) + 1):
+        left = (len(in_queue) - i + never) * scale
+        if left <= allowed + 1e-12:
+            depth = inp.queue_reviewed if i == 0 else int(in_queue[i - 1])
+            return recall, max(depth, inp.queue_reviewed)
+    return recall, None
+
+
+def _depth_bound(inp: MonitorInput, tau: Fraction, confidence: float) -> int | None:
+    """First rank k ≥ the queue's reviewed prefix where `certifies` holds for S(k): x(k) = audit positives outside
+    S_t ranked after k or not in the queue, F(k) = F + known relevant outside S_t ranked ≤ k."""
+    pos = np.sort(inp.audit_outside_ranks[inp.audit_outside_relevant])
+    known = np.sort(inp.known_outside_relevant_ranks[inp.known_outside_relevant_ranks > 0])
+    candidates = np.unique(np.concatenate([[inp.queue_reviewed], pos[pos > inp.queue_reviewed],
+                                           known[known > inp.queue_reviewed]]))
+    for k in candidates:
+        k = int(k)
+        if k > inp.queue_size:
+            break
+        missed_k = int(np.count_nonzero((pos == 0) | (pos > k)))
+        found_k = inp.found + int(np.count_nonzero(known <= k))
+        upper = upper_missed(inp.population, inp.audited, missed_k, confidence)
+        if certifies(tau, found_k, inp.known_relevant, upper):
+            return k
+    return None
+
+
+def _audit_needed(inp: MonitorInput, tau: Fraction, confidence: float) -> tuple[int | None, int | None]:
+    """Smallest number Δ of further audit draws after which the present reviewed set would be certified if they
+    bring relevant documents outside it at the present rate x/m (0 when already certified; None when even an audit
+    of the whole population would not)."""
+    m, x, n = inp.audited, inp.missed, inp.population
+
+    def ok(delta: int) -> bool:
+        extra = 0 if m == 0 else round(delta * x / m)
+        total = m + delta
+        missed = min(x + extra, total)
+        return certifies(tau, inp.found, inp.known_relevant, upper_missed(n, total, missed, confidence))
+
+    if ok(0):
+        return 0, 0
+    if not ok(n - m):
+        return None, None
+    lo, hi = 0, n - m  # ok(hi) true, ok(lo) false; the condition is monotone up to rounding of the yield
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid
+    outside_share = (n - inp.reviewed) / n
+    return hi, math.ceil(hi * outside_share)
+
+
+def monitor(inp: MonitorInput, target: float | Fraction | str, confidence: float = 0.95) -> MonitorResult:
+    """Status of the review at one look: certified stop or continue, with the anytime-valid recall lower bound,
+    documents to go (point estimate and bound), audit documents still needed, and the fixed-look figures for
+    comparison. Formulas: module docstring."""
+    tau = Fraction(str(target)) if not isinstance(target, Fraction) else target
+    if not 0 < tau <= 1:
+        raise ValueError(f"target must be in (0, 1], got {target!r}")
+    if inp.found > inp.known_relevant:
+        raise ValueError("known_relevant must count the relevant documents found")
+    m, x = inp.audited, inp.missed
+    upper = upper_missed(inp.population, m, x, confidence)
+    # U can never be below what is already known to lie outside (x of them are in the audit)
+    upper = max(upper, inp.known_relevant - inp.found)
+    certified = certifies(tau, inp.found, inp.known_relevant, upper)
+    notes: list[str] = []
+    if tau == 1 and not certified:
+        notes.append("a target of 1 is certified only when the bound on relevant documents outside is 0")
+    fixed = fixed_look_upper(inp.population, m, x, confidence)
+    fixed = max(fixed, inp.known_relevant - inp.found)
+    fixed_look = FixedLook(fixed, recall_lower(inp.found, inp.known_relevant, fixed),
+                           certifies(tau, inp.found, inp.known_relevant, fixed))
+    recall_point, depth_estimate = _ratio_estimate(inp, tau)
+    depth_bound = inp.queue_reviewed if certified else _depth_bound(inp, tau, confidence)
+    needed, to_judge = _audit_needed(inp, tau, confidence)
+    if m == 0:
+        notes.append("no audit document is judged yet: start an audit stream (reviewdepth sample stream)")
+    return MonitorResult(
+        target=tau, confidence=confidence, status="stop certified" if certified else "continue",
+        certified=certified, audited=m, missed=x, upper_missed=upper,
+        recall_lower=recall_lower(inp.found, inp.known_relevant, upper), recall_point=recall_point,
+        depth_bound=depth_bound,
+        to_go_bound=None if depth_bound is None else depth_bound - inp.queue_reviewed,
+        depth_estimate=depth_estimate,
+        to_go_estimate=None if depth_estimate is None else depth_estimate - inp.queue_reviewed,
+        audit_needed=needed, audit_needed_to_judge=to_judge, fixed_look=fixed_look, notes=tuple(notes),
+    )
