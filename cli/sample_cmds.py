@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from .common import DbOption, handled_errors, open_engine
+from .common import DbOption, fail, handled_errors, open_engine
 from .store_cmds import ListFormat, default_reviewer
 
 
@@ -95,6 +95,106 @@ def register_samples(app: typer.Typer) -> None:
             sys.stdout.write(json.dumps(record.as_dict(), indent=2) + "\n")
             return
         typer.echo(f"sample {record.id} of {topic} voided: {record.void_reason}")
+
+    @sample_app.command("stream")
+    def stream(
+        topic: Annotated[str, typer.Argument(help="Topic name.")],
+        every: Annotated[int | None, typer.Option(
+            "--every", help="One audit document after every K ranked documents reviewed.")] = None,
+        rate: Annotated[float | None, typer.Option(
+            "--rate", help="Audit documents as a share R of all documents served (0 < R < 1).")] = None,
+        seed: Annotated[int | None, typer.Option("--seed", help="Random seed (stored; default: random).")] = None,
+        queue: Annotated[str | None, typer.Option(
+            "--queue", help="The queue whose documents make the population (default: the topic's newest).")] = None,
+        show: Annotated[bool, typer.Option("--show", help="Print the stream's state instead of starting one.")]
+        = False,
+        void: Annotated[bool, typer.Option("--void", help="Stop the active stream (needs --reason).")] = False,
+        reason: Annotated[str | None, typer.Option("--reason", help="Why the stream is voided.")] = None,
+        reviewer: Annotated[str | None, typer.Option("--reviewer", help="Who acts (default: login).")] = None,
+        policy: Annotated[str, typer.Option("--policy", help="Label policy (--show).")] = "latest",
+        output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
+        db: DbOption = None,
+    ) -> None:
+        """Start the topic's audit stream: a seeded random permutation of the queue's documents, served by
+        `reviewdepth next` between the ranked documents at the pace given (--every K or --rate R) and judged
+        with --role audit. At most one active stream per topic. --show prints its state; --void stops it."""
+        from reviewdepth.services.audit_stream import create_stream, show_stream, void_stream
+
+        if show or void:
+            given = [name for name, value in (("--every", every), ("--rate", rate), ("--seed", seed),
+                                              ("--queue", queue)) if value is not None]
+            if show and void:
+                fail("give --show or --void, not both")
+            if given:
+                fail(f"{'--show' if show else '--void'} takes no {', '.join(given)}")
+        if void and reason is None:
+            fail("--void needs --reason (why the stream is stopped)")
+        engine = open_engine(db)
+        with handled_errors():
+            if show:
+                record = show_stream(engine, topic, policy=policy)
+            elif void:
+                assert reason is not None
+                record = void_stream(engine, topic, reason=reason, reviewer=reviewer or default_reviewer())
+            else:
+                record = create_stream(engine, topic, every=every, rate=rate, seed=seed, queue=queue,
+                                       reviewer=reviewer or default_reviewer())
+        if output_format is not ListFormat.table:
+            from reviewdepth.report.model import json_safe
+
+            sys.stdout.write(json.dumps(json_safe(record.as_dict()), indent=2, ensure_ascii=False) + "\n")
+            return
+        state = "voided" if record.voided else "active"
+        typer.echo(f"audit stream {record.id} of {topic} ({state}): {record.description}, seed {record.seed}")
+        if record.voided:
+            typer.echo(f"voided by {record.voided_by}: {record.void_reason}")
+        elif not show and not void:
+            typer.echo(f"serve it with `reviewdepth next {topic}`; judge its documents with --role audit")
+        typer.echo(f"position {record.position:,} of {record.population_size:,}, served {record.served:,}")
+        if record.judged is not None:
+            typer.echo(f"judged prefix (the evidence): {record.judged:,} documents, {record.relevant:,} relevant; "
+                       f"{len(record.pending):,} waiting for a judgment")
+            for doc in record.pending:
+                typer.echo(f"pending\t{doc}")
+
+    @app.command("next")
+    def next_command(
+        topic: Annotated[str, typer.Argument(help="Topic name.")],
+        queue: Annotated[str | None, typer.Option(
+            "--queue", help="The ranked queue to serve (default: the topic's newest).")] = None,
+        count: Annotated[int, typer.Option("--count", help="How many documents (1 to 10,000).")] = 10,
+        output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
+        db: DbOption = None,
+    ) -> None:
+        """The next documents to judge: the queue's next unjudged documents in rank order (judge with --role
+        review) and, when the topic has an audit stream, its documents due at its pace (--role audit). An
+        audit document served before and still unjudged comes first again."""
+        from reviewdepth.services.audit_stream import next_documents
+
+        engine = open_engine(db)
+        with handled_errors():
+            batch = next_documents(engine, topic, queue=queue, count=count)
+        if output_format is ListFormat.json:
+            sys.stdout.write(json.dumps(batch.as_dict(), indent=2, ensure_ascii=False) + "\n")
+            return
+        if output_format is ListFormat.csv:
+            sys.stdout.write("doc_id,role,rank\n" + "".join(
+                f"{d.doc_id},{d.role},{'' if d.rank is None else d.rank}\n" for d in batch.documents))
+            return
+        audit = sum(d.role == "audit" for d in batch.documents)
+        stream = "no audit stream" if batch.stream_id is None else (
+            f"audit stream {batch.stream_id}: {batch.served:,} served, position {batch.position:,} of "
+            f"{batch.population_size:,}")
+        typer.echo(f"{topic}, queue {batch.queue}: {batch.reviewed:,} reviewed in rank order; {stream}")
+        if not batch.documents:
+            typer.echo("nothing to serve: every document of the queue is judged")
+            return
+        typer.echo(f"{len(batch.documents)} documents ({audit} audit); record each with `reviewdepth judge {topic} "
+                   f"DOC LABEL --role ROLE --queue {batch.queue}`")
+        typer.echo("doc_id\trole\trank")
+        for d in batch.documents:
+            again = "\t(again)" if d.again else ""
+            typer.echo(f"{d.doc_id}\t{d.role}\t{'-' if d.rank is None else d.rank}{again}")
 
     @sample_app.command("plan")
     def plan(

@@ -136,7 +136,7 @@ def register_store(app: typer.Typer) -> None:
         level: Annotated[int, typer.Option("--level", help="Numeric labels >= N are relevant.")] = 1,
         again: Annotated[bool, typer.Option("--again", help="Import a file already imported.")] = False,
         role: Annotated[str, typer.Option(
-            "--role", help="review, sample, qc or adjudication (when no role column is mapped).")] = "review",
+            "--role", help="review, sample, qc, adjudication or audit (when no role column is mapped).")] = "review",
         queue: Annotated[str | None, typer.Option(
             "--queue", help="The queue the judgments were served from (default: the topic's newest); with a "
             "rank column, the name of the queue the file stores (default: the file name).")] = None,
@@ -163,7 +163,7 @@ def register_store(app: typer.Typer) -> None:
         label: Annotated[str | None, typer.Argument(
             help="1/0, yes/no, relevant/irrelevant, include/exclude, or a grade (not with --file).")] = None,
         reviewer: Annotated[str | None, typer.Option("--reviewer", help="Who judged (default: login).")] = None,
-        role: Annotated[str, typer.Option("--role", help="review, sample, qc or adjudication.")] = "review",
+        role: Annotated[str, typer.Option("--role", help="review, sample, qc, adjudication or audit.")] = "review",
         note: Annotated[str | None, typer.Option("--note", help="Free text kept with the judgment.")] = None,
         file: Annotated[str | None, typer.Option(
             "--file", help="CSV/TSV with a header: doc and label, optionally reviewer, role, note, queue "

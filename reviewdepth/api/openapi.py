@@ -5,7 +5,8 @@
   that reads or writes it), and for operations with a body 400 (a body that cannot be decoded: bad multipart,
   bad gzip), 413 (over a size limit) and 415 (a content type the operation does not take);
 * OpenAPI links between operations (create a topic → store a queue → record judgments → report, draw a sample
-  → read it), which clients and stateful testers (schemathesis) follow with real names and ids.
+  → read it, start an audit stream → read it, serve it), which clients and stateful testers (schemathesis)
+  follow with real names and ids.
 """
 
 from __future__ import annotations
@@ -54,6 +55,10 @@ def _links(operation_ids: dict[tuple[str, str], str]) -> dict[tuple[str, str, st
             "GetJudgments": ("/topics/{topic}/judgments", "get", {**topic, "as_of": "$response.body#/ids/0"}),
             "GetConflicts": ("/topics/{topic}/conflicts", "get", topic),
             "GetReport": ("/topics/{topic}/report", "get", topic),
+        },
+        ("/topics/{topic}/samples/stream", "post", "201"): {
+            "GetStream": ("/topics/{topic}/samples/stream", "get", topic),
+            "PostNext": ("/topics/{topic}/next", "post", topic),
         },
         ("/topics/{topic}/samples", "post", "201"): {
             "GetSample": ("/topics/{topic}/samples/{sample_id}", "get",

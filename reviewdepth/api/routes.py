@@ -243,6 +243,48 @@ def build_router(router: APIRouter | None = None) -> APIRouter:
                                                      rate=elusion_rate))
         return plan
 
+    # the audit stream (before /samples/{sample_id}, which would take "stream" for an id)
+    @router.post("/topics/{topic}/samples/stream", status_code=201, response_model=schemas.StreamOut,
+                 responses=WRITE, tags=["samples"])
+    def post_stream(topic: str, body: schemas.StreamIn, engine: EngineDep, key: Writer) -> dict[str, object]:
+        """Start the topic's audit stream: a seeded random permutation of the queue's distinct documents, served
+        by ``POST /topics/{topic}/next`` between the ranked documents (one after every ``every`` reviewed, or a
+        share ``rate`` of all served) and judged with role ``audit``. Give exactly one of ``every`` and ``rate``.
+        409 when the topic already has an active stream."""
+        from reviewdepth.services.audit_stream import create_stream
+
+        return create_stream(engine, topic, every=body.every, rate=body.rate, seed=body.seed, queue=body.queue,
+                             reviewer=key.reviewer).as_dict()
+
+    @router.get("/topics/{topic}/samples/stream", response_model=schemas.StreamOut, responses=READ,
+                tags=["samples"])
+    def get_stream(topic: str, engine: EngineDep, _key: Reader, policy: str = "latest") -> dict[str, object]:
+        """The topic's audit stream: seed, population, pace, position, served, and its evidence (the judged
+        prefix of the permutation, its relevant documents, the documents still waiting). 404 when none."""
+        from reviewdepth.services.audit_stream import show_stream
+
+        return show_stream(engine, topic, policy=policy).as_dict()
+
+    @router.post("/topics/{topic}/samples/stream/void", response_model=schemas.StreamOut, responses=WRITE,
+                 tags=["samples"])
+    def post_stream_void(topic: str, body: schemas.StreamVoidIn, engine: EngineDep,
+                         key: Admin) -> dict[str, object]:
+        """Stop the topic's active audit stream (admin keys only): kept for the record, never served or used as
+        evidence again. 404 when there is no active stream."""
+        from reviewdepth.services.audit_stream import void_stream
+
+        return void_stream(engine, topic, reason=body.reason, reviewer=key.reviewer).as_dict()
+
+    @router.post("/topics/{topic}/next", response_model=schemas.NextOut, responses=WRITE, tags=["judgments"])
+    def post_next(topic: str, body: schemas.NextIn, engine: EngineDep, _key: Writer) -> dict[str, object]:
+        """The next documents to judge: the queue's next unjudged documents in rank order (role ``review``) with
+        the audit stream's documents due at its pace interleaved (role ``audit``); an audit document served
+        before and still unjudged comes first again. Advances the stream (a write: the same as `reviewdepth
+        next --format json`)."""
+        from reviewdepth.services.audit_stream import next_documents
+
+        return next_documents(engine, topic, queue=body.queue, count=body.count).as_dict()
+
     @router.get("/topics/{topic}/samples/{sample_id}", response_model=schemas.SampleOut, responses=READ,
                 tags=["samples"])
     def get_sample(topic: str, sample_id: int, engine: EngineDep, _key: Reader,

@@ -121,7 +121,7 @@ class JudgmentIn(BaseModel):
 
     doc_id: DocId
     label: Label = Field(description="1/0, yes/no, relevant/irrelevant, include/exclude, or an integer grade.")
-    role: str = Field(default="review", description="review, sample, qc or adjudication.")
+    role: str = Field(default="review", description="review, sample, qc, adjudication or audit.")
     queue: str | None = Field(default=None, min_length=1, max_length=200,
                               description="The queue it was served from (default: the batch's queue).")
     note: Note | None = None
@@ -270,6 +270,80 @@ class SampleVoidIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     reason: Note = Field(min_length=1, description="Why the sample is voided (logged).")
+
+
+class StreamIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    every: int | None = Field(default=None, ge=1, le=validation.INT32_MAX, strict=True,
+                              description="One audit document after every K ranked documents reviewed (or rate).")
+    rate: float | None = Field(default=None, gt=0, lt=1, allow_inf_nan=False,
+                               description="Audit documents as a share of all documents served (or every).")
+    seed: int | None = Field(default=None, ge=0, le=INT64_MAX, strict=True,
+                             description="Random seed (stored; default random).")
+    queue: QueueName | None = Field(default=None, description="The queue whose documents make the population "
+                                                              "(default: the topic's newest).")
+
+
+class StreamOut(BaseModel):
+    id: int
+    topic: str
+    queue: str | None = Field(description="The queue the stream was created on (null: no longer stored).")
+    seed: int
+    population_size: int
+    population_digest: str = Field(description="SHA-256 of the sorted distinct doc ids joined by newlines.")
+    every: int | None
+    rate: float | None
+    position: int = Field(description="Permutation elements passed so far.")
+    served: int = Field(description="Of those, the ones served because they still needed a judgment.")
+    as_of: int | None = Field(description="The topic's last judgment id when the stream was created.")
+    created_at: str
+    created_by: str
+    description: str
+    voided: bool
+    voided_at: str | None
+    void_reason: str | None
+    voided_by: str | None
+    judged: int | None = Field(description="Length of the judged prefix of the permutation (the evidence).")
+    relevant: int | None = Field(description="Relevant documents in the judged prefix.")
+    pending: list[str] = Field(description="Served or passed documents after the judged prefix still unjudged.")
+
+
+class StreamVoidIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    reason: Note = Field(min_length=1, description="Why the stream is stopped.")
+
+
+class NextIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    count: int = Field(default=10, ge=1, le=10_000, strict=True, description="How many documents.")
+    queue: QueueName | None = Field(default=None, description="The ranked queue to serve (default: the newest).")
+
+
+class ServedDocumentOut(BaseModel):
+    doc_id: str
+    role: Literal["review", "audit"] = Field(description="The role to record its judgment with.")
+    rank: int | None = Field(description="Its rank on the queue served (null: an audit document not in it).")
+    audit_position: int | None = Field(description="Its 1-based place in the audit permutation.")
+    again: bool = Field(description="An audit document served before and still unjudged.")
+
+
+class NextStreamOut(BaseModel):
+    id: int
+    position: int
+    served: int
+    due: int = Field(description="Audit documents due at the reviewed prefix before this batch.")
+    population_size: int
+
+
+class NextOut(BaseModel):
+    topic: str
+    queue: str
+    reviewed: int = Field(description="The queue's reviewed prefix (documents judged in rank order).")
+    stream: NextStreamOut | None
+    documents: list[ServedDocumentOut]
 
 
 class KeyOut(BaseModel):

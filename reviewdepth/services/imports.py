@@ -398,7 +398,7 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
     the rows as a queue (in rank order).
 
     ``role`` is every judgment's role unless a ``role`` column gives it (an empty cell takes ``role``; users may
-    give review, sample, qc or adjudication). The judgments are recorded as served from ``queue_name``: with a
+    give review, sample, qc, adjudication or audit). The judgments are recorded as served from ``queue_name``: with a
     rank column, the queue the file creates (named ``queue_name``, default the file's stem); without one, an
     existing queue of the topic (default: its newest). A document in no queue of its topic refuses the file
     (``path:line: field doc``) unless ``allow_unqueued`` (`reviewdepth.services.served_queues`).

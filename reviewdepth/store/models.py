@@ -11,6 +11,7 @@ from datetime import datetime
 from sqlalchemy import (
     BigInteger,
     Boolean,
+    CheckConstraint,
     DateTime,
     Float,
     ForeignKey,
@@ -21,6 +22,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -37,8 +39,9 @@ BigId = BigInteger().with_variant(Integer, "sqlite")
 
 ORDERING_POLICIES = ("given", "trec_eval")
 # Roles a user may give a judgment; ``void`` is written only by `reviewdepth.services.sample_void` and logs
-# the voiding of a sample in the chain (doc_id ``sample:<id>``), never a judgment of a document.
-USER_ROLES = ("review", "sample", "qc", "adjudication")
+# the voiding of a sample in the chain (doc_id ``sample:<id>``), never a judgment of a document. ``audit``: a
+# document served from the topic's audit stream (`reviewdepth.services.audit_stream`).
+USER_ROLES = ("review", "sample", "qc", "adjudication", "audit")
 VOID_ROLE = "void"
 ROLES = (*USER_ROLES, VOID_ROLE)
 
@@ -211,6 +214,42 @@ class SampleItem(Base):
     position: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     doc_id: Mapped[str] = mapped_column(String(300))
     rank: Mapped[int | None] = mapped_column(BigInteger)
+
+
+class AuditStream(Base):
+    """A seeded random permutation of a queue's distinct documents, served to reviewers beside the ranked queue
+    (`reviewdepth.services.audit_stream`). Nothing is stored per document: the order is recomputed from ``seed``
+    and the sorted doc ids (checked against ``population_digest``), so a re-ranking does not change it.
+
+    ``every_k`` (one audit document after every k ranked documents reviewed) or ``rate`` (the audit share of all
+    documents served), exactly one set. ``position``: permutation elements passed so far; ``served``: how many of
+    them were served because they still needed a judgment (the others were already judged). ``as_of``: the
+    topic's last judgment id when the stream was created. At most one stream per topic is not voided.
+    """
+
+    __tablename__ = "audit_streams"
+    __table_args__ = (
+        CheckConstraint("(every_k IS NULL) <> (rate IS NULL)", name="one_pace"),
+        Index("uq_audit_streams_active_topic", "topic_id", unique=True,
+              sqlite_where=text("voided_at IS NULL"), postgresql_where=text("voided_at IS NULL")),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    topic_id: Mapped[int] = mapped_column(ForeignKey("topics.id", ondelete="CASCADE"), index=True)
+    queue_id: Mapped[int | None] = mapped_column(ForeignKey("queues.id", ondelete="SET NULL"), index=True)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    population_size: Mapped[int] = mapped_column(BigInteger)
+    population_digest: Mapped[str] = mapped_column(String(64))
+    every_k: Mapped[int | None] = mapped_column(Integer)
+    rate: Mapped[float | None] = mapped_column(Float)
+    position: Mapped[int] = mapped_column(BigInteger, server_default="0")
+    served: Mapped[int] = mapped_column(BigInteger, server_default="0")
+    as_of: Mapped[int | None] = mapped_column(BigInteger)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    created_by: Mapped[str] = mapped_column(String(200))
+    voided_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    void_reason: Mapped[str | None] = mapped_column(Text)
+    voided_by: Mapped[str | None] = mapped_column(String(200))
 
 
 class ApiKey(Base):

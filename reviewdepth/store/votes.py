@@ -1,8 +1,8 @@
 """Reviewers' votes: each reviewer's current decision on each document, and the adjudications that settle them.
 
 A *vote* is a reviewer's latest judgment of a document that gives a decision (relevant or not) and is not an
-adjudication (roles ``review``, ``sample`` and ``qc``): a reviewer who changes their mind replaces their own
-vote, never anyone else's. An *adjudication* is a judgment with role ``adjudication`` and a decision.
+adjudication (roles ``review``, ``sample``, ``qc`` and ``audit``): a reviewer who changes their mind replaces
+their own vote, never anyone else's. An *adjudication* is a judgment with role ``adjudication`` and a decision.
 """
 
 from __future__ import annotations

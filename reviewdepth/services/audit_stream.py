@@ -1,0 +1,578 @@
+"""The audit stream: a seeded random permutation of a queue's documents, served to reviewers beside the ranked queue
+and judged with role ``audit``, so that the documents judged along it are a uniformly random sample of the
+population at every moment (the evidence of an anytime-valid stop signal, `load_audit`).
+
+The population is the set of distinct doc ids of the queue the stream is created on, in Python string order; the
+order is ``numpy.random.default_rng(seed).permutation(N)`` of it (`reviewdepth.estimation.audit_order`). Only the
+seed, N and the SHA-256 of the sorted ids are stored: the order is recomputed on every use and the digest proves
+the ids are the same, so a re-ranking (a new queue of the same documents) leaves the stream as it was.
+
+Serving (`next_documents`): the next unjudged documents of a queue in rank order (role ``review``), with audit
+documents (role ``audit``) interleaved at the stream's pace: with ``every`` k, one audit document is due after
+every k ranked documents reviewed; with ``rate`` r, ``floor(reviewed · r / (1 − r))`` are due, so audit documents
+are a share r of all served. "Reviewed" is the queue's reviewed prefix as the report counts it
+(`reviewdepth.services.sample_evidence.queue_evidence`). Advancing the stream passes permutation elements whose
+document already has a judgment (any role; they cost nothing: ``position`` advances, ``served`` does not) and
+serves the first that still needs one (both advance). A served audit document that is still unjudged is served
+again, first, by every later call, so none is lost. The stream's row is locked while it advances, so two calls at
+once never serve the same element as new.
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from fractions import Fraction
+
+from sqlalchemy import Connection, Engine, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from reviewdepth.estimation.audit_order import SEED_LIMIT, audit_permutation, population_digest, sorted_population
+from reviewdepth.services.errors import Conflict, Invalid, NotFound
+from reviewdepth.store import validation
+from reviewdepth.store.ingest import utc_now
+from reviewdepth.store.labels import POLICIES, UNJUDGED, resolve_labels
+from reviewdepth.store.loaders import load_judgment_arrays, load_queue_labels
+from reviewdepth.store.models import VOID_ROLE, AuditStream, Judgment, Queue, QueueEntry, Topic
+
+AUDIT_ROLE = "audit"
+REVIEW_ROLE = "review"
+MAX_COUNT = 10_000  # documents one `next` call returns at most
+MAX_REASON_LENGTH = 10_000
+
+
+@dataclass
+class StreamRecord:
+    """A stored audit stream as `sample stream --show` and ``GET /topics/{topic}/samples/stream`` report it.
+
+    ``judged``, ``relevant`` and ``pending`` are the evidence counts of `load_audit` (None when not computed)."""
+
+    id: int
+    topic: str
+    queue: str | None  # the queue the stream was created on (None: that queue is no longer stored)
+    seed: int
+    population_size: int
+    population_digest: str
+    every: int | None
+    rate: float | None
+    position: int
+    served: int
+    as_of: int | None
+    created_at: datetime
+    created_by: str
+    description: str
+    voided: bool = False
+    voided_at: datetime | None = None
+    void_reason: str | None = None
+    voided_by: str | None = None
+    judged: int | None = None
+    relevant: int | None = None
+    pending: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "id": self.id, "topic": self.topic, "queue": self.queue, "seed": self.seed,
+            "population_size": self.population_size, "population_digest": self.population_digest,
+            "every": self.every, "rate": self.rate, "position": self.position, "served": self.served,
+            "as_of": self.as_of, "created_at": _iso(self.created_at), "created_by": self.created_by,
+            "description": self.description, "voided": self.voided,
+            "voided_at": None if self.voided_at is None else _iso(self.voided_at), "void_reason": self.void_reason,
+            "voided_by": self.voided_by, "judged": self.judged, "relevant": self.relevant, "pending": self.pending,
+        }
+
+
+@dataclass(frozen=True)
+class AuditEvidence:
+    """What an audit stream shows at one moment, for the monitor (`reviewdepth.estimation.monitor`).
+
+    Only the judged prefix is evidence: the first ``judged`` documents of the permutation, each with a resolved
+    label. A stream with a gap (a document served or passed but not labelled yet) is used up to the gap: skipping
+    the unlabelled document and counting those after it would make the sample depend on which documents got
+    judged, and a reviewer who leaves a document for later may do so because of what it is (its label)."""
+
+    stream_id: int
+    seed: int
+    population_size: int  # N
+    position: int  # permutation elements passed
+    served: int
+    judged: int  # m: the longest prefix of the permutation (up to position) whose documents all have a label
+    doc_ids: list[str]  # the first m documents of the permutation, in permutation order
+    relevant: list[bool]  # their labels, resolved under the `policy` of `load_audit`
+    ranks: list[int | None]  # each one's rank on the requested queue (None: not in that queue)
+    pending: list[str]  # documents at positions >= m and < position lacking a label, in order
+    description: str
+
+
+@dataclass(frozen=True)
+class ServedDocument:
+    """One document to judge: ``role`` is the role to record it with (``review`` or ``audit``); ``rank`` its rank on
+    the queue served (None: an audit document outside that queue); ``audit_position`` its 1-based place in the
+    permutation; ``again``: an audit document served before and still unjudged."""
+
+    doc_id: str
+    role: str
+    rank: int | None
+    audit_position: int | None = None
+    again: bool = False
+
+    def as_dict(self) -> dict[str, object]:
+        return {"doc_id": self.doc_id, "role": self.role, "rank": self.rank, "audit_position": self.audit_position,
+                "again": self.again}
+
+
+@dataclass(frozen=True)
+class NextBatch:
+    """The answer of `next_documents`: the documents in the order to judge them, and the stream's state after."""
+
+    topic: str
+    queue: str
+    reviewed: int
+    documents: list[ServedDocument]
+    stream_id: int | None = None
+    position: int | None = None
+    served: int | None = None
+    due: int | None = None  # audit documents due at the reviewed prefix before this batch
+    population_size: int | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        stream = None if self.stream_id is None else {
+            "id": self.stream_id, "position": self.position, "served": self.served, "due": self.due,
+            "population_size": self.population_size}
+        return {"topic": self.topic, "queue": self.queue, "reviewed": self.reviewed, "stream": stream,
+                "documents": [d.as_dict() for d in self.documents]}
+
+
+def _iso(moment: datetime) -> str:
+    from reviewdepth.services.judgments import as_utc
+
+    return as_utc(moment).isoformat()
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# lookups
+
+
+def _topic(conn: Connection, topic: str) -> tuple[int, int | None]:
+    """(id, population size) of ``topic``; `NotFound` when it is not stored."""
+    topic = validation.topic_name(topic)
+    found = conn.execute(select(Topic.id, Topic.population_size).where(Topic.name == topic)).first()
+    if found is None:
+        raise NotFound(f"unknown topic {topic!r}")
+    return int(found[0]), None if found[1] is None else int(found[1])
+
+
+def _queue(conn: Connection, topic_id: int, topic: str, name: str | None, field_name: str = "queue") -> Queue:
+    """The named queue of the topic, else its newest (highest id)."""
+    from sqlalchemy.orm import Session
+
+    with Session(bind=conn, expire_on_commit=False) as session:
+        rows = session.execute(select(Queue).where(Queue.topic_id == topic_id).order_by(Queue.id)).scalars().all()
+        for row in rows:
+            session.expunge(row)
+    if not rows:
+        raise NotFound(f"topic {topic!r} has no queue; import a run first")
+    if name is None:
+        return rows[-1]
+    name = validation.queue_name(name, field_name)
+    for row in rows:
+        if row.name == name:
+            return row
+    raise NotFound(f"{field_name}: topic {topic!r} has no queue {name!r} (its queues: "
+                   f"{', '.join(q.name for q in rows)})")
+
+
+def _queue_docs(conn: Connection, queue_id: int) -> list[str]:
+    """The queue's doc ids in rank order."""
+    return list(conn.execute(select(QueueEntry.doc_id).where(QueueEntry.queue_id == queue_id)
+                             .order_by(QueueEntry.rank)).scalars())
+
+
+def _decided_docs(conn: Connection, topic_id: int) -> set[str]:
+    """Documents of the topic with at least one judgment that gives a decision (any role but ``void``)."""
+    return set(conn.execute(select(Judgment.doc_id).where(
+        Judgment.topic_id == topic_id, Judgment.relevant.is_not(None), Judgment.role != VOID_ROLE).distinct())
+        .scalars())
+
+
+def _population(conn: Connection, stream: AuditStream, topic: str,
+                known: dict[int, list[str]] | None = None) -> tuple[list[str], str | None]:
+    """The stream's population in permutation order, and the name of the queue it was read from.
+
+    Read from the queue the stream was created on; when that queue is gone, from the newest queue of the topic
+    whose distinct documents have the stored digest. The digest is checked either way. ``known``: doc ids of
+    queues the caller has read already (queue id -> ids)."""
+    candidates: list[tuple[int, str]] = []
+    if stream.queue_id is not None:
+        name = conn.execute(select(Queue.name).where(Queue.id == stream.queue_id)).scalar_one_or_none()
+        if name is not None:
+            candidates.append((int(stream.queue_id), name))
+    if not candidates:
+        rows = conn.execute(select(Queue.id, Queue.name).where(
+            Queue.topic_id == stream.topic_id, Queue.size == stream.population_size).order_by(Queue.id.desc())).all()
+        candidates = [(int(i), n) for i, n in rows]
+    for queue_id, name in candidates:
+        ids = sorted_population(known[queue_id] if known and queue_id in known else _queue_docs(conn, queue_id))
+        if len(ids) == stream.population_size and population_digest(ids) == stream.population_digest:
+            order = audit_permutation(ids, int(stream.seed))
+            return [ids[i] for i in order], name
+        if queue_id == stream.queue_id:
+            raise Conflict(f"audit stream {stream.id} of topic {topic!r}: the documents of queue {name!r} no longer "
+                           "match the stream's population digest; the stream cannot be used")
+    raise Conflict(f"audit stream {stream.id} of topic {topic!r}: no stored queue holds its {stream.population_size:,} "
+                   "documents any more; the stream cannot be used")
+
+
+def _pace(every: int | None, rate: float | None) -> str:
+    return f"every {every}" if every is not None else f"rate {rate:g}"
+
+
+def _description(stream: AuditStream, queue: str | None, topic_population: int | None) -> str:
+    where = f"queue {queue}" if queue is not None else "a queue no longer stored"
+    text = (f"a seeded random permutation of the {int(stream.population_size):,} documents of {where} "
+            f"({_pace(stream.every_k, stream.rate)})")
+    if topic_population is not None and topic_population > stream.population_size:
+        text += (f"; the topic's collection has {topic_population:,} documents: the audit covers the queue's "
+                 "documents only")
+    return text
+
+
+def _record(conn: Connection, stream: AuditStream, topic: str, topic_population: int | None) -> StreamRecord:
+    queue = None
+    if stream.queue_id is not None:
+        queue = conn.execute(select(Queue.name).where(Queue.id == stream.queue_id)).scalar_one_or_none()
+    return StreamRecord(
+        int(stream.id), topic, queue, int(stream.seed), int(stream.population_size), stream.population_digest,
+        stream.every_k, stream.rate, int(stream.position), int(stream.served),
+        None if stream.as_of is None else int(stream.as_of), stream.created_at, stream.created_by,
+        _description(stream, queue, topic_population), stream.voided_at is not None, stream.voided_at,
+        stream.void_reason, stream.voided_by)
+
+
+def _streams(conn: Connection, topic_id: int) -> list[AuditStream]:
+    """The topic's streams, newest first (detached rows)."""
+    from sqlalchemy.orm import Session
+
+    with Session(bind=conn, expire_on_commit=False) as session:
+        rows = list(session.execute(select(AuditStream).where(AuditStream.topic_id == topic_id)
+                                    .order_by(AuditStream.id.desc())).scalars())
+        for row in rows:
+            session.expunge(row)
+    return rows
+
+
+def _active(conn: Connection, topic_id: int) -> AuditStream | None:
+    return next((s for s in _streams(conn, topic_id) if s.voided_at is None), None)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# the pace
+
+
+def _rate_fraction(rate: float) -> Fraction:
+    """The rate as written (0.3 is 3/10, not the binary float just below it), so that due counts are exact."""
+    return Fraction(repr(float(rate)))
+
+
+def audit_due(reviewed: int, *, every: int | None = None, rate: float | None = None) -> int:
+    """Audit documents due after ``reviewed`` ranked documents: ``reviewed // every``, or
+    ``floor(reviewed · rate / (1 − rate))`` (audit documents then make a share ``rate`` of all served)."""
+    if every is not None:
+        return reviewed // every
+    assert rate is not None
+    share = _rate_fraction(rate)
+    return math.floor(reviewed * share / (1 - share))
+
+
+def _checked_pace(every: int | None, rate: float | None) -> tuple[int | None, float | None]:
+    if every is None and rate is None:
+        raise Invalid("every, rate: give the pace, --every K (one audit document after every K reviewed) or "
+                      "--rate R (the audit share of documents served, 0 < R < 1)")
+    if every is not None and rate is not None:
+        raise Invalid("every, rate: give one of --every and --rate, not both")
+    if every is not None:
+        if isinstance(every, bool) or not isinstance(every, int) or not 1 <= every <= validation.INT32_MAX:
+            raise Invalid(f"every: must be an integer from 1 to {validation.INT32_MAX}, not {every!r}")
+        return every, None
+    assert rate is not None
+    if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not math.isfinite(rate) or not 0 < rate < 1:
+        raise Invalid(f"rate: must be a number strictly between 0 and 1, not {rate!r}")
+    return None, float(rate)
+
+
+def _checked_seed(seed: int | None) -> int:
+    if seed is None:
+        return secrets.randbits(63)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < SEED_LIMIT:
+        raise Invalid(f"seed: must be an integer in [0, 2^63), not {seed!r}")
+    return seed
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# create, show, void
+
+
+def _existing_message(topic: str, stream_id: int) -> str:
+    return (f"topic {topic!r} already has an active audit stream (stream {stream_id}); one topic has at most one. "
+            f"Go on serving it, or void it first (`reviewdepth sample stream {topic} --void --reason ...`)")
+
+
+def create_stream(engine: Engine, topic: str, *, every: int | None = None, rate: float | None = None,
+                  seed: int | None = None, queue: str | None = None, reviewer: str) -> StreamRecord:
+    """Start the topic's audit stream over the distinct documents of ``queue`` (default: the topic's newest).
+
+    Refused: no pace or both paces, a pace or seed out of range, an empty reviewer (`Invalid`); an unknown topic
+    or queue (`NotFound`); a topic that already has an active stream (`Conflict`, naming it)."""
+    every, rate = _checked_pace(every, rate)
+    seed = _checked_seed(seed)
+    if not reviewer.strip():
+        raise Invalid("reviewer must not be empty")
+    reviewer = validation.reviewer_name(reviewer)
+    topic = validation.topic_name(topic)
+    with engine.connect() as conn:
+        topic_id, _ = _topic(conn, topic)
+        row = _queue(conn, topic_id, topic, queue)
+        ids = sorted_population(_queue_docs(conn, row.id))
+    if not ids:
+        raise Invalid(f"queue: queue {row.name!r} of topic {topic!r} has no documents")
+    digest = population_digest(ids)
+    try:
+        with engine.begin() as conn:
+            existing = _active(conn, topic_id)
+            if existing is not None:
+                raise Conflict(_existing_message(topic, int(existing.id)))
+            last = conn.execute(select(func.max(Judgment.id)).where(Judgment.topic_id == topic_id)).scalar_one()
+            stream_id = int(conn.execute(insert(AuditStream).values(
+                topic_id=topic_id, queue_id=row.id, seed=seed, population_size=len(ids), population_digest=digest,
+                every_k=every, rate=rate, position=0, served=0, as_of=last, created_at=utc_now(),
+                created_by=reviewer).returning(AuditStream.id)).scalar_one())
+    except IntegrityError:  # another stream was created meanwhile: the partial unique index refused this one
+        with engine.connect() as conn:
+            existing = _active(conn, topic_id)
+        if existing is None:
+            raise
+        raise Conflict(_existing_message(topic, int(existing.id))) from None
+    return show_stream(engine, topic, stream_id=stream_id)
+
+
+def show_stream(engine: Engine, topic: str, *, policy: str = "latest", stream_id: int | None = None) -> StreamRecord:
+    """The topic's newest audit stream (or stream ``stream_id``) with its evidence counts; `NotFound` when the
+    topic has none."""
+    with engine.connect() as conn:
+        topic_id, topic_population = _topic(conn, topic)
+        streams = _streams(conn, topic_id)
+        if stream_id is not None:
+            streams = [s for s in streams if s.id == stream_id]
+        if not streams:
+            raise NotFound(f"topic {topic!r} has no audit stream; start one with `reviewdepth sample stream "
+                           f"{topic} --every K` (or --rate R)")
+        record = _record(conn, streams[0], topic, topic_population)
+    if not record.voided:
+        evidence = load_audit(engine, topic, policy=policy)
+        if evidence is not None and evidence.stream_id == record.id:
+            record.judged = evidence.judged
+            record.relevant = sum(evidence.relevant)
+            record.pending = evidence.pending
+    return record
+
+
+def void_stream(engine: Engine, topic: str, *, reason: str, reviewer: str) -> StreamRecord:
+    """Stop the topic's active stream: kept for the record, never served or used as evidence again (also by an
+    as-of query: the void is not a judgment and is not in the judgment log). A new stream may then be created."""
+    reason = validation.free_text(reason.strip(), "reason")
+    if not reason:
+        raise Invalid("reason: say why the audit stream is voided")
+    if len(reason) > MAX_REASON_LENGTH:
+        raise Invalid(f"reason: at most {MAX_REASON_LENGTH:,} characters")
+    if not reviewer.strip():
+        raise Invalid("reviewer must not be empty")
+    reviewer = validation.reviewer_name(reviewer)
+    with engine.begin() as conn:
+        topic_id, _ = _topic(conn, topic)
+        active = _active(conn, topic_id)
+        if active is None:
+            raise NotFound(f"topic {topic!r} has no active audit stream")
+        done = conn.execute(update(AuditStream).where(AuditStream.id == active.id, AuditStream.voided_at.is_(None))
+                            .values(voided_at=utc_now(), void_reason=reason, voided_by=reviewer))
+        if done.rowcount != 1:
+            raise Conflict(f"audit stream {active.id} of topic {topic!r} was voided meanwhile")
+    return show_stream(engine, topic, stream_id=int(active.id))
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# serving
+
+
+def _lock_stream(conn: Connection, stream_id: int) -> tuple[int, int] | None:
+    """Take the stream's row lock for the rest of the transaction and read (position, served) as committed last;
+    None when the stream was voided meanwhile. SQLite: the no-op UPDATE is the transaction's first statement, so
+    it takes the database's write lock before anything is read; PostgreSQL: ``SELECT … FOR UPDATE``."""
+    if conn.dialect.name == "sqlite":
+        found = conn.execute(update(AuditStream).where(AuditStream.id == stream_id, AuditStream.voided_at.is_(None))
+                             .values(position=AuditStream.position)
+                             .returning(AuditStream.position, AuditStream.served)).first()
+    else:
+        found = conn.execute(select(AuditStream.position, AuditStream.served).where(
+            AuditStream.id == stream_id, AuditStream.voided_at.is_(None)).with_for_update()).first()
+    return None if found is None else (int(found[0]), int(found[1]))
+
+
+def next_documents(engine: Engine, topic: str, *, queue: str | None = None, count: int = 10,
+                   policy: str = "latest") -> NextBatch:
+    """The next ``count`` documents to judge: the queue's next unjudged documents in rank order, with the audit
+    stream's documents interleaved at its pace (module docstring). Advances and stores the stream's position and
+    served count in one transaction that holds the stream's lock."""
+    from reviewdepth.services.sample_evidence import queue_evidence
+
+    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_COUNT:
+        raise Invalid(f"count: must be an integer from 1 to {MAX_COUNT:,}, not {count!r}")
+    if policy not in POLICIES:
+        raise Invalid(f"policy: unknown label policy {policy!r}; choose one of {', '.join(POLICIES)}")
+    topic = validation.topic_name(topic)
+    with engine.connect() as conn:
+        topic_id, _ = _topic(conn, topic)
+        row = _queue(conn, topic_id, topic, queue)
+        labels = load_queue_labels(conn, row.id, topic_id, int(row.size), policy)
+        docs = _queue_docs(conn, row.id)
+        stream = _active(conn, topic_id)
+        order = _population(conn, stream, topic, {row.id: docs})[0] if stream is not None else []
+    reviewed = queue_evidence(engine, topic_id, row, labels, None).reviewed
+
+    judged_mask = labels.labels != UNJUDGED
+    in_batch: dict[str, int] = {}  # doc id -> index in `out`
+    out: list[ServedDocument] = []
+    rank_of: dict[str, int] | None = None  # built only when an audit document needs its rank
+
+    def rank(doc: str) -> int | None:
+        nonlocal rank_of
+        if rank_of is None:
+            rank_of = {d: i + 1 for i, d in enumerate(docs)}
+        return rank_of.get(doc)
+
+    prefix = len(docs) if bool(judged_mask.all()) else int(judged_mask.argmin())
+    reviewed_now = reviewed  # the reviewed prefix once everything served so far is judged
+
+    def mark(where: int | None) -> None:
+        """Count the document at rank ``where`` as judged for the rest of the batch (what is served gets judged),
+        so the audit documents due later in the batch follow the prefix it makes."""
+        nonlocal prefix, reviewed_now
+        if where is None:
+            return
+        judged_mask[where - 1] = True
+        if where - 1 == prefix:
+            while prefix < len(docs) and judged_mask[prefix]:
+                prefix += 1
+            reviewed_now = max(reviewed_now, prefix)
+
+    cursor = 0  # the next rank index to look at for a ranked document
+
+    def next_ranked() -> ServedDocument | None:
+        nonlocal cursor
+        while cursor < len(docs) and (judged_mask[cursor] or docs[cursor] in in_batch):
+            cursor += 1
+        return None if cursor == len(docs) else ServedDocument(docs[cursor], REVIEW_ROLE, cursor + 1)
+
+    def add(item: ServedDocument) -> None:
+        in_batch[item.doc_id] = len(out)
+        out.append(item)
+        mark(item.rank)
+
+    if stream is None:
+        while len(out) < count and (item := next_ranked()) is not None:
+            add(item)
+        return NextBatch(topic, row.name, reviewed, out)
+
+    every, rate = stream.every_k, stream.rate
+    due_before = audit_due(reviewed, every=every, rate=rate)
+    with engine.begin() as conn:
+        locked = _lock_stream(conn, int(stream.id))
+        if locked is None:
+            raise Conflict(f"audit stream {stream.id} of topic {topic!r} was voided meanwhile; ask again")
+        position, served = locked
+        decided = _decided_docs(conn, topic_id)
+        for i in range(position):  # served earlier and still unjudged: first, again
+            doc = order[i]
+            if doc not in decided and len(out) < count:
+                add(ServedDocument(doc, AUDIT_ROLE, rank(doc), i + 1, again=True))
+        new_position, new_served = position, served
+        while len(out) < count:
+            if new_position < len(order) and audit_due(reviewed_now, every=every, rate=rate) > new_served:
+                while new_position < len(order) and order[new_position] in decided:
+                    new_position += 1  # already judged: passed, costs nothing
+                if new_position < len(order):
+                    doc = order[new_position]
+                    new_position += 1
+                    new_served += 1
+                    element = ServedDocument(doc, AUDIT_ROLE, rank(doc), new_position)
+                    if doc in in_batch:  # already in this batch as a ranked document: one judgment serves both
+                        out[in_batch[doc]] = element
+                    else:
+                        add(element)
+                    continue
+            item = next_ranked()
+            if item is None:
+                break
+            add(item)
+        if (new_position, new_served) != (position, served):
+            conn.execute(update(AuditStream).where(AuditStream.id == stream.id)
+                         .values(position=new_position, served=new_served))
+    return NextBatch(topic, row.name, reviewed, out, int(stream.id), new_position, new_served, due_before,
+                     int(stream.population_size))
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# evidence
+
+
+def load_audit(engine: Engine, topic: str, queue: str | None = None, *, policy: str = "latest",
+               as_of: int | None = None) -> AuditEvidence | None:
+    """The topic's audit stream as evidence at judgment id ``as_of`` (default: now): the judged prefix of the
+    permutation with labels resolved under ``policy`` (as `reviewdepth.services.queues.queue_labels` resolves
+    them) and ranks on ``queue`` (default: the topic's newest).
+
+    None when the topic has no active stream, or when it was created after ``as_of`` (its ``as_of`` field, the
+    topic's last judgment id at creation, is later). A voided stream is never evidence. Only the judged prefix
+    counts (see `AuditEvidence`): a document passed or served but not labelled stops the evidence there, and the
+    documents after it wait in ``pending``."""
+    if policy not in POLICIES:
+        raise Invalid(f"policy: unknown label policy {policy!r}; choose one of {', '.join(POLICIES)}")
+    if as_of is not None and (isinstance(as_of, bool) or not 0 <= as_of <= validation.INT64_MAX):
+        raise Invalid(f"as_of: must be a judgment id, not {as_of!r}")
+    topic = validation.topic_name(topic)
+    with engine.connect() as conn:
+        topic_id, topic_population = _topic(conn, topic)
+        stream = _active(conn, topic_id)
+        if stream is None or (as_of is not None and stream.as_of is not None and stream.as_of > as_of):
+            return None
+        target = _queue(conn, topic_id, topic, queue)
+        target_docs = _queue_docs(conn, target.id)
+        order, origin = _population(conn, stream, topic, {target.id: target_docs})
+        docs, ids, rel, adj = load_judgment_arrays(conn, topic_id, as_of)
+        resolved = resolve_labels(docs, ids, rel, adj, policy)
+        label_of = dict(zip(resolved.doc_ids.tolist(), resolved.labels.tolist(), strict=True))
+    position = int(stream.position)
+    judged = 0
+    while judged < position and label_of.get(order[judged], UNJUDGED) != UNJUDGED:
+        judged += 1
+    prefix = order[:judged]
+    rank_of = {d: i + 1 for i, d in enumerate(target_docs)}
+    return AuditEvidence(
+        stream_id=int(stream.id), seed=int(stream.seed), population_size=int(stream.population_size),
+        position=position, served=int(stream.served), judged=judged, doc_ids=prefix,
+        relevant=[label_of[d] == 1 for d in prefix], ranks=[rank_of.get(d) for d in prefix],
+        pending=[d for d in order[judged:position] if label_of.get(d, UNJUDGED) == UNJUDGED],
+        description=_description(stream, origin, topic_population))
+
+
+def audit_doc_ids(engine: Engine, topic: str, count: int | None = None) -> Sequence[str]:
+    """The first ``count`` documents of the topic's active stream in permutation order (all when None); for
+    tests and tools that replay a stream."""
+    with engine.connect() as conn:
+        topic_id, _ = _topic(conn, topic)
+        stream = _active(conn, topic_id)
+        if stream is None:
+            raise NotFound(f"topic {topic!r} has no active audit stream")
+        order = _population(conn, stream, topic)[0]
+    return order if count is None else order[:count]
