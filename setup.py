@@ -1,4 +1,7 @@
-"""Build configuration for the compiled column scanner; metadata lives in pyproject.toml."""
+"""Build configuration for the compiled column scanner; metadata lives in pyproject.toml.
+
+The scanner is optional: without a working C compiler the build warns and installs the package without it, and
+`reviewdepth.formats.scan` falls back to its pure-Python implementation (same results, slower)."""
 
 from setuptools import Extension, setup
 
@@ -22,6 +25,7 @@ setup(
             sources=["reviewdepth/formats/_textscan.c"],
             extra_compile_args=["-O2", "-pthread"],
             extra_link_args=["-pthread"],
+            optional=True,
         )
     ],
 )

@@ -1,14 +1,18 @@
 """Columnar scan of whitespace-separated text into numpy arrays.
 
-The compiled scanner (`_textscan.c`) does the work; `scan_python` is the
-reference implementation with the same contract, used as a fallback and by
-the tests to check the compiled one.
+The compiled scanner (`_textscan.c`) does the work when it was built; `scan_python` is the reference
+implementation with the same contract (values, hashes, error tuples), used when the extension is missing (an
+install without a C compiler: the extension is optional in setup.py) and by the tests to check the compiled one.
+The choice is made once, at import: `compiled` is the extension module or None. Setting the environment variable
+``REVIEWDEPTH_PURE_PYTHON_SCAN=1`` forces the fallback.
 """
 
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
+from types import ModuleType
 
 import numpy as np
 import numpy.typing as npt
@@ -16,6 +20,7 @@ import numpy.typing as npt
 from reviewdepth.formats.errors import InputError
 
 _SPACE = b" \t\n\v\f\r"
+PURE_PYTHON_ENV = "REVIEWDEPTH_PURE_PYTHON_SCAN"
 _FNV_OFFSET = 1469598103934665603
 _FNV_PRIME = 1099511628211
 _MASK64 = (1 << 64) - 1
@@ -46,6 +51,19 @@ class Scanned:
 _KIND_TEXT = {"float": "a number", "int": "an integer"}
 
 
+def _load_compiled() -> ModuleType | None:
+    if os.environ.get(PURE_PYTHON_ENV, "") not in ("", "0"):
+        return None
+    try:
+        from reviewdepth.formats import _textscan  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    return _textscan  # type: ignore[no-any-return]
+
+
+compiled: ModuleType | None = _load_compiled()
+
+
 def _error(path: str, code: str, line: int, field: int, token: bytes, spec: str, names: list[str],
            min_fields: int, max_fields: int) -> InputError:
     text = token.decode("utf-8", "replace")
@@ -65,13 +83,18 @@ def _error(path: str, code: str, line: int, field: int, token: bytes, spec: str,
 
 
 def scan(data: bytes, spec: str, *, min_fields: int, max_fields: int = -1, skip_comments: bool = False,
-         path: str = "<input>", names: list[str] | None = None, use_compiled: bool = True) -> Scanned:
+         path: str = "<input>", names: list[str] | None = None, use_compiled: bool | None = None) -> Scanned:
     """Split ``data`` into lines and whitespace-separated fields and return the columns named by ``spec``.
 
     ``spec`` has one character per leading field: ``s`` string, ``f`` float (strict: the whole token must be a
     number; NaN is refused), ``i`` integer, ``.`` ignored. Blank lines are skipped. Raises `InputError` naming
-    ``path``, the 1-based line and the field.
+    ``path``, the 1-based line and the field. ``use_compiled``: None takes the scanner chosen at import; True
+    requires the compiled one (RuntimeError when it is not built); False takes the pure-Python one.
     """
+    if use_compiled is None:
+        use_compiled = compiled is not None
+    elif use_compiled and compiled is None:
+        raise RuntimeError("the compiled scanner reviewdepth.formats._textscan is not available")
     names = names or []
     if not skip_comments:
         # 9.0.8 treats '#' lines as malformed; find the first one for a precise message.
@@ -103,8 +126,8 @@ _PARALLEL_BYTES = 8 << 20
 
 def _scan_compiled(data: bytes, spec: str, min_fields: int, max_fields: int, skip_comments: bool) -> Scanned:
     """Large inputs are scanned on two threads inside the C code (it releases the GIL)."""
-    from reviewdepth.formats import _textscan  # type: ignore[attr-defined]
-
+    _textscan = compiled
+    assert _textscan is not None
     threads = 2 if len(data) >= _PARALLEL_BYTES else 1
     try:
         nrec, lines_raw, raw_cols = _textscan.scan(data, spec, min_fields, max_fields, skip_comments, threads)
@@ -163,11 +186,57 @@ def _parse_int(token: bytes) -> int | None:
     return int(token)
 
 
+def fnv1a64_column(tokens: list[bytes], values: npt.NDArray[np.bytes_]) -> npt.NDArray[np.uint64]:
+    """`fnv1a64` of every token, vectorised over the byte positions of the fixed-width ``values`` (``tokens``
+    gives the true lengths: a numpy ``S`` array drops trailing NUL bytes, the hash does not)."""
+    n = len(tokens)
+    out = np.full(n, _FNV_OFFSET, dtype=np.uint64)
+    if n == 0:
+        return out
+    width = values.dtype.itemsize
+    lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=n)
+    matrix = np.frombuffer(values.tobytes(), dtype=np.uint8).reshape(n, width)
+    prime = np.uint64(_FNV_PRIME)
+    for k in range(int(lengths.max())):
+        active = lengths > k
+        mixed = (out ^ matrix[:, k].astype(np.uint64)) * prime  # uint64 arithmetic wraps modulo 2**64
+        out = np.where(active, mixed, out)
+    return out
+
+
+def _first_bad(tokens: list[bytes], kind: str) -> tuple[int | None, list[float] | list[int]]:
+    """Parsed values of a numeric column, or the index of its first bad token."""
+    if kind == "f":
+        try:
+            floats = list(map(float, tokens))
+        except ValueError:
+            floats = []
+        else:
+            # float() takes what the C scanner refuses: NaN and digit-group underscores
+            if all(v == v for v in floats) and not any(b"_" in t for t in tokens):
+                return None, floats
+        for index, token in enumerate(tokens):
+            if _parse_float(token) is None:
+                return index, []
+        raise AssertionError("unreachable: a float column failed without a bad token")
+    ints: list[int] = []
+    for index, token in enumerate(tokens):
+        value = _parse_int(token)
+        if value is None:
+            return index, []
+        ints.append(value)
+    return None, ints
+
+
 def scan_python(data: bytes, spec: str, *, min_fields: int, max_fields: int = -1,
                 skip_comments: bool = False) -> Scanned:
-    """Reference implementation of the compiled scanner (same output, same error tuples)."""
+    """Reference implementation of the compiled scanner (same output, same error tuples).
+
+    As in the C code, every line's field count is checked before any value is parsed, and the first bad value
+    is the first in line order (then field order)."""
     lines: list[int] = []
     raw: list[list[bytes]] = [[] for _ in spec]
+    wanted = [c for c, kind in enumerate(spec) if kind != "."]
     for number, line in enumerate(data.split(b"\n"), start=1):
         fields = line.split()
         if not fields:
@@ -175,25 +244,32 @@ def scan_python(data: bytes, spec: str, *, min_fields: int, max_fields: int = -1
         if skip_comments and fields[0].startswith(b"#"):
             continue
         if len(fields) < min_fields or (max_fields >= 0 and len(fields) > max_fields):
-            raise _PyScanError(("fields", number, len(fields), line.rstrip(b"\r")[:200]))
+            shown = line[:-1] if line.endswith(b"\r") else line
+            raise _PyScanError(("fields", number, len(fields), shown[:200]))
         lines.append(number)
-        for c in range(len(spec)):
+        for c in wanted:
             raw[c].append(fields[c] if c < len(fields) else b"")
+    parsed: dict[int, list[float] | list[int]] = {}
+    first_error: tuple[int, int] | None = None
+    for c in wanted:
+        if spec[c] == "s":
+            continue
+        bad, values = _first_bad(raw[c], spec[c])
+        if bad is None:
+            parsed[c] = values
+        elif first_error is None or (bad, c) < first_error:
+            first_error = (bad, c)
+    if first_error is not None:
+        row, c = first_error
+        raise _PyScanError(("float" if spec[c] == "f" else "int", lines[row], c, raw[c][row][:200]))
     cols: list[Column] = []
-    for c, kind in enumerate(spec):
-        if kind == ".":
-            continue
-        if kind == "s":
-            width = max((len(t) for t in raw[c]), default=1) or 1
-            cols.append(StringColumn(np.array(raw[c], dtype=f"S{width}"),
-                                     np.array([fnv1a64(t) for t in raw[c]], dtype=np.uint64)))
-            continue
-        parse = _parse_float if kind == "f" else _parse_int
-        out = []
-        for number, token in zip(lines, raw[c], strict=True):
-            value = parse(token)
-            if value is None:
-                raise _PyScanError(("float" if kind == "f" else "int", number, c, token[:200]))
-            out.append(value)
-        cols.append(np.array(out, dtype=np.float64) if kind == "f" else np.array(out, dtype=np.int64))
+    for c in wanted:
+        if spec[c] == "s":
+            width = max(map(len, raw[c]), default=1) or 1
+            strings = np.array(raw[c], dtype=f"S{width}")
+            cols.append(StringColumn(strings, fnv1a64_column(raw[c], strings)))
+        elif spec[c] == "f":
+            cols.append(np.array(parsed[c], dtype=np.float64))
+        else:
+            cols.append(np.array(parsed[c], dtype=np.int64))
     return Scanned(np.array(lines, dtype=np.int64), cols)

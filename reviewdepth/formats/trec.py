@@ -1,4 +1,4 @@
-"""Readers for TREC run and qrels files (columnar, exact trec_eval field rules).
+"""TREC files: the qrels reader, and the run reader of `reviewdepth.formats.runs` under its TREC names.
 
 Run: ``qid iter docno rank score run_id``, at least 6 whitespace-separated fields (extra fields ignored); only
 qid, docno and score are used. Qrels: exactly 4 fields ``qid iter docno rel``. Scores must be numbers (NaN
@@ -8,8 +8,6 @@ refuses it with the file, line and field. Files may be gzip-compressed; ``-`` is
 
 from __future__ import annotations
 
-import gzip
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,40 +15,17 @@ import numpy as np
 import numpy.typing as npt
 
 from reviewdepth.formats.errors import InputError
+from reviewdepth.formats.runs import RUN_FIELDS, Run, parse_run, read_run
 from reviewdepth.formats.scan import StringColumn, scan
+from reviewdepth.formats.source import read_bytes
 
-RUN_FIELDS = ["qid", "iter", "docno", "rank", "score", "run_id"]
+__all__ = ["QRELS_FIELDS", "RUN_FIELDS", "QrelsColumns", "RunColumns", "parse_qrels", "parse_run", "read_bytes",
+           "read_qrels", "read_run"]
+
 QRELS_FIELDS = ["qid", "iter", "docno", "rel"]
 
-
-def read_bytes(path: str | Path) -> bytes:
-    """Whole file as bytes; ``-`` reads standard input; gzip is detected by its magic number."""
-    name = str(path)
-    try:
-        if name == "-":
-            data = sys.stdin.buffer.read()
-        else:
-            data = Path(name).read_bytes()
-    except OSError as exc:
-        raise InputError(name, None, None, f"cannot read file: {exc.strerror or exc}") from None
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
-            raise InputError(name, None, None, f"corrupt gzip data: {exc}") from None
-    return data
-
-
-@dataclass(frozen=True)
-class RunColumns:
-    """A TREC run as columns, one row per non-blank line (in file order)."""
-
-    path: str
-    qid: npt.NDArray[np.bytes_]
-    docno: StringColumn
-    score: npt.NDArray[np.float64]
-    line: npt.NDArray[np.int64]
-    run_id: str
+# A TREC run is a `Run` read with its scores (the default of `parse_run`).
+RunColumns = Run
 
 
 @dataclass(frozen=True)
@@ -64,29 +39,6 @@ class QrelsColumns:
     line: npt.NDArray[np.int64]
 
 
-def parse_run(data: bytes, path: str = "<run>", *, allow_comments: bool = False) -> RunColumns:
-    """Parse TREC run text. ``allow_comments`` skips ``#`` lines (trec_eval 10.0); 9.0.8 rejects them."""
-    scanned = scan(data, "s.s.f", min_fields=6, skip_comments=allow_comments, path=path, names=RUN_FIELDS)
-    if len(scanned) == 0:
-        raise InputError(path, None, None, "empty run file: no result lines")
-    qid, docno, score = scanned.columns
-    assert isinstance(qid, StringColumn) and isinstance(docno, StringColumn)
-    run_id = _last_run_id(data, allow_comments)
-    return RunColumns(path, qid.values, docno, np.asarray(score, dtype=np.float64), scanned.line_numbers, run_id)
-
-
-def _last_run_id(data: bytes, allow_comments: bool) -> str:
-    """run_id of the last result line (trec_eval reports that one)."""
-    end = len(data)
-    while end > 0:
-        start = data.rfind(b"\n", 0, end) + 1
-        fields = data[start:end].split()
-        if len(fields) >= 6 and not (allow_comments and fields[0].startswith(b"#")):
-            return fields[5].decode("utf-8", "replace")
-        end = start - 1
-    return ""
-
-
 def parse_qrels(data: bytes, path: str = "<qrels>", *, allow_comments: bool = False) -> QrelsColumns:
     """Parse TREC qrels text (exactly 4 fields per line)."""
     scanned = scan(data, "s.si", min_fields=4, max_fields=4, skip_comments=allow_comments, path=path,
@@ -96,10 +48,6 @@ def parse_qrels(data: bytes, path: str = "<qrels>", *, allow_comments: bool = Fa
     qid, docno, rel = scanned.columns
     assert isinstance(qid, StringColumn) and isinstance(docno, StringColumn)
     return QrelsColumns(path, qid.values, docno, np.asarray(rel, dtype=np.int64), scanned.line_numbers)
-
-
-def read_run(path: str | Path, *, allow_comments: bool = False) -> RunColumns:
-    return parse_run(read_bytes(path), str(path), allow_comments=allow_comments)
 
 
 def read_qrels(path: str | Path, *, allow_comments: bool = False) -> QrelsColumns:

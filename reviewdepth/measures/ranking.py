@@ -76,6 +76,57 @@ def _keys(qcodes: IntArray, hashes: HashArray) -> HashArray:
         return (hashes ^ mixed) * _MIX
 
 
+@dataclass(frozen=True)
+class KeyedRows:
+    """Rows keyed by (query code, docno hash) and sorted by key: the join's index and the one duplicate check.
+
+    ``first[i]`` is the row of the first occurrence (lowest row) of row i's (code, docno) pair, i itself when the
+    pair is new; ``exact`` is False when two different pairs share a 64-bit key (the join must then compare
+    docnos itself)."""
+
+    keys: HashArray
+    order: IntArray
+    sorted_keys: HashArray
+    first: IntArray
+    exact: bool
+
+    def repeated(self) -> npt.NDArray[np.bool_]:
+        """True for every row whose (code, docno) pair is on a lower row."""
+        out: npt.NDArray[np.bool_] = self.first != np.arange(len(self.first), dtype=np.int64)
+        return out
+
+
+def keyed_rows(codes: IntArray, hashes: HashArray, docnos: BytesArray) -> KeyedRows:
+    """Sort the rows by key and find the repeated (code, docno) pairs: equal pairs are neighbours in key order,
+    so only neighbours with equal keys are compared; a key shared by different pairs falls back to an exact
+    dictionary pass."""
+    n = len(codes)
+    keys = _keys(codes, hashes)
+    order = np.argsort(keys)
+    sorted_keys = keys[order]
+    first = np.arange(n, dtype=np.int64)
+    tied = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
+    if len(tied) == 0:
+        return KeyedRows(keys, order, sorted_keys, first, True)
+    a, b = order[tied], order[tied + 1]
+    if bool(np.all((codes[a] == codes[b]) & (docnos[a] == docnos[b]))):
+        # every tie is a true repeat: each run of equal keys is one pair, first seen on its lowest row
+        boundary = np.concatenate(([True], sorted_keys[1:] != sorted_keys[:-1]))
+        lowest = np.minimum.reduceat(order, np.flatnonzero(boundary))
+        first[order] = lowest[np.cumsum(boundary) - 1]
+        return KeyedRows(keys, order, sorted_keys, first, True)
+    seen: dict[tuple[int, bytes], int] = {}
+    for row, pair in enumerate(zip(codes.tolist(), docnos.tolist(), strict=True)):
+        first[row] = seen.setdefault(pair, row)
+    return KeyedRows(keys, order, sorted_keys, first, False)
+
+
+def repeated_rows(codes: IntArray, hashes: HashArray, docnos: BytesArray) -> npt.NDArray[np.bool_]:
+    """True for every row whose (code, docno) pair is on a lower row: the duplicates of a run or qrels file (rows
+    in file order) or of a ranking (rows in rank order)."""
+    return keyed_rows(codes, hashes, docnos).repeated()
+
+
 def score_sort_key(scores: npt.NDArray[np.float64], version: int) -> npt.NDArray[np.uint64]:
     """Unsigned key whose ascending order is descending score (float32 for 9.0.8, double for 10.0)."""
     if version >= 10:
@@ -206,18 +257,14 @@ def join_and_rank(
     nq_all = len(codes.qids)
 
     # qrels: sort by key, reject duplicates, count R and judged non-relevant per query
-    q_keys = _keys(codes.qrels, qrels_hashes)
-    q_order = np.argsort(q_keys)
-    q_sorted = q_keys[q_order]
-    dup = np.flatnonzero(q_sorted[1:] == q_sorted[:-1])
-    exact = True
-    for d in dup:
-        a, b = q_order[d], q_order[d + 1]
-        if codes.qrels[a] == codes.qrels[b] and qrels_docnos[a] == qrels_docnos[b]:
-            second = max(int(a), int(b))
-            raise DuplicateDocumentError("qrels", second, codes.qids[codes.qrels[second]].decode(errors="replace"),
-                                         qrels_docnos[second].decode(errors="replace"))
-        exact = False
+    q_index = keyed_rows(codes.qrels, qrels_hashes, qrels_docnos)
+    again = np.flatnonzero(q_index.repeated())
+    if len(again):
+        second = int(again[0])
+        raise DuplicateDocumentError("qrels", second, codes.qids[codes.qrels[second]].decode(errors="replace"),
+                                     qrels_docnos[second].decode(errors="replace"))
+    q_order, q_sorted = q_index.order, q_index.sorted_keys
+    exact = q_index.exact
     num_rel_all = np.bincount(codes.qrels[qrels_rels >= level], minlength=nq_all).astype(np.int64)
     nonrel_mask = (qrels_rels >= 0) & (qrels_rels < level)
     num_nonrel_all = np.bincount(codes.qrels[nonrel_mask], minlength=nq_all).astype(np.int64)
@@ -244,20 +291,19 @@ def join_and_rank(
     # run duplicates among the kept rows (keys in file order when every evaluated row is kept: no gathers)
     in_file_order = max_docs is None and len(order) == len(codes.run)
     if in_file_order:
-        r_keys = _keys(codes.run, run_hashes)
         key_rows = np.arange(len(codes.run), dtype=np.int64)
+        r_index = keyed_rows(codes.run, run_hashes, run_docnos)
     else:
-        r_keys = _keys(ranked_codes, run_hashes[order])
         key_rows = order
-    rk_order = np.argsort(r_keys)
-    rk_sorted = r_keys[rk_order]
-    for d in np.flatnonzero(rk_sorted[1:] == rk_sorted[:-1]):
-        a, b = key_rows[rk_order[d]], key_rows[rk_order[d + 1]]
-        if codes.run[a] == codes.run[b] and run_docnos[a] == run_docnos[b]:
-            second = max(int(a), int(b))
-            raise DuplicateDocumentError("run", second, codes.qids[codes.run[second]].decode(errors="replace"),
-                                         run_docnos[second].decode(errors="replace"))
-        exact = False
+        r_index = keyed_rows(ranked_codes, run_hashes[order], run_docnos[order])
+    again = np.flatnonzero(r_index.repeated())
+    if len(again):
+        # the file line that completes a duplicate pair, the earliest such line
+        second = int(np.min(np.maximum(key_rows[again], key_rows[r_index.first[again]])))
+        raise DuplicateDocumentError("run", second, codes.qids[codes.run[second]].decode(errors="replace"),
+                                     run_docnos[second].decode(errors="replace"))
+    r_keys, rk_order, rk_sorted = r_index.keys, r_index.order, r_index.sorted_keys
+    exact = exact and r_index.exact
 
     # qrels value of each row (keyed rows), then in ranked order
     rel = np.full(len(r_keys), NOT_IN_QRELS, dtype=np.int64)

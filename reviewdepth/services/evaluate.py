@@ -38,7 +38,7 @@ def evaluate_columns(qrels: QrelsColumns, run: RunColumns, options: EvalOptions)
     spec = MeasureSpec.parse(options.measures, options.version)
     try:
         ranked, codes = join_and_rank(
-            run_qids=run.qid, run_docnos=run.docno.values, run_hashes=run.docno.hashes, run_scores=run.score,
+            run_qids=run.qid, run_docnos=run.docno.values, run_hashes=run.docno.hashes, run_scores=run.scores(),
             qrels_qids=qrels.qid, qrels_docnos=qrels.docno.values, qrels_hashes=qrels.docno.hashes,
             qrels_rels=qrels.rel, level=options.relevance_level, max_docs=options.max_docs,
             version=options.version,

@@ -21,10 +21,11 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from reviewdepth.formats.clef import COST_ACTION, ClefRun, parse_clef_run
+from reviewdepth.formats import runs
 from reviewdepth.formats.errors import InputError
-from reviewdepth.formats.scan import StringColumn
-from reviewdepth.formats.trec import QrelsColumns, parse_run, read_bytes, read_qrels
+from reviewdepth.formats.runs import CLEF_FIELDS, parse_run
+from reviewdepth.formats.source import read_bytes
+from reviewdepth.formats.trec import QrelsColumns, read_qrels
 from reviewdepth.measures.ranking import DuplicateDocumentError, join_and_rank
 from reviewdepth.measures.tar_suite import (
     COMPAT_MODES,
@@ -90,36 +91,6 @@ def _decode(value: bytes) -> str:
     return value.decode("utf-8", "surrogateescape")
 
 
-def _first_occurrences(run: ClefRun) -> npt.NDArray[np.bool_]:
-    """True for the first line of each (topic, docno) pair in file order (the CLEF scripts skip the others)."""
-    n = len(run)
-    keep = np.ones(n, dtype=bool)
-    _, inverse = np.unique(run.topic, return_inverse=True)
-    topic_codes = inverse.reshape(-1)
-    order = np.lexsort((np.arange(n), run.docno.hashes, topic_codes))
-    same = (topic_codes[order][1:] == topic_codes[order][:-1]) & \
-        (run.docno.hashes[order][1:] == run.docno.hashes[order][:-1])
-    collision = False
-    for i in np.flatnonzero(same).tolist():
-        a, b = int(order[i]), int(order[i + 1])
-        if run.docno.values[a] == run.docno.values[b]:
-            keep[b] = False  # b is the later line: equal keys keep line order
-        else:
-            collision = True
-    if collision:  # two docnos share a 64-bit hash: exact but slow path
-        seen: set[tuple[bytes, bytes]] = set()
-        for row in range(n):
-            pair = (bytes(run.topic[row]), bytes(run.docno.values[row]))
-            keep[row] = pair not in seen
-            seen.add(pair)
-    return keep
-
-
-def _subset(run: ClefRun, rows: npt.NDArray[np.int64]) -> ClefRun:
-    return ClefRun(run.path, run.topic[rows], run.action[rows],
-                   StringColumn(run.docno.values[rows], run.docno.hashes[rows]), run.line[rows], run.run_id)
-
-
 def _topic_counts(qrels: QrelsColumns, qids: list[bytes], qrels_codes: npt.NDArray[np.int64], clef: bool,
                   level: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """N and R of every query code."""
@@ -141,7 +112,7 @@ def evaluate_tar_columns(qrels: QrelsColumns, run_data: bytes, run_path: str, op
     options.validate()
     compat = options.compat
     clef_mode = compat.startswith("clef")
-    clef_run = parse_clef_run(run_data, run_path, exact_fields=clef_mode)
+    clef_run = parse_run(run_data, run_path, actions=True, scores=False, exact_fields=clef_mode, names=CLEF_FIELDS)
     kind = clef_run.kind()
     file_order = clef_mode or options.run_format == "clef" or (options.run_format == "auto" and kind != "other")
 
@@ -151,19 +122,19 @@ def evaluate_tar_columns(qrels: QrelsColumns, run_data: bytes, run_path: str, op
         _, block_topics = clef_run.topic_blocks()
         run = clef_run
         if clef_mode:
-            keep = _first_occurrences(clef_run)
+            keep = ~clef_run.repeated()  # the CLEF scripts skip a docno's later lines
             if not keep.all():
                 for row in np.flatnonzero(~keep).tolist():
                     topic = bytes(clef_run.topic[row])
                     duplicates.setdefault(topic, []).append(
                         f"{_decode(topic)} Duplicate {_decode(bytes(clef_run.docno.values[row]))}")
-                run = _subset(clef_run, np.flatnonzero(keep).astype(np.int64))
+                run = clef_run.subset(np.flatnonzero(keep).astype(np.int64))
         scores = -np.arange(len(run), dtype=np.float64)
-        ranked_input = (run.topic, run.docno, scores, 10, run.line)
+        ranked_input = (run.qid, run.docno, scores, 10, run.line)
     else:
         trec_run = parse_run(run_data, run_path)
         run = clef_run
-        ranked_input = (trec_run.qid, trec_run.docno, trec_run.score, 9, trec_run.line)
+        ranked_input = (trec_run.qid, trec_run.docno, trec_run.scores(), 9, trec_run.line)
         block_topics = []
 
     qids_in, docnos_in, scores_in, version, lines_in = ranked_input
@@ -189,19 +160,18 @@ def evaluate_tar_columns(qrels: QrelsColumns, run_data: bytes, run_path: str, op
     # per-line action information, in the (deduplicated) run's row order (unused for TREC-ranked runs)
     shown_all = feedback_all = cost_shown_all = cost_feedback_all = flags_all = np.zeros(len(run), dtype=bool)
     if file_order:
-        shown_all = run.action != b"NS"
-        feedback_all = run.action == b"AF"
-        cost_action = run.action.copy()
-        for src, dst in COST_ACTION.items():
-            cost_action[run.action == src] = dst
-        cost_shown_all = cost_action != b"NS"
-        cost_feedback_all = cost_action == b"AF"
+        actions = run.actions()
+        shown_all = runs.shown(actions)
+        feedback_all = runs.feedback(actions)
+        cost_action = runs.cost_actions(actions)
+        cost_shown_all = runs.shown(cost_action)
+        cost_feedback_all = runs.feedback(cost_action)
         if compat == "clef2019":
             flags_all = run.flags()
         elif compat == "clef2017" or kind != "flags":
             flags_all = np.zeros(len(run), dtype=bool)
         else:
-            flags_all = run.action == b"1"
+            flags_all = actions == runs.THRESHOLD_FLAG
     suite = SUITES[compat]
     per_query: dict[str, dict[str, Value]] = {}
     topics: list[TopicValues] = []

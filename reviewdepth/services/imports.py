@@ -20,8 +20,10 @@ import numpy as np
 from sqlalchemy import Connection, Engine, insert, select
 
 from reviewdepth.formats.errors import InputError
-from reviewdepth.formats.scan import StringColumn, scan
-from reviewdepth.formats.trec import QRELS_FIELDS, RUN_FIELDS, parse_qrels, read_bytes
+from reviewdepth.formats.runs import RUN_FIELDS, parse_run, threshold_rank
+from reviewdepth.formats.scan import StringColumn
+from reviewdepth.formats.source import read_bytes
+from reviewdepth.formats.trec import QRELS_FIELDS, parse_qrels
 from reviewdepth.measures.ranking import factorize_queries, rank_order
 from reviewdepth.services.errors import Conflict, Invalid
 from reviewdepth.services.served_queues import ServedQueues
@@ -31,8 +33,6 @@ from reviewdepth.store.ingest import Progress, bulk_insert, utc_now
 from reviewdepth.store.models import USER_ROLES, ImportRecord, Queue, Topic
 from reviewdepth.store.ranking_blob import encode_ranking
 
-CLEF_2017_ACTIONS = frozenset({"AF", "NF", "NS"})
-THRESHOLD_FLAGS = frozenset({"0", "1"})
 ASREVIEW_LABEL_COLUMNS = ("asreview_label", "final_included", "label", "label_included", "included_label",
                           "included_final", "included", "included_flag", "include")
 DOC_COLUMNS = ("record_id",)  # ASReview; other id columns (pmid, control number) are mapped explicitly
@@ -91,44 +91,35 @@ def _record_import(conn: Connection, kind: str, path: str, digest: str, rows: in
 
 def import_run(engine: Engine, path: str, *, queue_name: str | None = None, order: str = "given",
                again: bool = False, progress: Progress | None = None) -> ImportSummary:
-    """A TREC run (``qid Q0 docno rank score tag``) or a CLEF TAR run (action ``AF/NF/NS`` or ``0/1`` threshold
-    flag in the second column): one queue per topic, topics created as needed.
+    """A TREC run (``qid Q0 docno rank score tag``) or a CLEF TAR run (a 2017 action code or a ``0/1`` threshold
+    flag in the second column, `reviewdepth.formats.runs`): one queue per topic, topics created as needed.
 
     ``order``: ``given`` keeps file order as the ranking (CLEF's rule); ``trec_eval`` ranks by score descending
-    (float32), ties by docno descending. The run's own stopping point is kept: the last shown rank before
-    ``NS`` entries, or the rank of the last line flagged ``1``.
+    (float32), ties by docno descending. The run's own stopping point is kept (`threshold_rank`): the last shown
+    rank before ``NS`` entries, or the rank of the last line flagged ``1``.
     """
     if order not in ("given", "trec_eval"):
         raise InputError(path, None, "order", f"--order must be given or trec_eval, not {order!r}")
     data = read_bytes(path)
     digest = file_digest(data)
     checked_text(data, path, RUN_FIELDS)
-    scanned = scan(data, "sss.f", min_fields=6, path=path, names=RUN_FIELDS)
-    if len(scanned) == 0:
-        raise InputError(path, None, None, "empty run file: no result lines")
-    qid_col, flag_col, doc_col, scores = scanned.columns
-    assert isinstance(qid_col, StringColumn) and isinstance(flag_col, StringColumn)
-    assert isinstance(doc_col, StringColumn) and not isinstance(scores, StringColumn)
-    lines = scanned.line_numbers
-    infinite = np.flatnonzero(~np.isfinite(np.asarray(scores, dtype=np.float64)))
+    run = parse_run(data, path, actions=True)
+    scores = run.scores()
+    lines = run.line
+    doc_col = run.docno
+    infinite = np.flatnonzero(~np.isfinite(scores))
     if len(infinite):
         raise InputError(path, int(lines[infinite[0]]), "score", "must be a finite number")
     renamed_docs = checked_column(doc_col.values, lines, path, "docno", validation.doc_id,
                                   validation.DOC_ID_LENGTH)
-    qids = qid_col.values
-    flags = flag_col.values
-    distinct_flags = {f.decode("utf-8", "replace") for f in np.unique(flags).tolist()}
-    if distinct_flags <= CLEF_2017_ACTIONS:
-        flag_kind = "action"
-    elif distinct_flags <= THRESHOLD_FLAGS:
-        flag_kind = "threshold"
-    else:
-        flag_kind = "none"
-    tag = data.rstrip().rsplit(b"\n", 1)[-1].split()[5].decode("utf-8", "replace")
-    tag = checked_value(validation.queue_name, tag, path, int(lines[-1]), "run_id")
+    qids = run.qid
+    flags = run.actions()
+    flag_kind = run.kind()
+    tag = checked_value(validation.queue_name, run.run_id, path, int(lines[-1]), "run_id")
     name = tag if queue_name is None else checked_value(validation.queue_name, queue_name, path, None, "--queue")
 
     # group rows by topic (topics in order of first appearance), keeping file order inside each topic
+    repeated = run.repeated()
     codes = factorize_queries(qids, qids[:0]).run
     by_topic = np.argsort(codes, kind="stable")
     bounds = np.searchsorted(codes[by_topic], np.arange(codes.max() + 2))
@@ -141,18 +132,15 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
                               int(lines[rows[0]]), "qid")
         topic_names.append(topic)
         if order == "trec_eval":
-            rows = rows[rank_order(np.zeros(len(rows), dtype=np.int64), np.asarray(scores, dtype=np.float64)[rows],
-                                   doc_col.values[rows], 9)]
-        hashes = doc_col.hashes[rows]
-        by_hash = np.argsort(hashes)
-        for d in np.flatnonzero(hashes[by_hash][1:] == hashes[by_hash][:-1]).tolist():
-            a, b = int(rows[by_hash[d]]), int(rows[by_hash[d + 1]])
-            if doc_col.values[a] == doc_col.values[b]:
-                raise InputError(path, int(max(lines[a], lines[b])), "docno",
-                                 f"duplicate docno {doc_col.values[a].decode(errors='replace')!r} for topic {topic!r}")
+            rows = rows[rank_order(np.zeros(len(rows), dtype=np.int64), scores[rows], doc_col.values[rows], 9)]
+        twice = np.flatnonzero(repeated[rows])
+        if len(twice):
+            row = int(np.min(rows[twice]))
+            raise InputError(path, int(lines[row]), "docno",
+                             f"duplicate docno {doc_col.values[row].decode(errors='replace')!r} for topic {topic!r}")
         rows_by_topic[topic] = rows
 
-    summary = ImportSummary("run", path, digest, len(scanned))
+    summary = ImportSummary("run", path, digest, len(run))
     with engine.begin() as conn:
         _check_new(conn, "run", digest, path, again)
         ids = topic_ids(conn, topic_names)
@@ -161,13 +149,14 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
         if existing:
             taken = sorted(n for n, i in ids.items() if i in {r[0] for r in existing})
             raise Conflict(f"{path}: queue {name!r} already exists for topic {taken[0]!r}; choose --queue NAME")
-        import_id = _record_import(conn, "run", path, digest, len(scanned), len(topic_names),
+        import_id = _record_import(conn, "run", path, digest, len(run), len(topic_names),
                                    f"queue={name};order={order}")
         done = 0
         for topic in topic_names:
             rows = rows_by_topic[topic]
-            topic_flags = [f.decode() for f in flags[rows].tolist()] if flag_kind != "none" else None
-            threshold = _threshold_rank(topic_flags, flag_kind)
+            topic_actions = flags[rows].tolist()
+            threshold = threshold_rank(topic_actions, flag_kind)
+            topic_flags = [f.decode() for f in topic_actions] if flag_kind != "other" else None
             docs = text_values(doc_col.values[rows])
             normalised = [(i, renamed_docs[r]) for i, r in enumerate(rows.tolist()) if r in renamed_docs]
             for i, text in normalised:  # NFC made a few doc ids differ from the file's bytes
@@ -181,7 +170,7 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
                 ranking_blob=encode_ranking(docs) if normalised else encode_ranking(
                     docs, StringColumn(doc_col.values[rows], doc_col.hashes[rows])),
             ).returning(Queue.id)).scalar_one())
-            score_list = np.asarray(scores)[rows].tolist()
+            score_list = scores[rows].tolist()
             entry_rows = zip([queue_id] * len(rows), range(1, len(rows) + 1), docs, score_list,
                              topic_flags or [None] * len(rows), strict=True)
             base = done
@@ -237,16 +226,6 @@ def text_values(values: np.ndarray) -> list[str]:
         return values.astype(np.str_).tolist()  # type: ignore[no-any-return]
     except UnicodeDecodeError:
         return [v.decode("utf-8", "surrogateescape") for v in values.tolist()]
-
-
-def _threshold_rank(flags: list[str] | None, kind: str) -> int | None:
-    if flags is None:
-        return None
-    if kind == "action":
-        shown = [i for i, f in enumerate(flags, start=1) if f != "NS"]
-        return shown[-1] if shown else 0
-    marked = [i for i, f in enumerate(flags, start=1) if f == "1"]
-    return marked[-1] if marked else None
 
 
 def import_qrels(engine: Engine, path: str, *, reviewer: str = "qrels", level: int = 1, again: bool = False,

@@ -1,6 +1,12 @@
-"""The compiled column scanner agrees with the pure-Python reference, values and errors alike."""
+"""The compiled column scanner agrees with the pure-Python reference, values and errors alike; without the
+extension (no C compiler at install) the readers fall back to the reference and give the same results."""
 
 from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -8,8 +14,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from reviewdepth.formats import scan as scan_module
+from reviewdepth.formats.clef import parse_clef_run
 from reviewdepth.formats.errors import InputError
 from reviewdepth.formats.scan import StringColumn, scan
+from reviewdepth.formats.source import read_bytes
+from reviewdepth.formats.trec import parse_qrels, parse_run
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+needs_compiled = pytest.mark.skipif(scan_module.compiled is None, reason="the C scanner is not built")
 
 TOKENS = st.one_of(
     st.sampled_from(["1", "-2", "+3", "0.5", "1e-3", "inf", "-inf", "nan", "abc", "1.5", "0x10", "007", "1.",
@@ -42,7 +54,8 @@ def same_columns(a: scan_module.Scanned, b: scan_module.Scanned) -> None:
             assert np.array_equal(x, y)
 
 
-@given(texts(), st.sampled_from(["s.si", "s.s.f", "sf", "i"]), st.booleans(), st.booleans())
+@needs_compiled
+@given(texts(), st.sampled_from(["s.si", "s.s.f", "sf", "i", "sfi", "fi.f"]), st.booleans(), st.booleans())
 def test_compiled_matches_reference(data: bytes, spec: str, comments: bool, threaded: bool) -> None:
     kwargs = dict(min_fields=len(spec), max_fields=len(spec) if spec == "s.si" else -1, skip_comments=comments)
     saved = scan_module._PARALLEL_BYTES
@@ -59,6 +72,7 @@ def test_compiled_matches_reference(data: bytes, spec: str, comments: bool, thre
     same_columns(compiled, scan(data, spec, use_compiled=False, **kwargs))  # type: ignore[arg-type]
 
 
+@needs_compiled
 def test_two_thread_scan_of_large_input_matches(monkeypatch: pytest.MonkeyPatch) -> None:
     rng = np.random.default_rng(7)
     lines = [f"q{rng.integers(50)} Q0 doc{i} {i} {rng.random():.6f} run" for i in range(40_000)]
@@ -70,3 +84,58 @@ def test_two_thread_scan_of_large_input_matches(monkeypatch: pytest.MonkeyPatch)
     bad = data + b"q1 Q0 docX 1 notanumber run\n"
     with pytest.raises(InputError, match=r":40001: field score"):
         scan(bad, "s.s.f", min_fields=6, path="big.run", names=["qid", "iter", "docno", "rank", "score"])
+
+
+def _parsed(path: Path) -> list[object]:
+    """Everything the readers return for a file (or the error text), as plain values."""
+    data = read_bytes(path)
+    out: list[object] = []
+    for parse in (lambda: parse_run(data, str(path)), lambda: parse_run(data, str(path), actions=True),
+                  lambda: parse_clef_run(data, str(path)), lambda: parse_qrels(data, str(path))):
+        try:
+            result = parse()
+        except InputError as exc:
+            out.append(str(exc))
+            continue
+        for value in vars(result).values():
+            if isinstance(value, StringColumn):
+                out += [value.values.tolist(), value.hashes.tolist()]
+            elif isinstance(value, np.ndarray):
+                out.append(value.tolist())
+            else:
+                out.append(value)
+    return out
+
+
+BAD_INPUTS = {
+    "score.run": b"q Q0 a 1 1 t\nq Q0 b 2 abc t\n",
+    "nan.run": b"q Q0 a 1 nan t\n",
+    "fields.run": b"q Q0 a 1 1 t\n\nq Q0 b 2\r\n",
+    "rel.qrels": b"q 0 a 1\nq 0 b x\n",
+    "extra.qrels": b"q 0 a 1 2\n",
+    "comment.run": b"# run\nq Q0 a 1 1 t\n",
+    "empty.run": b"\n  \n",
+}
+
+
+def test_pure_python_fallback_reads_every_file_the_same(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """With the extension missing (`compiled` is None) the readers give the same columns, hashes, run tags and
+    error messages (file:line:field) as with it."""
+    files = sorted(p for p in DATA.rglob("*") if p.is_file() and p.suffix != ".md")
+    for name, data in BAD_INPUTS.items():
+        (tmp_path / name).write_bytes(data)
+        files.append(tmp_path / name)
+    expected = {path: _parsed(path) for path in files}
+    assert ":2: field score: score must be a number, found 'abc'" in str(expected[tmp_path / "score.run"])
+    assert "fields.run:3: expected at least 6" in str(expected[tmp_path / "fields.run"])
+    assert ":2: field rel" in str(expected[tmp_path / "rel.qrels"])
+    monkeypatch.setattr(scan_module, "compiled", None)
+    for path in files:
+        assert _parsed(path) == expected[path], path
+
+
+def test_environment_variable_selects_the_fallback_at_import() -> None:
+    env = {**os.environ, scan_module.PURE_PYTHON_ENV: "1"}
+    code = "from reviewdepth.formats import scan; print(scan.compiled is None)"
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "True"

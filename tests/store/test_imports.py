@@ -77,6 +77,28 @@ def test_clef_action_column_keeps_the_threshold(engine: Engine, tmp_path: Path) 
     assert flags == ["AF", "NF", "NS", "NS"]
 
 
+def test_clef_cost_action_codes_keep_the_threshold_as_eval_reads_it(engine: Engine, tmp_path: Path) -> None:
+    """Regression: a CLEF 2017 run using the cost codes (AFN, DFN, NFS, NFN) imported with threshold_rank null
+    while ``eval --suite tar`` honoured them; both now read the run through formats.runs."""
+    from reviewdepth.services.evaluate_tar import TarOptions, evaluate_tar_files
+
+    run = tmp_path / "cost2017.run"
+    run.write_text("T1 AFN d1 1 6 sys\nT1 DFN d2 2 5 sys\nT1 NFS d3 3 4 sys\nT1 NFN d4 4 3 sys\nT1 NS d5 5 2 sys\n"
+                   "T1 NS d6 6 1 sys\n")
+    qrels = tmp_path / "cost2017.qrels"
+    qrels.write_text("".join(f"T1 0 d{i} {int(i in (1, 3, 6))}\n" for i in range(1, 7)))
+    import_run(engine, str(run))
+    _, queue = find_queue(engine, "T1", None)
+    assert queue.threshold_rank == 4
+    with engine.connect() as conn:
+        flags = conn.execute(select(QueueEntry.flag).where(QueueEntry.queue_id == queue.id)
+                             .order_by(QueueEntry.rank)).scalars().all()
+    assert flags == ["AFN", "DFN", "NFS", "NFN", "NS", "NS"]
+    evaluated = evaluate_tar_files(qrels, run, TarOptions())
+    assert evaluated.per_query["T1"]["num_shown"] == queue.threshold_rank
+    assert evaluated.per_query["T1"]["num_feedback"] == 0  # AFN counts as feedback only after the cost mapping
+
+
 def test_given_order_keeps_file_order(engine: Engine, tmp_path: Path) -> None:
     run = tmp_path / "r.run"
     run.write_text("q Q0 low 1 0.1 s\nq Q0 high 2 0.9 s\n")
