@@ -1,11 +1,18 @@
-"""Shared fixtures: paths to the test data shipped in tests/data and to ../shared/data when present."""
+"""Shared fixtures: paths to the test data shipped in tests/data and to ../shared/data when present, and the
+database fixtures every layer's tests use."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
+from sqlalchemy import Engine, create_engine, text
+from sqlalchemy.engine import make_url
 
 TESTS = Path(__file__).resolve().parent
 DATA = TESTS / "data"
@@ -40,3 +47,113 @@ def shared_data(*parts: str) -> Path:
     if not path.exists():
         pytest.skip(f"shared data not found at {path} (clone the repo beside ../shared to run this test)")
     return path
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Database fixtures. Every test that asks for ``engine`` (or ``empty_db_url``) runs once per backend: a SQLite file
+# and, when REVIEWDEPTH_TEST_PG_URL is set, a throwaway PostgreSQL database. The Alembic migrations run once per
+# test session into a template (a SQLite file; a PostgreSQL template database); each test gets a copy (file copy;
+# ``CREATE DATABASE … TEMPLATE``), so per-test set-up no longer pays for the migrations.
+
+PG_ENV = "REVIEWDEPTH_TEST_PG_URL"
+
+
+def postgres_server_url() -> str:
+    from reviewdepth.store.engine import normalise_url
+
+    url = os.environ.get(PG_ENV)
+    if not url:
+        pytest.skip(f"{PG_ENV} is not set: PostgreSQL store tests skipped (.ci/run sets it)")
+    return normalise_url(url)
+
+
+def _admin(server: str) -> Engine:
+    return create_engine(server, isolation_level="AUTOCOMMIT")
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite file migrated to the latest revision, once per session."""
+    from reviewdepth.store import migrate
+    from reviewdepth.store.engine import create_engine_for
+
+    path = tmp_path_factory.mktemp("template") / "template.db"
+    eng = create_engine_for(f"sqlite:///{path}")
+    migrate.upgrade(eng)
+    eng.dispose()  # the last connection closing checkpoints the WAL into the file
+    return path
+
+
+@pytest.fixture(scope="session")
+def postgres_template() -> Iterator[str]:
+    """The name of a PostgreSQL database migrated to the latest revision, once per session (dropped after)."""
+    from reviewdepth.store import migrate
+    from reviewdepth.store.engine import create_engine_for
+
+    server = postgres_server_url()
+    name = f"rd_template_{uuid.uuid4().hex[:12]}"
+    admin = _admin(server)
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    eng = create_engine_for(make_url(server).set(database=name).render_as_string(hide_password=False))
+    try:
+        migrate.upgrade(eng)
+    finally:
+        eng.dispose()
+    try:
+        yield name
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@pytest.fixture
+def empty_db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A database URL with no schema yet (parametrised over the backends)."""
+    backend = getattr(request, "param", "sqlite")
+    if backend == "sqlite":
+        yield f"sqlite:///{tmp_path / 'store.db'}"
+        return
+    server = postgres_server_url()
+    name = f"rd_test_{uuid.uuid4().hex[:12]}"
+    admin = _admin(server)
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield make_url(server).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@pytest.fixture
+def engine(request: pytest.FixtureRequest, empty_db_url: str) -> Iterator[Engine]:
+    """The database of ``empty_db_url``, at the latest revision: a copy of the session's migrated template."""
+    from reviewdepth.store.engine import create_engine_for
+
+    url = make_url(empty_db_url)
+    if url.get_backend_name() == "sqlite":
+        assert url.database is not None
+        shutil.copyfile(request.getfixturevalue("sqlite_template"), url.database)
+    else:
+        template = request.getfixturevalue("postgres_template")
+        admin = _admin(postgres_server_url())
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE "{url.database}"'))
+            conn.execute(text(f'CREATE DATABASE "{url.database}" TEMPLATE "{template}"'))
+        admin.dispose()
+    eng = create_engine_for(empty_db_url)
+    try:
+        yield eng
+    finally:
+        eng.dispose()
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Every test that needs a database runs once per backend."""
+    if "empty_db_url" in metafunc.fixturenames:
+        # @pytest.mark.sqlite_only: behaviour only SQLite has (no PostgreSQL case to skip)
+        only_sqlite = metafunc.definition.get_closest_marker("sqlite_only") is not None
+        metafunc.parametrize("empty_db_url", ["sqlite"] if only_sqlite else ["sqlite", "postgresql"], indirect=True)

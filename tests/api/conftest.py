@@ -3,10 +3,8 @@ fixtures), through the TestClient with the application's real lifespan."""
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -14,15 +12,6 @@ from sqlalchemy import Engine
 
 from reviewdepth.api import ApiSettings, create_app
 from reviewdepth.services.keys import create_key
-
-_spec = importlib.util.spec_from_file_location("store_fixtures", Path(__file__).parents[1] / "store" / "conftest.py")
-assert _spec is not None and _spec.loader is not None
-_store = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_store)
-
-empty_db_url = _store.empty_db_url
-engine = _store.engine
-pytest_generate_tests = _store.pytest_generate_tests
 
 
 @dataclass
