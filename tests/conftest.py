@@ -41,6 +41,23 @@ def shared() -> object:
     return shared_data
 
 
+REQUIRE_SHARED_ENV = "REVIEWDEPTH_REQUIRE_SHARED"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """With REVIEWDEPTH_REQUIRE_SHARED=1 (set by .ci/run, where ../shared is always beside the clone), a test
+    skipped because shared data is missing fails instead: CI must never pass by skipping the real-data tests."""
+    outcome = yield
+    report = outcome.get_result()  # type: ignore[attr-defined]
+    if not (report.skipped and os.environ.get(REQUIRE_SHARED_ENV) == "1"):
+        return
+    reason = str(report.longrepr[2]) if isinstance(report.longrepr, tuple) else str(report.longrepr)
+    if "shared" in reason and "not found" in reason:
+        report.outcome = "failed"
+        report.longrepr = f"{reason} ({REQUIRE_SHARED_ENV}=1: the shared data must be present here)"
+
+
 def shared_data(*parts: str) -> Path:
     """A path under ../shared/data, or skip with a clear reason when that folder is absent."""
     path = SHARED_DATA.joinpath(*parts)

@@ -7,6 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
+import pytest
 from sqlalchemy import Engine, func, select
 
 from reviewdepth.services.keys import create_key
@@ -41,6 +42,7 @@ def client_work(base: str, secret: str, client: int) -> list[int]:
     return ids
 
 
+@pytest.mark.stress
 def test_concurrent_clients_lose_and_double_nothing(engine: Engine, empty_db_url: str, tmp_path: Path) -> None:
     create_topic(engine, "shared")
     secrets = [create_key(engine, f"reviewer-{i:02d}", "write")[1] for i in range(CLIENTS)]
@@ -58,6 +60,7 @@ def test_concurrent_clients_lose_and_double_nothing(engine: Engine, empty_db_url
     assert pairs == expected
 
 
+@pytest.mark.stress
 def test_two_workers_share_the_writes(engine: Engine, empty_db_url: str, tmp_path: Path) -> None:
     """Two server processes (on SQLite they queue their inline writes on the write-gate file lock): 8 clients,
     none lost, none doubled, the topic's hash chain intact."""
