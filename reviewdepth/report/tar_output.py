@@ -13,7 +13,7 @@ import json
 from typing import TYPE_CHECKING
 
 from reviewdepth.measures.tar_suite import Style, Value
-from reviewdepth.services.evaluate_tar import TarEvaluation
+from reviewdepth.report.tar_model import TarEvaluation
 
 if TYPE_CHECKING:
     from rich.table import Table

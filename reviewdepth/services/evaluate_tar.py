@@ -15,7 +15,7 @@ topics with R = 0 are skipped. ``num_docs`` overrides N for every topic.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -30,13 +30,13 @@ from reviewdepth.measures.ranking import DuplicateDocumentError, join_and_rank
 from reviewdepth.measures.tar_suite import (
     COMPAT_MODES,
     SUITES,
-    Style,
     TopicRun,
     TopicValues,
     Value,
     summarize,
     topic_values,
 )
+from reviewdepth.report.tar_model import TarEvaluation
 
 RUN_FORMATS = ("auto", "clef", "trec")
 
@@ -61,30 +61,6 @@ class TarOptions:
             raise ValueError(f"--compat {self.compat} reads runs in file order; --run-format trec is not allowed")
         if self.relevance_level < 1:
             raise ValueError("relevance level (-l) must be >= 1 for the tar suite")
-
-
-@dataclass
-class TarEvaluation:
-    """Per-topic values (output order), the ``ALL`` line, the print layout and the scripts' notices.
-
-    ``events`` lists, in output order, ``("topic", qid)`` blocks and the notices the official scripts print
-    between them: ``("skip", "Skipping topic: X")`` and ``("duplicate", "X Duplicate DOC")``.
-    """
-
-    compat: str
-    layout: list[tuple[str, str, Style]]
-    per_query: dict[str, dict[str, Value]]
-    summary: dict[str, Value]
-    events: list[tuple[str, str]] = field(default_factory=list)
-    run_id: str = ""
-
-    @property
-    def measures(self) -> list[str]:
-        return list(dict.fromkeys(key for _, key, _ in self.layout if key != "topic_id"))
-
-    @property
-    def notices(self) -> list[str]:
-        return [text for kind, text in self.events if kind != "topic"]
 
 
 def _decode(value: bytes) -> str:
