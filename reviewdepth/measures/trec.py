@@ -129,10 +129,10 @@ def recall_level_count(level: float, num_relevant: IntArray, version: int = 9) -
 
 def interpolated_precision_at_recall(ranked: RankedQueries, levels: Sequence[float] = DEFAULT_RECALL_LEVELS,
                                      version: int = 9) -> FloatArray:
-    """iprec_at_recall_p, shape (queries, levels).
+    """iprec_at_recall_p = max over ranks i >= the rank of the max(c, 1)-th relevant document of CG(i)/i, with
+    c = recall_level_count(p, R); 0 when c > CG(n) or nothing relevant is retrieved.
 
-    c = recall_level_count(p, R). If c > CG(n): 0. Else max over ranks i >= rank of the max(c,1)-th relevant
-    document of CG(i)/i (the maximum is always reached at a relevant document). 0 if nothing relevant retrieved.
+    Shape (queries, levels). The maximum is always reached at a relevant document.
     """
     ranks, k, offsets = _relevant_positions(ranked)
     prec = k.astype(np.float64) / ranks.astype(np.float64)
@@ -148,7 +148,8 @@ def interpolated_precision_at_recall(ranked: RankedQueries, levels: Sequence[flo
 
 
 def eleven_point_average(iprec: FloatArray) -> FloatArray:
-    """11pt_avg = mean of iprec_at_recall over the levels, summed from the highest level down as trec_eval."""
+    """11pt_avg = mean of iprec_at_recall over the levels (default 0.0, 0.1, …, 1.0), summed from the highest
+    level down as trec_eval."""
     total = np.zeros(iprec.shape[0])
     for j in range(iprec.shape[1] - 1, -1, -1):
         total = total + iprec[:, j]
@@ -181,10 +182,10 @@ def set_f(ranked: RankedQueries, beta2: float = 1.0) -> FloatArray:
 
 
 def bpref(ranked: RankedQueries) -> FloatArray:
-    """bpref = (1/R) Σ over judged relevant retrieved d of (1 if n_d = 0 else 1 − min(n_d, R)/min(N, R)).
+    """bpref = (1/R) Σ over judged relevant retrieved d of (1 if n_d = 0 else 1 − min(n_d, R)/min(N, R)), with
+    N = judged non-relevant (0 <= value < L) in the qrels and n_d = judged non-relevant ranked above d.
 
-    N = judged non-relevant (0 <= value < L) in the qrels; n_d = judged non-relevant ranked above d. Documents
-    not in the qrels or with a negative value are skipped. 0 when R = 0; never 0/0.
+    Documents not in the qrels or with a negative value are skipped. 0 when R = 0; never 0/0.
     """
     judged_nonrel = (ranked.rel >= 0) & (ranked.rel < ranked.level)
     seen = segmented_cumsum(judged_nonrel, ranked.offsets)

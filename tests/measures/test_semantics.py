@@ -96,7 +96,8 @@ def test_set_f_parameter_is_beta_squared() -> None:
     beta2 = 4.0
     values = run_eval(qrels, run, measures=[f"set_F.{beta2}"])["q"]
     p, r = 0.5, 0.5
-    assert values["set_F"] == pytest.approx((beta2 + 1) * p * r / (beta2 * p + r))
+    # printed as trec_eval prints it: the name, "_" and the parameter as written
+    assert values[f"set_F_{beta2}"] == pytest.approx((beta2 + 1) * p * r / (beta2 * p + r))
 
 
 @pytest.mark.parametrize(("qrels", "run", "where"), [
