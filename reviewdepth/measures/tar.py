@@ -2,7 +2,8 @@
 
 Pure numpy, no I/O. Every function takes one topic's ranking as a 0/1 relevance array ``rel`` in review order
 (position 1 first), the collection size ``num_docs`` (N) and the number of relevant documents ``num_rels`` (R),
-so the depth report of a stored queue can call them on a fully judged topic directly.
+so the depth report of a stored queue can call them on a fully judged topic directly. Depth to a target
+recall, k(τ) and its rounding rules, and WSS live in `reviewdepth.measures.depth`.
 
 Notation: n = len(rel); CG(k) = Σ_{i≤k} rel_i (CG(0) = 0); τ = target recall. Definitions and the official
 scripts' quirks: docs/tar-measures.md. Functions named ``clef2017_*`` / ``clef2019_*`` reproduce the official
@@ -12,20 +13,13 @@ CLEF TAR scripts' arithmetic (quirks included); the unprefixed ones are the clea
 from __future__ import annotations
 
 from collections.abc import Sequence
-from fractions import Fraction
-from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
-from reviewdepth.measures.depth import exact_fraction
-from reviewdepth.measures.depth import target_count as depth_target_count
-
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 RelArray = npt.NDArray[np.integer] | npt.NDArray[np.bool_]
-
-TargetRule = Literal["ceil", "half_even", "floor"]
 
 # CLEF 2017 cost constants (tar_eval.py): assessing a shown document, feedback, penalty per unseen document.
 COST_ASSESS = 1.0
@@ -68,56 +62,6 @@ def last_rel(rel: RelArray) -> int:
 def norm_last_rel(rel: RelArray, num_docs: int) -> float:
     """norm_last_rel = last_rel / N (CLEF 2018/2019)."""
     return last_rel(rel) / num_docs
-
-
-def _fraction(tau: str | float | Fraction) -> Fraction:
-    return exact_fraction(tau)
-
-
-# tar_eval's and asreview-insights' names for the rules of reviewdepth.measures.depth.target_count
-_RULE_NAMES = {"ceil": "ceil", "half_even": "tar_eval", "floor": "asreview"}
-
-
-def target_count(tau: str | float | Fraction, num_rels: int, rule: TargetRule = "ceil") -> int:
-    """k(τ): how many relevant documents reach recall τ; one definition, in
-    `reviewdepth.measures.depth.target_count` (``half_even`` here is its ``tar_eval`` rule, ``floor`` its
-    ``asreview`` rule)."""
-    return depth_target_count(tau, num_rels, _RULE_NAMES[rule])
-
-
-def depth_at_count(rel: RelArray, k: int) -> int | None:
-    """depth(k) = min{i : CG(i) ≥ k}, the position of the k-th relevant document; 0 for k ≤ 0; None when
-    CG(n) < k (target not reached)."""
-    if k <= 0:
-        return 0
-    hits = np.flatnonzero(rel)
-    return int(hits[k - 1]) + 1 if len(hits) >= k else None
-
-
-def depth_at_recall(rel: RelArray, num_rels: int, tau: str | float | Fraction, rule: TargetRule = "ceil") -> int | None:
-    """depth(τ) = depth_at_count(k(τ)): documents to review to reach recall τ; None when not reached or R = 0."""
-    if num_rels <= 0:
-        return None
-    return depth_at_count(rel, target_count(tau, num_rels, rule))
-
-
-def wss_at(rel: RelArray, num_docs: int, num_rels: int, tau: str | float | Fraction,
-           rule: TargetRule = "ceil") -> float:
-    """WSS@τ (Cohen et al. 2006) = (N − depth(τ))/N − (1 − τ); 0.0 when the target is not reached.
-
-    With ``rule="half_even"`` and τ = 0.95 this is CLEF's wss_95 (which subtracts 0.05 even when k/R ≠ 0.95).
-    """
-    depth = depth_at_recall(rel, num_rels, tau, rule)
-    if depth is None:
-        return 0.0
-    return (num_docs - depth) / num_docs - float(1 - _fraction(tau))
-
-
-def wss_100(rel: RelArray, num_docs: int, num_rels: int) -> float:
-    """wss_100 = (N − last_rel)/N when every relevant document is found (CG(n) = R), else 0.0."""
-    if num_rels <= 0 or rels_found(rel) < num_rels:
-        return 0.0
-    return (num_docs - last_rel(rel)) / num_docs
 
 
 def _half_even_div(a: int, b: int) -> int:

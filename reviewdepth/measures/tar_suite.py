@@ -20,7 +20,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from reviewdepth.measures import tar
+from reviewdepth.measures import depth, tar
 
 Compat = Literal["none", "clef2017", "clef2019", "asreview"]
 COMPAT_MODES: tuple[str, ...] = ("none", "clef2017", "clef2019", "asreview")
@@ -87,7 +87,8 @@ def _wss_compat(shown_rel: npt.NDArray[np.int64], n_eff: int, num_rels: int) -> 
     found = tar.rels_found(shown_rel)
     last = tar.last_rel(shown_rel)
     w100: int | float = float(n_eff - last) / float(n_eff) if found >= num_rels else 0
-    depth95 = tar.depth_at_count(shown_rel, tar.target_count(0.95, num_rels, "half_even"))
+    depth95 = depth.depth_at_count(depth.relevant_ranks_from_labels(shown_rel),
+                                   depth.target_count(0.95, num_rels, "tar_eval"))
     w95: int | float = 0 if depth95 is None else float(n_eff - depth95) / float(n_eff) - 0.05
     return w100, w95
 
@@ -239,7 +240,7 @@ def clean_topic(t: TopicRun, target: str = "0.95") -> TopicValues:
         "num_docs": n_eff, "num_rels": r_count, "num_ret": len(rel), "num_shown": n_read,
         "num_feedback": int(np.count_nonzero(t.feedback & read)), "rels_found": tar.rels_found(rel),
         "last_rel": tar.last_rel(rel), "norm_last_rel": tar.norm_last_rel(rel, n_eff),
-        "wss_100": tar.wss_100(rel, n_eff, r_count), "wss_95": tar.wss_at(rel, n_eff, r_count, target, "ceil"),
+        "wss_100": depth.wss_100(rel, n_eff, r_count), "wss_95": depth.wss_at(rel, n_eff, r_count, target, "ceil"),
     }
     for k, value in zip(NCG_PERCENTS, tar.recall_at_percent(rel, n_eff, r_count, NCG_PERCENTS).tolist(),
                         strict=True):

@@ -12,6 +12,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 from reviewdepth.measures.ranking import RankedQueries
 from reviewdepth.measures.segments import (
@@ -229,21 +230,26 @@ def rbp_residual(ranked: RankedQueries, persistence: float = 0.9, trec_eval_10_q
     return out
 
 
-def precision_recall_curve(ranked: RankedQueries, query: int) -> dict[str, FloatArray]:
-    """Raw (sawtooth) and interpolated precision-recall points of one query.
+def precision_recall_points(relevant: npt.NDArray[np.bool_], num_relevant: float) -> dict[str, FloatArray]:
+    """Raw (sawtooth) and interpolated precision-recall points of one ranking given as its relevance flags.
 
     Raw: one point per rank i: recall CG(i)/R, precision CG(i)/i. Interpolated: at each point, the maximum
-    precision at that rank or deeper (trec_eval's Int_Prec(X) = max Prec(Y), Y >= X).
+    precision at that rank or deeper (trec_eval's Int_Prec(X) = max Prec(Y), Y >= X). R = ``num_relevant`` may
+    be an estimate (the depth report's); recall is 0 everywhere when it is 0.
     """
-    lo, hi = int(ranked.offsets[query]), int(ranked.offsets[query + 1])
-    rel = ranked.rel[lo:hi] >= ranked.level
-    cg = np.cumsum(rel)
-    ranks = np.arange(1, hi - lo + 1, dtype=np.float64)
-    big_r = int(ranked.num_rel[query])
-    recall = cg / big_r if big_r else np.zeros(hi - lo)
+    n = len(relevant)
+    cg = np.cumsum(relevant)
+    ranks = np.arange(1, n + 1, dtype=np.float64)
+    recall = cg / num_relevant if num_relevant else np.zeros(n)
     precision = cg / ranks
-    interpolated = np.maximum.accumulate(precision[::-1])[::-1] if hi > lo else precision
+    interpolated = np.maximum.accumulate(precision[::-1])[::-1] if n else precision
     return {"rank": ranks, "recall": recall, "precision": precision, "interpolated_precision": interpolated}
+
+
+def precision_recall_curve(ranked: RankedQueries, query: int) -> dict[str, FloatArray]:
+    """`precision_recall_points` of one query of ``ranked`` (R = its num_rel)."""
+    lo, hi = int(ranked.offsets[query]), int(ranked.offsets[query + 1])
+    return precision_recall_points(ranked.rel[lo:hi] >= ranked.level, int(ranked.num_rel[query]))
 
 
 def geometric_mean_summary(log_terms: FloatArray, num_queries: int) -> float:

@@ -14,7 +14,7 @@ from reviewdepth import __version__
 from reviewdepth.estimation import relevant, stopping
 from reviewdepth.estimation.agreement import corrected_relevant_count
 from reviewdepth.estimation.assessment import REPORT_INTERVALS, Assessment, ReviewState, assess
-from reviewdepth.measures import tar
+from reviewdepth.measures import tar, trec
 from reviewdepth.measures.suite import MeasureSpec, evaluate_ranked
 from reviewdepth.measures.tar_suite import TopicRun, clean_topic
 from reviewdepth.report.model import Report
@@ -350,9 +350,7 @@ def _curves(prefix_labels: np.ndarray, assessment: Assessment) -> tuple[dict[str
                                          "conservative": r.conservative_depth} for r in assessment.targets]}
     pr: dict[str, Any] = {}
     if n and r_point:
-        ranks = np.arange(1, n + 1, dtype=np.float64)
-        precision = cg / ranks
-        interpolated = np.maximum.accumulate(precision[::-1])[::-1]
-        pr = {"recall": np.minimum(cg[keep] / r_point, 1.0).tolist(), "precision": precision[keep].tolist(),
-              "interpolated_precision": interpolated[keep].tolist()}
+        curve = trec.precision_recall_points(prefix_labels == 1, r_point)
+        pr = {"recall": np.minimum(curve["recall"][keep], 1.0).tolist(), "precision": curve["precision"][keep].tolist(),
+              "interpolated_precision": curve["interpolated_precision"][keep].tolist()}
     return gain, pr

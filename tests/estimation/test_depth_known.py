@@ -9,13 +9,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reviewdepth.measures import tar
 from reviewdepth.measures.depth import (
+    TARGET_RULES,
     depth_at_count,
+    depth_at_recall,
     depth_to_recall,
     last_relevant_rank,
     relevant_ranks_from_labels,
     target_count,
+    wss_at,
 )
 
 A = np.array([1, 2, 9, 10], dtype=np.int64)
@@ -49,12 +51,16 @@ def test_asreview_rule_floor() -> None:
     assert target_count(1.0, 7, "asreview") == 7
 
 
-def test_rules_agree_with_existing_tar_module() -> None:
-    for r in range(1, 120):
-        for tau in ("0.8", "0.9", "0.95", "0.99", "0.55"):
-            assert target_count(tau, r) == tar.target_count(tau, r, "ceil")
-            assert target_count(tau, r, "tar_eval") == tar.target_count(tau, r, "half_even")
-            assert target_count(tau, r, "asreview") == tar.target_count(tau, r, "floor")
+def test_label_array_helpers_agree_with_depth_to_recall() -> None:
+    """The TAR suite's depth and WSS (0/1 label arrays) are the rank-based definitions, one rule vocabulary."""
+    labels = {"A": np.array([1, 1, 0, 0, 0, 0, 0, 0, 1, 1]), "B": np.array([0, 0, 1, 1, 1, 1, 0, 0, 0, 0])}
+    for rel in labels.values():
+        ranks = relevant_ranks_from_labels(rel)
+        for rule in TARGET_RULES:
+            for tau in ("0.5", "0.75", "0.95", "1"):
+                [row] = depth_to_recall(ranks, 4, [tau], population=12, rule=rule)
+                assert depth_at_recall(rel, 4, tau, rule) == row.depth
+                assert wss_at(rel, 12, 4, tau, rule) == (row.wss if row.wss is not None else 0.0)
 
 
 def test_bad_rule_and_target() -> None:

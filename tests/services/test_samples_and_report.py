@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from sqlalchemy import Engine
 
+from reviewdepth.measures import trec
 from reviewdepth.report.depth_render import render_csv, render_html
 from reviewdepth.services.errors import Invalid
 from reviewdepth.services.imports import import_run
@@ -97,6 +98,12 @@ def test_fully_judged_topic_gets_known_depths_and_completed_review(engine: Engin
     assert report.depth[0]["depth"] == rel_ranks[k - 1]
     assert report.completed_review is not None
     assert report.completed_review["last_rel"] == rel_ranks[-1]
+    # the report's precision-recall chart is the measures' curve (R known), thinned at the gain chart's depths
+    curve = trec.precision_recall_points(np.array([truth[f"d{i}"] == 1 for i in range(400)]), len(rel_ranks))
+    at = np.array(report.gain["depth"]) - 1
+    assert report.precision_recall["precision"] == curve["precision"][at].tolist()
+    assert report.precision_recall["interpolated_precision"] == curve["interpolated_precision"][at].tolist()
+    assert report.precision_recall["recall"] == curve["recall"][at].tolist()
 
 
 def test_report_rejects_bad_settings(engine: Engine, tmp_path: Path) -> None:
