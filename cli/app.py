@@ -13,6 +13,7 @@ from reviewdepth import __version__
 
 from .api_cmds import register_api
 from .eval_cmd import register_eval
+from .monitor_cmds import register_monitor
 from .report_cmds import register_reports
 from .review_cmds import register_review
 from .sample_cmds import register_samples
@@ -44,6 +45,7 @@ def create_cli() -> typer.Typer:
     register_samples(app)
     register_reports(app)
     register_review(app)
+    register_monitor(app)
     register_api(app)
     return app
 

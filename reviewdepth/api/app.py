@@ -11,6 +11,7 @@ from reviewdepth import __version__
 from reviewdepth.api.auth import KeyCache
 from reviewdepth.api.calls import Writes
 from reviewdepth.api.gate import RequestGate
+from reviewdepth.api.monitor_routes import add_monitor_routes
 from reviewdepth.api.openapi import install_complete_openapi
 from reviewdepth.api.parameters import checked_parameters
 from reviewdepth.api.problems import Problem, install_problem_handlers
@@ -21,7 +22,8 @@ from reviewdepth.settings import Settings
 DESCRIPTION = """Queues, judgments, samples and depth reports for review teams.
 
 Every endpoint but `/health` and this document needs `Authorization: Bearer <key>` (keys come from
-`reviewdepth keys create`); writes need scope `write`. Errors are `application/problem+json`."""
+`reviewdepth keys create`); writes need scope `write`. Errors are `application/problem+json`. The dashboard at
+`/` is for browsers: open `/?key=<key>` once and GET requests then take the key from an HttpOnly cookie."""
 
 
 def create_app(settings: Settings) -> FastAPI:
@@ -59,6 +61,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.add_middleware(RequestGate, settings=config, public_paths=public,  # type: ignore[arg-type]
                        pages_without_policy=pages)
     build_router(app.router)
+    add_monitor_routes(app.router)
     install_complete_openapi(app)
     return app
 

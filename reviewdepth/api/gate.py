@@ -7,6 +7,13 @@ endpoints' dependencies find it (`reviewdepth.api.auth.verified_key`). Then it b
 type: a ``Content-Length`` over the limit is refused at once, and a streamed body on the first byte past the limit
 (`BodyTooLarge`, 413), whatever the endpoint does with it.
 
+Browsers (the dashboard at ``/`` and the pages it links to) cannot easily send a header: on GET and HEAD requests
+without an ``Authorization`` header the key is also taken from the ``reviewdepth_key`` cookie, and ``GET /?key=KEY``
+verifies KEY, sets that cookie (HttpOnly, SameSite=Strict, Secure over HTTPS, for the browser session) and answers
+303 to ``/`` without the key, so the address bar, the history and later ``Referer`` headers do not keep it.
+``GET /?logout`` clears the cookie. Only safe methods accept the cookie: a write always needs the header, so a
+page elsewhere cannot make a browser write with it.
+
 Every response leaves with ``X-Content-Type-Options: nosniff``, and every HTML response (the report) with a
 Content-Security-Policy that allows nothing but its own inline styles and ``data:`` images: the report is
 self-contained (inline CSS and SVG, no scripts), so a script in it (say, from a document id) would not run. The
@@ -17,8 +24,10 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from typing import TYPE_CHECKING
+from urllib.parse import parse_qsl, urlencode
 
 from starlette.concurrency import run_in_threadpool
+from starlette.responses import Response
 
 from reviewdepth.api.problems import ASGIApp, BodyTooLarge, Message, Receive, Scope, Send, problem_response
 from reviewdepth.services.keys import KeyRecord, authenticate, key_digest
@@ -34,7 +43,41 @@ NOSNIFF = (b"x-content-type-options", b"nosniff")
 HTML_POLICY = (b"content-security-policy", b"default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
                b"base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 TEXT_TYPES = frozenset({b"text/plain", b"application/octet-stream"})
+KEY_COOKIE = "reviewdepth_key"
+DASHBOARD = "/"
+SAFE_METHODS = frozenset({"GET", "HEAD"})
+SIGN_IN_PAGE = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
+                "content=\"width=device-width, initial-scale=1\"><title>reviewdepth: key needed</title></head><body>"
+                "<h1>reviewdepth</h1><p>{detail}.</p><p>Open <code>/?key=YOUR_KEY</code> once (a key from "
+                "<code>reviewdepth keys create --scope read</code>): the key is then kept in a cookie for this "
+                "browser session and removed from the address.</p></body></html>\n")
 MULTIPART = b"multipart/form-data"
+
+
+def _cookie(headers: list[tuple[bytes, bytes]], name: str) -> str | None:
+    from starlette.requests import cookie_parser
+
+    for header, value in headers:
+        if header == b"cookie":
+            found = cookie_parser(value.decode("latin-1")).get(name)
+            if found:
+                return found
+    return None
+
+
+def _key_cookie(value: str, secure: bool) -> tuple[bytes, bytes]:
+    attributes = "; Path=/; HttpOnly; SameSite=Strict" + ("; Secure" if secure else "")
+    if not value:
+        attributes += "; Max-Age=0"
+    return b"set-cookie", f"{KEY_COOKIE}={value}{attributes}".encode("latin-1")
+
+
+def _redirect(scope: Scope, query: list[tuple[str, str]], cookie: tuple[bytes, bytes]) -> ASGIApp:
+    location = scope.get("root_path", "") + DASHBOARD + (f"?{urlencode(query)}" if query else "")
+    response = Response(status_code=303, headers={"location": location, "cache-control": "no-store",
+                                                  "referrer-policy": "no-referrer"})
+    response.raw_headers.append(cookie)
+    return response
 
 
 class BodyLimits:
@@ -92,6 +135,41 @@ class RequestGate:
         cache.put(digest, key, generation)
         return key
 
+    async def _browser(self, scope: Scope) -> ASGIApp | None:
+        """``GET /?key=KEY``: the 303 that keeps KEY in a cookie (or the 401); ``GET /?logout``: the 303 that
+        clears it; None for any other request."""
+        if scope["path"] != DASHBOARD:
+            return None
+        query = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
+        names = {name for name, _ in query}
+        secure = scope.get("scheme") == "https"
+        rest = [(name, value) for name, value in query if name not in ("key", "logout")]
+        if "logout" in names:
+            return _redirect(scope, rest, _key_cookie("", secure))
+        if "key" not in names:
+            return None
+        secret = [value for name, value in query if name == "key"][-1]
+        key = await self._key(scope, b"Bearer " + secret.encode("latin-1", "replace"))
+        if not isinstance(key, KeyRecord):
+            return self._sign_in_page(scope, key)
+        return _redirect(scope, rest, _key_cookie(secret, secure))
+
+    def _sign_in_page(self, scope: Scope, refusal: ASGIApp) -> ASGIApp:
+        """The 401 of the dashboard as a page for a browser (its problem detail and how to give a key)."""
+        accept = b"".join(value for name, value in scope["headers"] if name == b"accept")
+        if scope["path"] != DASHBOARD or b"text/html" not in accept or not isinstance(refusal, Response):
+            return refusal
+        import json
+        from html import escape
+
+        from starlette.responses import HTMLResponse
+
+        detail = str(json.loads(bytes(refusal.body)).get("detail") or "an API key is needed")
+        page = HTMLResponse(SIGN_IN_PAGE.format(detail=escape(detail)), status_code=refusal.status_code)
+        page.raw_headers.extend(h for h in refusal.raw_headers
+                                if h[0] in (b"www-authenticate", b"set-cookie"))
+        return page
+
     async def __call__(self, scope: Scope, receive: Receive, respond: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, respond)
@@ -120,9 +198,20 @@ class RequestGate:
             elif name == b"authorization":
                 authorization = value
         if scope["path"] not in self.public_paths:
+            from_cookie = False
+            if not authorization and scope["method"] in SAFE_METHODS:
+                browser = await self._browser(scope)
+                if browser is not None:
+                    await browser(scope, receive, send)
+                    return
+                secret = _cookie(scope["headers"], KEY_COOKIE)
+                if secret is not None:
+                    authorization, from_cookie = b"Bearer " + secret.encode("latin-1", "replace"), True
             key = await self._key(scope, authorization)
             if not isinstance(key, KeyRecord):
-                await key(scope, receive, send)
+                if from_cookie and isinstance(key, Response):  # unknown or revoked: forget it
+                    key.raw_headers.append(_key_cookie("", scope.get("scheme") == "https"))
+                await self._sign_in_page(scope, key)(scope, receive, send)
                 return
             scope.setdefault("state", {})[KEY_STATE] = key
         limit, setting = self.limits.for_type(content_type.split(b";", 1)[0].strip().lower())

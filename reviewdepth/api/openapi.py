@@ -5,8 +5,8 @@
   that reads or writes it), and for operations with a body 400 (a body that cannot be decoded: bad multipart,
   bad gzip), 413 (over a size limit) and 415 (a content type the operation does not take);
 * OpenAPI links between operations (create a topic → store a queue → record judgments → report, draw a sample
-  → read it, start an audit stream → read it, serve it), which clients and stateful testers (schemathesis)
-  follow with real names and ids.
+  → read it, start an audit stream → read it, serve it, a topic or its stream → its monitor), which clients and
+  stateful testers (schemathesis) follow with real names and ids.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ def _links(operation_ids: dict[tuple[str, str], str]) -> dict[tuple[str, str, st
             "PostJudgments": ("/topics/{topic}/judgments", "post", topic_from_name),
             "GetJudgments": ("/topics/{topic}/judgments", "get", topic_from_name),
             "GetReport": ("/topics/{topic}/report", "get", topic_from_name),
+            "GetMonitor": ("/topics/{topic}/monitor", "get", topic_from_name),
         },
         ("/topics/{topic}/queues/{queue}", "put", "201"): {
             "GetQueue": ("/topics/{topic}/queues/{queue}", "get", queue),
@@ -59,6 +60,7 @@ def _links(operation_ids: dict[tuple[str, str], str]) -> dict[tuple[str, str, st
         ("/topics/{topic}/samples/stream", "post", "201"): {
             "GetStream": ("/topics/{topic}/samples/stream", "get", topic),
             "PostNext": ("/topics/{topic}/next", "post", topic),
+            "GetMonitor": ("/topics/{topic}/monitor", "get", topic),
         },
         ("/topics/{topic}/samples", "post", "201"): {
             "GetSample": ("/topics/{topic}/samples/{sample_id}", "get",

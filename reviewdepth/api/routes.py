@@ -332,15 +332,18 @@ def build_router(router: APIRouter | None = None) -> APIRouter:
                    relevant: Annotated[int | None, Query(ge=0, description="|R| when known.")] = None,
                    independent: Annotated[bool | None, Query(
                        description="Whether reviewers screened independently (stated, for PRISMA).")] = None,
+                   format: Annotated[Literal["json", "html", "csv"] | None, Query(
+                       description="The format, overriding the Accept header (for links).")] = None,
                    ) -> Response:
         """How deep to review for each target recall, how sure that is, and the stopping evidence: the same
-        bytes as `reviewdepth report --format json`; ``Accept: text/html`` gives the HTML report, ``text/csv``
-        the CSV."""
+        bytes as `reviewdepth report --format json`; ``Accept: text/html`` (or ``format=html``, as the
+        dashboard links it) gives the HTML report, ``text/csv`` (``format=csv``) the CSV."""
         from reviewdepth.report.depth_render import render_csv, render_html
 
         report = report_of(engine, topic, queue, target, confidence, interval, policy, as_of, target_rule,
                            relevant, independent)
-        accept = request.headers.get("accept", "")
+        accept = request.headers.get("accept", "") if format is None else {"json": JSON, "html": "text/html",
+                                                                            "csv": "text/csv"}[format]
         if "text/html" in accept and JSON not in accept:
             return Response(render_html(report), media_type="text/html; charset=utf-8")
         if "text/csv" in accept and JSON not in accept:

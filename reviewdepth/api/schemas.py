@@ -346,6 +346,96 @@ class NextOut(BaseModel):
     documents: list[ServedDocumentOut]
 
 
+class MonitorAuditOut(BaseModel):
+    stream_id: int
+    seed: int
+    population_size: int
+    position: int
+    served: int
+    judged: int = Field(description="m: the judged prefix of the audit permutation (the evidence).")
+    relevant: int = Field(description="Relevant documents among them.")
+    outside_reviewed: int = Field(description="Of them, the documents outside the reviewed set.")
+    relevant_outside_reviewed: int = Field(description="x: relevant audit documents outside the reviewed set.")
+    pending: int = Field(description="Served or passed audit documents still waiting for a judgment.")
+    pending_documents: list[str] = Field(description="The first of them (at most 20), in permutation order.")
+    description: str
+
+
+class MonitorToGoOut(BaseModel):
+    estimate: int | None = Field(description="More documents along the queue by the point estimate.")
+    bound: int | None = Field(description="More documents along the queue by which the stop is certified "
+                                          "(null: not within this queue).")
+    depth_estimate: int | None
+    depth_bound: int | None
+    within_queue: bool
+    text: str
+
+
+class MonitorNeededOut(BaseModel):
+    more: int | None = Field(description="Further audit documents that certify the present reviewed set if they "
+                                         "keep the present yield (null: none would).")
+    to_judge: int | None = Field(description="Of those, the expected number needing a judgment.")
+    text: str
+
+
+class FixedLookOut(BaseModel):
+    missed_upper: int
+    recall_lower: float
+    certified: bool
+    label: Literal["valid for one look only"]
+
+
+class OneLookRuleOut(BaseModel):
+    rule: str
+    kind: str
+    target: str
+    stop_now: bool | None
+    stop_depth: int | None
+    certifies: str
+    guarantee: str
+    reason: str
+    label: Literal["valid for one look only"]
+
+
+class ChainHeadOut(BaseModel):
+    seq: int
+    hash: str
+    recorded_at: str | None
+
+
+class MonitorOut(BaseModel):
+    """The anytime-valid stop signal (as `reviewdepth watch TOPIC --once --format json`)."""
+
+    topic: str
+    queue: str = Field(description="The current queue (the named one, else the topic's newest).")
+    as_of_judgment: int | None
+    status: Literal["stop certified", "continue"]
+    certified: bool
+    headline: str
+    target: str
+    confidence: float
+    guarantee: str
+    recall_lower: float = Field(description="The anytime-valid recall lower bound of the reviewed set.")
+    recall_point: float | None
+    relevant_found: int
+    reviewed: int = Field(description="|S|: the union of every queue's reviewed prefix, within the population.")
+    queue_reviewed: int
+    queue_size: int
+    population: int
+    relevant_known: int
+    missed_upper: int = Field(description="Upper bound on the relevant documents outside the reviewed set.")
+    audit: MonitorAuditOut | None = Field(description="The audit stream's evidence (null: no stream).")
+    to_go: MonitorToGoOut
+    audit_needed: MonitorNeededOut
+    fixed_look: FixedLookOut
+    one_look_rules: list[OneLookRuleOut]
+    assumptions: list[str]
+    notes: list[str]
+    last_activity: str | None
+    judgment_chain_head: ChainHeadOut
+    next_step: str
+
+
 class KeyOut(BaseModel):
     id: int
     reviewer: str

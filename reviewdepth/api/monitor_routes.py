@@ -1,0 +1,62 @@
+"""The monitor (``GET /topics/{topic}/monitor``) and the dashboard (``GET /``): thin over
+`reviewdepth.services.monitor`.
+
+The dashboard is a page for browsers, which cannot easily send an ``Authorization`` header: besides the header,
+`reviewdepth.api.gate.RequestGate` accepts the key from the ``reviewdepth_key`` cookie on GET and HEAD requests,
+and ``GET /?key=KEY`` sets that cookie and redirects to ``/`` at once (docs/api.md, "Dashboard")."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query
+from fastapi.responses import HTMLResponse
+from sqlalchemy import Engine
+
+from reviewdepth.api import schemas
+from reviewdepth.api.auth import engine_of, read_key
+from reviewdepth.api.problems import problem_responses
+from reviewdepth.services.keys import KeyRecord
+from reviewdepth.store.validation import INT64_MAX
+
+EngineDep = Annotated[Engine, Depends(engine_of)]
+Reader = Annotated[KeyRecord, Depends(read_key)]
+READ = problem_responses(401, 403, 404, 409, 422)
+TargetQuery = Annotated[str, Query(description="Target recall in (0, 1], fixed before the review starts.",
+                                   max_length=40)]
+ConfidenceQuery = Annotated[float, Query(gt=0, lt=1, description="Confidence level.")]
+
+
+def add_monitor_routes(router: APIRouter) -> APIRouter:
+    @router.get("/topics/{topic}/monitor", response_model=schemas.MonitorOut, responses=READ, tags=["report"])
+    def get_monitor(topic: str, engine: EngineDep, _key: Reader, queue: str | None = None,
+                    target: TargetQuery = "0.95", confidence: ConfidenceQuery = 0.95, policy: str = "latest",
+                    as_of: Annotated[int | None, Query(ge=0, le=INT64_MAX, description="Judgment id.")] = None,
+                    ) -> dict[str, Any]:
+        """Can we stop now? The anytime-valid stop signal from the topic's audit stream, valid however often
+        it is asked: status (``stop certified`` / ``continue``), the recall lower bound, documents to go, audit
+        documents still needed, and the one-look tests beside it, each labelled "valid for one look only". The
+        same object as `reviewdepth watch TOPIC --once --format json`. 409 when the audit stream's documents no
+        longer match its stored digest."""
+        from reviewdepth.services.monitor import build_monitor
+
+        return build_monitor(engine, topic, queue=queue, target=target, confidence=confidence, policy=policy,
+                             as_of=as_of).to_dict()
+
+    @router.get("/", response_class=HTMLResponse, tags=["service"],
+                responses={**problem_responses(401, 403, 422),
+                           200: {"description": "The dashboard page.",
+                                 "content": {"text/html": {"schema": {"type": "string"}}}}})
+    def dashboard(engine: EngineDep, _key: Reader, target: TargetQuery = "0.95",
+                  confidence: ConfidenceQuery = 0.95) -> HTMLResponse:
+        """Every topic with its monitor status (continue / stop certified / no audit), progress along its newest
+        queue, recall lower bound, last activity, and links to its report and monitor. Server-rendered HTML, no
+        scripts. A read key suffices; browsers may open ``/?key=KEY`` once (the key is then kept in an HttpOnly
+        cookie for the browser session and the address bar loses it)."""
+        from reviewdepth.report.monitor_render import render_dashboard
+        from reviewdepth.services.monitor import build_dashboard
+
+        page = render_dashboard(build_dashboard(engine, target=target, confidence=confidence))
+        return HTMLResponse(page, headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
+
+    return router

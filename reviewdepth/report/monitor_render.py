@@ -1,0 +1,213 @@
+"""Render a `MonitorReport` (a Rich table, a compact HTML fragment) and the `Dashboard` (a server-rendered page:
+no scripts, no external resources, inline CSS that the API's Content-Security-Policy allows). Formatting only."""
+
+from __future__ import annotations
+
+import re
+from html import escape
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote, urlencode
+
+from reviewdepth.report.depth_render import fmt
+from reviewdepth.report.monitor_model import ONE_LOOK, Dashboard, DashboardEntry, MonitorReport, lower_text
+
+if TYPE_CHECKING:
+    from rich.console import Group
+
+STATE_CLASS = {"stop certified": "stop", "continue": "go", "no audit": "none", "no queue": "none",
+               "problem": "problem"}
+
+
+def _audit_text(report: MonitorReport) -> str:
+    a = report.audit
+    if a is None:
+        return "no audit stream"
+    text = (f"stream {a['stream_id']} (seed {a['seed']}): {a['judged']:,} judged of {a['population_size']:,}; "
+            f"{a['relevant_outside_reviewed']:,} relevant outside the reviewed set "
+            f"(of {a['outside_reviewed']:,} outside it)")
+    if a["pending"]:
+        text += f"; {a['pending']:,} waiting for a judgment"
+    return text
+
+
+def figure_rows(report: MonitorReport) -> list[tuple[str, str]]:
+    """(quantity, value) of the monitor, in the order every renderer shows them."""
+    return [
+        ("recall lower bound (anytime-valid)", lower_text(report.recall_lower, 4)),
+        ("recall point estimate", fmt(report.recall_point)),
+        ("relevant found in the reviewed set", f"{report.relevant_found:,} in {report.reviewed:,} reviewed"),
+        ("current queue", f"{report.queue}: {report.queue_reviewed:,} of {report.queue_size:,} reviewed"),
+        ("relevant known (any role)", f"{report.relevant_known:,}"),
+        ("relevant outside the reviewed set (upper bound)", f"{report.missed_upper:,}"),
+        ("population", f"{report.population:,}"),
+        ("audit", _audit_text(report)),
+        ("documents to go", str(report.to_go["text"])),
+        ("audit documents still needed", str(report.audit_needed["text"])),
+    ]
+
+
+def _one_look_rows(report: MonitorReport) -> list[list[Any]]:
+    """(rule, stops now, at depth, why) of the fixed-look bound on this audit and the report's one-look rules."""
+    fixed = report.fixed_look
+    rows: list[list[Any]] = [[
+        "fixed-look bound on this audit", "stop" if fixed["certified"] else "no", None,
+        f"recall ≥ {lower_text(fixed['recall_lower'], 4)} (≤ {fixed['missed_upper']:,} relevant outside) for one "
+        "look at "
+        "this audit size"]]
+    for rule in report.one_look_rules:
+        rows.append([rule["rule"], {True: "stop", False: "no", None: "—"}[rule["stop_now"]], rule["stop_depth"],
+                     rule["reason"]])
+    return rows
+
+
+def render_table(report: MonitorReport) -> Group:
+    """The status for a terminal: the headline first, then the figures, the one-look rules, assumptions."""
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    colour = "bold green" if report.certified else "bold yellow"
+    parts: list[Any] = [Text(report.headline, style=colour),
+                        Text(f"topic {report.topic} · queue {report.queue} · as of judgment "
+                             f"{fmt(report.as_of_judgment, 'as_of_judgment')} · last activity "
+                             f"{report.last_activity or '—'}"),
+                        Text(f"next: {report.next_step}")]
+    figures = Table(title="anytime-valid monitor", show_header=False, title_justify="left")
+    figures.add_column("quantity")
+    figures.add_column("value", overflow="fold")
+    for name, value in figure_rows(report):
+        figures.add_row(name, value)
+    parts.append(figures)
+    one_look = Table(title=f"one-look tests, each {ONE_LOOK} (repeated after every batch, their error can "
+                           "exceed α)", title_justify="left")
+    for column in ("rule", "stops now", "at depth", "why"):
+        one_look.add_column(column, overflow="fold")
+    for row in _one_look_rows(report):
+        one_look.add_row(*(fmt(v) if not isinstance(v, str) else v for v in row))
+    parts.append(one_look)
+    parts.append(Text(report.guarantee))
+    parts.append(Text("assumptions:\n" + "\n".join(f"  - {a}" for a in report.assumptions)))
+    if report.notes:
+        parts.append(Text("notes:\n" + "\n".join(f"  - {n}" for n in report.notes)))
+    return Group(*parts)
+
+
+def render_text(report: MonitorReport, width: int = 120) -> str:
+    """`render_table` as plain text (for a file, a pipe or a test)."""
+    import os
+
+    from rich.console import Console
+
+    with open(os.devnull, "w") as sink:
+        console = Console(record=True, width=width, file=sink)
+        console.print(render_table(report))
+    return console.export_text()
+
+
+def topic_path(topic: str) -> str:
+    return "/topics/" + quote(topic, safe="")
+
+
+def _code_spans(escaped: str) -> str:
+    """`command` spans of an already escaped sentence as <code> elements."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", escaped)
+
+
+def render_fragment(report: MonitorReport) -> str:
+    """A compact block for one topic: the headline, a progress bar along the current queue, a meter of the
+    recall lower bound against the target, and the next step (the dashboard shows one per topic)."""
+    state = report.state
+    target = float(report.target) if "/" not in report.target else None
+    meter_marks = "" if target is None else f' low="{target}" high="{target}" optimum="1"'
+    a = report.audit
+    audit = "no audit stream yet" if a is None else (
+        f"audit: {a['judged']:,} judged, {a['relevant_outside_reviewed']:,} relevant outside the reviewed set"
+        + (f", {a['pending']:,} waiting" if a["pending"] else ""))
+    return (
+        f'<div class="monitor {STATE_CLASS.get(state, "go")}">'
+        f'<p class="headline">{escape(report.headline)}</p>'
+        f'<label>reviewed {report.queue_reviewed:,} of {report.queue_size:,} '
+        f'<progress max="{max(report.queue_size, 1)}" value="{report.queue_reviewed}">'
+        f"{report.queue_reviewed:,} of {report.queue_size:,}</progress></label>"
+        f'<label>recall ≥ {lower_text(report.recall_lower)} (target {escape(report.target)}) '
+        f'<meter min="0" max="1" value="{report.recall_lower:.6f}"{meter_marks}>'
+        f"{lower_text(report.recall_lower)}</meter></label>"
+        f'<p class="small">{escape(audit)}; {report.relevant_found:,} relevant found. '
+        f"Next: {_code_spans(escape(report.next_step))}</p></div>")
+
+
+def moment_text(iso: str | None) -> str:
+    """An ISO 8601 time as 'YYYY-MM-DD HH:MM UTC' (to the minute: enough to see what is stale)."""
+    if not iso:
+        return "—"
+    from datetime import UTC, datetime
+
+    try:
+        moment = datetime.fromisoformat(iso)
+    except ValueError:
+        return iso
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC)
+    return moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _entry_row(entry: DashboardEntry, settings: str) -> str:
+    state = entry.state
+    path = topic_path(entry.topic)
+    links = (f'<a href="{escape(path)}/report?format=html">report</a> · '
+             f'<a href="{escape(path)}/monitor?{escape(settings)}">monitor (JSON)</a>')
+    if entry.monitor is not None:
+        body = render_fragment(entry.monitor)
+    elif entry.problem is not None:
+        body = f'<p class="small">{escape(entry.problem)}</p>'
+        links = f'<a href="{escape(path)}/report?format=html">report</a>'
+    else:
+        body = '<p class="small">no queue yet: import a run (<code>reviewdepth import run</code>)</p>'
+        links = ""
+    return (f'<tr class="topic {STATE_CLASS.get(state, "go")}">'
+            f'<td data-label="topic"><b>{escape(entry.topic)}</b><br><span class="small">{links}</span></td>'
+            f'<td data-label="status"><span class="badge">{escape(state)}</span></td>'
+            f'<td data-label="progress">{body}</td>'
+            f'<td data-label="last activity">{escape(moment_text(entry.last_activity))}</td></tr>')
+
+
+STYLE = (
+    "body{font-family:system-ui,sans-serif;margin:0 auto;padding:1em;max-width:1100px;color:#222}"
+    "h1{font-size:1.4em;margin:.2em 0}p{margin:.3em 0}.small{font-size:.85em;color:#555}"
+    "table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid #ddd;padding:.5em;text-align:left;"
+    "vertical-align:top}th{background:#f3f3f3}"
+    ".badge{display:inline-block;padding:.15em .5em;border-radius:.8em;font-size:.85em;white-space:nowrap}"
+    "tr.stop .badge{background:#d4f4dd;color:#11632a}tr.go .badge{background:#fff1c2;color:#6b4e00}"
+    "tr.none .badge,tr.problem .badge{background:#eee;color:#444}"
+    ".monitor .headline{font-weight:600}.monitor label{display:block;font-size:.85em;margin:.2em 0}"
+    "progress,meter{display:block;width:100%;max-width:28em;height:1em}"
+    "a{color:#0645ad}code{font-size:.9em}"
+    "@media (max-width:600px){thead{display:none}table,tbody,tr,td{display:block;width:auto}"
+    "tr{border:1px solid #ddd;border-radius:.4em;margin:0 0 .8em;padding:.3em}td{border:0;padding:.25em .3em}"
+    "td::before{content:attr(data-label);display:block;font-size:.75em;color:#777;text-transform:uppercase}}"
+)
+
+
+def render_dashboard(board: Dashboard, refresh_seconds: int | None = 60) -> str:
+    """The dashboard page: one row per topic (status, progress, recall lower bound, last activity, links)."""
+    counts: dict[str, int] = {}
+    for entry in board.entries:
+        counts[entry.state] = counts.get(entry.state, 0) + 1
+    summary = ", ".join(f"{n} {state}" for state, n in sorted(counts.items())) or "no topic yet"
+    settings = urlencode({"target": board.target, "confidence": repr(board.confidence)})
+    rows = "\n".join(_entry_row(e, settings) for e in board.entries)
+    refresh = "" if refresh_seconds is None else f'<meta http-equiv="refresh" content="{int(refresh_seconds)}">'
+    confidence = f"{board.confidence * 100:.2f}".rstrip("0").rstrip(".")
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        '<meta name="referrer" content="no-referrer">'
+        f"{refresh}<title>reviewdepth: topics</title><style>{STYLE}</style></head><body>\n"
+        "<h1>reviewdepth: can we stop now?</h1>\n"
+        f'<p class="small">Target recall {escape(board.target)} at {confidence} % confidence, anytime-valid: '
+        "valid however often you look (the monitor, <code>reviewdepth watch</code>). "
+        f"{len(board.entries)} topic(s): {escape(summary)}.</p>\n"
+        '<table><thead><tr><th>topic</th><th>status</th><th>progress and recall lower bound</th>'
+        "<th>last activity</th></tr></thead>\n<tbody>\n" + rows + "\n</tbody></table>\n"
+        '<p class="small">The one-look tests (elusion, QBCB, …) are in each topic\'s report; they are valid for one '
+        "look only.</p>\n</body></html>\n")

@@ -1,0 +1,392 @@
+"""The anytime-valid monitor of a stored topic: the evidence from the store, the statistics from
+`reviewdepth.estimation.monitor` (formulas and the argument there).
+
+What goes in (`build_monitor`):
+
+* the population N: the audit stream's (the distinct documents of the queue it was created on); with no stream,
+  the current queue's size, and nothing audited;
+* the reviewed set S: the union over the topic's queues of each queue's reviewed prefix as the report counts it
+  (`reviewdepth.services.sample_evidence.queue_evidence`), within the population. A re-ranking adds a queue whose
+  prefix starts short, but the documents reviewed along the old ranking stay in S: S never shrinks;
+* F, the relevant documents in S, and R_known, every distinct document of the population with a relevant label
+  (any role), under the label policy as of the judgment id;
+* the current queue (named, else the topic's newest): its reviewed prefix and size, and the ranks on it of the
+  audit documents outside S and of the known relevant documents outside S (0 when not in it).
+
+The depth report's one-look stopping rules (elusion, QBCB, …) are shown beside the monitor, each labelled "valid
+for one look only"; they come from the report's own computation for the current queue (`_figures`), without the
+rest of the report.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+from sqlalchemy import Connection, Engine, func, select
+
+from reviewdepth.estimation.monitor import MonitorInput, MonitorResult, monitor
+from reviewdepth.report.monitor_model import ONE_LOOK, Dashboard, DashboardEntry, MonitorReport, lower_text
+from reviewdepth.services.audit_stream import AuditEvidence, audit_doc_ids, load_audit
+from reviewdepth.services.errors import Invalid, NotFound, ServiceError
+from reviewdepth.services.judgments import as_utc
+from reviewdepth.services.sample_evidence import queue_evidence
+from reviewdepth.store import validation
+from reviewdepth.store.chain import chain_head_at
+from reviewdepth.store.ingest import driver_rows
+from reviewdepth.store.labels import POLICIES, resolve_labels
+from reviewdepth.store.loaders import load_judgment_arrays, load_queue_labels
+from reviewdepth.store.models import AuditStream, Judgment, Queue, Sample, Topic
+
+START_STREAM = "reviewdepth sample stream {topic} --every 10"
+MAX_PENDING_SHOWN = 20
+
+
+def checked_target(target: object) -> Fraction:
+    """The target recall as an exact fraction in (0, 1]; `Invalid` naming ``target`` otherwise."""
+    text = str(target).strip()
+    try:
+        value = Fraction(text)
+    except (ValueError, ZeroDivisionError):
+        raise Invalid(f"target: {text!r} is not a number (a recall in (0, 1], e.g. 0.95)") from None
+    if not 0 < value <= 1:
+        raise Invalid(f"target: the target recall must be in (0, 1], not {text}")
+    return value
+
+
+def checked_confidence(confidence: object) -> float:
+    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not math.isfinite(confidence) \
+            or not 0 < confidence < 1:
+        raise Invalid(f"confidence: must be a number strictly between 0 and 1, not {confidence!r}")
+    return float(confidence)
+
+
+def _settings(target: object, confidence: object, policy: str, as_of: int | None) -> tuple[Fraction, float]:
+    tau = checked_target(target)
+    level = checked_confidence(confidence)
+    if policy not in POLICIES:
+        raise Invalid(f"policy: unknown label policy {policy!r}; choose one of {', '.join(POLICIES)}")
+    if as_of is not None and (isinstance(as_of, bool) or not isinstance(as_of, int)
+                              or not 0 <= as_of <= validation.INT64_MAX):
+        raise Invalid(f"as_of: must be a judgment id, not {as_of!r}")
+    return tau, level
+
+
+@dataclass
+class _Topic:
+    id: int
+    name: str
+    population_size: int | None
+    queues: list[Queue]
+
+
+def _topic(conn: Connection, topic: str) -> _Topic:
+    topic = validation.topic_name(topic)
+    row = conn.execute(select(Topic.id, Topic.population_size).where(Topic.name == topic)).first()
+    if row is None:
+        raise NotFound(f"unknown topic {topic!r}")
+    queues = list(conn.execute(select(Queue.id, Queue.name, Queue.size).where(Queue.topic_id == row[0])
+                               .order_by(Queue.id)).all())
+    return _Topic(int(row[0]), topic, None if row[1] is None else int(row[1]),
+                  [Queue(id=int(i), name=n, size=int(s)) for i, n, s in queues])
+
+
+def _current(info: _Topic, name: str | None) -> Queue:
+    if not info.queues:
+        raise NotFound(f"topic {info.name!r} has no queue; import a run first")
+    if name is None:
+        return info.queues[-1]
+    name = validation.queue_name(name)
+    for row in info.queues:
+        if row.name == name:
+            return row
+    raise NotFound(f"queue: topic {info.name!r} has no queue {name!r} (its queues: "
+                   f"{', '.join(q.name for q in info.queues)})")
+
+
+def _docs(conn: Connection, queue_id: int, upto: int | None = None) -> list[str]:
+    """The queue's doc ids in rank order (the first ``upto`` only, when given); a plain driver read, since the
+    dashboard does this for every topic."""
+    sql = "SELECT doc_id FROM queue_entries WHERE queue_id = ?"
+    params: tuple[int, ...] = (queue_id,)
+    if upto is not None:
+        sql += " AND rank <= ?"
+        params += (upto,)
+    return [d for (d,) in driver_rows(conn, sql + " ORDER BY rank", params)]
+
+
+def _last_judgment(conn: Connection, topic_id: int, as_of: int | None) -> tuple[int | None, str | None]:
+    """The id and time (ISO, UTC) of the topic's last logged row up to ``as_of``."""
+    stmt = select(Judgment.id, Judgment.recorded_at).where(Judgment.topic_id == topic_id)
+    if as_of is not None:
+        stmt = stmt.where(Judgment.id <= as_of)
+    row = conn.execute(stmt.order_by(Judgment.id.desc()).limit(1)).first()
+    if row is None:
+        return None, None
+    return int(row[0]), as_utc(row[1]).isoformat()
+
+
+def _population(engine: Engine, conn: Connection, topic: str, audit: AuditEvidence | None, current: Queue,
+                current_docs: list[str]) -> set[str]:
+    """The documents the audit samples from: the stream's queue's (load_audit has checked them against the
+    stored digest), else the current queue's when there is no stream."""
+    if audit is None:
+        return set(current_docs)
+    origin = conn.execute(select(AuditStream.queue_id).where(AuditStream.id == audit.stream_id)).scalar_one_or_none()
+    if origin is not None and int(origin) == current.id:
+        return set(current_docs)
+    if origin is not None:
+        return set(_docs(conn, int(origin)))
+    return set(audit_doc_ids(engine, topic))  # its queue is gone: the stream found another with its documents
+
+
+def _fraction_text(value: Fraction) -> str:
+    """0.95 as written (a decimal when it has one), else the fraction."""
+    for places in range(1, 7):
+        scaled = value * 10**places
+        if scaled.denominator == 1:
+            return f"{float(value):.{places}f}"
+    return str(value)
+
+
+def _percent(confidence: float) -> str:
+    text = f"{confidence * 100:.2f}".rstrip("0").rstrip(".")
+    return f"{text} %"
+
+
+def build_monitor(engine: Engine, topic: str, *, queue: str | None = None, target: object = "0.95",
+                  confidence: float = 0.95, policy: str = "latest", as_of: int | None = None,
+                  one_look: bool = True) -> MonitorReport:
+    """The monitor's status of ``topic`` as of judgment ``as_of`` (default: now); module docstring for what goes
+    in. ``one_look``: also compute the depth report's one-look stopping rules for the current queue (the
+    dashboard leaves them out). `Invalid` for a bad setting, `NotFound` for an unknown topic or queue."""
+    tau, level = _settings(target, confidence, policy, as_of)
+    with engine.connect() as conn:
+        info = _topic(conn, topic)
+        current = _current(info, queue)
+        last_id, last_time = _last_judgment(conn, info.id, as_of)
+        point = as_of if as_of is not None else last_id
+        labels_by_queue = {q.id: load_queue_labels(conn, q.id, info.id, q.size, policy, point) for q in info.queues}
+        docs, ids, rel, adj = load_judgment_arrays(conn, info.id, point)
+        resolved = resolve_labels(docs, ids, rel, adj, policy)
+        current_docs = _docs(conn, current.id)
+        chain_head = chain_head_at(conn, info.id, as_of)
+    if not current_docs:
+        raise Invalid(f"queue: queue {current.name!r} of topic {info.name!r} has no documents")
+    prefixes = {q.id: queue_evidence(engine, info.id, q, labels_by_queue[q.id], point) for q in info.queues}
+    audit = load_audit(engine, info.name, current.name, policy=policy, as_of=point)
+    with engine.connect() as conn:
+        population = _population(engine, conn, info.name, audit, current, current_docs)
+        reviewed_docs: set[str] = set(current_docs[:prefixes[current.id].reviewed])
+        for q in info.queues:
+            if q.id != current.id and prefixes[q.id].reviewed:
+                reviewed_docs.update(_docs(conn, q.id, prefixes[q.id].reviewed))
+    relevant_docs = {d for d, lab in zip(resolved.doc_ids.tolist(), resolved.labels.tolist(), strict=True)
+                     if lab == 1}
+    in_population = reviewed_docs & population
+    found = len(in_population & relevant_docs)
+    known = relevant_docs & population
+    rank_of = {d: i + 1 for i, d in enumerate(current_docs)}
+    audit_ranks: list[int] = []
+    audit_relevant: list[bool] = []
+    if audit is not None:
+        for doc, is_rel, rank in zip(audit.doc_ids, audit.relevant, audit.ranks, strict=True):
+            if doc not in in_population:
+                audit_ranks.append(rank or 0)
+                audit_relevant.append(is_rel)
+    outside_known = sorted(rank_of.get(d, 0) for d in known - in_population)
+    queue_reviewed = prefixes[current.id].reviewed
+    inp = MonitorInput(
+        population=len(population) if audit is None else audit.population_size, reviewed=len(in_population),
+        found=found, audited=0 if audit is None else audit.judged, known_relevant=len(known),
+        queue_reviewed=queue_reviewed, queue_size=current.size,
+        audit_outside_ranks=np.array(audit_ranks, dtype=np.int64),
+        audit_outside_relevant=np.array(audit_relevant, dtype=np.bool_),
+        known_outside_relevant_ranks=np.array(outside_known, dtype=np.int64))
+    result = monitor(inp, tau, level)
+
+    notes = list(result.notes)
+    outside_population = len(relevant_docs - population)
+    if outside_population:
+        notes.append(f"{outside_population:,} relevant document(s) judged outside the audit's population are not "
+                     "counted: the audit cannot speak for them")
+    if info.population_size is not None and info.population_size > inp.population:
+        notes.append(f"the topic's collection has {info.population_size:,} documents; the recall certified is "
+                     f"that of the {inp.population:,} documents the audit samples from")
+    if audit is not None and as_of is not None:
+        notes.append("as of a past judgment the audit's evidence (its judged prefix) is as of that judgment, but its "
+                     "position, served and waiting documents are the stream's present ones (not versioned)")
+    if len(info.queues) > 1:
+        notes.append(f"the reviewed set joins the reviewed prefixes of the topic's {len(info.queues)} queues "
+                     f"({inp.reviewed:,} documents; {queue_reviewed:,} of them along queue {current.name})")
+    rules = _one_look_rules(info, current, labels_by_queue[current.id], prefixes[current.id], tau, level, policy,
+                            point) if one_look else []
+    return _report(info.name, current, point, tau, level, inp, result, audit, rules, notes, last_time,
+                   chain_head)
+
+
+def _one_look_rules(info: _Topic, current: Queue, labels: Any, evidence: Any, tau: Fraction, level: float,
+                    policy: str, point: int | None) -> list[dict[str, Any]]:
+    """The depth report's stopping rules for the current queue at this moment (its own computation)."""
+    from reviewdepth.services.report import ReportOptions, _figures
+
+    options = ReportOptions(queue=current.name, targets=[_fraction_text(tau)], confidence=level, policy=policy,
+                            as_of=point)
+    try:
+        figures = _figures(labels, evidence, info.population_size, options)
+    except ServiceError:
+        return []
+    return [{"rule": e.rule, "kind": e.kind, "target": _fraction_text(tau), "stop_now": e.stop_now,
+             "stop_depth": e.stop_depth, "certifies": e.certifies, "guarantee": e.guarantee, "reason": e.reason,
+             "label": ONE_LOOK} for e in figures.assessment.stopping]
+
+
+def _report(topic: str, current: Queue, point: int | None, tau: Fraction, level: float, inp: MonitorInput,
+            result: MonitorResult, audit: AuditEvidence | None, rules: list[dict[str, Any]], notes: list[str],
+            last_time: str | None, chain_head: dict[str, Any]) -> MonitorReport:
+    target = _fraction_text(tau)
+    pct = _percent(level)
+    bound = lower_text(result.recall_lower)
+    if result.certified:
+        headline = f"STOP CERTIFIED: recall ≥ {bound} at {pct} (anytime-valid), target {target}"
+    elif audit is None:
+        headline = f"CONTINUE: no audit stream yet, so recall has no bound (target {target})"
+    else:
+        headline = f"CONTINUE: recall ≥ {bound} at {pct} (anytime-valid), below the target {target}"
+    audit_dict: dict[str, Any] | None = None
+    if audit is not None:
+        audit_dict = {
+            "stream_id": audit.stream_id, "seed": audit.seed, "population_size": audit.population_size,
+            "position": audit.position, "served": audit.served, "judged": audit.judged,
+            "relevant": sum(audit.relevant), "outside_reviewed": len(inp.audit_outside_ranks),
+            "relevant_outside_reviewed": inp.missed, "pending": len(audit.pending),
+            "pending_documents": audit.pending[:MAX_PENDING_SHOWN], "description": audit.description}
+    to_go = _to_go(result)
+    needed = _needed(result, audit)
+    return MonitorReport(
+        topic=topic, queue=current.name, as_of_judgment=point, status=result.status, certified=result.certified,
+        headline=headline, target=target, confidence=level,
+        guarantee=(f"anytime-valid: whenever the team looks, P(stop certified while recall < {target}) ≤ "
+                   f"{1 - level:.4g} (Ville's inequality; the target fixed in advance)"),
+        recall_lower=result.recall_lower, recall_point=result.recall_point, relevant_found=inp.found,
+        reviewed=inp.reviewed, queue_reviewed=inp.queue_reviewed, queue_size=inp.queue_size,
+        population=inp.population, relevant_known=inp.known_relevant, missed_upper=result.upper_missed,
+        audit=audit_dict, to_go=to_go, audit_needed=needed,
+        fixed_look={"missed_upper": result.fixed_look.upper_missed, "recall_lower": result.fixed_look.recall_lower,
+                    "certified": result.fixed_look.certified, "label": result.fixed_look.label},
+        one_look_rules=rules, assumptions=list(result.assumptions), notes=notes, last_activity=last_time,
+        judgment_chain_head=chain_head, next_step=_next_step(topic, result, audit, to_go, needed,
+                                                 inp.queue_reviewed >= inp.queue_size))
+
+
+def _to_go(result: MonitorResult) -> dict[str, Any]:
+    """Documents still to review along the current queue: the point estimate and the bound."""
+    if result.certified:
+        text = "none: the stop is certified"
+    elif result.to_go_bound is None:
+        text = ("not within this queue with the present audit: reviewing on lowers the bound only by passing "
+                "audit positives; a larger audit lowers it (see audit documents still needed)")
+    else:
+        text = f"at most {result.to_go_bound:,} more (to rank {result.depth_bound:,})"
+        if result.to_go_estimate is not None:
+            text += f"; about {result.to_go_estimate:,} by the point estimate"
+    return {"estimate": result.to_go_estimate, "bound": result.to_go_bound,
+            "depth_estimate": result.depth_estimate, "depth_bound": result.depth_bound,
+            "within_queue": result.certified or result.to_go_bound is not None, "text": text}
+
+
+def _needed(result: MonitorResult, audit: AuditEvidence | None) -> dict[str, Any]:
+    """Audit documents still needed to certify the present reviewed set, if they keep the present yield."""
+    if result.audit_needed is None:
+        text = "no audit size certifies the present reviewed set at the present yield: review on"
+    elif result.audit_needed == 0:
+        text = "none"
+    else:
+        text = (f"about {result.audit_needed:,} more audit documents at the present yield, about "
+                f"{result.audit_needed_to_judge:,} of them needing a judgment (the others are reviewed already)")
+    if audit is None:
+        text += " (no audit stream yet)"
+    return {"more": result.audit_needed, "to_judge": result.audit_needed_to_judge, "text": text}
+
+
+def _next_step(topic: str, result: MonitorResult, audit: AuditEvidence | None, to_go: dict[str, Any],
+               needed: dict[str, Any], queue_done: bool) -> str:
+    if audit is None and not result.certified:
+        return (f"start an audit stream: `{START_STREAM.format(topic=topic)}`, then judge what "
+                f"`reviewdepth next {topic}` serves (audit documents with --role audit)")
+    if audit is not None and audit.pending:
+        shown = ", ".join(audit.pending[:5]) + (", …" if len(audit.pending) > 5 else "")
+        return (f"judge the {len(audit.pending):,} audit document(s) served and not yet judged ({shown}): the "
+                "evidence stops at the first of them")
+    if result.certified:
+        return ("stop: the reviewed set is certified; keep the stream's seed and the judgment chain head with "
+                "the record")
+    if queue_done:
+        m = 0 if audit is None else audit.judged
+        return (f"every document of the current queue is reviewed, yet the audit's {m:,} documents do not certify "
+                "the target and `reviewdepth next` has nothing left to serve; when this queue is the whole "
+                f"population its recall is known without sampling (`reviewdepth report {topic}`)")
+    parts = []
+    if to_go["bound"] is not None:
+        parts.append(f"review on to rank {to_go['depth_bound']:,} ({to_go['bound']:,} more)")
+    else:
+        parts.append(f"review on (`reviewdepth next {topic}`)")
+    if needed["more"]:
+        parts.append(f"or audit about {needed['more']:,} more documents ({needed['to_judge']:,} to judge)")
+    return " ".join(parts) + "; the audit stream goes on beside the review"
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# watching and the dashboard
+
+
+def change_marker(engine: Engine, topic: str) -> tuple[Any, ...]:
+    """What changes when the monitor's answer may: the topic's judgment chain (length and head), its newest
+    queue, its newest sample, its audit stream (id, position, voided). Cheap: a few indexed reads."""
+    with engine.connect() as conn:
+        found = conn.execute(select(Topic.id, Topic.chain_length, Topic.chain_head)
+                             .where(Topic.name == validation.topic_name(topic))).first()
+        if found is None:
+            raise NotFound(f"unknown topic {topic!r}")
+        topic_id = int(found[0])
+        last = conn.execute(select(func.max(Judgment.id)).where(Judgment.topic_id == topic_id)).scalar_one()
+        newest_queue = conn.execute(select(func.max(Queue.id)).where(Queue.topic_id == topic_id)).scalar_one()
+        newest_sample = conn.execute(select(func.max(Sample.id)).where(Sample.topic_id == topic_id)).scalar_one()
+        streams = tuple(tuple(r) for r in conn.execute(
+            select(AuditStream.id, AuditStream.position, AuditStream.voided_at.is_(None))
+            .where(AuditStream.topic_id == topic_id).order_by(AuditStream.id)))
+    return (found[1], found[2], last, newest_queue, newest_sample, streams)
+
+
+def build_dashboard(engine: Engine, *, target: object = "0.95", confidence: float = 0.95,
+                    topics: Sequence[str] | None = None) -> Dashboard:
+    """Every topic (or ``topics``) with its monitor at the newest queue, without the one-look rules. A topic
+    whose monitor cannot be computed (no queue yet; a stream whose documents no longer match) is listed with
+    the reason."""
+    tau, level = _settings(target, confidence, "latest", None)
+    with engine.connect() as conn:
+        stmt = select(Topic.id, Topic.name).order_by(Topic.name)
+        rows = [(int(i), n) for i, n in conn.execute(stmt) if topics is None or n in topics]
+        with_queue = set(conn.execute(select(Queue.topic_id).distinct()).scalars())
+        last: dict[int, Any] = {}
+        if rows:
+            newest = select(Judgment.topic_id, func.max(Judgment.id).label("id")).group_by(Judgment.topic_id) \
+                .subquery()
+            for topic_id, moment in conn.execute(select(Judgment.topic_id, Judgment.recorded_at)
+                                                 .join(newest, Judgment.id == newest.c.id)):
+                last[int(topic_id)] = as_utc(moment).isoformat()
+    board = Dashboard(target=_fraction_text(tau), confidence=level)
+    for topic_id, name in rows:
+        report: MonitorReport | None = None
+        problem: str | None = None
+        if topic_id in with_queue:
+            try:
+                report = build_monitor(engine, name, target=tau, confidence=level, one_look=False)
+            except ServiceError as exc:  # e.g. a stream whose documents no longer match: shown, not fatal
+                problem = str(exc)
+        board.entries.append(DashboardEntry(name, report, problem, last.get(topic_id)))
+    return board

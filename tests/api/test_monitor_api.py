@@ -1,0 +1,144 @@
+"""``GET /topics/{topic}/monitor`` and the dashboard ``GET /`` on SQLite and PostgreSQL: the monitor's JSON is the
+service's object; the dashboard, parsed with the standard library's HTML parser, has one row per topic with its
+status and links, no script, a viewport for phones and the restrictive CSP; a key is required (header, or the
+cookie that ``/?key=`` sets and that only safe methods accept)."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+from reviewdepth.services.audit_stream import create_stream, next_documents
+from reviewdepth.services.batches import BatchItem, record_batch
+from reviewdepth.services.monitor import build_monitor
+from reviewdepth.services.rankings import RankedDocument, store_ranking
+from reviewdepth.services.topics import create_topic
+
+from .conftest import Api
+from .test_auth_and_errors import problem
+from .test_security_headers import policy_of
+
+DOCS = [f"d{i:02d}" for i in range(40)]
+RELEVANT = {"d00", "d01", "d02", "d04", "d07", "d24"}
+
+
+def judge(api: Api, topic: str, docs: list[str], role: str = "review") -> None:
+    record_batch(api.engine, topic, [BatchItem(d, str(int(d in RELEVANT)), role=role) for d in docs],
+                 reviewer="ana", source="test")
+
+
+def topics(api: Api) -> None:
+    """T: 40 documents, top 20 reviewed, an audit stream with 12 documents judged (certified at 0.6, not at
+    0.95); U: reviewed 5, no stream; 'a <b>&' (a name that needs escaping): no queue."""
+    for name, reviewed in (("T", 20), ("U", 5)):
+        create_topic(api.engine, name)
+        store_ranking(api.engine, name, "q", [RankedDocument(d, float(-i)) for i, d in enumerate(DOCS)])
+        judge(api, name, DOCS[:reviewed])
+    create_stream(api.engine, "T", every=1, seed=0, reviewer="ana")
+    judge(api, "T", [d.doc_id for d in next_documents(api.engine, "T", count=12).documents], "audit")
+    create_topic(api.engine, "a <b>&")
+
+
+class Page(HTMLParser):
+    """The dashboard's rows (class, cell texts, links), every tag name and the meta tags."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[dict[str, object]] = []
+        self.tags: list[str] = []
+        self.meta: list[dict[str, str | None]] = []
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        found = dict(attrs)
+        if self._cell is not None:
+            self._cell.append(" ")  # a tag inside a cell separates words
+        if tag == "tr" and "topic" in (found.get("class") or "").split():
+            self.rows.append({"class": found["class"], "cells": [], "links": []})
+        elif tag == "td" and self.rows:
+            self._cell = []
+        elif tag == "a" and self.rows:
+            self.rows[-1]["links"].append(found["href"])  # type: ignore[attr-defined]
+        elif tag == "meta":
+            self.meta.append(found)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "td" and self._cell is not None and self.rows:
+            self.rows[-1]["cells"].append(" ".join("".join(self._cell).split()))  # type: ignore[attr-defined]
+            self._cell = None
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def parsed(html: str) -> Page:
+    page = Page()
+    page.feed(html)
+    page.close()
+    return page
+
+
+def test_monitor_json_is_the_service_object(api: Api) -> None:
+    topics(api)
+    reader = api.new_key("rita", "read")
+    for query, target in (("", "0.95"), ("?target=0.6&confidence=0.95&queue=q", "0.6")):
+        response = api.client.get(f"/topics/T/monitor{query}", headers=reader)
+        assert response.status_code == 200, response.text
+        assert response.json() == build_monitor(api.engine, "T", target=target).to_dict()
+    assert api.client.get("/topics/T/monitor?target=0.6", headers=reader).json()["status"] == "stop certified"
+    problem(api.client.get("/topics/T/monitor"), 401, "missing API key")
+    problem(api.client.get("/topics/nope/monitor", headers=reader), 404, "unknown topic")
+    problem(api.client.get("/topics/T/monitor?queue=q9", headers=reader), 404, "no queue 'q9'")
+    problem(api.client.get("/topics/T/monitor?target=2", headers=reader), 422, "target")
+    problem(api.client.get("/topics/T/monitor?confidence=1", headers=reader), 422)
+    problem(api.client.get("/topics/T/monitor?as_of=-3", headers=reader), 422)
+
+
+def test_dashboard_lists_every_topic(api: Api) -> None:
+    topics(api)
+    reader = api.new_key("rita", "read")
+    response = api.client.get("/?target=0.6", headers=reader)
+    assert response.status_code == 200 and response.headers["content-type"].startswith("text/html")
+    assert policy_of(response)["default-src"] == "'none'" and "script-src" not in policy_of(response)
+    assert not re.search(r"<script|javascript:|\son\w+\s*=|<form", response.text, re.I)
+    page = parsed(response.text)
+    assert "script" not in page.tags and "progress" in page.tags and "meter" in page.tags
+    assert {"name": "viewport", "content": "width=device-width, initial-scale=1"} in page.meta
+    assert [(r["cells"][0].split()[0], r["cells"][1]) for r in page.rows] == [  # type: ignore[index]
+        ("T", "stop certified"), ("U", "no audit"), ("a", "no queue")]
+    t, u, empty = page.rows
+    assert t["links"] == ["/topics/T/report?format=html", "/topics/T/monitor?target=0.6&confidence=0.95"]
+    assert "STOP CERTIFIED: recall ≥ 0.600" in t["cells"][2]  # type: ignore[index]
+    assert "reviewed 5 of 40" in u["cells"][2] and "sample stream U" in u["cells"][2]  # type: ignore[index]
+    assert empty["cells"][0].startswith("a <b>&") and "no queue yet" in empty["cells"][2]  # type: ignore[index]
+    assert "a <b>&" not in response.text  # escaped
+    followed = api.client.get(t["links"][0], headers=reader)  # type: ignore[index]
+    assert followed.status_code == 200 and followed.headers["content-type"].startswith("text/html")
+
+
+def test_dashboard_needs_a_key_header_or_cookie(api: Api) -> None:
+    topics(api)
+    client = api.client
+    problem(client.get("/"), 401, "missing API key")
+    page = client.get("/", headers={"Accept": "text/html"})
+    assert page.status_code == 401 and "/?key=YOUR_KEY" in page.text and "www-authenticate" in page.headers
+    problem(client.get("/?key=rd_wrong"), 401, "unknown API key")
+    secret = api.new_key("rita", "read")["Authorization"].split()[1]
+    sign_in = client.get(f"/?key={secret}&target=0.6", follow_redirects=False)
+    assert sign_in.status_code == 303 and sign_in.headers["location"] == "/?target=0.6"
+    cookie = sign_in.headers["set-cookie"]
+    assert cookie.startswith(f"reviewdepth_key={secret};") and "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    assert sign_in.headers["referrer-policy"] == "no-referrer"
+    dashboard = client.get("/?target=0.6")  # the client keeps the cookie
+    assert dashboard.status_code == 200 and secret not in dashboard.text
+    assert client.get("/topics/T/monitor").status_code == 200  # a dashboard link, by cookie
+    # a write never takes the cookie
+    problem(client.post("/topics/T/next", json={"count": 1}), 401, "missing API key")
+    signed_out = client.get("/?logout", follow_redirects=False)
+    assert signed_out.status_code == 303 and "Max-Age=0" in signed_out.headers["set-cookie"]
+    client.cookies.clear()
+    client.cookies.set("reviewdepth_key", "rd_revoked-or-unknown")
+    refused = client.get("/")
+    assert refused.status_code == 401 and "Max-Age=0" in refused.headers["set-cookie"]
