@@ -31,13 +31,14 @@ time t when
 
     F_t / (F_t + U_t) ≥ τ   or   U_t ≤ (1 − τ) · R_known,      U_t = U*(m_t, x_t),
 
-where R_known ≤ R counts the distinct relevant documents judged so far. Let S* be the largest set of the review's
-chain of reviewed sets whose recall is below τ (fixed when the chain does not depend on the audit); any false
-stop happens at a time with S_t ⊆ S*, so F_t ≤ F*, x_t ≥ x*_t (the same audit documents counted against S*) and
-U_t ≥ U*(m_t, x*_t). Either condition then gives U*(m_t, x*_t) ≤ F*(1 − τ)/τ < b* or ≤ (1 − τ)R < b*: the
-sequence for the fixed set S* missed its b* at draw m_t, which has probability ≤ α over all m at once. Hence
-P(the monitor ever certifies while recall < τ) ≤ α. The guarantee is per target (fixed in advance), not a band
-for every level at once; the reported recall lower bound is the figure compared with that target.
+where R_known ≤ R counts the distinct relevant documents judged so far, and U_t is first capped at N − |S_t| (b_t
+can never exceed the documents outside the reviewed set, so a review that reaches every document certifies). Let S*
+be the largest set of the review's chain of reviewed sets whose recall is below τ (fixed when the chain does not
+depend on the audit); any false stop happens at a time with S_t ⊆ S*, so F_t ≤ F*, x_t ≥ x*_t (the same audit
+documents counted against S*) and U_t ≥ U*(m_t, x*_t). Either condition then gives U*(m_t, x*_t) ≤ F*(1 − τ)/τ < b*
+or ≤ (1 − τ)R < b*: the sequence for the fixed set S* missed its b* at draw m_t, which has probability ≤ α over all
+m at once. Hence P(the monitor ever certifies while recall < τ) ≤ α. The guarantee is per target (fixed in advance),
+not a band for every level at once; the reported recall lower bound is the figure compared with that target.
 
 The same argument bounds the depth to τ on a fixed queue: `depth_bound` is the first rank k at which the
 condition holds for S(k) = S_t ∪ {ranks ≤ k} (with the relevant documents already known inside S(k) added to
@@ -175,6 +176,17 @@ class MonitorInput:
     audit_outside_ranks: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     audit_outside_relevant: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, dtype=np.bool_))
     known_outside_relevant_ranks: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    # the current-queue ranks (0: not in it) of every population document outside S_t, when known: b(k) can never
+    # exceed the documents still outside S(k), which lets a review that reaches the end certify
+    outside_ranks: IntArray | None = None
+
+    def outside_after(self, k: int) -> int:
+        """Documents of the population outside S(k) = S_t ∪ {current-queue ranks ≤ k}: an upper limit on b(k)."""
+        outside = self.population - self.reviewed
+        if self.outside_ranks is None or k <= self.queue_reviewed:
+            return outside
+        ranks = self.outside_ranks
+        return outside - int(np.count_nonzero((ranks > 0) & (ranks <= k)))
 
     @property
     def missed(self) -> int:
@@ -247,7 +259,7 @@ def _depth_bound(inp: MonitorInput, tau: Fraction, confidence: float) -> int | N
             break
         missed_k = int(np.count_nonzero((pos == 0) | (pos > k)))
         found_k = inp.found + int(np.count_nonzero(known <= k))
-        upper = upper_missed(inp.population, inp.audited, missed_k, confidence)
+        upper = min(upper_missed(inp.population, inp.audited, missed_k, confidence), inp.outside_after(k))
         if certifies(tau, found_k, inp.known_relevant, upper):
             return k
     return None
@@ -263,7 +275,8 @@ def _audit_needed(inp: MonitorInput, tau: Fraction, confidence: float) -> tuple[
         extra = 0 if m == 0 else round(delta * x / m)
         total = m + delta
         missed = min(x + extra, total)
-        return certifies(tau, inp.found, inp.known_relevant, upper_missed(n, total, missed, confidence))
+        upper = min(upper_missed(n, total, missed, confidence), inp.outside_after(inp.queue_reviewed))
+        return certifies(tau, inp.found, inp.known_relevant, upper)
 
     if ok(0):
         return 0, 0
@@ -290,15 +303,15 @@ def monitor(inp: MonitorInput, target: float | Fraction | str, confidence: float
     if inp.found > inp.known_relevant:
         raise ValueError("known_relevant must count the relevant documents found")
     m, x = inp.audited, inp.missed
-    upper = upper_missed(inp.population, m, x, confidence)
+    # b ≤ the documents outside S (capping keeps the argument: the cap of S_t is ≥ the cap of any S* ⊇ S_t), and
     # U can never be below what is already known to lie outside (x of them are in the audit)
-    upper = max(upper, inp.known_relevant - inp.found)
+    outside = inp.outside_after(inp.queue_reviewed)
+    upper = max(min(upper_missed(inp.population, m, x, confidence), outside), inp.known_relevant - inp.found)
     certified = certifies(tau, inp.found, inp.known_relevant, upper)
     notes: list[str] = []
     if tau == 1 and not certified:
         notes.append("a target of 1 is certified only when the bound on relevant documents outside is 0")
-    fixed = fixed_look_upper(inp.population, m, x, confidence)
-    fixed = max(fixed, inp.known_relevant - inp.found)
+    fixed = max(min(fixed_look_upper(inp.population, m, x, confidence), outside), inp.known_relevant - inp.found)
     fixed_look = FixedLook(fixed, recall_lower(inp.found, inp.known_relevant, fixed),
                            certifies(tau, inp.found, inp.known_relevant, fixed))
     recall_point, depth_estimate = _ratio_estimate(inp, tau)

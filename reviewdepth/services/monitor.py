@@ -206,7 +206,8 @@ def build_monitor(engine: Engine, topic: str, *, queue: str | None = None, targe
         queue_reviewed=queue_reviewed, queue_size=current.size,
         audit_outside_ranks=np.array(audit_ranks, dtype=np.int64),
         audit_outside_relevant=np.array(audit_relevant, dtype=np.bool_),
-        known_outside_relevant_ranks=np.array(outside_known, dtype=np.int64))
+        known_outside_relevant_ranks=np.array(outside_known, dtype=np.int64),
+        outside_ranks=np.array([rank_of.get(d, 0) for d in population - in_population], dtype=np.int64))
     result = monitor(inp, tau, level)
 
     notes = list(result.notes)

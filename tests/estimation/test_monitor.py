@@ -159,7 +159,8 @@ def test_monitor_without_audit_says_continue_and_what_is_needed() -> None:
                        queue_size=1000)
     result = monitor(inp, 0.95, 0.95)
     assert result.status == "continue" and not result.certified
-    assert result.upper_missed == 1000 and result.recall_lower == pytest.approx(40 / 1040)
+    # no audit: the bound is every document outside the reviewed set
+    assert result.upper_missed == 700 and result.recall_lower == pytest.approx(40 / 740)
     assert result.audit_needed is not None and result.audit_needed > 0
     assert result.fixed_look.label == "valid for one look only"
     assert any("audit stream" in note for note in result.notes)
@@ -175,3 +176,18 @@ def test_monitor_certifies_when_a_large_audit_finds_nothing_outside() -> None:
     assert result.certified and result.status == "stop certified"
     assert result.depth_bound == 300 and result.to_go_bound == 0 and result.audit_needed == 0
     assert 0.95 <= result.recall_lower <= 1.0
+
+
+def test_a_review_that_reaches_every_document_certifies_even_without_enough_audit() -> None:
+    # b can never exceed the documents outside S: nothing outside, nothing missed (recall 1)
+    n = 400
+    inp = MonitorInput(population=n, reviewed=n, found=30, audited=12, known_relevant=30, queue_reviewed=n,
+                       queue_size=n, outside_ranks=np.zeros(0, dtype=np.int64))
+    result = monitor(inp, 0.95, 0.95)
+    assert result.certified and result.upper_missed == 0 and result.recall_lower == 1.0
+    # one document left: the bound is 1; 10/11 < 0.95 does not certify, reviewing the last document does
+    inp = MonitorInput(population=n, reviewed=n - 1, found=10, audited=12, known_relevant=10, queue_reviewed=n - 1,
+                       queue_size=n, outside_ranks=np.array([n], dtype=np.int64))
+    result = monitor(inp, 0.95, 0.95)
+    assert result.upper_missed == 1 and not result.certified
+    assert result.depth_bound == n and result.to_go_bound == 1
