@@ -251,8 +251,17 @@ def _depth_bound(inp: MonitorInput, tau: Fraction, confidence: float) -> int | N
     S_t ranked after k or not in the queue, F(k) = F + known relevant outside S_t ranked ≤ k."""
     pos = np.sort(inp.audit_outside_ranks[inp.audit_outside_relevant])
     known = np.sort(inp.known_outside_relevant_ranks[inp.known_outside_relevant_ranks > 0])
-    candidates = np.unique(np.concatenate([[inp.queue_reviewed], pos[pos > inp.queue_reviewed],
-                                           known[known > inp.queue_reviewed]]))
+    events = [np.array([inp.queue_reviewed]), pos[pos > inp.queue_reviewed], known[known > inp.queue_reviewed]]
+    if inp.outside_ranks is not None:
+        # the cap N − |S(k)| falls by one at each outside document of the queue; it can decide only once it is at
+        # most the largest bound that could certify, so only the last few such ranks are candidates
+        allowed = max((inp.found + len(known)) * (1 - tau) / tau, (1 - tau) * inp.known_relevant)
+        limit = math.floor(allowed)
+        in_queue = np.sort(inp.outside_ranks[inp.outside_ranks > inp.queue_reviewed])
+        outside = inp.population - inp.reviewed
+        first = max(0, outside - limit - 1)
+        events.append(in_queue[first:])
+    candidates = np.unique(np.concatenate(events))
     for k in candidates:
         k = int(k)
         if k > inp.queue_size:

@@ -65,7 +65,8 @@ def expected_input(engine: Engine, judged: set[str], queue_docs: list[str] = DOC
         queue_reviewed=cur_reviewed, queue_size=SIZE,
         audit_outside_ranks=np.array([rank[d] for d in outside], dtype=np.int64),
         audit_outside_relevant=np.array([d in RELEVANT for d in outside], dtype=np.bool_),
-        known_outside_relevant_ranks=np.array(sorted(rank[d] for d in known - in_s), dtype=np.int64))
+        known_outside_relevant_ranks=np.array(sorted(rank[d] for d in known - in_s), dtype=np.int64),
+        outside_ranks=np.array([rank.get(d, 0) for d in DOCS if d not in in_s], dtype=np.int64))
 
 
 def assert_same(report: object, expected: MonitorInput, target: str) -> None:
