@@ -92,3 +92,21 @@ def row_progress(description: str) -> Iterator[Callable[[int], None] | None]:
     with Progress(SpinnerColumn(), TextColumn("{task.description} {task.completed:,} rows"), transient=True) as bar:
         task = bar.add_task(description, total=None)
         yield lambda n: bar.update(task, completed=n)
+
+
+def write_result(result: Any, output_format: str, *, per_query: bool = False, output: Any = None) -> None:
+    """Print a result (`reviewdepth.report.render.Result`) through the one dispatch: to stdout, or to the path
+    ``output``. A table on stdout goes through a Rich console of the terminal's width and colours."""
+    from reviewdepth.report.render import render, rich_view
+
+    if output_format == "table" and output is None:
+        from rich.console import Console
+
+        Console().print(rich_view(result, per_query=per_query))
+        return
+    text = render(result, output_format, per_query=per_query)  # type: ignore[arg-type]
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text, encoding="utf-8")
+        typer.echo(f"wrote {output}", err=True)

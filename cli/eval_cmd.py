@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from .common import fail
+from .common import fail, write_result
 
 
 class EvalFormat(StrEnum):
@@ -18,6 +18,7 @@ class EvalFormat(StrEnum):
     json = "json"
     table = "table"
     csv = "csv"
+    html = "html"
 
 
 class Suite(StrEnum):
@@ -96,7 +97,6 @@ def register_eval(app: typer.Typer) -> None:
         if num_docs is not None or compat is not Compat.none or run_format is not RunFormat.auto:
             fail("--compat, --num-docs and --run-format apply to --suite tar only")
         from reviewdepth.measures.suite import MeasureError
-        from reviewdepth.report import evaluation as render
         from reviewdepth.services.evaluate import EvalOptions, evaluate_files
 
         options = EvalOptions(relevance_level=level, complete=complete, max_docs=max_docs,
@@ -107,16 +107,7 @@ def register_eval(app: typer.Typer) -> None:
             fail(exc.describe())
         except (MeasureError, ValueError) as exc:
             fail(str(exc))
-        if output_format is None or output_format is EvalFormat.trec:
-            sys.stdout.write(render.render_trec(result, per_query))
-        elif output_format is EvalFormat.json:
-            sys.stdout.write(render.render_json(result, per_query))
-        elif output_format is EvalFormat.csv:
-            sys.stdout.write(render.render_csv(result, per_query))
-        else:
-            from rich.console import Console
-
-            Console().print(render.render_table(result, per_query))
+        write_result(result, (output_format or EvalFormat.trec).value, per_query=per_query)
 
 
 def _eval_tar(qrels: str, run: str, *, per_query: bool, level: int, output_format: EvalFormat | None,
@@ -124,7 +115,6 @@ def _eval_tar(qrels: str, run: str, *, per_query: bool, level: int, output_forma
     """``--suite tar``: read, evaluate, render; notices (skipped topics, duplicates) go to stderr unless the
     output is the CLEF line format, which prints them where the official scripts do."""
     from reviewdepth.formats.errors import InputError
-    from reviewdepth.report import tar_output as render
     from reviewdepth.services.evaluate_tar import TarOptions, evaluate_tar_files
 
     if trec_only:
@@ -141,15 +131,4 @@ def _eval_tar(qrels: str, run: str, *, per_query: bool, level: int, output_forma
     if chosen is not EvalFormat.tar:
         for notice in result.notices:
             sys.stderr.write(f"reviewdepth: note: {notice}\n")
-    if chosen is EvalFormat.tar:
-        sys.stdout.write(render.render_tar(result))
-    elif chosen is EvalFormat.trec:
-        sys.stdout.write(render.render_trec_lines(result, per_query))
-    elif chosen is EvalFormat.json:
-        sys.stdout.write(render.render_json(result, per_query))
-    elif chosen is EvalFormat.csv:
-        sys.stdout.write(render.render_csv(result, per_query))
-    else:
-        from rich.console import Console
-
-        Console().print(render.render_table(result, per_query))
+    write_result(result, chosen.value, per_query=per_query)

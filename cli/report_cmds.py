@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from .common import DbOption, fail, handled_errors, open_engine
+from .common import DbOption, fail, handled_errors, open_engine, write_result
 
 
 class ReportFormat(StrEnum):
@@ -22,35 +21,6 @@ class ReportFormat(StrEnum):
 class PlotKind(StrEnum):
     gain = "gain"
     pr = "pr"
-
-
-def emit(report: Any, output_format: ReportFormat, output: Path | None) -> None:
-    """Render and write to ``output`` (or stdout)."""
-    if output_format is ReportFormat.json:  # the renderers (and Rich) are not needed for JSON
-        text = report.to_json()
-    else:
-        from reviewdepth.report.depth_render import render_csv, render_html, render_table
-
-        if output_format is ReportFormat.table and output is None:
-            from rich.console import Console
-
-            Console().print(render_table(report))
-            return
-        if output_format is ReportFormat.csv:
-            text = render_csv(report)
-        elif output_format is ReportFormat.html:
-            text = render_html(report)
-        else:
-            from rich.console import Console
-
-            console = Console(record=True, width=140, file=open(__import__("os").devnull, "w"))
-            console.print(render_table(report))
-            text = console.export_text()
-    if output is None:
-        sys.stdout.write(text)
-    else:
-        output.write_text(text, encoding="utf-8")
-        typer.echo(f"wrote {output}", err=True)
 
 
 def register_reports(app: typer.Typer) -> None:
@@ -96,7 +66,7 @@ def register_reports(app: typer.Typer) -> None:
                     queue=queue, targets=target or DEFAULT_TARGETS, confidence=confidence, interval=interval,
                     policy=policy, as_of=as_of, target_rule=rule, known_relevant=known_relevant,
                     independent=independent))
-            emit(result, output_format, output)
+            write_result(result, output_format.value, output=output)
         finally:
             if collecting:
                 gc.enable()
@@ -163,4 +133,4 @@ def register_reports(app: typer.Typer) -> None:
         engine = open_engine(db)
         with handled_errors():
             result = run_demo(engine, reviewed=reviewed, sample_size=sample, seed=seed)
-        emit(result, output_format, output)
+        write_result(result, output_format.value, output=output)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewdepth.report.tar_output import render_tar
+from reviewdepth.report.render import render
 from reviewdepth.services.evaluate_tar import TarEvaluation, TarOptions, evaluate_tar_files
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "clef-tar-2017"
@@ -33,7 +33,7 @@ def evaluate(level: str, run: str, compat: str = "clef2017") -> TarEvaluation:
 @pytest.mark.parametrize("run", RUNS)
 def test_official_output_reproduced_byte_for_byte(level: str, run: str) -> None:
     expected = clef2017("official-eval", level, f"{run}.results").read_text()
-    ours = render_tar(evaluate(level, run))
+    ours = render(evaluate(level, run), "tar")
     if ours != expected:  # name the first differing line rather than dumping two 800-line files
         for mine, theirs in zip(ours.splitlines(), expected.splitlines(), strict=False):
             assert mine == theirs

@@ -9,7 +9,7 @@ import pytest
 
 from reviewdepth.measures import table, trec
 from reviewdepth.measures.suite import MeasureError, MeasureSpec
-from reviewdepth.report.evaluation import render_trec
+from reviewdepth.report.render import render
 from reviewdepth.services.evaluate import EvalOptions, evaluate_files
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "measures.md"
@@ -41,8 +41,8 @@ def test_set_f_with_a_parameter_prints_it_as_trec_eval(trec_data: Path) -> None:
     assert names == ["set_F_0.25"]
     plain_names, plain = evaluate(trec_data, "set_F")
     assert plain_names == ["set_F"] and plain["set_F"] != summary["set_F_0.25"]
-    lines = render_trec(evaluate_files(trec_data / "qrels.test", trec_data / "results.test",
-                                       EvalOptions(measures=["set_F.0.25"])), False)
+    lines = render(evaluate_files(trec_data / "qrels.test", trec_data / "results.test",
+                                  EvalOptions(measures=["set_F.0.25"])), "trec")
     assert lines == "set_F_0.25            \tall\t0.0962\n"
 
 
@@ -68,7 +68,7 @@ def test_parameters_match_trec_eval_10_output(trec_data: Path) -> None:
     result = evaluate_files(trec_data / "qrels.test", trec_data / "results.test", EvalOptions(
         measures=["iprec_at_recall..10,.20,.25,.75,.50", "P.5,7,3", "recall.20,2000", "11pt_avg..25,.5,.75"],
         version=10))
-    ours = render_trec(result, True).splitlines()
+    ours = render(result, "trec", per_query=True).splitlines()
     want = [line for line in (trec_data / "out10.test.meas_params").read_text().splitlines()
             if line.split()[0].startswith(("iprec_at_recall_", "P_", "recall_", "11pt_avg"))]
     assert ours == want

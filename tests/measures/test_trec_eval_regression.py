@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewdepth.report.evaluation import render_trec
+from reviewdepth.report.render import render
 from reviewdepth.services.evaluate import EvalOptions, evaluate_files
 
 CASES = [
@@ -28,7 +28,7 @@ def expected_lines(path: Path, names: set[str]) -> list[str]:
 def test_matches_trec_eval_908_output(trec_data: Path, expected: str, qrels: str, run: str,
                                       options: EvalOptions, per_query: bool) -> None:
     result = evaluate_files(trec_data / qrels, trec_data / run, options)
-    ours = render_trec(result, per_query).splitlines()
+    ours = render(result, "trec", per_query=per_query).splitlines()
     names = {line.split()[0] for line in ours}
     want = expected_lines(trec_data / expected, names)
     # every measure we print is in trec_eval's output, line for line and in the same order
@@ -40,14 +40,14 @@ def test_matches_trec_eval_908_output(trec_data: Path, expected: str, qrels: str
 
 def test_default_output_is_byte_identical(trec_data: Path) -> None:
     result = evaluate_files(trec_data / "qrels.test", trec_data / "results.test", EvalOptions())
-    assert render_trec(result, False) == (trec_data / "out.test").read_text()
+    assert render(result, "trec", per_query=False) == (trec_data / "out.test").read_text()
 
 
 def test_version_10_iprec_and_rbp(trec_data: Path) -> None:
     """trec_eval 10.0: lround recall-level counts, and rbp/rbp_resid test vectors."""
     result = evaluate_files(trec_data / "qrels.test", trec_data / "results.test",
                             EvalOptions(measures=["all"], version=10))
-    ours = render_trec(result, True).splitlines()
+    ours = render(result, "trec", per_query=True).splitlines()
     names = {line.split()[0] for line in ours}
     want = expected_lines(trec_data / "out10.test.aq", names)
     assert ours == want
