@@ -1,133 +1,176 @@
-"""Deterministic SVG charts (hand-written, fixed number formatting: same report, same bytes) and PNG through
-matplotlib when it is installed."""
+"""The report's two charts, drawn once by matplotlib for every format (SVG for the HTML page and `plot -o x.svg`,
+PNG for `plot -o x.png`): the same axes, ticks, legend, confidence band and target line whatever the format.
+
+SVG output is byte-deterministic (fixed ``svg.hashsalt`` for element ids, no date or creator metadata, text kept
+as ``<text>`` rather than glyph paths), so the same report gives the same bytes and the HTML page stays
+replayable. matplotlib is imported inside the functions: ``reviewdepth --help`` and the JSON/CSV report never
+pay its ~0.5 s import."""
 
 from __future__ import annotations
 
-from html import escape
-from typing import Any
+import io
+import threading
+from typing import TYPE_CHECKING, Any, Literal
 
-WIDTH, HEIGHT = 640, 360
-LEFT, RIGHT, TOP, BOTTOM = 56, 16, 28, 44
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
+ChartKind = Literal["gain", "pr"]
+ChartFormat = Literal["svg", "png"]
 
-def _scale(values: list[float], lo: float, hi: float, out_lo: float, out_hi: float) -> list[float]:
-    span = (hi - lo) or 1.0
-    return [out_lo + (v - lo) / span * (out_hi - out_lo) for v in values]
-
-
-def _path(xs: list[float], ys: list[float]) -> str:
-    return " ".join(f"{'M' if i == 0 else 'L'}{x:.2f},{y:.2f}" for i, (x, y) in enumerate(zip(xs, ys, strict=True)))
-
-
-def _frame(title: str, x_label: str, y_label: str, x_max: float, y_max: float, y_ticks: list[float]) -> list[str]:
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" '
-        'font-family="sans-serif" font-size="11">',
-        f'<title>{escape(title)}</title>',
-        f'<rect x="0" y="0" width="{WIDTH}" height="{HEIGHT}" fill="#ffffff"/>',
-        f'<text x="{WIDTH / 2:.0f}" y="16" text-anchor="middle" font-size="13">{escape(title)}</text>',
-        f'<line x1="{LEFT}" y1="{HEIGHT - BOTTOM}" x2="{WIDTH - RIGHT}" y2="{HEIGHT - BOTTOM}" stroke="#333"/>',
-        f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{HEIGHT - BOTTOM}" stroke="#333"/>',
-        f'<text x="{(LEFT + WIDTH - RIGHT) / 2:.0f}" y="{HEIGHT - 8}" text-anchor="middle">{escape(x_label)}</text>',
-        f'<text x="14" y="{(TOP + HEIGHT - BOTTOM) / 2:.0f}" text-anchor="middle" '
-        f'transform="rotate(-90 14 {(TOP + HEIGHT - BOTTOM) / 2:.0f})">{escape(y_label)}</text>',
-    ]
-    for tick in y_ticks:
-        y = _scale([tick], 0, y_max, HEIGHT - BOTTOM, TOP)[0]
-        parts.append(f'<line x1="{LEFT - 4}" y1="{y:.2f}" x2="{WIDTH - RIGHT}" y2="{y:.2f}" stroke="#eee"/>')
-        parts.append(f'<text x="{LEFT - 6}" y="{y + 4:.2f}" text-anchor="end">{tick:g}</text>')
-    for i in range(5):
-        value = x_max * i / 4
-        x = _scale([value], 0, x_max, LEFT, WIDTH - RIGHT)[0]
-        parts.append(f'<text x="{x:.2f}" y="{HEIGHT - BOTTOM + 16}" text-anchor="middle">{value:,.0f}</text>')
-    return parts
+SIZE_INCHES = (6.4, 3.6)
+DPI = 100
+RECALL_TICKS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+LINE, BAND, TARGET, POINT, CONSERVATIVE, RAW = "#08519c", "#9ecae1", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd"
+# rcParams are process-global: the API renders charts from worker threads, so a render holds the lock while it
+# sets them (rc_context) and saves
+_RENDER_LOCK = threading.Lock()
 
 
-def gain_svg(gain: dict[str, Any], target: float | None, title: str) -> str:
-    """Recall (relevant found / estimated R) against depth, the interval band from R's bounds, the target line
-    and the depth markers. Without an estimate of R, relevant found is plotted instead."""
-    depth: list[float] = [float(d) for d in gain.get("depth", [])]
-    found: list[float] = [float(f) for f in gain.get("found", [])]
+def chart_title(kind: ChartKind, topic: str) -> str:
+    return f"{'recall against depth' if kind == 'gain' else 'precision-recall'} ({topic})"
+
+
+def _recall_axis(ax: Axes, which: Literal["x", "y"], label: str) -> None:
+    from matplotlib.ticker import FixedLocator, FormatStrFormatter
+
+    axis = ax.xaxis if which == "x" else ax.yaxis
+    axis.set_major_locator(FixedLocator(RECALL_TICKS))
+    axis.set_major_formatter(FormatStrFormatter("%.1f"))
+    (ax.set_xlim if which == "x" else ax.set_ylim)(0.0, 1.02)
+    (ax.set_xlabel if which == "x" else ax.set_ylabel)(label)
+
+
+def _draw_gain(ax: Axes, gain: dict[str, Any], target: float | None, confidence: float | None) -> None:
+    """Recall (relevant found / estimated |R|) against depth, the band from |R|'s interval bounds, the stopping
+    target and the point and conservative depths. Without an estimate of |R|, relevant found is plotted."""
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+    depth = [float(d) for d in gain.get("depth", [])]
+    found = [float(f) for f in gain.get("found", [])]
     r_point = gain.get("relevant_estimate")
-    x_max = float(max(depth[-1] if depth else 1.0, *[m["conservative"] or 0 for m in gain.get("markers", [])],
-                      *[m["depth"] or 0 for m in gain.get("markers", [])], 1.0))
+    level = f"{confidence:.0%} " if confidence is not None else ""
     if r_point:
-        y_max, label = 1.0, "recall (estimated)"
-        ys = [f / r_point for f in found]
+        ax.plot(depth, [f / r_point for f in found], color=LINE, linewidth=1.5,
+                label=f"recall (|R| point estimate {r_point:,.0f})")
+        upper_r, lower_r = gain.get("relevant_upper"), gain.get("relevant_lower")
+        if upper_r and lower_r:
+            ax.fill_between(depth, [f / float(upper_r) for f in found],
+                            [min(f / float(lower_r), 1.0) for f in found], color=BAND, alpha=0.6, linewidth=0,
+                            label=f"{level}interval (|R| {float(lower_r):,.0f} to {float(upper_r):,.0f})")
+        _recall_axis(ax, "y", "recall (estimated)")
+        if target is not None:
+            ax.axhline(target, color=TARGET, linestyle="--", linewidth=1, label=f"stopping target {target:g}")
     else:
-        y_max, label = max(found[-1] if found else 1.0, 1.0), "relevant found"
-        ys = found
-    parts = _frame(title, "documents reviewed (rank)", label, x_max, y_max,
-                   [0, 0.25, 0.5, 0.75, 1.0] if r_point else [0, y_max / 2, y_max])
-    xs = _scale(depth, 0, x_max, LEFT, WIDTH - RIGHT)
-    if r_point and gain.get("relevant_upper") and gain.get("relevant_lower"):
-        upper_r, lower_r = float(gain["relevant_upper"]), float(gain["relevant_lower"])
-        top = _scale([min(f / lower_r, 1.0) for f in found], 0, y_max, HEIGHT - BOTTOM, TOP)
-        bottom = _scale([f / upper_r for f in found], 0, y_max, HEIGHT - BOTTOM, TOP)
-        band = _path(xs + xs[::-1], top + bottom[::-1]) + " Z"
-        parts.append(f'<path d="{band}" fill="#9ecae1" fill-opacity="0.5" stroke="none"/>')
-    parts.append(f'<path d="{_path(xs, _scale(ys, 0, y_max, HEIGHT - BOTTOM, TOP))}" fill="none" '
-                 'stroke="#08519c" stroke-width="1.5"/>')
-    if r_point and target is not None:
-        y = _scale([target], 0, y_max, HEIGHT - BOTTOM, TOP)[0]
-        parts.append(f'<line x1="{LEFT}" y1="{y:.2f}" x2="{WIDTH - RIGHT}" y2="{y:.2f}" stroke="#d62728" '
-                     'stroke-dasharray="4 3"/>')
-        parts.append(f'<text x="{WIDTH - RIGHT - 2}" y="{y - 4:.2f}" text-anchor="end" fill="#d62728">'
-                     f'target {target:g}</text>')
+        ax.plot(depth, found, color=LINE, linewidth=1.5, label="relevant found (no estimate of |R| yet)")
+        ax.set_ylabel("relevant found")
+        ax.set_ylim(bottom=0)
+    labelled: set[str] = set()
     for marker in gain.get("markers", []):
-        for key, colour in (("depth", "#2ca02c"), ("conservative", "#ff7f0e")):
+        for key, colour, name in (("depth", POINT, "point depth"), ("conservative", CONSERVATIVE,
+                                                                    "conservative depth")):
             value = marker.get(key)
             if value:
-                x = _scale([float(value)], 0, x_max, LEFT, WIDTH - RIGHT)[0]
-                parts.append(f'<line x1="{x:.2f}" y1="{TOP}" x2="{x:.2f}" y2="{HEIGHT - BOTTOM}" stroke="{colour}" '
-                             f'stroke-dasharray="2 2"><title>{key} depth for recall {marker.get("target")}: '
-                             f'{value}</title></line>')
-    parts.append("</svg>")
-    return "\n".join(parts) + "\n"
+                ax.axvline(float(value), color=colour, linestyle=":", linewidth=1,
+                           label=None if name in labelled else f"{name} per target recall")
+                labelled.add(name)
+    ax.set_xlabel("documents reviewed (rank)")
+    ax.set_xlim(left=0)
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=6, integer=True))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:,.0f}"))
 
 
-def precision_recall_svg(pr: dict[str, Any], title: str) -> str:
-    """Raw (sawtooth) and interpolated precision against recall over the reviewed prefix."""
-    parts = _frame(title, "recall (estimated)", "precision", 1.0, 1.0, [0, 0.25, 0.5, 0.75, 1.0])
-    recall = [float(v) for v in pr.get("recall", [])]
+def _draw_pr(ax: Axes, pr: dict[str, Any], target: float | None) -> None:
+    """Raw (sawtooth) and interpolated precision against estimated recall over the reviewed prefix."""
+    recall = [min(float(v), 1.0) for v in pr.get("recall", [])]
     if recall:
-        xs = _scale([min(r, 1.0) for r in recall], 0, 1.0, LEFT, WIDTH - RIGHT)
-        for key, colour, width in (("precision", "#9467bd", "1"), ("interpolated_precision", "#08519c", "1.8")):
-            ys = _scale([float(v) for v in pr[key]], 0, 1.0, HEIGHT - BOTTOM, TOP)
-            parts.append(f'<path d="{_path(xs, ys)}" fill="none" stroke="{colour}" stroke-width="{width}">'
-                         f'<title>{key.replace("_", " ")}</title></path>')
+        ax.plot(recall, [float(v) for v in pr["precision"]], color=RAW, linewidth=1, label="precision")
+        ax.plot(recall, [float(v) for v in pr["interpolated_precision"]], color=LINE, linewidth=1.8,
+                label="interpolated precision")
+        if target is not None:
+            ax.axvline(target, color=TARGET, linestyle="--", linewidth=1, label=f"stopping target {target:g}")
     else:
-        parts.append(f'<text x="{WIDTH / 2:.0f}" y="{HEIGHT / 2:.0f}" text-anchor="middle">'
-                     'no estimate of R yet: nothing to plot</text>')
-    parts.append("</svg>")
-    return "\n".join(parts) + "\n"
+        ax.text(0.5, 0.5, "no estimate of |R| yet: nothing to plot", ha="center", va="center",
+                transform=ax.transAxes)
+    _recall_axis(ax, "x", "recall (estimated)")
+    _recall_axis(ax, "y", "precision")
+
+
+def chart_figure(kind: ChartKind, gain: dict[str, Any], pr: dict[str, Any], target: float | None, title: str,
+                 confidence: float | None = None) -> Figure:
+    """The chart as a matplotlib Figure (no pyplot: no global figure registry, safe beside other threads)."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=SIZE_INCHES, dpi=DPI)
+    ax = fig.add_subplot()
+    if kind == "gain":
+        _draw_gain(ax, gain, target, confidence)
+    else:
+        _draw_pr(ax, pr, target)
+    # a topic name is text, never mathtext: "$" would otherwise start a formula (or fail to parse)
+    ax.set_title(title.replace("$", r"\$"))
+    ax.grid(True, color="#e5e5e5", linewidth=0.6)
+    ax.set_axisbelow(True)
+    if ax.get_legend_handles_labels()[0]:
+        # gain curves rise to the upper left, P/R curves fall to the lower right: the legend takes the other corner
+        ax.legend(loc="lower right" if kind == "gain" else "upper right", fontsize="small", framealpha=0.9)
+    # fixed margins rather than tight_layout, which draws the figure once more to measure it (~1/3 of the time)
+    fig.subplots_adjust(left=0.1, right=0.97, bottom=0.15, top=0.9)
+    return fig
+
+
+def render_chart(kind: ChartKind, gain: dict[str, Any], pr: dict[str, Any], target: float | None, title: str,
+                 fmt: ChartFormat, confidence: float | None = None) -> bytes:
+    """The chart's file content: SVG (``<svg`` first, no XML prolog, so it embeds in HTML as is) or PNG."""
+    try:
+        import matplotlib
+    except ImportError as exc:  # a dependency, but a broken environment should say what is missing
+        raise ImportError("charts need matplotlib: pip install matplotlib") from exc
+    buffer = io.BytesIO()
+    with _RENDER_LOCK, matplotlib.rc_context({"svg.hashsalt": "reviewdepth", "svg.fonttype": "none",
+                                              "font.family": "sans-serif"}):
+        fig = chart_figure(kind, gain, pr, target, title, confidence)
+        if fmt == "svg":
+            fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
+        else:
+            fig.savefig(buffer, format="png", metadata={"Software": None})
+    data = buffer.getvalue()
+    if fmt == "svg":
+        data = _bare_svg(data)
+    return data
+
+
+def _bare_svg(data: bytes) -> bytes:
+    """From ``<svg`` on, without the RDF metadata block (licence vocabulary URLs that say nothing about the
+    chart) and without the xlink namespace when nothing uses it: the page embeds the SVG as is."""
+    data = data[data.index(b"<svg"):]
+    start, end = data.find(b" <metadata>"), data.find(b"</metadata>\n")
+    if start != -1 and end != -1:
+        data = data[:start] + data[end + len(b"</metadata>\n"):]
+    if b"xlink:href" not in data:
+        data = data.replace(b' xmlns:xlink="http://www.w3.org/1999/xlink"', b"", 1)
+    return data
+
+
+# The defaults below (confidence 0.95) are those of the API's plot route, which calls these two until it calls
+# services.plots.build_plot like `reviewdepth plot` does; the page passes its own.
+def gain_svg(gain: dict[str, Any], target: float | None, title: str, confidence: float | None = 0.95) -> str:
+    return render_chart("gain", gain, {}, target, title, "svg", confidence).decode("utf-8")
+
+
+def precision_recall_svg(pr: dict[str, Any], title: str, target: float | None = None) -> str:
+    return render_chart("pr", {}, pr, target, title, "svg").decode("utf-8")
 
 
 def png_from_series(kind: str, gain: dict[str, Any], pr: dict[str, Any], target: float | None, title: str,
-                    path: str) -> None:
-    """PNG through matplotlib (Agg); raises ImportError with an install hint when it is missing."""
-    try:
-        import matplotlib
+                    path: str, confidence: float | None = 0.95) -> None:
+    """Write the PNG to ``path``: kept for callers that have not moved to `services.plots.build_plot`."""
+    with open(path, "wb") as out:
+        out.write(render_chart("gain" if kind == "gain" else "pr", gain, pr, target, title, "png", confidence))
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError as exc:
-        raise ImportError("PNG output needs matplotlib: pip install 'reviewdepth[png]' (SVG needs nothing)") from exc
-    fig, ax = plt.subplots(figsize=(6.4, 3.6), dpi=100)
-    if kind == "gain":
-        r_point = gain.get("relevant_estimate")
-        ys = [f / r_point for f in gain["found"]] if r_point else gain["found"]
-        ax.plot(gain["depth"], ys, color="#08519c")
-        if r_point and target is not None:
-            ax.axhline(target, color="#d62728", linestyle="--")
-        ax.set_xlabel("documents reviewed (rank)")
-        ax.set_ylabel("recall (estimated)" if r_point else "relevant found")
-    else:
-        ax.plot(pr.get("recall", []), pr.get("precision", []), color="#9467bd", linewidth=1)
-        ax.plot(pr.get("recall", []), pr.get("interpolated_precision", []), color="#08519c")
-        ax.set_xlabel("recall (estimated)")
-        ax.set_ylabel("precision")
-    ax.set_title(title)
-    fig.tight_layout()
-    fig.savefig(path, format="png", metadata={"Software": None})
-    plt.close(fig)
+
+def inline_svg(svg: str) -> str:
+    """The SVG for embedding in an HTML page, where the HTML parser gives ``xlink:href`` its namespace: the
+    xlink declaration (a namespace URL, not a resource) goes."""
+    return svg.replace(' xmlns:xlink="http://www.w3.org/1999/xlink"', "", 1)

@@ -1,15 +1,16 @@
-"""Render a `Report` as a Rich table, CSV or a self-contained HTML page. Formatting only, no computation."""
+"""Render a `Report` as a Rich table, CSV or a self-contained HTML page (Jinja2, templates/). Formatting only, no
+computation."""
 
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import textwrap
 from fractions import Fraction
-from html import escape
 from typing import TYPE_CHECKING, Any
 
-from reviewdepth.report.charts import gain_svg, precision_recall_svg
+from reviewdepth.report.charts import gain_svg, inline_svg, precision_recall_svg
 from reviewdepth.report.model import Report
 
 if TYPE_CHECKING:
@@ -277,70 +278,79 @@ def render_table(report: Report) -> Group:
     return Group(*parts, foot)
 
 
-def _html_table(headers: list[str], rows: list[list[Any]]) -> str:
-    head = "".join(f"<th>{escape(h)}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(f"<td>{escape(fmt(v))}</td>" for v in row) + "</tr>" for row in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+# the depth table's HTML columns, with headers for people (the JSON keys stay in the JSON and CSV)
+DEPTH_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("target", "Target recall"), ("status", "Status"), ("reached_by", "Reached by"), ("depth", "Depth"),
+    ("point_depth", "Point depth"), ("conservative_depth", "Conservative depth"),
+    ("conservative_forward", "Conservative depth (projected)"), ("certified_depth", "Certified depth"),
+    ("forward_depth", "To rank"), ("more_documents", "More documents"), ("more_low", "More: low"),
+    ("more_high", "More: high"), ("forward_basis", "Projection basis"), ("basis", "Estimate basis"))
+LONG_TEXT = 60  # characters: a cell this long wraps in a bounded column instead of widening the table
+
+
+def _cell(value: Any, key: str = "") -> dict[str, Any]:
+    text = fmt(value, key)
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return {"text": text, "num": number, "long": len(text) > LONG_TEXT}
+
+
+def _table(headers: list[str], rows: list[list[Any]], table_id: str = "") -> dict[str, Any]:
+    return {"id": table_id, "headers": headers, "rows": [[_cell(v) for v in row] for row in rows],
+            "wide": len(headers) > 8}
+
+
+@functools.cache
+def _templates() -> Any:
+    """The Jinja2 environment over the package's templates (autoescaped), built on first use."""
+    from jinja2 import Environment, PackageLoader, StrictUndefined
+
+    return Environment(loader=PackageLoader("reviewdepth.report", "templates"), autoescape=True,
+                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
 
 
 def render_html(report: Report) -> str:
-    """A self-contained page (inline CSS and SVG, no scripts, no external resources)."""
+    """A self-contained page (inline CSS and SVG, no scripts, no external resources), from
+    templates/depth_report.html.j2."""
+    from markupsafe import Markup
+
     s = report.summary
     target = main_target(report)
-    depth_columns = ["target", "status", "reached_by", "depth", "point_depth", "conservative_depth",
-                     "conservative_forward", "certified_depth", "forward_depth", "more_documents", "more_low",
-                     "more_high", "forward_basis", "basis"]
-    sections = [
-        f"<h1>How deep to review: topic {escape(report.topic)}</h1>",
-        "<p class=\"answer\">" + "<br>".join(escape(line) for line in headline_lines(report)) + "</p>",
-        f"<p>Queue <b>{escape(report.queue)}</b> ({escape(str(s['ordering']))} order): {fmt(s['reviewed'])} of "
-        f"{fmt(s['queue_size'])} documents reviewed in rank order, {fmt(s['relevant_found_in_reviewed'])} relevant "
-        f"found there; population N = {fmt(s['population'])} ({escape(str(s['population_source']))}); "
-        f"{escape(str(s.get('scope_note', '')))}. As of judgment "
-        f"{fmt(report.settings.get('as_of_judgment'), 'as_of_judgment')}, label policy "
-        f"<b>{escape(str(report.settings['label_policy']))}</b>.</p>",
-        "<h2>Depth to target recall</h2>",
-        f"<p>Computed from the <b>{escape(report.depth_basis)}</b> estimate of |R|. A target is reached only on a "
-        "one-sided upper bound of |R| (or a known |R|); point depths are estimates.</p>",
-        _html_table(depth_columns, [[row.get(k) for k in depth_columns] for row in report.depth]),
-        gain_svg(report.gain, target, f"recall against depth ({report.topic})"),
-        "<h2>Recall of the reviewed prefix</h2>",
-        _html_table(["basis", "point", "lower (two-sided)", "upper (two-sided)", "lower (one-sided)", "confidence",
-                     "scope", "note"],
-                    [[r["basis"], r.get("point"), r.get("lower"), r.get("upper"), r.get("lower_one_sided"),
-                      r.get("confidence"), r.get("scope"), r.get("note")] for r in report.recall]),
-        "<h2>Stopping evidence</h2>",
-        _html_table(["rule", "kind", "stop now", "stop depth", "certifies", "guarantee", "why"],
-                    [[e["rule"], e["kind"], e.get("stop_now"), e.get("stop_depth"), e.get("certifies"),
-                      e.get("guarantee"), e.get("reason")] for e in report.stopping]),
-        "<h2>Estimates of |R|</h2>",
-        _html_table(["method", "point", "lower", "upper", "interval", "recall", "assumptions"],
-                    [[e["method"], e["point"], e["lower"], e["upper"], e["interval"], e.get("recall_point"),
-                      "; ".join(e.get("assumptions", []))] for e in report.estimates]),
-        "<h2>At the current depth</h2>",
-        _html_table(["quantity", "value"], [[k, v] for k, v in {**report.current, **report.measures}.items()]),
-        precision_recall_svg(report.precision_recall, f"precision-recall, reviewed prefix ({report.topic})"),
-    ]
-    if report.completed_review:
-        sections += ["<h2>Completed review (fully judged topic)</h2>",
-                     _html_table(["measure", "value"], [[k, v] for k, v in report.completed_review.items()])]
-    sections += [
-        "<h2>Samples</h2>",
-        _html_table(["id", "queue", "frame", "size", "frame size", "seed", "missing", "in rest", "relevant in rest",
-                     "use", "status"],
-                    [[str(x["id"]), x.get("queue"), x["frame_definition"], x["size"], x["frame_size"], str(x["seed"]),
-                      x["missing"], x.get("in_unreviewed_rest"), x.get("positives_in_rest"), x.get("use"),
-                      x.get("status")] for x in report.samples]) if report.samples else
-        "<p>No random sample yet: draw one with <code>reviewdepth sample draw</code>.</p>",
-        "<h2>Review quality and PRISMA 2020 counts</h2>",
-        _html_table(["section", "row", "quantity", "value"], [list(r) for r in _quality_rows(report)]),
-        "<footer><h2>Settings and provenance</h2>",
-        _html_table(["key", "value"], [[k, fmt(v, k)] for k, v in {**report.settings, **report.provenance}.items()]),
-        "</footer>",
-    ]
-    style = ("body{font-family:sans-serif;max-width:960px;margin:2em auto;color:#222}"
-             "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;"
-             "text-align:right}th{background:#f3f3f3}svg{display:block;margin:1em 0}")
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>reviewdepth report: {escape(report.topic)}</title><style>{style}</style></head><body>\n"
-            + "\n".join(sections) + "\n</body></html>\n")
+    confidence = report.settings.get("confidence")
+    context = {
+        "topic": report.topic, "queue": report.queue, "depth_basis": report.depth_basis,
+        "headline": headline_lines(report),
+        "summary": {"ordering": s["ordering"], "reviewed": fmt(s["reviewed"]), "queue_size": fmt(s["queue_size"]),
+                    "relevant_found": fmt(s["relevant_found_in_reviewed"]), "population": fmt(s["population"]),
+                    "population_source": s["population_source"], "scope_note": s.get("scope_note", "")},
+        "as_of": fmt(report.settings.get("as_of_judgment"), "as_of_judgment"),
+        "policy": report.settings["label_policy"],
+        "depth": _table([title for _, title in DEPTH_COLUMNS],
+                        [[row.get(k) for k, _ in DEPTH_COLUMNS] for row in report.depth], "depth"),
+        # the SVG comes from matplotlib, not from report text: its only text is titles and labels it escaped
+        "gain_chart": Markup(inline_svg(gain_svg(report.gain, target, f"recall against depth ({report.topic})",
+                                                 confidence))),
+        "recall": _table(["Basis", "Point", "Lower (two-sided)", "Upper (two-sided)", "Lower (one-sided)",
+                          "Confidence", "Scope", "Note"],
+                         [[r["basis"], r.get("point"), r.get("lower"), r.get("upper"), r.get("lower_one_sided"),
+                           r.get("confidence"), r.get("scope"), r.get("note")] for r in report.recall]),
+        "stopping": _table(["Rule", "Kind", "Stop now", "Stop depth", "Certifies", "Guarantee", "Why"],
+                           [[e["rule"], e["kind"], e.get("stop_now"), e.get("stop_depth"), e.get("certifies"),
+                             e.get("guarantee"), e.get("reason")] for e in report.stopping]),
+        "estimates": _table(["Method", "Point", "Lower", "Upper", "Interval", "Recall", "Assumptions"],
+                            [[e["method"], e["point"], e["lower"], e["upper"], e["interval"], e.get("recall_point"),
+                              "; ".join(e.get("assumptions", []))] for e in report.estimates]),
+        "current": _table(["Quantity", "Value"], [[k, v] for k, v in {**report.current, **report.measures}.items()]),
+        "pr_chart": Markup(inline_svg(precision_recall_svg(
+            report.precision_recall, f"precision-recall, reviewed prefix ({report.topic})", target))),
+        "completed": _table(["Measure", "Value"], [[k, v] for k, v in report.completed_review.items()])
+        if report.completed_review else None,
+        "samples": _table(["Id", "Queue", "Frame", "Size", "Frame size", "Seed", "Missing", "In rest",
+                           "Relevant in rest", "Use", "Status"],
+                          [[str(x["id"]), x.get("queue"), x["frame_definition"], x["size"], x["frame_size"],
+                            str(x["seed"]), x["missing"], x.get("in_unreviewed_rest"), x.get("positives_in_rest"),
+                            x.get("use"), x.get("status")] for x in report.samples]) if report.samples else None,
+        "quality": _table(["Section", "Row", "Quantity", "Value"], [list(r) for r in _quality_rows(report)]),
+        "settings": _table(["Key", "Value"],
+                           [[k, fmt(v, k)] for k, v in {**report.settings, **report.provenance}.items()]),
+    }
+    return str(_templates().get_template("depth_report.html.j2").render(context))

@@ -156,7 +156,7 @@ def test_forward_answer_from_the_rest_sample(engine: Engine, tmp_path: Path) -> 
     assert row["more_low"] <= row["more_documents"] <= row["more_high"]
     assert "about" in data["answer"]["text"] and "more documents" in data["answer"]["text"]
     html = render_html(build_report(engine, "T", ReportOptions()))
-    assert "more_documents" in html and data["answer"]["text"].split(";")[0] in html
+    assert "More documents" in html and data["answer"]["text"].split(";")[0] in html
     assert "answer,status,value,not reached" in render_csv(build_report(engine, "T", ReportOptions()))
 
 
