@@ -81,28 +81,20 @@ def register_reports(app: typer.Typer) -> None:
         as_of: Annotated[int | None, typer.Option("--as-of", help="Judgment id.")] = None,
         db: DbOption = None,
     ) -> None:
-        """Write the recall-against-depth or precision-recall chart as SVG (or PNG with matplotlib)."""
-        from reviewdepth.report.charts import gain_svg, png_from_series, precision_recall_svg
-        from reviewdepth.report.depth_render import main_target
-        from reviewdepth.services.report import ReportOptions, build_report
+        """Write the recall-against-depth or precision-recall chart as SVG or PNG (by the file name)."""
+        suffix = output.suffix.lower()
+        if suffix not in (".svg", ".png"):
+            fail(f"{output}: the file name must end in .svg or .png")
+        from reviewdepth.services.plots import build_plot
 
         engine = open_engine(db)
         with handled_errors():
-            result = build_report(engine, topic, ReportOptions(queue=queue, policy=policy, as_of=as_of))
-        title = f"{'recall against depth' if kind is PlotKind.gain else 'precision-recall'} ({topic})"
-        suffix = output.suffix.lower()
-        if suffix == ".svg":
-            svg = gain_svg(result.gain, main_target(result), title) if kind is PlotKind.gain else \
-                precision_recall_svg(result.precision_recall, title)
-            output.write_text(svg, encoding="utf-8")
-        elif suffix == ".png":
             try:
-                png_from_series(kind.value, result.gain, result.precision_recall, main_target(result), title,
-                                str(output))
+                chart = build_plot(engine, topic, kind.value, "svg" if suffix == ".svg" else "png", queue=queue,
+                                   policy=policy, as_of=as_of)
             except ImportError as exc:
                 fail(str(exc))
-        else:
-            fail(f"{output}: the file name must end in .svg or .png")
+        output.write_bytes(chart.content)
         typer.echo(f"wrote {output}", err=True)
 
     @app.command("demo")
