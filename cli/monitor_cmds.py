@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
-from .common import DbOption, fail, handled_errors, open_engine
+from .common import DbOption, fail, handled_errors, open_engine, write_result
 
 
 class WatchFormat(StrEnum):
@@ -20,17 +20,10 @@ class WatchFormat(StrEnum):
 
 
 def _show(report: Any, output_format: WatchFormat, compact: bool) -> None:
-    if output_format is WatchFormat.json:
-        if compact:  # one JSON document per line while watching (JSON Lines)
-            sys.stdout.write(json.dumps(report.to_dict(), ensure_ascii=False, allow_nan=False) + "\n")
-        else:
-            sys.stdout.write(report.to_json())
+    if output_format is WatchFormat.json and compact:  # one JSON document per line while watching (JSON Lines)
+        sys.stdout.write(json.dumps(report.to_dict(), ensure_ascii=False, allow_nan=False) + "\n")
     else:
-        from rich.console import Console
-
-        from reviewdepth.report.monitor_render import render_table
-
-        Console().print(render_table(report))
+        write_result(report, output_format.value)
     sys.stdout.flush()
 
 

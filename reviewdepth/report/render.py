@@ -1,8 +1,9 @@
 """One renderer interface for every result the doors print: ``render(result, fmt) -> str``.
 
 The results: `Evaluation` (``eval``, trec suite), `TarEvaluation` (``eval --suite tar``) and `Report` (the
-depth report). Each takes ``table``, ``json``, ``csv`` and ``html``; the evaluations also take ``trec``
-(trec_eval's lines) and a `TarEvaluation` ``tar`` (the CLEF scripts' lines). The CLI and the API call `render`
+depth report) each take ``table``, ``json``, ``csv`` and ``html``; the evaluations also take ``trec``
+(trec_eval's lines) and a `TarEvaluation` ``tar`` (the CLEF scripts' lines). `MonitorReport` (``watch``) takes
+``table`` and ``json`` (its HTML is a fragment of the dashboard, `monitor_render`). The CLI and the API call `render`
 (and `rich_view` for a table printed to a console); a format a result does not have is a `ValueError` naming it.
 """
 
@@ -12,12 +13,13 @@ from typing import TYPE_CHECKING, Literal, get_args
 
 from reviewdepth.measures.suite import Evaluation
 from reviewdepth.report.model import Report
+from reviewdepth.report.monitor_model import MonitorReport
 from reviewdepth.report.tar_model import TarEvaluation
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
-Result = Evaluation | TarEvaluation | Report
+Result = Evaluation | TarEvaluation | Report | MonitorReport
 Format = Literal["table", "json", "csv", "html", "trec", "tar"]
 FORMATS: tuple[Format, ...] = get_args(Format)
 # the width of a table written as text (to a file or an HTTP body), where no terminal says how wide
@@ -28,6 +30,8 @@ def formats_of(result: Result) -> tuple[Format, ...]:
     """The formats `render` takes for this result, the default first."""
     if isinstance(result, Report):
         return ("table", "json", "csv", "html")
+    if isinstance(result, MonitorReport):
+        return ("table", "json")
     if isinstance(result, TarEvaluation):
         return ("tar", "trec", "json", "csv", "table", "html")
     return ("trec", "json", "csv", "table", "html")
@@ -44,6 +48,8 @@ def render(result: Result, fmt: Format, *, per_query: bool = False, width: int =
         return _plain_text(rich_view(result, per_query=per_query), width)
     if isinstance(result, Report):
         return _render_report(result, fmt)
+    if isinstance(result, MonitorReport):  # formats_of leaves it json only here
+        return result.to_json()
     if isinstance(result, TarEvaluation) and fmt == "tar":
         from reviewdepth.report.tar_output import render_tar
 
@@ -61,6 +67,10 @@ def rich_view(result: Result, *, per_query: bool = False) -> RenderableType:
         from reviewdepth.report.depth_render import render_table
 
         return render_table(result)
+    if isinstance(result, MonitorReport):
+        from reviewdepth.report import monitor_render
+
+        return monitor_render.render_table(result)
     from reviewdepth.report import scores
 
     return scores.render_table(scores.sheet(result), per_query)
