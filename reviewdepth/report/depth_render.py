@@ -4,7 +4,6 @@ computation."""
 from __future__ import annotations
 
 import csv
-import functools
 import io
 import textwrap
 from fractions import Fraction
@@ -12,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from reviewdepth.report.charts import gain_svg, inline_svg, precision_recall_svg
 from reviewdepth.report.model import Report
+from reviewdepth.report.templating import templates
 
 if TYPE_CHECKING:
     from rich.console import Group
@@ -299,15 +299,6 @@ def _table(headers: list[str], rows: list[list[Any]], table_id: str = "") -> dic
             "wide": len(headers) > 8}
 
 
-@functools.cache
-def _templates() -> Any:
-    """The Jinja2 environment over the package's templates (autoescaped), built on first use."""
-    from jinja2 import Environment, PackageLoader, StrictUndefined
-
-    return Environment(loader=PackageLoader("reviewdepth.report", "templates"), autoescape=True,
-                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
-
-
 def render_html(report: Report) -> str:
     """A self-contained page (inline CSS and SVG, no scripts, no external resources), from
     templates/depth_report.html.j2."""
@@ -353,4 +344,4 @@ def render_html(report: Report) -> str:
         "settings": _table(["Key", "Value"],
                            [[k, fmt(v, k)] for k, v in {**report.settings, **report.provenance}.items()]),
     }
-    return str(_templates().get_template("depth_report.html.j2").render(context))
+    return str(templates().get_template("depth_report.html.j2").render(context))
