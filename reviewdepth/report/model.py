@@ -22,8 +22,21 @@ class Curve:
     y: list[float]
 
 
+class JsonResult:
+    """Deterministic JSON for a dataclass result (`Report`, `MonitorReport`): same result, same bytes (floats as
+    shortest round-trip repr, keys in field order, NaN and infinities as null)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        # every subclass is a dataclass; the mixin itself is not one, so mypy cannot see it
+        cleaned: dict[str, Any] = json_safe(dataclasses.asdict(self))  # type: ignore[call-overload]
+        return cleaned
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
 @dataclass
-class Report:
+class Report(JsonResult):
     """Everything the depth report shows for one topic and queue, at one point of the judgment log."""
 
     topic: str
@@ -47,14 +60,6 @@ class Report:
     precision_recall: dict[str, Any] = field(default_factory=dict)
     review_quality: dict[str, Any] = field(default_factory=dict)
     prisma: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        cleaned: dict[str, Any] = json_safe(dataclasses.asdict(self))
-        return cleaned
-
-    def to_json(self) -> str:
-        """Deterministic JSON: same report, same bytes (floats as shortest round-trip repr, keys in order)."""
-        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def json_safe(value: Any) -> Any:

@@ -4,13 +4,11 @@ fills it."""
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from reviewdepth.report.model import json_safe
+from reviewdepth.report.model import JsonResult
 
 ONE_LOOK = "valid for one look only"
 
@@ -22,7 +20,7 @@ def lower_text(value: float, places: int = 3) -> str:
 
 
 @dataclass
-class MonitorReport:
+class MonitorReport(JsonResult):
     """The anytime-valid stop signal of one topic at one point of its judgment log.
 
     ``reviewed`` is |S|, the union of every queue's reviewed prefix within the audit's population; ``relevant_found``
@@ -67,13 +65,6 @@ class MonitorReport:
         if self.audit is None and not self.certified:
             return "no audit"
         return self.status
-
-    def to_dict(self) -> dict[str, Any]:
-        cleaned: dict[str, Any] = json_safe(dataclasses.asdict(self))
-        return cleaned
-
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 @dataclass
