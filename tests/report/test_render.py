@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine
+from typer.testing import CliRunner
 
+from reviewdepth.cli.app import create_cli
 from reviewdepth.measures.suite import Evaluation
 from reviewdepth.report.render import FORMATS, Result, formats_of, render, rich_view
 from reviewdepth.report.tar_model import TarEvaluation
@@ -92,3 +94,16 @@ def test_html_of_an_evaluation_escapes_query_ids(tmp_path: Path) -> None:
     run.write_text("<b>&q Q0 d1 1 2 sys\n<b>&q Q0 d2 2 1 sys\n")
     page = render(evaluate_files(qrels, run, EvalOptions()), "html", per_query=True)
     assert "<b>" not in page and "&lt;b&gt;&amp;q" in page
+
+
+def test_eval_command_prints_every_format_through_the_dispatch() -> None:
+    qrels, run = DATA / "trec_eval" / "qrels.test", DATA / "trec_eval" / "results.test"
+    seed = DATA / "seed"
+    cases = [([str(qrels), str(run), "-q"], trec_result()),
+             ([str(seed / "seed.qrels"), str(seed / "seed.runB"), "-q", "--suite", "tar", "--compat", "clef2017",
+               "--num-docs", "12"], tar_result())]
+    for args, result in cases:
+        for fmt in ("trec", "json", "csv", "html"):
+            done = CliRunner().invoke(create_cli(), ["eval", *args, "--format", fmt])
+            assert done.exit_code == 0, done.output
+            assert done.stdout == render(result, fmt, per_query=True)
