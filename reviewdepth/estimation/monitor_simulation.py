@@ -1,0 +1,353 @@
+"""Teams that look after every batch: replaying one fixed ranking with a look after every B ranked documents and
+stopping at the first look where a rule says stop (issue 12, item 5). Used by ``bench/monitor_bench.py`` and
+``tests/estimation/test_monitor_simulation.py``. Pure: numpy and the estimation core, no I/O.
+
+A *queue* is a real ranking with known labels (population = queue, N documents, R relevant); the review reads it in
+rank order and the team looks at ranks k = B, 2B, … < N (at k = N the queue is exhausted: recall 1, no decision).
+Per replicate and rule the outcome is whether the rule stopped before the end, the depth k at the stop (N when it
+never stopped), the recall F(k)/R there and the cost: documents judged, counted once each.
+
+Audit-stream rules (the evidence of `reviewdepth.estimation.monitor`). The audit stream is a seeded uniformly random
+permutation of the population, served as `reviewdepth.services.audit_stream.next_documents` serves it: one audit
+document is due after every K ranked documents (after the review's prefix reaches jK, the j-th is served), and
+advancing the stream *passes* permutation elements already judged (ranks inside the prefix) at no cost and serves
+the first one that still needs a judgment. At a look at k the evidence is the first m elements of the permutation
+(m = the stream's position after the (k // K)-th served document), x of them relevant and ranked after k,
+``known_relevant`` = F(k) + x. Cost = |S ∪ audited| = k + audited documents ranked after k.
+
+- ``monitor``: stop when ``certifies(τ, F, F + x, max(upper_missed(N, m, x), x))`` — the anytime-valid rule;
+- ``fixed``: the same with ``fixed_look_upper`` (the one-look exact bound) repeated at every look;
+- ``qbcb``: QBCB (`stopping.qbcb_threshold`) repeated at every look with the audit positives as its sample (r
+  grows as the stream goes on; not applicable while r < 59 for 95 %/95 %);
+- ``target``: the target method (`stopping.target_sample_size`): the first K_t audit positives in permutation order
+  (59 for 95 %/95 %) are the target set; stop when all of them are reviewed.
+
+Fresh-sample elusion (the naive practice, ``elusion``): at every look a fresh simple random sample of n documents
+(all of them when fewer are left) is drawn from ranks k+1 … N and judged, and the review stops when
+`stopping.elusion_rule` (one-sided exact hypergeometric bound, one fixed cutoff) says stop. Samples at different
+looks are independent, so the sample's positive count y at each look is drawn as Hypergeometric(N − k, R − F(k), n)
+and the rule reduces to y ≤ y_max(k) (the bound on the missed documents is nondecreasing in y). Cost = k + the
+distinct sample documents of all looks so far that lie after k; it is drawn exactly from its conditional law given
+the y's: the y_j relevant (n_j − y_j non-relevant) documents of sample j are uniform among the relevant
+(non-relevant) documents after k_j, so the number of them after the stop depth and the number new to the union are
+successive hypergeometric draws.
+
+Deterministic given the seed (``numpy.random.default_rng``). Every audit rule of one replicate reads the same
+permutation at every look frequency (common random numbers: the comparison between rules is paired).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+import numpy.typing as npt
+
+from reviewdepth.estimation import stopping
+from reviewdepth.estimation.monitor import certifies, fixed_look_upper, upper_missed
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+
+AUDIT_RULES: tuple[str, ...] = ("monitor", "fixed", "qbcb", "target")
+
+
+@dataclass(frozen=True)
+class Queue:
+    """One ranking with known labels: ``labels`` (0/1 in rank order), N, R, ``found[k]`` = relevant among the first
+    k, ``relevant_ranks`` (0-based, sorted) and the oracle depth d* (the smallest k with F(k) ≥ ⌈τ·R⌉)."""
+
+    labels: npt.NDArray[np.int8]
+    size: int
+    relevant: int
+    found: IntArray
+    relevant_ranks: IntArray
+    needed: int
+    oracle_depth: int
+
+    @classmethod
+    def of(cls, labels: npt.ArrayLike, target: Fraction) -> Queue:
+        lab = (np.asarray(labels).reshape(-1) != 0).astype(np.int8)
+        ranks = np.flatnonzero(lab == 1).astype(np.int64)
+        r = len(ranks)
+        if r == 0:
+            raise ValueError("a simulated queue needs at least one relevant document")
+        needed = math.ceil(target * r)
+        found = np.concatenate([[0], np.cumsum(lab, dtype=np.int64)]).astype(np.int64)
+        return cls(lab, len(lab), r, found, ranks, needed, int(ranks[needed - 1]) + 1)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Per replicate: ``stopped`` before the queue's end, ``depth`` k at the stop (N when never stopped), ``found``
+    F(k) (the recall is found / R) and ``cost`` (documents judged)."""
+
+    stopped: BoolArray
+    depth: IntArray
+    found: IntArray
+    cost: IntArray
+
+    def failed(self, needed: int) -> BoolArray:
+        """Stops whose recall is below the target (fewer than ⌈τ·R⌉ relevant found)."""
+        out: BoolArray = self.found < needed
+        return out
+
+
+def look_ranks(size: int, batch: int) -> IntArray:
+    """k = B, 2B, … < N: the looks a team makes before the queue runs out."""
+    if batch < 1:
+        raise ValueError(f"batch must be positive, got {batch}")
+    return np.arange(batch, size, batch, dtype=np.int64)
+
+
+def audit_permutations(size: int, replicates: int, rng: np.random.Generator) -> npt.NDArray[np.int32]:
+    """One uniformly random permutation of the ranks 0 … N−1 per replicate (row)."""
+    return np.stack([rng.permutation(size).astype(np.int32) for _ in range(replicates)]) if replicates else \
+        np.zeros((0, size), dtype=np.int32)
+
+
+def stream_positions(perms: npt.NDArray[np.int32], every: int) -> IntArray:
+    """pos[r, j]: the stream's position (elements consumed) once the j-th audit document is served, j = 0 … N // K.
+
+    Element p is passed (already judged, free) when its rank is inside the prefix at the moment the stream reaches
+    it, i.e. rank < (s + 1)·K with s documents served before it; otherwise it is served. Vectorised over
+    replicates, one step per permutation position."""
+    reps, size = perms.shape
+    due = size // every
+    pos = np.zeros((reps, due + 1), dtype=np.int64)
+    served = np.zeros(reps, dtype=np.int64)
+    rows = np.arange(reps)
+    for p in range(size):
+        serve = perms[:, p] >= (served + 1) * every
+        serve &= served < due
+        if not serve.any():
+            if (served >= due).all():
+                break
+            continue
+        hit = rows[serve]
+        served[hit] += 1
+        pos[hit, served[hit]] = p + 1
+    # an audit document that cannot be served finds every document left after the prefix already audited: the
+    # whole permutation is judged (passed or served)
+    for r in np.flatnonzero(served < due):
+        pos[r, served[r] + 1:] = size
+    return pos
+
+
+class _Decisions:
+    """Cached stop decisions of the monitor and the repeated fixed-look rule for (F, m, x)."""
+
+    def __init__(self, queue: Queue, target: Fraction, confidence: float) -> None:
+        self.queue = queue
+        self.target = target
+        self.confidence = confidence
+        self.cache: dict[tuple[str, int, int, int], bool] = {}
+        self.fixed_upper: dict[tuple[int, int], int] = {}
+
+    def decide(self, rule: str, found: int, audited: int, missed: int) -> bool:
+        key = (rule, found, audited, missed)
+        hit = self.cache.get(key)
+        if hit is not None:
+            return hit
+        n = self.queue.size
+        if rule == "monitor":
+            upper = upper_missed(n, audited, missed, self.confidence)
+        else:
+            pair = (audited, missed)
+            if pair not in self.fixed_upper:
+                self.fixed_upper[pair] = fixed_look_upper(n, audited, missed, self.confidence)
+            upper = self.fixed_upper[pair]
+        # as `monitor.monitor` does: the bound is never below the relevant documents known to lie outside
+        result = certifies(self.target, found, found + missed, max(upper, missed))
+        self.cache[key] = result
+        return result
+
+
+def _finish(queue: Queue, stop_look: IntArray, looks: IntArray, cost_at: Callable[[int, int], int]) -> Outcome:
+    """Outcome from the index of the first stopping look per replicate (−1: never stopped)."""
+    reps = len(stop_look)
+    stopped = stop_look >= 0
+    depth = np.full(reps, queue.size, dtype=np.int64)
+    depth[stopped] = looks[stop_look[stopped]]
+    cost = np.full(reps, queue.size, dtype=np.int64)
+    for r in np.flatnonzero(stopped):
+        cost[r] = cost_at(int(r), int(depth[r]))
+    return Outcome(stopped, depth, queue.found[depth], cost)
+
+
+def simulate_audit_rules(queue: Queue, perms: npt.NDArray[np.int32], batch: int, every: int, *,
+                         target: Fraction, confidence: float, rules: Sequence[str] = AUDIT_RULES,
+                         decisions: _Decisions | None = None,
+                         positions: IntArray | None = None) -> dict[str, Outcome]:
+    """The audit-stream rules (module docstring) on ``perms`` (one permutation per replicate) with a look after
+    every ``batch`` ranked documents and one audit document due after every ``every``."""
+    unknown = set(rules) - set(AUDIT_RULES)
+    if unknown:
+        raise ValueError(f"unknown audit rules {sorted(unknown)}; choose from {AUDIT_RULES}")
+    if every < 1:
+        raise ValueError(f"every must be positive, got {every}")
+    reps, size = perms.shape
+    if size != queue.size:
+        raise ValueError("permutations and queue differ in size")
+    memo = decisions if decisions is not None else _Decisions(queue, target, confidence)
+    pos = positions if positions is not None else stream_positions(perms, every)
+    looks = look_ranks(size, batch)
+    rel_ranks = queue.relevant_ranks
+    # P[r, i]: where relevant document i sits in replicate r's permutation
+    inverse = np.empty_like(perms)
+    inverse[np.arange(reps)[:, None], perms] = np.arange(size, dtype=np.int32)[None, :]
+    where = inverse[:, rel_ranks].astype(np.int64)
+    del inverse
+    t_size = stopping.target_sample_size(target, 1 - confidence)
+    qbcb_j = np.zeros(queue.relevant + 1, dtype=np.int64)  # 0 = not applicable with that many positives
+    for a in range(1, queue.relevant + 1):
+        j = stopping.qbcb_threshold(a, target, 1 - confidence)
+        qbcb_j[a] = 0 if j is None else j
+    if queue.relevant >= t_size:
+        order = np.argsort(where, axis=1, kind="stable")[:, :t_size]
+        target_complete = np.take_along_axis(where, order, axis=1).max(axis=1)  # position of the K_t-th positive
+        target_depth = rel_ranks[order].max(axis=1)  # deepest (0-based) rank of the target set
+    else:
+        target_complete = np.full(reps, size, dtype=np.int64)
+        target_depth = np.full(reps, size, dtype=np.int64)
+
+    stop_look = {rule: np.full(reps, -1, dtype=np.int64) for rule in rules}
+    alive = {rule: np.ones(reps, dtype=bool) for rule in rules}
+    for t, k in enumerate(looks.tolist()):
+        any_alive = np.zeros(reps, dtype=bool)
+        for live_rows in alive.values():
+            any_alive |= live_rows
+        if not any_alive.any():
+            break
+        rows = np.flatnonzero(any_alive)
+        m = pos[rows, k // every]
+        drawn = where[rows] < m[:, None]
+        outside = drawn & (rel_ranks >= k)[None, :]
+        x = outside.sum(axis=1)
+        positives = drawn.sum(axis=1)
+        found = int(queue.found[k])
+        for rule in rules:
+            live = alive[rule][rows]
+            if not live.any():
+                continue
+            idx = np.flatnonzero(live)
+            if rule in ("monitor", "fixed"):
+                codes = m[idx] * (queue.relevant + 1) + x[idx]
+                distinct = np.unique(codes)
+                ok = [c for c in distinct.tolist()
+                      if memo.decide(rule, found, c // (queue.relevant + 1), c % (queue.relevant + 1))]
+                stop = np.isin(codes, ok)
+            elif rule == "qbcb":
+                j = qbcb_j[positives[idx]]
+                stop = (j > 0) & (positives[idx] - x[idx] >= j)
+            else:
+                r_idx = rows[idx]
+                stop = (m[idx] > target_complete[r_idx]) & (target_depth[r_idx] < k)
+            hit = rows[idx[stop]]
+            stop_look[rule][hit] = t
+            alive[rule][hit] = False
+
+    def cost_at(r: int, k: int) -> int:
+        m = int(pos[r, k // every])
+        return k + int(np.count_nonzero(perms[r, :m] >= k))
+
+    return {rule: _finish(queue, stop_look[rule], looks, cost_at) for rule in rules}
+
+
+def elusion_thresholds(queue: Queue, looks: IntArray, sample_size: int, target: Fraction,
+                       confidence: float) -> tuple[IntArray, IntArray]:
+    """Per look: the sample size n_k = min(n, N − k) and y_max, the largest sample positive count at which
+    `stopping.elusion_rule` stops (−1: it cannot stop at that look)."""
+    sizes = np.minimum(sample_size, queue.size - looks).astype(np.int64)
+    ymax = np.full(len(looks), -1, dtype=np.int64)
+    alpha = 1 - confidence
+    for t, (k, n) in enumerate(zip(looks.tolist(), sizes.tolist(), strict=True)):
+        found = int(queue.found[k])
+        left = queue.size - k
+        most = min(n, queue.relevant - found)  # more positives than remain cannot be drawn
+        y = 0
+        while y <= most and stopping.elusion_rule(found, left, n, y, target, alpha, reviewed=k).stop_now:
+            y += 1
+        ymax[t] = y - 1
+    return sizes, ymax
+
+
+def simulate_fresh_elusion(queue: Queue, batch: int, sample_size: int, replicates: int, rng: np.random.Generator,
+                           *, target: Fraction, confidence: float) -> Outcome:
+    """The elusion test repeated at every look with a fresh sample of ``sample_size`` (module docstring)."""
+    if sample_size < 1:
+        raise ValueError(f"sample_size must be positive, got {sample_size}")
+    looks = look_ranks(queue.size, batch)
+    sizes, ymax = elusion_thresholds(queue, looks, sample_size, target, confidence)
+    left = queue.size - looks
+    missed = queue.relevant - queue.found[looks]
+    stop_look = np.full(replicates, -1, dtype=np.int64)
+    alive = np.ones(replicates, dtype=bool)
+    ys = np.zeros((replicates, len(looks)), dtype=np.int64)
+    for t in range(len(looks)):
+        y = rng.hypergeometric(missed[t], left[t] - missed[t], sizes[t], size=replicates)
+        ys[:, t] = y
+        hit = alive & (y <= ymax[t])
+        stop_look[hit] = t
+        alive &= ~hit
+        if not alive.any():
+            break
+    stopped = stop_look >= 0
+    depth = np.full(replicates, queue.size, dtype=np.int64)
+    depth[stopped] = looks[stop_look[stopped]]
+    cost = np.full(replicates, queue.size, dtype=np.int64)
+    rows = np.flatnonzero(stopped)
+    if len(rows):
+        k_stop = depth[rows]
+        rel_after = queue.relevant - queue.found[k_stop]  # relevant documents after the stop depth
+        non_after = (queue.size - k_stop) - rel_after
+        union_rel = np.zeros(len(rows), dtype=np.int64)
+        union_non = np.zeros(len(rows), dtype=np.int64)
+        last = stop_look[rows]
+        for t in range(int(last.max()) + 1):
+            use = last >= t
+            if not use.any():
+                continue
+            sub = np.flatnonzero(use)
+            y = ys[rows[sub], t]
+            rel_pool, non_pool = missed[t], left[t] - missed[t]
+            # of sample t's relevant (non-relevant) documents, how many lie after the stop depth, then how many
+            # of those are not yet in the union
+            c_rel = rng.hypergeometric(rel_after[sub], rel_pool - rel_after[sub], y)
+            c_non = rng.hypergeometric(non_after[sub], non_pool - non_after[sub], sizes[t] - y)
+            union_rel[sub] += rng.hypergeometric(rel_after[sub] - union_rel[sub], union_rel[sub], c_rel)
+            union_non[sub] += rng.hypergeometric(non_after[sub] - union_non[sub], union_non[sub], c_non)
+        cost[rows] = k_stop + union_rel + union_non
+    return Outcome(stopped, depth, queue.found[depth], cost)
+
+
+def simulate_queue(labels: npt.ArrayLike, *, batches: Sequence[int], every: Sequence[int],
+                   sample_sizes: Sequence[int], replicates: int, seed: int | Sequence[int],
+                   target: Fraction = Fraction(19, 20), confidence: float = 0.95,
+                   audit_rules: Sequence[str] = AUDIT_RULES) -> dict[tuple[int, str], Outcome]:
+    """Every rule at every look frequency on one queue: keys (B, name) with names ``monitor K=10``, ``fixed K=10``,
+    ``qbcb K=10``, ``target K=10``, …, ``elusion n=400``, …. Deterministic given ``seed``."""
+    if replicates < 1:
+        raise ValueError(f"replicates must be positive, got {replicates}")
+    queue = Queue.of(labels, target)
+    root = np.random.SeedSequence(seed)
+    audit_seed, elusion_seed = root.spawn(2)
+    perms = audit_permutations(queue.size, replicates, np.random.default_rng(audit_seed))
+    out: dict[tuple[int, str], Outcome] = {}
+    memo = _Decisions(queue, target, confidence)
+    for k_every in every:
+        positions = stream_positions(perms, k_every)
+        for batch in batches:
+            results = simulate_audit_rules(queue, perms, batch, k_every, target=target, confidence=confidence,
+                                           rules=audit_rules, decisions=memo, positions=positions)
+            for rule, outcome in results.items():
+                out[(batch, f"{rule} K={k_every}")] = outcome
+    streams = elusion_seed.spawn(len(batches) * len(sample_sizes))
+    for i, (batch, n) in enumerate((b, n) for b in batches for n in sample_sizes):
+        out[(batch, f"elusion n={n}")] = simulate_fresh_elusion(
+            queue, batch, n, replicates, np.random.default_rng(streams[i]), target=target, confidence=confidence)
+    return out
