@@ -98,13 +98,45 @@ def _log_prior(population: int) -> FloatArray:
     return prior
 
 
+def _log_like(population: int, audited: int, missed: int, r: int) -> float:
+    """ln C(r, x) + ln C(N − r, m − x), the r-dependent part of ln L_m(r)."""
+    def log_comb(a: int, b: int) -> float:
+        return math.lgamma(a + 1) - math.lgamma(b + 1) - math.lgamma(a - b + 1)
+
+    return log_comb(r, missed) + log_comb(population - r, audited - missed)
+
+
+# L_m is log-concave in r, so outside the window where ln L_m ≥ its maximum − WINDOW it is below e^−WINDOW·L_max:
+# that mass changes Σ π₀ L_m by a relative N·(N + 2)²·e^−WINDOW (< 1e−18 for N ≤ 10⁶), and no such r can satisfy
+# L_m(r) > α Σ π₀ L_m ≥ α L_max/(N + 2)², so the window holds the whole set.
+WINDOW = 80.0
+
+
 def _cs_upper(population: int, audited: int, missed: int, alpha: float) -> int:
     """max{r : L_m(r) > α Σ_s π₀(s) L_m(s)} (the raw prior–posterior upper end, before the envelope)."""
     if audited == 0:
         return population  # no evidence: M_0 ≡ 1 < 1/α, every r is in the set
-    r = np.arange(missed, population - (audited - missed) + 1, dtype=np.float64)
+    low, high = missed, population - (audited - missed)
+    mode = min(max((missed * (population + 1)) // audited, low), high)
+    floor = _log_like(population, audited, missed, mode) - WINDOW
+    lo, hi = low, mode  # first r with ln L ≥ floor (ln L increases up to the mode)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _log_like(population, audited, missed, mid) >= floor:
+            hi = mid
+        else:
+            lo = mid + 1
+    start = lo
+    lo, hi = mode, high  # last r with ln L ≥ floor
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if _log_like(population, audited, missed, mid) >= floor:
+            lo = mid
+        else:
+            hi = mid - 1
+    r = np.arange(start, lo + 1, dtype=np.float64)
     log_like = np.add(_log_comb(r, missed), _log_comb(population - r, audited - missed))
-    log_prior = _log_prior(population)[missed:population - (audited - missed) + 1]
+    log_prior = _log_prior(population)[start:lo + 1]
     joint = log_prior + log_like
     peak = float(joint.max())
     log_evidence = peak + math.log(float(np.exp(joint - peak).sum()))
@@ -122,10 +154,12 @@ def upper_missed(population: int, audited: int, missed: int, confidence: float =
     the module docstring); N = ``population``, m = ``audited``, x = ``missed``, α = 1 − ``confidence``.
     """
     alpha = _check(population, audited, missed, confidence)
-    own = _cs_upper(population, audited, missed, alpha)
-    if missed == 0:
-        return own
-    return max(own, upper_missed(population, audited, missed - 1, confidence))
+    return max(_raw_upper(population, audited, x, alpha) for x in range(missed + 1))
+
+
+@lru_cache(maxsize=65536)
+def _raw_upper(population: int, audited: int, missed: int, alpha: float) -> int:
+    return _cs_upper(population, audited, missed, alpha)
 
 
 def fixed_look_upper(population: int, audited: int, missed: int, confidence: float = 0.95) -> int:

@@ -5,6 +5,7 @@ stop rule is replayed with a look after every document."""
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from math import comb
 
@@ -40,6 +41,29 @@ def test_bound_equals_the_rational_computation_at_the_stated_level(population: i
             for confidence, alpha in ((0.95, Fraction(1, 20)), (0.9, Fraction(1, 10))):
                 expected = population if audited == 0 else _brute_upper(population, audited, missed, alpha)
                 assert upper_missed(population, audited, missed, confidence) == expected, (audited, missed)
+
+
+def _full_range_upper(population: int, audited: int, missed: int, alpha: float) -> int:
+    """The raw upper end over every r in the support (no window), in floating point."""
+    r = np.arange(missed, population - (audited - missed) + 1)
+    log_like = np.array([math.lgamma(v + 1) - math.lgamma(missed + 1) - math.lgamma(v - missed + 1)
+                         + math.lgamma(population - v + 1) - math.lgamma(audited - missed + 1)
+                         - math.lgamma(population - v - audited + missed + 1) for v in r])
+    log_prior = -np.log(r + 1.0) - np.log(r + 2.0)
+    log_prior[r == population] = -math.log(population + 1.0)
+    joint = log_prior + log_like
+    peak = joint.max()
+    evidence = peak + math.log(float(np.exp(joint - peak).sum()))
+    return int(r[np.flatnonzero(log_like > math.log(alpha) + evidence)[-1]])
+
+
+def test_the_likelihood_window_loses_nothing_on_large_populations() -> None:
+    # upper_missed evaluates only where ln L is within WINDOW of its maximum; the full support gives the same end
+    for population in (2000, 12000):
+        for audited in (7, population // 9, population // 2, population - 5):
+            for missed in sorted({0, 1, 3, min(40, audited)}):
+                own = upper_missed(population, audited, missed, 0.95)
+                assert own == max(_full_range_upper(population, audited, x, 0.05) for x in range(missed + 1))
 
 
 def test_a_changed_level_changes_the_bound() -> None:
