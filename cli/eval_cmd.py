@@ -86,49 +86,28 @@ def register_eval(app: typer.Typer) -> None:
         """Evaluate RUN against QRELS: exactly as trec_eval (--suite trec) or with the CLEF TAR / ASReview
         recall-oriented measures (--suite tar)."""
         from reviewdepth.formats.errors import InputError
-
-        if suite is Suite.tar:
-            _eval_tar(qrels, run, per_query=per_query, level=level, output_format=output_format, compat=compat,
-                      num_docs=num_docs, run_format=run_format,
-                      trec_only=bool(measure) or complete or max_docs is not None or trec_eval_version != 9)
-            return
-        if output_format is EvalFormat.tar:
-            fail("--format tar needs --suite tar")
-        if num_docs is not None or compat is not Compat.none or run_format is not RunFormat.auto:
-            fail("--compat, --num-docs and --run-format apply to --suite tar only")
         from reviewdepth.measures.suite import MeasureError
-        from reviewdepth.services.evaluate import EvalOptions, evaluate_files
+        from reviewdepth.report.tar_model import TarEvaluation
+        from reviewdepth.services.evaluate import EvalInput, EvalRequest, SuiteMismatch, evaluate
 
-        options = EvalOptions(relevance_level=level, complete=complete, max_docs=max_docs,
-                              version=trec_eval_version, measures=list(measure or []))
+        if suite is Suite.trec and output_format is EvalFormat.tar:
+            fail("--format tar needs --suite tar")
+        request = EvalRequest(suite=suite.value, relevance_level=level, measures=list(measure or []),
+                              complete=complete, max_docs=max_docs, version=trec_eval_version, compat=compat.value,
+                              num_docs=num_docs, run_format=run_format.value)
         try:
-            result = evaluate_files(qrels, run, options)
+            result = evaluate(EvalInput(qrels), EvalInput(run), request)
+        except SuiteMismatch as exc:
+            fail("-m, -c, -M and --trec-eval-version apply to --suite trec only" if exc.suite == "tar"
+                 else "--compat, --num-docs and --run-format apply to --suite tar only")
         except InputError as exc:
             fail(exc.describe())
         except (MeasureError, ValueError) as exc:
             fail(str(exc))
-        write_result(result, (output_format or EvalFormat.trec).value, per_query=per_query)
-
-
-def _eval_tar(qrels: str, run: str, *, per_query: bool, level: int, output_format: EvalFormat | None,
-              compat: Compat, num_docs: int | None, run_format: RunFormat, trec_only: bool) -> None:
-    """``--suite tar``: read, evaluate, render; notices (skipped topics, duplicates) go to stderr unless the
-    output is the CLEF line format, which prints them where the official scripts do."""
-    from reviewdepth.formats.errors import InputError
-    from reviewdepth.services.evaluate_tar import TarOptions, evaluate_tar_files
-
-    if trec_only:
-        fail("-m, -c, -M and --trec-eval-version apply to --suite trec only")
-    options = TarOptions(compat=compat.value, num_docs=num_docs, run_format=run_format.value,
-                         relevance_level=level)
-    try:
-        result = evaluate_tar_files(qrels, run, options)
-    except InputError as exc:
-        fail(exc.describe())
-    except ValueError as exc:
-        fail(str(exc))
-    chosen = output_format or EvalFormat.tar
-    if chosen is not EvalFormat.tar:
-        for notice in result.notices:
-            sys.stderr.write(f"reviewdepth: note: {notice}\n")
-    write_result(result, chosen.value, per_query=per_query)
+        chosen = output_format or (EvalFormat.tar if suite is Suite.tar else EvalFormat.trec)
+        if isinstance(result, TarEvaluation) and chosen is not EvalFormat.tar:
+            # notices (skipped topics, duplicates) go to stderr unless the output is the CLEF line format,
+            # which prints them where the official scripts do
+            for notice in result.notices:
+                sys.stderr.write(f"reviewdepth: note: {notice}\n")
+        write_result(result, chosen.value, per_query=per_query)

@@ -11,11 +11,10 @@ from reviewdepth import __version__
 from reviewdepth.api.auth import KeyCache
 from reviewdepth.api.calls import Writes
 from reviewdepth.api.gate import RequestGate
-from reviewdepth.api.monitor_routes import add_monitor_routes
 from reviewdepth.api.openapi import install_complete_openapi
 from reviewdepth.api.parameters import checked_parameters
 from reviewdepth.api.problems import Problem, install_problem_handlers
-from reviewdepth.api.routes import build_router
+from reviewdepth.api.routers import add_all
 from reviewdepth.api.settings import api_settings
 from reviewdepth.settings import Settings
 
@@ -60,8 +59,7 @@ def create_app(settings: Settings) -> FastAPI:
     pages = {path for path in (app.docs_url, app.redoc_url, app.swagger_ui_oauth2_redirect_url) if path}
     app.add_middleware(RequestGate, settings=config, public_paths=public,  # type: ignore[arg-type]
                        pages_without_policy=pages)
-    build_router(app.router)
-    add_monitor_routes(app.router)
+    add_all(app.router)
     install_complete_openapi(app)
     return app
 

@@ -39,7 +39,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 import numpy.typing as npt
@@ -52,7 +52,8 @@ IntArray = npt.NDArray[np.int64]
 LabelArray = npt.NDArray[np.int8]
 
 #: interval methods a report may use: both exact, so every bound keeps its nominal coverage
-REPORT_INTERVALS: tuple[str, ...] = ("hypergeometric", "clopper-pearson")
+ReportInterval = Literal["hypergeometric", "clopper-pearson"]
+REPORT_INTERVALS: tuple[str, ...] = get_args(ReportInterval)
 UNJUDGED = -1
 
 

@@ -15,7 +15,7 @@ part of the reproduced value.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, get_args
 
 import numpy as np
 import numpy.typing as npt
@@ -23,7 +23,8 @@ import numpy.typing as npt
 from reviewdepth.measures import depth, tar
 
 Compat = Literal["none", "clef2017", "clef2019", "asreview"]
-COMPAT_MODES: tuple[str, ...] = ("none", "clef2017", "clef2019", "asreview")
+CompatMode = Literal["none", "clef2017", "clef2019", "asreview"]
+COMPAT_MODES: tuple[str, ...] = get_args(CompatMode)
 Value = float | int | str
 BoolArray = npt.NDArray[np.bool_]
 

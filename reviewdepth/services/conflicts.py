@@ -9,6 +9,7 @@ changed after the adjudication re-opens the conflict.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 from sqlalchemy import Engine
 
@@ -16,7 +17,8 @@ from reviewdepth.services.errors import Invalid
 from reviewdepth.services.judgments import as_utc, judgment_id_as_of, topic_id_of
 from reviewdepth.store.votes import DocumentVotes, Vote, load_votes
 
-STATUSES = ("open", "resolved", "all")
+ConflictStatus = Literal["open", "resolved", "all"]
+STATUSES: tuple[str, ...] = get_args(ConflictStatus)
 
 
 def _vote_dict(vote: Vote) -> dict[str, object]:

@@ -1,16 +1,24 @@
-"""Evaluate a run against qrels: the use case behind ``reviewdepth eval`` (and later ``POST /evaluate``)."""
+"""Evaluate a run against qrels: the use case behind ``reviewdepth eval`` and ``POST /evaluate`` (`evaluate`,
+which checks the options and picks the suite; both doors call it)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal, get_args
 
 import numpy as np
 
 from reviewdepth.formats.errors import InputError
-from reviewdepth.formats.trec import QrelsColumns, RunColumns, read_qrels, read_run
+from reviewdepth.formats.source import read_bytes
+from reviewdepth.formats.trec import QrelsColumns, RunColumns, parse_qrels, parse_run, read_qrels, read_run
 from reviewdepth.measures.ranking import DuplicateDocumentError, join_and_rank
 from reviewdepth.measures.suite import Evaluation, MeasureSpec, evaluate_ranked
+from reviewdepth.report.tar_model import TarEvaluation
+from reviewdepth.services.evaluate_tar import TarOptions, evaluate_tar_columns
+
+Suite = Literal["trec", "tar"]
+SUITES: tuple[str, ...] = get_args(Suite)
 
 
 @dataclass
@@ -84,3 +92,74 @@ def evaluate_files(qrels_path: str | Path, run_path: str | Path, options: EvalOp
     qrels = read_qrels(qrels_path, allow_comments=comments)
     run = read_run(run_path, allow_comments=comments)
     return evaluate_columns(qrels, run, options)
+
+
+@dataclass(frozen=True)
+class EvalInput:
+    """A file to evaluate: its path (gzip ok, ``-`` for standard input), or its bytes already read (an upload,
+    decompressed), with ``name`` the name its errors give."""
+
+    name: str
+    data: bytes | None = None
+
+    def read(self) -> bytes:
+        return read_bytes(self.name) if self.data is None else self.data
+
+
+class SuiteMismatch(ValueError):
+    """Options of the other suite were given; ``options`` names them as `EvalRequest` does (each door spells
+    them its own way: ``-m`` for the CLI, ``measure`` for the API)."""
+
+    def __init__(self, suite: str, options: tuple[str, ...]) -> None:
+        super().__init__(f"{', '.join(options)} do not apply to suite {suite}")
+        self.suite = suite
+        self.options = options
+
+
+@dataclass
+class EvalRequest:
+    """Everything ``reviewdepth eval`` and ``POST /evaluate`` take besides the two files: the suite, ``-l``, the
+    trec suite's options (`EvalOptions`) and the tar suite's (`TarOptions`)."""
+
+    suite: str = "trec"
+    relevance_level: int = 1
+    measures: list[str] = field(default_factory=list)
+    complete: bool = False
+    max_docs: int | None = None
+    version: int = 9
+    compat: str = "none"
+    num_docs: int | None = None
+    run_format: str = "auto"
+
+    def misplaced(self) -> tuple[str, ...]:
+        """The options set away from their defaults that the chosen suite does not take."""
+        if self.suite == "tar":
+            given = {"measures": bool(self.measures), "complete": self.complete,
+                     "max_docs": self.max_docs is not None, "version": self.version != 9}
+        else:
+            given = {"compat": self.compat != "none", "num_docs": self.num_docs is not None,
+                     "run_format": self.run_format != "auto"}
+        return tuple(name for name, present in given.items() if present)
+
+
+def evaluate(qrels: EvalInput, run: EvalInput, request: EvalRequest) -> Evaluation | TarEvaluation:
+    """Check the options (before any file is read), read both files and evaluate with the request's suite:
+    `Evaluation` (trec) or `TarEvaluation` (tar). Bad options raise `SuiteMismatch` or `ValueError`, bad files
+    `InputError`, bad measure names `MeasureError`."""
+    if request.suite not in SUITES:
+        raise ValueError(f"suite must be one of {', '.join(SUITES)}, not {request.suite!r}")
+    misplaced = request.misplaced()
+    if misplaced:
+        raise SuiteMismatch(request.suite, misplaced)
+    if request.suite == "tar":
+        tar_options = TarOptions(compat=request.compat, num_docs=request.num_docs, run_format=request.run_format,
+                                 relevance_level=request.relevance_level)
+        tar_options.validate()
+        qrels_columns = parse_qrels(qrels.read(), qrels.name)
+        return evaluate_tar_columns(qrels_columns, run.read(), run.name, tar_options)
+    options = EvalOptions(relevance_level=request.relevance_level, complete=request.complete,
+                          max_docs=request.max_docs, version=request.version, measures=list(request.measures))
+    options.validate()
+    comments = options.version >= 10
+    qrels_columns = parse_qrels(qrels.read(), qrels.name, allow_comments=comments)
+    return evaluate_columns(qrels_columns, parse_run(run.read(), run.name, allow_comments=comments), options)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal, get_args
 
 import numpy as np
 import numpy.typing as npt
@@ -38,7 +39,8 @@ from reviewdepth.measures.tar_suite import (
 )
 from reviewdepth.report.tar_model import TarEvaluation
 
-RUN_FORMATS = ("auto", "clef", "trec")
+RunFormat = Literal["auto", "clef", "trec"]
+RUN_FORMATS: tuple[str, ...] = get_args(RunFormat)
 
 
 @dataclass

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 from sqlalchemy import Connection, Engine, insert, select
@@ -35,6 +35,9 @@ from reviewdepth.store.ranking_blob import encode_ranking
 
 ASREVIEW_LABEL_COLUMNS = ("asreview_label", "final_included", "label", "label_included", "included_label",
                           "included_final", "included", "included_flag", "include")
+# a run's ranking: its file order, or trec_eval's (score descending, docno descending on ties)
+RunOrder = Literal["given", "trec_eval"]
+RUN_ORDERS: tuple[str, ...] = get_args(RunOrder)
 DOC_COLUMNS = ("record_id",)  # ASReview; other id columns (pmid, control number) are mapped explicitly
 RELEVANT_WORDS = frozenset({"1", "yes", "y", "true", "relevant", "include", "included", "responsive"})
 NONRELEVANT_WORDS = frozenset({"0", "no", "n", "false", "nonrelevant", "non-relevant", "irrelevant", "exclude",
@@ -98,7 +101,7 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
     (float32), ties by docno descending. The run's own stopping point is kept (`threshold_rank`): the last shown
     rank before ``NS`` entries, or the rank of the last line flagged ``1``.
     """
-    if order not in ("given", "trec_eval"):
+    if order not in RUN_ORDERS:
         raise InputError(path, None, "order", f"--order must be given or trec_eval, not {order!r}")
     data = read_bytes(path)
     digest = file_digest(data)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 from fractions import Fraction
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 from sqlalchemy import Engine, func, select
@@ -20,7 +20,8 @@ from reviewdepth.services.queues import find_queue, queue_labels
 from reviewdepth.services.sample_evidence import queue_evidence
 from reviewdepth.store.models import Judgment, Topic
 
-PLAN_FRAMES = ("unreviewed", "all")
+PlanFrame = Literal["unreviewed", "all"]
+PLAN_FRAMES: tuple[str, ...] = get_args(PlanFrame)
 
 
 def _rate_source(found: int, reviewed: int, rest: int, assessment: Assessment | None,

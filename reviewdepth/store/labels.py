@@ -14,11 +14,14 @@ decide a label; a document that only has such judgments stays unjudged.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 import numpy as np
 import numpy.typing as npt
 
-POLICIES = ("latest", "adjudicated", "majority", "any_relevant")
+# the type for the doors' typed parameters (`Literal`), the tuple for the checks: one list
+LabelPolicy = Literal["latest", "adjudicated", "majority", "any_relevant"]
+POLICIES: tuple[str, ...] = get_args(LabelPolicy)
 UNJUDGED = -1
 
 

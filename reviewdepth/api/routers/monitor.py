@@ -9,28 +9,25 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Query
 from fastapi.responses import HTMLResponse
-from sqlalchemy import Engine
 
 from reviewdepth.api import schemas
-from reviewdepth.api.auth import engine_of, read_key
 from reviewdepth.api.problems import problem_responses
-from reviewdepth.services.keys import KeyRecord
+from reviewdepth.api.routers.common import EngineDep, Reader
+from reviewdepth.store.labels import LabelPolicy
 from reviewdepth.store.validation import INT64_MAX
 
-EngineDep = Annotated[Engine, Depends(engine_of)]
-Reader = Annotated[KeyRecord, Depends(read_key)]
 READ = problem_responses(401, 403, 404, 409, 422)
 TargetQuery = Annotated[str, Query(description="Target recall in (0, 1], fixed before the review starts.",
                                    max_length=40)]
 ConfidenceQuery = Annotated[float, Query(gt=0, lt=1, description="Confidence level.")]
 
 
-def add_monitor_routes(router: APIRouter) -> APIRouter:
+def add_routes(router: APIRouter) -> None:
     @router.get("/topics/{topic}/monitor", response_model=schemas.MonitorOut, responses=READ, tags=["report"])
     def get_monitor(topic: str, engine: EngineDep, _key: Reader, queue: str | None = None,
-                    target: TargetQuery = "0.95", confidence: ConfidenceQuery = 0.95, policy: str = "latest",
+                    target: TargetQuery = "0.95", confidence: ConfidenceQuery = 0.95, policy: LabelPolicy = "latest",
                     as_of: Annotated[int | None, Query(ge=0, le=INT64_MAX, description="Judgment id.")] = None,
                     ) -> dict[str, Any]:
         """Can we stop now? The anytime-valid stop signal from the topic's audit stream, valid however often
@@ -58,5 +55,3 @@ def add_monitor_routes(router: APIRouter) -> APIRouter:
 
         page = render_dashboard(build_dashboard(engine, target=target, confidence=confidence))
         return HTMLResponse(page, headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
-
-    return router

@@ -1,0 +1,16 @@
+"""The endpoints, one module per resource; each module's ``add_routes`` adds its endpoints to a router.
+
+`add_all` adds them to the application's own router (so a request is matched once), in an order where a fixed
+path comes before a parameter that would take it (``/samples/stream`` before ``/samples/{sample_id}``)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from reviewdepth.api.routers import evaluate, judgments, monitor, queues, reports, samples, service, topics
+
+
+def add_all(router: APIRouter) -> APIRouter:
+    for module in (service, topics, queues, judgments, samples, reports, evaluate, monitor):
+        module.add_routes(router)
+    return router

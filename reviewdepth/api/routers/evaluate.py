@@ -1,0 +1,86 @@
+"""``POST /evaluate``: `reviewdepth eval` over uploaded files (the same use case, `services.evaluate.evaluate`)."""
+
+from __future__ import annotations
+
+import tempfile
+from typing import Annotated
+
+from fastapi import APIRouter, File, Form, Request, Response, UploadFile
+
+from reviewdepth.api.problems import ApiProblem, problem_responses
+from reviewdepth.api.routers.common import AUTH, JSON, Reader
+from reviewdepth.measures.tar_suite import CompatMode
+from reviewdepth.services.evaluate import Suite
+from reviewdepth.services.evaluate_tar import RunFormat
+from reviewdepth.store.validation import INT32_MAX as INT32
+from reviewdepth.store.validation import INT64_MAX
+
+# how the API names the options of the other suite (the CLI names them by their flags)
+OPTION_NAMES = {"measures": "measure", "complete": "complete", "max_docs": "max_docs",
+                "version": "trec_eval_version", "compat": "compat", "num_docs": "num_docs", "run_format": "run_format"}
+
+
+def add_routes(router: APIRouter) -> None:
+    @router.post("/evaluate", response_class=Response, tags=["evaluate"],
+                 responses={**AUTH, **problem_responses(413, 422),
+                            200: {"description": "`reviewdepth eval --format json` output.",
+                                  "content": {JSON: {"schema": {"type": "object"}}}}})
+    def evaluate(qrels: Annotated[UploadFile, File(description="TREC qrels (gzip ok).")],
+                 run: Annotated[UploadFile, File(description="TREC or CLEF TAR run (gzip ok).")],
+                 request: Request, _key: Reader,
+                 measure: Annotated[list[str] | None, Form(description="-m, repeatable")] = None,
+                 per_query: Annotated[bool, Form(description="-q")] = False,
+                 complete: Annotated[bool, Form(description="-c")] = False,
+                 level: Annotated[int, Form(description="-l", ge=-INT32, le=INT32)] = 1,
+                 max_docs: Annotated[int | None, Form(description="-M", ge=0, le=INT64_MAX)] = None,
+                 trec_eval_version: Annotated[int, Form(ge=9, le=10)] = 9,
+                 suite: Annotated[Suite, Form()] = "trec",
+                 compat: Annotated[CompatMode, Form()] = "none",
+                 num_docs: Annotated[int | None, Form(ge=0, le=INT64_MAX)] = None,
+                 run_format: Annotated[RunFormat, Form()] = "auto") -> Response:
+        """Evaluate a run against qrels exactly as `reviewdepth eval QRELS RUN --format json` with the same
+        options (``suite=tar`` for the recall-oriented measures)."""
+        from reviewdepth.formats.errors import InputError
+        from reviewdepth.measures.suite import MeasureError
+        from reviewdepth.report.render import render
+        from reviewdepth.services.evaluate import EvalInput, EvalRequest, SuiteMismatch
+        from reviewdepth.services.evaluate import evaluate as service
+
+        names = (qrels.filename or "qrels", run.filename or "run")
+        limit = request.app.state.settings.max_decompressed_bytes
+        qrels_input = EvalInput(names[0], _upload_bytes(qrels, names[0], limit))
+        run_input = EvalInput(names[1], _upload_bytes(run, names[1], limit))
+        options = EvalRequest(suite=suite, relevance_level=level, measures=list(measure or []), complete=complete,
+                              max_docs=max_docs, version=trec_eval_version, compat=compat, num_docs=num_docs,
+                              run_format=run_format)
+        try:
+            result = service(qrels_input, run_input, options)
+        except SuiteMismatch as exc:
+            named = [OPTION_NAMES[o] for o in (("measures", "complete", "max_docs", "version") if exc.suite == "tar"
+                                               else ("compat", "num_docs", "run_format"))]
+            tail = "apply to suite trec" if exc.suite == "tar" else "apply to suite tar only"
+            raise ApiProblem(422, f"{', '.join(named[:-1])} and {named[-1]} {tail}") from None
+        except MeasureError as exc:
+            raise ApiProblem(422, f"measure: {exc}") from None
+        except ValueError as exc:
+            if isinstance(exc, InputError):
+                raise
+            raise ApiProblem(422, str(exc)) from None
+        return Response(render(result, "json", per_query=per_query), media_type=JSON)
+
+
+def _upload_bytes(upload: UploadFile, name: str, limit: int) -> bytes:
+    """The bytes of an uploaded file, gzip decompressed through a temporary file with at most ``limit``
+    decompressed bytes (`DecompressedTooLarge` → 413), so a gzip bomb never fills memory."""
+    from reviewdepth.formats.compressed import GZIP_MAGIC, copy_decompressed
+
+    source = upload.file
+    source.seek(0)
+    if source.read(len(GZIP_MAGIC)) != GZIP_MAGIC:
+        source.seek(0)
+        return source.read()
+    source.seek(0)
+    with tempfile.TemporaryFile(prefix="reviewdepth-gunzip-") as spool:
+        copy_decompressed(source, spool, name, limit)  # type: ignore[arg-type]
+        spool.seek(0)
+        return spool.read()

@@ -1,0 +1,98 @@
+"""``/topics/{topic}/queues``: store a ranking as a queue, its summary and its entries."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
+from fastapi.exceptions import RequestValidationError
+from pydantic import TypeAdapter, ValidationError
+from starlette.concurrency import run_in_threadpool
+
+from reviewdepth.api import schemas
+from reviewdepth.api.problems import ApiProblem, problem_responses
+from reviewdepth.api.routers.common import JSON, READ, WRITE, EngineDep, Reader, Writer
+from reviewdepth.report.model import json_safe
+from reviewdepth.services.imports import RunOrder
+from reviewdepth.store.labels import LabelPolicy
+
+RANKING_BODY = {"requestBody": {"required": True, "content": {
+    JSON: {"schema": {"$ref": "#/components/schemas/RankingIn"}},
+    "text/plain": {"schema": {"type": "string"},
+                   "example": "301 Q0 FBIS3-10082 1 12.5 myrun\n301 Q0 FBIS3-10169 2 11.9 myrun\n"}}}}
+
+
+def add_routes(router: APIRouter) -> None:
+    @router.put("/topics/{topic}/queues/{queue}", status_code=201, response_model=schemas.QueueSummaryOut,
+                responses={**WRITE, **problem_responses(415)}, tags=["queues"], openapi_extra=RANKING_BODY)
+    async def put_queue(topic: str, queue: str, request: Request, engine: EngineDep, _key: Writer,
+                        order: Annotated[RunOrder, Query(description="Run files: file order or trec_eval's.")]
+                        = "given") -> dict[str, object]:
+        """Store a ranking as a new queue of the topic: JSON ``{"documents": [...]}`` in rank order, or a
+        TREC/CLEF TAR run of this topic as ``text/plain`` (streamed to disk; millions of lines are fine).
+        All or nothing: a bad line or a duplicate doc id stores nothing."""
+        from reviewdepth.services.judgments import topic_id_of
+        from reviewdepth.services.queues import queue_summary
+        from reviewdepth.services.rankings import RankedDocument, store_ranking, store_run_file
+
+        content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if content_type == JSON or content_type.endswith("+json"):
+            raw = await request.body()
+            try:
+                ranking = TypeAdapter(schemas.RankingIn).validate_json(raw)
+            except ValidationError as exc:
+                raise RequestValidationError([{**e, "loc": ("body", *e["loc"])} for e in exc.errors(
+                    include_url=False, include_context=False)]) from None
+            documents = [RankedDocument(d.doc_id, d.score) for d in ranking.documents]
+            await run_in_threadpool(store_ranking, engine, topic, queue, documents)
+        elif content_type in ("text/plain", "application/octet-stream"):
+            from reviewdepth.formats.compressed import DecompressingWriter
+            from reviewdepth.formats.errors import InputError
+
+            await run_in_threadpool(topic_id_of, engine, topic)  # 404 before reading a large body
+            limit = request.app.state.settings.max_decompressed_bytes
+            with tempfile.TemporaryDirectory(prefix="reviewdepth-upload-") as folder:
+                path = Path(folder) / f"{queue.replace('/', '_')[:100] or 'queue'}.run"
+                with path.open("wb") as handle:
+                    # gzip is decompressed here, capped, so the reader never sees more than the limit
+                    writer = DecompressingWriter(handle, "run", limit)
+                    async for chunk in request.stream():
+                        if writer.compressed:  # inflating may take a while: off the event loop
+                            await run_in_threadpool(writer.write, chunk)
+                        else:
+                            writer.write(chunk)
+                    writer.close()
+                try:
+                    await run_in_threadpool(store_run_file, engine, topic, queue, str(path), order=order)
+                except InputError as exc:  # the reader names the server's temporary file: the client sent "run"
+                    if exc.path != str(path):
+                        raise
+                    raise InputError("run", exc.line, exc.field, exc.message) from None
+        else:
+            raise ApiProblem(415, f"send the ranking as {JSON} or as a text/plain run file, not "
+                                  f"{content_type or 'no content type'!r}")
+        summary = await run_in_threadpool(queue_summary, engine, topic, queue)
+        return json_safe(summary.as_dict())  # type: ignore[no-any-return]
+
+    @router.get("/topics/{topic}/queues/{queue}", response_model=schemas.QueueSummaryOut, responses=READ,
+                tags=["queues"])
+    def get_queue(topic: str, queue: str, engine: EngineDep, _key: Reader, policy: LabelPolicy = "latest",
+                  as_of: str | None = None) -> dict[str, object]:
+        """Size, judged, relevant found, deepest judged rank and trec_eval measures of the stored queue."""
+        from reviewdepth.services.queues import queue_summary
+
+        return json_safe(queue_summary(engine, topic, queue, policy=policy, as_of=as_of).as_dict())  # type: ignore[no-any-return]
+
+    @router.get("/topics/{topic}/queues/{queue}/entries", response_model=schemas.EntryPage, responses=READ,
+                tags=["queues"])
+    def get_entries(topic: str, queue: str, engine: EngineDep, _key: Reader,
+                    offset: Annotated[int, Query(ge=0)] = 0, limit: Annotated[int, Query(ge=1, le=10_000)] = 100,
+                    policy: LabelPolicy = "latest", as_of: str | None = None) -> dict[str, object]:
+        """A page of the ranking, each entry with its current label under the policy."""
+        from reviewdepth.services.rankings import ranking_page
+
+        page = ranking_page(engine, topic, queue, offset=offset, limit=limit, policy=policy, as_of=as_of)
+        return {"topic": topic, "queue": queue, "total": page.total, "offset": page.offset, "limit": limit,
+                "entries": json_safe(page.entries)}

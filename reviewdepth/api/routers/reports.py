@@ -1,0 +1,70 @@
+"""``/topics/{topic}/report`` and ``/topics/{topic}/plots``: the depth report and its charts."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query, Request, Response
+
+from reviewdepth.api.problems import ApiProblem, problem_responses
+from reviewdepth.api.routers.common import JSON, READ, EngineDep, Reader
+from reviewdepth.estimation.assessment import ReportInterval
+from reviewdepth.measures.depth import TargetRule
+from reviewdepth.report.charts import ChartFormat, ChartKind
+from reviewdepth.store.labels import LabelPolicy
+
+REPORT_CONTENT: dict[int | str, dict[str, Any]] = {200: {
+    "description": "The depth report (JSON, as `reviewdepth report --format json`).",
+    "content": {JSON: {"schema": {"type": "object"}}, "text/html": {"schema": {"type": "string"}},
+                "text/csv": {"schema": {"type": "string"}}}}}
+PLOT_CONTENT: dict[int | str, dict[str, Any]] = {200: {
+    "description": "The chart.",
+    "content": {"image/svg+xml": {"schema": {"type": "string"}},
+                "image/png": {"schema": {"type": "string", "format": "binary"}}}}}
+
+
+def add_routes(router: APIRouter) -> None:
+    @router.get("/topics/{topic}/report", response_class=Response, responses={**READ, **REPORT_CONTENT},
+                tags=["report"])
+    def get_report(topic: str, request: Request, engine: EngineDep, _key: Reader, queue: str | None = None,
+                   target: Annotated[list[str] | None, Query(description="Target recall in (0, 1]; repeat.")] = None,
+                   confidence: float = 0.95, interval: Annotated[ReportInterval, Query(
+                       description="hypergeometric (exact, default) or clopper-pearson.")] = "hypergeometric",
+                   policy: LabelPolicy = "latest",
+                   as_of: int | None = None, target_rule: TargetRule = "ceil",
+                   relevant: Annotated[int | None, Query(ge=0, description="|R| when known.")] = None,
+                   independent: Annotated[bool | None, Query(
+                       description="Whether reviewers screened independently (stated, for PRISMA).")] = None,
+                   format: Annotated[Literal["json", "html", "csv"] | None, Query(
+                       description="The format, overriding the Accept header (for links).")] = None,
+                   ) -> Response:
+        """How deep to review for each target recall, how sure that is, and the stopping evidence: the same
+        bytes as `reviewdepth report --format json`; ``Accept: text/html`` (or ``format=html``, as the
+        dashboard links it) gives the HTML report, ``text/csv`` (``format=csv``) the CSV."""
+        from reviewdepth.report.depth_render import render_csv, render_html
+        from reviewdepth.services.report import DEFAULT_TARGETS, ReportOptions, build_report
+
+        report = build_report(engine, topic, ReportOptions(
+            queue=queue, targets=target or DEFAULT_TARGETS, confidence=confidence, interval=interval,
+            policy=policy, as_of=as_of, target_rule=target_rule, known_relevant=relevant, independent=independent))
+        accept = request.headers.get("accept", "") if format is None else {"json": JSON, "html": "text/html",
+                                                                            "csv": "text/csv"}[format]
+        if "text/html" in accept and JSON not in accept:
+            return Response(render_html(report), media_type="text/html; charset=utf-8")
+        if "text/csv" in accept and JSON not in accept:
+            return Response(render_csv(report), media_type="text/csv; charset=utf-8")
+        return Response(report.to_json(), media_type=JSON)
+
+    @router.get("/topics/{topic}/plots/{kind}.{fmt}", response_class=Response,
+                responses={**READ, **PLOT_CONTENT, **problem_responses(501)}, tags=["report"])
+    def get_plot(topic: str, kind: ChartKind, fmt: ChartFormat, engine: EngineDep, _key: Reader,
+                 queue: str | None = None, policy: LabelPolicy = "latest", as_of: int | None = None) -> Response:
+        """Recall against depth (``gain``) or precision-recall (``pr``), as SVG or PNG: the chart `reviewdepth
+        plot` writes."""
+        from reviewdepth.services.plots import build_plot
+
+        try:
+            chart = build_plot(engine, topic, kind, fmt, queue=queue, policy=policy, as_of=as_of)
+        except ImportError as exc:
+            raise ApiProblem(501, f"plots need matplotlib on the server: {exc}") from None
+        return Response(chart.content, media_type=chart.media_type)

@@ -1,0 +1,34 @@
+"""``/health`` and ``/whoami``: the service itself."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query, Request
+
+from reviewdepth import __version__
+from reviewdepth.api import schemas
+from reviewdepth.api.auth import current_key
+from reviewdepth.api.problems import ApiProblem, problem_responses
+from reviewdepth.api.routers.common import AUTH
+from reviewdepth.services.keys import KeyRecord
+
+
+def add_routes(router: APIRouter) -> None:
+    @router.get("/health", response_model=schemas.Health, tags=["service"], responses=problem_responses(503))
+    def health(request: Request, database: Annotated[bool, Query(description=(
+            "Also check that the database answers and is at the latest schema (503 if not): the container "
+            "health check."))] = False) -> schemas.Health:
+        """Liveness, and with ``database=true`` readiness: no key needed."""
+        if database:
+            from reviewdepth.services.database import database_problem
+
+            problem = database_problem(request.app.state.engine)
+            if problem is not None:
+                raise ApiProblem(503, problem)
+        return schemas.Health(status="ok", version=__version__)
+
+    @router.get("/whoami", response_model=schemas.KeyOut, responses=AUTH, tags=["service"])
+    def whoami(key: Annotated[KeyRecord, Depends(current_key)]) -> dict[str, object]:
+        """The key the request was made with (its reviewer and scope)."""
+        return key.as_dict()

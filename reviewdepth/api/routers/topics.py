@@ -1,0 +1,38 @@
+"""``/topics``: create, list and show topics."""
+
+from __future__ import annotations
+
+from typing import Annotated
+from urllib.parse import quote
+
+from fastapi import APIRouter, Query, Response
+
+from reviewdepth.api import schemas
+from reviewdepth.api.problems import problem_responses
+from reviewdepth.api.routers.common import AUTH, READ, EngineDep, Reader, Writer
+
+
+def add_routes(router: APIRouter) -> None:
+    @router.post("/topics", status_code=201, response_model=schemas.TopicOut, tags=["topics"],
+                 responses={**AUTH, **problem_responses(409, 413, 422)})
+    def create_topic(body: schemas.TopicIn, response: Response, engine: EngineDep, _key: Writer) -> dict[str, object]:
+        """Create a topic (an information need), optionally with N, the size of its collection."""
+        from reviewdepth.services.topics import create_topic as service
+
+        record = service(engine, body.name, body.population_size)
+        response.headers["Location"] = f"/topics/{quote(record.name, safe='')}"
+        return record.as_dict()
+
+    @router.get("/topics", response_model=schemas.TopicList, responses=problem_responses(401, 403, 422),
+                tags=["topics"])
+    def list_topics(engine: EngineDep, _key: Reader, offset: Annotated[int, Query(ge=0)] = 0,
+                    limit: Annotated[int, Query(ge=1, le=10_000)] = 1000) -> dict[str, object]:
+        from reviewdepth.services.topics import list_topics as service
+
+        return {"topics": [t.as_dict() for t in service(engine, offset=offset, limit=limit)]}
+
+    @router.get("/topics/{topic}", response_model=schemas.TopicOut, responses=READ, tags=["topics"])
+    def get_topic(topic: str, engine: EngineDep, _key: Reader) -> dict[str, object]:
+        from reviewdepth.services.topics import get_topic as service
+
+        return service(engine, topic).as_dict()
