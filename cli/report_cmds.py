@@ -119,20 +119,11 @@ def register_reports(app: typer.Typer) -> None:
     ) -> None:
         """Review a real CLEF TAR 2017 topic (CD008803, Waterloo's ranking) in rank order with a random sample,
         and print the depth report. Uses a fresh demo database beside the embedded one unless --db is given."""
-        from reviewdepth.services.demo import run_demo
-        from reviewdepth.store.engine import default_database_path
+        from reviewdepth.services.demo import fresh_demo_database, run_demo
 
         if db is None:
-            path = default_database_path().with_name("demo.sqlite3")
-            path.parent.mkdir(parents=True, exist_ok=True)
-            for stale in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
-                stale.unlink(missing_ok=True)
-            db = f"sqlite:///{path}"
+            db, path = fresh_demo_database()
             typer.echo(f"reviewdepth: demo database {path} (fresh each run)", err=True)
-            from reviewdepth.store import migrate
-            from reviewdepth.store.engine import create_engine_for
-
-            migrate.upgrade(create_engine_for(db))
         engine = open_engine(db)
         with handled_errors():
             result = run_demo(engine, reviewed=reviewed, sample_size=sample, seed=seed)

@@ -40,22 +40,14 @@ def register_store(app: typer.Typer) -> None:
     app.add_typer(import_app, name="import")
     app.add_typer(queue_app, name="queue")
 
-    def engine_for_db_command(db: str | None) -> object:
-        from reviewdepth.settings import Settings
-        from reviewdepth.store.engine import create_engine_for
-
-        settings = Settings(database_url=db) if db else Settings()
-        return create_engine_for(settings.resolved_database_url, settings.busy_timeout_seconds)
-
     @db_app.command("upgrade")
     def db_upgrade(revision: Annotated[str, typer.Argument(help="Target revision.")] = "head",
                    db: DbOption = None) -> None:
         """Apply migrations up to REVISION (default: the latest)."""
-        from reviewdepth.store import migrate
+        from reviewdepth.services.database import store_settings, upgrade_database
 
-        engine = engine_for_db_command(db)
-        migrate.upgrade(engine, revision)  # type: ignore[arg-type]
-        typer.echo(f"database at revision {migrate.current_revision(engine)}")  # type: ignore[arg-type]
+        current = upgrade_database(store_settings(db or None), revision)
+        typer.echo(f"database at revision {current}")
 
     @db_app.command("downgrade")
     def db_downgrade(revision: Annotated[str, typer.Argument(help="Target revision (base = empty).")],
@@ -63,15 +55,14 @@ def register_store(app: typer.Typer) -> None:
                          "Really revert: the tables and columns listed are dropped with their data."))] = False,
                      db: DbOption = None) -> None:
         """Revert migrations down to REVISION. Prints what each reverted migration drops; needs --yes."""
-        from alembic.util.exc import CommandError
+        from reviewdepth.services.database import downgrade_database, downgrade_plan, store_settings
+        from reviewdepth.services.errors import Invalid
 
-        from reviewdepth.store import migrate
-
-        engine = engine_for_db_command(db)
+        settings = store_settings(db or None)
         try:
-            plan = migrate.downgrade_plan(engine, revision)  # type: ignore[arg-type]
-        except CommandError as exc:
-            fail(f"revision {revision!r}: {exc}")
+            plan = downgrade_plan(settings, revision)
+        except Invalid as exc:
+            fail(str(exc))
         if plan:
             sys.stderr.write(f"reviewdepth db downgrade {revision} reverts {len(plan)} migration(s); each drops its "
                              f"tables and columns with the data in them:\n")
@@ -79,17 +70,15 @@ def register_store(app: typer.Typer) -> None:
                 sys.stderr.write(f"  {step.describe()}\n")
             if not yes:
                 fail("nothing was changed: run again with --yes to downgrade")
-        migrate.downgrade(engine, revision)  # type: ignore[arg-type]
-        typer.echo(f"database at revision {migrate.current_revision(engine) or 'base'}")  # type: ignore[arg-type]
+        current = downgrade_database(settings, revision)
+        typer.echo(f"database at revision {current or 'base'}")
 
     @db_app.command("current")
     def db_current(db: DbOption = None) -> None:
         """Print the database's schema revision and the latest one."""
-        from reviewdepth.store import migrate
+        from reviewdepth.services.database import database_revisions, store_settings
 
-        engine = engine_for_db_command(db)
-        current = migrate.current_revision(engine)  # type: ignore[arg-type]
-        head = migrate.head_revision()
+        current, head = database_revisions(store_settings(db or None))
         typer.echo(f"current: {current or 'none (run reviewdepth db upgrade)'}\nlatest:  {head}")
 
     @import_app.command("run")

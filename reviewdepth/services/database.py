@@ -14,6 +14,8 @@ from reviewdepth.store.engine import DatabaseChoice, create_engine_for, normalis
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
+    from reviewdepth.store.migrate import DowngradeStep
+
 # the variables `reviewdepth.settings.Settings` reads its fields from (prefix ``REVIEWDEPTH_``)
 DATABASE_URL_VARIABLE = "REVIEWDEPTH_DATABASE_URL"
 BUSY_TIMEOUT_VARIABLE = "REVIEWDEPTH_BUSY_TIMEOUT_SECONDS"
@@ -95,3 +97,58 @@ def database_problem(engine: Engine) -> str | None:
         # the driver's message may carry host names or credentials: the health check says only this much
         return f"the database {engine.url.render_as_string(hide_password=True)} does not answer"
     return None
+
+
+# the ``db`` commands: they open the database whatever its schema (migrating it is their purpose), with the
+# settings `open_store` takes, and dispose of the engine before they return
+
+
+def upgrade_database(settings: StoreLocation, revision: str = "head") -> str | None:
+    """Apply migrations up to ``revision``; the revision the database is at afterwards."""
+    from reviewdepth.store import migrate
+
+    engine = create_engine_for(settings.resolved_database_url, settings.busy_timeout_seconds)
+    try:
+        migrate.upgrade(engine, revision)
+        return migrate.current_revision(engine)
+    finally:
+        engine.dispose()
+
+
+def downgrade_plan(settings: StoreLocation, revision: str) -> list[DowngradeStep]:
+    """What reverting to ``revision`` would drop, migration by migration (`Invalid` for an unknown revision)."""
+    from alembic.util.exc import CommandError
+
+    from reviewdepth.services.errors import Invalid
+    from reviewdepth.store import migrate
+
+    engine = create_engine_for(settings.resolved_database_url, settings.busy_timeout_seconds)
+    try:
+        return migrate.downgrade_plan(engine, revision)
+    except CommandError as exc:
+        raise Invalid(f"revision {revision!r}: {exc}") from None
+    finally:
+        engine.dispose()
+
+
+def downgrade_database(settings: StoreLocation, revision: str) -> str | None:
+    """Revert migrations down to ``revision``; the revision the database is at afterwards (None: empty)."""
+    from reviewdepth.store import migrate
+
+    engine = create_engine_for(settings.resolved_database_url, settings.busy_timeout_seconds)
+    try:
+        migrate.downgrade(engine, revision)
+        return migrate.current_revision(engine)
+    finally:
+        engine.dispose()
+
+
+def database_revisions(settings: StoreLocation) -> tuple[str | None, str]:
+    """The database's schema revision (None before the first migration) and the latest one."""
+    from reviewdepth.store import migrate
+
+    engine = create_engine_for(settings.resolved_database_url, settings.busy_timeout_seconds)
+    try:
+        return migrate.current_revision(engine), migrate.head_revision()
+    finally:
+        engine.dispose()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 from importlib import resources
+from pathlib import Path
 
 from sqlalchemy import Engine, update
 
@@ -12,11 +13,30 @@ from reviewdepth.services.imports import import_run
 from reviewdepth.services.judgments import record_judgments
 from reviewdepth.services.report import ReportOptions, build_report
 from reviewdepth.services.samples import draw_sample
+from reviewdepth.store.engine import create_engine_for, default_database_path
 from reviewdepth.store.models import Topic
 
 DEMO_TOPIC = "CD008803"
 RUN_FILE = "CD008803.waterloo.A-rank-normal.run.gz"
 QRELS_FILE = "CD008803.abs.qrels.gz"
+
+
+def fresh_demo_database() -> tuple[str, Path]:
+    """A new, migrated SQLite database beside the embedded one (``demo.sqlite3``, replaced on every call): its
+    URL and its file."""
+    from reviewdepth.store import migrate
+
+    path = default_database_path().with_name("demo.sqlite3")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for stale in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        stale.unlink(missing_ok=True)
+    url = f"sqlite:///{path}"
+    engine = create_engine_for(url)
+    try:
+        migrate.upgrade(engine)
+    finally:
+        engine.dispose()
+    return url, path
 
 
 def demo_file(name: str) -> str:
