@@ -9,17 +9,15 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from fastapi import Request, Security
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from sqlalchemy import Engine, event
-from sqlalchemy.pool import Pool
+from sqlalchemy import Engine
 from starlette.concurrency import run_in_threadpool
 
 from reviewdepth.api.gate import KEY_STATE
 from reviewdepth.api.problems import ApiProblem
-from reviewdepth.services.keys import KeyRecord, authenticate, key_digest
+from reviewdepth.services.keys import KeyRecord, authenticate, key_changes, key_digest
 
 bearer = HTTPBearer(auto_error=False, description="An API key from `reviewdepth keys create`.")
 CHALLENGE = {"WWW-Authenticate": 'Bearer realm="reviewdepth"'}
@@ -50,8 +48,7 @@ class KeyCache:
         self.generation = 0
         self._entries: dict[str, tuple[float, KeyRecord]] = {}
         self._lock = threading.Lock()
-        self._flag = f"reviewdepth.key_cache.{id(self)}"
-        self._watchers = 0
+        self._changes = key_changes(self.invalidate)
 
     def get(self, digest: str) -> KeyRecord | None:
         entry = self._entries.get(digest)
@@ -78,32 +75,14 @@ class KeyCache:
             self.generation += 1
             self._entries.clear()
 
-    # in-process revocation ----------------------------------------------------------------------------------
-    def _after_cursor_execute(self, conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
-        head = statement.lstrip()[:6].upper()
-        if head in ("UPDATE", "DELETE") and "api_keys" in statement:
-            conn.info[self._flag] = True
-            self.invalidate()
-
-    def _checkin(self, _dbapi_connection: Any, record: Any) -> None:
-        if record is not None and record.info.pop(self._flag, False):
-            self.invalidate()
-
+    # in-process revocation: `reviewdepth.store.table_changes` calls `invalidate` when api_keys changes
     def watch(self) -> None:
         """Listen to every engine and pool of the process for changes of ``api_keys``, until as many `unwatch`
         calls (one per running lifespan of the application)."""
-        with self._lock:
-            self._watchers += 1
-            if self._watchers == 1:
-                event.listen(Engine, "after_cursor_execute", self._after_cursor_execute)
-                event.listen(Pool, "checkin", self._checkin)
+        self._changes.watch()
 
     def unwatch(self) -> None:
-        with self._lock:
-            self._watchers -= 1
-            if self._watchers == 0:
-                event.remove(Engine, "after_cursor_execute", self._after_cursor_execute)
-                event.remove(Pool, "checkin", self._checkin)
+        self._changes.unwatch()
         self.invalidate()
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -14,6 +15,7 @@ from reviewdepth.services.judgments import as_utc
 from reviewdepth.store import validation
 from reviewdepth.store.ingest import utc_now
 from reviewdepth.store.models import ApiKey
+from reviewdepth.store.table_changes import TableChanges
 
 # ordered: each scope allows what the ones before it allow; `adjudicate` adds recording adjudications, `admin`
 # everything (voiding samples, ...)
@@ -102,3 +104,9 @@ def authenticate(engine: Engine, secret: str) -> KeyRecord | None:
     if row is None:
         return None
     return KeyRecord(int(row[0]), row[1], row[2], row[3], row[4], row[5])
+
+
+def key_changes(changed: Callable[[], None]) -> TableChanges:
+    """Calls ``changed()`` when a key is revoked or changed in this process (once `watch` is called): what a
+    cache of verified keys needs to refuse a revoked key from the next request on."""
+    return TableChanges(ApiKey.__tablename__, changed)

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from reviewdepth.api import recording, schemas
-from reviewdepth.api.calls import WriteGate
 from reviewdepth.store.engine import create_engine_for
+from reviewdepth.store.write_gate import WriteGate
 
 from .conftest import Api
 from .test_auth_and_errors import seeded
