@@ -5,18 +5,26 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request, Response
+from pydantic import TypeAdapter
 
 from reviewdepth.api.problems import ApiProblem, problem_responses
 from reviewdepth.api.routers.common import JSON, READ, EngineDep, Reader
 from reviewdepth.estimation.assessment import ReportInterval
 from reviewdepth.measures.depth import TargetRule
 from reviewdepth.report.charts import ChartFormat, ChartKind
+from reviewdepth.report.model import Report
 from reviewdepth.store.labels import LabelPolicy
 
-REPORT_CONTENT: dict[int | str, dict[str, Any]] = {200: {
-    "description": "The depth report (JSON, as `reviewdepth report --format json`).",
-    "content": {JSON: {"schema": {"type": "object"}}, "text/html": {"schema": {"type": "string"}},
-                "text/csv": {"schema": {"type": "string"}}}}}
+
+def report_content() -> dict[int | str, dict[str, Any]]:
+    """The report's 200 response; its JSON schema is generated from the `Report` dataclass the service returns
+    (its sections are open objects, keyed as `reviewdepth report --format json` prints them)."""
+    schema = TypeAdapter(Report).json_schema(mode="serialization")
+    return {200: {"description": "The depth report (JSON, as `reviewdepth report --format json`).",
+                  "content": {JSON: {"schema": schema}, "text/html": {"schema": {"type": "string"}},
+                              "text/csv": {"schema": {"type": "string"}}}}}
+
+
 PLOT_CONTENT: dict[int | str, dict[str, Any]] = {200: {
     "description": "The chart.",
     "content": {"image/svg+xml": {"schema": {"type": "string"}},
@@ -24,7 +32,7 @@ PLOT_CONTENT: dict[int | str, dict[str, Any]] = {200: {
 
 
 def add_routes(router: APIRouter) -> None:
-    @router.get("/topics/{topic}/report", response_class=Response, responses={**READ, **REPORT_CONTENT},
+    @router.get("/topics/{topic}/report", response_class=Response, responses={**READ, **report_content()},
                 tags=["report"])
     def get_report(topic: str, request: Request, engine: EngineDep, _key: Reader, queue: str | None = None,
                    target: Annotated[list[str] | None, Query(description="Target recall in (0, 1]; repeat.")] = None,
