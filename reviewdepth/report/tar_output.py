@@ -37,10 +37,3 @@ def render_tar(evaluation: TarEvaluation) -> str:
     lines.extend(f"ALL\t{name}\t{format_value(evaluation.summary[key], style)}"
                  for name, key, style in evaluation.layout)
     return "\n".join(lines) + "\n"
-
-
-def render_json(evaluation: TarEvaluation, per_query: bool) -> str:
-    """The API's eval route still calls this; it goes when that route calls `report.render.render`."""
-    from reviewdepth.report.render import render
-
-    return render(evaluation, "json", per_query=per_query)

@@ -1,0 +1,58 @@
+"""`services.evaluate.evaluate`, the one use case behind `reviewdepth eval` and ``POST /evaluate``: a file read
+from disk and the same bytes uploaded give the same result, options of the other suite are refused before any
+file is read, and the doors' choices are the core's."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+
+from reviewdepth.report.render import render
+from reviewdepth.services.evaluate import EvalInput, EvalRequest, SuiteMismatch, evaluate
+
+
+@pytest.mark.parametrize("suite", ["trec", "tar"])
+def test_path_and_uploaded_bytes_give_the_same_result(seed_data: Path, suite: str) -> None:
+    qrels, run = seed_data / "seed.qrels", seed_data / "seed.runA"
+    request = EvalRequest(suite=suite)
+    from_files = evaluate(EvalInput(str(qrels)), EvalInput(str(run)), request)
+    from_bytes = evaluate(EvalInput(str(qrels), qrels.read_bytes()), EvalInput(str(run), run.read_bytes()), request)
+    assert render(from_files, "json", per_query=True) == render(from_bytes, "json", per_query=True)
+
+
+def test_gzip_files_are_read_like_plain_ones(seed_data: Path, tmp_path: Path) -> None:
+    packed = tmp_path / "seed.runA.gz"
+    packed.write_bytes(gzip.compress((seed_data / "seed.runA").read_bytes()))
+    qrels = EvalInput(str(seed_data / "seed.qrels"))
+    plain = evaluate(qrels, EvalInput(str(seed_data / "seed.runA")), EvalRequest())
+    assert render(evaluate(qrels, EvalInput(str(packed)), EvalRequest()), "trec") == render(plain, "trec")
+
+
+@pytest.mark.parametrize(("request_", "suite", "named"), [
+    (EvalRequest(suite="tar", measures=["map"], version=10), "tar", ("measures", "version")),
+    (EvalRequest(suite="trec", compat="clef2017", num_docs=5), "trec", ("compat", "num_docs")),
+])
+def test_options_of_the_other_suite_are_refused_before_reading(tmp_path: Path, request_: EvalRequest, suite: str,
+                                                               named: tuple[str, ...]) -> None:
+    missing = EvalInput(str(tmp_path / "no-such-file"))
+    with pytest.raises(SuiteMismatch) as caught:
+        evaluate(missing, missing, request_)
+    assert caught.value.suite == suite and caught.value.options == named
+
+
+def test_the_doors_offer_the_cores_choices() -> None:
+    from typing import get_args
+
+    from reviewdepth.cli.eval_cmd import Compat, RunFormat, Suite
+    from reviewdepth.cli.report_cmds import PlotKind
+    from reviewdepth.measures.tar_suite import COMPAT_MODES
+    from reviewdepth.report.charts import ChartKind
+    from reviewdepth.services.evaluate import SUITES
+    from reviewdepth.services.evaluate_tar import RUN_FORMATS
+
+    assert [c.value for c in Compat] == list(COMPAT_MODES)
+    assert [r.value for r in RunFormat] == list(RUN_FORMATS)
+    assert [s.value for s in Suite] == list(SUITES)
+    assert [k.value for k in PlotKind] == list(get_args(ChartKind))
