@@ -153,21 +153,12 @@ def _bare_svg(data: bytes) -> bytes:
     return data
 
 
-# The defaults below (confidence 0.95) are those of the API's plot route, which calls these two until it calls
-# services.plots.build_plot like `reviewdepth plot` does; the page passes its own.
 def gain_svg(gain: dict[str, Any], target: float | None, title: str, confidence: float | None = 0.95) -> str:
     return render_chart("gain", gain, {}, target, title, "svg", confidence).decode("utf-8")
 
 
 def precision_recall_svg(pr: dict[str, Any], title: str, target: float | None = None) -> str:
     return render_chart("pr", {}, pr, target, title, "svg").decode("utf-8")
-
-
-def png_from_series(kind: str, gain: dict[str, Any], pr: dict[str, Any], target: float | None, title: str,
-                    path: str, confidence: float | None = 0.95) -> None:
-    """Write the PNG to ``path``: kept for callers that have not moved to `services.plots.build_plot`."""
-    with open(path, "wb") as out:
-        out.write(render_chart("gain" if kind == "gain" else "pr", gain, pr, target, title, "png", confidence))
 
 
 def inline_svg(svg: str) -> str:
