@@ -9,6 +9,7 @@ setup(
     packages=[
         "reviewdepth",
         "reviewdepth.api",
+        "reviewdepth.api.routers",
         "reviewdepth.cli",
         "reviewdepth.estimation",
         "reviewdepth.formats",
