@@ -7,6 +7,7 @@ import os
 import shutil
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -88,6 +89,22 @@ def _admin(server: str) -> Engine:
     return create_engine(server, isolation_level="AUTOCOMMIT")
 
 
+@contextmanager
+def _throwaway_database(prefix: str) -> Iterator[tuple[str, str]]:
+    """A new empty PostgreSQL database: yields (server URL, its name); dropped afterwards."""
+    server = postgres_server_url()
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    admin = _admin(server)
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield server, name
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
 @pytest.fixture(scope="session")
 def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A SQLite file migrated to the latest revision, once per session."""
@@ -107,22 +124,13 @@ def postgres_template() -> Iterator[str]:
     from reviewdepth.store import migrate
     from reviewdepth.store.engine import create_engine_for
 
-    server = postgres_server_url()
-    name = f"rd_template_{uuid.uuid4().hex[:12]}"
-    admin = _admin(server)
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    eng = create_engine_for(make_url(server).set(database=name).render_as_string(hide_password=False))
-    try:
-        migrate.upgrade(eng)
-    finally:
-        eng.dispose()
-    try:
+    with _throwaway_database("rd_template") as (server, name):
+        eng = create_engine_for(make_url(server).set(database=name).render_as_string(hide_password=False))
+        try:
+            migrate.upgrade(eng)
+        finally:
+            eng.dispose()
         yield name
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 @pytest.fixture
@@ -132,17 +140,8 @@ def empty_db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
     if backend == "sqlite":
         yield f"sqlite:///{tmp_path / 'store.db'}"
         return
-    server = postgres_server_url()
-    name = f"rd_test_{uuid.uuid4().hex[:12]}"
-    admin = _admin(server)
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
+    with _throwaway_database("rd_test") as (server, name):
         yield make_url(server).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 @pytest.fixture

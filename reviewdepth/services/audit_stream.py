@@ -32,6 +32,7 @@ from sqlalchemy.exc import IntegrityError
 
 from reviewdepth.estimation.audit_order import SEED_LIMIT, audit_permutation, population_digest, sorted_population
 from reviewdepth.services.errors import Conflict, Invalid, NotFound
+from reviewdepth.services.sample_void import checked_void
 from reviewdepth.store import validation
 from reviewdepth.store.ingest import utc_now
 from reviewdepth.store.labels import POLICIES, UNJUDGED, resolve_labels
@@ -41,7 +42,6 @@ from reviewdepth.store.models import VOID_ROLE, AuditStream, Judgment, Queue, Qu
 AUDIT_ROLE = "audit"
 REVIEW_ROLE = "review"
 MAX_COUNT = 10_000  # documents one `next` call returns at most
-MAX_REASON_LENGTH = 10_000
 
 
 @dataclass
@@ -381,14 +381,7 @@ def show_stream(engine: Engine, topic: str, *, policy: str = "latest", stream_id
 def void_stream(engine: Engine, topic: str, *, reason: str, reviewer: str) -> StreamRecord:
     """Stop the topic's active stream: kept for the record, never served or used as evidence again (also by an
     as-of query: the void is not a judgment and is not in the judgment log). A new stream may then be created."""
-    reason = validation.free_text(reason.strip(), "reason")
-    if not reason:
-        raise Invalid("reason: say why the audit stream is voided")
-    if len(reason) > MAX_REASON_LENGTH:
-        raise Invalid(f"reason: at most {MAX_REASON_LENGTH:,} characters")
-    if not reviewer.strip():
-        raise Invalid("reviewer must not be empty")
-    reviewer = validation.reviewer_name(reviewer)
+    reason, reviewer = checked_void(reason, reviewer, "say why the audit stream is voided")
     with engine.begin() as conn:
         topic_id, _ = _topic(conn, topic)
         active = _active(conn, topic_id)

@@ -28,20 +28,26 @@ def void_doc_id(sample_id: int) -> str:
     return f"sample:{sample_id}"
 
 
+def checked_void(reason: str, reviewer: str, missing: str) -> tuple[str, str]:
+    """The reason and reviewer of a void, validated (`Invalid` naming the field; ``missing`` is the message for an
+    empty reason)."""
+    reason = validation.free_text(reason.strip(), "reason")
+    if not reason:
+        raise Invalid(f"reason: {missing}")
+    if len(reason) > MAX_REASON_LENGTH:
+        raise Invalid(f"reason: at most {MAX_REASON_LENGTH:,} characters")
+    if not reviewer.strip():
+        raise Invalid("reviewer must not be empty")
+    return reason, validation.reviewer_name(reviewer)
+
+
 def void_sample(engine: Engine, topic: str, sample_id: int, *, reason: str, reviewer: str,
                 source: str = "cli") -> SampleRecord:
     """Void sample ``sample_id`` of ``topic`` (one transaction) and return it as now stored.
 
     Refused: an empty reason or reviewer (`Invalid`), an unknown topic or sample (`NotFound`), a sample already
     voided (`Conflict`, also when two voids race: the second finds the sample voided after the chain lock)."""
-    reason = validation.free_text(reason.strip(), "reason")
-    if not reason:
-        raise Invalid("reason: say why the sample is voided (it is kept in the judgment log)")
-    if len(reason) > MAX_REASON_LENGTH:
-        raise Invalid(f"reason: at most {MAX_REASON_LENGTH:,} characters")
-    if not reviewer.strip():
-        raise Invalid("reviewer must not be empty")
-    reviewer = validation.reviewer_name(reviewer)
+    reason, reviewer = checked_void(reason, reviewer, "say why the sample is voided (it is kept in the judgment log)")
     with engine.begin() as conn:
         topic_id = conn.execute(select(Topic.id).where(Topic.name == topic)).scalar_one_or_none()
         if topic_id is None:
