@@ -94,6 +94,25 @@ def row_progress(description: str) -> Iterator[Callable[[int], None] | None]:
         yield lambda n: bar.update(task, completed=n)
 
 
+@contextmanager
+def one_shot() -> Iterator[None]:
+    """A command that runs once and exits: the cycle collector off for its run (the imports and the work make
+    ~10⁶ objects and next to no cyclic garbage; its passes over them cost ~0.08 s; reference counting still frees
+    everything), and scipy.special (~0.2 s) loading on a second core while the command reads the database."""
+    import gc
+
+    from reviewdepth.estimation.distributions import import_scipy_in_background
+
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        import_scipy_in_background()
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+
+
 def write_result(result: Any, output_format: str, *, per_query: bool = False, output: Any = None) -> None:
     """Print a result (`reviewdepth.report.render.Result`) through the one dispatch: to stdout, or to the path
     ``output``. A table on stdout goes through a Rich console of the terminal's width and colours."""

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from .common import DbOption, fail, handled_errors, open_engine, write_result
+from .common import DbOption, fail, handled_errors, one_shot, open_engine, write_result
 
 
 class ReportFormat(StrEnum):
@@ -48,18 +48,9 @@ def register_reports(app: typer.Typer) -> None:
         db: DbOption = None,
     ) -> None:
         """How deep to review to reach the target recall, how sure that is, and whether the evidence says stop."""
-        import gc
-
-        # One shot: the imports and the report make ~10⁶ objects and next to no cyclic garbage, and the cycle
-        # collector's passes over them cost ~0.08 s. Reference counting still frees everything.
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            from reviewdepth.estimation.distributions import import_scipy_in_background
+        with one_shot():
             from reviewdepth.services.report import DEFAULT_TARGETS, ReportOptions, build_report
 
-            # scipy.special (~0.2 s) loads on a second core while the report reads the database
-            import_scipy_in_background()
             engine = open_engine(db)
             with handled_errors():
                 result = build_report(engine, topic, ReportOptions(
@@ -67,9 +58,6 @@ def register_reports(app: typer.Typer) -> None:
                     policy=policy, as_of=as_of, target_rule=rule, known_relevant=known_relevant,
                     independent=independent))
             write_result(result, output_format.value, output=output)
-        finally:
-            if collecting:
-                gc.enable()
 
     @app.command("plot")
     def plot(
@@ -85,16 +73,9 @@ def register_reports(app: typer.Typer) -> None:
         suffix = output.suffix.lower()
         if suffix not in (".svg", ".png"):
             fail(f"{output}: the file name must end in .svg or .png")
-        import gc
-
-        # one shot, as in `report`: matplotlib's import adds ~6·10⁴ objects to the cycle collector's passes
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            from reviewdepth.estimation.distributions import import_scipy_in_background
+        with one_shot():  # matplotlib's import alone adds ~6·10⁴ objects to the cycle collector's passes
             from reviewdepth.services.plots import build_plot
 
-            import_scipy_in_background()
             engine = open_engine(db)
             with handled_errors():
                 try:
@@ -102,9 +83,6 @@ def register_reports(app: typer.Typer) -> None:
                                        queue=queue, policy=policy, as_of=as_of)
                 except ImportError as exc:
                     fail(str(exc))
-        finally:
-            if collecting:
-                gc.enable()
         output.write_bytes(chart.content)
         typer.echo(f"wrote {output}", err=True)
 
