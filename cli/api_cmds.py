@@ -34,14 +34,19 @@ def register_api(app: typer.Typer) -> None:
     ) -> None:
         """Run the HTTP API (FastAPI under uvicorn) over the review store."""
         import uvicorn
+        from pydantic import ValidationError
 
         from reviewdepth.api import ApiSettings, create_app
         from reviewdepth.services.database import open_store
+        from reviewdepth.settings import settings_problem
         from reviewdepth.store.schema import SchemaNotReady
 
         if workers < 1:
             fail("--workers must be at least 1")
-        settings = ApiSettings(database_url=db) if db else ApiSettings()
+        try:
+            settings = ApiSettings(database_url=db) if db else ApiSettings()
+        except ValidationError as exc:
+            fail(settings_problem(exc))
         def notify(message: str) -> None:
             sys.stderr.write(f"reviewdepth: {message}\n")
 

@@ -24,17 +24,28 @@ def database_option_help() -> str:
 DbOption = Annotated[str | None, typer.Option("--db", help=database_option_help())]
 
 
+def settings_for(db: str | None) -> Any:
+    """The settings (`reviewdepth.settings.Settings`) for ``--db``, or the environment's; a bad value of a
+    ``REVIEWDEPTH_`` variable is one line naming it and exit code 2."""
+    from reviewdepth.services.database import store_settings
+    from reviewdepth.services.errors import Invalid
+
+    try:
+        return store_settings(db or None)
+    except Invalid as exc:
+        fail(str(exc))
+
+
 def open_engine(db: str | None, *, migrate_default: bool = True) -> Any:
     """Engine for ``--db`` (or the environment, or the embedded default, created on first use)."""
-    # the light reader of the same settings: pydantic-settings would cost ~0.15 s on every command
-    from reviewdepth.services.database import open_store, store_settings
+    from reviewdepth.services.database import open_store
     from reviewdepth.store.schema import SchemaNotReady
 
     def notify(message: str) -> None:
         sys.stderr.write(f"reviewdepth: {message}\n")
 
     try:
-        return open_store(store_settings(db or None), notify=notify)
+        return open_store(settings_for(db), notify=notify)
     except SchemaNotReady as exc:
         fail(str(exc))
 
@@ -50,8 +61,6 @@ def busy_exit(exc: BaseException) -> None:
     busy = busy_error(exc)
     if busy is None:
         return
-    from reviewdepth.services.database import store_settings
-
     try:  # Typer runs on its own copy of Click
         from typer._click.globals import get_current_context
     except ImportError:
@@ -59,7 +68,7 @@ def busy_exit(exc: BaseException) -> None:
     context = get_current_context(silent=True)
     words = context.command_path.split()[1:] if context is not None else []
     command = " ".join(["reviewdepth", *words])  # the program's own name, also under a test runner
-    fail(busy.during(command, store_settings().busy_timeout_seconds).describe(), BUSY_EXIT_CODE)
+    fail(busy.during(command, settings_for(None).busy_timeout_seconds).describe(), BUSY_EXIT_CODE)
 
 
 @contextmanager

@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from .common import DbOption, fail, handled_errors, open_engine, row_progress
+from .common import DbOption, fail, handled_errors, open_engine, row_progress, settings_for
 
 
 class ListFormat(StrEnum):
@@ -44,9 +44,9 @@ def register_store(app: typer.Typer) -> None:
     def db_upgrade(revision: Annotated[str, typer.Argument(help="Target revision.")] = "head",
                    db: DbOption = None) -> None:
         """Apply migrations up to REVISION (default: the latest)."""
-        from reviewdepth.services.database import store_settings, upgrade_database
+        from reviewdepth.services.database import upgrade_database
 
-        current = upgrade_database(store_settings(db or None), revision)
+        current = upgrade_database(settings_for(db), revision)
         typer.echo(f"database at revision {current}")
 
     @db_app.command("downgrade")
@@ -55,10 +55,10 @@ def register_store(app: typer.Typer) -> None:
                          "Really revert: the tables and columns listed are dropped with their data."))] = False,
                      db: DbOption = None) -> None:
         """Revert migrations down to REVISION. Prints what each reverted migration drops; needs --yes."""
-        from reviewdepth.services.database import downgrade_database, downgrade_plan, store_settings
+        from reviewdepth.services.database import downgrade_database, downgrade_plan
         from reviewdepth.services.errors import Invalid
 
-        settings = store_settings(db or None)
+        settings = settings_for(db)
         try:
             plan = downgrade_plan(settings, revision)
         except Invalid as exc:
@@ -76,9 +76,9 @@ def register_store(app: typer.Typer) -> None:
     @db_app.command("current")
     def db_current(db: DbOption = None) -> None:
         """Print the database's schema revision and the latest one."""
-        from reviewdepth.services.database import database_revisions, store_settings
+        from reviewdepth.services.database import database_revisions
 
-        current, head = database_revisions(store_settings(db or None))
+        current, head = database_revisions(settings_for(db))
         typer.echo(f"current: {current or 'none (run reviewdepth db upgrade)'}\nlatest:  {head}")
 
     @import_app.command("run")

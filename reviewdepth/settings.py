@@ -1,15 +1,17 @@
-"""Settings (pydantic-settings, ``REVIEWDEPTH_`` prefix). Built by callers and passed down, never global.
-
-The CLI reads only the database choice, with `reviewdepth.services.database.store_settings` (same rules, no
-pydantic-settings import); a test keeps the two readers in step."""
+"""Settings (pydantic-settings, ``REVIEWDEPTH_`` prefix): the one reader of every ``REVIEWDEPTH_`` variable.
+Built by callers and passed down, never global. The CLI builds it through
+`reviewdepth.services.database.store_settings`, inside its command bodies (importing pydantic-settings costs
+~0.15 s, which ``reviewdepth --help`` does not pay)."""
 
 from __future__ import annotations
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from reviewdepth.store.busy import DEFAULT_BUSY_TIMEOUT_SECONDS
 from reviewdepth.store.engine import DatabaseChoice, normalise_url
+
+ENV_PREFIX = "REVIEWDEPTH_"
 
 
 class Settings(DatabaseChoice, BaseSettings):
@@ -17,7 +19,7 @@ class Settings(DatabaseChoice, BaseSettings):
     ``REVIEWDEPTH_BUSY_TIMEOUT_SECONDS`` (default 10): how long a write waits for a lock another connection
     holds before it gives up (503 at the API, exit code 3 at the CLI; see `reviewdepth.store.busy`)."""
 
-    model_config = SettingsConfigDict(env_prefix="REVIEWDEPTH_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore")
 
     database_url: str = ""
     busy_timeout_seconds: float = Field(default=DEFAULT_BUSY_TIMEOUT_SECONDS, ge=0)
@@ -26,3 +28,17 @@ class Settings(DatabaseChoice, BaseSettings):
     @classmethod
     def _normalise(cls, value: str) -> str:
         return normalise_url(value) if value else value
+
+
+def settings_problem(exc: ValidationError) -> str:
+    """The bad values of ``exc`` on one line, each naming its environment variable (or keyword) and the value."""
+    lines = []
+    for error in exc.errors():
+        field = str(error["loc"][0]) if error["loc"] else ""
+        variable = f"{ENV_PREFIX}{field.upper()}"
+        value = error.get("input")
+        if field == "busy_timeout_seconds" and error["type"] != "greater_than_equal":
+            lines.append(f"{variable} must be a number of seconds, not {value!r}")
+        else:
+            lines.append(f"{variable}: {error['msg']}, not {value!r}")
+    return "; ".join(lines)

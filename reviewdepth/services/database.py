@@ -2,27 +2,21 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 from reviewdepth.store import schema
-from reviewdepth.store.busy import DEFAULT_BUSY_TIMEOUT_SECONDS
-from reviewdepth.store.engine import DatabaseChoice, create_engine_for, normalise_url
+from reviewdepth.store.engine import create_engine_for
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
+    from reviewdepth.settings import Settings
     from reviewdepth.store.migrate import DowngradeStep
-
-# the variables `reviewdepth.settings.Settings` reads its fields from (prefix ``REVIEWDEPTH_``)
-DATABASE_URL_VARIABLE = "REVIEWDEPTH_DATABASE_URL"
-BUSY_TIMEOUT_VARIABLE = "REVIEWDEPTH_BUSY_TIMEOUT_SECONDS"
 
 
 class StoreLocation(Protocol):
-    """What `open_store` needs of a settings object (`reviewdepth.settings.Settings` or `StoreSettings`)."""
+    """What `open_store` needs of a settings object (`reviewdepth.settings.Settings` or a subclass)."""
 
     @property
     def resolved_database_url(self) -> str: ...
@@ -34,38 +28,20 @@ class StoreLocation(Protocol):
     def busy_timeout_seconds(self) -> float: ...
 
 
-@dataclass(frozen=True)
-class StoreSettings(DatabaseChoice):
-    """The database choice of `reviewdepth.settings.Settings` without pydantic-settings (importing it costs
-    ~0.15 s on every CLI command). Build it with `store_settings`, which reads the environment the same way."""
+def store_settings(database_url: str | None = None) -> Settings:
+    """The store's settings: ``database_url`` if given, else ``$REVIEWDEPTH_DATABASE_URL``, else the embedded
+    default, read by the one reader of the environment, `reviewdepth.settings.Settings`. A bad value is `Invalid`
+    with a message naming the variable."""
+    # imported here, not at module level: pydantic-settings costs ~0.15 s, which `reviewdepth --help` must not pay
+    from pydantic import ValidationError
 
-    database_url: str = ""
-    busy_timeout_seconds: float = DEFAULT_BUSY_TIMEOUT_SECONDS
+    from reviewdepth.services.errors import Invalid
+    from reviewdepth.settings import Settings, settings_problem
 
-
-def store_settings(database_url: str | None = None, environ: Mapping[str, str] | None = None) -> StoreSettings:
-    """``database_url`` if given, else ``$REVIEWDEPTH_DATABASE_URL``, else the embedded default: the rules of
-    ``Settings(database_url=...)`` / ``Settings()`` (the variable's name is case-insensitive, the last spelling
-    in the environment wins, an empty value means the default; the URL is normalised)."""
-    env = os.environ if environ is None else environ
-    if database_url is None:
-        database_url = _variable(env, DATABASE_URL_VARIABLE) or ""
-    busy = _variable(env, BUSY_TIMEOUT_VARIABLE)
     try:
-        busy_timeout = float(busy) if busy else DEFAULT_BUSY_TIMEOUT_SECONDS
-    except ValueError:
-        raise ValueError(f"{BUSY_TIMEOUT_VARIABLE} must be a number of seconds, not {busy!r}") from None
-    return StoreSettings(normalise_url(database_url) if database_url else database_url, busy_timeout)
-
-
-def _variable(env: Mapping[str, str], variable: str) -> str | None:
-    """The environment variable ``variable`` as pydantic-settings reads it (any case, the last spelling wins)."""
-    wanted = variable.lower()
-    value = None
-    for name, text in env.items():
-        if name.lower() == wanted:
-            value = text
-    return value
+        return Settings() if database_url is None else Settings(database_url=database_url)
+    except ValidationError as exc:
+        raise Invalid(settings_problem(exc)) from None
 
 
 def open_store(settings: StoreLocation, notify: Callable[[str], None] | None = None) -> Engine:

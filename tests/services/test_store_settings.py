@@ -1,41 +1,70 @@
-"""The CLI's light reader of the database setting agrees with the pydantic-settings `Settings`."""
+"""`store_settings`, the CLI's way to the one reader of ``REVIEWDEPTH_*`` (`reviewdepth.settings.Settings`):
+the variables, their defaults, and bad values named (exit code 2 at the CLI)."""
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from reviewdepth.cli.app import create_cli
 from reviewdepth.services.database import store_settings
+from reviewdepth.services.errors import Invalid
 from reviewdepth.settings import Settings
+from reviewdepth.store.busy import DEFAULT_BUSY_TIMEOUT_SECONDS
 
-CASES: list[tuple[dict[str, str], str | None]] = [
-    ({}, None),
-    ({"REVIEWDEPTH_DATABASE_URL": "sqlite:////tmp/x.db"}, None),
-    ({"REVIEWDEPTH_DATABASE_URL": "postgres://u@h/db"}, None),
-    ({"REVIEWDEPTH_DATABASE_URL": "postgresql://u@h/db"}, None),
-    ({"reviewdepth_database_url": "sqlite:////tmp/lower.db"}, None),
-    ({"REVIEWDEPTH_DATABASE_URL": ""}, None),
-    ({"REVIEWDEPTH_DATABASE_URL": "sqlite:////tmp/env.db"}, "postgres://u@h/explicit"),
-    ({"REVIEWDEPTH_DATABASE_URL": "sqlite:////tmp/env.db"}, "sqlite:////tmp/explicit.db"),
-    ({}, "sqlite:////tmp/explicit.db"),
-    ({"REVIEWDEPTH_BUSY_TIMEOUT_SECONDS": "0.25"}, None),
-    ({"reviewdepth_busy_timeout_seconds": "3"}, "sqlite:////tmp/explicit.db"),
+DATA = "/tmp/reviewdepth-test-data"
+EMBEDDED = f"sqlite:///{DATA}/reviewdepth/reviewdepth.sqlite3"
+
+# environment, explicit --db, then the URL used and the busy timeout expected
+CASES: list[tuple[dict[str, str], str | None, str, float]] = [
+    ({}, None, EMBEDDED, DEFAULT_BUSY_TIMEOUT_SECONDS),
+    ({"REVIEWDEPTH_DATABASE_URL": "sqlite:////tmp/x.db"}, None, "sqlite:////tmp/x.db", 10.0),
+    ({"REVIEWDEPTH_DATABASE_URL": "postgres://u@h/db"}, None, "postgresql+psycopg://u@h/db", 10.0),
+    ({"REVIEWDEPTH_DATABASE_URL": "postgresql://u@h/db"}, None, "postgresql+psycopg://u@h/db", 10.0),
+    ({"reviewdepth_database_url": "sqlite:////tmp/lower.db"}, None, "sqlite:////tmp/lower.db", 10.0),
+    ({"REVIEWDEPTH_DATABASE_URL": ""}, None, EMBEDDED, 10.0),
+    ({"REVIEWDEPTH_DATABASE_URL": "sqlite:////tmp/env.db"}, "postgres://u@h/explicit",
+     "postgresql+psycopg://u@h/explicit", 10.0),
+    ({"REVIEWDEPTH_DATABASE_URL": "sqlite:////tmp/env.db"}, "sqlite:////tmp/explicit.db",
+     "sqlite:////tmp/explicit.db", 10.0),
+    ({"REVIEWDEPTH_BUSY_TIMEOUT_SECONDS": "0.25"}, None, EMBEDDED, 0.25),
+    ({"reviewdepth_busy_timeout_seconds": "3"}, "sqlite:////tmp/explicit.db", "sqlite:////tmp/explicit.db", 3.0),
 ]
 
 
-@pytest.mark.parametrize(("environ", "explicit"), CASES)
-def test_same_choice_as_settings(monkeypatch: pytest.MonkeyPatch, environ: dict[str, str],
-                                 explicit: str | None) -> None:
-    for name in [n for n in os.environ if n.lower() in ("reviewdepth_database_url",
-                                                         "reviewdepth_busy_timeout_seconds")]:
+def clean_environment(monkeypatch: pytest.MonkeyPatch, environ: dict[str, str]) -> None:
+    for name in [n for n in os.environ if n.upper().startswith("REVIEWDEPTH_")]:
         monkeypatch.delenv(name)
     for name, value in environ.items():
         monkeypatch.setenv(name, value)
-    monkeypatch.setenv("XDG_DATA_HOME", "/tmp/reviewdepth-test-data")
-    heavy = Settings(database_url=explicit) if explicit else Settings()
-    light = store_settings(explicit)
-    assert light.database_url == heavy.database_url
-    assert light.resolved_database_url == heavy.resolved_database_url
-    assert light.uses_embedded_default == heavy.uses_embedded_default
-    assert light.busy_timeout_seconds == heavy.busy_timeout_seconds
+    monkeypatch.setenv("XDG_DATA_HOME", DATA)
+
+
+@pytest.mark.parametrize(("environ", "explicit", "url", "busy"), CASES)
+def test_variables_and_defaults(monkeypatch: pytest.MonkeyPatch, environ: dict[str, str], explicit: str | None,
+                                url: str, busy: float) -> None:
+    clean_environment(monkeypatch, environ)
+    settings = store_settings(explicit)
+    assert isinstance(settings, Settings)  # the one reader, not a copy of its rules
+    assert settings.resolved_database_url == url
+    assert settings.uses_embedded_default == (url == EMBEDDED)
+    assert settings.busy_timeout_seconds == busy
+
+
+@pytest.mark.parametrize(("value", "message"), [
+    ("abc", "REVIEWDEPTH_BUSY_TIMEOUT_SECONDS must be a number of seconds, not 'abc'"),
+    ("-1", "REVIEWDEPTH_BUSY_TIMEOUT_SECONDS: Input should be greater than or equal to 0, not '-1'"),
+])
+def test_a_bad_value_names_the_variable(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, value: str,
+                                        message: str) -> None:
+    clean_environment(monkeypatch, {"REVIEWDEPTH_BUSY_TIMEOUT_SECONDS": value})
+    with pytest.raises(Invalid) as raised:
+        store_settings()
+    assert str(raised.value) == message
+    db = tmp_path / "x.db"
+    result = CliRunner().invoke(create_cli(), ["db", "upgrade", "--db", f"sqlite:///{db}"])
+    assert result.exit_code == 2 and result.stderr == f"reviewdepth: error: {message}\n"
+    assert not db.exists()  # refused before the database was opened
