@@ -7,18 +7,17 @@ and leaves the database exactly as it was. A file already imported (same SHA-256
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal, get_args
 
 import numpy as np
 from sqlalchemy import Connection, Engine, insert, select
 
+from reviewdepth.formats.csv_judgments import read_export
 from reviewdepth.formats.errors import InputError
 from reviewdepth.formats.runs import RUN_FIELDS, parse_run, threshold_rank
 from reviewdepth.formats.scan import StringColumn
@@ -33,12 +32,9 @@ from reviewdepth.store.ingest import Progress, bulk_insert, utc_now
 from reviewdepth.store.models import USER_ROLES, ImportRecord, Queue, Topic
 from reviewdepth.store.ranking_blob import encode_ranking
 
-ASREVIEW_LABEL_COLUMNS = ("asreview_label", "final_included", "label", "label_included", "included_label",
-                          "included_final", "included", "included_flag", "include")
 # a run's ranking: its file order, or trec_eval's (score descending, docno descending on ties)
 RunOrder = Literal["given", "trec_eval"]
 RUN_ORDERS: tuple[str, ...] = get_args(RunOrder)
-DOC_COLUMNS = ("record_id",)  # ASReview; other id columns (pmid, control number) are mapped explicitly
 RELEVANT_WORDS = frozenset({"1", "yes", "y", "true", "relevant", "include", "included", "responsive"})
 NONRELEVANT_WORDS = frozenset({"0", "no", "n", "false", "nonrelevant", "non-relevant", "irrelevant", "exclude",
                                "excluded", "not responsive", "non-responsive"})
@@ -280,34 +276,6 @@ def import_qrels(engine: Engine, path: str, *, reviewer: str = "qrels", level: i
     return summary
 
 
-def decode_text(data: bytes, path: str) -> str:
-    """UTF-8 (with or without BOM), else Windows-1252, the encodings review platforms export."""
-    if data.startswith(b"\xef\xbb\xbf"):
-        return data[3:].decode("utf-8")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        try:
-            return data.decode("cp1252")
-        except UnicodeDecodeError as exc:
-            raise InputError(path, None, None, f"not UTF-8 or Windows-1252 text: {exc}") from None
-
-
-def parse_mapping(spec: str | None) -> dict[str, str]:
-    """``doc=COL,label=COL,...`` into a dict; keys: doc, label, topic, rank, score, reviewer, time, role."""
-    mapping: dict[str, str] = {}
-    if not spec:
-        return mapping
-    for part in spec.split(","):
-        key, sep, column = part.partition("=")
-        key = key.strip()
-        if not sep or key not in ("doc", "label", "topic", "rank", "score", "reviewer", "time", "role"):
-            raise InputError("--map", None, key or part, f"bad mapping {part!r}; use doc=COL,label=COL[,topic=COL,"
-                             "rank=COL,score=COL,reviewer=COL,time=COL,role=COL]")
-        mapping[key] = column.strip()
-    return mapping
-
-
 def read_label(value: str, path: str, line: int, column: str, level: int) -> tuple[bool | None, int | None]:
     """(relevant, grade) from a label cell; empty = not screened (None)."""
     text = value.strip()
@@ -329,18 +297,6 @@ def read_label(value: str, path: str, line: int, column: str, level: int) -> tup
         return False, None
     raise InputError(path, line, column, f"label {text!r} is neither relevant (1, yes, include, relevant) nor "
                      "non-relevant (0, no, exclude, irrelevant), nor empty")
-
-
-def _read_time(value: str, path: str, line: int, column: str) -> datetime | None:
-    """An ISO 8601 time cell (UTC when it carries no offset); empty = the import time."""
-    text = value.strip()
-    if not text:
-        return None
-    try:
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise InputError(path, line, column, f"time {text!r} is not an ISO 8601 date-time") from None
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
 def _served_queue_ids(conn: Connection, path: str, topic_ids: dict[str, int], judged: Sequence[tuple[str, str]],
@@ -389,68 +345,37 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
         raise InputError("--role", None, "role", f"must be one of {', '.join(USER_ROLES)}, not {role!r}")
     data = read_bytes(path)
     digest = file_digest(data)
-    text = decode_text(data, path)
-    try:
-        dialect = csv.Sniffer().sniff(text[:65536], delimiters=",;\t|")
-    except csv.Error:
-        dialect = csv.excel  # type: ignore[assignment]
-    reader = csv.reader(io.StringIO(text, newline=""), dialect)
-    header = next(reader, None)
-    if not header:
-        raise InputError(path, 1, None, "empty CSV file: no header row")
-    header = [h.strip() for h in header]
-    cols = parse_mapping(mapping)
-    lowered = {h.lower(): h for h in header}
-    if "label" not in cols:
-        found = next((lowered[c] for c in ASREVIEW_LABEL_COLUMNS if c in lowered), None)
-        if found is None:
-            raise InputError(path, 1, None, "no label column: name it with --map label=COL (recognised without "
-                             f"--map: {', '.join(ASREVIEW_LABEL_COLUMNS)})")
-        cols["label"] = found
-    if "doc" not in cols:
-        doc_col = next((lowered[c] for c in DOC_COLUMNS if c in lowered), None)
-        if doc_col is not None:
-            cols["doc"] = doc_col
-    for key, column in cols.items():
-        if column not in header:
-            raise InputError(path, 1, column, f"column {column!r} (for {key}) is not in the header: {header}")
-    if "topic" not in cols and not topic:
-        topic = Path(path).stem if path != "-" else None
-        if not topic:
-            raise InputError(path, None, "topic", "name the topic with --topic or map a topic column")
-    index = {k: header.index(v) for k, v in cols.items()}
+    export = read_export(data, path, mapping, topic)
+    topic, cols = export.topic, export.columns
     judgments: list[tuple[str, str, str, bool | None, int | None, str, datetime | None]] = []
     ranked: dict[str, list[tuple[float, str, float | None]]] = {}
     seen_docs: dict[tuple[str, str], int] = {}
     judgment_roles: list[str] = []  # per judgment, beside `judgments`
     judgment_lines: list[int] = []
     rows = 0
-    for line_no, row in enumerate(reader, start=2):
-        if not any(cell.strip() for cell in row):
-            continue
-        rows += 1
-        if len(row) < len(header):
-            raise InputError(path, line_no, None, f"expected {len(header)} fields, found {len(row)}")
-        doc = row[index["doc"]].strip() if "doc" in index else str(rows)
+    for row in export.rows():
+        rows = row.ordinal
+        line_no = row.line
+        doc = row.raw("doc").strip() if row.has("doc") else str(rows)
         if not doc:
-            raise InputError(path, line_no, cols.get("doc", "doc"), "empty document id")
-        doc = checked_value(validation.doc_id, doc, path, line_no, cols.get("doc", "doc"))
-        the_topic = row[index["topic"]].strip() if "topic" in index else str(topic)
-        the_topic = checked_value(validation.topic_name, the_topic, path, line_no, cols.get("topic", "--topic"))
+            raise InputError(path, line_no, row.field("doc", "doc"), "empty document id")
+        doc = checked_value(validation.doc_id, doc, path, line_no, row.field("doc", "doc"))
+        the_topic = row.raw("topic").strip() if row.has("topic") else str(topic)
+        the_topic = checked_value(validation.topic_name, the_topic, path, line_no, row.field("topic", "--topic"))
         doc_key = (the_topic, doc)
         if doc_key in seen_docs:
-            raise InputError(path, line_no, cols.get("doc", "doc"),
+            raise InputError(path, line_no, row.field("doc", "doc"),
                              f"duplicate document {doc!r} (first on line {seen_docs[doc_key]})")
         seen_docs[doc_key] = line_no
-        label = row[index["label"]]
+        label = row.raw("label")
         relevant, grade = read_label(label, path, line_no, cols["label"], level)
         if relevant is not None or grade is not None:
             label = checked_value(validation.label_text, label.strip(), path, line_no, cols["label"])
-        who = row[index["reviewer"]].strip() if "reviewer" in index else reviewer
+        who = row.raw("reviewer").strip() if row.has("reviewer") else reviewer
         who = checked_value(validation.reviewer_name, who or reviewer, path, line_no,
-                            cols.get("reviewer", "--reviewer"))
-        when = _read_time(row[index["time"]], path, line_no, cols["time"]) if "time" in index else None
-        the_role = (row[index["role"]].strip() or role) if "role" in index else role
+                            row.field("reviewer", "--reviewer"))
+        when = row.time()
+        the_role = (row.raw("role").strip() or role) if row.has("role") else role
         if the_role not in USER_ROLES:
             raise InputError(path, line_no, cols["role"], f"role must be one of {', '.join(USER_ROLES)}, "
                              f"not {the_role!r}")
@@ -458,12 +383,8 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
             judgments.append((the_topic, doc, label.strip(), relevant, grade, who or reviewer, when))
             judgment_roles.append(the_role)
             judgment_lines.append(line_no)
-        if "rank" in index:
-            try:
-                rank = float(row[index["rank"]])
-                score = float(row[index["score"]]) if "score" in index and row[index["score"]].strip() else None
-            except ValueError:
-                raise InputError(path, line_no, cols["rank"], "rank and score must be numbers") from None
+        if row.has("rank"):
+            rank, score = row.rank_score()
             checked_value(validation.score, rank, path, line_no, cols["rank"])
             if score is not None:
                 checked_value(validation.score, score, path, line_no, cols["score"])

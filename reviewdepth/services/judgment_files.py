@@ -9,23 +9,19 @@ same file may be sent again (it appends again, like ``judge``).
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass
 
 from sqlalchemy import Engine
 
+from reviewdepth.formats.csv_judgments import read_sheet
 from reviewdepth.formats.errors import InputError
-from reviewdepth.formats.trec import read_bytes
 from reviewdepth.services.errors import Invalid, NotFound
-from reviewdepth.services.imports import decode_text, read_label
+from reviewdepth.services.imports import read_label
 from reviewdepth.services.served_queues import ServedQueues
 from reviewdepth.store.chain import append_judgments
 from reviewdepth.store.ingest import driver_rows, utc_now
 from reviewdepth.store.models import USER_ROLES
 
-REQUIRED = ("doc", "label")
-OPTIONAL = ("reviewer", "role", "note", "queue")
 # column limits of the judgments table (reviewdepth.store.models.Judgment)
 LIMITS = {"doc": 300, "label": 100, "reviewer": 200}
 
@@ -49,32 +45,9 @@ def read_judgment_file(path: str, *, reviewer: str, role: str = "review", level:
         raise InputError("--role", None, "role", f"must be one of {', '.join(USER_ROLES)}, not {role!r}")
     if not reviewer.strip():
         raise InputError("--reviewer", None, "reviewer", "must not be empty")
-    text = decode_text(read_bytes(path), path)
-    try:
-        dialect: type[csv.Dialect] | csv.Dialect = csv.Sniffer().sniff(text[:65536], delimiters=",\t;")
-    except csv.Error:
-        dialect = csv.excel
-    reader = csv.reader(io.StringIO(text, newline=""), dialect)
-    header = [h.strip().lower() for h in next(reader, [])]
-    if not any(header):
-        raise InputError(path, 1, None, "empty file: a header row naming the columns doc and label comes first")
-    for column in header:
-        if column not in REQUIRED + OPTIONAL:
-            raise InputError(path, 1, column or "(empty)", f"unknown column; the columns are {', '.join(REQUIRED)} "
-                             f"(required) and {', '.join(OPTIONAL)}")
-    for column in REQUIRED:
-        if column not in header:
-            raise InputError(path, 1, column, f"no {column} column in the header {header}")
-    if len(set(header)) < len(header):
-        raise InputError(path, 1, None, f"a column is named twice in the header {header}")
-    index = {name: header.index(name) for name in header}
+    _, rows = read_sheet(path)
     out: list[FileLine] = []
-    for line, row in enumerate(reader, start=2):
-        if not any(cell.strip() for cell in row):
-            continue
-        if len(row) != len(header):
-            raise InputError(path, line, None, f"expected {len(header)} fields, found {len(row)}")
-        cell = {name: row[i].strip() for name, i in index.items()}
+    for line, cell in rows:
         for name, limit in LIMITS.items():
             if len(cell.get(name, "")) > limit:
                 raise InputError(path, line, name, f"at most {limit} characters")
