@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Protocol
 
 from reviewdepth.store import schema
@@ -79,16 +80,22 @@ def database_problem(engine: Engine) -> str | None:
 # settings `open_store` takes, and dispose of the engine before they return
 
 
+@contextmanager
+def _any_schema(settings: StoreLocation) -> Iterator[Engine]:
+    engine = create_engine_for(settings.resolved_database_url, settings.busy_timeout_seconds)
+    try:
+        yield engine
+    finally:
+        engine.dispose()
+
+
 def upgrade_database(settings: StoreLocation, revision: str = "head") -> str | None:
     """Apply migrations up to ``revision``; the revision the database is at afterwards."""
     from reviewdepth.store import migrate
 
-    engine = create_engine_for(settings.resolved_database_url, settings.busy_timeout_seconds)
-    try:
+    with _any_schema(settings) as engine:
         migrate.upgrade(engine, revision)
         return migrate.current_revision(engine)
-    finally:
-        engine.dispose()
 
 
 def downgrade_plan(settings: StoreLocation, revision: str) -> list[DowngradeStep]:
@@ -98,33 +105,25 @@ def downgrade_plan(settings: StoreLocation, revision: str) -> list[DowngradeStep
     from reviewdepth.services.errors import Invalid
     from reviewdepth.store import migrate
 
-    engine = create_engine_for(settings.resolved_database_url, settings.busy_timeout_seconds)
-    try:
-        return migrate.downgrade_plan(engine, revision)
-    except CommandError as exc:
-        raise Invalid(f"revision {revision!r}: {exc}") from None
-    finally:
-        engine.dispose()
+    with _any_schema(settings) as engine:
+        try:
+            return migrate.downgrade_plan(engine, revision)
+        except CommandError as exc:
+            raise Invalid(f"revision {revision!r}: {exc}") from None
 
 
 def downgrade_database(settings: StoreLocation, revision: str) -> str | None:
     """Revert migrations down to ``revision``; the revision the database is at afterwards (None: empty)."""
     from reviewdepth.store import migrate
 
-    engine = create_engine_for(settings.resolved_database_url, settings.busy_timeout_seconds)
-    try:
+    with _any_schema(settings) as engine:
         migrate.downgrade(engine, revision)
         return migrate.current_revision(engine)
-    finally:
-        engine.dispose()
 
 
 def database_revisions(settings: StoreLocation) -> tuple[str | None, str]:
     """The database's schema revision (None before the first migration) and the latest one."""
     from reviewdepth.store import migrate
 
-    engine = create_engine_for(settings.resolved_database_url, settings.busy_timeout_seconds)
-    try:
+    with _any_schema(settings) as engine:
         return migrate.current_revision(engine), migrate.head_revision()
-    finally:
-        engine.dispose()
