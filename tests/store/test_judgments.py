@@ -90,13 +90,16 @@ def test_bad_judgments_are_refused(engine: Engine, tmp_path: Path) -> None:
         assert conn.execute(select(func.count()).select_from(Judgment)).scalar_one() == 0
 
 
-def test_eight_threads_lose_and_double_nothing(engine: Engine, tmp_path: Path) -> None:
+# 150 writes per thread still interleave the eight writers on every commit in the default suite; the 2,000 per
+# thread of the stress run (32 s on PostgreSQL) runs once in CI under `pytest -m stress`
+@pytest.mark.parametrize("per_thread", [150, pytest.param(2000, marks=pytest.mark.stress)])
+def test_eight_threads_lose_and_double_nothing(engine: Engine, tmp_path: Path, per_thread: int) -> None:
     make_queue(engine, tmp_path)
     errors: list[BaseException] = []
 
     def writer(worker: int) -> None:
         try:
-            for i in range(2000):
+            for i in range(per_thread):
                 record_judgment(engine, "T", f"w{worker}-{i}", "1" if i % 3 == 0 else "0", reviewer=f"r{worker}",
                                 allow_unqueued=True)
         except BaseException as exc:  # collected and re-raised below
@@ -112,7 +115,7 @@ def test_eight_threads_lose_and_double_nothing(engine: Engine, tmp_path: Path) -
         total = conn.execute(select(func.count()).select_from(Judgment)).scalar_one()
         distinct = conn.execute(select(func.count(func.distinct(Judgment.doc_id)))).scalar_one()
         ids = conn.execute(select(func.count(func.distinct(Judgment.id)))).scalar_one()
-    assert total == 16_000 and distinct == 16_000 and ids == 16_000
+    assert total == distinct == ids == 8 * per_thread
 
 
 def test_doc_ids_with_spaces_take_the_sql_join(engine: Engine, tmp_path: Path) -> None:
