@@ -65,7 +65,18 @@ def create_app(settings: Settings) -> FastAPI:
 
 
 def app_from_environment() -> FastAPI:
-    """Factory for ``uvicorn --factory`` (several workers): settings from ``REVIEWDEPTH_*``."""
-    from reviewdepth.api.settings import ApiSettings
+    """Factory for ``uvicorn --factory`` (several workers): settings from ``REVIEWDEPTH_*``. A bad value stops the
+    server before it binds, with one line naming the variable on stderr and exit status 2 (as the CLI does)."""
+    import sys
 
-    return create_app(ApiSettings())
+    from pydantic import ValidationError
+
+    from reviewdepth.api.settings import ApiSettings
+    from reviewdepth.settings import settings_problem
+
+    try:
+        settings = ApiSettings()
+    except ValidationError as exc:
+        print(f"reviewdepth: {settings_problem(exc)}", file=sys.stderr)
+        raise SystemExit(2) from None
+    return create_app(settings)

@@ -68,3 +68,17 @@ def test_a_bad_value_names_the_variable(monkeypatch: pytest.MonkeyPatch, tmp_pat
     result = CliRunner().invoke(create_cli(), ["db", "upgrade", "--db", f"sqlite:///{db}"])
     assert result.exit_code == 2 and result.stderr == f"reviewdepth: error: {message}\n"
     assert not db.exists()  # refused before the database was opened
+
+
+@pytest.mark.parametrize("variable,value", [("REVIEWDEPTH_MAX_BODY_BYTES", "abc"),
+                                            ("REVIEWDEPTH_BUSY_TIMEOUT_SECONDS", "-1")])
+def test_the_server_factory_names_a_bad_value_and_exits_2(variable: str, value: str, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    environ = {n: v for n, v in os.environ.items() if not n.upper().startswith("REVIEWDEPTH_")}
+    environ |= {variable: value, "REVIEWDEPTH_DATABASE_URL": f"sqlite:///{tmp_path}/s.db"}
+    done = subprocess.run([sys.executable, "-c", "from reviewdepth.api.app import app_from_environment as f; f()"],
+                          env=environ, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and variable in done.stderr and "Traceback" not in done.stderr
