@@ -286,3 +286,56 @@ class ApiIdempotency(Base):
     request_digest: Mapped[str] = mapped_column(String(64))
     response: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+JOB_STATUSES = ("queued", "running", "done", "failed", "cancelled")
+
+
+class PortfolioTopic(Base):
+    """A completed (fully judged) topic marked as part of the team's reference set: the heuristic stopping rules
+    are calibrated by replaying these reviews (`reviewdepth.services.portfolio`)."""
+
+    __tablename__ = "portfolio_topics"
+
+    topic_id: Mapped[int] = mapped_column(ForeignKey("topics.id", ondelete="CASCADE"), primary_key=True)
+    added_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    added_by: Mapped[str] = mapped_column(String(200))
+
+
+class Calibration(Base):
+    """One replay of the heuristic stopping rules over the portfolio: the settings it ran with and the per-rule
+    summary (failure rate with its interval, cost), both as JSON. ``target`` is the exact decimal the rules aimed
+    at, so a report shows the calibration only beside rules evaluated for the same target."""
+
+    __tablename__ = "calibrations"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    target: Mapped[str] = mapped_column(String(40))
+    confidence: Mapped[float] = mapped_column(Float)
+    topic_count: Mapped[int] = mapped_column(Integer)
+    settings: Mapped[str] = mapped_column(Text)
+    summary: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    created_by: Mapped[str] = mapped_column(String(200))
+
+
+class SimulationJob(Base):
+    """A simulation run in the background for the API (`reviewdepth.services.simulation_jobs`): ``request`` and
+    ``result`` are JSON; ``error`` the one-line reason of a failed job; progress counts replayed topics."""
+
+    __tablename__ = "simulation_jobs"
+    __table_args__ = (
+        CheckConstraint("status IN ('queued', 'running', 'done', 'failed', 'cancelled')", name="status"),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    status: Mapped[str] = mapped_column(String(20))
+    request: Mapped[str] = mapped_column(Text)
+    result: Mapped[str | None] = mapped_column(Text)
+    error: Mapped[str | None] = mapped_column(Text)
+    created_by: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    progress_done: Mapped[int] = mapped_column(BigInteger, server_default="0")
+    progress_total: Mapped[int | None] = mapped_column(BigInteger)

@@ -6,7 +6,7 @@ from sqlalchemy import Engine, text
 from sqlalchemy.exc import OperationalError, ProgrammingError
 
 # The latest migration in migrations/versions; a test checks it against Alembic's head.
-SCHEMA_HEAD = "0007"
+SCHEMA_HEAD = "0008"
 
 
 class SchemaNotReady(RuntimeError):
