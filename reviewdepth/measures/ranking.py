@@ -9,11 +9,12 @@ list it, or ``UNJUDGED`` (-2) when the qrels give it a negative value.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
 
-from reviewdepth.measures.segments import IntArray
+from reviewdepth.measures.segments import IntArray, segmented_cumsum
 
 NOT_IN_QRELS = -1
 _SMALL_TIE_GROUP = 16
@@ -232,6 +233,18 @@ class RankedQueries:
     @property
     def num_queries(self) -> int:
         return len(self.qids)
+
+    @cached_property
+    def relevant(self) -> npt.NDArray[np.bool_]:
+        """rel_i = 1 when the qrels value is >= ``level``, in ranking order."""
+        out: npt.NDArray[np.bool_] = self.rel >= self.level
+        return out
+
+    @cached_property
+    def cumulative_gain(self) -> IntArray:
+        """CG at every rank of every query (the segmented running count of ``relevant``), computed once: the
+        cutoff measures (P, recall, Rprec, num_rel_ret, …) read their values from it instead of re-summing."""
+        return segmented_cumsum(self.relevant, self.offsets)
 
 
 def join_and_rank(

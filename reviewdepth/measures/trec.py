@@ -31,7 +31,7 @@ MIN_GEO_MEAN = 0.00001
 
 
 def _relevant(ranked: RankedQueries) -> np.ndarray:
-    return ranked.rel >= ranked.level
+    return ranked.relevant
 
 
 def _safe_div(num: FloatArray, den: IntArray) -> FloatArray:
@@ -58,7 +58,7 @@ def num_rel_ret(ranked: RankedQueries) -> IntArray:
 
 def gain_at(ranked: RankedQueries, k: int | IntArray) -> IntArray:
     """CG(k) per query: relevant documents in the top k (flat beyond n)."""
-    cg = segmented_cumsum(_relevant(ranked), ranked.offsets)
+    cg = ranked.cumulative_gain
     lengths = np.diff(ranked.offsets)
     kk = np.minimum(np.broadcast_to(np.asarray(k, dtype=np.int64), lengths.shape), lengths)
     out = np.zeros(len(lengths), dtype=np.int64)
