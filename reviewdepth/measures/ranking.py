@@ -14,7 +14,7 @@ from functools import cached_property
 import numpy as np
 import numpy.typing as npt
 
-from reviewdepth.measures.segments import IntArray, segmented_cumsum
+from reviewdepth.measures.segments import IntArray, positions_in_segment, segment_ids, segmented_cumsum
 
 NOT_IN_QRELS = -1
 _SMALL_TIE_GROUP = 16
@@ -245,6 +245,17 @@ class RankedQueries:
         """CG at every rank of every query (the segmented running count of ``relevant``), computed once: the
         cutoff measures (P, recall, Rprec, num_rel_ret, …) read their values from it instead of re-summing."""
         return segmented_cumsum(self.relevant, self.offsets)
+
+    @cached_property
+    def relevant_positions(self) -> tuple[IntArray, IntArray, IntArray]:
+        """Ranks (1-based) of the relevant documents, their running count k within the query, and per-query
+        offsets into them; computed once for AP, reciprocal rank and the interpolated precisions."""
+        idx = np.flatnonzero(self.relevant)
+        ranks = positions_in_segment(self.offsets)[idx] + 1
+        per_query = np.bincount(segment_ids(self.offsets)[idx], minlength=self.num_queries)
+        offsets = np.concatenate(([0], np.cumsum(per_query))).astype(np.int64)
+        k = positions_in_segment(offsets) + 1
+        return ranks.astype(np.int64), k, offsets
 
 
 def join_and_rank(

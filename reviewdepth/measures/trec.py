@@ -69,13 +69,7 @@ def gain_at(ranked: RankedQueries, k: int | IntArray) -> IntArray:
 
 def _relevant_positions(ranked: RankedQueries) -> tuple[IntArray, IntArray, IntArray]:
     """Ranks (1-based) of relevant documents, their running count k, and per-query offsets into them."""
-    rel = _relevant(ranked)
-    idx = np.flatnonzero(rel)
-    ranks = positions_in_segment(ranked.offsets)[idx] + 1
-    per_query = np.bincount(segment_ids(ranked.offsets)[idx], minlength=ranked.num_queries)
-    offsets = np.concatenate(([0], np.cumsum(per_query))).astype(np.int64)
-    k = positions_in_segment(offsets) + 1
-    return ranks.astype(np.int64), k, offsets
+    return ranked.relevant_positions
 
 
 def average_precision(ranked: RankedQueries) -> FloatArray:
