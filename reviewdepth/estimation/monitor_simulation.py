@@ -276,52 +276,75 @@ def elusion_thresholds(queue: Queue, looks: IntArray, sample_size: int, target: 
     return sizes, ymax
 
 
+def fresh_sample_counts(queue: Queue, looks: IntArray, sizes: IntArray, replicates: int,
+                        rng: np.random.Generator) -> IntArray:
+    """ys[r, t]: the relevant documents in replicate r's fresh simple random sample of ``sizes[t]`` from the ranks
+    after ``looks[t]``, Hypergeometric(N − k, R − F(k), n_k), one independent draw per look (every look is drawn,
+    so a rule's draws do not depend on when other rules stop)."""
+    left = queue.size - looks
+    missed = queue.relevant - queue.found[looks]
+    ys = np.zeros((replicates, len(looks)), dtype=np.int64)
+    for t in range(len(looks)):
+        ys[:, t] = rng.hypergeometric(missed[t], left[t] - missed[t], sizes[t], size=replicates)
+    return ys
+
+
+def fresh_sample_union(queue: Queue, looks: IntArray, sizes: IntArray, ys: IntArray, stop_look: IntArray,
+                       rng: np.random.Generator) -> IntArray:
+    """Documents judged at the stop, k + |⋃_{j ≤ stop} sample_j ∩ ranks after k|, for the replicates that stopped
+    at look index ``stop_look`` (N for those that never stopped, −1). Drawn exactly from its conditional law given
+    the sample counts ``ys`` (module docstring)."""
+    left = queue.size - looks
+    missed = queue.relevant - queue.found[looks]
+    cost = np.full(len(stop_look), queue.size, dtype=np.int64)
+    rows = np.flatnonzero(stop_look >= 0)
+    if not len(rows):
+        return cost
+    k_stop = looks[stop_look[rows]]
+    rel_after = queue.relevant - queue.found[k_stop]  # relevant documents after the stop depth
+    non_after = (queue.size - k_stop) - rel_after
+    union_rel = np.zeros(len(rows), dtype=np.int64)
+    union_non = np.zeros(len(rows), dtype=np.int64)
+    last = stop_look[rows]
+    for t in range(int(last.max()) + 1):
+        use = last >= t
+        if not use.any():
+            continue
+        sub = np.flatnonzero(use)
+        y = ys[rows[sub], t]
+        rel_pool, non_pool = missed[t], left[t] - missed[t]
+        # of sample t's relevant (non-relevant) documents, how many lie after the stop depth, then how many
+        # of those are not yet in the union
+        c_rel = rng.hypergeometric(rel_after[sub], rel_pool - rel_after[sub], y)
+        c_non = rng.hypergeometric(non_after[sub], non_pool - non_after[sub], sizes[t] - y)
+        union_rel[sub] += rng.hypergeometric(rel_after[sub] - union_rel[sub], union_rel[sub], c_rel)
+        union_non[sub] += rng.hypergeometric(non_after[sub] - union_non[sub], union_non[sub], c_non)
+    cost[rows] = k_stop + union_rel + union_non
+    return cost
+
+
+def first_look(stops: BoolArray) -> IntArray:
+    """Per row of ``stops[r, t]`` (rule says stop at look t): the first look index that says stop, −1 if none."""
+    any_stop = stops.any(axis=1)
+    out: IntArray = np.where(any_stop, np.argmax(stops, axis=1), -1).astype(np.int64)
+    return out
+
+
 def simulate_fresh_elusion(queue: Queue, batch: int, sample_size: int, replicates: int, rng: np.random.Generator,
                            *, target: Fraction, confidence: float) -> Outcome:
-    """The elusion test repeated at every look with a fresh sample of ``sample_size`` (module docstring)."""
+    """The elusion test repeated at every look with a fresh sample of ``sample_size`` (module docstring): the
+    sample counts of every look (`fresh_sample_counts`), then the union cost (`fresh_sample_union`), both from
+    ``rng``."""
     if sample_size < 1:
         raise ValueError(f"sample_size must be positive, got {sample_size}")
     looks = look_ranks(queue.size, batch)
     sizes, ymax = elusion_thresholds(queue, looks, sample_size, target, confidence)
-    left = queue.size - looks
-    missed = queue.relevant - queue.found[looks]
-    stop_look = np.full(replicates, -1, dtype=np.int64)
-    alive = np.ones(replicates, dtype=bool)
-    ys = np.zeros((replicates, len(looks)), dtype=np.int64)
-    for t in range(len(looks)):
-        y = rng.hypergeometric(missed[t], left[t] - missed[t], sizes[t], size=replicates)
-        ys[:, t] = y
-        hit = alive & (y <= ymax[t])
-        stop_look[hit] = t
-        alive &= ~hit
-        if not alive.any():
-            break
+    ys = fresh_sample_counts(queue, looks, sizes, replicates, rng)
+    stop_look = first_look(ys <= ymax[None, :])
+    cost = fresh_sample_union(queue, looks, sizes, ys, stop_look, rng)
     stopped = stop_look >= 0
     depth = np.full(replicates, queue.size, dtype=np.int64)
     depth[stopped] = looks[stop_look[stopped]]
-    cost = np.full(replicates, queue.size, dtype=np.int64)
-    rows = np.flatnonzero(stopped)
-    if len(rows):
-        k_stop = depth[rows]
-        rel_after = queue.relevant - queue.found[k_stop]  # relevant documents after the stop depth
-        non_after = (queue.size - k_stop) - rel_after
-        union_rel = np.zeros(len(rows), dtype=np.int64)
-        union_non = np.zeros(len(rows), dtype=np.int64)
-        last = stop_look[rows]
-        for t in range(int(last.max()) + 1):
-            use = last >= t
-            if not use.any():
-                continue
-            sub = np.flatnonzero(use)
-            y = ys[rows[sub], t]
-            rel_pool, non_pool = missed[t], left[t] - missed[t]
-            # of sample t's relevant (non-relevant) documents, how many lie after the stop depth, then how many
-            # of those are not yet in the union
-            c_rel = rng.hypergeometric(rel_after[sub], rel_pool - rel_after[sub], y)
-            c_non = rng.hypergeometric(non_after[sub], non_pool - non_after[sub], sizes[t] - y)
-            union_rel[sub] += rng.hypergeometric(rel_after[sub] - union_rel[sub], union_rel[sub], c_rel)
-            union_non[sub] += rng.hypergeometric(non_after[sub] - union_non[sub], union_non[sub], c_non)
-        cost[rows] = k_stop + union_rel + union_non
     return Outcome(stopped, depth, queue.found[depth], cost)
 
 

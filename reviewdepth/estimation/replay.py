@@ -1,0 +1,533 @@
+"""Replaying completed reviews (issue 17): how each stopping rule would have done on a team's own fully judged
+queues. The one simulation engine behind ``reviewdepth simulate``, the portfolio calibration and the monitor bench.
+Pure: numpy, scipy (through the estimation core) and the product's own rules; no I/O.
+
+A *queue* is a completed review: ``labels`` 0/1 in rank order (population = queue, N documents, R ≥ 1 relevant,
+F(k) relevant among the first k). The replayed team reviews in rank order and *looks* after every B ranked
+documents, k = B, 2B, … < N (at N the queue is exhausted: recall 1, nothing to decide); at each look every rule
+reads what the design has judged so far and the review stops at the first look where the rule says stop. Target
+τ, confidence 1 − α; the oracle depth d* is the smallest k with F(k) ≥ ⌈τ·R⌉; a stop *fails* when the set the
+rule certifies holds fewer than ⌈τ·R⌉ relevant documents.
+
+Designs (what the team judges besides the ranked prefix; ``sampled`` counts those documents outside the prefix at
+the stop, each once; a rule that never stops reviews all N and samples nothing more):
+
+- ``none``: nothing; only the rules that read the prefix alone (the heuristics).
+- ``rest``: at every look, a fresh simple random sample of n documents (all of them when fewer are left) from the
+  ranks after k, judged. Sample counts per look are drawn as Hypergeometric(N − k, R − F(k), n); the union of the
+  samples at the stop is drawn exactly from its conditional law (`monitor_simulation.fresh_sample_union`).
+- ``population``: one simple random sample of n documents of the whole queue, drawn (in a random draw order)
+  before the review starts and judged; sampled = its documents ranked after the stop.
+- ``audit``: the audit stream of `reviewdepth.estimation.monitor`: a uniformly random permutation of the queue,
+  one audit document due after every K ranked, documents already judged passed free
+  (`monitor_simulation.stream_positions`); sampled = audited documents ranked after the stop.
+
+Rules (:data:`RULES`; ``kind``: ``certified`` = the rule's guarantee holds for the stop as replayed, ``invalid`` =
+a one-look guarantee applied at every look, which the guarantee does not cover, ``heuristic`` = no guarantee):
+
+- ``monitor`` (audit, certified): `monitor.certifies` with the anytime-valid bound `monitor.upper_missed`;
+- ``fixed`` (audit, invalid): the same with `monitor.fixed_look_upper`, the one-look bound, at every look;
+- ``qbcb`` (population: `stopping.qbcb` on the sample's positives, certified; audit: QBCB on the audit positives
+  so far, as in the monitor bench — the sample grows with the looks, so this is the bench's "repeated" QBCB);
+- ``target`` (population: `stopping.target_method` on the first K positives in draw order; audit: the first K
+  audit positives in stream order; certified);
+- ``direct`` (population, certified): `stopping.direct_recall_rule`, the one-sided Clopper–Pearson bound on the
+  sample positives' recall (it stops exactly where QBCB does; replayed through its own function as a check);
+- ``elusion`` (rest, invalid): `stopping.elusion_rule` on each look's fresh sample — certified for one look at a
+  fixed cutoff, repeated here at every look;
+- ``hypergeometric`` (rest, invalid): `stopping.hypergeometric_p_value` with the look's fresh sample as the
+  random urn (Callaghan & Müller-Hansen) — it certifies the prefix *plus the urn*, so its ``found`` is F(k) + the
+  urn's positives; a one-look test repeated at every look;
+- ``knee``, ``budget`` (every design, heuristic): `stopping.knee_method` / `stopping.budget_method` on the
+  reviewed prefix, checked at the team's looks (``checkpoints`` = the looks, not AutoTAR's batch ends: the team
+  decides when it looks, and a rule reading only the prefix cannot act between looks). They read no sample, so
+  their depth is the same in every replicate; their ``sampled`` is what the design judged by their stop (a team
+  that follows the design judges those documents whichever rule it reads).
+
+Seeding: replicates are cut into chunks of :data:`CHUNK`; chunk c of a queue identified by ``key`` draws from
+``default_rng(SeedSequence(seed, spawn_key=(*key, c)))``, so results do not depend on the number or kind of
+workers nor on the order chunks run in. Within a chunk the design's draws come first (audit: one permutation per
+replicate, `monitor_simulation.audit_permutations`; rest: the sample counts of every look; population: the
+samples); a rule's runs do not depend on which other rules are replayed with it (the rest design's union draws
+for a rule other than ``elusion`` come from its own stream, ``spawn_key=(*key, c, 1 + its index in RULES)``).
+With ``key=()`` chunk 0 of the audit design draws the permutations of `monitor_simulation.simulate_queue` with
+the same seed, and with ``key=(1,)`` chunk 0 of the rest design draws its elusion stream for one batch and one
+sample size: the two agree exactly (tests/estimation/test_replay.py).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+import numpy.typing as npt
+
+from reviewdepth.estimation import stopping
+from reviewdepth.estimation.intervals import proportion_interval
+from reviewdepth.estimation.monitor_simulation import (
+    Queue,
+    audit_permutations,
+    elusion_thresholds,
+    first_look,
+    fresh_sample_counts,
+    fresh_sample_union,
+    look_ranks,
+    simulate_audit_rules,
+    stream_positions,
+)
+from reviewdepth.measures.depth import exact_fraction
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+
+DESIGNS: tuple[str, ...] = ("none", "rest", "population", "audit")
+KINDS: tuple[str, ...] = ("certified", "heuristic", "invalid")
+CHUNK = 50
+QUANTILES: tuple[tuple[str, float], ...] = (("p05", 0.05), ("p25", 0.25), ("p50", 0.5), ("p75", 0.75),
+                                            ("p95", 0.95))
+
+
+@dataclass(frozen=True)
+class RuleInfo:
+    """One replayable rule: its name, ``kind`` (certified | heuristic | invalid: a one-look guarantee repeated at
+    every look), the designs it can be replayed under and a one-line description."""
+
+    name: str
+    kind: str
+    designs: tuple[str, ...]
+    description: str
+
+
+RULES: dict[str, RuleInfo] = {info.name: info for info in (
+    RuleInfo("monitor", "certified", ("audit",),
+             "anytime-valid monitor on the audit stream (valid however often the team looks)"),
+    RuleInfo("fixed", "invalid", ("audit",),
+             "one-look hypergeometric bound on the audit stream, repeated at every look"),
+    RuleInfo("qbcb", "certified", ("population", "audit"),
+             "QBCB: stop once the j-th sample positive in rank order is reviewed"),
+    RuleInfo("target", "certified", ("population", "audit"),
+             "target method: stop once the first K sample positives are all reviewed"),
+    RuleInfo("direct", "certified", ("population",),
+             "direct method: one-sided Clopper-Pearson lower bound on the sample positives' recall >= target"),
+    RuleInfo("elusion", "invalid", ("rest",),
+             "elusion test on a fresh rest sample at every look (certified for one look only)"),
+    RuleInfo("hypergeometric", "invalid", ("rest",),
+             "random-urn hypergeometric test on a fresh rest sample at every look (certified for one look only)"),
+    RuleInfo("knee", "heuristic", DESIGNS, "knee method on the reviewed prefix, checked at every look"),
+    RuleInfo("budget", "heuristic", DESIGNS, "budget method on the reviewed prefix, checked at every look"),
+)}
+HEURISTICS: tuple[str, ...] = ("knee", "budget")
+
+
+def rules_for(design: str) -> tuple[str, ...]:
+    """The rules replayable under ``design``, in :data:`RULES` order."""
+    return tuple(name for name, info in RULES.items() if design in info.designs)
+
+
+@dataclass(frozen=True)
+class Design:
+    """What the team judges besides the ranked prefix. ``sample_size``: rest — documents in the fresh rest sample
+    drawn at each look; population — size of the one simple random sample of the queue drawn before the review.
+    ``every``: audit — one audit document served per ``every`` ranked documents. Fields a design does not use are
+    ignored."""
+
+    kind: str
+    sample_size: int = 0
+    every: int = 0
+
+
+@dataclass(frozen=True)
+class ReplayPlan:
+    """One replay: the design, the rules, target τ and confidence, a look after every ``look_every`` ranked
+    documents, ``replicates`` seeded replicates."""
+
+    design: Design
+    rules: tuple[str, ...]
+    target: Fraction
+    confidence: float
+    look_every: int
+    replicates: int
+    seed: int
+
+
+@dataclass(frozen=True, eq=False)
+class RuleRuns:
+    """Per replicate, one rule on one queue: ``stopped`` before the queue's end, ``depth`` (ranked documents
+    reviewed at the stop; N when never stopped), ``found`` (relevant documents in the set the rule certifies:
+    F(depth), and for ``hypergeometric`` F(depth) plus its urn's positives), ``sampled`` (documents judged outside
+    the reviewed prefix, counted once). ``size`` N, ``relevant`` R, ``needed`` ⌈τ·R⌉, ``oracle_depth`` d*."""
+
+    rule: str
+    kind: str
+    stopped: BoolArray
+    depth: IntArray
+    found: IntArray
+    sampled: IntArray
+    size: int
+    relevant: int
+    needed: int
+    oracle_depth: int
+
+    @property
+    def replicates(self) -> int:
+        return len(self.depth)
+
+    @property
+    def recall(self) -> FloatArray:
+        """found / R per replicate (1 when the rule never stopped)."""
+        out: FloatArray = self.found / self.relevant
+        return out
+
+    @property
+    def failed(self) -> BoolArray:
+        """Stops whose recall is below the target: stopped and found < ⌈τ·R⌉."""
+        out: BoolArray = self.stopped & (self.found < self.needed)
+        return out
+
+    @property
+    def reviewed_total(self) -> IntArray:
+        """Documents judged at the stop: depth + sampled."""
+        out: IntArray = self.depth + self.sampled
+        return out
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RuleRuns):
+            return NotImplemented
+        scalars = ("rule", "kind", "size", "relevant", "needed", "oracle_depth")
+        arrays = ("stopped", "depth", "found", "sampled")
+        return (all(getattr(self, f) == getattr(other, f) for f in scalars)
+                and all(np.array_equal(getattr(self, f), getattr(other, f)) for f in arrays))
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _target(plan: ReplayPlan) -> Fraction:
+    return exact_fraction(plan.target)
+
+
+def validate_plan(plan: ReplayPlan) -> None:
+    """Raise ValueError with a one-line message naming the field when ``plan`` cannot be replayed."""
+    design = plan.design
+    if design.kind not in DESIGNS:
+        raise ValueError(f"design: unknown design {design.kind!r}; choose from {', '.join(DESIGNS)}")
+    if design.kind in ("rest", "population") and (not isinstance(design.sample_size, int)
+                                                   or design.sample_size < 1):
+        raise ValueError(f"sample_size: the {design.kind} design needs a positive sample size, "
+                         f"got {design.sample_size!r}")
+    if design.kind == "audit" and (not isinstance(design.every, int) or design.every < 1):
+        raise ValueError(f"every: the audit design needs one audit document per every >= 1 ranked documents, "
+                         f"got {design.every!r}")
+    applicable = rules_for(design.kind)
+    if not plan.rules:
+        raise ValueError(f"rules: name at least one rule; the {design.kind} design replays {', '.join(applicable)}")
+    for rule in plan.rules:
+        if rule not in RULES:
+            raise ValueError(f"rules: unknown rule {rule!r}; choose from {', '.join(RULES)}")
+        if rule not in applicable:
+            raise ValueError(f"rules: {rule!r} cannot be replayed under the {design.kind} design; it replays "
+                             f"{', '.join(applicable)}")
+    if len(set(plan.rules)) != len(plan.rules):
+        raise ValueError("rules: a rule is named twice")
+    try:
+        tau = _target(plan)
+    except (TypeError, ValueError):
+        raise ValueError(f"target: not a number: {plan.target!r}") from None
+    if not 0 < tau < 1:
+        raise ValueError(f"target: must lie strictly between 0 and 1, got {plan.target}")
+    if not isinstance(plan.confidence, float | int) or not 0 < plan.confidence < 1:
+        raise ValueError(f"confidence: must lie strictly between 0 and 1, got {plan.confidence!r}")
+    if not isinstance(plan.look_every, int) or plan.look_every < 1:
+        raise ValueError(f"look_every: must be a positive number of ranked documents, got {plan.look_every!r}")
+    if not isinstance(plan.replicates, int) or plan.replicates < 1:
+        raise ValueError(f"replicates: must be positive, got {plan.replicates!r}")
+    if not isinstance(plan.seed, int) or plan.seed < 0:
+        raise ValueError(f"seed: must be a non-negative integer, got {plan.seed!r}")
+
+
+def chunk_count(plan: ReplayPlan) -> int:
+    """Chunks of :data:`CHUNK` replicates (the last one may be shorter)."""
+    return -(-plan.replicates // CHUNK)
+
+
+def queue_of(labels: npt.ArrayLike, target: Fraction) -> Queue:
+    """The :class:`Queue` of a fully judged ranking; ValueError unless the labels are 0/1 with one relevant."""
+    lab = np.asarray(labels).reshape(-1)
+    if lab.dtype.kind not in "biu" or (len(lab) and not np.isin(lab, (0, 1)).all()):
+        raise ValueError("labels: a replayed queue's labels are 0 (not relevant) or 1 (relevant)")
+    if not (lab == 1).any():
+        raise ValueError("labels: a replayed queue needs at least one relevant document")
+    return Queue.of(lab, target)
+
+
+@dataclass
+class _Replayer:
+    """One queue under one plan: what every chunk shares (the queue, the looks, the heuristics' depths, cached
+    rule decisions)."""
+
+    queue: Queue
+    plan: ReplayPlan
+    looks: IntArray = field(init=False)
+    heuristic_look: dict[str, int] = field(init=False)
+    hyper_cache: dict[tuple[int, int], bool] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        plan, queue = self.plan, self.queue
+        if plan.design.kind == "population" and plan.design.sample_size > queue.size:
+            raise ValueError(f"sample_size: a population sample of {plan.design.sample_size} exceeds the queue's "
+                             f"{queue.size} documents")
+        self.looks = look_ranks(queue.size, plan.look_every)
+        self.heuristic_look = {rule: self._heuristic_look(rule) for rule in plan.rules if rule in HEURISTICS}
+
+    @property
+    def alpha(self) -> float:
+        return 1 - self.plan.confidence
+
+    def _heuristic_look(self, rule: str) -> int:
+        """Index of the first look where the heuristic stops (−1: never); it reads the prefix only."""
+        checkpoints = self.looks.tolist()
+        if rule == "knee":
+            depth = stopping.knee_method(self.queue.labels, checkpoints=checkpoints).stop_depth
+        else:
+            depth = stopping.budget_method(self.queue.labels, self.queue.size, checkpoints=checkpoints).stop_depth
+        return -1 if depth is None else int(np.searchsorted(self.looks, depth))
+
+    def runs(self, rule: str, stop_look: IntArray, sampled_at: Callable[[IntArray], IntArray],
+             found: IntArray | None = None) -> RuleRuns:
+        """RuleRuns from the first stopping look per replicate (−1: never) and the design's count of documents
+        judged outside the prefix at given depths (replicate-wise)."""
+        queue = self.queue
+        stopped = stop_look >= 0
+        depth = np.full(len(stop_look), queue.size, dtype=np.int64)
+        depth[stopped] = self.looks[stop_look[stopped]]
+        sampled = np.where(stopped, sampled_at(depth), 0).astype(np.int64)
+        return RuleRuns(rule, RULES[rule].kind, stopped, depth, queue.found[depth] if found is None else found,
+                        sampled, queue.size, queue.relevant, queue.needed, queue.oracle_depth)
+
+    def chunk(self, chunk: int, key: Sequence[int]) -> dict[str, RuleRuns]:
+        plan = self.plan
+        if not 0 <= chunk < chunk_count(plan):
+            raise ValueError(f"chunk: {chunk} is outside 0 … {chunk_count(plan) - 1}")
+        reps = min((chunk + 1) * CHUNK, plan.replicates) - chunk * CHUNK
+        seq = np.random.SeedSequence(plan.seed, spawn_key=(*key, chunk))
+        rng = np.random.default_rng(seq)
+        kind = plan.design.kind
+        if kind == "audit":
+            out = self._audit(reps, rng)
+        elif kind == "rest":
+            out = self._rest(reps, rng, seq)
+        elif kind == "population":
+            out = self._population(reps, rng)
+        else:
+            out = {rule: self.runs(rule, np.full(reps, self.heuristic_look[rule], dtype=np.int64),
+                                   lambda depth: np.zeros_like(depth)) for rule in plan.rules}
+        return {rule: out[rule] for rule in plan.rules}
+
+    def _audit(self, reps: int, rng: np.random.Generator) -> dict[str, RuleRuns]:
+        plan, queue = self.plan, self.queue
+        every = plan.design.every
+        perms = audit_permutations(queue.size, reps, rng)
+        positions = stream_positions(perms, every)
+
+        def audited_after(depth: IntArray) -> IntArray:
+            # audit documents served by the time the prefix reaches depth, ranked after it
+            m = positions[np.arange(reps), depth // every]
+            inside = np.arange(queue.size)[None, :] < m[:, None]
+            return np.count_nonzero(inside & (perms >= depth[:, None]), axis=1).astype(np.int64)
+
+        audit_rules = [rule for rule in plan.rules if rule not in HEURISTICS]
+        out: dict[str, RuleRuns] = {}
+        if audit_rules:
+            outcomes = simulate_audit_rules(queue, perms, plan.look_every, every, target=_target(plan),
+                                            confidence=plan.confidence, rules=audit_rules, positions=positions)
+            for rule, o in outcomes.items():
+                out[rule] = RuleRuns(rule, RULES[rule].kind, o.stopped, o.depth, o.found, o.cost - o.depth,
+                                     queue.size, queue.relevant, queue.needed, queue.oracle_depth)
+        for rule, look in self.heuristic_look.items():
+            out[rule] = self.runs(rule, np.full(reps, look, dtype=np.int64), audited_after)
+        return out
+
+    def _hyper_stops(self, t: int, y: int, size: int) -> bool:
+        """The random-urn hypergeometric test at look t with an urn of ``size`` holding y relevant: p < α."""
+        hit = self.hyper_cache.get((t, y))
+        if hit is None:
+            k = int(self.looks[t])
+            p, _ = stopping.hypergeometric_p_value(self.queue.size, k + size, int(self.queue.found[k]), size, y,
+                                                   _target(self.plan))
+            hit = self.hyper_cache[(t, y)] = p < self.alpha
+        return hit
+
+    def _rest(self, reps: int, rng: np.random.Generator, seq: np.random.SeedSequence) -> dict[str, RuleRuns]:
+        plan, queue, looks = self.plan, self.queue, self.looks
+        sizes, ymax = elusion_thresholds(queue, looks, plan.design.sample_size, _target(plan), plan.confidence)
+        ys = fresh_sample_counts(queue, looks, sizes, reps, rng)
+        names = list(RULES)
+
+        def union(rule: str, stop_look: IntArray) -> IntArray:
+            # elusion continues on the chunk's stream (as monitor_simulation.simulate_fresh_elusion does); any
+            # other rule draws its union from a stream of its own
+            gen = rng if rule == "elusion" else np.random.default_rng(
+                np.random.SeedSequence(seq.entropy, spawn_key=(*seq.spawn_key, 1 + names.index(rule))))
+            cost = fresh_sample_union(queue, looks, sizes, ys, stop_look, gen)
+            return cost
+
+        def sampled_from(rule: str, stop_look: IntArray) -> Callable[[IntArray], IntArray]:
+            cost = union(rule, stop_look)
+            return lambda depth: cost - depth
+
+        out: dict[str, RuleRuns] = {}
+        for rule in plan.rules:
+            if rule == "elusion":
+                stop_look = first_look(ys <= ymax[None, :])
+                out[rule] = self.runs(rule, stop_look, sampled_from(rule, stop_look))
+            elif rule == "hypergeometric":
+                stops = np.zeros(ys.shape, dtype=bool)
+                for t in range(len(looks)):
+                    column = ys[:, t]
+                    says = {y: self._hyper_stops(t, y, int(sizes[t])) for y in np.unique(column).tolist()}
+                    stops[:, t] = [says[y] for y in column.tolist()]
+                stop_look = first_look(stops)
+                stopped = stop_look >= 0
+                urn_positives = np.where(stopped, ys[np.arange(reps), np.maximum(stop_look, 0)], 0)
+                runs = self.runs(rule, stop_look, sampled_from(rule, stop_look))
+                out[rule] = RuleRuns(rule, runs.kind, runs.stopped, runs.depth, runs.found + urn_positives,
+                                     runs.sampled, runs.size, runs.relevant, runs.needed, runs.oracle_depth)
+            else:
+                look = self.heuristic_look[rule]
+                stop_look = np.full(reps, look, dtype=np.int64)
+                out[rule] = self.runs(rule, stop_look, sampled_from(rule, stop_look))
+        return out
+
+    def _population(self, reps: int, rng: np.random.Generator) -> dict[str, RuleRuns]:
+        plan, queue, looks = self.plan, self.queue, self.looks
+        n = plan.design.sample_size
+        tau, alpha = _target(plan), self.alpha
+        # 0-based ranks in draw order, one sample per replicate
+        samples = np.stack([rng.choice(queue.size, size=n, replace=False) for _ in range(reps)]).astype(np.int64)
+
+        def sampled_after(depth: IntArray) -> IntArray:
+            return np.count_nonzero(samples >= depth[:, None], axis=1).astype(np.int64)
+
+        positives = [row[queue.labels[row] == 1] + 1 for row in samples]  # 1-based ranks, draw order
+
+        def look_of(depth: int | None) -> int:
+            return -1 if depth is None else int(np.searchsorted(looks, depth))
+
+        out: dict[str, RuleRuns] = {}
+        for rule in plan.rules:
+            if rule == "qbcb":
+                stop_look = np.array([look_of(stopping.qbcb(p, 0, tau, alpha).stop_depth) for p in positives])
+            elif rule == "target":
+                stop_look = np.array([look_of(stopping.target_method(p, 0, tau, alpha, in_draw_order=True)
+                                              .stop_depth) for p in positives])
+            elif rule == "direct":
+                stop_look = np.array([self._direct_look(p) for p in positives])
+            else:
+                stop_look = np.full(reps, self.heuristic_look[rule])
+            stop_look = stop_look.astype(np.int64)
+            stop_look[stop_look >= len(looks)] = -1
+            out[rule] = self.runs(rule, stop_look, sampled_after)
+        return out
+
+    def _direct_look(self, positive_ranks: IntArray) -> int:
+        """First look where `stopping.direct_recall_rule` says stop (its bound only grows with the depth, so a
+        bisection over the looks finds it); −1 if none."""
+        tau, alpha = _target(self.plan), self.alpha
+
+        def says(t: int) -> bool:
+            return bool(stopping.direct_recall_rule(positive_ranks, int(self.looks[t]), tau, alpha).stop_now)
+
+        lo, hi = 0, len(self.looks)
+        if hi == 0 or not says(hi - 1):
+            return -1
+        hi -= 1
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if says(mid):
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+
+
+def replay_chunk(labels: npt.ArrayLike, plan: ReplayPlan, chunk: int, key: Sequence[int] = ()) -> dict[str, RuleRuns]:
+    """Replicates [chunk·CHUNK, min((chunk + 1)·CHUNK, replicates)) of ``plan`` on one queue, drawn from
+    ``default_rng(SeedSequence(plan.seed, spawn_key=(*key, chunk)))``; ``key`` identifies the queue (e.g.
+    ``(topic_index,)``). Keys: the plan's rules, in the plan's order."""
+    validate_plan(plan)
+    return _Replayer(queue_of(labels, _target(plan)), plan).chunk(chunk, tuple(key))
+
+
+def concat_runs(parts: Sequence[dict[str, RuleRuns]]) -> dict[str, RuleRuns]:
+    """The chunks of one queue, in chunk order, as one set of runs per rule."""
+    if not parts:
+        raise ValueError("parts: no chunk to join")
+    out: dict[str, RuleRuns] = {}
+    for rule, first in parts[0].items():
+        pieces = [part[rule] for part in parts]
+        out[rule] = RuleRuns(rule, first.kind, *(np.concatenate([getattr(p, f) for p in pieces])
+                                                 for f in ("stopped", "depth", "found", "sampled")),
+                             first.size, first.relevant, first.needed, first.oracle_depth)
+    return out
+
+
+def replay(labels: npt.ArrayLike, plan: ReplayPlan, key: Sequence[int] = ()) -> dict[str, RuleRuns]:
+    """Every chunk of ``plan`` on one queue (identical to `concat_runs` of every `replay_chunk` in order)."""
+    validate_plan(plan)
+    replayer = _Replayer(queue_of(labels, _target(plan)), plan)
+    return concat_runs([replayer.chunk(c, tuple(key)) for c in range(chunk_count(plan))])
+
+
+@dataclass(frozen=True)
+class RuleSummary:
+    """One rule over a portfolio of queues. ``failure_rate`` = failures / stops (NaN with no stop) and its
+    two-sided Clopper–Pearson interval at the plan's confidence ([0, 1] with no stop); ``recall_quantiles`` of the
+    recall at the stop over every run (a run that never stopped has recall 1); the medians of depth / d* and
+    (depth + sampled) / d* over every run."""
+
+    rule: str
+    kind: str
+    topics: int
+    runs: int
+    stops: int
+    failures: int
+    failure_rate: float
+    failure_low: float
+    failure_high: float
+    recall_quantiles: dict[str, float]
+    reviewed_ratio_median: float
+    total_ratio_median: float
+    never_stopped: int
+
+
+def failure_interval(failures: int, stops: int, confidence: float) -> tuple[float, float]:
+    """Two-sided Clopper–Pearson interval on the failure rate: L = Beta⁻¹(α/2; f, s − f + 1),
+    U = Beta⁻¹(1 − α/2; f + 1, s − f) (`intervals.proportion_interval`); [0, 1] when nothing stopped."""
+    if stops == 0:
+        return 0.0, 1.0
+    return proportion_interval(failures, stops, confidence, "clopper-pearson", "two")
+
+
+def summarise(per_topic: Sequence[dict[str, RuleRuns]], confidence: float) -> list[RuleSummary]:
+    """One :class:`RuleSummary` per rule present in any topic, in :data:`RULES` order."""
+    out: list[RuleSummary] = []
+    for rule, info in RULES.items():
+        runs = [topic[rule] for topic in per_topic if rule in topic]
+        if not runs:
+            continue
+        stops = sum(int(np.count_nonzero(r.stopped)) for r in runs)
+        failures = sum(int(np.count_nonzero(r.failed)) for r in runs)
+        low, high = failure_interval(failures, stops, confidence)
+        recall = np.concatenate([r.recall for r in runs])
+        reviewed = np.concatenate([r.depth / r.oracle_depth for r in runs])
+        total = np.concatenate([r.reviewed_total / r.oracle_depth for r in runs])
+        out.append(RuleSummary(
+            rule, info.kind, len(runs), len(recall), stops, failures,
+            failures / stops if stops else math.nan, low, high,
+            {name: float(np.quantile(recall, q)) for name, q in QUANTILES},
+            float(np.median(reviewed)), float(np.median(total)),
+            sum(int(np.count_nonzero(~r.stopped)) for r in runs)))
+    return out
