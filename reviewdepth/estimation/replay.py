@@ -336,7 +336,8 @@ class _Replayer:
             # audit documents served by the time the prefix reaches depth, ranked after it
             m = positions[np.arange(reps), depth // every]
             inside = np.arange(queue.size)[None, :] < m[:, None]
-            return np.count_nonzero(inside & (perms >= depth[:, None]), axis=1).astype(np.int64)
+            count: IntArray = np.count_nonzero(inside & (perms >= depth[:, None]), axis=1).astype(np.int64)
+            return count
 
         audit_rules = [rule for rule in plan.rules if rule not in HEURISTICS]
         out: dict[str, RuleRuns] = {}
@@ -409,7 +410,8 @@ class _Replayer:
         samples = np.stack([rng.choice(queue.size, size=n, replace=False) for _ in range(reps)]).astype(np.int64)
 
         def sampled_after(depth: IntArray) -> IntArray:
-            return np.count_nonzero(samples >= depth[:, None], axis=1).astype(np.int64)
+            count: IntArray = np.count_nonzero(samples >= depth[:, None], axis=1).astype(np.int64)
+            return count
 
         positives = [row[queue.labels[row] == 1] + 1 for row in samples]  # 1-based ranks, draw order
 
@@ -468,9 +470,10 @@ def concat_runs(parts: Sequence[dict[str, RuleRuns]]) -> dict[str, RuleRuns]:
     out: dict[str, RuleRuns] = {}
     for rule, first in parts[0].items():
         pieces = [part[rule] for part in parts]
-        out[rule] = RuleRuns(rule, first.kind, *(np.concatenate([getattr(p, f) for p in pieces])
-                                                 for f in ("stopped", "depth", "found", "sampled")),
-                             first.size, first.relevant, first.needed, first.oracle_depth)
+        out[rule] = RuleRuns(rule, first.kind, np.concatenate([p.stopped for p in pieces]),
+                             np.concatenate([p.depth for p in pieces]), np.concatenate([p.found for p in pieces]),
+                             np.concatenate([p.sampled for p in pieces]), first.size, first.relevant,
+                             first.needed, first.oracle_depth)
     return out
 
 
