@@ -165,3 +165,33 @@ def inline_svg(svg: str) -> str:
     """The SVG for embedding in an HTML page, where the HTML parser gives ``xlink:href`` its namespace: the
     xlink declaration (a namespace URL, not a resource) goes."""
     return svg.replace(' xmlns:xlink="http://www.w3.org/1999/xlink"', "", 1)
+
+
+def recall_cost_svg(cost: list[float], recall: list[float], target: float, title: str) -> str:
+    """The simulation's chart of one rule (``reviewdepth simulate``): recall at stop against cost relative to the
+    oracle depth ((reviewed + sampled) / oracle depth) of its stopped runs, the target recall and cost 1 marked.
+    Deterministic SVG like the report's charts."""
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    buffer = io.BytesIO()
+    with _RENDER_LOCK, matplotlib.rc_context({"svg.hashsalt": "reviewdepth", "svg.fonttype": "none",
+                                              "font.family": "sans-serif"}):
+        fig = Figure(figsize=(4.8, 3.4), dpi=DPI)
+        ax = fig.add_subplot()
+        if cost:
+            ax.scatter(cost, recall, s=9, color=LINE, alpha=0.45, linewidths=0, label="a stopped run")
+        else:
+            ax.text(0.5, 0.5, "the rule never stopped", ha="center", va="center", transform=ax.transAxes)
+        ax.axhline(target, color=TARGET, linestyle="--", linewidth=1, label=f"target recall {target:g}")
+        ax.axvline(1.0, color=POINT, linestyle=":", linewidth=1, label="oracle depth")
+        _recall_axis(ax, "y", "recall at stop")
+        ax.set_xlim(left=0, right=max([1.1, *[c * 1.05 for c in cost]]))
+        ax.set_xlabel("(reviewed + sampled) / oracle depth")
+        ax.set_title(title.replace("$", r"\$"))
+        ax.grid(True, color="#e5e5e5", linewidth=0.6)
+        ax.set_axisbelow(True)
+        ax.legend(loc="lower right", fontsize="small", framealpha=0.9)
+        fig.subplots_adjust(left=0.13, right=0.97, bottom=0.16, top=0.9)
+        fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
+    return inline_svg(_bare_svg(buffer.getvalue()).decode("utf-8"))

@@ -3,7 +3,8 @@
 The results: `Evaluation` (``eval``, trec suite), `TarEvaluation` (``eval --suite tar``) and `Report` (the
 depth report) each take ``table``, ``json``, ``csv`` and ``html``; the evaluations also take ``trec``
 (trec_eval's lines) and a `TarEvaluation` ``tar`` (the CLEF scripts' lines). `MonitorReport` (``watch``) takes
-``table`` and ``json`` (its HTML is a fragment of the dashboard, `monitor_render`). The CLI and the API call `render`
+``table`` and ``json`` (its HTML is a fragment of the dashboard, `monitor_render`); `SimulationReport`
+(``simulate``) ``table``, ``json``, ``csv`` and ``html``. The CLI and the API call `render`
 (and `rich_view` for a table printed to a console); a format a result does not have is a `ValueError` naming it.
 """
 
@@ -14,12 +15,13 @@ from typing import TYPE_CHECKING, Literal, get_args
 from reviewdepth.measures.suite import Evaluation
 from reviewdepth.report.model import Report
 from reviewdepth.report.monitor_model import MonitorReport
+from reviewdepth.report.simulation_model import SimulationReport
 from reviewdepth.report.tar_model import TarEvaluation
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
-Result = Evaluation | TarEvaluation | Report | MonitorReport
+Result = Evaluation | TarEvaluation | Report | MonitorReport | SimulationReport
 Format = Literal["table", "json", "csv", "html", "trec", "tar"]
 FORMATS: tuple[Format, ...] = get_args(Format)
 # the width of a table written as text (to a file or an HTTP body), where no terminal says how wide
@@ -28,7 +30,7 @@ TABLE_WIDTH = 140
 
 def formats_of(result: Result) -> tuple[Format, ...]:
     """The formats `render` takes for this result, the default first."""
-    if isinstance(result, Report):
+    if isinstance(result, (Report, SimulationReport)):
         return ("table", "json", "csv", "html")
     if isinstance(result, MonitorReport):
         return ("table", "json")
@@ -50,6 +52,8 @@ def render(result: Result, fmt: Format, *, per_query: bool = False, width: int =
         return _render_report(result, fmt)
     if isinstance(result, MonitorReport):  # formats_of leaves it json only here
         return result.to_json()
+    if isinstance(result, SimulationReport):
+        return _render_simulation(result, fmt)
     if isinstance(result, TarEvaluation) and fmt == "tar":
         from reviewdepth.report.tar_output import render_tar
 
@@ -71,6 +75,10 @@ def rich_view(result: Result, *, per_query: bool = False) -> RenderableType:
         from reviewdepth.report import monitor_render
 
         return monitor_render.render_table(result)
+    if isinstance(result, SimulationReport):
+        from reviewdepth.report import simulation_render
+
+        return simulation_render.render_table(result)
     from reviewdepth.report import scores
 
     return scores.render_table(scores.sheet(result), per_query)
@@ -80,6 +88,14 @@ def _render_report(report: Report, fmt: Format) -> str:
     if fmt == "json":  # Report's own: the renderers (and Rich) are not needed for JSON
         return report.to_json()
     from reviewdepth.report.depth_render import render_csv, render_html
+
+    return render_csv(report) if fmt == "csv" else render_html(report)
+
+
+def _render_simulation(report: SimulationReport, fmt: Format) -> str:
+    if fmt == "json":
+        return report.to_json()
+    from reviewdepth.report.simulation_render import render_csv, render_html
 
     return render_csv(report) if fmt == "csv" else render_html(report)
 

@@ -1,0 +1,118 @@
+"""Render a `SimulationReport`: a Rich table, CSV (one row per rule), and a self-contained HTML page (inline CSS and
+SVG charts, no scripts) from templates/simulation.html.j2. Formatting only; JSON is the report's own."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from reviewdepth.report.simulation_model import KIND_LABELS, QUANTILES, SimulationReport
+
+if TYPE_CHECKING:
+    from rich.console import Group
+
+CSV_COLUMNS = ("rule", "kind", "topics", "runs", "stops", "never_stopped", "failures", "failure_rate",
+               "failure_low", "failure_high", *(f"recall_{q}" for q in QUANTILES), "reviewed_ratio_median",
+               "total_ratio_median")
+TABLE_HEADERS = ("Rule", "Kind", "Failure rate", "CI", "Stops / runs", "Never stopped",
+                 "Recall at stop p05 · p50 · p95", "Reviewed / oracle", "(Reviewed + sampled) / oracle")
+
+
+def _number(value: Any, places: int = 3) -> str:
+    if value is None or (isinstance(value, float) and value != value):
+        return "—"
+    return f"{value:.{places}f}"
+
+
+def settings_line(report: SimulationReport) -> str:
+    s = report.settings
+    design = s["design"]
+    if s.get("sample_size"):
+        design += f" (sample {s['sample_size']:,})"
+    if s.get("every"):
+        design += f" (every {s['every']:,}th document audited)"
+    done = f"{s['replicates_done']:,} of {s['replicates']:,}" if s["partial"] else f"{s['replicates']:,}"
+    return (f"target recall {s['target']} · confidence {s['confidence']:g} · design {design} · looks every "
+            f"{s['looks_every']:,} documents · {done} replicates per topic · seed {s['seed']} · {s['topics']:,} "
+            f"topic(s) from {s['source']}")
+
+
+def rule_cells(rule: dict[str, Any]) -> list[str]:
+    """The table's cells of one rule, in `TABLE_HEADERS` order."""
+    q = rule["recall_at_stop"]
+    return [rule["rule"], KIND_LABELS.get(rule["kind"], rule["kind"]), _number(rule["failure_rate"]),
+            f"[{_number(rule['failure_low'])}, {_number(rule['failure_high'])}]",
+            f"{rule['stops']:,} / {rule['runs']:,}", f"{rule['never_stopped']:,}",
+            " · ".join(_number(q.get(k)) for k in ("p05", "p50", "p95")),
+            _number(rule["reviewed_ratio_median"], 2), _number(rule["total_ratio_median"], 2)]
+
+
+def headline(report: SimulationReport) -> str:
+    if report.partial:
+        return (f"PARTIAL: interrupted after {report.settings['replicates_done']:,} of "
+                f"{report.settings['replicates']:,} replicates per topic")
+    return "Stopping rules replayed on completed reviews"
+
+
+def render_table(report: SimulationReport) -> Group:
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title="per rule (cost medians relative to the oracle depth)", title_justify="left")
+    for header in TABLE_HEADERS:
+        table.add_column(header, overflow="fold")
+    for rule in report.rules:
+        table.add_row(*rule_cells(rule))
+    parts: list[Any] = [Text(headline(report), style="bold yellow" if report.partial else "bold"),
+                        Text(settings_line(report)), table, Text(report.failure_meaning)]
+    parts.extend(Text(f"note: {n}") for n in report.notes)
+    return Group(*parts)
+
+
+def render_csv(report: SimulationReport) -> str:
+    """One row per rule, full precision; the settings as ``# key=value`` lines would not be CSV, so they are
+    columns repeated on each row (``design``, ``target``, ``confidence``, ``replicates_done``, ``partial``)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    extra = ("design", "target", "confidence", "looks_every", "replicates_done", "seed", "partial")
+    writer.writerow([*CSV_COLUMNS, *extra])
+    for rule in report.rules:
+        values = {**rule, **{f"recall_{k}": v for k, v in rule["recall_at_stop"].items()}}
+        row = [_csv_cell(values.get(c)) for c in CSV_COLUMNS]
+        writer.writerow([*row, *(report.settings[k] for k in extra)])
+    return buffer.getvalue()
+
+
+def _csv_cell(value: Any) -> Any:
+    """Full precision; no value (None, or NaN: a failure rate with no stop) is an empty cell."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return repr(value) if isinstance(value, float) else value
+
+
+def render_html(report: SimulationReport) -> str:
+    from markupsafe import Markup
+
+    from reviewdepth.report.charts import recall_cost_svg
+    from reviewdepth.report.templating import templates
+
+    target = float(Fraction(str(report.settings["target"])))
+    charts = []
+    by_rule = {c["rule"]: c for c in report.charts}
+    for rule in report.rules:
+        points = by_rule.get(rule["rule"], {"cost": [], "recall": []})
+        kind = KIND_LABELS.get(rule["kind"], rule["kind"])
+        # the SVG comes from matplotlib, not from report text: its only text is titles and labels it escaped
+        charts.append({"rule": rule["rule"], "kind": kind, "svg": Markup(recall_cost_svg(
+            points["cost"], points["recall"], target, f"{rule['rule']} ({kind})"))})
+    context = {"headline": headline(report), "settings_line": settings_line(report), "partial": report.partial,
+               "failure_meaning": report.failure_meaning, "headers": TABLE_HEADERS,
+               "rules": [{"cells": rule_cells(r), "kind": r["kind"], "description": r["description"]}
+                         for r in report.rules],
+               "topics": report.topics, "charts": charts, "notes": report.notes}
+    text: str = templates().get_template("simulation.html.j2").render(**context)
+    return text
