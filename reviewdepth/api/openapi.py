@@ -1,6 +1,7 @@
 """The OpenAPI document, completed: what FastAPI cannot derive from the endpoints' signatures.
 
-* components used only through ``openapi_extra`` (`schemas.RankingIn`, the JSON body of a queue upload);
+* components used only through ``openapi_extra`` or ``responses`` (`schemas.RankingIn`, the JSON body of a queue
+  upload; the bodies of routes that answer bytes, `schemas.DOCUMENTED_BODIES` and `schemas.JSON_SAFE_BODIES`);
 * the problem responses every operation can give beyond its own: 503 when the database is busy (any operation
   that reads or writes it), and for operations with a body 400 (a body that cannot be decoded: bad multipart,
   bad gzip), 413 (over a size limit) and 415 (a content type the operation does not take);
@@ -11,10 +12,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from fastapi import FastAPI
+from pydantic import BaseModel
+from pydantic.json_schema import GenerateJsonSchema
 
 from reviewdepth.api import schemas
 from reviewdepth.api.problems import PROBLEM_TYPE
@@ -77,11 +80,13 @@ def _links(operation_ids: dict[tuple[str, str], str]) -> dict[tuple[str, str, st
     return out
 
 
-def _components(models: list[type[Any]]) -> dict[str, Any]:
+def _components(models: Iterable[type[BaseModel]],
+                generator: type[GenerateJsonSchema] = GenerateJsonSchema) -> dict[str, Any]:
     """JSON Schemas of pydantic models as OpenAPI components (their nested models included)."""
     found: dict[str, Any] = {}
     for model in models:
-        schema = model.model_json_schema(ref_template="#/components/schemas/{model}")
+        schema = model.model_json_schema(ref_template="#/components/schemas/{model}", schema_generator=generator,
+                                         mode="serialization")
         found.update(schema.pop("$defs", {}))
         found[model.__name__] = schema
     return found
@@ -90,7 +95,8 @@ def _components(models: list[type[Any]]) -> dict[str, Any]:
 def complete(document: dict[str, Any]) -> dict[str, Any]:
     """Add the components, problem responses and links of the module docstring to ``document`` (in place)."""
     components = document.setdefault("components", {}).setdefault("schemas", {})
-    for name, schema in _components([schemas.RankingIn]).items():
+    for name, schema in {**_components(schemas.DOCUMENTED_BODIES),
+                         **_components(schemas.JSON_SAFE_BODIES, schemas.JsonSafeSchema)}.items():
         components.setdefault(name, schema)
     operation_ids: dict[tuple[str, str], str] = {}
     for path, item in document.get("paths", {}).items():

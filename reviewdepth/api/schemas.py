@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from functools import cache
-from typing import Annotated, Literal
+from typing import Annotated, Any, ClassVar, Literal, get_type_hints
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel, create_model
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import SchemaValidator
 from pydantic_core import core_schema as cs
 
+from reviewdepth.estimation.agreement import AlphaResult, ErrorRates, KappaResult, ProportionResult
+from reviewdepth.estimation.assessment import Headline, RecallFigure, TargetAnswer
+from reviewdepth.estimation.planning import ElusionPlan, PopulationPlan
+from reviewdepth.estimation.relevant import Estimate
+from reviewdepth.estimation.stopping import StoppingEvidence
+from reviewdepth.measures.suite import Evaluation
+from reviewdepth.report.model import Report
+from reviewdepth.report.tar_model import TarEvaluation
+from reviewdepth.services.prisma import PrismaCounts
 from reviewdepth.store import validation
 from reviewdepth.store.validation import INT64_MAX
 
@@ -448,3 +459,276 @@ class KeyOut(BaseModel):
 class Health(BaseModel):
     status: str
     version: str
+
+
+# Response bodies generated from the result dataclasses the services return: a field added to one of them appears in
+# the OpenAPI document with no edit here. Only the dict literals the services build around them are stated here.
+
+def dataclass_model(source: type[Any], *, name: str | None = None, extra: dict[str, Any] | None = None,
+                    optional: dict[str, Any] | None = None, override: dict[str, Any] | None = None,
+                    drop: tuple[str, ...] = (), base: type[BaseModel] | None = None) -> type[BaseModel]:
+    """A response model with one required field per field of the dataclass ``source`` (its type as declared,
+    or as ``override`` gives it), as `dataclasses.asdict` writes it, plus the keys a service adds beside them:
+    ``extra`` always present, ``optional`` sometimes. Fields of ``source``'s subclasses come along."""
+    hints = get_type_hints(source)
+    fields: dict[str, Any] = {}
+    for item in dataclasses.fields(source):
+        if item.name not in drop:
+            fields[item.name] = ((override or {}).get(item.name, hints[item.name]), ...)
+    fields.update({key: (kind, ...) for key, kind in (extra or {}).items()})
+    fields.update({key: (kind, None) for key, kind in (optional or {}).items()})
+    model: type[BaseModel] = create_model(name or source.__name__, __doc__=source.__doc__, __base__=base, **fields)
+    return model
+
+
+class JsonSafeSchema(GenerateJsonSchema):
+    """JSON Schema of a body written through `reviewdepth.report.model.json_safe`, which turns NaN and infinities
+    into null: every number may be null."""
+
+    NULLABLE_NUMBER: ClassVar[dict[str, Any]] = {"anyOf": [{"type": "number"}, {"type": "null"}]}
+
+    def float_schema(self, schema: cs.FloatSchema) -> JsonSchemaValue:
+        return dict(self.NULLABLE_NUMBER)
+
+    def nullable_schema(self, schema: cs.NullableSchema) -> JsonSchemaValue:
+        inner = self.generate_inner(schema["schema"])
+        return inner if inner == self.NULLABLE_NUMBER else super().nullable_schema(schema)
+
+
+Cell = float | int | str
+
+
+def _evaluation_model(result: type[Any], name: str) -> type[BaseModel]:
+    """``{"per_query": {qid: {measure: value}}, "all": {measure: value}}`` (`report.scores.render_json`), typed by
+    the result's own ``per_query`` and ``summary`` fields."""
+    hints = get_type_hints(result)
+    return create_model(name, __doc__=result.__doc__, per_query=(hints["per_query"], ...),
+                        all=(hints["summary"], ...))
+
+
+TrecEvaluationOut = _evaluation_model(Evaluation, "TrecEvaluationOut")
+TarEvaluationOut = _evaluation_model(TarEvaluation, "TarEvaluationOut")
+
+
+class EvaluationOut(RootModel[TrecEvaluationOut | TarEvaluationOut]):  # type: ignore[valid-type]
+    """`reviewdepth eval --format json`: the trec suite's measures (the ``all`` block carries ``runid``), or the
+    tar suite's (``suite=tar``)."""
+
+
+class PlanHeader(BaseModel):
+    topic: str
+    queue: str
+    reviewed: int
+    queue_size: int
+    relevant_found_in_reviewed: int
+    as_of_judgment: int | None
+    scope: str
+
+
+# `services.sample_plan.sample_plan_figures`: the plan's own fields and what the service says beside them
+ELUSION_EXTRA: dict[str, Any] = {"frame": Literal["unreviewed"], "rate_source": str,
+                                 "chance_at_cautious_rate": float | None, "command": str | None, "summary": str}
+ElusionPlanOut = dataclass_model(ElusionPlan, name="ElusionPlanOut", extra=ELUSION_EXTRA)
+UnreviewedPlanOut = dataclass_model(ElusionPlan, name="UnreviewedPlanOut", extra=ELUSION_EXTRA, base=PlanHeader)
+PopulationPlanOut = dataclass_model(PopulationPlan, name="PopulationPlanOut", base=PlanHeader, extra={
+    "frame": Literal["all"], "estimate_source": str, "summary": str})
+
+
+class NothingToPlanOut(PlanHeader):
+    """``frame=unreviewed`` when every document of the queue is reviewed."""
+
+    frame: Literal["unreviewed"]
+    feasible: Literal[False]
+    reason: str
+
+
+class SamplePlanOut(RootModel[UnreviewedPlanOut | PopulationPlanOut | NothingToPlanOut]):  # type: ignore[valid-type]
+    """`reviewdepth sample plan --format json`: the sample size that certifies the target, the outcome that
+    certifies it and its chance."""
+
+
+# the depth report (`reviewdepth.report.model.Report`): its sections as `services.report.build_report` fills them
+
+ReportAnswer = dataclass_model(Headline, name="ReportAnswer", extra={
+    "as_of_judgment": int | None, "basis": str, "scope": str}, optional={"plan": ElusionPlanOut})
+ReportEstimate = dataclass_model(Estimate, name="ReportEstimate", extra={"scope": str})
+
+
+class ReportSummary(BaseModel):
+    queue_size: int
+    population: int
+    population_source: Literal["topic", "queue size"]
+    estimate_scope: str
+    scope_note: str
+    ordering: str
+    reviewed: int
+    judged: int
+    relevant_found: int
+    relevant_found_in_reviewed: int
+    relevant_judged_in_topic: int
+    deepest_judged_rank: int | None
+    last_relevant_rank: int | None
+    run_threshold_rank: int | None
+    fully_judged: bool
+
+
+class ReportCurrent(BaseModel):
+    depth: int
+    relevant_found: int
+    precision: float | None
+
+
+class ReportSample(BaseModel):
+    """A stored sample (`services.sample_evidence.SampleEntry.as_row`) and its use at the current cutoff."""
+
+    id: int
+    queue: str
+    frame: str
+    frame_definition: str
+    size: int
+    frame_size: int
+    seed: int
+    drawn_at_judgment: int | None
+    missing: int
+    relevant: int | None
+    voided: bool
+    void_reason: str | None
+    status: str
+    use: str
+    in_unreviewed_rest: int | None
+    positives_in_rest: int | None
+
+
+class ReportSettings(BaseModel):
+    targets: list[str]
+    stopping_target: str
+    confidence: float
+    interval: str
+    independent_screening: bool | None
+    label_policy: str
+    ordering: str
+    as_of_judgment: int | None
+    target_rule: str
+    depth_basis: str
+    sample_choice: str
+
+
+class ReportProvenance(BaseModel):
+    software: str
+    queue_source: str
+    input_digests: list[str]
+    judgment_chain_head: ChainHeadOut
+    sample_seeds: list[int]
+
+
+class GainMarker(BaseModel):
+    target: float
+    depth: int | None
+    conservative: int | None
+
+
+class ReportGain(BaseModel):
+    depth: list[int]
+    found: list[int]
+    relevant_estimate: float | None
+    relevant_lower: float | None
+    relevant_upper: float | None
+    markers: list[GainMarker]
+
+
+class ReportPrecisionRecall(BaseModel):
+    """Empty when there is no estimate of R to draw it against."""
+
+    recall: list[float] = []
+    precision: list[float] = []
+    interpolated_precision: list[float] = []
+
+
+class PairAgreementOut(BaseModel):
+    reviewer_a: str
+    reviewer_b: str
+    agreement: ProportionResult
+    cohen_kappa: KappaResult
+
+
+class AgreementOut(BaseModel):
+    reviewers: list[str]
+    documents: int
+    agreement: ProportionResult
+    krippendorff_alpha: AlphaResult
+    pairs: list[PairAgreementOut]
+
+
+class QcOut(BaseModel):
+    sample_id: int
+    seed: int
+    size: int
+    checked: int
+    missing: int
+    error_rates: ErrorRates | None
+    by_original_reviewer: dict[str, ErrorRates]
+
+
+class PolicySensitivityRow(BaseModel):
+    """The depth figures under one label policy."""
+
+    policy: str
+    relevant_judged: int
+    relevant_in_reviewed: int
+    depth_basis: str
+    relevant_estimate: float
+    relevant_lower: float
+    relevant_upper: float | None
+    recall: float | None
+    recall_lower: float | None
+    recall_upper: float | None
+    target: float
+    status: str | None
+    depth: int | None
+    conservative_depth: int | None
+
+
+class CorrectedSensitivityRow(BaseModel):
+    """The relevant count corrected by the QC error rates."""
+
+    policy: str
+    relevant_judged: float
+    relevant_judged_lower: float
+    relevant_judged_upper: float
+    relevant_in_reviewed: float
+    note: str
+
+
+class ReportReviewQuality(BaseModel):
+    documents_with_several_reviewers: int
+    conflicts: int
+    conflicts_open: int
+    conflicts_resolved: int
+    agreement: AgreementOut | None
+    qc_samples: list[QcOut]
+    policy_sensitivity: list[PolicySensitivityRow | CorrectedSensitivityRow]
+
+
+ReportPrisma = dataclass_model(PrismaCounts, name="ReportPrisma", override={"reviewers_per_record": dict[str, int]})
+
+REPORT_SECTIONS: dict[str, Any] = {
+    "answer": ReportAnswer, "summary": ReportSummary, "estimates": list[ReportEstimate],  # type: ignore[valid-type]
+    "depth": list[TargetAnswer], "current": ReportCurrent, "recall": list[RecallFigure],
+    "stopping": list[StoppingEvidence], "measures": dict[str, Cell], "completed_review": dict[str, Cell] | None,
+    "samples": list[ReportSample], "settings": ReportSettings, "provenance": ReportProvenance, "gain": ReportGain,
+    "precision_recall": ReportPrecisionRecall, "review_quality": ReportReviewQuality, "prisma": ReportPrisma,
+}
+"""The sections `Report` declares as plain dicts, by field name; its other fields keep their declared types."""
+
+ReportOut = dataclass_model(Report, name="Report", override=REPORT_SECTIONS)
+
+# bodies documented through `responses=` (their routes answer bytes or plain dicts), added to the components by
+# `api.openapi`; `body_content` is the reference to one
+DOCUMENTED_BODIES: tuple[type[BaseModel], ...] = (RankingIn, EvaluationOut)
+JSON_SAFE_BODIES: tuple[type[BaseModel], ...] = (ReportOut, SamplePlanOut)
+
+
+def body_content(model: type[BaseModel]) -> dict[str, Any]:
+    """The ``content`` of a JSON response whose schema is the component of ``model`` (one of the bodies above)."""
+    assert model in DOCUMENTED_BODIES + JSON_SAFE_BODIES, model
+    return {"application/json": {"schema": {"$ref": f"#/components/schemas/{model.__name__}"}}}

@@ -7,6 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, File, Form, Request, Response, UploadFile
 
+from reviewdepth.api import schemas
 from reviewdepth.api.problems import ApiProblem, problem_responses
 from reviewdepth.api.routers.common import AUTH, JSON, Reader
 from reviewdepth.measures.tar_suite import CompatMode
@@ -24,7 +25,7 @@ def add_routes(router: APIRouter) -> None:
     @router.post("/evaluate", response_class=Response, tags=["evaluate"],
                  responses={**AUTH, **problem_responses(413, 422),
                             200: {"description": "`reviewdepth eval --format json` output.",
-                                  "content": {JSON: {"schema": {"type": "object"}}}}})
+                                  "content": schemas.body_content(schemas.EvaluationOut)}})
     def evaluate(qrels: Annotated[UploadFile, File(description="TREC qrels (gzip ok).")],
                  run: Annotated[UploadFile, File(description="TREC or CLEF TAR run (gzip ok).")],
                  request: Request, _key: Reader,

@@ -5,23 +5,21 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request, Response
-from pydantic import TypeAdapter
 
+from reviewdepth.api import schemas
 from reviewdepth.api.problems import ApiProblem, problem_responses
 from reviewdepth.api.routers.common import JSON, READ, EngineDep, Reader
 from reviewdepth.estimation.assessment import ReportInterval
 from reviewdepth.measures.depth import TargetRule
 from reviewdepth.report.charts import ChartFormat, ChartKind
-from reviewdepth.report.model import Report
 from reviewdepth.store.labels import LabelPolicy
 
 
 def report_content() -> dict[int | str, dict[str, Any]]:
     """The report's 200 response; its JSON schema is generated from the `Report` dataclass the service returns
-    (its sections are open objects, keyed as `reviewdepth report --format json` prints them)."""
-    schema = TypeAdapter(Report).json_schema(mode="serialization")
+    and the result types of its sections (`schemas.ReportOut`)."""
     return {200: {"description": "The depth report (JSON, as `reviewdepth report --format json`).",
-                  "content": {JSON: {"schema": schema}, "text/html": {"schema": {"type": "string"}},
+                  "content": {**schemas.body_content(schemas.ReportOut), "text/html": {"schema": {"type": "string"}},
                               "text/csv": {"schema": {"type": "string"}}}}}
 
 

@@ -28,7 +28,8 @@ def add_routes(router: APIRouter) -> None:
         return sample_dict(draw_sample(engine, topic, body.size, frame=body.frame, queue=body.queue,
                                        seed=body.seed))
 
-    @router.get("/topics/{topic}/samples/plan", responses=READ, tags=["samples"])
+    @router.get("/topics/{topic}/samples/plan", response_model=None, tags=["samples"], responses={
+        **READ, 200: {"description": "The plan.", "content": schemas.body_content(schemas.SamplePlanOut)}})
     def get_sample_plan(topic: str, engine: EngineDep, _key: Reader, queue: str | None = None,
                         target: Annotated[str, Query(description="Target recall to certify, in (0, 1).")] = "0.95",
                         confidence: Annotated[float, Query(gt=0, lt=1)] = 0.95,
