@@ -301,8 +301,8 @@ def test_bad_plans_are_refused_naming_the_field(change: dict[str, object], field
 
 
 def test_a_rule_outside_its_design_is_refused_listing_the_applicable_ones() -> None:
-    with pytest.raises(ValueError, match="rules: 'monitor' .* rest design; it replays elusion, hypergeometric, "
-                                         "knee, budget$"):
+    with pytest.raises(ValueError, match=r"rules: 'monitor' .* rest design; it replays elusion, hypergeometric, "
+                                         r"knee, budget$"):
         validate_plan(plan_for("rest", rules=("monitor",)))
 
 
@@ -314,7 +314,7 @@ def test_bad_labels_are_refused(labels: list[int], message: str) -> None:
 
 
 def test_a_population_sample_larger_than_the_queue_is_refused() -> None:
-    with pytest.raises(ValueError, match="sample_size: .*exceeds"):
+    with pytest.raises(ValueError, match=r"sample_size: .*exceeds"):
         replay(np.array([1, 0, 1, 0], dtype=np.int8), plan_for("population"))
 
 
