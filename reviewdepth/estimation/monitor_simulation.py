@@ -138,7 +138,7 @@ def stream_positions(perms: npt.NDArray[np.int32], every: int) -> IntArray:
     return pos
 
 
-class _Decisions:
+class Decisions:
     """Cached stop decisions of the monitor and the repeated fixed-look rule for (F, m, x)."""
 
     def __init__(self, queue: Queue, target: Fraction, confidence: float) -> None:
@@ -181,7 +181,7 @@ def _finish(queue: Queue, stop_look: IntArray, looks: IntArray, cost_at: Callabl
 
 def simulate_audit_rules(queue: Queue, perms: npt.NDArray[np.int32], batch: int, every: int, *,
                          target: Fraction, confidence: float, rules: Sequence[str] = AUDIT_RULES,
-                         decisions: _Decisions | None = None,
+                         decisions: Decisions | None = None,
                          positions: IntArray | None = None) -> dict[str, Outcome]:
     """The audit-stream rules (module docstring) on ``perms`` (one permutation per replicate) with a look after
     every ``batch`` ranked documents and one audit document due after every ``every``."""
@@ -193,7 +193,7 @@ def simulate_audit_rules(queue: Queue, perms: npt.NDArray[np.int32], batch: int,
     reps, size = perms.shape
     if size != queue.size:
         raise ValueError("permutations and queue differ in size")
-    memo = decisions if decisions is not None else _Decisions(queue, target, confidence)
+    memo = decisions if decisions is not None else Decisions(queue, target, confidence)
     pos = positions if positions is not None else stream_positions(perms, every)
     looks = look_ranks(size, batch)
     rel_ranks = queue.relevant_ranks
@@ -361,7 +361,7 @@ def simulate_queue(labels: npt.ArrayLike, *, batches: Sequence[int], every: Sequ
     audit_seed, elusion_seed = root.spawn(2)
     perms = audit_permutations(queue.size, replicates, np.random.default_rng(audit_seed))
     out: dict[tuple[int, str], Outcome] = {}
-    memo = _Decisions(queue, target, confidence)
+    memo = Decisions(queue, target, confidence)
     for k_every in every:
         positions = stream_positions(perms, k_every)
         for batch in batches:

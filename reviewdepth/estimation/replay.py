@@ -59,8 +59,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -68,6 +69,7 @@ import numpy.typing as npt
 from reviewdepth.estimation import stopping
 from reviewdepth.estimation.intervals import proportion_interval
 from reviewdepth.estimation.monitor_simulation import (
+    Decisions,
     Queue,
     audit_permutations,
     elusion_thresholds,
@@ -265,14 +267,17 @@ def queue_of(labels: npt.ArrayLike, target: Fraction) -> Queue:
 
 @dataclass
 class _Replayer:
-    """One queue under one plan: what every chunk shares (the queue, the looks, the heuristics' depths, cached
-    rule decisions)."""
+    """One queue under one plan's design, rules, target, confidence and looks (``setup``: the plan with seed 0 and
+    one replicate): what every chunk shares — the looks, the heuristics' depths, the elusion thresholds and cached
+    rule decisions. Kept in a small cache (`_replayer_for`), so chunk after chunk of one queue pays for them once."""
 
     queue: Queue
     plan: ReplayPlan
+    decisions: Decisions
     looks: IntArray = field(init=False)
     heuristic_look: dict[str, int] = field(init=False)
     hyper_cache: dict[tuple[int, int], bool] = field(default_factory=dict)
+    elusion: tuple[IntArray, IntArray] | None = None
 
     def __post_init__(self) -> None:
         plan, queue = self.plan, self.queue
@@ -307,8 +312,8 @@ class _Replayer:
         return RuleRuns(rule, RULES[rule].kind, stopped, depth, queue.found[depth] if found is None else found,
                         sampled, queue.size, queue.relevant, queue.needed, queue.oracle_depth)
 
-    def chunk(self, chunk: int, key: Sequence[int]) -> dict[str, RuleRuns]:
-        plan = self.plan
+    def chunk(self, plan: ReplayPlan, chunk: int, key: Sequence[int]) -> dict[str, RuleRuns]:
+        """Chunk ``chunk`` of ``plan`` (whose design, rules, target, confidence and looks are this replayer's)."""
         if not 0 <= chunk < chunk_count(plan):
             raise ValueError(f"chunk: {chunk} is outside 0 … {chunk_count(plan) - 1}")
         reps = min((chunk + 1) * CHUNK, plan.replicates) - chunk * CHUNK
@@ -316,7 +321,7 @@ class _Replayer:
         rng = np.random.default_rng(seq)
         kind = plan.design.kind
         if kind == "audit":
-            out = self._audit(reps, rng)
+            out = self._audit(reps, plan.seed, (*key, chunk))
         elif kind == "rest":
             out = self._rest(reps, rng, seq)
         elif kind == "population":
@@ -326,11 +331,10 @@ class _Replayer:
                                    lambda depth: np.zeros_like(depth)) for rule in plan.rules}
         return {rule: out[rule] for rule in plan.rules}
 
-    def _audit(self, reps: int, rng: np.random.Generator) -> dict[str, RuleRuns]:
+    def _audit(self, reps: int, seed: int, spawn_key: tuple[int, ...]) -> dict[str, RuleRuns]:
         plan, queue = self.plan, self.queue
         every = plan.design.every
-        perms = audit_permutations(queue.size, reps, rng)
-        positions = stream_positions(perms, every)
+        perms, positions = _audit_stream(seed, spawn_key, queue.size, reps, every)
 
         def audited_after(depth: IntArray) -> IntArray:
             # audit documents served by the time the prefix reaches depth, ranked after it
@@ -343,7 +347,8 @@ class _Replayer:
         out: dict[str, RuleRuns] = {}
         if audit_rules:
             outcomes = simulate_audit_rules(queue, perms, plan.look_every, every, target=_target(plan),
-                                            confidence=plan.confidence, rules=audit_rules, positions=positions)
+                                            confidence=plan.confidence, rules=audit_rules,
+                                            decisions=self.decisions, positions=positions)
             for rule, o in outcomes.items():
                 out[rule] = RuleRuns(rule, RULES[rule].kind, o.stopped, o.depth, o.found, o.cost - o.depth,
                                      queue.size, queue.relevant, queue.needed, queue.oracle_depth)
@@ -363,7 +368,9 @@ class _Replayer:
 
     def _rest(self, reps: int, rng: np.random.Generator, seq: np.random.SeedSequence) -> dict[str, RuleRuns]:
         plan, queue, looks = self.plan, self.queue, self.looks
-        sizes, ymax = elusion_thresholds(queue, looks, plan.design.sample_size, _target(plan), plan.confidence)
+        if self.elusion is None:
+            self.elusion = elusion_thresholds(queue, looks, plan.design.sample_size, _target(plan), plan.confidence)
+        sizes, ymax = self.elusion
         ys = fresh_sample_counts(queue, looks, sizes, reps, rng)
         names = list(RULES)
 
@@ -455,12 +462,44 @@ class _Replayer:
         return lo
 
 
+@lru_cache(maxsize=8)
+def _audit_stream(seed: int, spawn_key: tuple[int, ...], size: int, replicates: int,
+                  every: int) -> tuple[npt.NDArray[np.int32], IntArray]:
+    """A chunk's audit permutations (its stream's first draws) and stream positions, cached (read-only) so that
+    plans differing only in their looks share them (common random numbers, one computation)."""
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=spawn_key))
+    perms = audit_permutations(size, replicates, rng)
+    positions = stream_positions(perms, every)
+    perms.setflags(write=False)
+    positions.setflags(write=False)
+    return perms, positions
+
+
+@lru_cache(maxsize=16)
+def _decisions_for(labels: bytes, target: Fraction, confidence: float) -> Decisions:
+    """The monitor's and the fixed-look rule's cached decisions on one queue (they do not depend on the looks)."""
+    return Decisions(Queue.of(np.frombuffer(labels, dtype=np.int8), target), target, confidence)
+
+
+@lru_cache(maxsize=16)
+def _replayer_for(labels: bytes, setup: ReplayPlan) -> _Replayer:
+    tau = _target(setup)
+    queue = Queue.of(np.frombuffer(labels, dtype=np.int8), tau)
+    return _Replayer(queue, setup, _decisions_for(labels, tau, setup.confidence))
+
+
+def _replayer(labels: npt.ArrayLike, plan: ReplayPlan) -> _Replayer:
+    """The (cached) replayer of a validated plan on checked labels."""
+    queue = queue_of(labels, _target(plan))
+    return _replayer_for(queue.labels.tobytes(), replace(plan, rules=tuple(plan.rules), seed=0, replicates=1))
+
+
 def replay_chunk(labels: npt.ArrayLike, plan: ReplayPlan, chunk: int, key: Sequence[int] = ()) -> dict[str, RuleRuns]:
     """Replicates [chunk·CHUNK, min((chunk + 1)·CHUNK, replicates)) of ``plan`` on one queue, drawn from
     ``default_rng(SeedSequence(plan.seed, spawn_key=(*key, chunk)))``; ``key`` identifies the queue (e.g.
     ``(topic_index,)``). Keys: the plan's rules, in the plan's order."""
     validate_plan(plan)
-    return _Replayer(queue_of(labels, _target(plan)), plan).chunk(chunk, tuple(key))
+    return _replayer(labels, plan).chunk(plan, chunk, tuple(key))
 
 
 def concat_runs(parts: Sequence[dict[str, RuleRuns]]) -> dict[str, RuleRuns]:
@@ -480,8 +519,8 @@ def concat_runs(parts: Sequence[dict[str, RuleRuns]]) -> dict[str, RuleRuns]:
 def replay(labels: npt.ArrayLike, plan: ReplayPlan, key: Sequence[int] = ()) -> dict[str, RuleRuns]:
     """Every chunk of ``plan`` on one queue (identical to `concat_runs` of every `replay_chunk` in order)."""
     validate_plan(plan)
-    replayer = _Replayer(queue_of(labels, _target(plan)), plan)
-    return concat_runs([replayer.chunk(c, tuple(key)) for c in range(chunk_count(plan))])
+    replayer = _replayer(labels, plan)
+    return concat_runs([replayer.chunk(plan, c, tuple(key)) for c in range(chunk_count(plan))])
 
 
 @dataclass(frozen=True)
