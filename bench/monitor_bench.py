@@ -16,7 +16,13 @@ recall ≥ the target). A rule that never stops reviews the whole queue (recall 
     python bench/monitor_bench.py [--replicates 1000] [--quick] [--seed 12] [--workers 2] [--only TEXT]
                                  [--target 0.95] [--confidence 0.95]
 
-Not run in CI (``tests/estimation/test_monitor_simulation.py`` is the short version). Needs ../shared/data.
+The replicates come from the replay engine (``reviewdepth.estimation.replay``, issue 17), the one that
+``reviewdepth simulate`` runs: per configuration i the plans "audit K, rules monitor/fixed/qbcb/target, look every
+B" and "rest n, rule elusion, look every B", chunk c of each drawn from SeedSequence(seed, spawn_key=(i, c)) (the
+plans of one chunk share its audit permutations, as the bench's earlier loop shared them across B and K).
+
+Not run in CI (``tests/estimation/test_monitor_simulation.py`` and ``tests/estimation/test_replay.py`` are the short
+versions). Needs ../shared/data.
 """
 
 from __future__ import annotations
@@ -48,7 +54,15 @@ from live_review_bench import (
 )
 from scipy import stats
 
-from reviewdepth.estimation.monitor_simulation import Outcome, Queue, simulate_queue
+from reviewdepth.estimation.monitor_simulation import AUDIT_RULES, Queue
+from reviewdepth.estimation.replay import (
+    Design,
+    ReplayPlan,
+    RuleRuns,
+    chunk_count,
+    concat_runs,
+    replay_chunk,
+)
 
 ALPHA = 0.05
 CONFIDENCE = 0.95
@@ -104,11 +118,34 @@ def rule_names() -> list[str]:
 Task = tuple[int, npt.NDArray[np.int8], int, int, Fraction, float]
 
 
-def run_task(task: Task) -> tuple[int, dict[tuple[int, str], Outcome], float]:
+def plans(replicates: int, seed: int, target: Fraction, confidence: float) -> dict[tuple[int, str], ReplayPlan]:
+    """(B, "audit K=k") and (B, "rest n=n") → the engine's plan; the audit plans first, K outer, B inner (the
+    order in which a chunk's cached audit stream serves every B)."""
+    out: dict[tuple[int, str], ReplayPlan] = {}
+    for k in EVERY:
+        for batch in BATCHES:
+            out[(batch, f"audit K={k}")] = ReplayPlan(Design("audit", every=k), AUDIT_RULES, target, confidence,
+                                                      batch, replicates, seed)
+    for n in SAMPLE_SIZES:
+        for batch in BATCHES:
+            out[(batch, f"rest n={n}")] = ReplayPlan(Design("rest", sample_size=n), ("elusion",), target,
+                                                     confidence, batch, replicates, seed)
+    return out
+
+
+def run_task(task: Task) -> tuple[int, dict[tuple[int, str], RuleRuns], float]:
     index, labels, replicates, seed, target, confidence = task
     start = time.process_time()
-    out = simulate_queue(labels, batches=BATCHES, every=EVERY, sample_sizes=SAMPLE_SIZES, replicates=replicates,
-                         seed=[seed, index], target=target, confidence=confidence)
+    chosen = plans(replicates, seed, target, confidence)
+    parts: dict[tuple[int, str], list[dict[str, RuleRuns]]] = {name: [] for name in chosen}
+    for chunk in range(chunk_count(next(iter(chosen.values())))):
+        for plan_key, plan in chosen.items():
+            parts[plan_key].append(replay_chunk(labels, plan, chunk, key=(index,)))
+    out: dict[tuple[int, str], RuleRuns] = {}
+    for (batch, design), pieces in parts.items():
+        suffix = design.split(" ", 1)[1]
+        for rule, runs in concat_runs(pieces).items():
+            out[(batch, f"{rule} {suffix}")] = runs
     return index, out, time.process_time() - start
 
 
@@ -124,7 +161,7 @@ def fmt_rate(hits: int, trials: int) -> str:
 
 
 def pooled_table(batch: int, chosen: Sequence[int], queues: dict[int, Queue],
-                 results: dict[int, dict[tuple[int, str], Outcome]]) -> list[str]:
+                 results: dict[int, dict[tuple[int, str], RuleRuns]]) -> list[str]:
     lines = [f"{'rule':14s} {'failure rate [95% CP]':26s} {'worst configuration failure [95% CP]':58s} "
              f"{'cost/d* med':>11s} {'p90':>6s} {'mean cfg med':>12s} {'cost/S mean':>11s} {'never':>6s}"]
     for name in rule_names():
@@ -135,15 +172,15 @@ def pooled_table(batch: int, chosen: Sequence[int], queues: dict[int, Queue],
         worst: tuple[float, int, int, int] = (-1.0, 0, 0, 0)
         for i in chosen:
             q, o = queues[i], results[i][(batch, name)]
-            f = int(np.count_nonzero(o.failed(q.needed)))
+            f = int(np.count_nonzero(o.failed))
             fails += f
-            trials += len(o.cost)
+            trials += o.replicates
             never += int(np.count_nonzero(~o.stopped))
-            ratios.append(o.cost / q.oracle_depth)
-            config_medians.append(float(np.median(o.cost / q.oracle_depth)))
-            whole.append(o.cost / q.size)
-            if f / len(o.cost) > worst[0]:
-                worst = (f / len(o.cost), f, len(o.cost), i)
+            ratios.append(o.reviewed_total / q.oracle_depth)
+            config_medians.append(float(np.median(o.reviewed_total / q.oracle_depth)))
+            whole.append(o.reviewed_total / q.size)
+            if f / o.replicates > worst[0]:
+                worst = (f / o.replicates, f, o.replicates, i)
         cost = np.concatenate(ratios)
         _, wf, wn, wi = worst
         where = TOPICS[wi].label if wf else "(none fails)"
@@ -154,7 +191,7 @@ def pooled_table(batch: int, chosen: Sequence[int], queues: dict[int, Queue],
 
 
 def matrix(batch: int, chosen: Sequence[int], queues: dict[int, Queue],
-           results: dict[int, dict[tuple[int, str], Outcome]], names: Sequence[str]) -> list[str]:
+           results: dict[int, dict[tuple[int, str], RuleRuns]], names: Sequence[str]) -> list[str]:
     """Per configuration: median cost/d* and, in brackets, the share never stopping (%) and failures (if any)."""
     lines = [f"{'configuration':42s} " + " ".join(f"{n:>15s}" for n in names)]
     for i in chosen:
@@ -162,9 +199,9 @@ def matrix(batch: int, chosen: Sequence[int], queues: dict[int, Queue],
         cells = []
         for n in names:
             o = results[i][(batch, n)]
-            f = int(np.count_nonzero(o.failed(q.needed)))
+            f = int(np.count_nonzero(o.failed))
             never = round(100 * float(np.mean(~o.stopped)))
-            cell = f"{float(np.median(o.cost / q.oracle_depth)):.2f}({never}%)" + (f"f{f}" if f else "")
+            cell = f"{float(np.median(o.reviewed_total / q.oracle_depth)):.2f}({never}%)" + (f"f{f}" if f else "")
             cells.append(f"{cell:>15s}")
         lines.append(f"{TOPICS[i].label:42s} " + " ".join(cells))
     return lines
@@ -199,7 +236,7 @@ def main() -> None:
     # the largest queues first, so two workers finish together
     tasks: list[Task] = sorted(((i, labels[i], replicates, args.seed, target, args.confidence) for i in chosen),
                                key=lambda t: -len(t[1]))
-    results: dict[int, dict[tuple[int, str], Outcome]] = {}
+    results: dict[int, dict[tuple[int, str], RuleRuns]] = {}
     seconds: dict[int, float] = {}
     if args.workers > 1:
         with multiprocessing.get_context("fork").Pool(args.workers) as pool:
@@ -214,7 +251,8 @@ def main() -> None:
     elapsed = time.perf_counter() - started
 
     print(f"Monitor bench: {replicates} replicates per configuration and look frequency, seed {args.seed}, "
-          f"target {float(target):g}, confidence {args.confidence:g}")
+          f"target {float(target):g}, confidence {args.confidence:g} (replay engine, configuration i's chunk c "
+          f"from SeedSequence(seed, spawn_key=(i, c)))")
     print("Rules: monitor K=k (anytime-valid, audit stream with one audit document after every k ranked); fixed K=k "
           "(same audit evidence, one-look hypergeometric bound repeated); qbcb/target K=k (QBCB / target method "
           "repeated with the audit positives as the sample); elusion n=n (elusion test repeated with a fresh random "

@@ -325,8 +325,9 @@ def fresh_sample_union(queue: Queue, looks: IntArray, sizes: IntArray, ys: IntAr
 
 def first_look(stops: BoolArray) -> IntArray:
     """Per row of ``stops[r, t]`` (rule says stop at look t): the first look index that says stop, −1 if none."""
-    any_stop = stops.any(axis=1)
-    out: IntArray = np.where(any_stop, np.argmax(stops, axis=1), -1).astype(np.int64)
+    if stops.shape[1] == 0:  # no look before the queue's end
+        return np.full(stops.shape[0], -1, dtype=np.int64)
+    out: IntArray = np.where(stops.any(axis=1), np.argmax(stops, axis=1), -1).astype(np.int64)
     return out
 
 

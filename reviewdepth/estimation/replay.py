@@ -398,8 +398,9 @@ class _Replayer:
                     says = {y: self._hyper_stops(t, y, int(sizes[t])) for y in np.unique(column).tolist()}
                     stops[:, t] = [says[y] for y in column.tolist()]
                 stop_look = first_look(stops)
-                stopped = stop_look >= 0
-                urn_positives = np.where(stopped, ys[np.arange(reps), np.maximum(stop_look, 0)], 0)
+                urn_positives = np.zeros(reps, dtype=np.int64)
+                stopped = np.flatnonzero(stop_look >= 0)
+                urn_positives[stopped] = ys[stopped, stop_look[stopped]]
                 runs = self.runs(rule, stop_look, sampled_from(rule, stop_look))
                 out[rule] = RuleRuns(rule, runs.kind, runs.stopped, runs.depth, runs.found + urn_positives,
                                      runs.sampled, runs.size, runs.relevant, runs.needed, runs.oracle_depth)

@@ -229,6 +229,13 @@ def test_costs_are_counted_within_the_queue(cd012551_labels: Labels, design: str
         assert (runs.failed == (runs.stopped & (runs.found < runs.needed))).all()
 
 
+@pytest.mark.parametrize("design", DESIGNS)
+def test_no_look_before_the_end_means_no_stop(cd012551_labels: Labels, design: str) -> None:
+    out = replay(cd012551_labels, plan_for(design, look_every=len(cd012551_labels), replicates=3))
+    for runs in out.values():
+        assert not runs.stopped.any() and (runs.depth == runs.size).all() and (runs.sampled == 0).all()
+
+
 @pytest.mark.parametrize(("failures", "stops"), [(0, 1), (0, 40), (1, 40), (7, 40), (39, 40), (40, 40), (3, 1000)])
 @pytest.mark.parametrize("confidence", [0.9, 0.95, 0.99])
 def test_failure_interval_is_clopper_pearson(failures: int, stops: int, confidence: float) -> None:
