@@ -17,6 +17,7 @@ from .monitor_cmds import register_monitor
 from .report_cmds import register_reports
 from .review_cmds import register_review
 from .sample_cmds import register_samples
+from .simulate_cmds import register_simulate
 from .store_cmds import register_store
 
 
@@ -46,6 +47,7 @@ def create_cli() -> typer.Typer:
     register_reports(app)
     register_review(app)
     register_monitor(app)
+    register_simulate(app)
     register_api(app)
     return app
 

@@ -17,8 +17,15 @@ if TYPE_CHECKING:
 CSV_COLUMNS = ("rule", "kind", "topics", "runs", "stops", "never_stopped", "failures", "failure_rate",
                "failure_low", "failure_high", *(f"recall_{q}" for q in QUANTILES), "reviewed_ratio_median",
                "total_ratio_median")
-TABLE_HEADERS = ("Rule", "Kind", "Failure rate", "CI", "Stops / runs", "Never stopped",
-                 "Recall at stop p05 · p50 · p95", "Reviewed / oracle", "(Reviewed + sampled) / oracle")
+# the terminal's columns (it must fit 80); the HTML page has room for the long names
+TABLE_HEADERS = ("Rule", "Kind", "Failure rate\n[CI]", "Stops", "Recall at\nstop p05 p50", "Cost / d*\nrev/+smp")
+HTML_HEADERS = ("Rule", "Kind", "Failure rate", "Clopper–Pearson interval", "Stops / runs", "Never stopped",
+                "Recall at stop p05 · p50 · p95", "Reviewed / oracle depth", "(Reviewed + sampled) / oracle depth")
+SHORT_KINDS = {"certified": "certified", "heuristic": "heuristic", "invalid": "invalid*"}
+KIND_NOTE = ("heuristic: no guarantee; invalid*: a one-look rule used at every look, which its guarantee does "
+             "not cover; d*: the oracle depth (the smallest depth holding the target's share of the relevant "
+             "documents); rev: reviewed, +smp: reviewed + sampled; cost: medians over every run (a run that never "
+             "stopped reviewed the whole queue); the recall at stop of a run that never stopped is 1")
 
 
 def _number(value: Any, places: int = 3) -> str:
@@ -41,13 +48,22 @@ def settings_line(report: SimulationReport) -> str:
 
 
 def rule_cells(rule: dict[str, Any]) -> list[str]:
-    """The table's cells of one rule, in `TABLE_HEADERS` order."""
+    """The HTML table's cells of one rule, in `HTML_HEADERS` order."""
     q = rule["recall_at_stop"]
     return [rule["rule"], KIND_LABELS.get(rule["kind"], rule["kind"]), _number(rule["failure_rate"]),
             f"[{_number(rule['failure_low'])}, {_number(rule['failure_high'])}]",
             f"{rule['stops']:,} / {rule['runs']:,}", f"{rule['never_stopped']:,}",
             " · ".join(_number(q.get(k)) for k in ("p05", "p50", "p95")),
             _number(rule["reviewed_ratio_median"], 2), _number(rule["total_ratio_median"], 2)]
+
+
+def short_cells(rule: dict[str, Any]) -> list[str]:
+    """The terminal table's cells of one rule, in `TABLE_HEADERS` order."""
+    q = rule["recall_at_stop"]
+    return [rule["rule"], SHORT_KINDS.get(rule["kind"], rule["kind"]),
+            f"{_number(rule['failure_rate'])} [{_number(rule['failure_low'])}–{_number(rule['failure_high'])}]",
+            f"{rule['stops']:,}", " ".join(_number(q.get(k), 2) for k in ("p05", "p50")),
+            f"{_number(rule['reviewed_ratio_median'], 2)}/{_number(rule['total_ratio_median'], 2)}"]
 
 
 def headline(report: SimulationReport) -> str:
@@ -58,17 +74,20 @@ def headline(report: SimulationReport) -> str:
 
 
 def render_table(report: SimulationReport) -> Group:
+    from rich import box
     from rich.console import Group
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(title="per rule (cost medians relative to the oracle depth)", title_justify="left")
-    for header in TABLE_HEADERS:
-        table.add_column(header, overflow="fold")
+    runs = report.rules[0]["runs"] if report.rules else 0
+    table = Table(title=f"per rule, over {runs:,} runs (topics × replicates)", title_justify="left",
+                  box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), show_edge=False)
+    for i, header in enumerate(TABLE_HEADERS):
+        table.add_column(header, overflow="fold", justify="left" if i < 2 else "right", no_wrap=True)
     for rule in report.rules:
-        table.add_row(*rule_cells(rule))
+        table.add_row(*short_cells(rule))
     parts: list[Any] = [Text(headline(report), style="bold yellow" if report.partial else "bold"),
-                        Text(settings_line(report)), table, Text(report.failure_meaning)]
+                        Text(settings_line(report)), table, Text(report.failure_meaning), Text(KIND_NOTE)]
     parts.extend(Text(f"note: {n}") for n in report.notes)
     return Group(*parts)
 
@@ -110,7 +129,7 @@ def render_html(report: SimulationReport) -> str:
         charts.append({"rule": rule["rule"], "kind": kind, "svg": Markup(recall_cost_svg(
             points["cost"], points["recall"], target, f"{rule['rule']} ({kind})"))})
     context = {"headline": headline(report), "settings_line": settings_line(report), "partial": report.partial,
-               "failure_meaning": report.failure_meaning, "headers": TABLE_HEADERS,
+               "failure_meaning": report.failure_meaning, "headers": HTML_HEADERS,
                "rules": [{"cells": rule_cells(r), "kind": r["kind"], "description": r["description"]}
                          for r in report.rules],
                "topics": report.topics, "charts": charts, "notes": report.notes}

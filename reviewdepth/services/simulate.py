@@ -67,6 +67,7 @@ from reviewdepth.store.models import Queue, Topic
 Progress = Callable[[int, int], None]
 RUN_ORDERS = ("given", "trec_eval")
 MAX_CHART_POINTS = 400
+DASK_CONNECT_SECONDS = 10
 FAILURE_MEANING = ("A failure is a stop with recall below the target: the rule stopped before the reviewed prefix "
                    "held ceil(target × R) of the topic's R relevant documents. The failure rate is failures / stops "
                    "(runs that never stopped are counted apart), with a two-sided Clopper–Pearson interval at the "
@@ -255,26 +256,26 @@ def queues_from_files(qrels: str, run: str, topics: Sequence[str] = (), *, order
     return out
 
 
+def store_source(engine: Engine, topics: Sequence[str] = (), *, queue: str | None = None,
+                 policy: str = "latest") -> SimulationSource:
+    """`queues_from_store` as a `SimulationSource`."""
+    queues = queues_from_store(engine, topics, queue=queue, policy=policy)
+    which = "each topic's newest queue" if queue is None else f"queue {queue!r}"
+    return SimulationSource(tuple(queues), f"the store ({which}, label policy {policy})")
+
+
+def file_source(qrels: str, run: str, topics: Sequence[str] = (), *, order: str = "given",
+                level: int = 1) -> SimulationSource:
+    """`queues_from_files` as a `SimulationSource`."""
+    queues = queues_from_files(qrels, run, topics, order=order, level=level)
+    ranked = "file order" if order == "given" else "trec_eval's order"
+    return SimulationSource(tuple(queues), f"run {run} ({ranked}) with qrels {qrels} (relevant: grade >= {level})")
+
+
 # ---- running the jobs ------------------------------------------------------------------------------------------------
 
 Job = tuple[int, int]  # (topic index, chunk)
 Part = dict[str, RuleRuns]
-
-_worker_state: dict[str, Any] = {}
-
-
-def _worker_start(labels: list[npt.NDArray[np.int8]], keys: list[tuple[int, ...]], plan: ReplayPlan) -> None:
-    """A worker process's start: the topics once (not with every job); Ctrl-C is the parent's to handle, so the
-    workers ignore it (no traceback from each of them) and the parent cancels what is left."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _worker_state.update(labels=labels, keys=keys, plan=plan)
-
-
-def _worker_job(topic: int, chunk: int) -> Part:
-    return replay_chunk(_worker_state["labels"][topic], _worker_state["plan"], chunk, _worker_state["keys"][topic])
-
 
 def _in_process(jobs: list[Job], labels: list[npt.NDArray[np.int8]], keys: list[tuple[int, ...]],
                 plan: ReplayPlan) -> Iterator[tuple[Job, Part]]:
@@ -289,14 +290,16 @@ def _in_processes(jobs: list[Job], labels: list[npt.NDArray[np.int8]], keys: lis
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 
+    from reviewdepth.services import simulate_workers
+
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_worker_start, initargs=(labels, keys, plan))
+                               initializer=simulate_workers.start, initargs=(labels, keys, plan))
     pending: dict[Future[Part], Job] = {}
     todo = iter(jobs)
     try:
         while True:
             for job in todo:
-                pending[pool.submit(_worker_job, *job)] = job
+                pending[pool.submit(simulate_workers.job, *job)] = job
                 if len(pending) >= 4 * workers:
                     break
             if not pending:
@@ -319,7 +322,7 @@ def _on_dask(jobs: list[Job], labels: list[npt.NDArray[np.int8]], keys: list[tup
     except ImportError:
         raise Invalid("dask: --dask needs the optional dependency: pip install 'reviewdepth[dask]'") from None
     try:
-        client = distributed.Client(address, timeout=10, set_as_default=False)
+        client = distributed.Client(address, timeout=DASK_CONNECT_SECONDS, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as exc:
         raise Invalid(f"dask: cannot reach a Dask scheduler at {address!r} ({exc})") from None
     futures: list[Any] = []
@@ -331,7 +334,7 @@ def _on_dask(jobs: list[Job], labels: list[npt.NDArray[np.int8]], keys: list[tup
             future = client.submit(replay_chunk, scattered[topic], plan, chunk, keys[topic], pure=False)
             index[future.key] = job
             futures.append(future)
-        for future in distributed.as_completed(futures):
+        for future in distributed.as_completed(futures, loop=client.loop):
             yield index[future.key], future.result()
     finally:
         client.cancel(futures)
