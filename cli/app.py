@@ -14,6 +14,7 @@ from reviewdepth import __version__
 from .api_cmds import register_api
 from .eval_cmd import register_eval
 from .monitor_cmds import register_monitor
+from .portfolio_cmds import register_portfolio
 from .report_cmds import register_reports
 from .review_cmds import register_review
 from .sample_cmds import register_samples
@@ -47,6 +48,7 @@ def create_cli() -> typer.Typer:
     register_reports(app)
     register_review(app)
     register_monitor(app)
+    register_portfolio(app)
     register_simulate(app)
     register_api(app)
     return app

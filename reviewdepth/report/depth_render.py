@@ -78,6 +78,8 @@ def _rows(report: Report) -> list[tuple[str, str, str, Any]]:
     for ev in report.stopping:
         for key in ("kind", "stop_now", "stop_depth", "certifies", "guarantee", "reason"):
             out.append(("stopping", ev["rule"], key, ev.get(key)))
+        for key in CALIBRATION_KEYS if "calibration" in ev else ():
+            out.append(("stopping", ev["rule"], f"calibration_{key}", ev["calibration"].get(key)))
     for key, value in report.measures.items():
         out.append(("measures_reviewed_prefix", key, "value", value))
     for key, value in (report.completed_review or {}).items():
@@ -178,6 +180,18 @@ def _more(row: dict[str, Any]) -> str:
     return text
 
 
+# a heuristic row's portfolio calibration (`reviewdepth.services.portfolio.calibrate_stopping_rows`), in the CSV
+CALIBRATION_KEYS = ("id", "topics", "runs", "stops", "failures", "failure_rate", "failure_low", "failure_high",
+                    "reviewed_ratio_median", "total_ratio_median", "never_stopped", "text")
+
+
+def calibration_cell(row: dict[str, Any]) -> str:
+    """The portfolio calibration beside a stopping rule: the rule's measured record on the team's completed
+    reviews, or an empty cell."""
+    calibration = row.get("calibration")
+    return "" if calibration is None else f"{row['rule']}: {calibration['text']} (calibration {calibration['id']})"
+
+
 def render_table(report: Report) -> Group:
     """Rich tables for people: the answer first (headline, depth, stopping), then the evidence and settings."""
     from rich.console import Group
@@ -228,10 +242,12 @@ def render_table(report: Report) -> Group:
         recall.add_row(r["basis"], fmt(r.get("point")), interval, fmt(r.get("lower_one_sided")), r.get("note", ""))
 
     stop = Table(title="stopping evidence")
-    for col in ("rule", "kind", "stop now", "stop depth", "why"):
+    calibrated = any("calibration" in ev for ev in report.stopping)
+    for col in ("rule", "kind", "stop now", "stop depth", "why", *(("on the team's portfolio",) if calibrated else ())):
         stop.add_column(col)
     for ev in report.stopping:
-        stop.add_row(ev["rule"], ev["kind"], fmt(ev.get("stop_now")), fmt(ev.get("stop_depth")), ev.get("reason", ""))
+        stop.add_row(ev["rule"], ev["kind"], fmt(ev.get("stop_now")), fmt(ev.get("stop_depth")), ev.get("reason", ""),
+                     *((calibration_cell(ev),) if calibrated else ()))
 
     samples = Table(title=f"samples (choice: {report.settings.get('sample_choice')})")
     for col in ("id", "queue", "drawn", "in rest", "relevant in rest", "use", "status"):
@@ -307,6 +323,7 @@ def render_html(report: Report) -> str:
     s = report.summary
     target = main_target(report)
     confidence = report.settings.get("confidence")
+    calibrated = any("calibration" in e for e in report.stopping)
     context = {
         "topic": report.topic, "queue": report.queue, "depth_basis": report.depth_basis,
         "headline": headline_lines(report),
@@ -324,9 +341,11 @@ def render_html(report: Report) -> str:
                           "Confidence", "Scope", "Note"],
                          [[r["basis"], r.get("point"), r.get("lower"), r.get("upper"), r.get("lower_one_sided"),
                            r.get("confidence"), r.get("scope"), r.get("note")] for r in report.recall]),
-        "stopping": _table(["Rule", "Kind", "Stop now", "Stop depth", "Certifies", "Guarantee", "Why"],
+        "stopping": _table(["Rule", "Kind", "Stop now", "Stop depth", "Certifies", "Guarantee", "Why",
+                            *(("On the team's portfolio",) if calibrated else ())],
                            [[e["rule"], e["kind"], e.get("stop_now"), e.get("stop_depth"), e.get("certifies"),
-                             e.get("guarantee"), e.get("reason")] for e in report.stopping]),
+                             e.get("guarantee"), e.get("reason"), *((calibration_cell(e),) if calibrated else ())]
+                            for e in report.stopping]),
         "estimates": _table(["Method", "Point", "Lower", "Upper", "Interval", "Recall", "Assumptions"],
                             [[e["method"], e["point"], e["lower"], e["upper"], e["interval"], e.get("recall_point"),
                               "; ".join(e.get("assumptions", []))] for e in report.estimates]),

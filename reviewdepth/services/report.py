@@ -22,6 +22,7 @@ from reviewdepth.services.agreement import agreement_of
 from reviewdepth.services.conflicts import conflicts_of
 from reviewdepth.services.errors import Invalid
 from reviewdepth.services.judgments import topic_id_of
+from reviewdepth.services.portfolio import calibrate_stopping_rows
 from reviewdepth.services.prisma import outside_queue_counts, prisma_counts
 from reviewdepth.services.qc import qc_result
 from reviewdepth.services.queues import find_queue, queue_labels, ranked_from_labels
@@ -176,6 +177,8 @@ def build_report(engine: Engine, topic: str, options: ReportOptions) -> Report:
                   "judgment_chain_head": chain_head_at(engine, topic_id, options.as_of),
                   "sample_seeds": [seed for _, seed in sorted({**{x.id: x.seed for x in samples},
                                                                **{e.id: e.seed for e in evidence.entries}}.items())]}
+    stopping_rows = [_evidence_dict(e) for e in assessment.stopping]
+    calibrate_stopping_rows(engine, stopping_rows, tau)
     gain, pr = _curves(labels.labels[:reviewed], assessment)
     quality, prisma = _review_quality(engine, topic, topic_id, row, labels, samples, fig, population_size,
                                       options, as_of)
@@ -183,7 +186,7 @@ def build_report(engine: Engine, topic: str, options: ReportOptions) -> Report:
                   estimates=[_estimate_dict(e, assessment.scope) for e in assessment.estimates],
                   depth_basis=assessment.basis.method, depth=fig.depth_rows, current=fig.current,
                   recall=[dataclasses.asdict(r) for r in assessment.recall],
-                  stopping=[_evidence_dict(e) for e in assessment.stopping], measures=measures,
+                  stopping=stopping_rows, measures=measures,
                   completed_review=completed, samples=sample_rows, settings=settings, provenance=provenance,
                   gain=gain, precision_recall=pr, review_quality=quality, prisma=prisma)
 
