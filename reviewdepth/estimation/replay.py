@@ -301,16 +301,18 @@ class _Replayer:
         return -1 if depth is None else int(np.searchsorted(self.looks, depth))
 
     def runs(self, rule: str, stop_look: IntArray, sampled_at: Callable[[IntArray], IntArray],
-             found: IntArray | None = None) -> RuleRuns:
-        """RuleRuns from the first stopping look per replicate (−1: never) and the design's count of documents
-        judged outside the prefix at given depths (replicate-wise)."""
+             urn_found: IntArray | None = None) -> RuleRuns:
+        """RuleRuns from the first stopping look per replicate (−1: never), the design's count of documents judged
+        outside the prefix at given depths (replicate-wise) and, for a rule that certifies the prefix plus an urn,
+        the urn's relevant documents at the stop."""
         queue = self.queue
         stopped = stop_look >= 0
         depth = np.full(len(stop_look), queue.size, dtype=np.int64)
         depth[stopped] = self.looks[stop_look[stopped]]
         sampled = np.where(stopped, sampled_at(depth), 0).astype(np.int64)
-        return RuleRuns(rule, RULES[rule].kind, stopped, depth, queue.found[depth] if found is None else found,
-                        sampled, queue.size, queue.relevant, queue.needed, queue.oracle_depth)
+        found = queue.found[depth] if urn_found is None else queue.found[depth] + urn_found
+        return RuleRuns(rule, RULES[rule].kind, stopped, depth, found, sampled, queue.size, queue.relevant,
+                        queue.needed, queue.oracle_depth)
 
     def chunk(self, plan: ReplayPlan, chunk: int, key: Sequence[int]) -> dict[str, RuleRuns]:
         """Chunk ``chunk`` of ``plan`` (whose design, rules, target, confidence and looks are this replayer's)."""
@@ -401,9 +403,7 @@ class _Replayer:
                 urn_positives = np.zeros(reps, dtype=np.int64)
                 stopped = np.flatnonzero(stop_look >= 0)
                 urn_positives[stopped] = ys[stopped, stop_look[stopped]]
-                runs = self.runs(rule, stop_look, sampled_from(rule, stop_look))
-                out[rule] = RuleRuns(rule, runs.kind, runs.stopped, runs.depth, runs.found + urn_positives,
-                                     runs.sampled, runs.size, runs.relevant, runs.needed, runs.oracle_depth)
+                out[rule] = self.runs(rule, stop_look, sampled_from(rule, stop_look), urn_positives)
             else:
                 look = self.heuristic_look[rule]
                 stop_look = np.full(reps, look, dtype=np.int64)

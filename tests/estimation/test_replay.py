@@ -227,6 +227,13 @@ def test_costs_are_counted_within_the_queue(cd012551_labels: Labels, design: str
         if design == "population":
             assert (runs.sampled <= plan_for(design).design.sample_size).all()
         assert (runs.failed == (runs.stopped & (runs.found < runs.needed))).all()
+        prefix_found = Queue.of(cd012551_labels, TAU).found[runs.depth]
+        if runs.rule == "hypergeometric":  # it certifies the prefix plus the stopping look's urn
+            urn = runs.found - prefix_found
+            assert (urn >= 0).all() and (urn <= 100).all() and (urn[~runs.stopped] == 0).all()
+            assert (urn > 0).any()
+        else:
+            assert (runs.found == prefix_found).all()
 
 
 @pytest.mark.parametrize("design", DESIGNS)
