@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from reviewdepth.api.routers import evaluate, judgments, monitor, queues, reports, samples, service, topics
+from reviewdepth.api.routers import evaluate, judgments, monitor, queues, reports, samples, service, simulations, topics
 
 
 def add_all(router: APIRouter) -> APIRouter:
-    for module in (service, topics, queues, judgments, samples, reports, evaluate, monitor):
+    for module in (service, topics, queues, judgments, samples, reports, evaluate, monitor, simulations):
         module.add_routes(router)
     return router

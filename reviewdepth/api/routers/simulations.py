@@ -1,0 +1,201 @@
+"""``/simulations``: replay completed reviews in the background (`reviewdepth.services.simulation_jobs`).
+
+``POST /simulations`` checks the request (plan and topics) and answers 202 with the job and its ``Location`` at
+once; the job then runs after the response, in the application's threadpool (FastAPI's background tasks), in
+this process. ``GET /simulations/{job_id}`` gives its status and progress, and the report when it is done (the
+object of ``reviewdepth simulate --format json``)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, BackgroundTasks, Path, Response
+from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy import Engine
+
+from reviewdepth.api.problems import problem_responses
+from reviewdepth.api.routers.common import AUTH, READ, EngineDep, Reader, Writer
+from reviewdepth.api.schemas import TopicName
+from reviewdepth.services.simulation_jobs import MAX_REPLICATES, MAX_TOPICS
+from reviewdepth.store.validation import INT64_MAX
+
+DesignKind = Literal["none", "rest", "population", "audit"]
+RuleName = Literal["monitor", "fixed", "qbcb", "target", "direct", "elusion", "hypergeometric", "knee", "budget"]
+JobStatus = Literal["queued", "running", "done", "failed", "cancelled"]
+Number = float | None  # NaN and infinities are written as null
+
+
+class DesignIn(BaseModel):
+    """What the replayed team judges besides the ranked prefix."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: DesignKind = Field(default="none", description=(
+        "none (nothing: the heuristics only), rest (a fresh random sample of the unreviewed rest at every look), "
+        "population (one random sample of the whole queue before the review), audit (the audit stream)."))
+    sample_size: int = Field(default=0, ge=0, le=INT64_MAX, strict=True,
+                             description="Sample size n (rest, population).")
+    every: int = Field(default=0, ge=0, le=INT64_MAX, strict=True,
+                       description="One audit document after every K ranked documents (audit).")
+
+
+class SimulationIn(BaseModel):
+    """A simulation: the store's fully judged topics replayed under a design, per rule."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    topics: list[TopicName] = Field(default_factory=list, max_length=MAX_TOPICS, description=(
+        "Topics to replay (each fully judged); none: every topic of the store whose newest queue is."))
+    design: DesignIn = Field(default_factory=DesignIn)
+    rules: list[RuleName] = Field(default_factory=list, max_length=20,
+                                  description="Rules to replay; none: every rule the design allows.")
+    target: str = Field(default="0.95", min_length=1, max_length=40, pattern=r"^[0-9]*\.?[0-9]+$",
+                        description="Target recall, strictly between 0 and 1, as a decimal.")
+    confidence: float = Field(default=0.95, gt=0, lt=1, description="Confidence level.")
+    looks: int = Field(default=100, ge=1, le=INT64_MAX, strict=True,
+                       description="The replayed team looks after every K ranked documents.")
+    replicates: int = Field(default=100, ge=1, le=MAX_REPLICATES, strict=True,
+                            description="Seeded replays per topic.")
+    seed: int = Field(default=0, ge=0, le=INT64_MAX, strict=True, description="Seed of the replays.")
+
+
+class ProgressOut(BaseModel):
+    done: int = Field(description="Jobs (topic × chunk of replicates) finished.")
+    total: int | None = Field(description="Jobs in all; null until the job starts replaying.")
+
+
+class SimulationSettingsOut(BaseModel):
+    source: str
+    design: DesignKind
+    sample_size: int
+    every: int
+    rules: list[RuleName]
+    target: str
+    confidence: float
+    looks_every: int
+    replicates: int
+    replicates_done: int
+    seed: int
+    topics: int
+    partial: bool
+
+
+class RecallQuantilesOut(BaseModel):
+    p05: Number
+    p25: Number
+    p50: Number
+    p75: Number
+    p95: Number
+
+
+class SimulationRuleOut(BaseModel):
+    """One rule over every replicate of every topic."""
+
+    rule: RuleName
+    kind: Literal["certified", "heuristic", "invalid"]
+    description: str
+    topics: int
+    runs: int
+    stops: int
+    never_stopped: int
+    failures: int
+    failure_rate: Number = Field(description="failures / stops; null with no stop.")
+    failure_low: Number
+    failure_high: Number
+    recall_at_stop: RecallQuantilesOut
+    reviewed_ratio_median: Number
+    total_ratio_median: Number
+
+
+class SimulationTopicOut(BaseModel):
+    topic: str
+    origin: str
+    size: int
+    relevant: int
+    needed: int | None
+    oracle_depth: int | None
+    unlabelled: int
+
+
+class SimulationChartOut(BaseModel):
+    rule: RuleName
+    cost: list[Number]
+    recall: list[Number]
+
+
+class SimulationReportOut(BaseModel):
+    """The report of ``reviewdepth simulate --format json``."""
+
+    settings: SimulationSettingsOut
+    failure_meaning: str
+    rules: list[SimulationRuleOut]
+    topics: list[SimulationTopicOut]
+    charts: list[SimulationChartOut]
+    notes: list[str]
+
+
+class SimulationRequestOut(BaseModel):
+    """The request as stored."""
+
+    topics: list[str]
+    design: DesignKind
+    sample_size: int
+    every: int
+    rules: list[RuleName]
+    target: str
+    confidence: float
+    looks: int
+    replicates: int
+    seed: int
+
+
+class SimulationJobOut(BaseModel):
+    """A simulation job: status, progress, and the report once done (``error`` says why a job failed)."""
+
+    id: int
+    status: JobStatus
+    request: SimulationRequestOut
+    created_by: str
+    created_at: str
+    started_at: str | None
+    finished_at: str | None
+    progress: ProgressOut
+    error: str | None
+    result: SimulationReportOut | None
+
+
+def _run(engine: Engine, job_id: int) -> None:
+    from reviewdepth.services.simulation_jobs import run_job
+
+    run_job(engine, job_id)
+
+
+def add_routes(router: APIRouter) -> None:
+    @router.post("/simulations", status_code=202, response_model=SimulationJobOut, tags=["simulations"],
+                 responses={**AUTH, **problem_responses(404, 413, 422)})
+    def post_simulation(body: SimulationIn, response: Response, background: BackgroundTasks, engine: EngineDep,
+                        key: Writer) -> dict[str, Any]:
+        """Replay the store's fully judged topics under a sampling design, ``replicates`` seeded times each, and
+        measure every rule: failure rate (stops with recall below the target) with its Clopper–Pearson interval,
+        recall at stop, cost against the oracle depth. Answers 202 at once with the queued job (``Location``:
+        its URL); poll ``GET /simulations/{id}``. A bad plan, an unknown topic or one that is not fully judged is
+        refused here (422/404) and no job is stored."""
+        from reviewdepth.services.simulation_jobs import SimulationRequest, create_job
+
+        request = SimulationRequest(
+            topics=tuple(body.topics), design=body.design.kind, sample_size=body.design.sample_size,
+            every=body.design.every, rules=tuple(body.rules), target=body.target, confidence=body.confidence,
+            looks=body.looks, replicates=body.replicates, seed=body.seed)
+        job = create_job(engine, request, reviewer=key.reviewer)
+        background.add_task(_run, engine, job.id)
+        response.headers["Location"] = f"/simulations/{job.id}"
+        return job.as_dict()
+
+    @router.get("/simulations/{job_id}", response_model=SimulationJobOut, responses=READ, tags=["simulations"])
+    def get_simulation(job_id: Annotated[int, Path(ge=1, le=INT64_MAX)], engine: EngineDep,
+                       _key: Reader) -> dict[str, Any]:
+        """A simulation job: ``queued``, ``running`` (with progress), ``done`` (with the report: the object of
+        ``reviewdepth simulate --format json``) or ``failed`` (with the one-line reason)."""
+        from reviewdepth.services.simulation_jobs import get_job
+
+        return get_job(engine, job_id).as_dict()

@@ -1,0 +1,156 @@
+"""Simulations run in the background (``POST /simulations``): a job row holds the request, its status
+(queued → running → done | failed; cancelled is reserved for a job stopped before it ran), its progress and, when
+done, the `SimulationReport` as JSON (the bytes of ``reviewdepth simulate --format json``).
+
+The request is checked when the job is created (the plan through `services.simulate.build_plan`, the topics
+through `services.simulate.store_source`), so a bad request is refused with nothing stored; what can still go
+wrong while the job runs (the topics changed meanwhile, say) makes it ``failed`` with a one-line ``error``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Engine, insert, update
+from sqlalchemy.orm import Session
+
+from reviewdepth.services.errors import Invalid, NotFound
+from reviewdepth.services.judgments import as_utc
+from reviewdepth.store import validation
+from reviewdepth.store.ingest import utc_now
+from reviewdepth.store.models import SimulationJob
+
+MAX_TOPICS = 1_000
+MAX_REPLICATES = 100_000
+
+
+@dataclass(frozen=True)
+class SimulationRequest:
+    """What to replay: the store's topics (none: every fully judged topic), the design (``sample_size`` for
+    rest and population, ``every`` for audit), the rules (none: every rule of the design), target, confidence,
+    documents between two looks, replicates and seed."""
+
+    topics: tuple[str, ...] = ()
+    design: str = "none"
+    sample_size: int = 0
+    every: int = 0
+    rules: tuple[str, ...] = ()
+    target: str = "0.95"
+    confidence: float = 0.95
+    looks: int = 100
+    replicates: int = 100
+    seed: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["topics"], data["rules"] = list(self.topics), list(self.rules)
+        return data
+
+    def plan(self) -> Any:
+        """The checked `ReplayPlan` (`Invalid` naming the field)."""
+        from reviewdepth.services.simulate import build_plan
+
+        if len(self.topics) > MAX_TOPICS:
+            raise Invalid(f"topics: at most {MAX_TOPICS:,} topics in one simulation")
+        if isinstance(self.replicates, int) and self.replicates > MAX_REPLICATES:
+            raise Invalid(f"replicates: at most {MAX_REPLICATES:,} in one simulation")
+        return build_plan(design=self.design, rules=self.rules, target=self.target, confidence=self.confidence,
+                          look_every=self.looks, replicates=self.replicates, seed=self.seed,
+                          sample_size=self.sample_size, every=self.every)
+
+
+@dataclass
+class JobRecord:
+    """A simulation job as stored; ``result`` is the report's JSON object once the job is done."""
+
+    id: int
+    status: str
+    request: dict[str, Any]
+    created_by: str
+    created_at: datetime
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    progress_done: int = 0
+    progress_total: int | None = None
+    error: str | None = None
+    result: dict[str, Any] | None = field(default=None, repr=False)
+
+    def as_dict(self) -> dict[str, Any]:
+        def when(value: datetime | None) -> str | None:
+            return None if value is None else as_utc(value).isoformat()
+
+        return {"id": self.id, "status": self.status, "request": self.request, "created_by": self.created_by,
+                "created_at": when(self.created_at), "started_at": when(self.started_at),
+                "finished_at": when(self.finished_at),
+                "progress": {"done": self.progress_done, "total": self.progress_total},
+                "error": self.error, "result": self.result}
+
+
+def create_job(engine: Engine, request: SimulationRequest, *, reviewer: str) -> JobRecord:
+    """Check the request (plan and topics: unknown or not fully judged topics are refused here) and store a
+    ``queued`` job; nothing is stored when the request is refused."""
+    from reviewdepth.services.simulate import store_source
+
+    reviewer = validation.reviewer_name(reviewer)
+    request.plan()
+    store_source(engine, request.topics)
+    now = utc_now()
+    with engine.begin() as conn:
+        new_id = conn.execute(insert(SimulationJob).values(
+            status="queued", request=json.dumps(request.as_dict(), ensure_ascii=False), created_by=reviewer,
+            created_at=now).returning(SimulationJob.id)).scalar_one()
+    return get_job(engine, int(new_id))
+
+
+def get_job(engine: Engine, job_id: int) -> JobRecord:
+    """The job ``job_id``; `NotFound` when there is none."""
+    validation.integer(job_id, "job id", minimum=1)
+    with Session(engine) as session:
+        row = session.get(SimulationJob, job_id)
+    if row is None:
+        raise NotFound(f"unknown simulation job {job_id}")
+    return JobRecord(int(row.id), row.status, json.loads(row.request), row.created_by, row.created_at,
+                     row.started_at, row.finished_at, int(row.progress_done),
+                     None if row.progress_total is None else int(row.progress_total), row.error,
+                     None if row.result is None else json.loads(row.result))
+
+
+def _set(engine: Engine, job_id: int, *, only_if: str | None = None, **values: Any) -> bool:
+    stmt = update(SimulationJob).where(SimulationJob.id == job_id)
+    if only_if is not None:
+        stmt = stmt.where(SimulationJob.status == only_if)
+    with engine.begin() as conn:
+        return bool(conn.execute(stmt.values(**values)).rowcount)
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception as one line: its message's first line, or its type's name when it has none."""
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
+
+
+def run_job(engine: Engine, job_id: int, *, workers: int = 1) -> JobRecord:
+    """Run a queued job to the end: ``running`` with its start time, progress after each replayed chunk, then
+    ``done`` with the report's JSON, or ``failed`` with the one-line reason of whatever went wrong (the job never
+    stays ``running``). A job that is not queued (already taken, or cancelled) is left alone."""
+    from reviewdepth.services.simulate import run_simulation, store_source
+
+    if not _set(engine, job_id, only_if="queued", status="running", started_at=utc_now()):
+        return get_job(engine, job_id)
+    try:
+        request = SimulationRequest(**{**(raw := get_job(engine, job_id).request),
+                                       "topics": tuple(raw["topics"]), "rules": tuple(raw["rules"])})
+        plan = request.plan()
+        source = store_source(engine, request.topics)
+
+        def progress(done: int, total: int) -> None:
+            _set(engine, job_id, progress_done=done, progress_total=total)
+
+        report = run_simulation(source, plan, workers=workers, progress=progress)
+        _set(engine, job_id, status="done", result=report.to_json(), finished_at=utc_now())
+    except Exception as exc:  # a job that raises is a failed job with its reason, never one left running
+        _set(engine, job_id, status="failed", error=one_line(exc), finished_at=utc_now())
+    return get_job(engine, job_id)

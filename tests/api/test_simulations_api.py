@@ -1,0 +1,116 @@
+"""``POST /simulations`` and ``GET /simulations/{id}`` on SQLite and PostgreSQL: 202 with the job and its Location,
+the job runs in the background to ``done`` and its result is the report `run_simulation` gives for the same inputs;
+bad bodies, unknown or incomplete topics are 4xx problems and leave no job row; a job that raises is ``failed``
+with its one-line reason; keys: write to create, read to look."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sqlalchemy import func, select, update
+
+from reviewdepth.services.batches import BatchItem, record_batch
+from reviewdepth.services.rankings import RankedDocument, store_ranking
+from reviewdepth.services.simulate import build_plan, run_simulation, store_source
+from reviewdepth.services.simulation_jobs import SimulationRequest, create_job, run_job
+from reviewdepth.services.topics import create_topic
+from reviewdepth.store.models import SimulationJob
+
+from .conftest import Api
+from .test_auth_and_errors import problem
+
+TOPICS = {"A": (300, set(range(0, 60, 3)) | {250}), "B": (200, set(range(0, 200, 9)))}
+
+
+def make_topics(api: Api, *, incomplete: str | None = None) -> None:
+    for name, (size, ranks) in TOPICS.items():
+        docs = [f"{name}{i:03d}" for i in range(size)]
+        create_topic(api.engine, name)
+        store_ranking(api.engine, name, "q", [RankedDocument(d, float(-i)) for i, d in enumerate(docs)])
+        judged = docs if name != incomplete else docs[:-3]
+        record_batch(api.engine, name, [BatchItem(d, str(int(i in ranks))) for i, d in enumerate(judged)],
+                     reviewer="ana", source="test")
+
+
+def jobs(api: Api) -> int:
+    with api.engine.connect() as conn:
+        return int(conn.execute(select(func.count()).select_from(SimulationJob)).scalar_one())
+
+
+BODY: dict[str, Any] = {"topics": ["A", "B"], "design": {"kind": "rest", "sample_size": 20},
+                        "rules": ["elusion", "knee"], "target": "0.9", "confidence": 0.9, "looks": 25,
+                        "replicates": 3, "seed": 11}
+
+
+def test_post_runs_in_the_background_and_the_result_is_the_service_report(api: Api) -> None:
+    make_topics(api)
+    posted = api.client.post("/simulations", json=BODY, headers=api.writer)
+    assert posted.status_code == 202, posted.text
+    job = posted.json()
+    assert posted.headers["location"] == f"/simulations/{job['id']}"
+    assert job["status"] == "queued" and job["result"] is None and job["created_by"] == "ana"
+    reader = api.new_key("rita", "read")
+    for _ in range(200):  # the test client runs the background task before it returns; poll as a client would
+        polled = api.client.get(posted.headers["location"], headers=reader)
+        assert polled.status_code == 200, polled.text
+        if polled.json()["status"] in ("done", "failed"):
+            break
+    done = polled.json()
+    assert done["status"] == "done", done
+    assert done["error"] is None and done["started_at"] and done["finished_at"]
+    assert done["progress"]["done"] == done["progress"]["total"] == 2  # two topics, one chunk each
+
+    plan = build_plan(design="rest", sample_size=20, rules=["elusion", "knee"], target="0.9", confidence=0.9,
+                      look_every=25, replicates=3, seed=11)
+    expected = run_simulation(store_source(api.engine, ["A", "B"]), plan).to_dict()
+    assert done["result"] == expected
+    assert [r["rule"] for r in done["result"]["rules"]] == ["elusion", "knee"]
+    assert done["request"] == {"topics": ["A", "B"], "design": "rest", "sample_size": 20, "every": 0,
+                               "rules": ["elusion", "knee"], "target": "0.9", "confidence": 0.9, "looks": 25,
+                               "replicates": 3, "seed": 11}
+
+
+BAD: list[tuple[dict[str, Any], int, str]] = [
+    ({"design": {"kind": "rest"}}, 422, "sample"),                       # rest needs a sample size
+    ({"rules": ["monitor"]}, 422, "monitor"),                            # not a rest-design rule
+    ({"rules": ["nope"]}, 422, "rules"),
+    ({"target": "1.5"}, 422, "target"),
+    ({"confidence": 1}, 422, "confidence"),
+    ({"replicates": 0}, 422, "replicates"),
+    ({"looks": "every:5"}, 422, "looks"),
+    ({"surprise": 1}, 422, "surprise"),
+    ({"topics": ["nope"]}, 404, "nope"),
+    ({"topics": ["B"]}, 422, "B"),                                       # not fully judged
+]
+
+
+def test_bad_requests_are_problems_and_store_no_job(api: Api) -> None:
+    make_topics(api, incomplete="B")
+    for change, status, words in BAD:
+        answer = api.client.post("/simulations", json={**BODY, "topics": ["A"], **change}, headers=api.writer)
+        body = problem(answer, status)
+        assert words in json.dumps(body), (change, body)
+    assert jobs(api) == 0
+
+
+def test_keys_unknown_jobs_and_a_failing_job(api: Api) -> None:
+    make_topics(api)
+    assert api.client.post("/simulations", json=BODY).status_code == 401
+    assert api.client.post("/simulations", json=BODY, headers=api.new_key("rita", "read")).status_code == 403
+    problem(api.client.get("/simulations/999", headers=api.writer), 404)
+    problem(api.client.get("/simulations/0", headers=api.writer), 422)
+    assert jobs(api) == 0
+
+    # a job whose topic lost its judgments' completeness before it ran: failed, with the reason on one line
+    job = create_job(api.engine, SimulationRequest(topics=("A",), replicates=1, looks=50), reviewer="ana")
+    store_ranking(api.engine, "A", "newer", [RankedDocument("A000"), RankedDocument("unjudged")])
+    failed = run_job(api.engine, job.id)
+    assert failed.status == "failed" and failed.finished_at is not None
+    assert failed.error is not None and "'A'" in failed.error and "\n" not in failed.error
+    shown = api.client.get(f"/simulations/{job.id}", headers=api.writer).json()
+    assert shown["status"] == "failed" and shown["error"] == failed.error and shown["result"] is None
+    # a job already taken is left alone
+    with api.engine.begin() as conn:
+        conn.execute(update(SimulationJob).values(status="cancelled"))
+    assert run_job(api.engine, job.id).status == "cancelled"
