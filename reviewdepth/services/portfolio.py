@@ -226,12 +226,16 @@ def calibration_text(rule: dict[str, Any], target: str, confidence: float, topic
     interval, its median cost relative to the oracle depth, and how many topics that rests on."""
     runs, stops, failures = int(rule["runs"]), int(rule["stops"]), int(rule["failures"])
     over = f"{runs:,} past reviews" if runs == topics else f"{runs:,} replays of {topics:,} past reviews"
+    low, high = rule.get("failure_low"), rule.get("failure_high")
+    interval = "—" if low is None or high is None else f"{100 * low:.1f}–{100 * high:.1f} %"
     rate = "no stop" if not stops else (f"failure {_percent(rule.get('failure_rate'))}, {100 * confidence:g} % CI "
-                                        f"{_percent(rule.get('failure_low'))}–{_percent(rule.get('failure_high'))}")
+                                        f"{interval}")
     never = f"; never stopped in {int(rule['never_stopped']):,}" if rule.get("never_stopped") else ""
-    return (f"stopped below {float(100 * Fraction(target)):g} % recall in {failures:,} of {over} ({stops:,} stops: {rate}"
-            f"{never}); median cost {_ratio(rule.get('reviewed_ratio_median'))} the oracle depth "
-            f"({_ratio(rule.get('total_ratio_median'))} with samples); on {topics:,} topics")
+    reviewed, total = rule.get("reviewed_ratio_median"), rule.get("total_ratio_median")
+    sampled = "" if total == reviewed else f" ({_ratio(total)} with samples)"
+    percent = float(100 * Fraction(target))
+    return (f"stopped below {percent:g} % recall in {failures:,} of {over} ({stops:,} stops: {rate}{never});"
+            f" median cost {_ratio(reviewed)} the oracle depth{sampled}; on {topics:,} topics")
 
 
 def calibration_for_report(engine: Engine, target: str) -> CalibrationRecord | None:
