@@ -1,6 +1,8 @@
 """Teams that look after every batch: replaying one fixed ranking with a look after every B ranked documents and
-stopping at the first look where a rule says stop (issue 12, item 5). Used by ``bench/monitor_bench.py`` and
-``tests/estimation/test_monitor_simulation.py``. Pure: numpy and the estimation core, no I/O.
+stopping at the first look where a rule says stop (issue 12, item 5). The replay engine
+(`reviewdepth.estimation.replay`, which ``bench/monitor_bench.py`` and ``reviewdepth simulate`` run) replays its
+audit and rest designs with these functions; `simulate_queue` keeps the multi-frequency form its tests use. Pure:
+numpy and the estimation core, no I/O.
 
 A *queue* is a real ranking with known labels (population = queue, N documents, R relevant); the review reads it in
 rank order and the team looks at ranks k = B, 2B, … < N (at k = N the queue is exhausted: recall 1, no decision).
