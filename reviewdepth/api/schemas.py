@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from datetime import datetime
 from functools import cache
-from typing import Annotated, Any, ClassVar, Literal, get_type_hints
+from types import UnionType
+from typing import Annotated, Any, ClassVar, Literal, Union, get_args, get_origin, get_type_hints
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel, create_model
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
@@ -16,11 +18,18 @@ from reviewdepth.estimation.agreement import AlphaResult, ErrorRates, KappaResul
 from reviewdepth.estimation.assessment import Headline, RecallFigure, TargetAnswer
 from reviewdepth.estimation.planning import ElusionPlan, PopulationPlan
 from reviewdepth.estimation.relevant import Estimate
+from reviewdepth.estimation.replay import RuleSummary
 from reviewdepth.estimation.stopping import StoppingEvidence
 from reviewdepth.measures.suite import Evaluation
 from reviewdepth.report.model import Report
+from reviewdepth.report.monitor_model import MonitorReport
 from reviewdepth.report.tar_model import TarEvaluation
+from reviewdepth.services.audit_stream import ServedDocument, StreamRecord
+from reviewdepth.services.judgments import JudgmentRecord
+from reviewdepth.services.keys import KeyRecord
 from reviewdepth.services.prisma import PrismaCounts
+from reviewdepth.services.queues import QueueSummary
+from reviewdepth.services.topics import TopicRecord
 from reviewdepth.store import validation
 from reviewdepth.store.validation import INT64_MAX
 
@@ -58,6 +67,61 @@ KeyName = Annotated[str, Field(min_length=1, max_length=validation.KEY_LENGTH),
 Note = Annotated[str, Field(max_length=validation.NOTE_LENGTH), AfterValidator(_checked(_note, "note"))]
 
 
+# Response bodies generated from the result dataclasses the services return: a field added to one of them appears in
+# the OpenAPI document with no edit here. Only what the services write beside them (dict literals, renamed keys) and
+# the descriptions are stated here.
+
+def dataclass_model(source: type[Any], *, name: str | None = None, extra: dict[str, Any] | None = None,
+                    optional: dict[str, Any] | None = None, override: dict[str, Any] | None = None,
+                    drop: tuple[str, ...] = (), base: type[BaseModel] | None = None,
+                    describe: dict[str, str] | None = None) -> type[BaseModel]:
+    """A response model with one required field per field of the dataclass ``source`` (its type as declared,
+    datetimes as the ISO 8601 text the records' ``as_dict`` write, or as ``override`` gives it), in field order, as
+    `dataclasses.asdict` writes it, plus the keys a service adds beside them: ``extra`` always present,
+    ``optional`` sometimes. ``describe``: field descriptions for the document. Fields of ``source``'s subclasses
+    come along."""
+    hints = get_type_hints(source)
+    notes = describe or {}
+
+    def field_of(key: str, kind: Any, default: Any = ...) -> tuple[Any, Any]:
+        return (kind, Field(default, description=notes[key]) if key in notes else default)
+
+    fields: dict[str, Any] = {}
+    for item in dataclasses.fields(source):
+        if item.name not in drop:
+            fields[item.name] = field_of(item.name, (override or {}).get(item.name, _as_written(hints[item.name])))
+    fields.update({key: field_of(key, kind) for key, kind in (extra or {}).items()})
+    fields.update({key: field_of(key, kind, None) for key, kind in (optional or {}).items()})
+    doc = source.__doc__
+    if doc is not None and doc.startswith(f"{source.__name__}("):  # the signature dataclasses write when none
+        doc = None
+    model: type[BaseModel] = create_model(name or source.__name__, __doc__=doc, __base__=base, **fields)
+    return model
+
+
+def _as_written(kind: Any) -> Any:
+    """The type of a record's field as its ``as_dict`` writes it: a datetime as ISO 8601 text."""
+    if kind is datetime:
+        return str
+    if get_origin(kind) in (Union, UnionType):
+        return Union[tuple(_as_written(arg) for arg in get_args(kind))]  # noqa: UP007 (built from a tuple)
+    return kind
+
+
+class JsonSafeSchema(GenerateJsonSchema):
+    """JSON Schema of a body written through `reviewdepth.report.model.json_safe`, which turns NaN and infinities
+    into null: every number may be null."""
+
+    NULLABLE_NUMBER: ClassVar[dict[str, Any]] = {"anyOf": [{"type": "number"}, {"type": "null"}]}
+
+    def float_schema(self, schema: cs.FloatSchema) -> JsonSchemaValue:
+        return dict(self.NULLABLE_NUMBER)
+
+    def nullable_schema(self, schema: cs.NullableSchema) -> JsonSchemaValue:
+        inner = self.generate_inner(schema["schema"])
+        return inner if inner == self.NULLABLE_NUMBER else super().nullable_schema(schema)
+
+
 class TopicIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -66,17 +130,11 @@ class TopicIn(BaseModel):
                                         description="N: documents in the collection.")
 
 
-class TopicOut(BaseModel):
-    id: int
-    name: str
-    population_size: int | None
-    created_at: str
-    queues: list[str]
-    judgments: int
+TopicOut = dataclass_model(TopicRecord, name="TopicOut")
 
 
 class TopicList(BaseModel):
-    topics: list[TopicOut]
+    topics: list[TopicOut]  # type: ignore[valid-type]
 
 
 class RankedDocument(BaseModel):
@@ -94,19 +152,8 @@ class RankingIn(BaseModel):
     documents: list[RankedDocument] = Field(min_length=1)
 
 
-class QueueSummaryOut(BaseModel):
-    topic: str
-    queue: str
-    ordering: str
-    size: int
-    judged: int
-    relevant_found: int
-    deepest_judged_rank: int | None
-    threshold_rank: int | None
-    relevant_in_topic: int
-    policy: str
-    as_of: str | None
-    measures: dict[str, Measure]
+# json_safe writes a NaN measure as null
+QueueSummaryOut = dataclass_model(QueueSummary, name="QueueSummaryOut", override={"measures": dict[str, Measure]})
 
 
 class EntryOut(BaseModel):
@@ -193,26 +240,15 @@ class JudgmentBatchOut(BaseModel):
     ids: list[int]
 
 
-class JudgmentOut(BaseModel):
-    id: int
-    topic: str
-    doc_id: str
-    label: str
-    relevant: bool | None
-    grade: int | None
-    reviewer: str
-    role: str
-    source: str
-    note: str | None
-    recorded_at: str
-    queue: str | None = Field(default=None, description="The queue it was served from (null: unknown or none).")
+JudgmentOut = dataclass_model(JudgmentRecord, name="JudgmentOut", describe={
+    "queue": "The queue it was served from (null: unknown or none)."})
 
 
 class JudgmentPage(BaseModel):
     topic: str
     offset: int
     limit: int
-    judgments: list[JudgmentOut]
+    judgments: list[JudgmentOut]  # type: ignore[valid-type]
 
 
 class VoteOut(BaseModel):
@@ -296,28 +332,15 @@ class StreamIn(BaseModel):
                                                               "(default: the topic's newest).")
 
 
-class StreamOut(BaseModel):
-    id: int
-    topic: str
-    queue: str | None = Field(description="The queue the stream was created on (null: no longer stored).")
-    seed: int
-    population_size: int
-    population_digest: str = Field(description="SHA-256 of the sorted distinct doc ids joined by newlines.")
-    every: int | None
-    rate: float | None
-    position: int = Field(description="Permutation elements passed so far.")
-    served: int = Field(description="Of those, the ones served because they still needed a judgment.")
-    as_of: int | None = Field(description="The topic's last judgment id when the stream was created.")
-    created_at: str
-    created_by: str
-    description: str
-    voided: bool
-    voided_at: str | None
-    void_reason: str | None
-    voided_by: str | None
-    judged: int | None = Field(description="Length of the judged prefix of the permutation (the evidence).")
-    relevant: int | None = Field(description="Relevant documents in the judged prefix.")
-    pending: list[str] = Field(description="Served or passed documents after the judged prefix still unjudged.")
+StreamOut = dataclass_model(StreamRecord, name="StreamOut", describe={
+    "queue": "The queue the stream was created on (null: no longer stored).",
+    "population_digest": "SHA-256 of the sorted distinct doc ids joined by newlines.",
+    "position": "Permutation elements passed so far.",
+    "served": "Of those, the ones served because they still needed a judgment.",
+    "as_of": "The topic's last judgment id when the stream was created.",
+    "judged": "Length of the judged prefix of the permutation (the evidence).",
+    "relevant": "Relevant documents in the judged prefix.",
+    "pending": "Served or passed documents after the judged prefix still unjudged."})
 
 
 class StreamVoidIn(BaseModel):
@@ -333,12 +356,12 @@ class NextIn(BaseModel):
     queue: QueueName | None = Field(default=None, description="The ranked queue to serve (default: the newest).")
 
 
-class ServedDocumentOut(BaseModel):
-    doc_id: str
-    role: Literal["review", "audit"] = Field(description="The role to record its judgment with.")
-    rank: int | None = Field(description="Its rank on the queue served (null: an audit document not in it).")
-    audit_position: int | None = Field(description="Its 1-based place in the audit permutation.")
-    again: bool = Field(description="An audit document served before and still unjudged.")
+ServedDocumentOut = dataclass_model(ServedDocument, name="ServedDocumentOut", override={
+    "role": Literal["review", "audit"]}, describe={
+    "role": "The role to record its judgment with.",
+    "rank": "Its rank on the queue served (null: an audit document not in it).",
+    "audit_position": "Its 1-based place in the audit permutation.",
+    "again": "An audit document served before and still unjudged."})
 
 
 class NextStreamOut(BaseModel):
@@ -354,7 +377,7 @@ class NextOut(BaseModel):
     queue: str
     reviewed: int = Field(description="The queue's reviewed prefix (documents judged in rank order).")
     stream: NextStreamOut | None
-    documents: list[ServedDocumentOut]
+    documents: list[ServedDocumentOut]  # type: ignore[valid-type]
 
 
 class MonitorAuditOut(BaseModel):
@@ -414,85 +437,23 @@ class ChainHeadOut(BaseModel):
     recorded_at: str | None
 
 
-class MonitorOut(BaseModel):
-    """The anytime-valid stop signal (as `reviewdepth watch TOPIC --once --format json`)."""
-
-    topic: str
-    queue: str = Field(description="The current queue (the named one, else the topic's newest).")
-    as_of_judgment: int | None
-    status: Literal["stop certified", "continue"]
-    certified: bool
-    headline: str
-    target: str
-    confidence: float
-    guarantee: str
-    recall_lower: float = Field(description="The anytime-valid recall lower bound of the reviewed set.")
-    recall_point: float | None
-    relevant_found: int
-    reviewed: int = Field(description="|S|: the union of every queue's reviewed prefix, within the population.")
-    queue_reviewed: int
-    queue_size: int
-    population: int
-    relevant_known: int
-    missed_upper: int = Field(description="Upper bound on the relevant documents outside the reviewed set.")
-    audit: MonitorAuditOut | None = Field(description="The audit stream's evidence (null: no stream).")
-    to_go: MonitorToGoOut
-    audit_needed: MonitorNeededOut
-    fixed_look: FixedLookOut
-    one_look_rules: list[OneLookRuleOut]
-    assumptions: list[str]
-    notes: list[str]
-    last_activity: str | None
-    judgment_chain_head: ChainHeadOut
-    next_step: str
+MonitorOut = dataclass_model(MonitorReport, name="MonitorOut", override={
+    "status": Literal["stop certified", "continue"], "audit": MonitorAuditOut | None, "to_go": MonitorToGoOut,
+    "audit_needed": MonitorNeededOut, "fixed_look": FixedLookOut, "one_look_rules": list[OneLookRuleOut],
+    "judgment_chain_head": ChainHeadOut}, describe={
+    "queue": "The current queue (the named one, else the topic's newest).",
+    "recall_lower": "The anytime-valid recall lower bound of the reviewed set.",
+    "reviewed": "|S|: the union of every queue's reviewed prefix, within the population.",
+    "missed_upper": "Upper bound on the relevant documents outside the reviewed set.",
+    "audit": "The audit stream's evidence (null: no stream)."})
 
 
-class KeyOut(BaseModel):
-    id: int
-    reviewer: str
-    scope: str
-    prefix: str
-    created_at: str
-    revoked_at: str | None
+KeyOut = dataclass_model(KeyRecord, name="KeyOut")
 
 
 class Health(BaseModel):
     status: str
     version: str
-
-
-# Response bodies generated from the result dataclasses the services return: a field added to one of them appears in
-# the OpenAPI document with no edit here. Only the dict literals the services build around them are stated here.
-
-def dataclass_model(source: type[Any], *, name: str | None = None, extra: dict[str, Any] | None = None,
-                    optional: dict[str, Any] | None = None, override: dict[str, Any] | None = None,
-                    drop: tuple[str, ...] = (), base: type[BaseModel] | None = None) -> type[BaseModel]:
-    """A response model with one required field per field of the dataclass ``source`` (its type as declared,
-    or as ``override`` gives it), as `dataclasses.asdict` writes it, plus the keys a service adds beside them:
-    ``extra`` always present, ``optional`` sometimes. Fields of ``source``'s subclasses come along."""
-    hints = get_type_hints(source)
-    fields: dict[str, Any] = {}
-    for item in dataclasses.fields(source):
-        if item.name not in drop:
-            fields[item.name] = ((override or {}).get(item.name, hints[item.name]), ...)
-    fields.update({key: (kind, ...) for key, kind in (extra or {}).items()})
-    fields.update({key: (kind, None) for key, kind in (optional or {}).items()})
-    model: type[BaseModel] = create_model(name or source.__name__, __doc__=source.__doc__, __base__=base, **fields)
-    return model
-
-
-class JsonSafeSchema(GenerateJsonSchema):
-    """JSON Schema of a body written through `reviewdepth.report.model.json_safe`, which turns NaN and infinities
-    into null: every number may be null."""
-
-    NULLABLE_NUMBER: ClassVar[dict[str, Any]] = {"anyOf": [{"type": "number"}, {"type": "null"}]}
-
-    def float_schema(self, schema: cs.FloatSchema) -> JsonSchemaValue:
-        return dict(self.NULLABLE_NUMBER)
-
-    def nullable_schema(self, schema: cs.NullableSchema) -> JsonSchemaValue:
-        inner = self.generate_inner(schema["schema"])
-        return inner if inner == self.NULLABLE_NUMBER else super().nullable_schema(schema)
 
 
 Cell = float | int | str
@@ -552,6 +513,13 @@ class SamplePlanOut(RootModel[UnreviewedPlanOut | PopulationPlanOut | NothingToP
 ReportAnswer = dataclass_model(Headline, name="ReportAnswer", extra={
     "as_of_judgment": int | None, "basis": str, "scope": str}, optional={"plan": ElusionPlanOut})
 ReportEstimate = dataclass_model(Estimate, name="ReportEstimate", extra={"scope": str})
+# a heuristic rule's record on the team's portfolio (`services.portfolio.calibrate_stopping_rows`): the calibration's
+# own keys, then the rule's summary as `services.simulate` writes it, with its one-line text
+StoppingCalibration = dataclass_model(RuleSummary, name="StoppingCalibration", drop=("recall_quantiles",), extra={
+    "id": int, "target": str, "confidence": float, "created_at": str, "description": str,
+    "recall_at_stop": dict[str, float], "text": str})
+ReportStopping = dataclass_model(StoppingEvidence, name="ReportStopping",
+                                 optional={"calibration": StoppingCalibration})
 
 
 class ReportSummary(BaseModel):
@@ -712,9 +680,11 @@ class ReportReviewQuality(BaseModel):
 ReportPrisma = dataclass_model(PrismaCounts, name="ReportPrisma", override={"reviewers_per_record": dict[str, int]})
 
 REPORT_SECTIONS: dict[str, Any] = {
-    "answer": ReportAnswer, "summary": ReportSummary, "estimates": list[ReportEstimate],  # type: ignore[valid-type]
+    "answer": ReportAnswer, "summary": ReportSummary,
+    "estimates": list[ReportEstimate],  # type: ignore[valid-type]
     "depth": list[TargetAnswer], "current": ReportCurrent, "recall": list[RecallFigure],
-    "stopping": list[StoppingEvidence], "measures": dict[str, Cell], "completed_review": dict[str, Cell] | None,
+    "stopping": list[ReportStopping],  # type: ignore[valid-type]
+    "measures": dict[str, Cell], "completed_review": dict[str, Cell] | None,
     "samples": list[ReportSample], "settings": ReportSettings, "provenance": ReportProvenance, "gain": ReportGain,
     "precision_recall": ReportPrecisionRecall, "review_quality": ReportReviewQuality, "prisma": ReportPrisma,
 }

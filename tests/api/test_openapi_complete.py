@@ -208,3 +208,31 @@ def test_evaluation_bodies_match_the_document(api: Api, document: dict[str, Any]
         assert body["all"] and (body["per_query"] or not form)
         assert _errors(validator, body) == []
     assert _errors(validator, {"per_query": {}, "all": {"map": [1]}}) != []
+
+
+def test_a_report_with_a_portfolio_calibration_matches_the_document(api: Api, document: dict[str, Any]) -> None:
+    """The heuristic stopping rows carry a ``calibration`` once the team's portfolio is calibrated."""
+    from reviewdepth.services.batches import BatchItem, record_batch
+    from reviewdepth.services.portfolio import add_topics, calibrate
+    from reviewdepth.services.rankings import RankedDocument, store_ranking
+    from reviewdepth.services.topics import create_topic
+
+    # fully judged past reviews: a sharp knee, and relevant documents spread evenly
+    shapes = {"B": (300, set(range(0, 30, 2))), "C": (240, set(range(0, 240, 12)))}
+    for name, (size, ranks) in shapes.items():
+        docs = [f"{name}-{i:04d}" for i in range(size)]
+        create_topic(api.engine, name)
+        store_ranking(api.engine, name, "q", [RankedDocument(d, float(-i)) for i, d in enumerate(docs)])
+        record_batch(api.engine, name, [BatchItem(d, str(int(i in ranks))) for i, d in enumerate(docs)],
+                     reviewer="ana", source="test")
+    add_topics(api.engine, list(shapes), reviewer="ana")
+    calibrate(api.engine, replicates=1, look_every=25)
+    create_topic(api.engine, "open")
+    store_ranking(api.engine, "open", "q", [RankedDocument(f"o{i}", float(-i)) for i in range(200)])
+    record_batch(api.engine, "open", [BatchItem(f"o{i}", str(int(i % 5 == 0))) for i in range(80)],
+                 reviewer="ana", source="test")
+    r = api.client.get("/topics/open/report", headers=api.writer)
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert [row["rule"] for row in body["stopping"] if "calibration" in row]
+    assert _errors(_closed(document, "Report"), body) == []
