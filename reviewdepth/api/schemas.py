@@ -1,4 +1,10 @@
-"""Request and response bodies of the HTTP API (their JSON Schemas are the OpenAPI contract)."""
+"""Request and response bodies of the HTTP API (their JSON Schemas are the OpenAPI contract).
+
+A response body that is a service's result dataclass, as its ``as_dict`` or `dataclasses.asdict` writes it, is
+generated from that dataclass (`dataclass_model`), so a field added there reaches the document with no edit here;
+a body the services build as a dict literal, or with renamed keys, is stated here. The routes that answer bytes
+(report, sample plan, evaluate) reference theirs through `body_content`; tests/api/test_openapi_complete.py checks
+that no 2xx JSON body is an untyped object and that real bodies match."""
 
 from __future__ import annotations
 
