@@ -242,12 +242,18 @@ def render_table(report: Report) -> Group:
         recall.add_row(r["basis"], fmt(r.get("point")), interval, fmt(r.get("lower_one_sided")), r.get("note", ""))
 
     stop = Table(title="stopping evidence")
-    calibrated = any("calibration" in ev for ev in report.stopping)
-    for col in ("rule", "kind", "stop now", "stop depth", "why", *(("on the team's portfolio",) if calibrated else ())):
+    for col in ("rule", "kind", "stop now", "stop depth", "why"):
         stop.add_column(col)
     for ev in report.stopping:
-        stop.add_row(ev["rule"], ev["kind"], fmt(ev.get("stop_now")), fmt(ev.get("stop_depth")), ev.get("reason", ""),
-                     *((calibration_cell(ev),) if calibrated else ()))
+        stop.add_row(ev["rule"], ev["kind"], fmt(ev.get("stop_now")), fmt(ev.get("stop_depth")), ev.get("reason", ""))
+    # the heuristics' record on the team's portfolio, right under the stopping table (a sixth column would squeeze
+    # every row of it on an 80-column terminal)
+    calibrated = [ev for ev in report.stopping if "calibration" in ev]
+    portfolio = Table(title="heuristic rules on the team's portfolio of completed reviews")
+    for col in ("rule", "record"):
+        portfolio.add_column(col)
+    for ev in calibrated:
+        portfolio.add_row(ev["rule"], calibration_cell(ev).removeprefix(f"{ev['rule']}: "))
 
     samples = Table(title=f"samples (choice: {report.settings.get('sample_choice')})")
     for col in ("id", "queue", "drawn", "in rest", "relevant in rest", "use", "status"):
@@ -285,7 +291,7 @@ def render_table(report: Report) -> Group:
     foot.add_column("value", overflow="fold")
     for key, value in {**report.settings, **report.provenance}.items():
         foot.add_row(key, fmt(value, key))
-    parts: list[Any] = [headline, head, depth, recall, stop, est]
+    parts: list[Any] = [headline, head, depth, recall, stop, *([portfolio] if calibrated else []), est]
     if report.samples:
         parts.append(samples)
     parts += [cur, quality]
