@@ -102,14 +102,25 @@ def register_portfolio(app: typer.Typer) -> None:
         them beside each heuristic rule."""
         if replicates < 1 or workers < 1:
             fail("--replicates and --workers must be at least 1")
-        from reviewdepth.services.portfolio import calibrate
+        from reviewdepth.services.portfolio import CalibrationInterrupted, calibrate
         from reviewdepth.services.simulate import parse_looks
 
+        from .simulate_cmds import INTERRUPTED_EXIT_CODE, _Progress
+
         engine = open_engine(db)
-        with handled_errors():
-            record = calibrate(engine, target=target, confidence=confidence, replicates=replicates, seed=seed,
-                               look_every=parse_looks(looks), design=design, sample_size=sample_size, every=every,
-                               workers=workers, reviewer=default_reviewer())
+        shown = _Progress(True) if sys.stderr.isatty() else None  # a bar on a terminal only
+        try:
+            with handled_errors():
+                try:
+                    record = calibrate(engine, target=target, confidence=confidence, replicates=replicates,
+                                       seed=seed, look_every=parse_looks(looks), design=design,
+                                       sample_size=sample_size, every=every, workers=workers,
+                                       reviewer=default_reviewer(), progress=shown)
+                except (CalibrationInterrupted, KeyboardInterrupt):
+                    fail("calibrate interrupted: nothing was stored", INTERRUPTED_EXIT_CODE)
+        finally:
+            if shown is not None:
+                shown.close()
         if output_format is not ListFormat.table:
             sys.stdout.write(json.dumps(record.as_dict(), indent=2, ensure_ascii=False) + "\n")
             return

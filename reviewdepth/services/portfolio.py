@@ -125,6 +125,11 @@ def list_portfolio(engine: Engine) -> list[PortfolioEntry]:
         return [PortfolioEntry(str(n), at, str(by)) for n, at, by in conn.execute(stmt)]
 
 
+class CalibrationInterrupted(Invalid):
+    """Ctrl-C (or a progress callback's KeyboardInterrupt) stopped the replays: a partial calibration is not
+    stored."""
+
+
 @dataclass(frozen=True)
 class CalibrationRecord:
     """A stored calibration: its settings, the topics it rests on, and one summary per calibrated rule."""
@@ -197,7 +202,7 @@ def calibrate(engine: Engine, *, target: str = DEFAULT_TARGET, confidence: float
     queues = queues_from_store(engine, [e.topic for e in entries])
     report = run_simulation(SimulationSource(tuple(queues), "portfolio"), plan, workers=workers, progress=progress)
     if report.partial:
-        raise Invalid("the calibration was interrupted; nothing was stored")
+        raise CalibrationInterrupted("the calibration was interrupted; nothing was stored")
     body = report.to_dict()
     settings: dict[str, Any] = body["settings"]
     tau = settings["target"]

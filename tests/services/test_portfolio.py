@@ -17,6 +17,7 @@ from reviewdepth.estimation.replay import Design, ReplayPlan, replay, summarise
 from reviewdepth.services.batches import BatchItem, record_batch
 from reviewdepth.services.errors import Invalid, NotFound
 from reviewdepth.services.portfolio import (
+    CalibrationInterrupted,
     add_topics,
     calibrate,
     latest_calibration,
@@ -126,6 +127,12 @@ def test_calibrate_needs_a_portfolio_and_a_good_plan(engine: Engine) -> None:
     for bad in ({"target": "1.5"}, {"confidence": 1.0}, {"replicates": 0}, {"design": "nope"}):
         with pytest.raises(Invalid):
             calibrate(engine, **bad)  # type: ignore[arg-type]
+
+    def interrupt(done: int, total: int) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(CalibrationInterrupted):  # Ctrl-C during the replays: nothing is stored
+        calibrate(engine, replicates=1, progress=interrupt)
     with engine.connect() as conn:
         assert conn.execute(select(func.count()).select_from(Calibration)).scalar_one() == 0
 
