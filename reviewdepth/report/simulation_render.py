@@ -127,7 +127,7 @@ def render_html(report: SimulationReport) -> str:
         kind = KIND_LABELS.get(rule["kind"], rule["kind"])
         # the SVG comes from matplotlib, not from report text: its only text is titles and labels it escaped
         charts.append({"rule": rule["rule"], "kind": kind, "svg": Markup(recall_cost_svg(
-            points["cost"], points["recall"], target, f"{rule['rule']} ({kind})"))})
+            points["cost"], points["recall"], target, f"{rule['rule']}: {kind}"))})
     context = {"headline": headline(report), "settings_line": settings_line(report), "partial": report.partial,
                "failure_meaning": report.failure_meaning, "headers": HTML_HEADERS,
                "rules": [{"cells": rule_cells(r), "kind": r["kind"], "description": r["description"]}

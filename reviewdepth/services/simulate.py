@@ -67,6 +67,7 @@ from reviewdepth.store.models import Queue, Topic
 Progress = Callable[[int, int], None]
 RUN_ORDERS = ("given", "trec_eval")
 MAX_CHART_POINTS = 400
+MAX_REPLICATES = 1_000_000  # the job list is built up front: ~20,000 chunks per topic at most
 DASK_CONNECT_SECONDS = 10
 FAILURE_MEANING = ("A failure is a stop with recall below the target: the rule stopped before the reviewed prefix "
                    "held ceil(target × R) of the topic's R relevant documents. The failure rate is failures / stops "
@@ -138,6 +139,8 @@ def build_plan(*, design: str, rules: Sequence[str] = (), target: object = "0.95
                                ("sample-size", sample_size, 0), ("every", every, 0)):
         if isinstance(value, bool) or not isinstance(value, int) or not least <= value <= validation.INT64_MAX:
             raise Invalid(f"{name}: must be a whole number >= {least}, not {value!r}")
+    if replicates > MAX_REPLICATES:
+        raise Invalid(f"replicates: at most {MAX_REPLICATES:,} per topic, not {replicates:,}")
     chosen = tuple(dict.fromkeys(rules)) or rules_for(design)
     for name in chosen:
         if name not in RULES:

@@ -5,6 +5,7 @@ database unchanged; an interrupted run prints the partial report and exits 130."
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 from pathlib import Path
@@ -17,6 +18,7 @@ from reviewdepth.cli import simulate_cmds
 from reviewdepth.cli.app import create_cli
 from reviewdepth.estimation.replay import CHUNK
 from reviewdepth.report.render import render
+from reviewdepth.report.simulation_model import SimulationReport
 from reviewdepth.services.batches import BatchItem, record_batch
 from reviewdepth.services.imports import import_qrels, import_run
 from reviewdepth.services.simulate import build_plan, file_source, run_simulation
@@ -35,9 +37,14 @@ def invoke(*args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
-def expected(fmt: str) -> str:
+@functools.cache
+def expected_report() -> SimulationReport:
     plan = build_plan(design="audit", every=10, look_every=50, replicates=12, seed=3)
-    return render(run_simulation(file_source(QRELS, RUN), plan), fmt)  # type: ignore[arg-type]
+    return run_simulation(file_source(QRELS, RUN), plan)
+
+
+def expected(fmt: str) -> str:
+    return render(expected_report(), fmt)  # type: ignore[arg-type]
 
 
 def test_every_format(tmp_path: Path) -> None:

@@ -177,6 +177,7 @@ def test_unlabelled_documents_and_topics_without_relevant(tmp_path: Path) -> Non
     ({"design": "none", "rules": ["monitor"]}, "rule: 'monitor' does not apply to the design 'none'"),
     ({"design": "sideways"}, "design: unknown design 'sideways'"),
     ({"replicates": 0}, "replicates: must be a whole number >= 1"),
+    ({"replicates": 10**7}, "replicates: at most 1,000,000 per topic"),
     ({"target": "1.2"}, "target: the target recall must lie strictly between 0 and 1"),
     ({"target": "most"}, "target: 'most' is not a number"),
     ({"confidence": 1.0}, "confidence: must be a number strictly between 0 and 1"),
