@@ -463,11 +463,12 @@ class _Replayer:
         return lo
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=2)
 def _audit_stream(seed: int, spawn_key: tuple[int, ...], size: int, replicates: int,
                   every: int) -> tuple[npt.NDArray[np.int32], IntArray]:
     """A chunk's audit permutations (its stream's first draws) and stream positions, cached (read-only) so that
-    plans differing only in their looks share them (common random numbers, one computation)."""
+    plans differing only in their looks share them (common random numbers, one computation) when run one after the
+    other on the same chunk; two entries only, as a permutation matrix of a large queue is tens of megabytes."""
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=spawn_key))
     perms = audit_permutations(size, replicates, rng)
     positions = stream_positions(perms, every)
