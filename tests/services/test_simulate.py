@@ -6,6 +6,7 @@ topics not fully judged and bad plans are refused naming the topic or option, th
 from __future__ import annotations
 
 import math
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -200,3 +201,9 @@ def test_default_rules_are_the_designs() -> None:
     assert plan(design="none").rules == ("knee", "budget")
     assert plan(design="rest", sample_size=20).rules == ("elusion", "hypergeometric", "knee", "budget")
     assert plan(rules=["budget", "monitor"]).rules == ("budget", "monitor")
+
+
+def test_dask_without_the_extra_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "distributed", None)  # as if dask[distributed] were not installed
+    with pytest.raises(Invalid, match=r"dask: --dask needs the optional dependency: pip install 'reviewdepth\[dask\]'"):
+        run_simulation(two_topics(), plan(), dask_address="tcp://127.0.0.1:8786")
