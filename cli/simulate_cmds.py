@@ -112,7 +112,7 @@ def register_simulate(app: typer.Typer) -> None:
         """Replay fully judged topics (from the store, or a run with its qrels) under a sampling design and show,
         per stopping rule, how often it stopped short of the target recall (failure rate with a Clopper-Pearson
         interval), recall at stop and cost relative to the oracle depth. Ctrl-C prints what is done and exits
-        130. Bad input exits 2 and reads nothing into the database."""
+        130. Bad input exits 2 and changes nothing in the database."""
         if (qrels is None) != (run is None):
             fail("--qrels and --run: give both (a run and its qrels), or neither (topics of the store)")
         if workers < 1:

@@ -78,6 +78,13 @@ def test_store_and_files_give_the_same_figures(engine: Engine) -> None:
         assert (row["stops"], row["failures"], row["runs"]) == (summary.stops, summary.failures, 20)
         assert row["kind"] == RULES[row["rule"]].kind
     assert not from_store.partial and from_store.settings["replicates_done"] == 20
+    # the queue by name (the run's tag), and one the topic does not have
+    named = store_source(engine, ["CD012551"], queue="baseline", policy="adjudicated")
+    assert np.array_equal(named.queues[0].labels, labels)
+    with pytest.raises(NotFound, match="topic 'CD012551' has no queue 'other'"):
+        store_source(engine, ["CD012551"], queue="other")
+    with pytest.raises(Invalid, match="policy: unknown label policy 'newest'"):
+        store_source(engine, ["CD012551"], policy="newest")
 
 
 def test_a_topic_not_fully_judged_is_refused_and_nothing_is_written(engine: Engine) -> None:
