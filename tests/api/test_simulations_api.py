@@ -114,3 +114,12 @@ def test_keys_unknown_jobs_and_a_failing_job(api: Api) -> None:
     with api.engine.begin() as conn:
         conn.execute(update(SimulationJob).values(status="cancelled"))
     assert run_job(api.engine, job.id).status == "cancelled"
+
+
+def test_the_body_vocabularies_are_the_engines() -> None:
+    from typing import get_args
+
+    from reviewdepth.api.routers.simulations import DesignKind, RuleName
+    from reviewdepth.estimation.replay import DESIGNS, RULES
+
+    assert get_args(DesignKind) == DESIGNS and get_args(RuleName) == tuple(RULES)
