@@ -5,12 +5,18 @@ from __future__ import annotations
 
 import json
 import sys
+from enum import StrEnum
 from typing import Annotated
 
 import typer
 
 from .common import DbOption, fail, handled_errors, open_engine
 from .store_cmds import ListFormat, default_reviewer
+
+
+class CalibrationFormat(StrEnum):
+    table = "table"
+    json = "json"
 
 
 def register_portfolio(app: typer.Typer) -> None:
@@ -94,7 +100,7 @@ def register_portfolio(app: typer.Typer) -> None:
                              "repeated at every look that the design allows).")] = "none",
         sample_size: Annotated[int, typer.Option("--sample-size", help="Sample size (rest, population).")] = 0,
         every: Annotated[int, typer.Option("--every", help="One audit document per EVERY ranked (audit).")] = 0,
-        output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
+        output_format: Annotated[CalibrationFormat, typer.Option("--format")] = CalibrationFormat.table,
         db: DbOption = None,
     ) -> None:
         """Replay every portfolio topic with the heuristic stopping rules and store, per rule, its failure rate
@@ -121,7 +127,7 @@ def register_portfolio(app: typer.Typer) -> None:
         finally:
             if shown is not None:
                 shown.close()
-        if output_format is not ListFormat.table:
+        if output_format is CalibrationFormat.json:
             sys.stdout.write(json.dumps(record.as_dict(), indent=2, ensure_ascii=False) + "\n")
             return
         typer.echo(f"calibration {record.id}: {record.topic_count} topics, target {record.target}, "
