@@ -38,9 +38,10 @@ a one-look guarantee applied at every look, which the guarantee does not cover, 
 - ``hypergeometric`` (rest, invalid): `stopping.hypergeometric_p_value` with the look's fresh sample as the
   random urn (Callaghan & Müller-Hansen) — it certifies the prefix *plus the urn*, so its ``found`` is F(k) + the
   urn's positives; a one-look test repeated at every look;
-- ``knee``, ``budget`` (every design, heuristic): `stopping.knee_method` / `stopping.budget_method` on the
-  reviewed prefix, checked at the team's looks (``checkpoints`` = the looks, not AutoTAR's batch ends: the team
-  decides when it looks, and a rule reading only the prefix cannot act between looks). They read no sample, so
+- ``knee``, ``budget`` (every design, heuristic): `stopping.knee_method` / `stopping.budget_method` exactly as
+  the depth report's rows evaluate them (on the prefix, at AutoTAR's batch ends), so a portfolio calibration
+  measures the row it is printed beside; the team acts at its first look at or after the batch end where the rule
+  first fires (at a look k the report's row says stop exactly then). They read no sample, so
   their depth is the same in every replicate; their ``sampled`` is what the design judged by their stop (a team
   that follows the design judges those documents whichever rule it reads).
 
@@ -119,8 +120,10 @@ RULES: dict[str, RuleInfo] = {info.name: info for info in (
              "elusion test on a fresh rest sample at every look (certified for one look only)"),
     RuleInfo("hypergeometric", "invalid", ("rest",),
              "random-urn hypergeometric test on a fresh rest sample at every look (certified for one look only)"),
-    RuleInfo("knee", "heuristic", DESIGNS, "knee method on the reviewed prefix, checked at every look"),
-    RuleInfo("budget", "heuristic", DESIGNS, "budget method on the reviewed prefix, checked at every look"),
+    RuleInfo("knee", "heuristic", DESIGNS,
+             "knee method on the reviewed prefix (AutoTAR checkpoints, as in the report), acted on at the next look"),
+    RuleInfo("budget", "heuristic", DESIGNS,
+             "budget method on the reviewed prefix (AutoTAR checkpoints, as in the report), acted on at the next look"),
 )}
 HEURISTICS: tuple[str, ...] = ("knee", "budget")
 
@@ -292,13 +295,17 @@ class _Replayer:
         return 1 - self.plan.confidence
 
     def _heuristic_look(self, rule: str) -> int:
-        """Index of the first look where the heuristic stops (−1: never); it reads the prefix only."""
-        checkpoints = self.looks.tolist()
+        """Index of the first look where the heuristic stops (−1: never). The rule is the report's row: checked at
+        its own AutoTAR checkpoints on the prefix, so at a look k it says stop exactly when its first firing
+        checkpoint is ≤ k — the team stops at the first look at or after that checkpoint."""
         if rule == "knee":
-            depth = stopping.knee_method(self.queue.labels, checkpoints=checkpoints).stop_depth
+            depth = stopping.knee_method(self.queue.labels).stop_depth
         else:
-            depth = stopping.budget_method(self.queue.labels, self.queue.size, checkpoints=checkpoints).stop_depth
-        return -1 if depth is None else int(np.searchsorted(self.looks, depth))
+            depth = stopping.budget_method(self.queue.labels, self.queue.size).stop_depth
+        if depth is None:
+            return -1
+        look = int(np.searchsorted(self.looks, depth, side="left"))
+        return look if look < len(self.looks) else -1
 
     def runs(self, rule: str, stop_look: IntArray, sampled_at: Callable[[IntArray], IntArray],
              urn_found: IntArray | None = None) -> RuleRuns:
