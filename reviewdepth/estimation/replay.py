@@ -535,7 +535,10 @@ def replay(labels: npt.ArrayLike, plan: ReplayPlan, key: Sequence[int] = ()) -> 
 @dataclass(frozen=True)
 class RuleSummary:
     """One rule over a portfolio of queues. ``failure_rate`` = failures / stops (NaN with no stop) and its
-    two-sided Clopper–Pearson interval at the plan's confidence ([0, 1] with no stop); ``recall_quantiles`` of the
+    two-sided Clopper–Pearson interval at the plan's confidence ([0, 1] with no stop); ``false_stop_rate`` =
+    failures / runs, every run counted whether it stopped or not — the probability a certified rule bounds by
+    1 − confidence (its guarantee is P(stop with recall < τ) ≤ α, not a bound on failures / stops, which a rule that
+    seldom stops can exceed) — with its interval; ``recall_quantiles`` of the
     recall at the stop over every run (a run that never stopped has recall 1); the medians of depth / d* and
     (depth + sampled) / d* over every run."""
 
@@ -552,6 +555,9 @@ class RuleSummary:
     reviewed_ratio_median: float
     total_ratio_median: float
     never_stopped: int
+    false_stop_rate: float
+    false_stop_low: float
+    false_stop_high: float
 
 
 def failure_interval(failures: int, stops: int, confidence: float) -> tuple[float, float]:
@@ -580,5 +586,6 @@ def summarise(per_topic: Sequence[dict[str, RuleRuns]], confidence: float) -> li
             failures / stops if stops else math.nan, low, high,
             {name: float(np.quantile(recall, q)) for name, q in QUANTILES},
             float(np.median(reviewed)), float(np.median(total)),
-            sum(int(np.count_nonzero(~r.stopped)) for r in runs)))
+            sum(int(np.count_nonzero(~r.stopped)) for r in runs),
+            failures / len(recall), *failure_interval(failures, len(recall), confidence)))
     return out

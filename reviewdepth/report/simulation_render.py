@@ -16,15 +16,18 @@ if TYPE_CHECKING:
 
 CSV_COLUMNS = ("rule", "kind", "topics", "runs", "stops", "never_stopped", "failures", "failure_rate",
                "failure_low", "failure_high", *(f"recall_{q}" for q in QUANTILES), "reviewed_ratio_median",
-               "total_ratio_median")
+               "total_ratio_median", "false_stop_rate", "false_stop_low", "false_stop_high")
 # the terminal's columns (it must fit 80); the HTML page has room for the long names
-TABLE_HEADERS = ("Rule", "Kind", "Failure rate\n[CI]", "Stops", "Recall at\nstop p05 p50", "Cost / d*\nrev/+smp")
+TABLE_HEADERS = ("Rule", "Kind", "Failure rate\n[CI]", "Stops", "False\n/run", "Recall\np05",
+                 "Cost / d*\nrev/+smp")
 HTML_HEADERS = ("Rule", "Kind", "Failure rate", "Clopper–Pearson interval", "Stops / runs", "Never stopped",
+                "False stops per run [interval]",
                 "Recall at stop p05 · p50 · p95", "Reviewed / oracle depth", "(Reviewed + sampled) / oracle depth")
-SHORT_KINDS = {"certified": "certified", "heuristic": "heuristic", "invalid": "invalid*"}
-KIND_NOTE = ("heuristic: no guarantee; invalid*: a one-look rule used at every look, which its guarantee does "
-             "not cover; d*: the oracle depth (the smallest depth holding the target's share of the relevant "
-             "documents); rev: reviewed, +smp: reviewed + sampled; cost: medians over every run (a run that never "
+SHORT_KINDS = {"certified": "cert.", "heuristic": "heur.", "invalid": "inv.*"}
+KIND_NOTE = ("cert.: certified; heur.: heuristic, no guarantee; inv.*: invalid as used, a one-look rule used at "
+             "every look, which its guarantee does not cover; False/run: false stops per run; d*: the oracle "
+             "depth (the smallest depth holding the target's share of the relevant documents); rev: reviewed, "
+             "+smp: reviewed + sampled; cost: medians over every run (a run that never "
              "stopped reviewed the whole queue); the recall at stop of a run that never stopped is 1")
 
 
@@ -53,6 +56,8 @@ def rule_cells(rule: dict[str, Any]) -> list[str]:
     return [rule["rule"], KIND_LABELS.get(rule["kind"], rule["kind"]), _number(rule["failure_rate"]),
             f"[{_number(rule['failure_low'])}, {_number(rule['failure_high'])}]",
             f"{rule['stops']:,} / {rule['runs']:,}", f"{rule['never_stopped']:,}",
+            f"{_number(rule['false_stop_rate'])} [{_number(rule['false_stop_low'])}, "
+            f"{_number(rule['false_stop_high'])}]",
             " · ".join(_number(q.get(k)) for k in ("p05", "p50", "p95")),
             _number(rule["reviewed_ratio_median"], 2), _number(rule["total_ratio_median"], 2)]
 
@@ -62,7 +67,7 @@ def short_cells(rule: dict[str, Any]) -> list[str]:
     q = rule["recall_at_stop"]
     return [rule["rule"], SHORT_KINDS.get(rule["kind"], rule["kind"]),
             f"{_number(rule['failure_rate'])} [{_number(rule['failure_low'])}–{_number(rule['failure_high'])}]",
-            f"{rule['stops']:,}", " ".join(_number(q.get(k), 2) for k in ("p05", "p50")),
+            f"{rule['stops']:,}", _number(rule["false_stop_rate"]), _number(q.get("p05"), 2),
             f"{_number(rule['reviewed_ratio_median'], 2)}/{_number(rule['total_ratio_median'], 2)}"]
 
 

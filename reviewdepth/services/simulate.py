@@ -72,7 +72,9 @@ DASK_CONNECT_SECONDS = 10
 FAILURE_MEANING = ("A failure is a stop with recall below the target: the rule stopped before the reviewed prefix "
                    "held ceil(target × R) of the topic's R relevant documents. The failure rate is failures / stops "
                    "(runs that never stopped are counted apart), with a two-sided Clopper–Pearson interval at the "
-                   "confidence level.")
+                   "confidence level. False stops per run = failures / runs (every run, stopped or not): what a "
+                   "certified rule's guarantee bounds by 1 − confidence; failures / stops can exceed it for a rule "
+                   "that seldom stops.")
 
 
 @dataclass(frozen=True)
@@ -447,7 +449,9 @@ def _report(source: SimulationSource, plan: ReplayPlan, queues: list[NamedQueue]
             "stops": s.stops, "never_stopped": s.never_stopped, "failures": s.failures,
             "failure_rate": s.failure_rate, "failure_low": s.failure_low, "failure_high": s.failure_high,
             "recall_at_stop": dict(s.recall_quantiles), "reviewed_ratio_median": s.reviewed_ratio_median,
-            "total_ratio_median": s.total_ratio_median})
+            "total_ratio_median": s.total_ratio_median,
+            "false_stop_rate": s.false_stop_rate, "false_stop_low": s.false_stop_low,
+            "false_stop_high": s.false_stop_high})
     topics = []
     for i, q in enumerate(queues):
         first = next(iter(per_topic[i].values())) if per_topic else None

@@ -273,6 +273,11 @@ def test_summarise_by_hand() -> None:
     assert (monitor.failure_low, monitor.failure_high) == pytest.approx((0.0, 1 - 0.025 ** (1 / 5)))
     assert (budget.topics, budget.runs, budget.stops, budget.failures, budget.never_stopped) == (1, 4, 3, 1, 1)
     assert budget.failure_rate == pytest.approx(1 / 3)
+    # false stops per run: over every run, stopped or not (1 of 4), with the Clopper–Pearson interval on 1 of 4
+    assert budget.false_stop_rate == pytest.approx(1 / 4) and monitor.false_stop_rate == 0.0
+    expected = stats.binomtest(1, 4).proportion_ci(confidence_level=0.95, method="exact")
+    assert (budget.false_stop_low, budget.false_stop_high) == pytest.approx((expected.low, expected.high))
+    assert (monitor.false_stop_low, monitor.false_stop_high) == pytest.approx((0.0, 1 - 0.025 ** (1 / 6)))
     recall = np.array([0.8, 0.7, 0.9, 1.0])
     assert budget.recall_quantiles == pytest.approx({k: float(np.quantile(recall, q)) for k, q in
                                                      (("p05", .05), ("p25", .25), ("p50", .5), ("p75", .75),

@@ -105,6 +105,10 @@ class SimulationRuleOut(BaseModel):
     recall_at_stop: RecallQuantilesOut
     reviewed_ratio_median: Number
     total_ratio_median: Number
+    false_stop_rate: Number = Field(description="failures / runs, every run counted: what a certified rule's "
+                                                "guarantee bounds by 1 − confidence.")
+    false_stop_low: Number
+    false_stop_high: Number
 
 
 class SimulationTopicOut(BaseModel):
