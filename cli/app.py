@@ -28,7 +28,7 @@ def create_cli() -> typer.Typer:
         name="reviewdepth",
         help="How deep to review a ranked queue to reach a target recall; trec_eval-exact measures.",
         no_args_is_help=True,
-        add_completion=False,
+        add_completion=True,
         pretty_exceptions_enable=False,
         # plain help: Rich's help renderer costs ~0.1 s on every `--help`
         rich_markup_mode=None,

@@ -1,0 +1,33 @@
+"""Shell completion (issue 15 item 5): the root command offers --install-completion/--show-completion and the
+completion protocol answers with the command names and options."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from typer.testing import CliRunner
+
+from reviewdepth.cli.app import create_cli
+
+
+def complete(words: str, cword: int) -> str:
+    """What bash completion asks the real command for ``words`` with the cursor on word ``cword``."""
+    env = {**os.environ, "_REVIEWDEPTH_COMPLETE": "complete_bash", "COMP_WORDS": words, "COMP_CWORD": str(cword)}
+    done = subprocess.run([sys.executable, "-c", "from reviewdepth.cli.app import main; main()"], env=env,
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_help_offers_completion_installation() -> None:
+    result = CliRunner().invoke(create_cli(), ["--help"])
+    assert result.exit_code == 0
+    assert "--install-completion" in result.stdout and "--show-completion" in result.stdout
+
+
+def test_bash_completion_names_commands_subcommands_and_options() -> None:
+    assert complete("reviewdepth imp", 1).split() == ["import"]
+    assert complete("reviewdepth import c", 2).split() == ["csv"]
+    assert "--level" in complete("reviewdepth import csv --le", 3).split()
