@@ -242,6 +242,10 @@ def import_qrels(engine: Engine, path: str, *, reviewer: str = "qrels", level: i
     if len(outside):
         raise InputError(path, int(qrels.line[outside[0]]), "rel",
                          f"must be between {validation.INT32_MIN} and {validation.INT32_MAX}")
+    decided = np.flatnonzero(qrels.rel >= 0)
+    if len(decided):
+        top = int(decided[np.argmax(qrels.rel[decided])])
+        check_level_reached(level, int(qrels.rel[top]), path, int(qrels.line[top]))
     renamed_docs = checked_column(qrels.docno.values, qrels.line, path, "docno", validation.doc_id,
                                   validation.DOC_ID_LENGTH)
     qid_list = text_values(qrels.qid)
@@ -276,6 +280,16 @@ def import_qrels(engine: Engine, path: str, *, reviewer: str = "qrels", level: i
     return summary
 
 
+def check_level_reached(level: int, top_grade: int, path: str, top_line: int) -> None:
+    """Refuse a ``--level`` above 1 that the file's highest grade (``top_grade``, on ``top_line``) does not reach:
+    binary qrels read with ``--level 2`` would store every judgment as non-relevant. Level 1, the binary reading,
+    is never refused (a file of non-relevant judgments is a file like any other)."""
+    if level > 1 and top_grade < level:
+        raise InputError(path, None, "--level", f"no judgment reaches --level {level}: the highest grade in the "
+                         f"file is {top_grade} (line {top_line}), so no graded judgment would be relevant; use "
+                         f"--level {max(top_grade, 1)} or lower")
+
+
 def read_label(value: str, path: str, line: int, column: str, level: int) -> tuple[bool | None, int | None]:
     """(relevant, grade) from a label cell; empty = not screened (None)."""
     text = value.strip()
@@ -295,8 +309,18 @@ def read_label(value: str, path: str, line: int, column: str, level: int) -> tup
         return True, None
     if lowered in NONRELEVANT_WORDS:
         return False, None
-    raise InputError(path, line, column, f"label {text!r} is neither relevant (1, yes, include, relevant) nor "
-                     "non-relevant (0, no, exclude, irrelevant), nor empty")
+    raise InputError(path, line, column, f"label {text!r} is {label_vocabulary(level)}")
+
+
+def label_vocabulary(level: int) -> str:
+    """Every label ``read_label`` accepts, in words, generated from the one vocabulary so a word added there is
+    listed too."""
+    def words(vocabulary: frozenset[str]) -> str:
+        return ", ".join(sorted(w for w in vocabulary if not w.lstrip("-").isdigit()))
+
+    return (f"neither a whole number (>= {level} relevant, below it not, negative undecided), nor a relevant word "
+            f"({words(RELEVANT_WORDS)}), nor a non-relevant word ({words(NONRELEVANT_WORDS)}), nor empty; case is "
+            "ignored")
 
 
 def _served_queue_ids(conn: Connection, path: str, topic_ids: dict[str, int], judged: Sequence[tuple[str, str]],
@@ -352,6 +376,7 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
     seen_docs: dict[tuple[str, str], int] = {}
     judgment_roles: list[str] = []  # per judgment, beside `judgments`
     judgment_lines: list[int] = []
+    top_grade: tuple[int, int] | None = None  # the highest numeric label and its line
     rows = 0
     for row in export.rows():
         rows = row.ordinal
@@ -369,6 +394,8 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
         seen_docs[doc_key] = line_no
         label = row.raw("label")
         relevant, grade = read_label(label, path, line_no, cols["label"], level)
+        if grade is not None and grade >= 0 and (top_grade is None or grade > top_grade[0]):
+            top_grade = (grade, line_no)
         if relevant is not None or grade is not None:
             label = checked_value(validation.label_text, label.strip(), path, line_no, cols["label"])
         who = row.raw("reviewer").strip() if row.has("reviewer") else reviewer
@@ -389,6 +416,8 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
             if score is not None:
                 checked_value(validation.score, score, path, line_no, cols["score"])
             ranked.setdefault(the_topic, []).append((rank, doc, score))
+    if top_grade is not None:
+        check_level_reached(level, top_grade[0], path, top_grade[1])
     if ranked:
         checked_value(validation.queue_name, queue_name or Path(path).stem, path, None, "--queue")
     summary = ImportSummary("csv", path, digest, rows)

@@ -1,0 +1,78 @@
+"""Issue 15 item 5 on both databases: the label vocabulary message lists every accepted word, a --level no judgment
+reaches is refused, a delimiter is chosen by consistency and dates are read by a stated or unambiguous order; every
+refusal leaves the database as it was."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, func, select
+
+from reviewdepth.formats.errors import InputError
+from reviewdepth.services.imports import import_csv, import_qrels, read_label
+from reviewdepth.store.models import ImportRecord, Judgment, Queue, QueueEntry, Topic
+
+
+def counts(engine: Engine) -> dict[str, int]:
+    with engine.connect() as conn:
+        return {model.__tablename__: int(conn.execute(select(func.count()).select_from(model)).scalar_one())
+                for model in (Topic, Queue, QueueEntry, Judgment, ImportRecord)}
+
+
+def refused(engine: Engine, call: object) -> str:
+    """The one-line message of a refused import (its file's directory left out), checking that it stored nothing."""
+    before = counts(engine)
+    with pytest.raises(InputError) as caught:
+        call()  # type: ignore[operator]
+    assert counts(engine) == before
+    message = str(caught.value)
+    assert "\n" not in message
+    return re.sub(r"^[^ :]*/", "", message)
+
+
+def test_the_label_message_lists_every_accepted_word(engine: Engine, tmp_path: Path) -> None:
+    export = tmp_path / "T.csv"
+    export.write_text("doc,label\nd1,Responsive\nd2,Not Responsive\nd3,Maybe\n")
+    message = refused(engine, lambda: import_csv(engine, str(export), allow_unqueued=True))
+    assert message.startswith("T.csv:4: field label: label 'Maybe' is neither")
+    relevant, nonrelevant = (re.search(rf"nor an? {kind} word \(([^)]*)\)", message) for kind in
+                             ("relevant", "non-relevant"))
+    assert relevant is not None and nonrelevant is not None
+    listed = {True: relevant.group(1).split(", "), False: nonrelevant.group(1).split(", ")}
+    # the words the issue found missing, and each listed word read back as the class it is listed under
+    assert "responsive" in listed[True] and "not responsive" in listed[False] and "include" in listed[True]
+    for decision, words in listed.items():
+        for word in words:
+            assert read_label(word.upper(), "f", 1, "label", 1) == (decision, None), word
+    assert len(listed[True]) + len(listed[False]) == 17
+
+
+def test_a_level_no_qrels_judgment_reaches_is_refused(engine: Engine, tmp_path: Path) -> None:
+    qrels = tmp_path / "binary.qrels"
+    qrels.write_text("1 0 a 0\n1 0 b 1\n2 0 c -1\n2 0 d 0\n")
+    message = refused(engine, lambda: import_qrels(engine, str(qrels), level=2))
+    assert message == ("binary.qrels: field --level: no judgment reaches --level 2: the highest grade in the file "
+                       "is 1 (line 2), so no graded judgment would be relevant; use --level 1 or lower")
+    # the binary reading of a file with no relevant judgment stays accepted; a reached level is accepted
+    nothing_relevant = tmp_path / "none.qrels"
+    nothing_relevant.write_text("1 0 a 0\n")
+    assert import_qrels(engine, str(nothing_relevant)).rows == 1
+    graded = tmp_path / "graded.qrels"
+    graded.write_text("3 0 a 2\n3 0 b 1\n")
+    import_qrels(engine, str(graded), level=2)
+    with engine.connect() as conn:
+        stored = {doc: relevant for doc, relevant in conn.execute(
+            select(Judgment.doc_id, Judgment.relevant).join(Topic, Topic.id == Judgment.topic_id)
+            .where(Topic.name == "3"))}
+    assert stored == {"a": True, "b": False}
+
+
+def test_a_level_no_csv_label_reaches_is_refused(engine: Engine, tmp_path: Path) -> None:
+    export = tmp_path / "T.csv"
+    export.write_text("doc,label\nd1,0\nd2,1\nd3,yes\nd4,\n")
+    message = refused(engine, lambda: import_csv(engine, str(export), level=3, allow_unqueued=True))
+    assert message.startswith("T.csv: field --level: no judgment reaches --level 3: the highest grade in the file "
+                              "is 1 (line 3)")
+    assert import_csv(engine, str(export), level=1, allow_unqueued=True).rows == 4
