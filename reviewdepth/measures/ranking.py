@@ -219,7 +219,9 @@ class RankedQueries:
     """Ranked qrels values of the evaluated queries, concatenated in strcmp(qid) order.
 
     ``rel[offsets[q]:offsets[q+1]]`` is query ``q``'s ranking (after ``-M``); ``num_rel`` counts qrels values
-    >= ``level``; ``num_nonrel`` counts qrels values in [0, level).
+    >= ``level``; ``num_nonrel`` counts qrels values in [0, level). ``judged_levels`` (offsets, values, counts)
+    lists, per query, each distinct qrels value >= 0 (increasing) and how many qrels lines carry it, retrieved
+    or not: trec_eval's ``rel_levels``, from which the graded measures build the ideal ranking.
     """
 
     qids: list[str]
@@ -229,6 +231,7 @@ class RankedQueries:
     num_nonrel: IntArray
     level: int
     source_rows: IntArray
+    judged_levels: tuple[IntArray, IntArray, IntArray] | None = None
 
     @property
     def num_queries(self) -> int:
@@ -362,9 +365,43 @@ def join_and_rank(
         num_nonrel=num_nonrel_all[evaluated],
         level=level,
         source_rows=order,
+        judged_levels=_judged_levels(codes.qrels, qrels_rels, evaluated),
     )
     assert int(seg_offsets[-1]) == len(rel)
     return ranked, codes
+
+
+def _judged_levels(qrels_codes: IntArray, qrels_rels: IntArray,
+                   evaluated: IntArray) -> tuple[IntArray, IntArray, IntArray]:
+    """Distinct qrels values >= 0 and their counts for each evaluated query code (``evaluated`` is increasing)."""
+    judged = qrels_rels >= 0
+    codes, values = qrels_codes[judged], qrels_rels[judged]
+    wanted = np.zeros(int(max(codes.max(initial=-1), evaluated.max(initial=-1))) + 1, dtype=bool)
+    wanted[evaluated] = True
+    keep = wanted[codes]
+    codes, values = codes[keep], values[keep]
+    order = np.lexsort((values, codes))
+    codes, values = codes[order], values[order]
+    new = np.ones(len(codes), dtype=bool)
+    new[1:] = (codes[1:] != codes[:-1]) | (values[1:] != values[:-1])
+    starts = np.flatnonzero(new)
+    counts = np.diff(np.concatenate((starts, [len(codes)]))).astype(np.int64)
+    pair_codes = codes[starts]
+    per_query = np.searchsorted(pair_codes, evaluated, side="right") - np.searchsorted(pair_codes, evaluated)
+    offsets = np.concatenate(([0], np.cumsum(per_query))).astype(np.int64)
+    return offsets, values[starts].astype(np.int64), counts
+
+
+def judged_only(ranked: RankedQueries) -> RankedQueries:
+    """trec_eval's ``-J``: drop the ranked documents that are not judged (absent from the qrels or with a
+    negative value), keeping the order of the rest; applied after ``-M``. A query keeps its place (num_ret 0)
+    when none of its documents is judged."""
+    keep = ranked.rel >= 0
+    counts = np.bincount(segment_ids(ranked.offsets)[keep], minlength=ranked.num_queries)
+    return RankedQueries(
+        qids=ranked.qids, offsets=np.concatenate(([0], np.cumsum(counts))).astype(np.int64), rel=ranked.rel[keep],
+        num_rel=ranked.num_rel, num_nonrel=ranked.num_nonrel, level=ranked.level,
+        source_rows=ranked.source_rows[keep], judged_levels=ranked.judged_levels)
 
 
 def _exact_lookup(codes: QueryCodes, order: IntArray, run_docnos: BytesArray, qrels_docnos: BytesArray,
