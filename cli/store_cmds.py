@@ -143,7 +143,34 @@ def register_store(app: typer.Typer) -> None:
                               again=again, progress=progress, role=role, queue_name=queue,
                               allow_unqueued=allow_unqueued)
         typer.echo(f"imported {summary.rows:,} rows for topic(s) {', '.join(summary.topics)} "
-                   f"(import {summary.import_id}, sha256 {summary.digest[:12]}…)")
+                   f"(import {summary.import_id}, sha256 {summary.digest[:12]}…): stored {summary.stored:,} "
+                   f"judgments, skipped {summary.unlabelled:,} unlabelled rows, refused 0"
+                   + (f"; queue {summary.queues[0]!r} from the rank column" if summary.queues else ""))
+
+    @import_app.command("asreview")
+    def import_asreview(
+        file: Annotated[str, typer.Argument(help="ASReview LAB project file (.asreview).")],
+        topic: Annotated[str | None, typer.Option("--topic", help="Topic (default: the project's name).")] = None,
+        queue: Annotated[str | None, typer.Option(
+            "--queue", help="Name of the queue of ASReview's review order (default: asreview).")] = None,
+        reviewer: Annotated[str, typer.Option(
+            "--reviewer", help="Reviewer of decisions without an ASReview user (user N: REVIEWER-user-N)."
+        )] = "asreview",
+        again: Annotated[bool, typer.Option("--again", help="Import a file already imported.")] = False,
+        db: DbOption = None,
+    ) -> None:
+        """Store an ASReview project: a topic, a queue in ASReview's order (labelled records in labelling order,
+        then the model's ranking), and its decisions as judgments with their reviewer and time."""
+        from reviewdepth.services.asreview_import import import_asreview as service
+
+        engine = open_engine(db)
+        with handled_errors():
+            s = service(engine, file, topic=topic, queue_name=queue, reviewer=reviewer, again=again)
+        typer.echo(f"imported ASReview project {s.project!r} into topic {s.topics[0]!r}: {s.rows:,} records in queue "
+                   f"{s.queues[0]!r}; stored {s.stored:,} judgments ({s.labelled:,} current decisions, {s.relevant:,} "
+                   f"relevant; {s.replaced:,} replaced decisions); {s.unlabelled:,} records unlabelled "
+                   f"({s.pending:,} shown, undecided); {s.withdrawn:,} withdrawn decisions not stored; 0 refused "
+                   f"(import {s.import_id}, sha256 {s.digest[:12]}…)")
 
     @app.command("judge")
     def judge(

@@ -35,6 +35,7 @@ from reviewdepth.store.ranking_blob import encode_ranking
 # a run's ranking: its file order, or trec_eval's (score descending, docno descending on ties)
 RunOrder = Literal["given", "trec_eval"]
 RUN_ORDERS: tuple[str, ...] = get_args(RunOrder)
+ASREVIEW_RANK_COLUMN = "asreview_ranking"  # ASReview exports: the rank each record had in the review
 RELEVANT_WORDS = frozenset({"1", "yes", "y", "true", "relevant", "include", "included", "responsive"})
 NONRELEVANT_WORDS = frozenset({"0", "no", "n", "false", "nonrelevant", "non-relevant", "irrelevant", "exclude",
                                "excluded", "not responsive", "non-responsive"})
@@ -49,6 +50,10 @@ class ImportSummary:
     topics: list[str] = field(default_factory=list)
     queues: list[str] = field(default_factory=list)
     import_id: int = 0
+    # every row of a judgment file is either stored as a judgment or skipped as unlabelled (a bad row refuses
+    # the whole file, so a stored import refused none)
+    stored: int = 0
+    unlabelled: int = 0
 
 
 def file_digest(data: bytes) -> str:
@@ -357,7 +362,8 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
     Columns come from ``mapping`` (``doc=COL,label=COL[,topic=COL,rank=COL,score=COL,reviewer=COL,time=COL]``);
     without it, ASReview's conventions are recognised (label columns such as ``asreview_label`` or
     ``label_included``; ``record_id`` as the document id, else the row number). A ``rank`` column also stores
-    the rows as a queue (in rank order).
+    the rows as a queue (in rank order); ASReview's ``asreview_ranking`` column is that rank column unless
+    ``rank`` is mapped.
 
     ``role`` is every judgment's role unless a ``role`` column gives it (an empty cell takes ``role``; users may
     give review, sample, qc, adjudication or audit). The judgments are recorded as served from ``queue_name``: with a
@@ -370,6 +376,9 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
     data = read_bytes(path)
     digest = file_digest(data)
     export = read_export(data, path, mapping, topic)
+    ranking_column = next((h for h in export.header if h.lower() == ASREVIEW_RANK_COLUMN), None)
+    if "rank" not in export.columns and ranking_column is not None:
+        export.columns["rank"] = ranking_column
     topic, cols = export.topic, export.columns
     judgments: list[tuple[str, str, str, bool | None, int | None, str, datetime | None]] = []
     ranked: dict[str, list[tuple[float, str, float | None]]] = {}
@@ -420,7 +429,7 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
         check_level_reached(level, top_grade[0], path, top_grade[1])
     if ranked:
         checked_value(validation.queue_name, queue_name or Path(path).stem, path, None, "--queue")
-    summary = ImportSummary("csv", path, digest, rows)
+    summary = ImportSummary("csv", path, digest, rows, stored=len(judgments), unlabelled=rows - len(judgments))
     with engine.begin() as conn:
         _check_new(conn, "csv", digest, path, again)
         names = sorted({j[0] for j in judgments} | set(ranked) | ({str(topic)} if topic else set()))
