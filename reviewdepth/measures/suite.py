@@ -114,8 +114,10 @@ class MeasureSpec:
                 self.selected[i] = Selected(s.measure, (("rbp_resid", given[0]),))
 
     def output_names(self, summary: bool) -> list[str]:
-        """Printed names in trec_eval's order (per-query lines leave out runid, num_q and gm_map)."""
-        return [name for s in self.selected if summary or s.measure.per_query for name, _ in s.outputs]
+        """Printed names in trec_eval's order (per-query lines leave out runid, num_q, gm_map and gm_bpref; the
+        summary line leaves out relstring)."""
+        return [name for s in self.selected if (s.measure.in_summary if summary else s.measure.per_query)
+                for name, _ in s.outputs]
 
 
 @dataclass
@@ -123,7 +125,7 @@ class Evaluation:
     """Per-query values (printed queries, strcmp order) and the ``all`` summary, both keyed by output name."""
 
     measures: list[str]
-    per_query: dict[str, dict[str, float | int]]
+    per_query: dict[str, dict[str, float | int | str]]
     summary: dict[str, float | int | str]
 
 
@@ -135,14 +137,17 @@ def evaluate_ranked(
     version: int = 9,
     complete_qids: list[str] | None = None,
     complete_num_rel: int | None = None,
+    complete_query_num_rel: list[int] | None = None,
+    num_docs: int = 0,
 ) -> Evaluation:
     """Compute the selected measures for every evaluated query and the summary line.
 
     ``complete_qids`` (``-c``): qrels queries missing from the run; they count in num_q with every measure 0
     (gm_map term ln(1e-5)); num_rel's summary becomes ``complete_num_rel`` (qrels lines with value > 0).
-    Version 10 prints their per-query lines; 9.0.8 does not.
+    Version 10 prints their per-query lines (num_rel from ``complete_query_num_rel``, R at the level; relstring
+    empty); 9.0.8 does not. ``num_docs`` is ``-N``, the documents in the collection (utility uses it).
     """
-    context = Context(ranked, version)
+    context = Context(ranked, version, num_docs)
     columns: dict[str, np.ndarray] = {}
     for s in spec.selected:
         if s.measure.compute_each is not None:
@@ -157,20 +162,23 @@ def evaluate_ranked(
     missing = complete_qids or []
     num_q = ranked.num_queries + len(missing)
 
-    per_query: dict[str, dict[str, float | int]] = {}
+    per_query: dict[str, dict[str, float | int | str]] = {}
     as_lists = {name: columns[name].tolist() for name in per_names}
     rows = [(qid, i) for i, qid in enumerate(ranked.qids)]
     if version >= 10 and missing:
-        rows += [(qid, -1) for qid in missing]
+        rows += [(qid, -1 - j) for j, qid in enumerate(missing)]
         rows.sort(key=lambda r: r[0].encode("utf-8", "surrogateescape"))
+    text = {name for s in spec.selected if s.measure.output == "text" for name, _ in s.outputs}
     for qid, i in rows:
         if i < 0:
-            per_query[qid] = {n: (0 if n in COUNT_MEASURES else 0.0) for n in per_names}
+            # trec_eval 10.0 scores a missing query on one document absent from the qrels, then zeroes num_ret,
+            # utility, unj and rbp_resid and empties relstring: every value is 0 except num_rel (R)
+            per_query[qid] = {n: ("''" if n in text else 0 if n in COUNT_MEASURES else 0.0) for n in per_names}
             if "num_rel" in per_query[qid]:
-                per_query[qid]["num_rel"] = 0
+                per_query[qid]["num_rel"] = (complete_query_num_rel or [0] * len(missing))[-1 - i]
             continue
-        per_query[qid] = {n: (int(as_lists[n][i]) if n in COUNT_MEASURES else float(as_lists[n][i]))
-                          for n in per_names}
+        per_query[qid] = {n: (str(as_lists[n][i]) if n in text else int(as_lists[n][i]) if n in COUNT_MEASURES
+                              else float(as_lists[n][i])) for n in per_names}
 
     summary: dict[str, float | int | str] = {}
     for s in spec.selected:
@@ -180,8 +188,12 @@ def evaluate_ranked(
                 summary[name] = run_id
             elif rule == "num_q":
                 summary[name] = num_q
+            elif rule == "none":
+                continue
             elif rule == "gm_map":
                 summary[name] = trec.geometric_mean_summary(trec.log_average_precision(context.ap), num_q)
+            elif rule == "geometric":
+                summary[name] = trec.geometric_mean_summary(columns[name], num_q)
             elif name == "num_rel" and complete_num_rel is not None:
                 summary[name] = complete_num_rel
             elif rule == "sum":

@@ -15,6 +15,7 @@ default, and its name, ``_`` and the parameter **as written** when one is given 
 from __future__ import annotations
 
 import inspect
+import math
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,17 +23,25 @@ from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
-from reviewdepth.measures import trec
+import numpy as np
+import numpy.typing as npt
+
+from reviewdepth.measures import graded, trec
 from reviewdepth.measures.ranking import RankedQueries
 from reviewdepth.measures.segments import FloatArray, IntArray
 
-Array = FloatArray | IntArray
+# relstring's values are strings (an object array)
+Array = FloatArray | IntArray | npt.NDArray[np.object_]
 Output = Literal["count", "real", "text"]
 # none: takes no parameter; cutoffs: positive integers, one output each; levels: recall levels in [0, 1], one
 # output each; level_list: recall levels, one output; value: one number, one output; persistence: rbp's p, as
-# ``0.8`` or trec_eval 10.0's ``p=0.8``, one output
-ParamKind = Literal["none", "cutoffs", "levels", "level_list", "value", "persistence"]
-Summary = Literal["sum", "mean", "runid", "num_q", "gm_map"]
+# ``0.8`` or trec_eval 10.0's ``p=0.8``, one output; multiples: multiples of R >= 0, one output each (printed
+# ``%3.2f``); coefficients: utility's four numbers, one output; gains: ``level=gain`` pairs (ndcg.1=3,2=1), one
+# output
+ParamKind = Literal["none", "cutoffs", "levels", "level_list", "value", "persistence", "multiples", "coefficients",
+                    "gains"]
+# none: per-query lines only (relstring); geometric: summary only, exp(mean of the per-query log terms)
+Summary = Literal["sum", "mean", "runid", "num_q", "gm_map", "geometric", "none"]
 
 
 class MeasureError(ValueError):
@@ -42,9 +51,10 @@ class MeasureError(ValueError):
 class Context:
     """One evaluation's inputs, with the intermediate arrays several measures share computed once."""
 
-    def __init__(self, ranked: RankedQueries, version: int) -> None:
+    def __init__(self, ranked: RankedQueries, version: int, num_docs: int = 0) -> None:
         self.ranked = ranked
         self.version = version
+        self.num_docs = num_docs  # -N, documents in the collection (trec_eval's default 0)
 
     @cached_property
     def ap(self) -> FloatArray:
@@ -82,12 +92,17 @@ class Measure:
 
     @property
     def per_query(self) -> bool:
-        return self.summary not in ("runid", "num_q", "gm_map")
+        return self.summary not in ("runid", "num_q", "gm_map", "geometric")
+
+    @property
+    def in_summary(self) -> bool:
+        """Printed on the ``all`` line (relstring is not)."""
+        return self.summary != "none"
 
     @property
     def expands(self) -> bool:
-        """One output per parameter value (cutoffs, levels) rather than one output."""
-        return self.params in ("cutoffs", "levels")
+        """One output per parameter value (cutoffs, levels, multiples) rather than one output."""
+        return self.params in ("cutoffs", "levels", "multiples")
 
     def doc(self) -> str:
         """The formula: the first paragraph of the computing function's docstring, on one line."""
@@ -96,13 +111,13 @@ class Measure:
 
     def label(self, value: float) -> str:
         """Printed name of one cutoff or level."""
-        if self.params == "levels":
+        if self.params in ("levels", "multiples"):
             return f"{self.name}_{value:.2f}"
         return f"{self.name}_{int(value)}"
 
     def parameter(self, values: tuple[float, ...]) -> Param:
         """Parsed parameter values as `compute` takes them."""
-        return values if self.params == "level_list" else values[0]
+        return values if self.params in ("level_list", "coefficients", "gains") else values[0]
 
 
 def _number(param: Param) -> float:
@@ -148,6 +163,67 @@ def _set_f(c: Context, beta2: Param) -> Array:
     return trec.set_f(c.ranked, _number(beta2))
 
 
+def _relstring(c: Context, length: Param) -> Array:
+    return trec.relevance_string(c.ranked, int(_number(length)))
+
+
+def _gm_bpref(c: Context, _: Param) -> Array:
+    return trec.log_bpref(trec.bpref(c.ranked))
+
+
+def _r_multiples(c: Context, multiples: tuple[float, ...]) -> list[Array]:
+    return [trec.precision_at_r_multiple(c.ranked, m) for m in multiples]
+
+
+def _utility(c: Context, coefficients: Param) -> Array:
+    assert isinstance(coefficients, tuple)
+    # -N (documents in the collection), when the context carries it; trec_eval's default is 0
+    num_docs = int(getattr(c, "num_docs", 0) or 0)
+    return trec.utility(c.ranked, coefficients, num_docs)
+
+
+def _map_cut(c: Context, cutoffs: tuple[float, ...]) -> list[Array]:
+    return [trec.average_precision_at(c.ranked, int(k)) for k in cutoffs]
+
+
+def _relative_precision(c: Context, cutoffs: tuple[float, ...]) -> list[Array]:
+    return [trec.relative_precision_at(c.ranked, int(k)) for k in cutoffs]
+
+
+def _success(c: Context, cutoffs: tuple[float, ...]) -> list[Array]:
+    return [trec.success_at(c.ranked, int(k)) for k in cutoffs]
+
+
+def _unjudged(c: Context, cutoffs: tuple[float, ...]) -> list[Array]:
+    return [trec.unjudged_at(c.ranked, int(k)) for k in cutoffs]
+
+
+def _gains(param: Param) -> graded.Gains:
+    """``(level, gain, level, gain, …)`` as parsed back into pairs."""
+    assert isinstance(param, tuple)
+    return tuple((int(param[i]), float(param[i + 1])) for i in range(0, len(param), 2))
+
+
+def _ndcg(c: Context, gains: Param) -> Array:
+    return graded.ndcg(c.ranked, _gains(gains))
+
+
+def _ndcg_rel(c: Context, gains: Param) -> Array:
+    return graded.ndcg_rel(c.ranked, _gains(gains))
+
+
+def _r_ndcg(c: Context, gains: Param) -> Array:
+    return graded.r_ndcg(c.ranked, _gains(gains))
+
+
+def _g(c: Context, gains: Param) -> Array:
+    return graded.g_measure(c.ranked, _gains(gains))
+
+
+def _ndcg_cut(c: Context, cutoffs: tuple[float, ...]) -> list[Array]:
+    return list(graded.ndcg_cut(c.ranked, [int(k) for k in cutoffs]))
+
+
 def _rbp(c: Context, p: Param) -> Array:
     return trec.rank_biased_precision(c.ranked, _number(p))
 
@@ -157,6 +233,8 @@ def _rbp_resid(c: Context, p: Param) -> Array:
 
 
 _OFFICIAL = frozenset({"official", "all_trec"})
+_GAIN_ORDER = ("same; both sort the levels by the truncated difference of their gains, so gain parameters less "
+               "than 1 apart keep their parameter order (reproduced)")
 
 TABLE: tuple[Measure, ...] = (
     Measure("runid", "text", _runid_doc, summary="runid", groups=_OFFICIAL),
@@ -174,20 +252,47 @@ TABLE: tuple[Measure, ...] = (
             versions="recall-level count (`recall_level_count`): 9.0.8 (long)(p·R + 0.9), 10.0 lround(p·R)"),
     Measure("P", "real", trec.precision_at, compute_each=_precision, params="cutoffs",
             default=trec.DEFAULT_CUTOFFS, groups=_OFFICIAL),
+    Measure("relstring", "text", trec.relevance_string, _relstring, params="value", default=(10.0,), summary="none"),
     Measure("recall", "real", trec.recall_at, compute_each=_recall, params="cutoffs", default=trec.DEFAULT_CUTOFFS),
+    Measure("infAP", "real", trec.inferred_average_precision, _reals(trec.inferred_average_precision)),
+    Measure("gm_bpref", "real", trec.log_bpref, _gm_bpref, summary="geometric"),
+    Measure("Rprec_mult", "real", trec.precision_at_r_multiple, compute_each=_r_multiples, params="multiples",
+            default=trec.DEFAULT_R_MULTIPLES),
+    Measure("utility", "real", trec.utility, _utility, params="coefficients", default=trec.DEFAULT_UTILITY),
     Measure("11pt_avg", "real", trec.eleven_point_average, _eleven_point, params="level_list",
             default=trec.DEFAULT_RECALL_LEVELS,
             versions="recall-level count as iprec_at_recall; both versions assume the levels are given in "
                      "increasing order, which reviewdepth requires"),
+    Measure("binG", "real", graded.bin_g, _reals(graded.bin_g)),
+    Measure("G", "real", graded.g_measure, _g, params="gains",
+            versions=_GAIN_ORDER),
+    Measure("ndcg", "real", graded.ndcg, _ndcg, params="gains", versions=_GAIN_ORDER),
+    Measure("ndcg_rel", "real", graded.ndcg_rel, _ndcg_rel, params="gains", versions=_GAIN_ORDER),
+    Measure("Rndcg", "real", graded.r_ndcg, _r_ndcg, params="gains", versions=_GAIN_ORDER),
+    Measure("ndcg_cut", "real", graded.ndcg_cut, compute_each=_ndcg_cut, params="cutoffs",
+            default=trec.DEFAULT_CUTOFFS),
+    Measure("map_cut", "real", trec.average_precision_at, compute_each=_map_cut, params="cutoffs",
+            default=trec.DEFAULT_CUTOFFS),
+    Measure("relative_P", "real", trec.relative_precision_at, compute_each=_relative_precision, params="cutoffs",
+            default=trec.DEFAULT_CUTOFFS),
+    Measure("success", "real", trec.success_at, compute_each=_success, params="cutoffs",
+            default=trec.DEFAULT_SUCCESS_CUTOFFS),
     Measure("set_P", "real", trec.set_precision, _reals(trec.set_precision)),
+    Measure("set_relative_P", "real", trec.set_relative_precision, _reals(trec.set_relative_precision)),
     Measure("set_recall", "real", trec.set_recall, _reals(trec.set_recall)),
+    Measure("set_map", "real", trec.set_map, _reals(trec.set_map)),
     Measure("set_F", "real", trec.set_f, _set_f, params="value", default=(1.0,)),
+    Measure("num_nonrel_judged_ret", "count", trec.num_nonrel_judged_ret, _counts(trec.num_nonrel_judged_ret),
+            summary="sum"),
     Measure("rbp", "real", trec.rank_biased_precision, _rbp, params="persistence", default=(0.9,), all_trec_since=10,
             versions="10.0 only (in all_trec); reviewdepth computes it for 9.0.8 too when named"),
     Measure("rbp_resid", "real", trec.rbp_residual, _rbp_resid, params="persistence", default=(0.9,),
             all_trec_since=10,
             versions="10.0 only (in all_trec): 0 when every retrieved document is judged; named with 9.0.8 "
                      "(a reviewdepth extension) it takes rbp's p when rbp is given one and rbp_resid none"),
+    Measure("unj", "real", trec.unjudged_at, compute_each=_unjudged, params="cutoffs",
+            default=trec.DEFAULT_UNJUDGED_CUTOFFS, all_trec_since=10,
+            versions="10.0 only (in all_trec); reviewdepth computes it for 9.0.8 too when named"),
 )
 
 BY_NAME: dict[str, Measure] = {m.name: m for m in TABLE}
@@ -218,6 +323,19 @@ def parse_values(measure: Measure, params: str, request: str) -> tuple[float, ..
             if any(c <= 0 for c in cutoffs) or len(set(cutoffs)) != len(cutoffs) or not cutoffs:
                 raise MeasureError(f"cutoffs of {name} must be positive and unique: {params!r}")
             return tuple(sorted(cutoffs))
+        if measure.params == "gains":
+            return _parse_gains(name, params)
+        if measure.params == "multiples":
+            multiples = tuple(float(v) for v in values)
+            if any(not m >= 0.0 for m in multiples) or len(set(multiples)) != len(multiples) or not multiples:
+                raise MeasureError(f"multiples of R in {name} must be >= 0 and unique: {params!r}")
+            return tuple(sorted(multiples))
+        if measure.params == "coefficients":
+            coefficients = tuple(float(v) for v in params.split(","))
+            if len(coefficients) != 4:
+                raise MeasureError(f"{name} takes four coefficients (relevant retrieved, non-relevant retrieved, "
+                                   f"relevant missed, non-relevant missed): {params!r}")
+            return coefficients
         if measure.params in ("levels", "level_list"):
             levels = tuple(float(v) for v in values)
             if any(not 0.0 <= v <= 1.0 for v in levels) or not levels:
@@ -245,6 +363,23 @@ def parse_values(measure: Measure, params: str, request: str) -> tuple[float, ..
         raise MeasureError(f"bad parameters in measure {request!r}") from None
 
 
+def _parse_gains(name: str, params: str) -> tuple[float, ...]:
+    """``1=3.5,2=9`` as (1, 3.5, 2, 9.0): integer levels (negative ones name the unjudged, −2, and the documents
+    absent from the qrels, −1, as in trec_eval), each once, and finite gains."""
+    flat: list[float] = []
+    seen: set[int] = set()
+    for pair in params.split(","):
+        level_text, eq, gain_text = pair.partition("=")
+        if not eq:
+            raise MeasureError(f"gains of {name} are level=gain pairs: {params!r}")
+        level, gain = int(level_text), float(gain_text)
+        if level in seen or not math.isfinite(gain):
+            raise MeasureError(f"gains of {name}: each level once, finite gains: {params!r}")
+        seen.add(level)
+        flat += [float(level), gain]
+    return tuple(flat)
+
+
 def parse_single(request: str) -> tuple[Measure, float] | None:
     """``P_10``, ``recall_5``, ``iprec_at_recall_0.10``: one cutoff or level of a measure with cutoffs."""
     for measure in TABLE:
@@ -253,7 +388,7 @@ def parse_single(request: str) -> tuple[Measure, float] | None:
             continue
         value = request[len(prefix):]
         try:
-            number = float(value) if measure.params == "levels" else int(value)
+            number = float(value) if measure.params in ("levels", "multiples") else int(value)
         except ValueError:
             raise MeasureError(f"bad cutoff in measure {request!r}") from None
         if measure.params == "cutoffs" and number <= 0:
@@ -274,6 +409,9 @@ _PARAM_TEXT = {
     "level_list": "recall levels p in [0, 1], increasing (`-m {n}..25,.5,.75`); default {d}",
     "value": "x (`-m {n}.0.25`); default {d}",
     "persistence": "p in (0, 1) (`-m {n}.0.8` or trec_eval 10.0's `-m {n}.p=0.8`); default {d}",
+    "multiples": "multiples m >= 0 of R, unique (`-m {n}.0.5,2` or `-m {n}_0.50`); default {d}",
+    "coefficients": "four coefficients (`-m {n}.2,-1,0,0`); default {d}",
+    "gains": "gain per qrels value (`-m {n}.1=3,2=1`; a value not named keeps gain = value)",
 }
 _PRINTED = {
     "none": "`{n}`",
@@ -282,9 +420,13 @@ _PRINTED = {
     "level_list": "`{n}`; with a parameter `{n}_` + the parameter as written (`{n}_.25,.5,.75`)",
     "value": "`{n}`; with a parameter `{n}_` + the parameter as written (`{n}_0.25`)",
     "persistence": "`{n}`; with a parameter `{n}_` + the parameter as written (`{n}_0.8`, `{n}_p=0.8`)",
+    "multiples": "`{n}_m` per multiple (`%3.2f`)",
+    "coefficients": "`{n}`; with a parameter `{n}_` + the parameter as written (`{n}_2,-1,0,0`)",
+    "gains": "`{n}`; with a parameter `{n}_` + the parameter as written (`{n}_1=3,2=1`)",
 }
 _SUMMARY_TEXT = {"sum": "sum", "mean": "mean over num_q", "runid": "summary line only",
-                 "num_q": "summary line only", "gm_map": "summary line only (its own formula)"}
+                 "num_q": "summary line only", "gm_map": "summary line only (its own formula)",
+                 "geometric": "summary line only: exp(Σ terms / num_q)", "none": "per-query lines only"}
 
 
 def _cell(text: str) -> str:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from reviewdepth.measures.ranking import RankedQueries
+from reviewdepth.measures.ranking import NOT_IN_QRELS, UNJUDGED, RankedQueries
 from reviewdepth.measures.segments import (
     FloatArray,
     IntArray,
@@ -198,11 +198,33 @@ def bpref(ranked: RankedQueries) -> FloatArray:
 
 
 def rank_biased_precision(ranked: RankedQueries, persistence: float = 0.9) -> FloatArray:
-    """rbp = (1 − p) · Σ_{i<=n} rel_i · p^(i−1) (Moffat & Zobel 2008), binary gains."""
+    """rbp = (1 − p) · Σ_{i<=n} g_i · p^(i−1) (Moffat & Zobel 2008), g_i the qrels value of d_i (0 when absent or
+    negative) divided by the query's highest qrels value M when M > 1 (trec_eval 10.0's gains, which ignore
+    ``-l``); p^(i−1) by repeated multiplication.
+
+    trec_eval 10.0 reads uninitialised min/max there; the rule above is what its own expected outputs show.
+    """
     pos = positions_in_segment(ranked.offsets)
-    weights = np.power(persistence, pos.astype(np.float64))
-    gains = np.where(_relevant(ranked), weights, 0.0)
-    return (1.0 - persistence) * sequential_sums(gains, ranked.offsets)
+    lengths = np.diff(ranked.offsets)
+    weights = _powers(persistence, int(lengths.max(initial=0)))[pos]
+    top = _highest_value(ranked)
+    scale = np.where(top > 1, top, 1).astype(np.float64)[segment_ids(ranked.offsets)]
+    gains = np.maximum(ranked.rel, 0).astype(np.float64)
+    gains = np.where(scale > 1.0, gains / scale, gains)
+    return (1.0 - persistence) * sequential_sums(gains * weights, ranked.offsets)
+
+
+def _highest_value(ranked: RankedQueries) -> IntArray:
+    """Highest non-negative qrels value of each query (retrieved or not; trec_eval's num_rel_levels − 1)."""
+    levels = getattr(ranked, "judged_levels", None)
+    if levels is None:  # rankings built without the qrels (queues): their values are 0/1
+        out: IntArray = np.ones(ranked.num_queries, dtype=np.int64)
+        return out
+    offsets, values, _ = levels
+    top = np.zeros(ranked.num_queries, dtype=np.int64)
+    has = np.diff(offsets) > 0
+    top[has] = values[offsets[1:][has] - 1]
+    return top
 
 
 def rbp_residual(ranked: RankedQueries, persistence: float = 0.9, trec_eval_10_quirk: bool = False) -> FloatArray:
@@ -212,15 +234,194 @@ def rbp_residual(ranked: RankedQueries, persistence: float = 0.9, trec_eval_10_q
     reproduced only when ``trec_eval_10_quirk`` is set.
     """
     pos = positions_in_segment(ranked.offsets)
-    weights = np.power(persistence, pos.astype(np.float64))
+    lengths = np.diff(ranked.offsets)
+    powers = _powers(persistence, int(lengths.max(initial=0)))
     unjudged = ranked.rel < 0
-    sums = (1.0 - persistence) * sequential_sums(np.where(unjudged, weights, 0.0), ranked.offsets)
-    n = np.diff(ranked.offsets).astype(np.float64)
-    out = np.power(persistence, n) + sums
+    sums = (1.0 - persistence) * sequential_sums(np.where(unjudged, powers[pos], 0.0), ranked.offsets)
+    out = powers[lengths] + sums
     if trec_eval_10_quirk:
         counts = np.bincount(segment_ids(ranked.offsets)[unjudged], minlength=ranked.num_queries)
         any_unjudged = counts > 0
         out = np.where(any_unjudged, out, 0.0)
+    return out
+
+
+INFAP_EPSILON = 0.00001
+DEFAULT_SUCCESS_CUTOFFS: tuple[int, ...] = (1, 5, 10)
+DEFAULT_UNJUDGED_CUTOFFS: tuple[int, ...] = (5, 10, 20)
+DEFAULT_R_MULTIPLES: tuple[float, ...] = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
+DEFAULT_UTILITY: tuple[float, ...] = (1.0, -1.0, 0.0, 0.0)
+
+
+def _running_sums(values: FloatArray, offsets: IntArray) -> FloatArray:
+    """Per-element running sum inside each segment, added left to right as a C loop ``sum += v`` (exact order)."""
+    out = np.zeros(len(values))
+    lengths = np.diff(offsets)
+    if len(values) == 0:
+        return out
+    width = int(lengths.max())
+    if len(lengths) * width <= 4 * len(values) + 1_000_000:
+        matrix = np.zeros((len(lengths), width))
+        rows, cols = segment_ids(offsets), positions_in_segment(offsets)
+        matrix[rows, cols] = values
+        out[:] = np.add.accumulate(matrix, axis=1)[rows, cols]
+        return out
+    for q in range(len(lengths)):
+        lo, hi = int(offsets[q]), int(offsets[q + 1])
+        if hi > lo:
+            out[lo:hi] = np.add.accumulate(values[lo:hi])
+    return out
+
+
+def _powers(persistence: float, count: int) -> FloatArray:
+    """p^0 … p^count by repeated multiplication (trec_eval's ``cur_p = cur_p * p``, not ``pow``)."""
+    steps = np.full(count + 1, persistence)
+    steps[0] = 1.0
+    out: FloatArray = np.multiply.accumulate(steps)
+    return out
+
+
+def relevance_string(ranked: RankedQueries, length: int = 10) -> npt.NDArray[np.object_]:
+    """relstring = one character per document of the top min(N, n) (N default 10): the qrels value 0–9, ``>``
+    above 9, ``-`` not in the qrels, ``.`` in the qrels with a negative value; quoted as trec_eval prints it.
+
+    Per query only (no ``all`` value).
+    """
+    out = np.empty(ranked.num_queries, dtype=object)
+    rel = ranked.rel.tolist()
+    for q in range(ranked.num_queries):
+        lo, hi = int(ranked.offsets[q]), int(ranked.offsets[q + 1])
+        chars = []
+        for value in rel[lo:lo + max(0, min(int(length), hi - lo))]:
+            if value > 9:
+                chars.append(">")
+            elif value >= 0:
+                chars.append(str(value))
+            elif value == NOT_IN_QRELS:
+                chars.append("-")
+            elif value == UNJUDGED:
+                chars.append(".")
+            else:
+                chars.append("<")
+        out[q] = "'" + "".join(chars) + "'"
+    return out
+
+
+def inferred_average_precision(ranked: RankedQueries) -> FloatArray:
+    """infAP (Yilmaz & Aslam 2006) = (1/R) Σ over judged relevant d_j of (1 if j = 1 else 1/j + ((j−1)/j) ·
+    ((r + n + u)/(j−1)) · ((r + ε)/(r + n + 2ε))), with r, n, u the judged relevant, judged non-relevant and
+    pooled-unjudged (negative qrels value) documents above rank j, ε = 0.00001; documents not in the qrels count
+    only in j. 0 when R = 0.
+    """
+    rel = ranked.rel
+    judged_nonrel = (rel >= 0) & (rel < ranked.level)
+    pooled_unjudged = rel == UNJUDGED
+    relevant = _relevant(ranked)
+    idx = np.flatnonzero(relevant)
+    rel_so_far = segmented_cumsum(relevant, ranked.offsets)[idx]
+    nonrel = segmented_cumsum(judged_nonrel, ranked.offsets)[idx]
+    unjudged = segmented_cumsum(pooled_unjudged, ranked.offsets)[idx]
+    j = positions_in_segment(ranked.offsets)[idx].astype(np.float64)
+    terms = np.ones(len(idx))
+    later = j > 0
+    fj = j[later]
+    above = rel_so_far[later] - 1
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms[later] = (1.0 / (fj + 1.0) + (fj / (fj + 1.0))
+                        * ((above + nonrel[later] + unjudged[later]).astype(np.float64) / fj)
+                        * ((above + INFAP_EPSILON) / ((above + nonrel[later]) + 2 * INFAP_EPSILON)))
+    per_query = np.bincount(segment_ids(ranked.offsets)[idx], minlength=ranked.num_queries)
+    offsets = np.concatenate(([0], np.cumsum(per_query))).astype(np.int64)
+    return _safe_div(sequential_sums(terms, offsets), ranked.num_rel)
+
+
+def log_bpref(bpref_values: FloatArray) -> FloatArray:
+    """gm_bpref per-query term ln(max(bpref, 1e-5)); the summary is exp(Σ terms / num_q), ``-c`` missing queries
+    adding ln(1e-5). Summary line only."""
+    return np.log(np.maximum(bpref_values, MIN_GEO_MEAN))
+
+
+def precision_at_r_multiple(ranked: RankedQueries, multiple: float) -> FloatArray:
+    """Rprec_mult_m = CG(c)/c with c = (long)(m·R + 0.9) (padded with non-relevant beyond n); 0 when c = 0."""
+    c = (multiple * ranked.num_rel.astype(np.float64) + 0.9).astype(np.int64)
+    out = np.zeros(ranked.num_queries)
+    ok = c > 0
+    out[ok] = gain_at(ranked, c)[ok].astype(np.float64) / c[ok].astype(np.float64)
+    return out
+
+
+def utility(ranked: RankedQueries, coefficients: Sequence[float] = DEFAULT_UTILITY,
+            num_docs: int = 0) -> FloatArray:
+    """utility = p1·a + p2·b + p3·c + p4·d over the contingency table: a relevant retrieved, b non-relevant
+    retrieved (n − a), c relevant not retrieved (R − a), d non-relevant not retrieved (N_coll + a − n − R, with
+    N_coll the ``-N`` collection size, 0 when not given). Default coefficients 1, −1, 0, 0."""
+    p1, p2, p3, p4 = (float(x) for x in coefficients)
+    a = num_rel_ret(ranked).astype(np.float64)
+    n = num_ret(ranked)
+    big_r = ranked.num_rel
+    found = num_rel_ret(ranked)
+    b = (n - found).astype(np.float64)
+    c = (big_r - found).astype(np.float64)
+    d = (num_docs + found - n - big_r).astype(np.float64)
+    out: FloatArray = p1 * a + p2 * b + p3 * c + p4 * d
+    return out
+
+
+def average_precision_at(ranked: RankedQueries, k: int) -> FloatArray:
+    """map_cut_k = (1/R) Σ_{i<=k: rel_i = 1} CG(i)/i, summed in rank order; 0 when R = 0."""
+    ranks, found, offsets = _relevant_positions(ranked)
+    running = _running_sums(found.astype(np.float64) / ranks.astype(np.float64), offsets)
+    within = gain_at(ranked, k)
+    sums = np.zeros(ranked.num_queries)
+    has = within > 0
+    sums[has] = running[offsets[:-1][has] + within[has] - 1]
+    return _safe_div(sums, ranked.num_rel)
+
+
+def relative_precision_at(ranked: RankedQueries, k: int) -> FloatArray:
+    """relative_P_k = CG(k) / min(k, R): precision up to R, recall beyond; 0 when R = 0."""
+    return _safe_div(gain_at(ranked, k).astype(np.float64), np.minimum(ranked.num_rel, k))
+
+
+def success_at(ranked: RankedQueries, k: int) -> FloatArray:
+    """success_k = 1 if CG(k) > 0 else 0: a relevant document in the top k."""
+    return (gain_at(ranked, k) > 0).astype(np.float64)
+
+
+def set_relative_precision(ranked: RankedQueries) -> FloatArray:
+    """set_relative_P = CG(n) / min(n, R); 0 when n = 0 or R = 0."""
+    n = num_ret(ranked)
+    den = np.where((n > 0) & (ranked.num_rel > 0), np.minimum(n, ranked.num_rel), 0)
+    return _safe_div(num_rel_ret(ranked).astype(np.float64), den)
+
+
+def set_map(ranked: RankedQueries) -> FloatArray:
+    """set_map = CG(n)² / (n · R) (set precision times set recall); 0 when n = 0 or R = 0."""
+    n = num_ret(ranked).astype(np.float64)
+    found = num_rel_ret(ranked).astype(np.float64)
+    big_r = ranked.num_rel.astype(np.float64)
+    out = np.zeros(ranked.num_queries)
+    ok = (n > 0) & (big_r > 0)
+    out[ok] = (found[ok] * found[ok]) / (n[ok] * big_r[ok])
+    return out
+
+
+def num_nonrel_judged_ret(ranked: RankedQueries) -> IntArray:
+    """num_nonrel_judged_ret = retrieved documents with a qrels value in [0, L). Summary: sum."""
+    judged_nonrel = (ranked.rel >= 0) & (ranked.rel < ranked.level)
+    out: IntArray = np.bincount(segment_ids(ranked.offsets)[judged_nonrel],
+                                minlength=ranked.num_queries).astype(np.int64)
+    return out
+
+
+def unjudged_at(ranked: RankedQueries, k: int) -> FloatArray:
+    """unj_k = (documents in the top min(k, n) not in the qrels or with a negative value) / k (trec_eval 10.0)."""
+    unjudged = segmented_cumsum(ranked.rel < 0, ranked.offsets)
+    lengths = np.diff(ranked.offsets)
+    kk = np.minimum(lengths, k)
+    out = np.zeros(ranked.num_queries)
+    has = kk > 0
+    out[has] = unjudged[ranked.offsets[:-1][has] + kk[has] - 1].astype(np.float64) / float(k)
     return out
 
 

@@ -12,7 +12,7 @@ import numpy as np
 from reviewdepth.formats.errors import InputError
 from reviewdepth.formats.source import read_bytes
 from reviewdepth.formats.trec import QrelsColumns, RunColumns, parse_qrels, parse_run, read_qrels, read_run
-from reviewdepth.measures.ranking import DuplicateDocumentError, join_and_rank
+from reviewdepth.measures.ranking import DuplicateDocumentError, join_and_rank, judged_only
 from reviewdepth.measures.suite import Evaluation, MeasureSpec, evaluate_ranked
 from reviewdepth.report.tar_model import TarEvaluation
 from reviewdepth.services.evaluate_tar import TarOptions, evaluate_tar_columns
@@ -23,19 +23,24 @@ SUITES: tuple[str, ...] = get_args(Suite)
 
 @dataclass
 class EvalOptions:
-    """trec_eval's options: ``-l`` level, ``-c`` complete, ``-M`` max docs per query, and the version rules."""
+    """trec_eval's options: ``-l`` level, ``-c`` complete, ``-M`` max docs per query, ``-J`` judged documents
+    only, ``-N`` documents in the collection, and the version rules."""
 
     relevance_level: int = 1
     complete: bool = False
     max_docs: int | None = None
     version: int = 9
     measures: list[str] = field(default_factory=list)
+    judged_only: bool = False
+    num_docs: int | None = None
 
     def validate(self) -> None:
         if self.relevance_level < 0:
             raise ValueError("relevance level (-l) must be >= 0")
         if self.max_docs is not None and self.max_docs < 1:
             raise ValueError("max docs per query (-M) must be >= 1")
+        if self.num_docs is not None and self.num_docs < 0:
+            raise ValueError("documents in the collection (-N) must be >= 0")
         if self.version not in (9, 10):
             raise ValueError("trec_eval version must be 9 or 10")
 
@@ -76,6 +81,8 @@ def evaluate_columns(qrels: QrelsColumns, run: RunColumns, options: EvalOptions)
         raise InputError(qrels.path, first, "qid",
                          f"query {qid!r} is in the qrels but not in the run {run.path}; trec_eval 10.0 stops "
                          "here (use -c to score missing queries as 0)")
+    if options.judged_only:
+        ranked = judged_only(ranked)
     if ranked.num_queries == 0 and not (options.complete and qrels_only):
         raise InputError(run.path, None, None,
                          f"no queries with both results and relevance information in {qrels.path}")
@@ -83,6 +90,10 @@ def evaluate_columns(qrels: QrelsColumns, run: RunColumns, options: EvalOptions)
         ranked, spec, run_id=run.run_id, version=options.version,
         complete_qids=qrels_only if options.complete else None,
         complete_num_rel=int(np.count_nonzero(qrels.rel > 0)) if options.complete else None,
+        complete_query_num_rel=[int(np.count_nonzero((codes.qrels == codes.qids.index(q.encode("utf-8",
+                                "surrogateescape"))) & (qrels.rel >= options.relevance_level)))
+                                for q in qrels_only] if options.complete else None,
+        num_docs=options.num_docs or 0,
     )
 
 
@@ -130,15 +141,16 @@ class EvalRequest:
     compat: str = "none"
     num_docs: int | None = None
     run_format: str = "auto"
+    judged_only: bool = False
 
     def misplaced(self) -> tuple[str, ...]:
         """The options set away from their defaults that the chosen suite does not take."""
         if self.suite == "tar":
             given = {"measures": bool(self.measures), "complete": self.complete,
-                     "max_docs": self.max_docs is not None, "version": self.version != 9}
-        else:
-            given = {"compat": self.compat != "none", "num_docs": self.num_docs is not None,
-                     "run_format": self.run_format != "auto"}
+                     "max_docs": self.max_docs is not None, "version": self.version != 9,
+                     "judged_only": self.judged_only}
+        else:  # num_docs is trec_eval's -N in the trec suite
+            given = {"compat": self.compat != "none", "run_format": self.run_format != "auto"}
         return tuple(name for name, present in given.items() if present)
 
 
@@ -158,7 +170,8 @@ def evaluate(qrels: EvalInput, run: EvalInput, request: EvalRequest) -> Evaluati
         qrels_columns = parse_qrels(qrels.read(), qrels.name)
         return evaluate_tar_columns(qrels_columns, run.read(), run.name, tar_options)
     options = EvalOptions(relevance_level=request.relevance_level, complete=request.complete,
-                          max_docs=request.max_docs, version=request.version, measures=list(request.measures))
+                          max_docs=request.max_docs, version=request.version, measures=list(request.measures),
+                          judged_only=request.judged_only, num_docs=request.num_docs)
     options.validate()
     comments = options.version >= 10
     qrels_columns = parse_qrels(qrels.read(), qrels.name, allow_comments=comments)

@@ -15,7 +15,8 @@ CASES = [
     ("out.test.aqc", "qrels.test", "results.trunc", EvalOptions(measures=["all"], complete=True), True),
     ("out.test.aqcM", "qrels.test", "results.trunc",
      EvalOptions(measures=["all"], complete=True, max_docs=100), True),
-    ("out.test.aql", "qrels.rel_level", "results.test", EvalOptions(measures=["all"], relevance_level=2), True),
+    ("out.test.aql", "qrels.rel_level", "results.test",
+     EvalOptions(measures=["all", "relstring.20"], relevance_level=2), True),
 ]
 
 
