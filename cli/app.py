@@ -13,6 +13,7 @@ from reviewdepth import __version__
 
 from .api_cmds import register_api
 from .eval_cmd import register_eval
+from .export_cmds import register_export
 from .monitor_cmds import register_monitor
 from .portfolio_cmds import register_portfolio
 from .report_cmds import register_reports
@@ -44,6 +45,7 @@ def create_cli() -> typer.Typer:
 
     register_eval(app)
     register_store(app)
+    register_export(app)
     register_samples(app)
     register_reports(app)
     register_review(app)

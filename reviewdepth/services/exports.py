@@ -1,0 +1,83 @@
+"""Export use cases: a topic's current labels and a stored queue as a run file (writers in
+`reviewdepth.formats.exports`).
+
+The labels are resolved from the judgment log by a named policy (`reviewdepth.store.labels`) as of a judgment id
+or time, like every report. The documents listed are the topic's queued documents (queues in creation order, each
+in rank order, every document once) followed by judged documents that are in no queue (first judged first).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import Engine, select
+
+from reviewdepth.formats.exports import LABEL_FORMATS, RUN_FORMATS, write_labels, write_run
+from reviewdepth.services.errors import Invalid
+from reviewdepth.services.judgments import _db_time, parse_as_of, topic_id_of
+from reviewdepth.services.queues import find_queue
+from reviewdepth.store.labels import POLICIES, UNJUDGED, resolve_labels
+from reviewdepth.store.loaders import load_judgment_arrays
+from reviewdepth.store.models import Queue, QueueEntry
+
+
+@dataclass(frozen=True)
+class ExportedFile:
+    """The file's text; ``rows`` documents written, of which ``relevant`` and ``nonrelevant`` judged."""
+
+    text: str
+    format: str
+    topic: str
+    rows: int
+    relevant: int
+    nonrelevant: int
+
+
+def export_labels(engine: Engine, topic: str, fmt: str, *, policy: str = "latest",
+                  as_of: str | None = None) -> ExportedFile:
+    """The topic's labels under ``policy`` as of ``as_of`` (a judgment id or ISO time) in ``fmt``."""
+    if fmt not in LABEL_FORMATS:
+        raise Invalid(f"--format must be one of {', '.join(LABEL_FORMATS)}, not {fmt!r}")
+    if policy not in POLICIES:
+        raise Invalid(f"unknown label policy {policy!r}; choose one of {', '.join(POLICIES)}")
+    topic_id = topic_id_of(engine, topic)
+    as_of_id, as_of_time = parse_as_of(as_of)
+    with engine.connect() as conn:
+        docs, ids, relevant, adjudication = load_judgment_arrays(
+            conn, topic_id, as_of_id, None if as_of_time is None else _db_time(engine, as_of_time))
+        queued = conn.execute(select(QueueEntry.doc_id).join(Queue, Queue.id == QueueEntry.queue_id)
+                              .where(Queue.topic_id == topic_id).order_by(Queue.id, QueueEntry.rank)).scalars()
+        order = list(dict.fromkeys(queued))
+    resolved = resolve_labels(docs, ids, relevant, adjudication, policy)
+    label_of = dict(zip(resolved.doc_ids.tolist(), resolved.labels.tolist(), strict=True))
+    listed = set(order)
+    order += [d for d in label_of if d not in listed]
+    labels = [int(label_of.get(d, UNJUDGED)) for d in order]
+    text = write_labels(topic, order, labels, fmt)
+    return ExportedFile(text, fmt, topic, len(order), labels.count(1), labels.count(0))
+
+
+def export_queue(engine: Engine, topic: str, fmt: str, *, queue: str | None = None) -> ExportedFile:
+    """The queue as a run (``trec`` or ``clef``) whose every reader (reviewdepth, trec_eval, the CLEF scripts)
+    ranks it in the queue's order; the run tag is the queue's run tag, else its name (spaces as ``_``)."""
+    if fmt not in RUN_FORMATS:
+        raise Invalid(f"--format must be one of {', '.join(RUN_FORMATS)}, not {fmt!r}")
+    _, row = find_queue(engine, topic, queue)
+    with engine.connect() as conn:
+        entries = conn.execute(select(QueueEntry.doc_id, QueueEntry.score, QueueEntry.flag)
+                               .where(QueueEntry.queue_id == row.id).order_by(QueueEntry.rank)).all()
+    if any(ch.isspace() for ch in topic):
+        raise Invalid(f"topic {topic!r} contains white space: a run file's fields are separated by it")
+    spaced = next((e.doc_id for e in entries if any(ch.isspace() for ch in e.doc_id)), None)
+    if spaced is not None:
+        raise Invalid(f"document {spaced!r} of queue {row.name!r} contains white space: a run file cannot hold it")
+    tag = "_".join((row.run_tag or row.name).split())
+    flags: list[str] | None = None
+    if fmt == "clef":
+        stored = [e.flag for e in entries]
+        if all(f is not None and not any(ch.isspace() for ch in f) for f in stored):
+            flags = [str(f) for f in stored]
+        else:
+            flags = ["1" if rank == row.threshold_rank else "0" for rank in range(1, len(entries) + 1)]
+    text = write_run(topic, [e.doc_id for e in entries], [e.score for e in entries], tag, fmt, flags)
+    return ExportedFile(text, fmt, topic, len(entries), 0, 0)
