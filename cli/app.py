@@ -12,6 +12,7 @@ from typer.main import get_command_name
 from reviewdepth import __version__
 
 from .api_cmds import register_api
+from .compare_cmds import register_compare
 from .eval_cmd import register_eval
 from .export_cmds import register_export
 from .monitor_cmds import register_monitor
@@ -44,6 +45,7 @@ def create_cli() -> typer.Typer:
             raise typer.Exit(0)
 
     register_eval(app)
+    register_compare(app)
     register_store(app)
     register_export(app)
     register_samples(app)

@@ -4,8 +4,9 @@ The results: `Evaluation` (``eval``, trec suite), `TarEvaluation` (``eval --suit
 depth report) each take ``table``, ``json``, ``csv`` and ``html``; the evaluations also take ``trec``
 (trec_eval's lines) and a `TarEvaluation` ``tar`` (the CLEF scripts' lines). `MonitorReport` (``watch``) takes
 ``table`` and ``json`` (its HTML is a fragment of the dashboard, `monitor_render`); `SimulationReport`
-(``simulate``) ``table``, ``json``, ``csv`` and ``html``. The CLI and the API call `render`
-(and `rich_view` for a table printed to a console); a format a result does not have is a `ValueError` naming it.
+(``simulate``) ``table``, ``json``, ``csv`` and ``html``; `Comparison` (``compare``) ``table``, ``json``,
+``csv``, ``latex`` and ``markdown``. The CLI and the API call `render` (and `rich_view` for a table printed to
+a console); a format a result does not have is a `ValueError` naming it.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal, get_args
 
 from reviewdepth.measures.suite import Evaluation
+from reviewdepth.report.compare_model import Comparison
 from reviewdepth.report.model import Report
 from reviewdepth.report.monitor_model import MonitorReport
 from reviewdepth.report.simulation_model import SimulationReport
@@ -21,8 +23,8 @@ from reviewdepth.report.tar_model import TarEvaluation
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
-Result = Evaluation | TarEvaluation | Report | MonitorReport | SimulationReport
-Format = Literal["table", "json", "csv", "html", "trec", "tar"]
+Result = Evaluation | TarEvaluation | Report | MonitorReport | SimulationReport | Comparison
+Format = Literal["table", "json", "csv", "html", "trec", "tar", "latex", "markdown"]
 FORMATS: tuple[Format, ...] = get_args(Format)
 # the width of a table written as text (to a file or an HTTP body), where no terminal says how wide
 TABLE_WIDTH = 140
@@ -34,6 +36,8 @@ def formats_of(result: Result) -> tuple[Format, ...]:
         return ("table", "json", "csv", "html")
     if isinstance(result, MonitorReport):
         return ("table", "json")
+    if isinstance(result, Comparison):
+        return ("table", "json", "csv", "latex", "markdown")
     if isinstance(result, TarEvaluation):
         return ("tar", "trec", "json", "csv", "table", "html")
     return ("trec", "json", "csv", "table", "html")
@@ -54,6 +58,8 @@ def render(result: Result, fmt: Format, *, per_query: bool = False, width: int =
         return result.to_json()
     if isinstance(result, SimulationReport):
         return _render_simulation(result, fmt)
+    if isinstance(result, Comparison):
+        return _render_comparison(result, fmt)
     if isinstance(result, TarEvaluation) and fmt == "tar":
         from reviewdepth.report.tar_output import render_tar
 
@@ -79,6 +85,10 @@ def rich_view(result: Result, *, per_query: bool = False) -> RenderableType:
         from reviewdepth.report import simulation_render
 
         return simulation_render.render_table(result)
+    if isinstance(result, Comparison):
+        from reviewdepth.report import compare_render
+
+        return compare_render.render_table(result)
     from reviewdepth.report import scores
 
     return scores.render_table(scores.sheet(result), per_query)
@@ -98,6 +108,15 @@ def _render_simulation(report: SimulationReport, fmt: Format) -> str:
     from reviewdepth.report.simulation_render import render_csv, render_html
 
     return render_csv(report) if fmt == "csv" else render_html(report)
+
+
+def _render_comparison(result: Comparison, fmt: Format) -> str:
+    if fmt == "json":
+        return result.to_json()
+    from reviewdepth.report import compare_render
+
+    return {"csv": compare_render.render_csv, "latex": compare_render.render_latex,
+            "markdown": compare_render.render_markdown}[fmt](result)
 
 
 def _plain_text(view: RenderableType, width: int) -> str:
