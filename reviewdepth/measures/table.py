@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -177,9 +178,7 @@ def _r_multiples(c: Context, multiples: tuple[float, ...]) -> list[Array]:
 
 def _utility(c: Context, coefficients: Param) -> Array:
     assert isinstance(coefficients, tuple)
-    # -N (documents in the collection), when the context carries it; trec_eval's default is 0
-    num_docs = int(getattr(c, "num_docs", 0) or 0)
-    return trec.utility(c.ranked, coefficients, num_docs)
+    return trec.utility(c.ranked, coefficients, c.num_docs)
 
 
 def _map_cut(c: Context, cutoffs: tuple[float, ...]) -> list[Array]:
@@ -319,7 +318,8 @@ def parse_values(measure: Measure, params: str, request: str) -> tuple[float, ..
         if measure.params == "none":
             raise MeasureError(f"measure {name!r} takes no parameters")
         if measure.params == "cutoffs":
-            cutoffs = tuple(int(v) for v in values)
+            # trec_eval reads each cutoff with atol: a fraction is cut off (ndcg_cut.23.4 is 23), as in its tests
+            cutoffs = tuple(int(v.split(".")[0]) if re.fullmatch(r"\+?\d+\.\d*", v) else int(v) for v in values)
             if any(c <= 0 for c in cutoffs) or len(set(cutoffs)) != len(cutoffs) or not cutoffs:
                 raise MeasureError(f"cutoffs of {name} must be positive and unique: {params!r}")
             return tuple(sorted(cutoffs))

@@ -59,11 +59,11 @@ def num_rel_ret(ranked: RankedQueries) -> IntArray:
 def gain_at(ranked: RankedQueries, k: int | IntArray) -> IntArray:
     """CG(k) per query: relevant documents in the top k (flat beyond n)."""
     cg = ranked.cumulative_gain
-    lengths = np.diff(ranked.offsets)
-    kk = np.minimum(np.broadcast_to(np.asarray(k, dtype=np.int64), lengths.shape), lengths)
-    out = np.zeros(len(lengths), dtype=np.int64)
+    starts = ranked.offsets[:-1]
+    kk = np.minimum(ranked.offsets[1:] - starts, k)
+    out = np.zeros(len(starts), dtype=np.int64)
     has = kk > 0
-    out[has] = cg[ranked.offsets[:-1][has] + kk[has] - 1]
+    out[has] = cg[starts[has] + kk[has] - 1]
     return out
 
 
