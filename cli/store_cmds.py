@@ -172,6 +172,25 @@ def register_store(app: typer.Typer) -> None:
                    f"({s.pending:,} shown, undecided); {s.withdrawn:,} withdrawn decisions not stored; 0 refused "
                    f"(import {s.import_id}, sha256 {s.digest[:12]}…)")
 
+    @import_app.command("ris")
+    def import_ris(
+        file: Annotated[str, typer.Argument(help="RIS file of the records to screen.")],
+        topic: Annotated[str, typer.Option("--topic", help="The topic whose population the records are.")],
+        queue: Annotated[str | None, typer.Option(
+            "--queue", help="Name of the queue of the records in file order (default: records).")] = None,
+        again: Annotated[bool, typer.Option("--again", help="Import a file already imported.")] = False,
+        db: DbOption = None,
+    ) -> None:
+        """Store a RIS file's records as the topic's population: its population size, and a queue of the records
+        in file order (ids: ID tag, else AN, else position). Needs pip install 'reviewdepth[ris]'."""
+        from reviewdepth.services.ris_import import import_ris as service
+
+        engine = open_engine(db)
+        with handled_errors():
+            s = service(engine, file, topic=topic, queue_name=queue, again=again)
+        typer.echo(f"imported {s.rows:,} records as the population of topic {s.topics[0]!r} (queue {s.queues[0]!r} "
+                   f"in file order; import {s.import_id}, sha256 {s.digest[:12]}…)")
+
     @app.command("judge")
     def judge(
         topic: Annotated[str, typer.Argument(help="Topic name.")],

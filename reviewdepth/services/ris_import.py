@@ -1,0 +1,56 @@
+"""Import a RIS file's records as a topic's population (`reviewdepth.formats.ris` reads it).
+
+The store has no documents table: a topic's population is its ``population_size`` (N, which reports and
+estimates use) and the documents its queues hold. So the import sets ``population_size`` to the number of
+records and stores them as one queue in file order (``--queue``, default ``records``; ordering ``given``): their
+ids are then known to the topic, judgments can be served from it, and ``export labels`` lists them. The file
+order is no model's ranking: measures of that queue describe screening in file order.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Engine, insert, select, update
+
+from reviewdepth.formats.errors import InputError
+from reviewdepth.formats.ris import read_ris
+from reviewdepth.formats.source import read_bytes
+from reviewdepth.services.errors import Conflict
+from reviewdepth.services.imports import ImportSummary, _check_new, _record_import, checked_value, file_digest
+from reviewdepth.store import validation
+from reviewdepth.store.ingest import bulk_insert, utc_now
+from reviewdepth.store.models import Queue, Topic
+from reviewdepth.store.ranking_blob import encode_ranking
+
+
+def import_ris(engine: Engine, path: str, *, topic: str, queue_name: str | None = None,
+               again: bool = False) -> ImportSummary:
+    """Store the records of ``path`` as ``topic``'s population (module docstring); ``rows`` = records."""
+    topic = checked_value(validation.topic_name, topic, path, None, "--topic")
+    queue = checked_value(validation.queue_name, queue_name or "records", path, None, "--queue")
+    data = read_bytes(path)
+    digest = file_digest(data)
+    records = read_ris(data, path)
+    docs = [checked_value(validation.doc_id, r.doc_id, path, None, r.id_source) for r in records]
+    if len(set(docs)) < len(docs):  # two ids that differ only before NFC normalisation
+        raise InputError(path, None, "ID", "two record ids are the same text once NFC-normalised")
+    summary = ImportSummary("ris", path, digest, len(records), stored=0, unlabelled=len(records))
+    with engine.begin() as conn:
+        _check_new(conn, "ris", digest, path, again)
+        topic_id = conn.execute(select(Topic.id).where(Topic.name == topic)).scalar_one_or_none()
+        if topic_id is None:
+            topic_id = conn.execute(insert(Topic).values(name=topic, created_at=utc_now(),
+                                                         population_size=len(records)).returning(Topic.id)).scalar_one()
+        else:
+            if conn.execute(select(Queue.id).where(Queue.topic_id == topic_id, Queue.name == queue)).first():
+                raise Conflict(f"{path}: queue {queue!r} already exists for topic {topic!r}; choose --queue NAME")
+            conn.execute(update(Topic).where(Topic.id == topic_id).values(population_size=len(records)))
+        summary.import_id = _record_import(conn, "ris", path, digest, len(records), 1, f"queue={queue}")
+        queue_id = conn.execute(insert(Queue).values(
+            topic_id=topic_id, name=queue, ordering="given", run_tag=None, threshold_rank=None, size=len(docs),
+            source=f"import:{digest}", created_at=utc_now(), ranking_blob=encode_ranking(docs),
+        ).returning(Queue.id)).scalar_one()
+        bulk_insert(conn, "queue_entries", ("queue_id", "rank", "doc_id", "score", "flag"),
+                    ((queue_id, i, d, None, None) for i, d in enumerate(docs, start=1)))
+    summary.topics = [topic]
+    summary.queues = [queue]
+    return summary

@@ -1,0 +1,64 @@
+"""``import ris``: a RIS file's records become a topic's population (size and a file-order queue)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, func, select
+from typer.testing import CliRunner
+
+from reviewdepth.cli.app import create_cli
+from reviewdepth.formats.errors import InputError
+from reviewdepth.services.exports import export_labels
+from reviewdepth.services.judgments import record_judgment
+from reviewdepth.store.models import Queue, QueueEntry, Topic
+
+pytest.importorskip("rispy", reason="import ris needs the ris extra (rispy)")
+from reviewdepth.services.ris_import import import_ris
+
+RIS = """TY  - JOUR
+ID  - pm101
+TI  - Screening with active learning
+N1  - ASReview_relevant
+ER  -
+
+TY  - JOUR
+AN  - 55
+TI  - Knee outcomes
+ER  -
+
+TY  - JOUR
+TI  - A record without any id
+ER  -
+""".replace("ER  -\n", "ER  - \n")  # RIS ends a record with "ER  - " (the space kept out of the source)
+
+
+def test_ris_records_become_the_population(engine: Engine, tmp_path: Path) -> None:
+    path = tmp_path / "records.ris"
+    path.write_text(RIS)
+    summary = import_ris(engine, str(path), topic="R")
+    assert summary.rows == 3
+    with engine.connect() as conn:
+        assert conn.execute(select(Topic.population_size).where(Topic.name == "R")).scalar_one() == 3
+        docs = list(conn.execute(select(QueueEntry.doc_id).join(Queue).where(Queue.name == "records")
+                                 .order_by(QueueEntry.rank)).scalars())
+    assert docs == ["pm101", "55", "3"]  # ID tag, else AN, else the record's position
+    record_judgment(engine, "R", "55", "1", reviewer="ana")
+    assert export_labels(engine, "R", "csv").text.splitlines()[1:] == ["R,pm101,", "R,55,1", "R,3,"]
+
+
+def test_bad_ris_is_refused_and_nothing_stored(engine: Engine, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.ris"
+    bad.write_text("this is not RIS\n")
+    twice = tmp_path / "twice.ris"
+    twice.write_text(RIS.replace("AN  - 55", "ID  - pm101"))
+    for path, field in ((bad, None), (twice, "ID")):
+        with pytest.raises(InputError) as caught:
+            import_ris(engine, str(path), topic="R")
+        assert caught.value.path == str(path) and caught.value.field == field
+    db = engine.url.render_as_string(hide_password=False)
+    result = CliRunner().invoke(create_cli(), ["import", "ris", str(bad), "--topic", "R", "--db", db])
+    assert result.exit_code == 2 and str(bad) in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    with engine.connect() as conn:
+        assert conn.execute(select(func.count()).select_from(Topic)).scalar_one() == 0
