@@ -58,6 +58,10 @@ def register_eval(app: typer.Typer) -> None:
         max_docs: Annotated[
             int | None, typer.Option("-M", help="Evaluate only the first N ranked documents per query.")
         ] = None,
+        judged_only: Annotated[
+            bool, typer.Option("-J", help="Evaluate only the judged documents: unjudged ones leave the ranking "
+                                          "(after -M), as trec_eval -J.")
+        ] = False,
         output_format: Annotated[
             EvalFormat | None,
             typer.Option("--format", help="Output format (default: trec for --suite trec, tar for --suite tar)."),
@@ -74,8 +78,9 @@ def register_eval(app: typer.Typer) -> None:
                                           "2018-2019 scripts or asreview-insights."),
         ] = Compat.none,
         num_docs: Annotated[
-            int | None, typer.Option("--num-docs", help="tar suite: collection size N of every topic "
-                                                        "(default: from the qrels, as CLEF).")
+            int | None, typer.Option("-N", "--num-docs", help="Documents in the collection: trec suite, trec_eval's "
+                                                              "-N (utility); tar suite, the collection size of "
+                                                              "every topic (default: from the qrels, as CLEF).")
         ] = None,
         run_format: Annotated[
             RunFormat,
@@ -94,12 +99,12 @@ def register_eval(app: typer.Typer) -> None:
             fail("--format tar needs --suite tar")
         request = EvalRequest(suite=suite.value, relevance_level=level, measures=list(measure or []),
                               complete=complete, max_docs=max_docs, version=trec_eval_version, compat=compat.value,
-                              num_docs=num_docs, run_format=run_format.value)
+                              num_docs=num_docs, run_format=run_format.value, judged_only=judged_only)
         try:
             result = evaluate(EvalInput(qrels), EvalInput(run), request)
         except SuiteMismatch as exc:
-            fail("-m, -c, -M and --trec-eval-version apply to --suite trec only" if exc.suite == "tar"
-                 else "--compat, --num-docs and --run-format apply to --suite tar only")
+            fail("-m, -c, -M, -J and --trec-eval-version apply to --suite trec only" if exc.suite == "tar"
+                 else "--compat and --run-format apply to --suite tar only")
         except InputError as exc:
             fail(exc.describe())
         except (MeasureError, ValueError) as exc:

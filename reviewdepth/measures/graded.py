@@ -74,14 +74,26 @@ def gain_of(rel: IntArray, gains: Gains) -> FloatArray:
     return out
 
 
+def judged_levels(ranked: RankedQueries) -> tuple[IntArray, IntArray, IntArray]:
+    """The qrels values and their counts per query; a ranking built without them (a stored queue, labels 0/1)
+    has two levels: 0 for its num_nonrel judged non-relevant and its relevance level for its num_rel relevant."""
+    if ranked.judged_levels is not None:
+        return ranked.judged_levels
+    counts = np.stack([ranked.num_nonrel, ranked.num_rel], axis=1)
+    values = np.tile(np.array([0, max(ranked.level, 1)], dtype=np.int64), (ranked.num_queries, 1))
+    present = counts > 0
+    per_query = present.sum(axis=1)
+    offsets = np.concatenate(([0], np.cumsum(per_query))).astype(np.int64)
+    return offsets, values[present].astype(np.int64), counts[present].astype(np.int64)
+
+
 def ideal_gains(ranked: RankedQueries, gains: Gains) -> tuple[FloatArray, IntArray]:
     """The ideal gains I_1..I_P of every query concatenated, and per-query offsets into them.
 
     Built as trec_eval walks its sorted levels from the highest gain down: levels with no qrels line are
     skipped, and the walk stops at the first level whose gain is <= 0 (or at once when the top level's is).
     """
-    assert ranked.judged_levels is not None, "graded measures need the qrels levels (join_and_rank)"
-    level_offsets, values, counts = ranked.judged_levels
+    level_offsets, values, counts = judged_levels(ranked)
     if not gains:  # default gains: the positive levels, highest first
         pieces_v: list[FloatArray] = []
         sizes = np.zeros(ranked.num_queries, dtype=np.int64)

@@ -91,8 +91,8 @@ def test_bad_input_exits_2_with_one_clear_line(tmp_path: Path, qrels: str, run: 
 def test_missing_file_and_unknown_measure(tmp_path: Path, trec_data: Path) -> None:
     done = run_cli("eval", str(tmp_path / "nope"), str(trec_data / "results.test"))
     assert done.returncode == 2 and b"cannot read file" in done.stderr
-    done = run_cli("eval", "-m", "ndcg", str(trec_data / "qrels.test"), str(trec_data / "results.test"))
-    assert done.returncode == 2 and b"unknown measure 'ndcg'" in done.stderr
+    done = run_cli("eval", "-m", "ndcgx", str(trec_data / "qrels.test"), str(trec_data / "results.test"))
+    assert done.returncode == 2 and b"unknown measure 'ndcgx'" in done.stderr
 
 
 def test_help_and_version() -> None:

@@ -32,7 +32,8 @@ def test_gzip_files_are_read_like_plain_ones(seed_data: Path, tmp_path: Path) ->
 
 @pytest.mark.parametrize(("request_", "suite", "named"), [
     (EvalRequest(suite="tar", measures=["map"], version=10), "tar", ("measures", "version")),
-    (EvalRequest(suite="trec", compat="clef2017", num_docs=5), "trec", ("compat", "num_docs")),
+    (EvalRequest(suite="trec", compat="clef2017", run_format="clef"), "trec", ("compat", "run_format")),
+    (EvalRequest(suite="tar", judged_only=True), "tar", ("judged_only",)),
 ])
 def test_options_of_the_other_suite_are_refused_before_reading(tmp_path: Path, request_: EvalRequest, suite: str,
                                                                named: tuple[str, ...]) -> None:

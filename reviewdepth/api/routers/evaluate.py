@@ -18,7 +18,8 @@ from reviewdepth.store.validation import INT64_MAX
 
 # how the API names the options of the other suite (the CLI names them by their flags)
 OPTION_NAMES = {"measures": "measure", "complete": "complete", "max_docs": "max_docs",
-                "version": "trec_eval_version", "compat": "compat", "num_docs": "num_docs", "run_format": "run_format"}
+                "version": "trec_eval_version", "compat": "compat", "num_docs": "num_docs", "run_format": "run_format",
+                "judged_only": "judged_only"}
 
 
 def add_routes(router: APIRouter) -> None:
@@ -37,8 +38,11 @@ def add_routes(router: APIRouter) -> None:
                  trec_eval_version: Annotated[int, Form(ge=9, le=10)] = 9,
                  suite: Annotated[Suite, Form()] = "trec",
                  compat: Annotated[CompatMode, Form()] = "none",
-                 num_docs: Annotated[int | None, Form(ge=0, le=INT64_MAX)] = None,
-                 run_format: Annotated[RunFormat, Form()] = "auto") -> Response:
+                 num_docs: Annotated[int | None, Form(description="trec: -N, documents in the collection; tar: "
+                                                                 "collection size of every topic",
+                                                     ge=0, le=INT64_MAX)] = None,
+                 run_format: Annotated[RunFormat, Form()] = "auto",
+                 judged_only: Annotated[bool, Form(description="-J")] = False) -> Response:
         """Evaluate a run against qrels exactly as `reviewdepth eval QRELS RUN --format json` with the same
         options (``suite=tar`` for the recall-oriented measures)."""
         from reviewdepth.formats.errors import InputError
@@ -53,12 +57,12 @@ def add_routes(router: APIRouter) -> None:
         run_input = EvalInput(names[1], _upload_bytes(run, names[1], limit))
         options = EvalRequest(suite=suite, relevance_level=level, measures=list(measure or []), complete=complete,
                               max_docs=max_docs, version=trec_eval_version, compat=compat, num_docs=num_docs,
-                              run_format=run_format)
+                              run_format=run_format, judged_only=judged_only)
         try:
             result = service(qrels_input, run_input, options)
         except SuiteMismatch as exc:
-            named = [OPTION_NAMES[o] for o in (("measures", "complete", "max_docs", "version") if exc.suite == "tar"
-                                               else ("compat", "num_docs", "run_format"))]
+            named = [OPTION_NAMES[o] for o in (("measures", "complete", "max_docs", "version", "judged_only")
+                                               if exc.suite == "tar" else ("compat", "run_format"))]
             tail = "apply to suite trec" if exc.suite == "tar" else "apply to suite tar only"
             raise ApiProblem(422, f"{', '.join(named[:-1])} and {named[-1]} {tail}") from None
         except MeasureError as exc:
