@@ -284,7 +284,9 @@ TABLE: tuple[Measure, ...] = (
     Measure("num_nonrel_judged_ret", "count", trec.num_nonrel_judged_ret, _counts(trec.num_nonrel_judged_ret),
             summary="sum"),
     Measure("rbp", "real", trec.rank_biased_precision, _rbp, params="persistence", default=(0.9,), all_trec_since=10,
-            versions="10.0 only (in all_trec); reviewdepth computes it for 9.0.8 too when named"),
+            versions="10.0 only (in all_trec), with 10.0's gains: the qrels value, divided by the query's highest "
+                     "value when that is above 1, whatever `-l` (reproduced); reviewdepth computes it for 9.0.8 too "
+                     "when named"),
     Measure("rbp_resid", "real", trec.rbp_residual, _rbp_resid, params="persistence", default=(0.9,),
             all_trec_since=10,
             versions="10.0 only (in all_trec): 0 when every retrieved document is judged; named with 9.0.8 "
