@@ -24,6 +24,7 @@ from reviewdepth.measures.segments import (
     segment_ids,
     sequential_sums,
 )
+from reviewdepth.measures.trec import C_NAN
 
 # (rel_level, gain) pairs of ``-m ndcg.1=3,2=1``; empty: every level's gain is the level itself
 Gains = tuple[tuple[int, float], ...]
@@ -36,6 +37,13 @@ def discounts(count: int) -> FloatArray:
     if len(_LOG2) < count:
         _LOG2.extend(math.log2(i + 2) for i in range(len(_LOG2), count))
     return np.asarray(_LOG2[:count], dtype=np.float64)
+
+
+def _c_log2(x: float) -> float:
+    """C's log2 outside math.log2's domain: −inf at 0, NaN below (G with large gains reaches both)."""
+    if x > 0.0:
+        return math.log2(x)
+    return -math.inf if x == 0.0 else C_NAN
 
 
 def _msort(items: list[tuple[int, float, int]]) -> list[tuple[int, float, int]]:
@@ -258,7 +266,7 @@ def r_ndcg(ranked: RankedQueries, gains: Gains = ()) -> FloatArray:
         if n > size + 1 and size > 0:
             total += dcg_at(n) / idcg_list[ilo + size - 1]
             points += 1
-        out[q] = total / points if points else math.nan
+        out[q] = total / points if points else C_NAN
     return out
 
 
@@ -294,7 +302,7 @@ def g_measure(ranked: RankedQueries, gains: Gains = ()) -> FloatArray:
     terms = np.zeros(len(gain))
     nz = gain != 0
     with np.errstate(divide="ignore", invalid="ignore"):
-        terms[nz] = gain[nz] / np.asarray([math.log2(x) for x in ((2.0 + sum_cost[nz]) - sum_results[nz]).tolist()])
+        terms[nz] = gain[nz] / np.asarray([_c_log2(x) for x in ((2.0 + sum_cost[nz]) - sum_results[nz]).tolist()])
     results_g = sequential_sums(terms, offsets)
     sum_ideal = sequential_sums(ideal, ioff)
     out = np.zeros(ranked.num_queries)

@@ -28,6 +28,8 @@ from reviewdepth.measures.segments import (
 DEFAULT_CUTOFFS: tuple[int, ...] = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 DEFAULT_RECALL_LEVELS: tuple[float, ...] = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 MIN_GEO_MEAN = 0.00001
+# 0.0/0.0 in C on x86-64 is the default NaN, sign bit set; printf shows it as "-nan"
+C_NAN = -math.nan
 
 
 def _relevant(ranked: RankedQueries) -> np.ndarray:
@@ -127,7 +129,8 @@ def interpolated_precision_at_recall(ranked: RankedQueries, levels: Sequence[flo
     """iprec_at_recall_p = max over ranks i >= the rank of the max(c, 1)-th relevant document of CG(i)/i, with
     c = recall_level_count(p, R); 0 when c > CG(n) or nothing relevant is retrieved.
 
-    Shape (queries, levels). The maximum is always reached at a relevant document.
+    Shape (queries, levels). The maximum is always reached at a relevant document. A query with no ranked
+    document (only with ``-J``, when none is judged) gets trec_eval's 0/0, a NaN, at every level with c = 0.
     """
     ranks, k, offsets = _relevant_positions(ranked)
     prec = k.astype(np.float64) / ranks.astype(np.float64)
@@ -139,6 +142,8 @@ def interpolated_precision_at_recall(ranked: RankedQueries, levels: Sequence[flo
         ok = (c <= found) & (found > 0)
         idx = offsets[:-1][ok] + np.maximum(c[ok], 1) - 1
         out[ok, j] = best_from[idx]
+        # C: precision num_rel_ret/num_ret = 0/0 is the interpolated precision of the levels reached at once
+        out[(np.diff(ranked.offsets) == 0) & (c == 0), j] = C_NAN
     return out
 
 

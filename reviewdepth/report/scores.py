@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -48,7 +49,10 @@ def trec_value(value: Cell) -> str:
         return value
     if isinstance(value, int):
         return "%ld" % value
-    return "%6.4f" % float(value)
+    number = float(value)
+    if math.isnan(number):  # C's printf keeps a NaN's sign (x86-64's 0/0 is "-nan"); Python's % drops it
+        return ("-nan" if math.copysign(1.0, number) < 0 else "nan").rjust(6)
+    return "%6.4f" % number
 
 
 def sheet(result: Evaluation | TarEvaluation) -> ScoreSheet:

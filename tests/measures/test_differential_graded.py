@@ -197,3 +197,37 @@ def test_cli_judged_only_and_documents_in_collection(trec_data: Path) -> None:
     refused = subprocess.run([str(exe), "eval", "--suite", "tar", "-J", str(trec_data / "qrels.test"),
                               str(trec_data / "results.test")], capture_output=True, text=True, check=False)
     assert refused.returncode == 2 and "-J" in refused.stderr and "Traceback" not in refused.stderr
+
+
+NAN_CASES = """\
+num_ret               \t1\t0
+map                   \t1\t0.0000
+iprec_at_recall_0.00  \t1\t  -nan
+iprec_at_recall_0.50  \t1\t0.0000
+11pt_avg              \t1\t  -nan
+ndcg                  \t1\t0.0000
+num_ret               \t2\t1
+map                   \t2\t1.0000
+iprec_at_recall_0.00  \t2\t1.0000
+iprec_at_recall_0.50  \t2\t1.0000
+11pt_avg              \t2\t1.0000
+ndcg                  \t2\t1.0000
+num_ret               \tall\t1
+map                   \tall\t0.5000
+iprec_at_recall_0.00  \tall\t  -nan
+iprec_at_recall_0.50  \tall\t0.5000
+11pt_avg              \tall\t  -nan
+ndcg                  \tall\t0.5000
+"""
+
+
+def test_judged_only_query_with_nothing_judged_prints_c_nan() -> None:
+    """-J empties query 1's ranking: trec_eval 9.0.8 (binary, ``trec_eval -q -J -m iprec_at_recall.0,0.5 -m 11pt_avg
+    -m num_ret -m ndcg -m map``) prints its 0/0 as ``-nan``; Rndcg with every gain 0 (``-m Rndcg.1=0``) too."""
+    qrels, run = parse_qrels(b"1 0 a 1\n1 0 c 0\n2 0 a 1\n"), parse_run(b"1 Q0 b 0 1.0 t\n2 Q0 a 0 1.0 t\n")
+    result = evaluate_columns(qrels, run, EvalOptions(
+        measures=["iprec_at_recall.0,0.5", "11pt_avg", "num_ret", "ndcg", "map"], judged_only=True))
+    assert render(result, "trec", per_query=True) == NAN_CASES
+    zero = evaluate_columns(qrels, run, EvalOptions(measures=["Rndcg.1=0"]))
+    assert render(zero, "trec", per_query=True).split() == ["Rndcg_1=0", "1", "-nan", "Rndcg_1=0", "2", "-nan",
+                                                            "Rndcg_1=0", "all", "-nan"]
