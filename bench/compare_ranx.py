@@ -92,9 +92,29 @@ def main(qrels_path: str, run_paths: list[str]) -> None:
             worst["fisher"] = max(worst["fisher"], abs(c_r["p_value"] - p_r))
             print(f"{ours_name:<12} {run[:28]:<28} {c_t['mean']:8.4f} {mean_ranx:9.4f} {c_t['p_value']:8.4f} "
                   f"{p_t:8.4f} {c_w['p_value']:8.4f} {p_w:9.4f} {c_r['p_value']:8.4f} {p_r:8.4f}")
+    # the tests alone: ranx's own test functions on reviewdepth's per-query values (so that a difference in a
+    # measure's per-query values, e.g. ranx breaking score ties otherwise than trec_eval, does not count)
+    from ranx.statistical_tests import fisher_randomization_test, paired_student_t_test
+
+    from reviewdepth.services.evaluate import EvalInput, EvalRequest, evaluate
+
+    qids = list(ours["queries"])  # type: ignore[call-overload]
+    evaluations = [evaluate(EvalInput(qrels_path), EvalInput(p), EvalRequest(measures=list(MEASURES)))
+                   for p in run_paths]
+    same = {"student": 0.0, "fisher": 0.0}
+    for ours_name in MEASURES:
+        base = np.array([float(evaluations[0].per_query[q][ours_name]) for q in qids])
+        for run, evaluation in zip(labels[1:], evaluations[1:], strict=True):
+            other = np.array([float(evaluation.per_query[q][ours_name]) for q in qids])
+            same["student"] = max(same["student"], abs(cell(ours, ours_name, run)["p_value"]
+                                                       - float(paired_student_t_test(base, other)[0])))
+            same["fisher"] = max(same["fisher"], abs(cell(randomization, ours_name, run)["p_value"]
+                                                     - float(fisher_randomization_test(base, other, 100_000)[0])))
     print()
     for name, value in worst.items():
         print(f"max |difference| {name:<9} {value:.2e}")
+    for name, value in same.items():
+        print(f"max |difference| {name:<9} {value:.2e} (ranx's test on reviewdepth's per-query values)")
     print(f"(Monte Carlo standard error of a randomization p at 100,000 permutations <= "
           f"{math.sqrt(0.25 / 100_000):.4f} per side)")
 

@@ -64,23 +64,31 @@ def register_reports(app: typer.Typer) -> None:
         topic: Annotated[str, typer.Argument(help="Topic name.")],
         kind: Annotated[PlotKind, typer.Option("--kind", help="gain (recall vs depth) or pr.")] = PlotKind.gain,
         output: Annotated[Path, typer.Option("-o", "--output", help="FILE.svg or FILE.png")] = Path("plot.svg"),
-        queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
+        queue: Annotated[list[str] | None, typer.Option(
+            "--queue", help="Queue name (default: the only one); repeat it to draw several queues on one chart.")
+        ] = None,
         policy: Annotated[str, typer.Option("--policy", help="Label policy.")] = "latest",
         as_of: Annotated[int | None, typer.Option("--as-of", help="Judgment id.")] = None,
         db: DbOption = None,
     ) -> None:
-        """Write the recall-against-depth or precision-recall chart as SVG or PNG (by the file name)."""
+        """Write the recall-against-depth or precision-recall chart as SVG or PNG (by the file name); several
+        --queue options draw those queues of the topic on one chart."""
         suffix = output.suffix.lower()
         if suffix not in (".svg", ".png"):
             fail(f"{output}: the file name must end in .svg or .png")
         with one_shot():  # matplotlib's import alone adds ~6·10⁴ objects to the cycle collector's passes
-            from reviewdepth.services.plots import build_plot
+            from reviewdepth.services.plots import build_plot, build_queues_plot
 
             engine = open_engine(db)
+            fmt = "svg" if suffix == ".svg" else "png"
             with handled_errors():
                 try:
-                    chart = build_plot(engine, topic, kind.value, "svg" if suffix == ".svg" else "png",
-                                       queue=queue, policy=policy, as_of=as_of)
+                    if queue and len(queue) > 1:
+                        chart = build_queues_plot(engine, topic, kind.value, fmt, queue, policy=policy,
+                                                  as_of=as_of)
+                    else:
+                        chart = build_plot(engine, topic, kind.value, fmt, queue=queue[0] if queue else None,
+                                           policy=policy, as_of=as_of)
                 except ImportError as exc:
                     fail(str(exc))
         output.write_bytes(chart.content)

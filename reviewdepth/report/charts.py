@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
@@ -123,6 +124,11 @@ def chart_figure(kind: ChartKind, gain: dict[str, Any], pr: dict[str, Any], targ
 def render_chart(kind: ChartKind, gain: dict[str, Any], pr: dict[str, Any], target: float | None, title: str,
                  fmt: ChartFormat, confidence: float | None = None) -> bytes:
     """The chart's file content: SVG (``<svg`` first, no XML prolog, so it embeds in HTML as is) or PNG."""
+    return _saved(lambda: chart_figure(kind, gain, pr, target, title, confidence), fmt)
+
+
+def _saved(draw: Callable[[], Figure], fmt: ChartFormat) -> bytes:
+    """``draw()``'s figure as SVG or PNG bytes under the fixed rc settings (the one place a chart is saved)."""
     try:
         import matplotlib
     except ImportError as exc:  # a dependency, but a broken environment should say what is missing
@@ -130,7 +136,7 @@ def render_chart(kind: ChartKind, gain: dict[str, Any], pr: dict[str, Any], targ
     buffer = io.BytesIO()
     with _RENDER_LOCK, matplotlib.rc_context({"svg.hashsalt": "reviewdepth", "svg.fonttype": "none",
                                               "font.family": "sans-serif"}):
-        fig = chart_figure(kind, gain, pr, target, title, confidence)
+        fig = draw()
         if fmt == "svg":
             fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
         else:
@@ -139,6 +145,57 @@ def render_chart(kind: ChartKind, gain: dict[str, Any], pr: dict[str, Any], targ
     if fmt == "svg":
         data = _bare_svg(data)
     return data
+
+
+def overlay_figure(kind: ChartKind, series: list[tuple[str, dict[str, Any]]], title: str) -> Figure:
+    """Several queues (or runs) of one topic on one chart: ``series`` is ``(label, curve)`` pairs, a curve the
+    report's gain dict (``depth``, ``found``, ``relevant_estimate``) for ``gain`` or its precision-recall dict for
+    ``pr``. Gain: recall = found / |R| estimate against depth when every series has an estimate, else relevant
+    found (recalls over different estimates of |R| would not be comparable to the eye otherwise)."""
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+    fig = Figure(figsize=SIZE_INCHES, dpi=DPI)
+    ax = fig.add_subplot()
+    colours = [LINE, CONSERVATIVE, POINT, TARGET, RAW, "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]
+    if kind == "gain":
+        as_recall = all(curve.get("relevant_estimate") for _, curve in series)
+        for i, (label, curve) in enumerate(series):
+            depth = [float(d) for d in curve.get("depth", [])]
+            found = [float(f) for f in curve.get("found", [])]
+            r_point = float(curve["relevant_estimate"]) if as_recall else 1.0
+            suffix = f" (|R| {r_point:,.0f})" if as_recall else ""
+            ax.plot(depth, [f / r_point for f in found], color=colours[i % len(colours)], linewidth=1.4,
+                    label=f"{label}{suffix}")
+        if as_recall:
+            _recall_axis(ax, "y", "recall (estimated)")
+        else:
+            ax.set_ylabel("relevant found")
+            ax.set_ylim(bottom=0)
+        ax.set_xlabel("documents reviewed (rank)")
+        ax.set_xlim(left=0)
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=6, integer=True))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:,.0f}"))
+    else:
+        for i, (label, curve) in enumerate(series):
+            recall = [min(float(v), 1.0) for v in curve.get("recall", [])]
+            ax.plot(recall, [float(v) for v in curve.get("interpolated_precision", [])],
+                    color=colours[i % len(colours)], linewidth=1.4, label=label)
+        _recall_axis(ax, "x", "recall (estimated)")
+        _recall_axis(ax, "y", "precision")
+    ax.set_title(title.replace("$", r"\$"))
+    ax.grid(True, color="#e5e5e5", linewidth=0.6)
+    ax.set_axisbelow(True)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(loc="lower right" if kind == "gain" else "upper right", fontsize="small", framealpha=0.9)
+    fig.subplots_adjust(left=0.1, right=0.97, bottom=0.15, top=0.9)
+    return fig
+
+
+def render_overlay(kind: ChartKind, series: list[tuple[str, dict[str, Any]]], title: str,
+                   fmt: ChartFormat) -> bytes:
+    """`overlay_figure` as SVG or PNG (deterministic SVG like `render_chart`)."""
+    return _saved(lambda: overlay_figure(kind, series, title), fmt)
 
 
 def _bare_svg(data: bytes) -> bytes:
