@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
@@ -80,7 +80,7 @@ def register_reports(app: typer.Typer) -> None:
             from reviewdepth.services.plots import build_plot, build_queues_plot
 
             engine = open_engine(db)
-            fmt = "svg" if suffix == ".svg" else "png"
+            fmt: Literal["svg", "png"] = "svg" if suffix == ".svg" else "png"
             with handled_errors():
                 try:
                     if queue and len(queue) > 1:
