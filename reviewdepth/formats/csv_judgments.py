@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterator
-from dataclasses import dataclass
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import islice
 from pathlib import Path
 
 from reviewdepth.formats.errors import InputError
@@ -24,6 +26,11 @@ MAPPING_KEYS = ("doc", "label", "topic", "rank", "score", "reviewer", "time", "r
 # a judge file's columns (`judge --file`)
 SHEET_REQUIRED = ("doc", "label")
 SHEET_OPTIONAL = ("reviewer", "role", "note", "queue")
+DELIMITERS = ",;\t|"
+DELIMITER_SAMPLE = 100  # non-blank lines the delimiter must agree with
+# a day-first or month-first date with a four-digit year, optionally a time (what spreadsheets write)
+NUMERIC_DATE = re.compile(r"(?P<first>\d{1,2})(?P<sep>[/.-])(?P<second>\d{1,2})(?P=sep)\d{4}"
+                          r"(?:(?P<at>[ T])\d{1,2}:\d{2}(?P<seconds>:\d{2})?(?:(?P<gap>\s*)(?P<half>[AaPp][Mm]))?)?")
 
 
 def decode_text(data: bytes, path: str) -> str:
@@ -54,25 +61,112 @@ def parse_mapping(spec: str | None) -> dict[str, str]:
     return mapping
 
 
+def _numeric_date_format(match: re.Match[str], day_first: bool) -> str:
+    """The strftime format of a `NUMERIC_DATE` match read day-first or month-first."""
+    sep = match["sep"]
+    stated = f"%d{sep}%m{sep}%Y" if day_first else f"%m{sep}%d{sep}%Y"
+    if match["at"] is not None:
+        stated += f"{match['at']}{'%I' if match['half'] else '%H'}:%M" + (":%S" if match["seconds"] else "")
+        stated += f"{match['gap']}%p" if match["half"] else ""
+    return stated
+
+
+@dataclass(frozen=True)
+class TimeReading:
+    """How a file's time cells are read: with ``date_format`` (strftime syntax, stated with ``--date-format``)
+    when given; else as ISO 8601, or as a day/month/year or month/day/year date (`NUMERIC_DATE`) in the order the
+    file itself shows: ``decided_by`` is the first such date whose first or second number is above 12 (its line,
+    its text, and whether it is day-first). Without one, a date whose day and month could swap is refused."""
+
+    date_format: str | None = None
+    decided_by: tuple[int, str, bool] | None = None
+
+    @staticmethod
+    def detect(cells: Iterable[tuple[int, str]]) -> TimeReading:
+        """The reading of a file whose time cells are ``(line, text)``, with no stated format."""
+        for line, text in cells:
+            match = NUMERIC_DATE.fullmatch(text.strip())
+            if match is not None and (int(match["first"]) > 12 or int(match["second"]) > 12):
+                return TimeReading(None, (line, text.strip(), int(match["first"]) > 12))
+        return TimeReading()
+
+    def read(self, value: str, path: str, line: int, column: str) -> datetime | None:
+        """A time cell as a UTC time (UTC when it carries no offset); empty = the import time."""
+        text = value.strip()
+        if not text:
+            return None
+        if self.date_format is not None:
+            try:
+                moment = datetime.strptime(text, self.date_format)
+            except ValueError as exc:
+                reason = f" ({exc})" if "directive" in str(exc) else ""
+                raise InputError(path, line, column, f"time {text!r} does not match --date-format "
+                                 f"{self.date_format!r}{reason}") from None
+        else:
+            try:
+                moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+            except ValueError:
+                moment = self._numeric(text, path, line, column)
+        return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+    def _numeric(self, text: str, path: str, line: int, column: str) -> datetime:
+        match = NUMERIC_DATE.fullmatch(text)
+        if match is None:
+            raise InputError(path, line, column, f"time {text!r} is neither an ISO 8601 date-time nor a "
+                             "day/month/year or month/day/year date; state its format with --date-format "
+                             "(strftime syntax, e.g. '%d.%m.%y %H:%M')")
+        day_first = self.decided_by[2] if self.decided_by is not None else None
+        if day_first is None and int(match["first"]) != int(match["second"]):
+            raise InputError(path, line, column, f"date {text!r} could be day-first or month-first and no date in "
+                             "the file has a day above 12; state the order with --date-format "
+                             f"{_numeric_date_format(match, True)!r} or {_numeric_date_format(match, False)!r}")
+        stated = _numeric_date_format(match, bool(day_first))
+        try:
+            return datetime.strptime(text, stated)
+        except ValueError:
+            shown = "" if self.decided_by is None else (
+                f", as line {self.decided_by[0]}'s {self.decided_by[1]!r} shows this file's dates are")
+            raise InputError(path, line, column, f"date {text!r} is not {'day' if day_first else 'month'}-first"
+                             f"{shown}; state the format with --date-format") from None
+
+
 def read_time(value: str, path: str, line: int, column: str) -> datetime | None:
     """An ISO 8601 time cell (UTC when it carries no offset); empty = the import time."""
-    text = value.strip()
-    if not text:
-        return None
-    try:
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise InputError(path, line, column, f"time {text!r} is not an ISO 8601 date-time") from None
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    return TimeReading().read(value, path, line, column)
 
 
-def _reader(text: str, delimiters: str) -> Iterator[list[str]]:
-    """Rows of ``text`` in the dialect sniffed from its first 64 KiB among ``delimiters`` (else Excel's)."""
-    try:
-        dialect: type[csv.Dialect] | csv.Dialect = csv.Sniffer().sniff(text[:65536], delimiters=delimiters)
-    except csv.Error:
-        dialect = csv.excel
-    return csv.reader(io.StringIO(text, newline=""), dialect)
+def choose_delimiter(text: str, candidates: str = DELIMITERS) -> str:
+    """The candidate that splits the first `DELIMITER_SAMPLE` non-blank rows of ``text`` (quotes respected)
+    into the header's number of fields (at least two) on the most rows; ties go to more fields, then to the
+    order of ``candidates``; comma when none splits the header.
+
+    Agreement over many rows, not the first row alone or a sniffer's all-or-nothing guess: one stray delimiter in
+    a note costs that row, not the file (Python's sniffer gave up on such a file and it was read as one column)."""
+    best: tuple[int, int] = (0, 0)
+    chosen = ","
+    for delimiter in candidates:
+        rows = csv.reader(io.StringIO(text, newline=""), _dialect(delimiter))
+        widths = [len(row) for row in islice((r for r in rows if any(c.strip() for c in r)), DELIMITER_SAMPLE)]
+        if not widths or widths[0] < 2:
+            continue
+        score = (sum(width == widths[0] for width in widths), widths[0])
+        if score > best:
+            best, chosen = score, delimiter
+    return chosen
+
+
+def _dialect(delimiter: str) -> type[csv.Dialect]:
+    class Chosen(csv.excel):
+        pass
+
+    Chosen.delimiter = delimiter
+    Chosen.skipinitialspace = True  # every cell is stripped; this lets `a, "b, c"` keep its quotes
+    return Chosen
+
+
+def _reader(text: str, delimiter: str) -> Iterator[list[str]]:
+    """Rows of ``text`` split at ``delimiter`` (Excel's quoting)."""
+    return csv.reader(io.StringIO(text, newline=""), _dialect(delimiter))
 
 
 @dataclass(frozen=True)
@@ -85,6 +179,7 @@ class ExportRow:
     cells: list[str]
     index: dict[str, int]
     columns: dict[str, str]
+    times: TimeReading = field(default_factory=TimeReading)
 
     def has(self, key: str) -> bool:
         return key in self.index
@@ -97,7 +192,8 @@ class ExportRow:
         return self.columns.get(key, default)
 
     def time(self) -> datetime | None:
-        return read_time(self.raw("time"), self.path, self.line, self.columns["time"]) if self.has("time") else None
+        return self.times.read(self.raw("time"), self.path, self.line, self.columns["time"]) if self.has("time") \
+            else None
 
     def rank_score(self) -> tuple[float, float | None]:
         """The ``rank`` cell and the ``score`` cell (empty or unmapped = None) as numbers."""
@@ -112,30 +208,42 @@ class ExportRow:
 @dataclass
 class Export:
     """A review-platform export: ``columns`` maps keys (doc, label, …) to header names; ``topic`` is the
-    topic of every row when no topic column is mapped; iterate ``rows()`` once."""
+    topic of every row when no topic column is mapped; ``date_format`` (strftime) reads the time column, else
+    `TimeReading.detect` decides it from the whole file; iterate ``rows()`` once."""
 
     path: str
     header: list[str]
     columns: dict[str, str]
     topic: str | None
     _reader: Iterator[list[str]]
+    date_format: str | None = None
 
     def rows(self) -> Iterator[ExportRow]:
         index = {k: self.header.index(v) for k, v in self.columns.items()}
         ordinal = 0
-        for line_no, row in enumerate(self._reader, start=2):
+        lines: Iterable[list[str]] = self._reader
+        times = TimeReading(self.date_format)
+        if "time" in index and self.date_format is None:
+            # a date's order may be decided by a later row (its day above 12): the whole file first
+            lines = list(self._reader)
+            at = index["time"]
+            times = TimeReading.detect((n, row[at]) for n, row in enumerate(lines, start=2) if len(row) > at)
+        for line_no, row in enumerate(lines, start=2):
             if not any(cell.strip() for cell in row):
                 continue
             ordinal += 1
             if len(row) < len(self.header):
                 raise InputError(self.path, line_no, None, f"expected {len(self.header)} fields, found {len(row)}")
-            yield ExportRow(self.path, line_no, ordinal, row, index, self.columns)
+            yield ExportRow(self.path, line_no, ordinal, row, index, self.columns, times)
 
 
-def read_export(data: bytes, path: str, mapping: str | None, topic: str | None) -> Export:
+def read_export(data: bytes, path: str, mapping: str | None, topic: str | None, *,
+                date_format: str | None = None) -> Export:
     """The header and column mapping of an export (``mapping`` as ``doc=COL,label=COL,…``; without it ASReview's
-    label and ``record_id`` columns are recognised); the topic defaults to the file's stem."""
-    reader = _reader(decode_text(data, path), ",;\t|")
+    label and ``record_id`` columns are recognised); the topic defaults to the file's stem; ``date_format``
+    (strftime syntax) reads the time column (`TimeReading`)."""
+    text = decode_text(data, path)
+    reader = _reader(text, choose_delimiter(text))
     header = next(reader, None)
     if not header:
         raise InputError(path, 1, None, "empty CSV file: no header row")
@@ -159,13 +267,15 @@ def read_export(data: bytes, path: str, mapping: str | None, topic: str | None) 
         topic = Path(path).stem if path != "-" else None
         if not topic:
             raise InputError(path, None, "topic", "name the topic with --topic or map a topic column")
-    return Export(path, header, cols, topic, reader)
+    return Export(path, header, cols, topic, reader, date_format)
 
 
 def read_sheet(path: str) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
     """A judge file's lower-cased header and its non-blank rows as ``(line, {column: stripped cell})``
-    (header row first; delimiter sniffed among comma, tab and semicolon; every row as wide as the header)."""
-    reader = _reader(decode_text(read_bytes(path), path), ",\t;")
+    (header row first; delimiter chosen by `choose_delimiter`; every row as wide as the header)."""
+    text = decode_text(read_bytes(path), path)
+    delimiter = choose_delimiter(text)
+    reader = _reader(text, delimiter)
     header = [h.strip().lower() for h in next(reader, [])]
     if not any(header):
         raise InputError(path, 1, None, "empty file: a header row naming the columns doc and label comes first")
@@ -185,7 +295,8 @@ def read_sheet(path: str) -> tuple[list[str], Iterator[tuple[int, dict[str, str]
             if not any(cell.strip() for cell in row):
                 continue
             if len(row) != len(header):
-                raise InputError(path, line, None, f"expected {len(header)} fields, found {len(row)}")
+                hint = f" (a {delimiter!r} inside a cell? quote that cell)" if len(row) > len(header) else ""
+                raise InputError(path, line, None, f"expected {len(header)} fields, found {len(row)}{hint}")
             yield line, {name: row[i].strip() for name, i in index.items()}
 
     return header, rows()
