@@ -6,8 +6,11 @@
 2. pytrec-eval-terrier 0.5.11 (trec_eval 9.0.8's C code) on random qrels and runs with ties, float32-close
    scores, graded and negative values, unjudged documents, queries in one file only, ``-c``, ``-M`` and ``-l 2``:
    every per-query and summary value of every measure pytrec_eval has, printed (``%6.4f``) and raw (1e-12).
+3. With ``--trec-eval9`` / ``--trec-eval10`` (binaries built from usnistgov/trec_eval at v9.0.8 and at 10.0, as
+   bench/eval_bench.py says): the same random cases written to files, ``-m all_trec -q`` with their ``-c``,
+   ``-M``, ``-l``, and the whole printed output compared line by line (an error must be an error in both).
 
-    python bench/trec_eval_differential.py [--cases 2000] [--seed 1]
+    python bench/trec_eval_differential.py [--cases 2000] [--seed 1] [--trec-eval9 PATH] [--trec-eval10 PATH]
 """
 
 from __future__ import annotations
@@ -159,13 +162,66 @@ def pytrec_eval_differential(cases: int, seed: int) -> None:
           f"{len(names)} printed names, {values} values, {bad} mismatched")
 
 
+def binary_differential(binary: str, version: int, cases: int, seed: int) -> None:
+    import subprocess
+    import tempfile
+
+    from reviewdepth.formats.errors import InputError
+    from reviewdepth.formats.trec import parse_qrels, parse_run
+    from reviewdepth.report.render import render
+    from reviewdepth.services.evaluate import EvalOptions, evaluate_columns
+
+    rng = random.Random(seed)
+    lines = bad = errors = 0
+    names: set[str] = set()
+    with tempfile.TemporaryDirectory() as tmp:
+        qpath, rpath = Path(tmp) / "qrels", Path(tmp) / "run"
+        for _ in range(cases):
+            qrels, run, complete, max_docs, level = random_case(rng)
+            qtext = "".join(f"{q} 0 {d} {r}\n" for q, docs in qrels.items() for d, r in docs.items()).encode()
+            rtext = "".join(f"{q} Q0 {d} {i} {s!r} t\n" for q, docs in run.items()
+                            for i, (d, s) in enumerate(docs.items())).encode()
+            qpath.write_bytes(qtext)
+            rpath.write_bytes(rtext)
+            args = [binary, "-m", "all_trec", "-q", "-l", str(level)] + (["-c"] if complete else []) + (
+                [f"-M{max_docs}"] if max_docs else []) + [str(qpath), str(rpath)]
+            done = subprocess.run(args, capture_output=True, text=True, check=False)
+            try:
+                ours = render(evaluate_columns(parse_qrels(qtext), parse_run(rtext), EvalOptions(
+                    measures=["all_trec"], complete=complete, max_docs=max_docs, relevance_level=level,
+                    version=version)), "trec", per_query=True).splitlines()
+            except InputError:
+                ours = None
+            if done.returncode != 0 or ours is None:
+                errors += 1
+                if (done.returncode != 0) != (ours is None):
+                    bad += 1
+                    print("  error in one only", done.returncode, done.stderr.strip(), file=sys.stderr)
+                continue
+            want = done.stdout.splitlines()
+            names |= {line.split()[0] for line in want}
+            lines += len(want)
+            wrong = [(a, b) for a, b in zip(ours, want, strict=False) if a != b]
+            wrong += [("(missing)", b) for b in want[len(ours):]] + [(a, "(extra)") for a in ours[len(want):]]
+            bad += len(wrong)
+            for a, b in wrong[:3]:
+                print(f"  {version}: ours {a!r} trec_eval {b!r}", file=sys.stderr)
+    print(f"trec_eval {'9.0.8' if version == 9 else '10.0'} binary: {cases} random cases ({errors} refused by "
+          f"both), {len(names)} printed names, {lines} lines, {bad} mismatched")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--trec-eval9", help="a trec_eval 9.0.8 binary")
+    parser.add_argument("--trec-eval10", help="a trec_eval 10.0 binary")
     args = parser.parse_args()
     expected_outputs()
     pytrec_eval_differential(args.cases, args.seed)
+    for binary, version in ((args.trec_eval9, 9), (args.trec_eval10, 10)):
+        if binary:
+            binary_differential(binary, version, args.cases, args.seed)
 
 
 if __name__ == "__main__":
