@@ -12,7 +12,9 @@ except binG and Rndcg's R = 0 rule.
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -29,14 +31,24 @@ from reviewdepth.measures.trec import C_NAN
 # (rel_level, gain) pairs of ``-m ndcg.1=3,2=1``; empty: every level's gain is the level itself
 Gains = tuple[tuple[int, float], ...]
 
-_LOG2: list[float] = []
+_TABLE_SIZE = 1 << 16
+_LOG2_TABLE: list[FloatArray] = []
 
 
-def discounts(count: int) -> FloatArray:
-    """log2(i + 2) for i = 0 .. count−1 with C's log2 (``math.log2``), computed once and extended on demand."""
-    if len(_LOG2) < count:
-        _LOG2.extend(math.log2(i + 2) for i in range(len(_LOG2), count))
-    return np.asarray(_LOG2[:count], dtype=np.float64)
+def log2_int(m: IntArray) -> FloatArray:
+    """C's log2 (``math.log2``; ``numpy.log2`` differs in the last bit for about 1 in 20,000 integers) of
+    positive integers: a table up to 65,535, beyond it once per distinct value."""
+    if not _LOG2_TABLE:
+        _LOG2_TABLE.append(np.fromiter((math.log2(x) if x else -math.inf for x in range(_TABLE_SIZE)),
+                                       dtype=np.float64, count=_TABLE_SIZE))
+    table = _LOG2_TABLE[0]
+    if len(m) == 0 or int(m.max()) < _TABLE_SIZE:
+        out: FloatArray = table[m]
+        return out
+    unique, inverse = np.unique(m, return_inverse=True)
+    values = np.fromiter((math.log2(x) for x in unique.tolist()), dtype=np.float64, count=len(unique))
+    out = values[inverse.reshape(-1)]
+    return out
 
 
 def _c_log2(x: float) -> float:
@@ -44,6 +56,15 @@ def _c_log2(x: float) -> float:
     if x > 0.0:
         return math.log2(x)
     return -math.inf if x == 0.0 else C_NAN
+
+
+def _c_log2_array(x: FloatArray) -> FloatArray:
+    """`_c_log2` of every element; whole numbers (G with integer gains) through `log2_int`."""
+    whole = (x >= 1.0) & (x < 2.0**53) & (x == np.floor(x))
+    out = np.empty(len(x))
+    out[whole] = log2_int(x[whole].astype(np.int64))
+    out[~whole] = [_c_log2(v) for v in x[~whole].tolist()]
+    return out
 
 
 def _msort(items: list[tuple[int, float, int]]) -> list[tuple[int, float, int]]:
@@ -151,10 +172,9 @@ def sequential_cumsums(values: FloatArray, offsets: IntArray) -> FloatArray:
 
 def _dcg_terms(values: FloatArray, offsets: IntArray) -> FloatArray:
     pos = positions_in_segment(offsets)
-    disc = discounts(int(pos.max()) + 1 if len(pos) else 0)
     terms = np.zeros(len(values))
     nz = values != 0
-    terms[nz] = values[nz] / disc[pos[nz]]
+    terms[nz] = values[nz] / log2_int(pos[nz] + 2)
     return terms
 
 
@@ -168,6 +188,36 @@ def _at(prefix: FloatArray, offsets: IntArray, k: IntArray) -> FloatArray:
     return out
 
 
+@dataclass(frozen=True)
+class _Prepared:
+    """What the DCG measures share for one ranking and one gain setting: gains per ranked document, running DCG
+    (rank order), the ideal gains with their offsets and running IDCG."""
+
+    gain: FloatArray
+    dcg_prefix: FloatArray
+    ideal: FloatArray
+    ioff: IntArray
+    idcg_prefix: FloatArray
+
+
+# one evaluation computes ndcg, ndcg_rel, Rndcg and ndcg_cut on the same ranking: prepare it once (held weakly)
+_PREPARED: dict[Gains, tuple[weakref.ref[RankedQueries], _Prepared]] = {}
+
+
+def _prepared(ranked: RankedQueries, gains: Gains) -> _Prepared:
+    held = _PREPARED.get(gains)
+    if held is not None and held[0]() is ranked:
+        return held[1]
+    if (held is not None and held[0]() is None) or len(_PREPARED) > 8:
+        _PREPARED.clear()
+    gain = gain_of(ranked.rel, gains)
+    ideal, ioff = ideal_gains(ranked, gains)
+    prepared = _Prepared(gain, sequential_cumsums(_dcg_terms(gain, ranked.offsets), ranked.offsets), ideal, ioff,
+                         sequential_cumsums(_dcg_terms(ideal, ioff), ioff))
+    _PREPARED[gains] = (weakref.ref(ranked), prepared)
+    return prepared
+
+
 def ndcg(ranked: RankedQueries, gains: Gains = ()) -> FloatArray:
     """ndcg = DCG(n) / IDCG(P) (Järvelin & Kekäläinen 2002), the whole ranking against the whole ideal ranking;
     0 when IDCG is 0. Gains g(v) = v unless ``-m ndcg.v=gain,...``; negative gains count in DCG only.
@@ -175,9 +225,9 @@ def ndcg(ranked: RankedQueries, gains: Gains = ()) -> FloatArray:
     trec_eval sorts the levels by the truncated difference of their gains, so parameter gains less than 1
     apart may be taken in parameter order; that order is reproduced.
     """
-    dcg = sequential_sums(_dcg_terms(gain_of(ranked.rel, gains), ranked.offsets), ranked.offsets)
-    ideal, ioff = ideal_gains(ranked, gains)
-    idcg = sequential_sums(_dcg_terms(ideal, ioff), ioff)
+    prep = _prepared(ranked, gains)
+    dcg = _at(prep.dcg_prefix, ranked.offsets, np.diff(ranked.offsets))
+    idcg = _at(prep.idcg_prefix, prep.ioff, np.diff(prep.ioff))
     out = np.zeros(ranked.num_queries)
     ok = idcg > 0.0
     out[ok] = dcg[ok] / idcg[ok]
@@ -187,10 +237,9 @@ def ndcg(ranked: RankedQueries, gains: Gains = ()) -> FloatArray:
 def ndcg_cut(ranked: RankedQueries, cutoffs: Sequence[int]) -> list[FloatArray]:
     """ndcg_cut_k = DCG(k) / IDCG(k) with gain g(v) = v (the qrels value; no gain parameters, documents with
     v <= 0 add nothing); DCG(k) when IDCG(k) is 0."""
-    gain = np.where(ranked.rel > 0, ranked.rel, 0).astype(np.float64)
-    dcg_prefix = sequential_cumsums(_dcg_terms(gain, ranked.offsets), ranked.offsets)
-    ideal, ioff = ideal_gains(ranked, ())
-    idcg_prefix = sequential_cumsums(_dcg_terms(ideal, ioff), ioff)
+    # the default gains (v for v >= 0, 0 below) add exactly the terms of v > 0: ndcg's prepared sums serve
+    prep = _prepared(ranked, ())
+    dcg_prefix, ioff, idcg_prefix = prep.dcg_prefix, prep.ioff, prep.idcg_prefix
     out = []
     for k in cutoffs:
         kk = np.full(ranked.num_queries, int(k), dtype=np.int64)
@@ -206,11 +255,9 @@ def ndcg_rel(ranked: RankedQueries, gains: Gains = ()) -> FloatArray:
     """ndcg_rel = (1/P) · [Σ_{i: g(v_i) > 0} DCG(i)/IDCG(min(i, P)) + (P − F) · DCG(n)/IDCG(P)], F = documents
     retrieved with positive gain: nDCG averaged over the P positive-gain documents, an unretrieved one counting
     the final nDCG; 0 when the bracket is not > 0. Gain parameters as ndcg."""
-    gain = gain_of(ranked.rel, gains)
+    prep = _prepared(ranked, gains)
+    gain, dcg_prefix, ioff, idcg_prefix = prep.gain, prep.dcg_prefix, prep.ioff, prep.idcg_prefix
     offsets = ranked.offsets
-    dcg_prefix = sequential_cumsums(_dcg_terms(gain, offsets), offsets)
-    ideal, ioff = ideal_gains(ranked, gains)
-    idcg_prefix = sequential_cumsums(_dcg_terms(ideal, ioff), ioff)
     size = np.diff(ioff)
     pos = positions_in_segment(offsets)
     q = segment_ids(offsets)
@@ -240,11 +287,9 @@ def r_ndcg(ranked: RankedQueries, gains: Gains = ()) -> FloatArray:
 
     trec_eval leaves out the final point when n = P + 1; so does this function.
     """
-    gain = gain_of(ranked.rel, gains)
+    prep = _prepared(ranked, gains)
+    dcg_prefix, ideal, ioff, idcg_prefix = prep.dcg_prefix, prep.ideal, prep.ioff, prep.idcg_prefix
     offsets = ranked.offsets
-    dcg_prefix = sequential_cumsums(_dcg_terms(gain, offsets), offsets)
-    ideal, ioff = ideal_gains(ranked, gains)
-    idcg_prefix = sequential_cumsums(_dcg_terms(ideal, ioff), ioff)
     out = np.zeros(ranked.num_queries)
     dcg_list, idcg_list, ideal_list = dcg_prefix.tolist(), idcg_prefix.tolist(), ideal.tolist()
     for q in range(ranked.num_queries):
@@ -274,8 +319,7 @@ def bin_g(ranked: RankedQueries) -> FloatArray:
     """binG = (1/R) Σ_{i: rel_i = 1} 1 / log2(2 + non-relevant ranked above d_i), binary gains (``-l``); 0 when
     nothing relevant is retrieved."""
     ranks, k, rel_offsets = ranked.relevant_positions
-    disc = discounts(int(ranks.max()) + 1 if len(ranks) else 0)
-    terms = 1.0 / disc[ranks - k]
+    terms = 1.0 / log2_int(ranks - k + 2)
     total = sequential_sums(terms, rel_offsets)
     out = np.zeros(ranked.num_queries)
     ok = (np.diff(rel_offsets) > 0) & (ranked.num_rel > 0)
@@ -302,7 +346,7 @@ def g_measure(ranked: RankedQueries, gains: Gains = ()) -> FloatArray:
     terms = np.zeros(len(gain))
     nz = gain != 0
     with np.errstate(divide="ignore", invalid="ignore"):
-        terms[nz] = gain[nz] / np.asarray([_c_log2(x) for x in ((2.0 + sum_cost[nz]) - sum_results[nz]).tolist()])
+        terms[nz] = gain[nz] / _c_log2_array((2.0 + sum_cost[nz]) - sum_results[nz])
     results_g = sequential_sums(terms, offsets)
     sum_ideal = sequential_sums(ideal, ioff)
     out = np.zeros(ranked.num_queries)
