@@ -131,6 +131,9 @@ def register_store(app: typer.Typer) -> None:
             "rank column, the name of the queue the file stores (default: the file name).")] = None,
         allow_unqueued: Annotated[bool, typer.Option(
             "--allow-unqueued", help="Record documents that are in no queue of the topic.")] = False,
+        date_format: Annotated[str | None, typer.Option(
+            "--date-format", help="Format of the time column in strftime syntax, e.g. '%m/%d/%Y %H:%M' (default: "
+            "ISO 8601, or day/month/year or month/day/year when a day above 12 in the file decides).")] = None,
         db: DbOption = None,
     ) -> None:
         """Store a screening or review-platform export (ASReview label columns recognised without --map).
@@ -141,7 +144,7 @@ def register_store(app: typer.Typer) -> None:
         with handled_errors(), row_progress("importing") as progress:
             summary = service(engine, file, mapping=mapping, topic=topic, reviewer=reviewer, level=level,
                               again=again, progress=progress, role=role, queue_name=queue,
-                              allow_unqueued=allow_unqueued)
+                              allow_unqueued=allow_unqueued, date_format=date_format)
         typer.echo(f"imported {summary.rows:,} rows for topic(s) {', '.join(summary.topics)} "
                    f"(import {summary.import_id}, sha256 {summary.digest[:12]}…): stored {summary.stored:,} "
                    f"judgments, skipped {summary.unlabelled:,} unlabelled rows, refused 0"

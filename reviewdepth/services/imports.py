@@ -356,7 +356,7 @@ def _served_queue_ids(conn: Connection, path: str, topic_ids: dict[str, int], ju
 def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: str | None = None,
                reviewer: str = "import", level: int = 1, again: bool = False, queue_name: str | None = None,
                progress: Progress | None = None, role: str = "review",
-               allow_unqueued: bool = False) -> ImportSummary:
+               allow_unqueued: bool = False, date_format: str | None = None) -> ImportSummary:
     """A review-platform or screening export: one judgment per labelled row (empty label = not screened).
 
     Columns come from ``mapping`` (``doc=COL,label=COL[,topic=COL,rank=COL,score=COL,reviewer=COL,time=COL]``);
@@ -375,7 +375,7 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
         raise InputError("--role", None, "role", f"must be one of {', '.join(USER_ROLES)}, not {role!r}")
     data = read_bytes(path)
     digest = file_digest(data)
-    export = read_export(data, path, mapping, topic)
+    export = read_export(data, path, mapping, topic, date_format=date_format)
     ranking_column = next((h for h in export.header if h.lower() == ASREVIEW_RANK_COLUMN), None)
     if "rank" not in export.columns and ranking_column is not None:
         export.columns["rank"] = ranking_column

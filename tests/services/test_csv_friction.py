@@ -5,6 +5,7 @@ refusal leaves the database as it was."""
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from sqlalchemy import Engine, func, select
 
 from reviewdepth.formats.errors import InputError
 from reviewdepth.services.imports import import_csv, import_qrels, read_label
+from reviewdepth.services.judgment_files import record_judgment_file
 from reviewdepth.store.models import ImportRecord, Judgment, Queue, QueueEntry, Topic
 
 
@@ -76,3 +78,51 @@ def test_a_level_no_csv_label_reaches_is_refused(engine: Engine, tmp_path: Path)
     assert message.startswith("T.csv: field --level: no judgment reaches --level 3: the highest grade in the file "
                               "is 1 (line 3)")
     assert import_csv(engine, str(export), level=1, allow_unqueued=True).rows == 4
+
+
+def test_us_dates_need_a_stated_format_when_ambiguous(engine: Engine, tmp_path: Path) -> None:
+    export = tmp_path / "T.csv"
+    export.write_text("doc,label,when\nd1,1,03/04/2024 10:30\nd2,0,\nd3,yes,12/11/2024 08:00\n")
+    message = refused(engine, lambda: import_csv(engine, str(export), mapping="doc=doc,label=label,time=when",
+                                                 allow_unqueued=True))
+    assert message == ("T.csv:2: field when: date '03/04/2024 10:30' could be day-first or month-first and no date "
+                       "in the file has a day above 12; state the order with --date-format '%d/%m/%Y %H:%M' or "
+                       "'%m/%d/%Y %H:%M'")
+    message = refused(engine, lambda: import_csv(engine, str(export), mapping="doc=doc,label=label,time=when",
+                                                 allow_unqueued=True, date_format="%m/%d/%Y"))
+    assert message == "T.csv:2: field when: time '03/04/2024 10:30' does not match --date-format '%m/%d/%Y'"
+    import_csv(engine, str(export), mapping="doc=doc,label=label,time=when", allow_unqueued=True,
+               date_format="%m/%d/%Y %H:%M")
+    with engine.connect() as conn:
+        stored = {doc: when for doc, when in conn.execute(select(Judgment.doc_id, Judgment.recorded_at))}
+    assert stored["d1"].replace(tzinfo=UTC) == datetime(2024, 3, 4, 10, 30, tzinfo=UTC)
+    assert stored["d3"].replace(tzinfo=UTC) == datetime(2024, 12, 11, 8, 0, tzinfo=UTC)
+    assert set(stored) == {"d1", "d2", "d3"} and stored["d2"].year > 2024  # an empty time: the import time
+
+
+def test_a_semicolon_export_with_a_stray_semicolon_imports(engine: Engine, tmp_path: Path) -> None:
+    rows = [f"d{i};{'Responsive' if i % 3 == 0 else 'Not Responsive'};{'see; d3' if i == 2 else 'ok'}"
+            for i in range(1, 61)]
+    export = tmp_path / "T.csv"
+    export.write_text("control;coding;note\n" + "\n".join(rows) + "\n")
+    summary = import_csv(engine, str(export), mapping="doc=control,label=coding", allow_unqueued=True)
+    assert summary.rows == 60
+    with engine.connect() as conn:
+        stored = {doc: relevant for doc, relevant in conn.execute(select(Judgment.doc_id, Judgment.relevant))}
+    assert stored == {f"d{i}": i % 3 == 0 for i in range(1, 61)}
+
+
+def test_a_judge_file_with_semicolons_and_a_quoted_note(engine: Engine, tmp_path: Path) -> None:
+    seed = tmp_path / "queue.csv"
+    seed.write_text("doc,label,rank\nd1,,1\nd2,,2\n")
+    import_csv(engine, str(seed), mapping="doc=doc,label=label,rank=rank", topic="T")
+    sheet = tmp_path / "judged.csv"
+    sheet.write_text('doc;label;note\nd1;Responsive;"hot; see d2"\nd2;not responsive;\n')
+    record_judgment_file(engine, "T", str(sheet), reviewer="ana")
+    with engine.connect() as conn:
+        stored = {doc: (relevant, note) for doc, relevant, note in conn.execute(
+            select(Judgment.doc_id, Judgment.relevant, Judgment.note))}
+    assert stored == {"d1": (True, "hot; see d2"), "d2": (False, None)}
+    sheet.write_text("doc;label;note\nd1;1;hot; see d2\n")
+    message = refused(engine, lambda: record_judgment_file(engine, "T", str(sheet), reviewer="ana"))
+    assert message == "judged.csv:2: expected 3 fields, found 4 (a ';' inside a cell? quote that cell)"
