@@ -98,8 +98,8 @@ def render_markdown(result: Comparison) -> str:
         cells = [_number(result.cell(m, run).mean) + ("\\*" if _mark(result.cell(m, run)) else "")
                  for m in result.measures]
         lines.append("| " + " | ".join([label, *cells]) + " |")
-    lines += ["", _markdown_escape(result.method()).replace("\\* =", "\\* ="), ""]
-    lines += [f"Note: {_markdown_escape(note)}" for note in result.notes]
+    lines += ["", _markdown_escape(result.method()), ""]
+    lines += [f"- note: {_markdown_escape(note)}" for note in result.notes]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

@@ -122,10 +122,14 @@ def compare(qrels: EvalInput, runs: list[EvalInput], request: CompareRequest) ->
                           f"(baseline {labels[0]})")
         shared = common
     queries = [q for q in results[0].per_query if q in shared]
-    for label, result in zip(labels, results, strict=True):
-        left_out = len(result.per_query) - len(shared)
-        if left_out:
-            notes.append(f"{label}: {left_out} of {len(result.per_query)} queries left out (not in every run)")
+    unit = "topics" if request.suite == "tar" else "queries"
+    left_out = list(dict.fromkeys(q for result in results for q in result.per_query if q not in shared))
+    if left_out:
+        lacking = [label for label, result in zip(labels, results, strict=True)
+                   if any(q not in result.per_query for q in left_out)]
+        named = ", ".join(left_out[:8]) + (", …" if len(left_out) > 8 else "")
+        notes.append(f"{len(left_out)} {unit} left out, not in every run ({named}); missing from "
+                     f"{', '.join(lacking)}")
 
     def scores(result: Evaluation | TarEvaluation, measure: str) -> np.ndarray:
         values = [_numeric(result.per_query[q].get(measure)) for q in queries]
