@@ -288,30 +288,31 @@ def r_ndcg(ranked: RankedQueries, gains: Gains = ()) -> FloatArray:
     trec_eval leaves out the final point when n = P + 1; so does this function.
     """
     prep = _prepared(ranked, gains)
-    dcg_prefix, ideal, ioff, idcg_prefix = prep.dcg_prefix, prep.ideal, prep.ioff, prep.idcg_prefix
-    offsets = ranked.offsets
-    out = np.zeros(ranked.num_queries)
-    dcg_list, idcg_list, ideal_list = dcg_prefix.tolist(), idcg_prefix.tolist(), ideal.tolist()
-    for q in range(ranked.num_queries):
-        if ranked.num_rel[q] == 0:
-            continue
-        lo, n = int(offsets[q]), int(offsets[q + 1] - offsets[q])
-        ilo, size = int(ioff[q]), int(ioff[q + 1] - ioff[q])
-
-        def dcg_at(k: int, lo: int = lo, n: int = n) -> float:
-            k = min(k, n)
-            return dcg_list[lo + k - 1] if k > 0 else 0.0
-
-        total = 0.0
-        points = 0
-        for r in range(1, size + 1):
-            if r == size or ideal_list[ilo + r] != ideal_list[ilo + r - 1]:
-                total += dcg_at(r) / idcg_list[ilo + r - 1]
-                points += 1
-        if n > size + 1 and size > 0:
-            total += dcg_at(n) / idcg_list[ilo + size - 1]
-            points += 1
-        out[q] = total / points if points else C_NAN
+    ideal, ioff, idcg_prefix = prep.ideal, prep.ioff, prep.idcg_prefix
+    lengths, size = np.diff(ranked.offsets), np.diff(ioff)
+    # R-level points inside the ideal ranking: its last rank and every rank whose successor's gain differs
+    change = np.ones(len(ideal), dtype=bool)
+    change[:-1] = ideal[1:] != ideal[:-1]
+    change[ioff[1:][size > 0] - 1] = True
+    at = np.flatnonzero(change)
+    q_at = segment_ids(ioff)[at]
+    r_at = positions_in_segment(ioff)[at] + 1
+    # trec_eval's point at the end of a ranking longer than P + 1, after the others
+    extra = np.flatnonzero((lengths > size + 1) & (size > 0))
+    q_all = np.concatenate((q_at, extra))
+    order = np.argsort(q_all, kind="stable")
+    k = np.concatenate((np.minimum(r_at, lengths[q_at]), lengths[extra]))[order]
+    idcg = np.concatenate((idcg_prefix[at], idcg_prefix[ioff[1:][extra] - 1]))[order]
+    q_all = q_all[order]
+    dcg = np.zeros(len(k))
+    has = k > 0
+    dcg[has] = prep.dcg_prefix[ranked.offsets[:-1][q_all[has]] + k[has] - 1]
+    points = np.bincount(q_all, minlength=ranked.num_queries)
+    total = sequential_sums(dcg / idcg, np.concatenate(([0], np.cumsum(points))).astype(np.int64))
+    out = np.full(ranked.num_queries, C_NAN)
+    ok = points > 0
+    out[ok] = total[ok] / points[ok].astype(np.float64)
+    out[ranked.num_rel == 0] = 0.0
     return out
 
 
@@ -331,9 +332,9 @@ def g_measure(ranked: RankedQueries, gains: Gains = ()) -> FloatArray:
     """G = Σ_{i: g_i != 0} g_i / log2(2 + C(i) − S(i)) / Σ_j I_j, with S(i) = Σ_{m<=i} g_m, cost
     C(i) = Σ_{m<=i} max-ish(I_m) where the m-th term is I_m when m <= P and I_m >= 1, else 1; 0 when Σ I_j is 0.
     Gain parameters as ndcg."""
-    gain = gain_of(ranked.rel, gains)
+    prep = _prepared(ranked, gains)
+    gain, ideal, ioff = prep.gain, prep.ideal, prep.ioff
     offsets = ranked.offsets
-    ideal, ioff = ideal_gains(ranked, gains)
     size = np.diff(ioff)
     pos = positions_in_segment(offsets)
     q = segment_ids(offsets)
