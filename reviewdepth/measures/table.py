@@ -61,6 +61,10 @@ class Context:
     def ap(self) -> FloatArray:
         return trec.average_precision(self.ranked)
 
+    @cached_property
+    def bpref(self) -> FloatArray:
+        return trec.bpref(self.ranked)
+
     def iprec(self, levels: tuple[float, ...]) -> FloatArray:
         cache: dict[tuple[float, ...], FloatArray] = self.__dict__.setdefault("_iprec", {})
         if levels not in cache:
@@ -169,7 +173,7 @@ def _relstring(c: Context, length: Param) -> Array:
 
 
 def _gm_bpref(c: Context, _: Param) -> Array:
-    return trec.log_bpref(trec.bpref(c.ranked))
+    return trec.log_bpref(c.bpref)
 
 
 def _r_multiples(c: Context, multiples: tuple[float, ...]) -> list[Array]:
@@ -182,7 +186,7 @@ def _utility(c: Context, coefficients: Param) -> Array:
 
 
 def _map_cut(c: Context, cutoffs: tuple[float, ...]) -> list[Array]:
-    return [trec.average_precision_at(c.ranked, int(k)) for k in cutoffs]
+    return [values for values in trec.average_precision_at_cutoffs(c.ranked, [int(k) for k in cutoffs])]
 
 
 def _relative_precision(c: Context, cutoffs: tuple[float, ...]) -> list[Array]:
@@ -244,7 +248,7 @@ TABLE: tuple[Measure, ...] = (
     Measure("map", "real", trec.average_precision, lambda c, _: c.ap, groups=_OFFICIAL),
     Measure("gm_map", "real", trec.geometric_mean_summary, summary="gm_map", groups=_OFFICIAL),
     Measure("Rprec", "real", trec.r_precision, _reals(trec.r_precision), groups=_OFFICIAL),
-    Measure("bpref", "real", trec.bpref, _reals(trec.bpref), groups=_OFFICIAL),
+    Measure("bpref", "real", trec.bpref, lambda c, _: c.bpref, groups=_OFFICIAL),
     Measure("recip_rank", "real", trec.reciprocal_rank, _reals(trec.reciprocal_rank), groups=_OFFICIAL),
     Measure("iprec_at_recall", "real", trec.interpolated_precision_at_recall, compute_each=_iprec, params="levels",
             default=trec.DEFAULT_RECALL_LEVELS, groups=_OFFICIAL,

@@ -293,22 +293,21 @@ def relevance_string(ranked: RankedQueries, length: int = 10) -> npt.NDArray[np.
     Per query only (no ``all`` value).
     """
     out = np.empty(ranked.num_queries, dtype=object)
-    rel = ranked.rel.tolist()
-    for q in range(ranked.num_queries):
-        lo, hi = int(ranked.offsets[q]), int(ranked.offsets[q + 1])
-        chars = []
-        for value in rel[lo:lo + max(0, min(int(length), hi - lo))]:
-            if value > 9:
-                chars.append(">")
-            elif value >= 0:
-                chars.append(str(value))
-            elif value == NOT_IN_QRELS:
-                chars.append("-")
-            elif value == UNJUDGED:
-                chars.append(".")
-            else:
-                chars.append("<")
-        out[q] = "'" + "".join(chars) + "'"
+    starts = ranked.offsets[:-1]
+    shown = np.clip(np.minimum(ranked.offsets[1:] - starts, int(length)), 0, None)
+    within = positions_in_segment(np.concatenate(([0], np.cumsum(shown))).astype(np.int64))
+    values = ranked.rel[np.repeat(starts, shown) + within]
+    chars = np.full(len(values), "<", dtype="U1")
+    chars[values > 9] = ">"
+    digits = (values >= 0) & (values <= 9)
+    chars[digits] = values[digits].astype("U1")
+    chars[values == NOT_IN_QRELS] = "-"
+    chars[values == UNJUDGED] = "."
+    text = chars.tolist()
+    lo = 0
+    for q, count in enumerate(shown.tolist()):
+        out[q] = "'" + "".join(text[lo:lo + count]) + "'"
+        lo += count
     return out
 
 
@@ -319,14 +318,13 @@ def inferred_average_precision(ranked: RankedQueries) -> FloatArray:
     only in j. 0 when R = 0.
     """
     rel = ranked.rel
-    judged_nonrel = (rel >= 0) & (rel < ranked.level)
-    pooled_unjudged = rel == UNJUDGED
-    relevant = _relevant(ranked)
-    idx = np.flatnonzero(relevant)
-    rel_so_far = segmented_cumsum(relevant, ranked.offsets)[idx]
-    nonrel = segmented_cumsum(judged_nonrel, ranked.offsets)[idx]
-    unjudged = segmented_cumsum(pooled_unjudged, ranked.offsets)[idx]
-    j = positions_in_segment(ranked.offsets)[idx].astype(np.float64)
+    ranks, found, offsets = _relevant_positions(ranked)
+    idx = np.flatnonzero(_relevant(ranked))
+    q = np.repeat(np.arange(ranked.num_queries), np.diff(offsets))
+    rel_so_far = found
+    nonrel = _count_before(((rel >= 0) & (rel < ranked.level)), ranked.offsets, idx, q)
+    unjudged = _count_before(rel == UNJUDGED, ranked.offsets, idx, q)
+    j = (ranks - 1).astype(np.float64)
     terms = np.ones(len(idx))
     later = j > 0
     fj = j[later]
@@ -335,9 +333,14 @@ def inferred_average_precision(ranked: RankedQueries) -> FloatArray:
         terms[later] = (1.0 / (fj + 1.0) + (fj / (fj + 1.0))
                         * ((above + nonrel[later] + unjudged[later]).astype(np.float64) / fj)
                         * ((above + INFAP_EPSILON) / ((above + nonrel[later]) + 2 * INFAP_EPSILON)))
-    per_query = np.bincount(segment_ids(ranked.offsets)[idx], minlength=ranked.num_queries)
-    offsets = np.concatenate(([0], np.cumsum(per_query))).astype(np.int64)
     return _safe_div(sequential_sums(terms, offsets), ranked.num_rel)
+
+
+def _count_before(flags: npt.NDArray[np.bool_], offsets: IntArray, idx: IntArray, query: IntArray) -> IntArray:
+    """For each element ``idx`` (of query ``query``), how many flagged elements of its query come before it."""
+    running = np.concatenate(([0], np.cumsum(flags, dtype=np.int64)))
+    out: IntArray = running[idx] - running[offsets[:-1][query]]
+    return out
 
 
 def log_bpref(bpref_values: FloatArray) -> FloatArray:
@@ -374,13 +377,21 @@ def utility(ranked: RankedQueries, coefficients: Sequence[float] = DEFAULT_UTILI
 
 def average_precision_at(ranked: RankedQueries, k: int) -> FloatArray:
     """map_cut_k = (1/R) Σ_{i<=k: rel_i = 1} CG(i)/i, summed in rank order; 0 when R = 0."""
+    return average_precision_at_cutoffs(ranked, [k])[0]
+
+
+def average_precision_at_cutoffs(ranked: RankedQueries, cutoffs: Sequence[int]) -> list[FloatArray]:
+    """`average_precision_at` for several cutoffs, the running sums computed once."""
     ranks, found, offsets = _relevant_positions(ranked)
     running = _running_sums(found.astype(np.float64) / ranks.astype(np.float64), offsets)
-    within = gain_at(ranked, k)
-    sums = np.zeros(ranked.num_queries)
-    has = within > 0
-    sums[has] = running[offsets[:-1][has] + within[has] - 1]
-    return _safe_div(sums, ranked.num_rel)
+    out = []
+    for k in cutoffs:
+        within = gain_at(ranked, k)
+        sums = np.zeros(ranked.num_queries)
+        has = within > 0
+        sums[has] = running[offsets[:-1][has] + within[has] - 1]
+        out.append(_safe_div(sums, ranked.num_rel))
+    return out
 
 
 def relative_precision_at(ranked: RankedQueries, k: int) -> FloatArray:
@@ -414,8 +425,8 @@ def set_map(ranked: RankedQueries) -> FloatArray:
 def num_nonrel_judged_ret(ranked: RankedQueries) -> IntArray:
     """num_nonrel_judged_ret = retrieved documents with a qrels value in [0, L). Summary: sum."""
     judged_nonrel = (ranked.rel >= 0) & (ranked.rel < ranked.level)
-    out: IntArray = np.bincount(segment_ids(ranked.offsets)[judged_nonrel],
-                                minlength=ranked.num_queries).astype(np.int64)
+    running = np.concatenate(([0], np.cumsum(judged_nonrel, dtype=np.int64)))
+    out: IntArray = np.diff(running[ranked.offsets])
     return out
 
 
