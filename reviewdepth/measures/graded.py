@@ -329,9 +329,9 @@ def bin_g(ranked: RankedQueries) -> FloatArray:
 
 
 def g_measure(ranked: RankedQueries, gains: Gains = ()) -> FloatArray:
-    """G = Σ_{i: g_i != 0} g_i / log2(2 + C(i) − S(i)) / Σ_j I_j, with S(i) = Σ_{m<=i} g_m, cost
-    C(i) = Σ_{m<=i} max-ish(I_m) where the m-th term is I_m when m <= P and I_m >= 1, else 1; 0 when Σ I_j is 0.
-    Gain parameters as ndcg."""
+    """G = [Σ_{i: g_i != 0} g_i / log2(2 + C(i) − S(i))] / Σ_j I_j, with S(i) = Σ_{m<=i} g_m the gain so far and
+    C(i) = Σ_{m<=i} c_m the ideal cost, c_m = I_m when m <= P and I_m >= 1, else 1; 0 when Σ I_j is 0. Gain
+    parameters as ndcg."""
     prep = _prepared(ranked, gains)
     gain, ideal, ioff = prep.gain, prep.ideal, prep.ioff
     offsets = ranked.offsets
