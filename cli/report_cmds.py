@@ -69,13 +69,34 @@ def register_reports(app: typer.Typer) -> None:
         ] = None,
         policy: Annotated[str, typer.Option("--policy", help="Label policy.")] = "latest",
         as_of: Annotated[int | None, typer.Option("--as-of", help="Judgment id.")] = None,
+        qrels: Annotated[str | None, typer.Option(
+            "--qrels", help="With --run: plot run files (no database); R from this qrels file.")] = None,
+        run: Annotated[list[str] | None, typer.Option(
+            "--run", help="A run file to draw for TOPIC (repeatable; needs --qrels).")] = None,
         db: DbOption = None,
     ) -> None:
         """Write the recall-against-depth or precision-recall chart as SVG or PNG (by the file name); several
-        --queue options draw those queues of the topic on one chart."""
+        --queue options draw those queues of the topic on one chart, --qrels with --run options draw run files."""
         suffix = output.suffix.lower()
         if suffix not in (".svg", ".png"):
             fail(f"{output}: the file name must end in .svg or .png")
+        if (qrels is None) != (not run):
+            fail("--qrels and --run go together")
+        if qrels is not None and run:
+            if queue or as_of is not None or db is not None or policy != "latest":
+                fail("--queue, --policy, --as-of and --db apply to stored queues, not to --run files")
+            from reviewdepth.services.evaluate import EvalInput
+            from reviewdepth.services.plots import build_runs_plot
+
+            with handled_errors():
+                try:
+                    chart = build_runs_plot(EvalInput(qrels), [EvalInput(r) for r in run], topic, kind.value,
+                                            "svg" if suffix == ".svg" else "png")
+                except ImportError as exc:
+                    fail(str(exc))
+            output.write_bytes(chart.content)
+            typer.echo(f"wrote {output}", err=True)
+            return
         with one_shot():  # matplotlib's import alone adds ~6·10⁴ objects to the cycle collector's passes
             from reviewdepth.services.plots import build_plot, build_queues_plot
 

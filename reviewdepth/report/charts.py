@@ -147,11 +147,13 @@ def _saved(draw: Callable[[], Figure], fmt: ChartFormat) -> bytes:
     return data
 
 
-def overlay_figure(kind: ChartKind, series: list[tuple[str, dict[str, Any]]], title: str) -> Figure:
+def overlay_figure(kind: ChartKind, series: list[tuple[str, dict[str, Any]]], title: str,
+                   known_r: bool = False) -> Figure:
     """Several queues (or runs) of one topic on one chart: ``series`` is ``(label, curve)`` pairs, a curve the
     report's gain dict (``depth``, ``found``, ``relevant_estimate``) for ``gain`` or its precision-recall dict for
     ``pr``. Gain: recall = found / |R| estimate against depth when every series has an estimate, else relevant
-    found (recalls over different estimates of |R| would not be comparable to the eye otherwise)."""
+    found (recalls over different estimates of |R| would not be comparable to the eye otherwise). ``known_r``:
+    ``relevant_estimate`` is R itself (run files against qrels), and the labels say so."""
     from matplotlib.figure import Figure
     from matplotlib.ticker import FuncFormatter, MaxNLocator
 
@@ -164,11 +166,11 @@ def overlay_figure(kind: ChartKind, series: list[tuple[str, dict[str, Any]]], ti
             depth = [float(d) for d in curve.get("depth", [])]
             found = [float(f) for f in curve.get("found", [])]
             r_point = float(curve["relevant_estimate"]) if as_recall else 1.0
-            suffix = f" (|R| {r_point:,.0f})" if as_recall else ""
+            suffix = f" ({'R' if known_r else '|R|'} {r_point:,.0f})" if as_recall else ""
             ax.plot(depth, [f / r_point for f in found], color=colours[i % len(colours)], linewidth=1.4,
                     label=f"{label}{suffix}")
         if as_recall:
-            _recall_axis(ax, "y", "recall (estimated)")
+            _recall_axis(ax, "y", "recall" if known_r else "recall (estimated)")
         else:
             ax.set_ylabel("relevant found")
             ax.set_ylim(bottom=0)
@@ -181,7 +183,7 @@ def overlay_figure(kind: ChartKind, series: list[tuple[str, dict[str, Any]]], ti
             recall = [min(float(v), 1.0) for v in curve.get("recall", [])]
             ax.plot(recall, [float(v) for v in curve.get("interpolated_precision", [])],
                     color=colours[i % len(colours)], linewidth=1.4, label=label)
-        _recall_axis(ax, "x", "recall (estimated)")
+        _recall_axis(ax, "x", "recall" if known_r else "recall (estimated)")
         _recall_axis(ax, "y", "precision")
     ax.set_title(title.replace("$", r"\$"))
     ax.grid(True, color="#e5e5e5", linewidth=0.6)
@@ -193,9 +195,9 @@ def overlay_figure(kind: ChartKind, series: list[tuple[str, dict[str, Any]]], ti
 
 
 def render_overlay(kind: ChartKind, series: list[tuple[str, dict[str, Any]]], title: str,
-                   fmt: ChartFormat) -> bytes:
+                   fmt: ChartFormat, known_r: bool = False) -> bytes:
     """`overlay_figure` as SVG or PNG (deterministic SVG like `render_chart`)."""
-    return _saved(lambda: overlay_figure(kind, series, title), fmt)
+    return _saved(lambda: overlay_figure(kind, series, title, known_r), fmt)
 
 
 def _bare_svg(data: bytes) -> bytes:

@@ -22,6 +22,9 @@ class TarEvaluation:
     summary: dict[str, Value]
     events: list[tuple[str, str]] = field(default_factory=list)
     run_id: str = ""
+    # per evaluated topic: 1/0 per reviewed document in review order, and R (the gain curves of `plot --run`;
+    # not printed)
+    review_order: dict[str, tuple[list[int], int]] = field(default_factory=dict, repr=False)
 
     @property
     def measures(self) -> list[str]:

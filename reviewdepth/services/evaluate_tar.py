@@ -152,6 +152,7 @@ def evaluate_tar_columns(qrels: QrelsColumns, run_data: bytes, run_path: str, op
             flags_all = actions == runs.THRESHOLD_FLAG
     suite = SUITES[compat]
     per_query: dict[str, dict[str, Value]] = {}
+    review_order: dict[str, tuple[list[int], int]] = {}
     topics: list[TopicValues] = []
     for topic in block_topics:
         qid = _decode(topic)
@@ -188,11 +189,13 @@ def evaluate_tar_columns(qrels: QrelsColumns, run_data: bytes, run_path: str, op
         tv = topic_values(compat, t)
         topics.append(tv)
         per_query[qid] = tv.values
+        review_order[qid] = ((t.rel[t.shown] > 0).astype(int).tolist(), r_count)
         events.append(("topic", qid))
     if not topics:
         raise InputError(run_path, None, None,
                          f"no topic with both run lines and relevant documents in {qrels.path}")
-    return TarEvaluation(compat, suite.layout, per_query, summarize(compat, topics), events, run.run_id)
+    return TarEvaluation(compat, suite.layout, per_query, summarize(compat, topics), events, run.run_id,
+                         review_order)
 
 
 def evaluate_tar_files(qrels_path: str | Path, run_path: str | Path, options: TarOptions) -> TarEvaluation:

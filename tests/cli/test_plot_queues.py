@@ -48,3 +48,33 @@ def test_two_queues_on_one_chart(tmp_path: Path) -> None:
     code, _, err = invoke("plot", "CD008803", "--queue", "waterloo-A", "--queue", "nosuch", "-o", str(svg),
                           "--db", db)
     assert code == 2 and "nosuch" in err and len(err.strip().splitlines()) == 1
+
+
+def test_run_curves_by_hand() -> None:
+    from reviewdepth.services.plots import run_curves
+
+    gain, pr = run_curves([0, 1, 1, 0, 1], 4)
+    assert gain == {"depth": [1, 2, 3, 4, 5], "found": [0, 1, 2, 2, 3], "relevant_estimate": 4}
+    assert pr["recall"] == [0.0, 0.25, 0.5, 0.5, 0.75]
+    assert pr["precision"] == [0.0, 0.5, 2 / 3, 0.5, 0.6]
+    assert pr["interpolated_precision"] == [2 / 3, 2 / 3, 2 / 3, 0.6, 0.6]
+
+
+def test_run_files_on_one_chart(tmp_path: Path) -> None:
+    data = Path(__file__).parents[1] / "data" / "clef2019"
+    qrels, run = data / "CD012551.abs.qrels", data / "CD012551.sheffield-baseline.run"
+    lines = run.read_text().splitlines()
+    reversed_run = tmp_path / "reversed.run"
+    reversed_run.write_text("".join(f"{' '.join(line.split()[:3])} {i} {-i} rev\n"
+                                    for i, line in enumerate(reversed(lines), 1)))
+    svg = tmp_path / "runs.svg"
+    code, _, err = invoke("plot", "CD012551", "--qrels", str(qrels), "--run", str(run), "--run", str(reversed_run),
+                          "-o", str(svg))
+    assert code == 0, err
+    relevant = sum(1 for line in qrels.read_text().splitlines() if int(line.split()[3]) > 0)
+    text = svg.read_text()
+    assert f"CD012551.sheffield-baseline.run (R {relevant})" in text and f"reversed.run (R {relevant})" in text
+    code, _, err = invoke("plot", "NOSUCH", "--qrels", str(qrels), "--run", str(run), "-o", str(svg))
+    assert code == 2 and "topic 'NOSUCH'" in err and len(err.strip().splitlines()) == 1
+    code, _, err = invoke("plot", "CD012551", "--run", str(run), "-o", str(svg))
+    assert code == 2 and "--qrels and --run go together" in err
