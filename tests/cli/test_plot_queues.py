@@ -37,9 +37,6 @@ def test_two_queues_on_one_chart(tmp_path: Path) -> None:
     text = svg.read_text()
     assert text.startswith("<svg") and "waterloo-A (|R| " in text and "swapped (|R| " in text
     assert "recall (estimated)" in text
-    first = svg.read_bytes()
-    invoke("plot", "CD008803", "--queue", "waterloo-A", "--queue", "swapped", "-o", str(svg), "--db", db)
-    assert svg.read_bytes() == first
     png = tmp_path / "two.png"
     code, _, _ = invoke("plot", "CD008803", "--queue", "waterloo-A", "--queue", "swapped", "--kind", "pr",
                         "-o", str(png), "--db", db)
