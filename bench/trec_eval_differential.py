@@ -7,8 +7,9 @@
    scores, graded and negative values, unjudged documents, queries in one file only, ``-c``, ``-M`` and ``-l 2``:
    every per-query and summary value of every measure pytrec_eval has, printed (``%6.4f``) and raw (1e-12).
 3. With ``--trec-eval9`` / ``--trec-eval10`` (binaries built from usnistgov/trec_eval at v9.0.8 and at 10.0, as
-   bench/eval_bench.py says): the same random cases written to files, ``-m all_trec -q`` with their ``-c``,
-   ``-M``, ``-l``, and the whole printed output compared line by line (an error must be an error in both).
+   bench/eval_bench.py says): the same random cases written to files, ``-m all_trec -q`` plus parameterised
+   utility, relstring and (10.0) rbp_resid, with their ``-c``, ``-M``, ``-l`` and a random ``-J`` and ``-N``; the
+   whole printed output compared line by line (an error must be an error in both).
 
     python bench/trec_eval_differential.py [--cases 2000] [--seed 1] [--trec-eval9 PATH] [--trec-eval10 PATH]
 """
@@ -183,13 +184,19 @@ def binary_differential(binary: str, version: int, cases: int, seed: int) -> Non
                             for i, (d, s) in enumerate(docs.items())).encode()
             qpath.write_bytes(qtext)
             rpath.write_bytes(rtext)
-            args = [binary, "-m", "all_trec", "-q", "-l", str(level)] + (["-c"] if complete else []) + (
-                [f"-M{max_docs}"] if max_docs else []) + [str(qpath), str(rpath)]
+            judged_only = rng.random() < 0.25
+            num_docs = rng.choice([None, None, 0, 50])
+            extra = ["utility.1,-1,-2,0.5", "relstring.5"] + (["rbp_resid.p=0.5"] if version >= 10 else [])
+            args = [binary, "-m", "all_trec", *(x for m in extra for x in ("-m", m)), "-q", "-l", str(level)] + (
+                ["-c"] if complete else []) + ([f"-M{max_docs}"] if max_docs else []) + (
+                ["-J"] if judged_only else []) + ([f"-N{num_docs}"] if num_docs is not None else []) + [
+                str(qpath), str(rpath)]
             done = subprocess.run(args, capture_output=True, text=True, check=False)
             try:
                 ours = render(evaluate_columns(parse_qrels(qtext), parse_run(rtext), EvalOptions(
-                    measures=["all_trec"], complete=complete, max_docs=max_docs, relevance_level=level,
-                    version=version)), "trec", per_query=True).splitlines()
+                    measures=["all_trec", *extra], complete=complete, max_docs=max_docs,
+                    relevance_level=level, version=version, judged_only=judged_only, num_docs=num_docs)), "trec",
+                    per_query=True).splitlines()
             except InputError:
                 ours = None
             if done.returncode != 0 or ours is None:

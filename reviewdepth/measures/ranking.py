@@ -392,6 +392,23 @@ def _judged_levels(qrels_codes: IntArray, qrels_rels: IntArray,
     return offsets, values[starts].astype(np.int64), counts
 
 
+def placeholder_rankings(qids: list[str], query_codes: IntArray, qrels_codes: IntArray, qrels_rels: IntArray,
+                         level: int) -> RankedQueries:
+    """trec_eval 10.0's ranking for qrels queries missing from the run under ``-c``: one document absent from the
+    qrels (its ``ceci_nest_pas_un_docno``), with each query's own R, judged non-relevant count and qrels levels.
+    ``query_codes`` (increasing) are the queries' codes in ``qrels_codes``."""
+    count = len(query_codes)
+    wanted = np.isin(qrels_codes, query_codes)
+    position = np.searchsorted(query_codes, qrels_codes[wanted])
+    rels = qrels_rels[wanted]
+    return RankedQueries(
+        qids=qids, offsets=np.arange(count + 1, dtype=np.int64), rel=np.full(count, NOT_IN_QRELS, dtype=np.int64),
+        num_rel=np.bincount(position[rels >= level], minlength=count).astype(np.int64),
+        num_nonrel=np.bincount(position[(rels >= 0) & (rels < level)], minlength=count).astype(np.int64),
+        level=level, source_rows=np.full(count, -1, dtype=np.int64),
+        judged_levels=_judged_levels(qrels_codes, qrels_rels, query_codes))
+
+
 def judged_only(ranked: RankedQueries) -> RankedQueries:
     """trec_eval's ``-J``: drop the ranked documents that are not judged (absent from the qrels or with a
     negative value), keeping the order of the rest; applied after ``-M``. A query keeps its place (num_ret 0)

@@ -137,45 +137,53 @@ def evaluate_ranked(
     version: int = 9,
     complete_qids: list[str] | None = None,
     complete_num_rel: int | None = None,
-    complete_query_num_rel: list[int] | None = None,
+    placeholders: RankedQueries | None = None,
     num_docs: int = 0,
 ) -> Evaluation:
     """Compute the selected measures for every evaluated query and the summary line.
 
     ``complete_qids`` (``-c``): qrels queries missing from the run; they count in num_q with every measure 0
-    (gm_map term ln(1e-5)); num_rel's summary becomes ``complete_num_rel`` (qrels lines with value > 0).
-    Version 10 prints their per-query lines (num_rel from ``complete_query_num_rel``, R at the level; relstring
-    empty); 9.0.8 does not. ``num_docs`` is ``-N``, the documents in the collection (utility uses it).
+    (gm_map term ln(1e-5)); num_rel's summary becomes ``complete_num_rel`` (qrels lines with value > 0); 9.0.8
+    prints no per-query lines for them. ``placeholders`` (trec_eval 10.0's ``-c``, `placeholder_rankings`, given
+    instead of ``complete_qids``): the missing queries scored as 10.0 scores them, on one document absent from the
+    qrels, then num_ret, utility, relstring, rbp_resid (those exact names: parameterised ones keep their value)
+    and unj* cleared; their lines are printed and summed in qid order. ``num_docs`` is ``-N``, the documents in
+    the collection (utility uses it).
     """
     context = Context(ranked, version, num_docs)
-    columns: dict[str, np.ndarray] = {}
-    for s in spec.selected:
-        if s.measure.compute_each is not None:
-            values = s.measure.compute_each(context, tuple(float(p) for _, p in s.outputs))  # type: ignore[arg-type]
-            columns.update(zip((name for name, _ in s.outputs), values, strict=True))
-        elif s.measure.compute is not None:
-            for name, param in s.outputs:
-                columns[name] = s.measure.compute(context, param)
+    columns = _columns(context, spec)
+    log_ap = trec.log_average_precision(context.ap)
+    qids = list(ranked.qids)
+    if placeholders is not None and placeholders.num_queries:
+        extra_context = Context(placeholders, version, num_docs)
+        extra = _columns(extra_context, spec)
+        for name, values in extra.items():
+            if name in ("num_ret", "utility", "rbp_resid") or name.startswith("unj"):
+                extra[name] = np.zeros_like(values)
+            elif name == "relstring":
+                extra[name] = np.full(len(values), "''", dtype=object)
+        qids += placeholders.qids
+        order = np.array(sorted(range(len(qids)), key=lambda i: qids[i].encode("utf-8", "surrogateescape")),
+                         dtype=np.int64)
+        qids = [qids[i] for i in order]
+        columns = {name: np.concatenate((values, extra[name]))[order] for name, values in columns.items()}
+        log_ap = np.concatenate((log_ap, trec.log_average_precision(extra_context.ap)))[order]
 
     per_names = spec.output_names(summary=False)
     all_names = spec.output_names(summary=True)
     missing = complete_qids or []
-    num_q = ranked.num_queries + len(missing)
+    num_q = len(qids) + len(missing)
 
     per_query: dict[str, dict[str, float | int | str]] = {}
     as_lists = {name: columns[name].tolist() for name in per_names}
-    rows = [(qid, i) for i, qid in enumerate(ranked.qids)]
+    rows = [(qid, i) for i, qid in enumerate(qids)]
     if version >= 10 and missing:
         rows += [(qid, -1 - j) for j, qid in enumerate(missing)]
         rows.sort(key=lambda r: r[0].encode("utf-8", "surrogateescape"))
     text = {name for s in spec.selected if s.measure.output == "text" for name, _ in s.outputs}
     for qid, i in rows:
         if i < 0:
-            # trec_eval 10.0 scores a missing query on one document absent from the qrels, then zeroes num_ret,
-            # utility, unj and rbp_resid and empties relstring: every value is 0 except num_rel (R)
             per_query[qid] = {n: ("''" if n in text else 0 if n in COUNT_MEASURES else 0.0) for n in per_names}
-            if "num_rel" in per_query[qid]:
-                per_query[qid]["num_rel"] = (complete_query_num_rel or [0] * len(missing))[-1 - i]
             continue
         per_query[qid] = {n: (str(as_lists[n][i]) if n in text else int(as_lists[n][i]) if n in COUNT_MEASURES
                               else float(as_lists[n][i])) for n in per_names}
@@ -191,7 +199,7 @@ def evaluate_ranked(
             elif rule == "none":
                 continue
             elif rule == "gm_map":
-                summary[name] = trec.geometric_mean_summary(trec.log_average_precision(context.ap), num_q)
+                summary[name] = trec.geometric_mean_summary(log_ap, num_q)
             elif rule == "geometric":
                 summary[name] = trec.geometric_mean_summary(columns[name], num_q)
             elif name == "num_rel" and complete_num_rel is not None:
@@ -204,3 +212,16 @@ def evaluate_ranked(
                     total += value
                 summary[name] = total / num_q if num_q else 0.0
     return Evaluation(measures=all_names, per_query=per_query, summary=summary)
+
+
+def _columns(context: Context, spec: MeasureSpec) -> dict[str, np.ndarray]:
+    """Every selected output's per-query values."""
+    columns: dict[str, np.ndarray] = {}
+    for s in spec.selected:
+        if s.measure.compute_each is not None:
+            values = s.measure.compute_each(context, tuple(float(p) for _, p in s.outputs))  # type: ignore[arg-type]
+            columns.update(zip((name for name, _ in s.outputs), values, strict=True))
+        elif s.measure.compute is not None:
+            for name, param in s.outputs:
+                columns[name] = s.measure.compute(context, param)
+    return columns

@@ -12,7 +12,12 @@ import numpy as np
 from reviewdepth.formats.errors import InputError
 from reviewdepth.formats.source import read_bytes
 from reviewdepth.formats.trec import QrelsColumns, RunColumns, parse_qrels, parse_run, read_qrels, read_run
-from reviewdepth.measures.ranking import DuplicateDocumentError, join_and_rank, judged_only
+from reviewdepth.measures.ranking import (
+    DuplicateDocumentError,
+    join_and_rank,
+    judged_only,
+    placeholder_rankings,
+)
 from reviewdepth.measures.suite import Evaluation, MeasureSpec, evaluate_ranked
 from reviewdepth.report.tar_model import TarEvaluation
 from reviewdepth.services.evaluate_tar import TarOptions, evaluate_tar_columns
@@ -86,14 +91,17 @@ def evaluate_columns(qrels: QrelsColumns, run: RunColumns, options: EvalOptions)
     if ranked.num_queries == 0 and not (options.complete and qrels_only):
         raise InputError(run.path, None, None,
                          f"no queries with both results and relevance information in {qrels.path}")
+    placeholders = None
+    if options.version >= 10 and options.complete and qrels_only:
+        placeholders = placeholder_rankings(qrels_only, np.flatnonzero(in_qrels & ~in_run), codes.qrels, qrels.rel,
+                                            options.relevance_level)
+        if options.judged_only:
+            placeholders = judged_only(placeholders)
     return evaluate_ranked(
         ranked, spec, run_id=run.run_id, version=options.version,
-        complete_qids=qrels_only if options.complete else None,
+        complete_qids=qrels_only if options.complete and placeholders is None else None,
         complete_num_rel=int(np.count_nonzero(qrels.rel > 0)) if options.complete else None,
-        complete_query_num_rel=[int(np.count_nonzero((codes.qrels == codes.qids.index(q.encode("utf-8",
-                                "surrogateescape"))) & (qrels.rel >= options.relevance_level)))
-                                for q in qrels_only] if options.complete else None,
-        num_docs=options.num_docs or 0,
+        placeholders=placeholders, num_docs=options.num_docs or 0,
     )
 
 
