@@ -29,10 +29,12 @@ from reviewdepth.store.models import ImportRecord, Judgment, Queue, QueueEntry, 
 DATA = Path(__file__).resolve().parents[1] / "data" / "asreview"
 
 
-def _micros(moment: datetime | float) -> int:
-    if isinstance(moment, datetime):
-        moment = (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
-    return round(moment * 1_000_000)
+def _close(stored: datetime, unix_seconds: float) -> bool:
+    """``stored`` is ``unix_seconds`` rounded to the microsecond (within the float's own error)."""
+    moment = stored if stored.tzinfo else stored.replace(tzinfo=UTC)
+    whole = moment.replace(microsecond=0).timestamp()  # exact: an integer number of seconds
+    return abs((whole - int(unix_seconds)) * 1_000_000 + moment.microsecond
+               - (unix_seconds - int(unix_seconds)) * 1_000_000) < 0.51
 
 
 def _stored(engine: Engine, topic: str) -> tuple[list[str], list[Any]]:
@@ -61,12 +63,14 @@ def check_round_trip(engine: Engine, asreview_file: Path, expected: dict[str, An
     def reviewer(user: int | None) -> str:
         return "asreview" if user is None else f"asreview-user-{user}"
 
-    assert [(j.doc_id, j.label, _micros(j.recorded_at), j.reviewer) for j in current] == [
-        (str(d["record_id"]), str(d["label"]), _micros(d["time"]), reviewer(d["user_id"]))
-        for d in expected["labels"]]
+    assert [(j.doc_id, j.label, j.reviewer) for j in current] == [
+        (str(d["record_id"]), str(d["label"]), reviewer(d["user_id"])) for d in expected["labels"]]
+    # times to the microsecond (the stores keep microseconds; ASReview a float of seconds)
+    assert all(_close(j.recorded_at, d["time"]) for j, d in zip(current, expected["labels"], strict=True))
     decided_changes = [c for c in expected["decision_changes"] if c["label"] is not None]
-    assert sorted((j.doc_id, j.label, _micros(j.recorded_at), j.reviewer) for j in replaced) == sorted(
-        (str(c["record_id"]), str(c["label"]), _micros(c["time"]), reviewer(c["user_id"])) for c in decided_changes)
+    assert [(j.doc_id, j.label, j.reviewer) for j in replaced] == [
+        (str(c["record_id"]), str(c["label"]), reviewer(c["user_id"])) for c in decided_changes]
+    assert all(_close(j.recorded_at, c["time"]) for j, c in zip(replaced, decided_changes, strict=True))
     # the latest judgment per document is ASReview's current label
     latest = {j.doc_id: j.label for j in judgments}
     assert latest == {str(d["record_id"]): str(d["label"]) for d in expected["labels"]}
