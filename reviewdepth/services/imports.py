@@ -375,6 +375,9 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
         raise InputError("--role", None, "role", f"must be one of {', '.join(USER_ROLES)}, not {role!r}")
     data = read_bytes(path)
     digest = file_digest(data)
+    if data.startswith(b"PK\x03\x04"):  # a zip: an ASReview project (.asreview) or an XLSX workbook
+        raise InputError(path, None, None, "a zip archive, not CSV text: for an ASReview project file use "
+                         "`reviewdepth import asreview`; save a workbook as CSV")
     export = read_export(data, path, mapping, topic, date_format=date_format)
     ranking_column = next((h for h in export.header if h.lower() == ASREVIEW_RANK_COLUMN), None)
     if "rank" not in export.columns and ranking_column is not None:

@@ -168,6 +168,10 @@ def test_cli_import_asreview_and_refusal(engine: Engine, tmp_path: Path) -> None
     result = CliRunner().invoke(create_cli(), ["import", "asreview", str(bad), "--db", db])
     assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1
     assert f"{bad}: not an ASReview project file" in result.stderr
+    # the project file given to `import csv` (it said "not UTF-8" before) points to `import asreview`
+    result = CliRunner().invoke(create_cli(), ["import", "csv", str(DATA / "small.asreview"), "--topic", "X",
+                                               "--db", db])
+    assert result.exit_code == 2 and "reviewdepth import asreview" in result.stderr
     assert _counts(engine) == before
 
 
