@@ -40,7 +40,8 @@ class FileLine:
 
 
 def read_judgment_file(path: str, *, reviewer: str, role: str = "review", level: int = 1) -> list[FileLine]:
-    """The judgments of a CSV/TSV file (header row; delimiter sniffed among comma, tab and semicolon)."""
+    """The judgments of a CSV/TSV file (header row; delimiter chosen by `choose_delimiter`: comma, semicolon, tab
+    or |)."""
     if role not in USER_ROLES:
         raise InputError("--role", None, "role", f"must be one of {', '.join(USER_ROLES)}, not {role!r}")
     if not reviewer.strip():
