@@ -231,3 +231,27 @@ def test_judged_only_query_with_nothing_judged_prints_c_nan() -> None:
     zero = evaluate_columns(qrels, run, EvalOptions(measures=["Rndcg.1=0"]))
     assert render(zero, "trec", per_query=True).split() == ["Rndcg_1=0", "1", "-nan", "Rndcg_1=0", "2", "-nan",
                                                             "Rndcg_1=0", "all", "-nan"]
+
+
+def test_ranking_without_qrels_levels_uses_binary_levels() -> None:
+    """A stored queue's ranking carries no qrels levels: levels 0 (num_nonrel) and 1 (num_rel) give the values
+    the qrels file gives for binary judgments."""
+    from dataclasses import replace
+
+    from reviewdepth.measures import graded
+    from reviewdepth.measures.ranking import join_and_rank
+
+    qrels = parse_qrels(b"1 0 a 1\n1 0 b 0\n1 0 c 1\n1 0 d 0\n1 0 e 1\n2 0 a 0\n2 0 z 1\n")
+    run = parse_run(b"1 Q0 b 0 3 t\n1 Q0 a 0 2 t\n1 Q0 x 0 1 t\n1 Q0 e 0 0.5 t\n2 Q0 a 0 1 t\n2 Q0 z 0 0.5 t\n")
+    ranked, _ = join_and_rank(run_qids=run.qid, run_docnos=run.docno.values, run_hashes=run.docno.hashes,
+                              run_scores=run.scores(), qrels_qids=qrels.qid, qrels_docnos=qrels.docno.values,
+                              qrels_hashes=qrels.docno.hashes, qrels_rels=qrels.rel)
+    bare = replace(ranked, judged_levels=None)
+    for measure in (graded.ndcg, graded.ndcg_rel, graded.r_ndcg, graded.g_measure):
+        assert measure(bare).tolist() == measure(ranked).tolist()
+    assert [a.tolist() for a in graded.ndcg_cut(bare, [1, 3])] == [a.tolist() for a in graded.ndcg_cut(ranked, [1, 3])]
+    # and the values are trec_eval's (pytrec_eval on the same files)
+    oracle = pytrec_eval.RelevanceEvaluator({"1": {"a": 1, "b": 0, "c": 1, "d": 0, "e": 1}, "2": {"a": 0, "z": 1}},
+                                            {"ndcg"}).evaluate({"1": {"b": 3, "a": 2, "x": 1, "e": 0.5},
+                                                                "2": {"a": 1, "z": 0.5}})
+    assert graded.ndcg(bare).tolist() == [oracle["1"]["ndcg"], oracle["2"]["ndcg"]]
