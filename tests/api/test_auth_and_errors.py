@@ -157,12 +157,16 @@ def test_evaluate_matches_the_cli(api: Api, trec_data: object) -> None:
     client, reader = api.client, api.new_key("rita", "read")
     qrels, run = trec_data / "qrels.test", trec_data / "results.test"
     files = {"qrels": ("qrels.test", qrels.read_bytes()), "run": ("results.test", run.read_bytes())}
+    judged = ({"measure": ["ndcg", "utility.1,-1,0,1"], "judged_only": "true", "num_docs": "1000"},
+              ["-m", "ndcg", "-m", "utility.1,-1,0,1", "-J", "-N", "1000"])
     for form, args in (({}, []), ({"measure": ["map", "P.5,10"], "per_query": "true"}, ["-m", "map", "-m", "P.5,10",
-                                                                                      "-q"])):
+                                                                                      "-q"]), judged):
         r = client.post("/evaluate", files=files, data=form, headers=reader)
         assert r.status_code == 200, r.text
         result = CliRunner().invoke(create_cli(), ["eval", str(qrels), str(run), "--format", "json", *args])
         assert result.exit_code == 0 and r.content == result.stdout.encode()
+    unjudged_kept = client.post("/evaluate", files=files, data={**judged[0], "judged_only": "false"}, headers=reader)
+    assert unjudged_kept.status_code == 200 and unjudged_kept.content != r.content  # -J reached the evaluation
     problem(client.post("/evaluate", files=files, data={"measure": "nonsense_measure"}, headers=reader), 422,
             "nonsense")
     broken = {"qrels": ("q.txt", b"301 0 DOC1 1\n301 0 DOC2 x\n"), "run": files["run"]}
