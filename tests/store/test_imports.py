@@ -24,11 +24,21 @@ def counts(engine: Engine) -> dict[str, int]:
                 for model in (Topic, Queue, QueueEntry, Judgment, ImportRecord)}
 
 
-def assert_same_as_eval(engine: Engine, qrels: Path, run: Path, level: int = 1) -> int:
+# A stored queue keeps each document's decision (relevant, not relevant, none), not the qrels value: graded gains
+# and infAP's difference between a pooled-unjudged document (qrels value < 0) and one absent from the qrels are lost,
+# so on graded qrels these measures differ from the file's (binary qrels give the same values).
+STORE_CANNOT_MATCH = ("G", "Rndcg", "ndcg", "infAP")
+
+
+def assert_same_as_eval(engine: Engine, qrels: Path, run: Path, level: int = 1, graded: bool = False) -> int:
     expected = evaluate_files(qrels, run, EvalOptions(measures=["all"], relevance_level=level))
     for qid, values in expected.per_query.items():
         stored = queue_summary(engine, qid).measures
         for name, value in values.items():
+            if name not in expected.measures:
+                continue  # relstring: a per-query string with no summary value
+            if graded and name.startswith(STORE_CANNOT_MATCH):
+                continue
             assert stored[name] == pytest.approx(value, abs=1e-12), (qid, name)
             assert "%6.4f" % stored[name] == "%6.4f" % value
     return len(expected.per_query)
@@ -44,7 +54,7 @@ def test_trec_files_give_the_same_numbers_as_eval(engine: Engine, trec_data: Pat
 def test_graded_qrels_with_level(engine: Engine, trec_data: Path) -> None:
     import_qrels(engine, str(trec_data / "qrels.rel_level"), level=2)
     import_run(engine, str(trec_data / "results.test"), order="trec_eval")
-    assert_same_as_eval(engine, trec_data / "qrels.rel_level", trec_data / "results.test", level=2)
+    assert_same_as_eval(engine, trec_data / "qrels.rel_level", trec_data / "results.test", level=2, graded=True)
     with engine.connect() as conn:
         labels = set(conn.execute(select(Judgment.label).distinct()).scalars())
         unjudged = conn.execute(select(func.count()).select_from(Judgment).where(Judgment.relevant.is_(None)))
