@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 from typer.testing import CliRunner
 
@@ -15,8 +16,10 @@ from reviewdepth.cli.app import create_cli
 def complete(words: str, cword: int) -> str:
     """What bash completion asks the real command for ``words`` with the cursor on word ``cword``."""
     env = {**os.environ, "_REVIEWDEPTH_COMPLETE": "complete_bash", "COMP_WORDS": words, "COMP_CWORD": str(cword)}
-    done = subprocess.run([sys.executable, "-c", "from reviewdepth.cli.app import main; main()"], env=env,
-                          capture_output=True, text=True, timeout=60, check=False)
+    # the installed console script, as the shell runs it (``python -c`` from a checkout would import the source
+    # tree's reviewdepth/, which has no cli/: the CLI package is mapped in at install time)
+    script = Path(sys.executable).with_name("reviewdepth")
+    done = subprocess.run([str(script)], env=env, capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
