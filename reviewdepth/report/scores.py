@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from reviewdepth.measures.suite import Evaluation
+from reviewdepth.report.model import json_safe
 from reviewdepth.report.tar_model import TarEvaluation
 from reviewdepth.report.tar_output import format_value
 from reviewdepth.report.templating import templates
@@ -85,9 +86,10 @@ def render_trec(scores: ScoreSheet, per_query: bool) -> str:
 
 
 def render_json(scores: ScoreSheet, per_query: bool) -> str:
-    """``{"per_query": {qid: {measure: value}}, "all": {measure: value}}`` with full-precision floats."""
-    body = {"per_query": scores.per_query if per_query else {}, "all": scores.summary}
-    return json.dumps(body, indent=2) + "\n"
+    """``{"per_query": {qid: {measure: value}}, "all": {measure: value}}`` with full-precision floats; a NaN
+    (trec_eval's ``-nan``: 0/0 in a measure's C code) is ``null``, since JSON has no NaN."""
+    body = json_safe({"per_query": scores.per_query if per_query else {}, "all": scores.summary})
+    return json.dumps(body, indent=2, allow_nan=False) + "\n"
 
 
 def render_csv(scores: ScoreSheet, per_query: bool) -> str:

@@ -174,6 +174,13 @@ def test_evaluate_matches_the_cli(api: Api, trec_data: object) -> None:
     assert body["file"] == "q.txt" and body["line"] == 2
     problem(client.post("/evaluate", files={"qrels": files["qrels"]}, headers=reader), 422, "run")
     problem(client.post("/evaluate", files=files), 401)
+    # a NaN measure (-J leaves query 1 with no document) is a 200 with null, never a bare NaN or a 500
+    nan = client.post("/evaluate", files={"qrels": ("q", b"1 0 d1 1\n2 0 d3 1\n"),
+                                          "run": ("r", b"1 Q0 x1 1 2.0 r\n2 Q0 d3 1 1.0 r\n")},
+                      data={"measure": "iprec_at_recall.0", "judged_only": "true", "per_query": "true"},
+                      headers=reader)
+    assert nan.status_code == 200, nan.text
+    assert nan.json()["per_query"]["1"]["iprec_at_recall_0.00"] is None
 
 
 def test_keys_cli(api: Api) -> None:

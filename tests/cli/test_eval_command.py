@@ -109,3 +109,17 @@ def test_cli_module_imports_no_heavy_libraries(tmp_path: Path) -> None:
     # run outside the checkout so the installed package (with reviewdepth.cli) is the one imported
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True, cwd=tmp_path)
     assert done.stdout.strip() == b"[]"
+
+
+def test_a_nan_measure_is_minus_nan_in_trec_output_and_null_in_json(tmp_path: Path) -> None:
+    # -J leaves query 1 with no document: trec_eval's 0/0 prints "-nan"; JSON has no NaN, so it is null
+    (tmp_path / "q").write_text("1 0 d1 1\n2 0 d3 1\n")
+    (tmp_path / "r").write_text("1 Q0 x1 1 2.0 r\n2 Q0 d3 1 1.0 r\n")
+    args = ["eval", "-J", "-q", "-m", "iprec_at_recall.0", str(tmp_path / "q"), str(tmp_path / "r")]
+    trec = CliRunner().invoke(create_cli(), args)
+    assert trec.exit_code == 0 and "iprec_at_recall_0.00  \t1\t  -nan" in trec.stdout
+    out = CliRunner().invoke(create_cli(), [*args, "--format", "json"])
+    assert out.exit_code == 0
+    body = json.loads(out.stdout, parse_constant=lambda name: pytest.fail(f"bare {name} in JSON"))
+    assert body["per_query"]["1"]["iprec_at_recall_0.00"] is None and body["all"]["iprec_at_recall_0.00"] is None
+    assert body["per_query"]["2"]["iprec_at_recall_0.00"] == 1.0
