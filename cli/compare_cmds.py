@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from .common import fail, write_result
+from .eval_cmd import Compat, Suite
 
 
 class CompareFormat(StrEnum):
@@ -17,18 +18,6 @@ class CompareFormat(StrEnum):
     csv = "csv"
     latex = "latex"
     markdown = "markdown"
-
-
-class CompareSuite(StrEnum):
-    trec = "trec"
-    tar = "tar"
-
-
-class CompareCompat(StrEnum):
-    none = "none"
-    clef2017 = "clef2017"
-    clef2019 = "clef2019"
-    asreview = "asreview"
 
 
 def register_compare(app: typer.Typer) -> None:
@@ -56,12 +45,12 @@ def register_compare(app: typer.Typer) -> None:
             "--permutations", help="Randomization test: sign vectors drawn (exact enumeration when 2^n is "
                                    "fewer).")] = 10_000,
         seed: Annotated[int, typer.Option("--seed", help="Randomization test: random seed.")] = 42,
-        suite: Annotated[CompareSuite, typer.Option(
+        suite: Annotated[Suite, typer.Option(
             "--suite", help="trec: trec_eval measures over queries; tar: review measures over topics.")
-        ] = CompareSuite.trec,
+        ] = Suite.trec,
         level: Annotated[int, typer.Option("-l", help="Relevance level: qrels value >= N is relevant.")] = 1,
-        compat: Annotated[CompareCompat, typer.Option(
-            "--compat", help="tar suite: as eval --compat.")] = CompareCompat.none,
+        compat: Annotated[Compat, typer.Option(
+            "--compat", help="tar suite: as eval --compat.")] = Compat.none,
         output_format: Annotated[CompareFormat, typer.Option("--format")] = CompareFormat.table,
         output: Annotated[Path | None, typer.Option("-o", "--output", help="Write to FILE.")] = None,
     ) -> None:
@@ -72,7 +61,7 @@ def register_compare(app: typer.Typer) -> None:
         from reviewdepth.services.errors import ServiceError
         from reviewdepth.services.evaluate import EvalInput
 
-        if suite is CompareSuite.trec and compat is not CompareCompat.none:
+        if suite is Suite.trec and compat is not Compat.none:
             fail("--compat applies to --suite tar only")
         request = CompareRequest(suite=suite.value, measures=list(measure or []), test=test, correction=correction,
                                  alpha=alpha, permutations=permutations, seed=seed, relevance_level=level,

@@ -109,6 +109,12 @@ def chart_figure(kind: ChartKind, gain: dict[str, Any], pr: dict[str, Any], targ
         _draw_gain(ax, gain, target, confidence)
     else:
         _draw_pr(ax, pr, target)
+    return _finished(fig, ax, kind, title)
+
+
+
+def _finished(fig: Figure, ax: Axes, kind: ChartKind, title: str) -> Figure:
+    """Title, grid, legend and margins, the same for every chart of a kind."""
     # a topic name is text, never mathtext: "$" would otherwise start a formula (or fail to parse)
     ax.set_title(title.replace("$", r"\$"))
     ax.grid(True, color="#e5e5e5", linewidth=0.6)
@@ -119,7 +125,6 @@ def chart_figure(kind: ChartKind, gain: dict[str, Any], pr: dict[str, Any], targ
     # fixed margins rather than tight_layout, which draws the figure once more to measure it (~1/3 of the time)
     fig.subplots_adjust(left=0.1, right=0.97, bottom=0.15, top=0.9)
     return fig
-
 
 def render_chart(kind: ChartKind, gain: dict[str, Any], pr: dict[str, Any], target: float | None, title: str,
                  fmt: ChartFormat, confidence: float | None = None) -> bytes:
@@ -185,13 +190,7 @@ def overlay_figure(kind: ChartKind, series: list[tuple[str, dict[str, Any]]], ti
                     color=colours[i % len(colours)], linewidth=1.4, label=label)
         _recall_axis(ax, "x", "recall" if known_r else "recall (estimated)")
         _recall_axis(ax, "y", "precision")
-    ax.set_title(title.replace("$", r"\$"))
-    ax.grid(True, color="#e5e5e5", linewidth=0.6)
-    ax.set_axisbelow(True)
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(loc="lower right" if kind == "gain" else "upper right", fontsize="small", framealpha=0.9)
-    fig.subplots_adjust(left=0.1, right=0.97, bottom=0.15, top=0.9)
-    return fig
+    return _finished(fig, ax, kind, title)
 
 
 def render_overlay(kind: ChartKind, series: list[tuple[str, dict[str, Any]]], title: str,
