@@ -1,4 +1,4 @@
-"""Build configuration for the compiled column scanner; metadata lives in pyproject.toml.
+"""Build configuration for the compiled column scanner and hash join; metadata lives in pyproject.toml.
 
 The scanner is optional: without a working C compiler the build warns and installs the package without it, and
 `reviewdepth.formats.scan` falls back to its pure-Python implementation (same results, slower)."""
@@ -27,6 +27,12 @@ setup(
             extra_compile_args=["-O2", "-pthread"],
             extra_link_args=["-pthread"],
             optional=True,
-        )
+        ),
+        Extension(
+            "reviewdepth.measures._hashjoin",
+            sources=["reviewdepth/measures/_hashjoin.c"],
+            extra_compile_args=["-O2"],
+            optional=True,
+        ),
     ],
 )

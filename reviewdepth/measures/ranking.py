@@ -8,8 +8,10 @@ list it, or ``UNJUDGED`` (-2) when the qrels give it a negative value.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from functools import cached_property
+from types import ModuleType
 
 import numpy as np
 import numpy.typing as npt
@@ -17,6 +19,7 @@ import numpy.typing as npt
 from reviewdepth.measures.segments import IntArray, positions_in_segment, segment_ids, segmented_cumsum
 
 NOT_IN_QRELS = -1
+PURE_PYTHON_JOIN_ENV = "REVIEWDEPTH_PURE_PYTHON_JOIN"
 _SMALL_TIE_GROUP = 16
 UNJUDGED = -2
 
@@ -274,24 +277,20 @@ def join_and_rank(
     level: int = 1,
     max_docs: int | None = None,
     version: int = 9,
+    use_compiled: bool | None = None,
 ) -> tuple[RankedQueries, QueryCodes]:
     """Rank the run by trec_eval's rule and attach each document's qrels value, for queries in both inputs.
 
     Raises `DuplicateDocumentError` for a docno listed twice for one query in the qrels, or twice among the
-    first ``max_docs`` ranked documents of a query in the run (trec_eval checks only those).
+    first ``max_docs`` ranked documents of a query in the run (trec_eval checks only those); the run error
+    names the earliest file line that completes a pair, the qrels error the first repeated line. The join is
+    the compiled hash join when it was built (``use_compiled`` None), else the sort-based one; True requires
+    the compiled one, False takes the sort-based one (the tests compare the two).
     """
     codes = factorize_queries(run_qids, qrels_qids)
     nq_all = len(codes.qids)
 
-    # qrels: sort by key, reject duplicates, count R and judged non-relevant per query
-    q_index = keyed_rows(codes.qrels, qrels_hashes, qrels_docnos)
-    again = np.flatnonzero(q_index.repeated())
-    if len(again):
-        second = int(again[0])
-        raise DuplicateDocumentError("qrels", second, codes.qids[codes.qrels[second]].decode(errors="replace"),
-                                     qrels_docnos[second].decode(errors="replace"))
-    q_order, q_sorted = q_index.order, q_index.sorted_keys
-    exact = q_index.exact
+    # count R and judged non-relevant per query
     num_rel_all = np.bincount(codes.qrels[qrels_rels >= level], minlength=nq_all).astype(np.int64)
     nonrel_mask = (qrels_rels >= 0) & (qrels_rels < level)
     num_nonrel_all = np.bincount(codes.qrels[nonrel_mask], minlength=nq_all).astype(np.int64)
@@ -315,14 +314,93 @@ def join_and_rank(
         ranked_codes = ranked_codes[cut]
         counts = np.minimum(counts, max_docs)
 
+    if use_compiled is None:
+        use_compiled = compiled_join is not None
+    elif use_compiled and compiled_join is None:
+        raise RuntimeError("the compiled hash join reviewdepth.measures._hashjoin is not available")
+    if use_compiled:
+        rel = _rel_by_hash_join(codes, order, max_docs is None and len(order) == len(codes.run), run_docnos,
+                                qrels_docnos, qrels_rels)
+    else:
+        rel = _rel_by_sorted_keys(codes, order, max_docs is None and len(order) == len(codes.run), run_hashes,
+                                  run_docnos, qrels_hashes, qrels_docnos, qrels_rels)
+
+    evaluated = np.flatnonzero((counts > 0) & has_qrels)
+    seg_offsets = np.concatenate(([0], np.cumsum(counts)))
+    # ranked rows are grouped by code ascending; keep only evaluated codes (all non-empty ones are)
+    ranked = RankedQueries(
+        qids=[codes.qids[c].decode("utf-8", "surrogateescape") for c in evaluated],
+        offsets=np.concatenate(([0], np.cumsum(counts[evaluated]))).astype(np.int64),
+        rel=rel,
+        num_rel=num_rel_all[evaluated],
+        num_nonrel=num_nonrel_all[evaluated],
+        level=level,
+        source_rows=order,
+        judged_levels=_judged_levels(codes.qrels, qrels_rels, evaluated),
+    )
+    assert int(seg_offsets[-1]) == len(rel)
+    return ranked, codes
+
+
+def _load_compiled_join() -> ModuleType | None:
+    if os.environ.get(PURE_PYTHON_JOIN_ENV, "") not in ("", "0"):
+        return None
+    try:
+        from reviewdepth.measures import _hashjoin  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    return _hashjoin  # type: ignore[no-any-return]
+
+
+compiled_join: ModuleType | None = _load_compiled_join()
+
+
+def _rel_by_hash_join(codes: QueryCodes, order: IntArray, all_kept: bool, run_docnos: BytesArray,
+                      qrels_docnos: BytesArray, qrels_rels: IntArray) -> IntArray:
+    """Qrels value of each ranked row (``order``), by the compiled hash join: linear in both files."""
+    assert compiled_join is not None
+    keep = None
+    if not all_kept:
+        keep = np.zeros(len(codes.run), dtype=np.uint8)
+        keep[order] = 1
+    q_docnos = np.ascontiguousarray(qrels_docnos)
+    r_docnos = np.ascontiguousarray(run_docnos)
+    q_dup, r_dup, _, qrow_bytes = compiled_join.join(
+        len(codes.qids), np.ascontiguousarray(codes.qrels, dtype=np.int64), q_docnos, q_docnos.dtype.itemsize,
+        np.ascontiguousarray(codes.run, dtype=np.int64), r_docnos, r_docnos.dtype.itemsize, keep)
+    if q_dup >= 0:
+        raise DuplicateDocumentError("qrels", q_dup, codes.qids[codes.qrels[q_dup]].decode(errors="replace"),
+                                     qrels_docnos[q_dup].decode(errors="replace"))
+    if r_dup >= 0:
+        raise DuplicateDocumentError("run", r_dup, codes.qids[codes.run[r_dup]].decode(errors="replace"),
+                                     run_docnos[r_dup].decode(errors="replace"))
+    qrow = np.frombuffer(qrow_bytes, dtype=np.int32)[order]
+    rel: IntArray = qrels_rels[qrow]  # -1 (absent) reads the last row; replaced below
+    rel[rel < 0] = UNJUDGED
+    rel[qrow < 0] = NOT_IN_QRELS
+    return rel
+
+
+def _rel_by_sorted_keys(codes: QueryCodes, order: IntArray, all_kept: bool, run_hashes: HashArray,
+                        run_docnos: BytesArray, qrels_hashes: HashArray, qrels_docnos: BytesArray,
+                        qrels_rels: IntArray) -> IntArray:
+    """The same as `_rel_by_hash_join` from sorted 64-bit keys (the fallback without the C extension)."""
+    q_index = keyed_rows(codes.qrels, qrels_hashes, qrels_docnos)
+    again = np.flatnonzero(q_index.repeated())
+    if len(again):
+        second = int(again[0])
+        raise DuplicateDocumentError("qrels", second, codes.qids[codes.qrels[second]].decode(errors="replace"),
+                                     qrels_docnos[second].decode(errors="replace"))
+    q_order, q_sorted = q_index.order, q_index.sorted_keys
+    exact = q_index.exact
+
     # run duplicates among the kept rows (keys in file order when every evaluated row is kept: no gathers)
-    in_file_order = max_docs is None and len(order) == len(codes.run)
-    if in_file_order:
+    if all_kept:
         key_rows = np.arange(len(codes.run), dtype=np.int64)
         r_index = keyed_rows(codes.run, run_hashes, run_docnos)
     else:
         key_rows = order
-        r_index = keyed_rows(ranked_codes, run_hashes[order], run_docnos[order])
+        r_index = keyed_rows(codes.run[order], run_hashes[order], run_docnos[order])
     again = np.flatnonzero(r_index.repeated())
     if len(again):
         # the file line that completes a duplicate pair, the earliest such line
@@ -349,26 +427,11 @@ def join_and_rank(
         if exact:
             values = qrels_rels[q_rows]
             rel[hit_rows] = np.where(values < 0, UNJUDGED, values)
-    if in_file_order:
+    if all_kept:
         rel = rel[order]
     if not exact:
         rel = _exact_lookup(codes, order, run_docnos, qrels_docnos, qrels_rels)
-
-    evaluated = np.flatnonzero((counts > 0) & has_qrels)
-    seg_offsets = np.concatenate(([0], np.cumsum(counts)))
-    # ranked rows are grouped by code ascending; keep only evaluated codes (all non-empty ones are)
-    ranked = RankedQueries(
-        qids=[codes.qids[c].decode("utf-8", "surrogateescape") for c in evaluated],
-        offsets=np.concatenate(([0], np.cumsum(counts[evaluated]))).astype(np.int64),
-        rel=rel,
-        num_rel=num_rel_all[evaluated],
-        num_nonrel=num_nonrel_all[evaluated],
-        level=level,
-        source_rows=order,
-        judged_levels=_judged_levels(codes.qrels, qrels_rels, evaluated),
-    )
-    assert int(seg_offsets[-1]) == len(rel)
-    return ranked, codes
+    return rel
 
 
 def _judged_levels(qrels_codes: IntArray, qrels_rels: IntArray,
