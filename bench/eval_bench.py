@@ -23,7 +23,8 @@ A tool that is missing is skipped with a message. Workloads (``--workloads``, co
   published. Skipped with a message when ``../shared`` is absent;
 * ``s0.5 s1 s2 s4 s8`` (or ``--scaling``): the W1 shape with 500, 1,000, 2,000, 4,000 and 8,000 queries,
   i.e. 0.5 to 8 M run lines; ``s1`` is the same file as ``w1``. The 8 M file is 340 MB and takes a while.
-  pytrec_eval is left out of the series unless ``--scaling-tools`` names it (it needs several GiB at 8 M).
+  pytrec_eval is left out of the series unless ``--scaling-tools`` names it (it needs several GiB at 8 M);
+  ``--tools`` likewise chooses the tools for the other workloads (default: all three).
 
 Synthetic files are generated deterministically (numpy ``default_rng``, fixed seed) into the work directory
 (default ``bench/data/``, git-ignored) and regenerated only when their ``.params.json`` differs; the CLEF file
@@ -63,7 +64,11 @@ at the v9.0.8 tag, still says 9.0.7 in ``trec_eval -v``)::
 Run (from the repository root, with reviewdepth and pytrec-eval-terrier installed in the active environment)::
 
     TREC_EVAL=/path/to/trec_eval python bench/eval_bench.py [--workloads w1,w2s,w2,clef] [--scaling]
-        [--pairs 5] [--warmup 1] [--workdir bench/data] [--shared-data ../shared/data] [--out FILE]
+        [--tools ...] [--scaling-tools ...] [--pairs 5] [--warmup 1] [--workdir bench/data]
+        [--shared-data ../shared/data] [--out FILE]
+
+The defaults take about 10 minutes on a 2-core machine (pytrec_eval spends ~25 s per W2 run); ``--scaling``
+adds about 5 (after a one-off minute generating the 8 M file).
 """
 
 from __future__ import annotations
@@ -266,7 +271,7 @@ def build_clef(shared: Path, workdir: Path, report: Report) -> tuple[Path, Path]
     """The combined CLEF TAR 2019 qrels and run in the work directory, or why not."""
     data = shared / "clef-tar-2019"
     if not data.is_dir():
-        return f"{data} not found (../shared is absent here); skipping the CLEF workload"
+        return f"{data} not found (no ../shared here?): skipping the CLEF workload"
     sources = clef_sources(data)
     missing = [str(p) for run, qs in sources for p in (run, *qs) if not p.is_file()]
     if not sources or missing:
@@ -560,6 +565,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workloads", default="w1,w2s,w2,clef",
                     help="comma-separated subset of: " + ",".join([*SHAPES, "clef"]) + " (empty: none)")
     ap.add_argument("--scaling", action="store_true", help="add the scaling series " + ",".join(SCALING))
+    ap.add_argument("--tools", default=",".join(TOOLS), help="tools timed on the other workloads (default: all)")
     ap.add_argument("--scaling-tools", default="reviewdepth,trec_eval",
                     help="tools timed on the scaling series (default: reviewdepth,trec_eval)")
     ap.add_argument("--pairs", type=int, default=5, help="timed interleaved rounds per workload (default 5)")
@@ -573,16 +579,18 @@ def main(argv: list[str] | None = None) -> int:
     keys = [k.strip() for k in args.workloads.split(",") if k.strip()]
     if args.scaling:
         keys += [k for k in SCALING if k not in keys]
+    main_tools = {t.strip() for t in args.tools.split(",") if t.strip()}
     scale_tools = {t.strip() for t in args.scaling_tools.split(",") if t.strip()}
-    if unknown := [k for k in keys if k not in SHAPES and k != "clef"] + sorted(scale_tools - set(TOOLS)):
+    unknown = [k for k in keys if k not in SHAPES and k != "clef"] + sorted((main_tools | scale_tools) - set(TOOLS))
+    if unknown:
         report.say(f"unknown workload(s) or tool(s) {unknown}; workloads: {[*SHAPES, 'clef']}, tools: {TOOLS}")
         return 0
 
     rd = find_reviewdepth()
     te: str | None = args.trec_eval
-    te_note = ""
+    te_missing = "not given (TREC_EVAL or --trec-eval): skipped"
     if te and not (Path(te).is_file() and os.access(te, os.X_OK)):
-        te_note, te = f" ({te} is not an executable file: skipped)", None
+        te_missing, te = f"{te} is not an executable file: skipped", None
     has_pytrec = importlib.util.find_spec("pytrec_eval") is not None
     pytrec_version = importlib.metadata.version("pytrec-eval-terrier") if has_pytrec else "not importable: skipped"
 
@@ -590,7 +598,7 @@ def main(argv: list[str] | None = None) -> int:
                f"CPUs, {platform.machine()}, Python {platform.python_version()}, numpy {np.__version__})")
     report.say(f"working tree: {tree_state()}")
     report.say(f"reviewdepth:  {rd or 'NOT FOUND: skipped'}" + (f"  ({tool_version([rd, '--version'])})" if rd else ""))
-    report.say(f"trec_eval:    {te or 'not given (TREC_EVAL or --trec-eval): skipped'}{te_note}"
+    report.say(f"trec_eval:    {te or te_missing}"
                + (f"  ({tool_version([te, '-v'])}; the targets assume 9.0.8 built with -O2)" if te else ""))
     report.say(f"pytrec_eval:  {pytrec_version}  (in a subprocess of {sys.executable})")
     report.say(f"rounds:       {args.warmup} warm-up (untimed) + {args.pairs} timed, interleaved in the order "
@@ -620,7 +628,8 @@ def main(argv: list[str] | None = None) -> int:
             qrels, run = built
         else:
             qrels, run = generate(args.workdir, SHAPES[key], report)
-        chosen = {t: c(qrels, run) for t, c in commands.items() if key not in SCALING or t in scale_tools}
+        wanted = scale_tools if key in SCALING else main_tools
+        chosen = {t: c(qrels, run) for t, c in commands.items() if t in wanted}
         if not chosen:
             report.say("  no tool to run")
             continue
