@@ -36,11 +36,12 @@ by a small launcher process (``LAUNCHER``: ``os.posix_spawnp``, then ``os.wait4`
 from before the spawn to the reap, and the user and system CPU seconds and peak RSS (``ru_maxrss``) of the
 tool's process. (Spawned straight from this script, a child's ``ru_maxrss`` would start at this script's own
 peak; through the launcher it starts at the launcher's, about 8 MiB, printed at the start as the RSS floor.)
-Printed: each tool's min/median/max wall
-seconds, median CPU, the largest peak RSS over its runs in MiB and in MiB per million input lines, where input
-lines = run lines + qrels lines (the run-lines-only figure is printed beside it); and the ratio
-reviewdepth / peer computed per round, with min/median/max over the rounds. For the scaling series: seconds per
-million input lines (median wall / M lines) per size and its spread across sizes (max / min - 1).
+Printed: each tool's min/median/max wall seconds, median user and system CPU seconds, the largest peak RSS over
+its runs in MiB and in MiB per million input lines, where input lines = run lines + qrels lines (the
+run-lines-only figure is printed beside it); the ratio reviewdepth / peer of wall seconds computed per round,
+with min/median/max over the rounds, and beside it the ratio of the median CPU seconds (load disturbs it less;
+not used for the targets). For the scaling series: seconds per million input lines (median wall / M lines) per
+size and its spread across sizes (max / min - 1).
 
 Targets (printed with met / NOT met; verdicts use the median per-round ratio):
 
@@ -457,8 +458,11 @@ def print_result(res: Result, report: Report) -> None:
             report.say(f"  {'':<12} (failed later: {runs.failed})")
     for peer, values in res.ratios.items():
         if values:
-            report.say(f"  reviewdepth / {peer:<12} per round min / median / max: {spread3(values, '.2f')}"
-                       f"  ({len(values)} round{'s' if len(values) != 1 else ''})")
+            # CPU seconds move less with machine load than wall seconds; printed beside, not used for targets.
+            cpu = [statistics.median(x.user + x.sys for x in res.tools[t].samples) for t in ("reviewdepth", peer)]
+            report.say(f"  reviewdepth / {peer:<12} wall per round min / median / max: {spread3(values, '.2f')}"
+                       f"  ({len(values)} round{'s' if len(values) != 1 else ''});"
+                       f"  CPU (user+sys) medians: {cpu[0] / cpu[1]:.2f}")
     if res.identical is None:
         report.say("  output identity reviewdepth vs trec_eval: not compared (a tool is missing or failed)")
     else:
