@@ -443,6 +443,16 @@ def _judged_levels(qrels_codes: IntArray, qrels_rels: IntArray,
     wanted[evaluated] = True
     keep = wanted[codes]
     codes, values = codes[keep], values[keep]
+    levels = int(values.max(initial=0)) + 1
+    if len(evaluated) * levels <= 4 * len(codes) + 4096:
+        # few distinct values (binary or graded qrels): count (query, value) pairs in one table, no sort
+        position = np.searchsorted(evaluated, codes)
+        table = np.bincount(position * levels + values, minlength=len(evaluated) * levels)
+        present = table.reshape(len(evaluated), levels) > 0
+        per_query = np.count_nonzero(present, axis=1)
+        offsets = np.concatenate(([0], np.cumsum(per_query))).astype(np.int64)
+        rows, level_values = np.nonzero(present)
+        return offsets, level_values.astype(np.int64), table[rows * levels + level_values].astype(np.int64)
     order = np.lexsort((values, codes))
     codes, values = codes[order], values[order]
     new = np.ones(len(codes), dtype=bool)

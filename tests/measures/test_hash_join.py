@@ -140,3 +140,24 @@ def test_eval_prints_the_same_with_either_join(flags: list[str]) -> None:
         done = subprocess.run(args, env=env, capture_output=True, check=True)
         outputs.append(done.stdout)
     assert outputs[0] == outputs[1] and outputs[0].count(b"\n") > 20
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 6), st.integers(-1, 3)), max_size=60),
+       st.lists(st.integers(0, 8), max_size=8, unique=True), st.sampled_from([0, 5000]))
+def test_judged_levels_counts_each_query_value(pairs: list[tuple[int, int]], evaluated: list[int],
+                                               graded_top: int) -> None:
+    """The qrels levels per evaluated query (trec_eval's rel_levels), by the counting table for small values and
+    by the sort for a wide value range (``graded_top`` adds a value of 5000), against a per-query count."""
+    if graded_top and pairs:
+        pairs = [*pairs, (pairs[0][0], graded_top)]
+    codes = np.array([c for c, _ in pairs], dtype=np.int64)
+    rels = np.array([v for _, v in pairs], dtype=np.int64)
+    wanted = np.array(sorted(evaluated), dtype=np.int64)
+    offsets, values, counts = ranking._judged_levels(codes, rels, wanted)
+    for i, code in enumerate(wanted.tolist()):
+        judged = sorted(v for c, v in pairs if c == code and v >= 0)
+        expect = sorted(set(judged))
+        got = slice(int(offsets[i]), int(offsets[i + 1]))
+        assert values[got].tolist() == expect
+        assert counts[got].tolist() == [judged.count(v) for v in expect]
