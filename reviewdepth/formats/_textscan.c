@@ -79,7 +79,7 @@ typedef struct {
     char **outs;
     uint64_t **hashes;
     char **nums;
-    int64_t *line_numbers;
+    int32_t *line_numbers; /* 32-bit: the scan refuses inputs of 2**31 lines or more */
     /* first error in this chunk */
     const char *err_code;
     Py_ssize_t err_line, err_field, err_off, err_len;
@@ -145,7 +145,7 @@ static void *pass2(void *arg) {
             pos = end + 1;
             continue;
         }
-        c->line_numbers[r] = lineno;
+        c->line_numbers[r] = (int32_t)lineno;
         while (p < end && nf < c->nspec) {
             Py_ssize_t ts = p;
             while (p < end && !is_space(data[p])) p++;
@@ -256,7 +256,7 @@ static chunk_t *first_error(chunk_t *chunks, int nchunks) {
  * scan(data, spec, min_fields, max_fields, skip_comments, nthreads)
  *   spec: one char per leading field: 's' string, 'f' float, 'i' integer, '.' ignored.
  *   max_fields < 0 means no upper limit.
- * Returns (n_records, line_numbers(int64 bytes), columns) where columns has, per non-'.' spec char,
+ * Returns (n_records, line_numbers(int32 bytes), columns) where columns has, per non-'.' spec char,
  * (width, bytes, hashes) / bytes(double) / bytes(int64).
  */
 static PyObject *scan(PyObject *self, PyObject *args) {
@@ -334,7 +334,11 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     char *outs[MAX_COLS] = {0};
     uint64_t *hashes[MAX_COLS] = {0};
     char *nums[MAX_COLS] = {0};
-    lines_obj = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)sizeof(int64_t) * nrec);
+    if (nlines >= (Py_ssize_t)INT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "input of 2**31 lines or more");
+        goto done;
+    }
+    lines_obj = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)sizeof(int32_t) * nrec);
     columns = PyList_New(0);
     if (lines_obj == NULL || columns == NULL) goto done;
     for (Py_ssize_t k = 0; k < nspec; k++) {
@@ -367,7 +371,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         chunks[i].outs = outs;
         chunks[i].hashes = hashes;
         chunks[i].nums = nums;
-        chunks[i].line_numbers = (int64_t *)PyBytes_AS_STRING(lines_obj);
+        chunks[i].line_numbers = (int32_t *)PyBytes_AS_STRING(lines_obj);
     }
 
     Py_BEGIN_ALLOW_THREADS

@@ -95,7 +95,7 @@ class Run:
     path: str
     qid: npt.NDArray[np.bytes_]
     docno: StringColumn
-    line: npt.NDArray[np.int64]
+    line: npt.NDArray[np.int32]
     run_id: str
     score: npt.NDArray[np.float64] | None = None
     action: npt.NDArray[np.bytes_] | None = None

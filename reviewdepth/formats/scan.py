@@ -41,7 +41,7 @@ Column = StringColumn | npt.NDArray[np.float64] | npt.NDArray[np.int64]
 class Scanned:
     """Result of a scan: one entry per non-blank line."""
 
-    line_numbers: npt.NDArray[np.int64]
+    line_numbers: npt.NDArray[np.int32]  # 32-bit: a line number is only read back to name a line in an error
     columns: list[Column]
 
     def __len__(self) -> int:
@@ -143,7 +143,7 @@ def _scan_compiled(data: bytes, spec: str, min_fields: int, max_fields: int, ski
             cols.append(np.frombuffer(raw, dtype=np.float64))
         else:
             cols.append(np.frombuffer(raw, dtype=np.int64))
-    scanned = Scanned(np.frombuffer(lines_raw, dtype=np.int64), cols)
+    scanned = Scanned(np.frombuffer(lines_raw, dtype=np.int32), cols)
     assert len(scanned) == nrec
     return scanned
 
@@ -272,4 +272,4 @@ def scan_python(data: bytes, spec: str, *, min_fields: int, max_fields: int = -1
             cols.append(np.array(parsed[c], dtype=np.float64))
         else:
             cols.append(np.array(parsed[c], dtype=np.int64))
-    return Scanned(np.array(lines, dtype=np.int64), cols)
+    return Scanned(np.array(lines, dtype=np.int32), cols)

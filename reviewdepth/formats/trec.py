@@ -36,7 +36,7 @@ class QrelsColumns:
     qid: npt.NDArray[np.bytes_]
     docno: StringColumn
     rel: npt.NDArray[np.int64]
-    line: npt.NDArray[np.int64]
+    line: npt.NDArray[np.int32]
 
 
 def parse_qrels(data: bytes, path: str = "<qrels>", *, allow_comments: bool = False) -> QrelsColumns:

@@ -33,7 +33,7 @@ typedef struct {
 #define LOOKAHEAD 16
 
 typedef struct {
-    const int64_t *codes;
+    const int32_t *codes;
     const unsigned char *docnos;
     Py_ssize_t width;
 } Side;
@@ -52,7 +52,7 @@ static inline uint64_t finish(uint64_t h) {
     return h;
 }
 
-static inline uint64_t key_hash(int64_t code, const unsigned char *s, Py_ssize_t len) {
+static inline uint64_t key_hash(int32_t code, const unsigned char *s, Py_ssize_t len) {
     uint64_t h = ((uint64_t)code + 1) * 0x9E3779B97F4A7C15ULL ^ (uint64_t)len;
     Py_ssize_t i = 0;
     for (; i + 8 <= len; i += 8) {
@@ -150,7 +150,7 @@ static void groups_free(Groups *g) {
     free(g->rows);
 }
 
-static int groups_build(Groups *g, const int64_t *codes, Py_ssize_t n, const unsigned char *keep,
+static int groups_build(Groups *g, const int32_t *codes, Py_ssize_t n, const unsigned char *keep,
                         Py_ssize_t ncodes) {
     g->start = calloc((size_t)ncodes + 1, sizeof(Py_ssize_t));
     g->first = malloc(((size_t)ncodes + 1) * sizeof(Py_ssize_t));
@@ -162,7 +162,7 @@ static int groups_build(Groups *g, const int64_t *codes, Py_ssize_t n, const uns
     for (Py_ssize_t c = 0; c < ncodes; c++) g->first[c] = -1;
     for (Py_ssize_t i = 0; i < n; i++) {
         if (keep != NULL && !keep[i]) continue;
-        int64_t c = codes[i];
+        int32_t c = codes[i];
         if (g->first[c] < 0) g->first[c] = i;
         last[c] = i;
         g->start[c + 1]++;
@@ -237,9 +237,9 @@ static int get_side(PyObject *codes_obj, PyObject *docnos_obj, Py_ssize_t width,
         PyBuffer_Release(codes);
         return -1;
     }
-    *n = codes->len / (Py_ssize_t)sizeof(int64_t);
-    if (width < 1 || docnos->len != *n * width || codes->len != *n * (Py_ssize_t)sizeof(int64_t)) {
-        PyErr_SetString(PyExc_ValueError, "codes must be int64 and docnos one fixed-width string per code");
+    *n = codes->len / (Py_ssize_t)sizeof(int32_t);
+    if (width < 1 || docnos->len != *n * width || codes->len != *n * (Py_ssize_t)sizeof(int32_t)) {
+        PyErr_SetString(PyExc_ValueError, "codes must be int32 and docnos one fixed-width string per code");
         PyBuffer_Release(codes);
         PyBuffer_Release(docnos);
         return -1;
@@ -250,7 +250,7 @@ static int get_side(PyObject *codes_obj, PyObject *docnos_obj, Py_ssize_t width,
         PyBuffer_Release(docnos);
         return -1;
     }
-    side->codes = (const int64_t *)codes->buf;
+    side->codes = (const int32_t *)codes->buf;
     side->docnos = (const unsigned char *)docnos->buf;
     side->width = width;
     return 0;

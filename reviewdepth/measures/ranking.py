@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass
 from functools import cached_property
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -25,6 +26,7 @@ UNJUDGED = -2
 
 BytesArray = npt.NDArray[np.bytes_]
 HashArray = npt.NDArray[np.uint64]
+CodeArray = npt.NDArray[np.integer[Any]]  # query codes: int32 from `factorize_queries`, any integer accepted
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX = np.uint64(0xBF58476D1CE4E5B9)
@@ -46,8 +48,8 @@ class QueryCodes:
     """Query ids (strcmp order) and the code of every run and qrels row."""
 
     qids: list[bytes]
-    run: IntArray
-    qrels: IntArray
+    run: npt.NDArray[np.int32]
+    qrels: npt.NDArray[np.int32]
 
 
 def factorize_queries(run_qids: BytesArray, qrels_qids: BytesArray) -> QueryCodes:
@@ -65,16 +67,17 @@ def factorize_queries(run_qids: BytesArray, qrels_qids: BytesArray) -> QueryCode
     qids = sorted(set(run_vals) | set(qrels_vals))
     lookup = {q: i for i, q in enumerate(qids)}
 
-    def codes(values: BytesArray, starts: IntArray, vals: list[bytes]) -> IntArray:
+    # 32-bit codes: one per row of both files, so half the memory of int64 on large runs
+    def codes(values: BytesArray, starts: IntArray, vals: list[bytes]) -> npt.NDArray[np.int32]:
         if len(values) == 0:
-            return np.zeros(0, dtype=np.int64)
-        seg_codes = np.fromiter((lookup[v] for v in vals), dtype=np.int64, count=len(vals))
+            return np.zeros(0, dtype=np.int32)
+        seg_codes = np.fromiter((lookup[v] for v in vals), dtype=np.int32, count=len(vals))
         return np.repeat(seg_codes, np.diff(np.concatenate((starts, [len(values)]))))
 
     return QueryCodes(qids, codes(run_qids, run_starts, run_vals), codes(qrels_qids, qrels_starts, qrels_vals))
 
 
-def _keys(qcodes: IntArray, hashes: HashArray) -> HashArray:
+def _keys(qcodes: CodeArray, hashes: HashArray) -> HashArray:
     with np.errstate(over="ignore"):
         mixed = (qcodes.astype(np.uint64) + np.uint64(1)) * _GOLDEN
         return (hashes ^ mixed) * _MIX
@@ -100,7 +103,7 @@ class KeyedRows:
         return out
 
 
-def keyed_rows(codes: IntArray, hashes: HashArray, docnos: BytesArray) -> KeyedRows:
+def keyed_rows(codes: CodeArray, hashes: HashArray, docnos: BytesArray) -> KeyedRows:
     """Sort the rows by key and find the repeated (code, docno) pairs: equal pairs are neighbours in key order,
     so only neighbours with equal keys are compared; a key shared by different pairs falls back to an exact
     dictionary pass."""
@@ -125,28 +128,32 @@ def keyed_rows(codes: IntArray, hashes: HashArray, docnos: BytesArray) -> KeyedR
     return KeyedRows(keys, order, sorted_keys, first, False)
 
 
-def repeated_rows(codes: IntArray, hashes: HashArray, docnos: BytesArray) -> npt.NDArray[np.bool_]:
+def repeated_rows(codes: CodeArray, hashes: HashArray, docnos: BytesArray) -> npt.NDArray[np.bool_]:
     """True for every row whose (code, docno) pair is on a lower row: the duplicates of a run or qrels file (rows
     in file order) or of a ranking (rows in rank order)."""
     return keyed_rows(codes, hashes, docnos).repeated()
 
 
-def score_sort_key(scores: npt.NDArray[np.float64], version: int) -> npt.NDArray[np.uint64]:
-    """Unsigned key whose ascending order is descending score (float32 for 9.0.8, double for 10.0)."""
+def score_sort_key(scores: npt.NDArray[np.float64],
+                   version: int) -> npt.NDArray[np.uint64] | npt.NDArray[np.uint32]:
+    """Unsigned key whose ascending order is descending score (float32 for 9.0.8, double for 10.0): 32 bits for
+    9.0.8's float32 scores, 64 for 10.0's doubles."""
     if version >= 10:
         s64 = scores + 0.0  # -0.0 == 0.0 must tie
         bits = s64.view(np.uint64)
         neg = (bits >> np.uint64(63)).astype(bool)
         ordered = np.where(neg, ~bits, bits | np.uint64(1 << 63))
         return ~ordered
-    s32 = scores.astype(np.float32) + np.float32(0.0)
+    s32 = scores.astype(np.float32)
+    s32 += np.float32(0.0)
     bits32 = s32.view(np.uint32)
     neg32 = (bits32 >> np.uint32(31)).astype(bool)
     ordered32 = np.where(neg32, ~bits32, bits32 | np.uint32(1 << 31))
-    return (~ordered32).astype(np.uint64)
+    np.invert(ordered32, out=ordered32)
+    return ordered32
 
 
-def _presorted_order(qcodes: IntArray, score_key: npt.NDArray[np.uint64]) -> IntArray | None:
+def _presorted_order(qcodes: CodeArray, score_key: npt.NDArray[np.unsignedinteger[Any]]) -> IntArray | None:
     """Runs usually arrive with each query in one block, sorted by score: then only the blocks move."""
     n = len(qcodes)
     if n < 2:
@@ -166,7 +173,7 @@ def _presorted_order(qcodes: IntArray, score_key: npt.NDArray[np.uint64]) -> Int
     return out
 
 
-def rank_order(qcodes: IntArray, scores: npt.NDArray[np.float64], docnos: BytesArray, version: int) -> IntArray:
+def rank_order(qcodes: CodeArray, scores: npt.NDArray[np.float64], docnos: BytesArray, version: int) -> IntArray:
     """Row order: query code ascending, then score descending, then docno descending (bytes)."""
     score_key = score_sort_key(scores, version)
     order = _presorted_order(qcodes, score_key)
@@ -366,8 +373,8 @@ def _rel_by_hash_join(codes: QueryCodes, order: IntArray, all_kept: bool, run_do
     q_docnos = np.ascontiguousarray(qrels_docnos)
     r_docnos = np.ascontiguousarray(run_docnos)
     q_dup, r_dup, _, qrow_bytes = compiled_join.join(
-        len(codes.qids), np.ascontiguousarray(codes.qrels, dtype=np.int64), q_docnos, q_docnos.dtype.itemsize,
-        np.ascontiguousarray(codes.run, dtype=np.int64), r_docnos, r_docnos.dtype.itemsize, keep)
+        len(codes.qids), np.ascontiguousarray(codes.qrels, dtype=np.int32), q_docnos, q_docnos.dtype.itemsize,
+        np.ascontiguousarray(codes.run, dtype=np.int32), r_docnos, r_docnos.dtype.itemsize, keep)
     if q_dup >= 0:
         raise DuplicateDocumentError("qrels", q_dup, codes.qids[codes.qrels[q_dup]].decode(errors="replace"),
                                      qrels_docnos[q_dup].decode(errors="replace"))
@@ -434,7 +441,7 @@ def _rel_by_sorted_keys(codes: QueryCodes, order: IntArray, all_kept: bool, run_
     return rel
 
 
-def _judged_levels(qrels_codes: IntArray, qrels_rels: IntArray,
+def _judged_levels(qrels_codes: CodeArray, qrels_rels: IntArray,
                    evaluated: IntArray) -> tuple[IntArray, IntArray, IntArray]:
     """Distinct qrels values >= 0 and their counts for each evaluated query code (``evaluated`` is increasing)."""
     judged = qrels_rels >= 0
@@ -465,7 +472,7 @@ def _judged_levels(qrels_codes: IntArray, qrels_rels: IntArray,
     return offsets, values[starts].astype(np.int64), counts
 
 
-def placeholder_rankings(qids: list[str], query_codes: IntArray, qrels_codes: IntArray, qrels_rels: IntArray,
+def placeholder_rankings(qids: list[str], query_codes: IntArray, qrels_codes: CodeArray, qrels_rels: IntArray,
                          level: int) -> RankedQueries:
     """trec_eval 10.0's ranking for qrels queries missing from the run under ``-c``: one document absent from the
     qrels (its ``ceci_nest_pas_un_docno``), with each query's own R, judged non-relevant count and qrels levels.

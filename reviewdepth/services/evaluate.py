@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, get_args
+from typing import TYPE_CHECKING, Literal, get_args
 
 import numpy as np
 
@@ -14,13 +14,15 @@ from reviewdepth.formats.source import read_bytes
 from reviewdepth.formats.trec import QrelsColumns, RunColumns, parse_qrels, parse_run, read_qrels, read_run
 from reviewdepth.measures.ranking import (
     DuplicateDocumentError,
+    RankedQueries,
     join_and_rank,
     judged_only,
     placeholder_rankings,
 )
 from reviewdepth.measures.suite import Evaluation, MeasureSpec, evaluate_ranked
-from reviewdepth.report.tar_model import TarEvaluation
-from reviewdepth.services.evaluate_tar import TarOptions, evaluate_tar_columns
+
+if TYPE_CHECKING:  # the tar suite loads when asked for: ``eval --suite trec`` starts without it
+    from reviewdepth.report.tar_model import TarEvaluation
 
 Suite = Literal["trec", "tar"]
 SUITES: tuple[str, ...] = get_args(Suite)
@@ -50,8 +52,22 @@ class EvalOptions:
             raise ValueError("trec_eval version must be 9 or 10")
 
 
-def evaluate_columns(qrels: QrelsColumns, run: RunColumns, options: EvalOptions) -> Evaluation:
-    """Rank, join and measure; errors name the offending file and line."""
+@dataclass
+class RankedRun:
+    """What the measures need once the run and qrels are joined: the ranking and the few facts of the files that
+    the summary uses. The columns themselves can then be freed (on a large run they are most of the memory)."""
+
+    ranked: RankedQueries
+    spec: MeasureSpec
+    run_id: str
+    qrels_only: list[str]
+    placeholders: RankedQueries | None
+    complete_num_rel: int | None
+    options: EvalOptions
+
+
+def rank_columns(qrels: QrelsColumns, run: RunColumns, options: EvalOptions) -> RankedRun:
+    """Rank and join; errors name the offending file and line."""
     options.validate()
     spec = MeasureSpec.parse(options.measures, options.version)
     try:
@@ -97,12 +113,25 @@ def evaluate_columns(qrels: QrelsColumns, run: RunColumns, options: EvalOptions)
                                             options.relevance_level)
         if options.judged_only:
             placeholders = judged_only(placeholders)
+    return RankedRun(ranked=ranked, spec=spec, run_id=run.run_id, qrels_only=qrels_only, placeholders=placeholders,
+                     complete_num_rel=int(np.count_nonzero(qrels.rel > 0)) if options.complete else None,
+                     options=options)
+
+
+def measure_ranked(ranked_run: RankedRun) -> Evaluation:
+    """The selected measures of a joined run (`rank_columns`)."""
+    options = ranked_run.options
     return evaluate_ranked(
-        ranked, spec, run_id=run.run_id, version=options.version,
-        complete_qids=qrels_only if options.complete and placeholders is None else None,
-        complete_num_rel=int(np.count_nonzero(qrels.rel > 0)) if options.complete else None,
-        placeholders=placeholders, num_docs=options.num_docs or 0,
+        ranked_run.ranked, ranked_run.spec, run_id=ranked_run.run_id, version=options.version,
+        complete_qids=ranked_run.qrels_only if options.complete and ranked_run.placeholders is None else None,
+        complete_num_rel=ranked_run.complete_num_rel, placeholders=ranked_run.placeholders,
+        num_docs=options.num_docs or 0,
     )
+
+
+def evaluate_columns(qrels: QrelsColumns, run: RunColumns, options: EvalOptions) -> Evaluation:
+    """Rank, join and measure; errors name the offending file and line."""
+    return measure_ranked(rank_columns(qrels, run, options))
 
 
 def evaluate_files(qrels_path: str | Path, run_path: str | Path, options: EvalOptions) -> Evaluation:
@@ -172,6 +201,8 @@ def evaluate(qrels: EvalInput, run: EvalInput, request: EvalRequest) -> Evaluati
     if misplaced:
         raise SuiteMismatch(request.suite, misplaced)
     if request.suite == "tar":
+        from reviewdepth.services.evaluate_tar import TarOptions, evaluate_tar_columns
+
         tar_options = TarOptions(compat=request.compat, num_docs=request.num_docs, run_format=request.run_format,
                                  relevance_level=request.relevance_level)
         tar_options.validate()
@@ -182,5 +213,7 @@ def evaluate(qrels: EvalInput, run: EvalInput, request: EvalRequest) -> Evaluati
                           judged_only=request.judged_only, num_docs=request.num_docs)
     options.validate()
     comments = options.version >= 10
-    qrels_columns = parse_qrels(qrels.read(), qrels.name, allow_comments=comments)
-    return evaluate_columns(qrels_columns, parse_run(run.read(), run.name, allow_comments=comments), options)
+    # the columns are arguments only: they are freed when the join returns, before the measures' arrays exist
+    ranked_run = rank_columns(parse_qrels(qrels.read(), qrels.name, allow_comments=comments),
+                              parse_run(run.read(), run.name, allow_comments=comments), options)
+    return measure_ranked(ranked_run)

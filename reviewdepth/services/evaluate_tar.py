@@ -69,7 +69,7 @@ def _decode(value: bytes) -> str:
     return value.decode("utf-8", "surrogateescape")
 
 
-def _topic_counts(qrels: QrelsColumns, qids: list[bytes], qrels_codes: npt.NDArray[np.int64], clef: bool,
+def _topic_counts(qrels: QrelsColumns, qids: list[bytes], qrels_codes: npt.NDArray[np.int32], clef: bool,
                   level: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """N and R of every query code."""
     size = len(qids)

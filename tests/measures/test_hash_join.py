@@ -112,7 +112,7 @@ def test_duplicate_rows_are_the_ones_trec_eval_names() -> None:
 def test_bad_arguments_are_refused_not_crashed() -> None:
     join = ranking.compiled_join
     assert join is not None
-    codes = np.zeros(2, dtype=np.int64)
+    codes = np.zeros(2, dtype=np.int32)
     docnos = np.array([b"a", b"b"], dtype="S1")
     with pytest.raises(ValueError, match="ncodes"):
         join.join(0, codes, docnos, 1, codes, docnos, 1, None)
@@ -120,6 +120,8 @@ def test_bad_arguments_are_refused_not_crashed() -> None:
         join.join(1, codes, docnos, 2, codes, docnos, 1, None)
     with pytest.raises(ValueError, match="keep"):
         join.join(1, codes, docnos, 1, codes, docnos, 1, np.ones(3, dtype=np.uint8))
+    with pytest.raises(ValueError, match="int32"):  # 64-bit codes are refused, not misread
+        join.join(1, codes.astype(np.int64), docnos, 1, codes, docnos, 1, None)
 
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "trec_eval"
