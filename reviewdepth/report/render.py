@@ -11,19 +11,37 @@ a console); a format a result does not have is a `ValueError` naming it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from reviewdepth.measures.suite import Evaluation
-from reviewdepth.report.compare_model import Comparison
-from reviewdepth.report.model import Report
-from reviewdepth.report.monitor_model import MonitorReport
-from reviewdepth.report.simulation_model import SimulationReport
-from reviewdepth.report.tar_model import TarEvaluation
 
+# The other result types load when a result is not an `Evaluation`: each one's module is loaded by whoever built
+# the result, and trec_eval's lines (``eval``) need none of them.
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
-Result = Evaluation | TarEvaluation | Report | MonitorReport | SimulationReport | Comparison
+    from reviewdepth.report.compare_model import Comparison
+    from reviewdepth.report.model import Report
+    from reviewdepth.report.monitor_model import MonitorReport
+    from reviewdepth.report.simulation_model import SimulationReport
+    from reviewdepth.report.tar_model import TarEvaluation
+
+    Result = Evaluation | TarEvaluation | Report | MonitorReport | SimulationReport | Comparison
+
+
+def __getattr__(name: str) -> Any:
+    """`Result` at run time, for callers that evaluate annotations."""
+    if name == "Result":
+        from reviewdepth.report.compare_model import Comparison
+        from reviewdepth.report.model import Report
+        from reviewdepth.report.monitor_model import MonitorReport
+        from reviewdepth.report.simulation_model import SimulationReport
+        from reviewdepth.report.tar_model import TarEvaluation
+
+        return Evaluation | TarEvaluation | Report | MonitorReport | SimulationReport | Comparison
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 Format = Literal["table", "json", "csv", "html", "trec", "tar", "latex", "markdown"]
 FORMATS: tuple[Format, ...] = get_args(Format)
 # the width of a table written as text (to a file or an HTTP body), where no terminal says how wide
@@ -32,6 +50,14 @@ TABLE_WIDTH = 140
 
 def formats_of(result: Result) -> tuple[Format, ...]:
     """The formats `render` takes for this result, the default first."""
+    if isinstance(result, Evaluation):
+        return ("trec", "json", "csv", "table", "html")
+    from reviewdepth.report.compare_model import Comparison
+    from reviewdepth.report.model import Report
+    from reviewdepth.report.monitor_model import MonitorReport
+    from reviewdepth.report.simulation_model import SimulationReport
+    from reviewdepth.report.tar_model import TarEvaluation
+
     if isinstance(result, (Report, SimulationReport)):
         return ("table", "json", "csv", "html")
     if isinstance(result, MonitorReport):
@@ -52,18 +78,25 @@ def render(result: Result, fmt: Format, *, per_query: bool = False, width: int =
                          f"(one of {', '.join(formats_of(result))})")
     if fmt == "table":
         return _plain_text(rich_view(result, per_query=per_query), width)
-    if isinstance(result, Report):
-        return _render_report(result, fmt)
-    if isinstance(result, MonitorReport):  # formats_of leaves it json only here
-        return result.to_json()
-    if isinstance(result, SimulationReport):
-        return _render_simulation(result, fmt)
-    if isinstance(result, Comparison):
-        return _render_comparison(result, fmt)
-    if isinstance(result, TarEvaluation) and fmt == "tar":
-        from reviewdepth.report.tar_output import render_tar
+    if not isinstance(result, Evaluation):
+        from reviewdepth.report.compare_model import Comparison
+        from reviewdepth.report.model import Report
+        from reviewdepth.report.monitor_model import MonitorReport
+        from reviewdepth.report.simulation_model import SimulationReport
+        from reviewdepth.report.tar_model import TarEvaluation
 
-        return render_tar(result)
+        if isinstance(result, Report):
+            return _render_report(result, fmt)
+        if isinstance(result, MonitorReport):  # formats_of leaves it json only here
+            return result.to_json()
+        if isinstance(result, SimulationReport):
+            return _render_simulation(result, fmt)
+        if isinstance(result, Comparison):
+            return _render_comparison(result, fmt)
+        if isinstance(result, TarEvaluation) and fmt == "tar":
+            from reviewdepth.report.tar_output import render_tar
+
+            return render_tar(result)
     from reviewdepth.report import scores
 
     grid = {"trec": scores.render_trec, "json": scores.render_json, "csv": scores.render_csv,
@@ -73,6 +106,15 @@ def render(result: Result, fmt: Format, *, per_query: bool = False, width: int =
 
 def rich_view(result: Result, *, per_query: bool = False) -> RenderableType:
     """The ``table`` format as a Rich renderable, for a console that knows its width and colours."""
+    from reviewdepth.report import scores
+
+    if isinstance(result, Evaluation):
+        return scores.render_table(scores.sheet(result), per_query)
+    from reviewdepth.report.compare_model import Comparison
+    from reviewdepth.report.model import Report
+    from reviewdepth.report.monitor_model import MonitorReport
+    from reviewdepth.report.simulation_model import SimulationReport
+
     if isinstance(result, Report):
         from reviewdepth.report.depth_render import render_table
 
@@ -89,8 +131,6 @@ def rich_view(result: Result, *, per_query: bool = False) -> RenderableType:
         from reviewdepth.report import compare_render
 
         return compare_render.render_table(result)
-    from reviewdepth.report import scores
-
     return scores.render_table(scores.sheet(result), per_query)
 
 

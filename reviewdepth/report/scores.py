@@ -7,22 +7,18 @@ title. `ScoreSheet` holds that view; each format is written once over it. Nothin
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from reviewdepth.measures.suite import Evaluation
-from reviewdepth.report.model import json_safe
-from reviewdepth.report.tar_model import TarEvaluation
-from reviewdepth.report.tar_output import format_value
 from reviewdepth.report.templating import templates
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # trec_eval's lines need neither the tar suite's types nor the depth report's
     from rich.table import Table
+
+    from reviewdepth.report.tar_model import TarEvaluation
 
 Cell = float | int | str
 # keys of a TAR topic's values that name it rather than measure it: left out of every grid format
@@ -63,6 +59,8 @@ def sheet(result: Evaluation | TarEvaluation) -> ScoreSheet:
                           rows=[name for name in result.measures if name != "runid"],
                           per_query=result.per_query, summary=result.summary, table_value=trec_value)
 
+    from reviewdepth.report.tar_output import format_value
+
     def measured(values: Mapping[str, Cell]) -> dict[str, Cell]:
         return {k: v for k, v in values.items() if k not in TAR_LABEL_KEYS}
 
@@ -88,12 +86,19 @@ def render_trec(scores: ScoreSheet, per_query: bool) -> str:
 def render_json(scores: ScoreSheet, per_query: bool) -> str:
     """``{"per_query": {qid: {measure: value}}, "all": {measure: value}}`` with full-precision floats; a NaN
     (trec_eval's ``-nan``: 0/0 in a measure's C code) is ``null``, since JSON has no NaN."""
+    import json
+
+    from reviewdepth.report.model import json_safe
+
     body = json_safe({"per_query": scores.per_query if per_query else {}, "all": scores.summary})
     return json.dumps(body, indent=2, allow_nan=False) + "\n"
 
 
 def render_csv(scores: ScoreSheet, per_query: bool) -> str:
     """Long CSV ``measure,query,value`` (floats at full precision, as ``repr``)."""
+    import csv
+    import io
+
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["measure", "query", "value"])
