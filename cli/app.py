@@ -2,30 +2,34 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
-from typing import Annotated
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-import typer
-from typer.main import get_command_name
-
-from reviewdepth import __version__
-
-from .api_cmds import register_api
-from .compare_cmds import register_compare
-from .eval_cmd import register_eval
-from .export_cmds import register_export
-from .monitor_cmds import register_monitor
-from .portfolio_cmds import register_portfolio
-from .report_cmds import register_reports
-from .review_cmds import register_review
-from .sample_cmds import register_samples
-from .simulate_cmds import register_simulate
-from .store_cmds import register_store
+if TYPE_CHECKING:
+    import typer
 
 
 def create_cli() -> typer.Typer:
     """Build the Typer application (a factory: tests build their own)."""
+    import typer
+
+    from reviewdepth import __version__
+
+    from .api_cmds import register_api
+    from .compare_cmds import register_compare
+    from .eval_cmd import register_eval
+    from .export_cmds import register_export
+    from .monitor_cmds import register_monitor
+    from .portfolio_cmds import register_portfolio
+    from .report_cmds import register_reports
+    from .review_cmds import register_review
+    from .sample_cmds import register_samples
+    from .simulate_cmds import register_simulate
+    from .store_cmds import register_store
+
     app = typer.Typer(
         name="reviewdepth",
         help="How deep to review a ranked queue to reach a target recall; trec_eval-exact measures.",
@@ -36,10 +40,10 @@ def create_cli() -> typer.Typer:
         rich_markup_mode=None,
     )
 
+    # the option in a default rather than in `Annotated`: Typer evaluates string annotations in the module's
+    # globals, where Typer is not imported (`reviewdepth eval` runs without it)
     @app.callback(invoke_without_command=True)
-    def root(
-        version: Annotated[bool, typer.Option("--version", help="Print the version and exit.")] = False,
-    ) -> None:
+    def root(version: bool = typer.Option(False, "--version", help="Print the version and exit.")) -> None:
         if version:
             typer.echo(f"reviewdepth {__version__}")
             raise typer.Exit(0)
@@ -64,6 +68,8 @@ def only_the_invoked_command(app: typer.Typer, args: list[str]) -> typer.Typer:
     Typer turns the signature of every registered command into a Click command on each run (~20 ms for two dozen
     commands); when the first argument names a command or group, no other one can run. Any other first argument
     (none, ``--help``, ``--version``, a typo) keeps them all, so help and "no such command" are unchanged."""
+    from typer.main import get_command_name
+
     if not args or args[0].startswith("-"):
         return app
     names = [(info, info.name or (info.callback and get_command_name(info.callback.__name__)))
@@ -80,10 +86,50 @@ def only_the_invoked_command(app: typer.Typer, args: list[str]) -> typer.Typer:
 QUICK_EXIT_COMMANDS = frozenset({"report"})
 
 
+# the variable that asks the program for shell completions (Click's `_{PROG}_COMPLETE`)
+COMPLETION_VARIABLE = "_REVIEWDEPTH_COMPLETE"
+
+
+def eval_without_typer(args: list[str]) -> bool:
+    """Run ``reviewdepth eval`` when ``args`` are an ordinary eval command line (`eval_cmd.parse_args`), without
+    importing Typer or any other command (together ~0.1 s, most of the start-up on a small file); ``False``, having
+    done nothing, for anything else."""
+    if args[:1] != ["eval"] or COMPLETION_VARIABLE in os.environ:
+        return False
+    from .eval_cmd import parse_args, run_eval
+
+    values = parse_args(args[1:])
+    if values is None:
+        return False
+    as_click_runs_it(lambda: run_eval(**values))
+    return True
+
+
+def as_click_runs_it(command: Callable[[], None]) -> None:
+    """Run a command with the endings Click's standalone mode gives a command it runs (``typer.core._main``):
+    end of input is "Aborted!" and exit 1, Ctrl-C exit 130, a closed output pipe exit 1 with nothing printed."""
+    try:
+        command()
+    except EOFError:
+        sys.stderr.write("\nAborted!\n")
+        sys.exit(1)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except OSError as exc:
+        if exc.errno != errno.EPIPE:
+            raise
+        # as Click's PacifyFlushWrapper: the interpreter's last flush of the closed pipe must not complain
+        sink = os.open(os.devnull, os.O_WRONLY)
+        for stream in (sys.stdout, sys.stderr):
+            os.dup2(sink, stream.fileno())
+        sys.exit(1)
+
+
 def main() -> None:
     args = sys.argv[1:]
     try:
-        only_the_invoked_command(create_cli(), args)(prog_name="reviewdepth")
+        if not eval_without_typer(args):
+            only_the_invoked_command(create_cli(), args)(prog_name="reviewdepth")
     except Exception as exc:  # commands outside `handled_errors` get the busy message too
         from .common import busy_exit
 

@@ -5,15 +5,12 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any
 
 import typer
 
-
-def fail(message: str, code: int = 2) -> NoReturn:
-    """One clear line on stderr and a non-zero exit; never a traceback for bad input."""
-    sys.stderr.write(f"reviewdepth: error: {message}\n")
-    raise typer.Exit(code)
+from .output import fail as fail
+from .output import write_result as write_result
 
 
 def database_option_help() -> str:
@@ -120,21 +117,3 @@ def one_shot() -> Iterator[None]:
     finally:
         if collecting:
             gc.enable()
-
-
-def write_result(result: Any, output_format: str, *, per_query: bool = False, output: Any = None) -> None:
-    """Print a result (`reviewdepth.report.render.Result`) through the one dispatch: to stdout, or to the path
-    ``output``. A table on stdout goes through a Rich console of the terminal's width and colours."""
-    from reviewdepth.report.render import render, rich_view
-
-    if output_format == "table" and output is None:
-        from rich.console import Console
-
-        Console().print(rich_view(result, per_query=per_query))
-        return
-    text = render(result, output_format, per_query=per_query)  # type: ignore[arg-type]
-    if output is None:
-        sys.stdout.write(text)
-    else:
-        output.write_text(text, encoding="utf-8")
-        typer.echo(f"wrote {output}", err=True)

@@ -1,15 +1,24 @@
 """`reviewdepth eval`: trec_eval-exact evaluation (``--suite trec``) or recall-oriented review measures
-(``--suite tar``: CLEF TAR / ASReview) of a run file against a qrels file."""
+(``--suite tar``: CLEF TAR / ASReview) of a run file against a qrels file.
+
+Its parameters are declared once, in `PARAMS`: `register_eval` builds the Typer command from it, and
+`parse_args` reads the ordinary command lines from it without Typer (`app.main` runs those so: importing Typer
+and building the command took more time than evaluating a small file). Whatever `parse_args` does not take for
+certain (``--help``, a mistake, ``--``) goes to Typer, which gives the help and the usage errors.
+`tests/cli/test_eval_fast_path.py` checks both readings against each other."""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import Annotated
+from typing import TYPE_CHECKING, Any
 
-import typer
+from .output import fail, write_result
 
-from .common import fail, write_result
+if TYPE_CHECKING:
+    import typer
 
 
 class EvalFormat(StrEnum):
@@ -39,80 +48,197 @@ class RunFormat(StrEnum):
     trec = "trec"
 
 
-def register_eval(app: typer.Typer) -> None:
-    """Add the ``eval`` command to ``app``."""
+@dataclass(frozen=True)
+class Param:
+    """One parameter of ``eval``: ``name`` is its keyword in `run_eval`; ``flags`` its option names (none: a
+    required positional argument); ``kind`` ``str``, ``int``, ``bool`` (a flag, ``True`` when given) or a
+    ``StrEnum`` (its values are the choices). An option whose ``default`` is ``None`` is optional (``kind | None``);
+    a ``multiple`` one is repeatable and gives a list, or ``None`` when not given."""
 
-    @app.command("eval")
-    def eval_command(
-        qrels: Annotated[str, typer.Argument(help="TREC qrels file (gzip ok, '-' for stdin).")],
-        run: Annotated[str, typer.Argument(help="TREC or CLEF TAR run file (gzip ok, '-' for stdin).")],
-        measure: Annotated[
-            list[str] | None,
-            typer.Option("-m", "--measure", help="Measure or group (map, P_10, P.5,10, official, all). Repeatable."),
-        ] = None,
-        per_query: Annotated[bool, typer.Option("-q", help="Print per-query values too.")] = False,
-        complete: Annotated[
-            bool, typer.Option("-c", help="Average over all qrels queries; missing ones score 0.")
-        ] = False,
-        level: Annotated[int, typer.Option("-l", help="Relevance level: qrels value >= N is relevant.")] = 1,
-        max_docs: Annotated[
-            int | None, typer.Option("-M", help="Evaluate only the first N ranked documents per query.")
-        ] = None,
-        judged_only: Annotated[
-            bool, typer.Option("-J", help="Evaluate only the judged documents: unjudged ones leave the ranking "
-                                          "(after -M), as trec_eval -J.")
-        ] = False,
-        output_format: Annotated[
-            EvalFormat | None,
-            typer.Option("--format", help="Output format (default: trec for --suite trec, tar for --suite tar)."),
-        ] = None,
-        trec_eval_version: Annotated[
-            int, typer.Option("--trec-eval-version", help="Reproduce trec_eval 9 (9.0.8) or 10 (10.0).")
-        ] = 9,
-        suite: Annotated[
-            Suite, typer.Option("--suite", help="trec: trec_eval measures; tar: recall-oriented review measures.")
-        ] = Suite.trec,
-        compat: Annotated[
-            Compat,
-            typer.Option("--compat", help="tar suite: clean definitions (none), or reproduce the CLEF 2017 / "
-                                          "2018-2019 scripts or asreview-insights."),
-        ] = Compat.none,
-        num_docs: Annotated[
-            int | None, typer.Option("-N", "--num-docs", help="Documents in the collection: trec suite, trec_eval's "
-                                                              "-N (utility); tar suite, the collection size of "
-                                                              "every topic (default: from the qrels, as CLEF).")
-        ] = None,
-        run_format: Annotated[
-            RunFormat,
-            typer.Option("--run-format", help="tar suite: clef = file order is the ranking; trec = rank by score; "
-                                              "auto = clef when column 2 holds CLEF actions or 0/1 flags."),
-        ] = RunFormat.auto,
-    ) -> None:
-        """Evaluate RUN against QRELS: exactly as trec_eval (--suite trec) or with the CLEF TAR / ASReview
-        recall-oriented measures (--suite tar)."""
-        from reviewdepth.formats.errors import InputError
-        from reviewdepth.measures.suite import MeasureError
-        from reviewdepth.report.tar_model import TarEvaluation
-        from reviewdepth.services.evaluate import EvalInput, EvalRequest, SuiteMismatch, evaluate
+    name: str
+    kind: type
+    help: str
+    flags: tuple[str, ...] = ()
+    default: Any = None
+    multiple: bool = False
 
-        if suite is Suite.trec and output_format is EvalFormat.tar:
-            fail("--format tar needs --suite tar")
-        request = EvalRequest(suite=suite.value, relevance_level=level, measures=list(measure or []),
-                              complete=complete, max_docs=max_docs, version=trec_eval_version, compat=compat.value,
-                              num_docs=num_docs, run_format=run_format.value, judged_only=judged_only)
-        try:
-            result = evaluate(EvalInput(qrels), EvalInput(run), request)
-        except SuiteMismatch as exc:
-            fail("-m, -c, -M, -J and --trec-eval-version apply to --suite trec only" if exc.suite == "tar"
-                 else "--compat and --run-format apply to --suite tar only")
-        except InputError as exc:
-            fail(exc.describe())
-        except (MeasureError, ValueError) as exc:
-            fail(str(exc))
-        chosen = output_format or (EvalFormat.tar if suite is Suite.tar else EvalFormat.trec)
-        if isinstance(result, TarEvaluation) and chosen is not EvalFormat.tar:
+
+PARAMS: tuple[Param, ...] = (
+    Param("qrels", str, "TREC qrels file (gzip ok, '-' for stdin)."),
+    Param("run", str, "TREC or CLEF TAR run file (gzip ok, '-' for stdin)."),
+    Param("measure", str, "Measure or group (map, P_10, P.5,10, official, all). Repeatable.", ("-m", "--measure"),
+          multiple=True),
+    Param("per_query", bool, "Print per-query values too.", ("-q",), False),
+    Param("complete", bool, "Average over all qrels queries; missing ones score 0.", ("-c",), False),
+    Param("level", int, "Relevance level: qrels value >= N is relevant.", ("-l",), 1),
+    Param("max_docs", int, "Evaluate only the first N ranked documents per query.", ("-M",)),
+    Param("judged_only", bool, "Evaluate only the judged documents: unjudged ones leave the ranking (after -M), as "
+                               "trec_eval -J.", ("-J",), False),
+    Param("output_format", EvalFormat, "Output format (default: trec for --suite trec, tar for --suite tar).",
+          ("--format",)),
+    Param("trec_eval_version", int, "Reproduce trec_eval 9 (9.0.8) or 10 (10.0).", ("--trec-eval-version",), 9),
+    Param("suite", Suite, "trec: trec_eval measures; tar: recall-oriented review measures.", ("--suite",),
+          Suite.trec),
+    Param("compat", Compat, "tar suite: clean definitions (none), or reproduce the CLEF 2017 / 2018-2019 scripts or "
+                            "asreview-insights.", ("--compat",), Compat.none),
+    Param("num_docs", int, "Documents in the collection: trec suite, trec_eval's -N (utility); tar suite, the "
+                           "collection size of every topic (default: from the qrels, as CLEF).", ("-N", "--num-docs")),
+    Param("run_format", RunFormat, "tar suite: clef = file order is the ranking; trec = rank by score; auto = clef "
+                                   "when column 2 holds CLEF actions or 0/1 flags.", ("--run-format",),
+          RunFormat.auto),
+)
+
+
+def run_eval(
+    *,
+    qrels: str,
+    run: str,
+    measure: list[str] | None,
+    per_query: bool,
+    complete: bool,
+    level: int,
+    max_docs: int | None,
+    judged_only: bool,
+    output_format: EvalFormat | None,
+    trec_eval_version: int,
+    suite: Suite,
+    compat: Compat,
+    num_docs: int | None,
+    run_format: RunFormat,
+) -> None:
+    """Evaluate RUN against QRELS: exactly as trec_eval (--suite trec) or with the CLEF TAR / ASReview
+    recall-oriented measures (--suite tar)."""
+    from reviewdepth.formats.errors import InputError
+    from reviewdepth.measures.suite import MeasureError
+    from reviewdepth.services.evaluate import EvalInput, EvalRequest, SuiteMismatch, evaluate
+
+    if suite is Suite.trec and output_format is EvalFormat.tar:
+        fail("--format tar needs --suite tar")
+    request = EvalRequest(suite=suite.value, relevance_level=level, measures=list(measure or []),
+                          complete=complete, max_docs=max_docs, version=trec_eval_version, compat=compat.value,
+                          num_docs=num_docs, run_format=run_format.value, judged_only=judged_only)
+    try:
+        result = evaluate(EvalInput(qrels), EvalInput(run), request)
+    except SuiteMismatch as exc:
+        fail("-m, -c, -M, -J and --trec-eval-version apply to --suite trec only" if exc.suite == "tar"
+             else "--compat and --run-format apply to --suite tar only")
+    except InputError as exc:
+        fail(exc.describe())
+    except (MeasureError, ValueError) as exc:
+        fail(str(exc))
+    chosen = output_format or (EvalFormat.tar if suite is Suite.tar else EvalFormat.trec)
+    if suite is Suite.tar and chosen is not EvalFormat.tar:
+        from reviewdepth.report.tar_model import TarEvaluation  # the trec suite's output needs no tar types
+
+        if isinstance(result, TarEvaluation):
             # notices (skipped topics, duplicates) go to stderr unless the output is the CLEF line format,
             # which prints them where the official scripts do
             for notice in result.notices:
                 sys.stderr.write(f"reviewdepth: note: {notice}\n")
-        write_result(result, chosen.value, per_query=per_query)
+    write_result(result, chosen.value, per_query=per_query)
+
+
+def register_eval(app: typer.Typer, run: Callable[..., None] = run_eval) -> None:
+    """Add the ``eval`` command to ``app``, its parameters from `PARAMS`; it calls ``run`` (`run_eval`; a test
+    passes its own to see what Typer read)."""
+    import inspect
+    from typing import Annotated
+
+    import typer
+
+    def annotation(param: Param) -> Any:
+        kind: Any = param.kind
+        if not param.flags:
+            return Annotated[kind, typer.Argument(help=param.help)]
+        if param.multiple:
+            kind = list[kind] | None  # type: ignore[valid-type]
+        elif param.default is None:
+            kind = kind | None
+        return Annotated[kind, typer.Option(*param.flags, help=param.help)]
+
+    signature = inspect.Signature([
+        inspect.Parameter(param.name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation(param),
+                          default=param.default if param.flags else inspect.Parameter.empty)
+        for param in PARAMS
+    ])
+
+    def eval_command(**values: Any) -> None:
+        run(**values)
+
+    # Typer reads a command's parameters from its signature and its help from its docstring
+    eval_command.__signature__ = signature  # type: ignore[attr-defined]
+    eval_command.__doc__ = run_eval.__doc__
+    app.command("eval")(eval_command)
+
+
+def parse_args(args: Sequence[str]) -> dict[str, Any] | None:
+    """``eval``'s arguments (after the word ``eval``) as the Typer command passes them to `run_eval`, read with
+    Click's rules (options anywhere among the two files, ``-qc``, ``-l2``, ``-mmap``, ``--format=json``, the last
+    of a repeated option, ``-`` a file); ``None`` for anything else — ``--help``, an unknown option, a missing or
+    bad value, not two files, ``--`` — which Typer then reads and answers as it always has."""
+    by_flag = {flag: param for param in PARAMS for flag in param.flags}
+    values: dict[str, Any] = {}
+    files: list[str] = []
+    rest = list(args)
+    while rest:
+        token = rest.pop(0)
+        if token == "--":
+            return None
+        if not token.startswith("-") or token == "-":
+            files.append(token)
+            continue
+        if token.startswith("--"):
+            flag, eq, attached = token.partition("=")
+            found = by_flag.get(flag)
+            if found is None or (eq and found.kind is bool):
+                return None
+            if eq:
+                rest.insert(0, attached)
+        else:  # short options, as Click reads them: flags until one that takes a value, which takes the rest
+            found = None
+            for i, letter in enumerate(token[1:], start=2):
+                found = by_flag.get("-" + letter)
+                if found is None:
+                    return None
+                if found.kind is not bool:
+                    if i < len(token):
+                        rest.insert(0, token[i:])
+                    break
+                values[found.name] = True
+                found = None
+            if found is None:
+                continue
+        param = found
+        if param.kind is bool:
+            values[param.name] = True
+            continue
+        if not rest:
+            return None
+        value = _convert(param, rest.pop(0))
+        if value is None:
+            return None
+        if param.multiple:
+            values.setdefault(param.name, []).append(value)
+        else:
+            values[param.name] = value
+    positionals = [param for param in PARAMS if not param.flags]
+    if len(files) != len(positionals):
+        return None
+    values.update((param.name, text) for param, text in zip(positionals, files, strict=True))
+    return {param.name: values.get(param.name, param.default) for param in PARAMS}
+
+
+def _convert(param: Param, text: str) -> Any:
+    """``text`` as a value of ``param`` (as Click's INT and Typer's enum choices convert it), ``None`` when it is
+    not one."""
+    if param.kind is str:
+        return text
+    if param.kind is int:
+        try:
+            return int(text)
+        except ValueError:
+            return None
+    try:
+        return param.kind(text)
+    except ValueError:
+        return None
