@@ -23,12 +23,12 @@ from reviewdepth.formats.runs import RUN_FIELDS, parse_run, threshold_rank
 from reviewdepth.formats.scan import StringColumn
 from reviewdepth.formats.source import read_bytes
 from reviewdepth.formats.trec import QRELS_FIELDS, parse_qrels
-from reviewdepth.measures.ranking import factorize_queries, rank_order
+from reviewdepth.measures.ranking import factorize_queries, rank_order, repeated_rows
 from reviewdepth.services.errors import Conflict, Invalid
 from reviewdepth.services.served_queues import ServedQueues
 from reviewdepth.store import validation
-from reviewdepth.store.chain import append_judgments
-from reviewdepth.store.ingest import Progress, bulk_insert, utc_now
+from reviewdepth.store.chain import SharedJudgments, append_judgments
+from reviewdepth.store.ingest import Progress, bulk_insert, insert_entries, utc_now
 from reviewdepth.store.models import USER_ROLES, ImportRecord, Queue, Topic
 from reviewdepth.store.ranking_blob import encode_ranking
 
@@ -174,16 +174,13 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
                 ranking_blob=encode_ranking(docs) if normalised else encode_ranking(
                     docs, StringColumn(doc_col.values[rows], doc_col.hashes[rows])),
             ).returning(Queue.id)).scalar_one())
-            score_list = scores[rows].tolist()
-            entry_rows = zip([queue_id] * len(rows), range(1, len(rows) + 1), docs, score_list,
-                             topic_flags or [None] * len(rows), strict=True)
             base = done
 
             def report(n: int, base: int = base) -> None:
                 if progress:
                     progress(base + n)
 
-            bulk_insert(conn, "queue_entries", ("queue_id", "rank", "doc_id", "score", "flag"), entry_rows, report)
+            insert_entries(conn, queue_id, docs, scores[rows].tolist(), topic_flags, report)
             done += len(rows)
         summary.import_id = import_id
     summary.topics = topic_names
@@ -225,11 +222,8 @@ def checked_value(check: Callable[[object, str], object], value: object, path: s
 
 
 def text_values(values: np.ndarray) -> list[str]:
-    """Byte strings as Python str: numpy's ASCII cast when it can, UTF-8 otherwise."""
-    try:
-        return values.astype(np.str_).tolist()  # type: ignore[no-any-return]
-    except UnicodeDecodeError:
-        return [v.decode("utf-8", "surrogateescape") for v in values.tolist()]
+    """Byte strings as Python str (UTF-8; decoding each costs less than numpy's cast to fixed-width unicode)."""
+    return [v.decode("utf-8", "surrogateescape") for v in values.tolist()]
 
 
 def import_qrels(engine: Engine, path: str, *, reviewer: str = "qrels", level: int = 1, again: bool = False,
@@ -261,14 +255,19 @@ def import_qrels(engine: Engine, path: str, *, reviewer: str = "qrels", level: i
     for row, qid in enumerate(qid_list):
         if qid not in topic_names:
             topic_names[qid] = checked_value(validation.topic_name, qid, path, int(qrels.line[row]), "qid")
-    if any(k != v for k, v in topic_names.items()):
+    renamed_topics = any(k != v for k, v in topic_names.items())
+    if renamed_topics:
         qid_list = [topic_names[q] for q in qid_list]
-    seen: dict[tuple[str, str], int] = {}
-    for i, key in enumerate(zip(qid_list, doc_list, strict=True)):
-        if key in seen:
-            raise InputError(path, int(qrels.line[i]), "docno",
-                             f"duplicate docno {key[1]!r} for query {key[0]!r} (first on line {seen[key]})")
-        seen[key] = int(qrels.line[i])
+    # the file's bytes are checked at numpy speed; the pairs as stored (NFC) only when normalisation changed a
+    # value or a pair repeats, by the loop that names the first line of the pair
+    codes = factorize_queries(qrels.qid, qrels.qid[:0]).run
+    if renamed_docs or renamed_topics or repeated_rows(codes, qrels.docno.hashes, qrels.docno.values).any():
+        seen: dict[tuple[str, str], int] = {}
+        for i, key in enumerate(zip(qid_list, doc_list, strict=True)):
+            if key in seen:
+                raise InputError(path, int(qrels.line[i]), "docno",
+                                 f"duplicate docno {key[1]!r} for query {key[0]!r} (first on line {seen[key]})")
+            seen[key] = int(qrels.line[i])
     rels = qrels.rel.tolist()
     summary = ImportSummary("qrels", path, digest, len(rels))
     with engine.begin() as conn:
@@ -277,9 +276,9 @@ def import_qrels(engine: Engine, path: str, *, reviewer: str = "qrels", level: i
         import_id = _record_import(conn, "qrels", path, digest, len(rels), len(ids), f"level={level}")
         now = utc_now()
         source = f"import:{digest}"
-        append_judgments(conn, [(ids[q], d, str(r), (None if r < 0 else r >= level), r, reviewer, "review", source,
-                                 None, now, import_id) for q, d, r in zip(qid_list, doc_list, rels, strict=True)],
-                         progress=progress)
+        append_judgments(conn, SharedJudgments(
+            [ids[q] for q in qid_list], doc_list, list(map(str, rels)), [None if r < 0 else r >= level for r in rels],
+            rels, reviewer, "review", source, None, now, import_id), progress=progress)
         summary.import_id = import_id
     summary.topics = sorted(ids)
     return summary

@@ -27,10 +27,21 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from hashlib import sha256
+from typing import Any
 
 from sqlalchemy import Connection, Engine, insert, select, update
 
-from reviewdepth.store.ingest import Progress, bulk_insert, db_timestamp, driver_rows
+from reviewdepth.store.ingest import (
+    NULL,
+    SMALL,
+    Progress,
+    bulk_insert,
+    copy_field,
+    copy_lines,
+    db_timestamp,
+    driver_rows,
+    needs_escape,
+)
 from reviewdepth.store.models import ChainAcknowledgement, Judgment, Topic
 
 CHAIN_VERSION = "reviewdepth judgment chain v1"
@@ -146,7 +157,41 @@ JUDGMENT_COLUMNS = ("topic_id", "doc_id", "label", "relevant", "grade", "reviewe
                     "recorded_at", "import_id", "seq", "chain_hash")
 
 
-def append_judgments(conn: Connection, rows: Sequence[NewJudgment], *, return_ids: bool = False,
+@dataclass(frozen=True)
+class SharedJudgments:
+    """An import's judgments as columns (one value per judgment) and the fields they all share: the form of
+    `append_judgments` for a large file, where building and unpacking a tuple per judgment would cost more than
+    linking it."""
+
+    topic_ids: Sequence[int]
+    doc_ids: Sequence[str]
+    labels: Sequence[str]
+    relevant: Sequence[bool | None]
+    grades: Sequence[int | None]
+    reviewer: str
+    role: str
+    source: str
+    note: str | None
+    recorded_at: datetime
+    import_id: int | None
+
+    def __len__(self) -> int:
+        return len(self.doc_ids)
+
+
+def _tail(reviewer: str, role: str, source: str, note: str | None, when: str, import_id: int | None) -> str:
+    """The end of the canonical text (module docstring) from ``reviewer`` on; ``when`` is `canonical_time`'s."""
+    return (f"|{len(reviewer)}:{reviewer}|{len(role)}:{role}|{len(source)}:{source}|"
+            f"{'~' if note is None else f'{len(note)}:{note}'}|{when}|{'~' if import_id is None else import_id}")
+
+
+def _copy_tail(reviewer: str, role: str, source: str, note: str | None, when: str, import_id: int | None) -> str:
+    """The same fields as COPY text (`reviewdepth.store.ingest.copy_lines`)."""
+    return (f"{copy_field(reviewer)}\t{copy_field(role)}\t{copy_field(source)}\t"
+            f"{NULL if note is None else copy_field(note)}\t{when}\t{NULL if import_id is None else int(import_id)}")
+
+
+def append_judgments(conn: Connection, rows: Sequence[NewJudgment] | SharedJudgments, *, return_ids: bool = False,
                      progress: Progress | None = None,
                      queue_ids: Sequence[int | None] | None = None) -> list[int]:
     """The one way judgments enter the log: link ``rows`` into their topics' chains and bulk-insert them in the
@@ -154,20 +199,29 @@ def append_judgments(conn: Connection, rows: Sequence[NewJudgment], *, return_id
     the module docstring). With ``return_ids``, their ids in the order given."""
     if queue_ids is not None and len(queue_ids) != len(rows):
         raise ValueError(f"{len(queue_ids)} queue ids for {len(rows)} judgments")
-    counts = Counter(row[0] for row in rows)
+    shared = rows if isinstance(rows, SharedJudgments) else None
+    tuples: Sequence[NewJudgment] = () if isinstance(rows, SharedJudgments) else rows
+    topic_of = list(shared.topic_ids) if shared is not None else [row[0] for row in tuples]
+    counts = Counter(topic_of)
     first, recorded, names = _reserve(conn, dict(counts))
     head = {topic_id: previous or genesis(names[topic_id]) for topic_id, previous in recorded.items()}
     next_seq = dict(first)
     sqlite = conn.dialect.name == "sqlite"
+    # PostgreSQL's bulk path gets COPY text lines made here, not tuples for psycopg to adapt value by value
+    as_text = not sqlite and len(rows) >= SMALL
+    if shared is not None:
+        escape = as_text and (needs_escape(shared.doc_ids) or needs_escape(shared.labels))
+    else:
+        escape = as_text and (needs_escape(row[1] for row in tuples) or needs_escape(row[2] for row in tuples))
 
-    def linked() -> Iterator[tuple[object, ...]]:
-        # the loop of every import: `link_hash` inlined (verify_topic recomputes with `link_hash`, and the tests
-        # check that both agree on every insert path). The fields an import repeats on every row (reviewer, role,
-        # source, note, time, import) are formatted once per change, not once per row.
+    def linked() -> Iterator[Any]:
+        # the loop of every judgment write: `link_hash` inlined (verify_topic recomputes with `link_hash`, and the
+        # tests check that both agree on every insert path). The fields an import repeats on every row (reviewer,
+        # role, source, note, time, import) are formatted once per change, not once per row.
         last: tuple[object, ...] = ()
         stored: object = None
-        tail = ""
-        for number, row in enumerate(rows):
+        tail = fixed = ""
+        for number, row in enumerate(tuples):
             topic_id, doc_id, label, relevant, grade = row[:5]
             if row[5:] != last:
                 last = row[5:]
@@ -175,23 +229,72 @@ def append_judgments(conn: Connection, rows: Sequence[NewJudgment], *, return_id
                 when = canonical_time(recorded_at)
                 # text for both drivers: psycopg adapting a datetime per row costs more than parsing text
                 stored = db_timestamp(conn, recorded_at) if sqlite else when
-                tail = (f"|{len(reviewer)}:{reviewer}|{len(role)}:{role}|{len(source)}:{source}|"
-                        f"{'~' if note is None else f'{len(note)}:{note}'}|{when}|"
-                        f"{'~' if import_id is None else import_id}")
+                tail = _tail(reviewer, role, source, note, when, import_id)
+                fixed = _copy_tail(reviewer, role, source, note, when, import_id)
             seq = next_seq[topic_id]
             next_seq[topic_id] = seq + 1
             digest = head[topic_id] = sha256(
                 f"{head[topic_id]}\n{seq}|{len(doc_id)}:{doc_id}|{len(label)}:{label}|"
-                f"{'~' if relevant is None else int(relevant)}|{'~' if grade is None else grade}{tail}".encode()
-            ).hexdigest()
-            if queue_ids is None:
+                f"{'~' if relevant is None else '1' if relevant else '0'}|{'~' if grade is None else grade}"
+                f"{tail}".encode()).hexdigest()
+            if as_text:
+                if escape:
+                    doc_id, label = copy_field(doc_id), copy_field(label)
+                queue = "" if queue_ids is None else f"\t{NULL if queue_ids[number] is None else queue_ids[number]}"
+                yield (f"{int(topic_id)}\t{doc_id}\t{label}\t{NULL if relevant is None else 'tf'[not relevant]}\t"
+                       f"{NULL if grade is None else int(grade)}\t{fixed}\t{seq}\t{digest}{queue}\n")
+            elif queue_ids is None:
                 yield (*row[:9], stored, row[10], seq, digest)
             else:
                 yield (*row[:9], stored, row[10], seq, digest, queue_ids[number])
 
+    def linked_shared(batch: SharedJudgments) -> Iterator[Any]:
+        # `linked` for columns with one tail: no per-row tuple to unpack, and the topic's chain state kept in locals
+        # while the topic does not change (an import lists each topic's judgments together)
+        when = canonical_time(batch.recorded_at)
+        tail = _tail(batch.reviewer, batch.role, batch.source, batch.note, when, batch.import_id)
+        fixed = _copy_tail(batch.reviewer, batch.role, batch.source, batch.note, when, batch.import_id)
+        stored = db_timestamp(conn, batch.recorded_at) if sqlite else when
+        reviewer, role, source, note, import_id = batch.reviewer, batch.role, batch.source, batch.note, batch.import_id
+        current: int | None = None
+        seq = 0
+        digest = ""
+        number = 0
+        for topic_id, doc_id, label, relevant, grade in zip(batch.topic_ids, batch.doc_ids, batch.labels,
+                                                            batch.relevant, batch.grades, strict=True):
+            if topic_id != current:
+                if current is not None:
+                    next_seq[current], head[current] = seq, digest
+                current = topic_id
+                seq, digest = next_seq[topic_id], head[topic_id]
+            digest = sha256(
+                f"{digest}\n{seq}|{len(doc_id)}:{doc_id}|{len(label)}:{label}|"
+                f"{'~' if relevant is None else '1' if relevant else '0'}|{'~' if grade is None else grade}"
+                f"{tail}".encode()).hexdigest()
+            if as_text:
+                if escape:
+                    doc_id, label = copy_field(doc_id), copy_field(label)
+                queue = "" if queue_ids is None else f"\t{NULL if queue_ids[number] is None else queue_ids[number]}"
+                yield (f"{int(topic_id)}\t{doc_id}\t{label}\t{NULL if relevant is None else 'tf'[not relevant]}\t"
+                       f"{NULL if grade is None else int(grade)}\t{fixed}\t{seq}\t{digest}{queue}\n")
+            elif queue_ids is None:
+                yield (topic_id, doc_id, label, relevant, grade, reviewer, role, source, note, stored, import_id, seq,
+                       digest)
+            else:
+                yield (topic_id, doc_id, label, relevant, grade, reviewer, role, source, note, stored, import_id, seq,
+                       digest, queue_ids[number])
+            seq += 1
+            number += 1
+        if current is not None:
+            next_seq[current], head[current] = seq, digest
+
+    columns = JUDGMENT_COLUMNS if queue_ids is None else (*JUDGMENT_COLUMNS, "queue_id")
+    lines = linked() if shared is None else linked_shared(shared)
     try:
-        bulk_insert(conn, "judgments", JUDGMENT_COLUMNS if queue_ids is None else (*JUDGMENT_COLUMNS, "queue_id"),
-                    linked(), progress)
+        if as_text:
+            copy_lines(conn, "judgments", columns, lines, progress)
+        else:
+            bulk_insert(conn, "judgments", columns, lines, progress)
     except Exception as exc:  # the driver's or SQLAlchemy's unique violation: a row already holds a reserved seq
         if "uq_judgments_topic_id_seq" not in str(exc):  # (PostgreSQL; SQLite was checked in `_reserve`)
             raise
@@ -220,9 +323,9 @@ def append_judgments(conn: Connection, rows: Sequence[NewJudgment], *, return_id
         by_topic[topic_id] = [int(jid) for (jid,) in found]
     taken = dict.fromkeys(by_topic, 0)
     ids = []
-    for row in rows:
-        ids.append(by_topic[row[0]][taken[row[0]]])
-        taken[row[0]] += 1
+    for topic_id in topic_of:
+        ids.append(by_topic[topic_id][taken[topic_id]])
+        taken[topic_id] += 1
     return ids
 
 
