@@ -16,6 +16,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/mman.h>
+#endif
 
 #define MAX_COLS 16
 #define MAX_CHUNKS 8
@@ -80,10 +84,30 @@ typedef struct {
     uint64_t **hashes;
     char **nums;
     int32_t *line_numbers; /* 32-bit: the scan refuses inputs of 2**31 lines or more */
+    /* drop-behind: the buffer is a read-only file mapping; pages already scanned are released as the pass goes,
+       so a large file is never resident all at once (a later access reads them back from the page cache) */
+    int drop_behind;
+    Py_ssize_t dropped;
     /* first error in this chunk */
     const char *err_code;
     Py_ssize_t err_line, err_field, err_off, err_len;
 } chunk_t;
+
+#define DROP_STEP ((Py_ssize_t)4 << 20)
+
+static void drop_scanned(chunk_t *c, Py_ssize_t pos) {
+#if defined(MADV_DONTNEED)
+    if (!c->drop_behind || pos - c->dropped < DROP_STEP) return;
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t from = ((uintptr_t)(c->data + c->dropped) + page - 1) & ~(page - 1);
+    uintptr_t to = (uintptr_t)(c->data + pos) & ~(page - 1);
+    if (to > from) madvise((void *)from, to - from, MADV_DONTNEED);
+    c->dropped = pos;
+#else
+    (void)c;
+    (void)pos;
+#endif
+}
 
 static void set_error(chunk_t *c, const char *code, Py_ssize_t line, Py_ssize_t field, Py_ssize_t off,
                       Py_ssize_t len) {
@@ -99,6 +123,7 @@ static void *pass1(void *arg) {
     chunk_t *c = (chunk_t *)arg;
     const unsigned char *data = c->data;
     Py_ssize_t pos = c->begin, lineno = 0;
+    c->dropped = c->begin;
     while (pos < c->end) {
         lineno++;
         const unsigned char *nl = memchr(data + pos, '\n', (size_t)(c->end - pos));
@@ -122,6 +147,7 @@ static void *pass1(void *arg) {
             c->nrec++;
         }
         pos = end + 1;
+        drop_scanned(c, pos);
     }
     c->nlines = lineno;
     return NULL;
@@ -135,6 +161,7 @@ static void *pass2(void *arg) {
     char *big = NULL;
     Py_ssize_t big_size = 0;
     Py_ssize_t pos = c->begin, lineno = c->line_offset, r = c->rec_offset;
+    c->dropped = c->begin;
     while (pos < c->end) {
         lineno++;
         const unsigned char *nl = memchr(data + pos, '\n', (size_t)(c->end - pos));
@@ -212,6 +239,7 @@ static void *pass2(void *arg) {
         }
         r++;
         pos = end + 1;
+        drop_scanned(c, pos);
     }
 out:
     free(big);
@@ -253,7 +281,9 @@ static chunk_t *first_error(chunk_t *chunks, int nchunks) {
 }
 
 /*
- * scan(data, spec, min_fields, max_fields, skip_comments, nthreads)
+ * scan(data, spec, min_fields, max_fields, skip_comments, nthreads, drop_behind)
+ *   drop_behind: data is a read-only mapping of a file: release its pages as they are scanned (never set it for
+ *   memory of the process's own, whose pages MADV_DONTNEED would zero).
  *   spec: one char per leading field: 's' string, 'f' float, 'i' integer, '.' ignored.
  *   max_fields < 0 means no upper limit.
  * Returns (n_records, line_numbers(int32 bytes), columns) where columns has, per non-'.' spec char,
@@ -263,8 +293,9 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     Py_buffer buf;
     const char *spec;
     Py_ssize_t min_fields, max_fields;
-    int skip_comments, nthreads = 1;
-    if (!PyArg_ParseTuple(args, "y*snnp|i", &buf, &spec, &min_fields, &max_fields, &skip_comments, &nthreads))
+    int skip_comments, nthreads = 1, drop_behind = 0;
+    if (!PyArg_ParseTuple(args, "y*snnp|ip", &buf, &spec, &min_fields, &max_fields, &skip_comments, &nthreads,
+                          &drop_behind))
         return NULL;
     const unsigned char *data = (const unsigned char *)buf.buf;
     Py_ssize_t size = buf.len;
@@ -303,6 +334,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         c->min_fields = min_fields;
         c->max_fields = max_fields;
         c->skip_comments = skip_comments;
+        c->drop_behind = drop_behind;
         begin = end;
     }
     if (nchunks == 0) {

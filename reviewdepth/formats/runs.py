@@ -17,6 +17,7 @@ Scores must be numbers (NaN refused) when read. Errors name the file, line and f
 
 from __future__ import annotations
 
+import mmap
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -167,7 +168,7 @@ class Run:
         return repeated_rows(codes, self.docno.hashes, self.docno.values)
 
 
-def last_run_id(data: bytes, allow_comments: bool = False) -> str:
+def last_run_id(data: bytes | mmap.mmap, allow_comments: bool = False) -> str:
     """run_id of the last result line (trec_eval reports that one)."""
     end = len(data)
     while end > 0:
@@ -179,7 +180,7 @@ def last_run_id(data: bytes, allow_comments: bool = False) -> str:
     return ""
 
 
-def parse_run(data: bytes, path: str = "<run>", *, allow_comments: bool = False, actions: bool = False,
+def parse_run(data: bytes | mmap.mmap, path: str = "<run>", *, allow_comments: bool = False, actions: bool = False,
               scores: bool = True, exact_fields: bool = False, names: list[str] | None = None) -> Run:
     """Parse run text. ``allow_comments`` skips ``#`` lines (trec_eval 10.0; 9.0.8 rejects them); ``actions``
     reads the second column; ``scores`` reads (and checks) the score column; ``exact_fields`` requires exactly 6

@@ -10,7 +10,9 @@ The choice is made once, at import: `compiled` is the extension module or None. 
 from __future__ import annotations
 
 import math
+import mmap
 import os
+import re
 from dataclasses import dataclass
 from types import ModuleType
 
@@ -82,14 +84,16 @@ def _error(path: str, code: str, line: int, field: int, token: bytes, spec: str,
     return InputError(path, line, name, f"{name} must be {_KIND_TEXT.get(code, code)}, found {text!r}")
 
 
-def scan(data: bytes, spec: str, *, min_fields: int, max_fields: int = -1, skip_comments: bool = False,
+def scan(data: bytes | mmap.mmap, spec: str, *, min_fields: int, max_fields: int = -1, skip_comments: bool = False,
          path: str = "<input>", names: list[str] | None = None, use_compiled: bool | None = None) -> Scanned:
     """Split ``data`` into lines and whitespace-separated fields and return the columns named by ``spec``.
 
     ``spec`` has one character per leading field: ``s`` string, ``f`` float (strict: the whole token must be a
     number; NaN is refused), ``i`` integer, ``.`` ignored. Blank lines are skipped. Raises `InputError` naming
     ``path``, the 1-based line and the field. ``use_compiled``: None takes the scanner chosen at import; True
-    requires the compiled one (RuntimeError when it is not built); False takes the pure-Python one.
+    requires the compiled one (RuntimeError when it is not built); False takes the pure-Python one. ``data`` may be
+    a read-only map of the file (`reviewdepth.formats.source.map_file`): the compiled scanner then releases its
+    pages as it goes, so the file is never resident all at once beside its columns.
     """
     if use_compiled is None:
         use_compiled = compiled is not None
@@ -105,8 +109,8 @@ def scan(data: bytes, spec: str, *, min_fields: int, max_fields: int = -1, skip_
         if use_compiled:
             scanned = _scan_compiled(data, spec, min_fields, max_fields, skip_comments)
         else:
-            scanned = scan_python(data, spec, min_fields=min_fields, max_fields=max_fields,
-                                  skip_comments=skip_comments)
+            scanned = scan_python(bytes(data) if isinstance(data, mmap.mmap) else data, spec, min_fields=min_fields,
+                                  max_fields=max_fields, skip_comments=skip_comments)
     except (_PyScanError, _CompiledScanError) as exc:
         code, line, field, token = exc.args[0]
         if first_hash is not None and first_hash <= line:
@@ -124,13 +128,15 @@ class _CompiledScanError(ValueError):
 _PARALLEL_BYTES = 8 << 20
 
 
-def _scan_compiled(data: bytes, spec: str, min_fields: int, max_fields: int, skip_comments: bool) -> Scanned:
+def _scan_compiled(data: bytes | mmap.mmap, spec: str, min_fields: int, max_fields: int,
+                   skip_comments: bool) -> Scanned:
     """Large inputs are scanned on two threads inside the C code (it releases the GIL)."""
     _textscan = compiled
     assert _textscan is not None
     threads = 2 if len(data) >= _PARALLEL_BYTES else 1
     try:
-        nrec, lines_raw, raw_cols = _textscan.scan(data, spec, min_fields, max_fields, skip_comments, threads)
+        nrec, lines_raw, raw_cols = _textscan.scan(data, spec, min_fields, max_fields, skip_comments, threads,
+                                                   isinstance(data, mmap.mmap))
     except _textscan.ScanError as exc:
         raise _CompiledScanError(tuple(exc.args)) from None
     cols: list[Column] = []
@@ -148,13 +154,30 @@ def _scan_compiled(data: bytes, spec: str, min_fields: int, max_fields: int, ski
     return scanned
 
 
-def _first_comment_line(data: bytes) -> int | None:
-    if b"#" not in data:
+_COMMENT_LINE = re.compile(rb"^[ \t\v\f\r]*#", re.MULTILINE)
+
+
+_WINDOW = 8 << 20  # a multiple of every page size, so each window starts on a page
+
+
+def _first_comment_line(data: bytes | mmap.mmap) -> int | None:
+    """1-based number of the first line whose first non-blank character is '#'. A map of a file is first searched
+    for any '#' window by window, releasing each window's pages (they would otherwise all stay resident before the
+    scan starts); only a file with a '#' somewhere is searched line by line (by the regex, in C)."""
+    if isinstance(data, mmap.mmap):
+        for start in range(0, len(data), _WINDOW):
+            if data.find(b"#", start, start + _WINDOW) >= 0:
+                break
+            if hasattr(mmap, "MADV_DONTNEED"):
+                data.madvise(mmap.MADV_DONTNEED, start, min(_WINDOW, len(data) - start))
+        else:
+            return None
+    elif b"#" not in data:
         return None
-    for number, line in enumerate(data.split(b"\n"), start=1):
-        if line.lstrip(_SPACE).startswith(b"#"):
-            return number
-    return None
+    found = _COMMENT_LINE.search(data)
+    if found is None:
+        return None
+    return bytes(data[:found.start()]).count(b"\n") + 1
 
 
 class _PyScanError(ValueError):

@@ -8,6 +8,7 @@ refuses it with the file, line and field. Files may be gzip-compressed; ``-`` is
 
 from __future__ import annotations
 
+import mmap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,7 +40,7 @@ class QrelsColumns:
     line: npt.NDArray[np.int32]
 
 
-def parse_qrels(data: bytes, path: str = "<qrels>", *, allow_comments: bool = False) -> QrelsColumns:
+def parse_qrels(data: bytes | mmap.mmap, path: str = "<qrels>", *, allow_comments: bool = False) -> QrelsColumns:
     """Parse TREC qrels text (exactly 4 fields per line)."""
     scanned = scan(data, "s.si", min_fields=4, max_fields=4, skip_comments=allow_comments, path=path,
                    names=QRELS_FIELDS)

@@ -3,6 +3,7 @@ which checks the options and picks the suite; both doors call it)."""
 
 from __future__ import annotations
 
+import mmap
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, get_args
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING, Literal, get_args
 import numpy as np
 
 from reviewdepth.formats.errors import InputError
-from reviewdepth.formats.source import read_bytes
+from reviewdepth.formats.source import map_file, read_bytes
 from reviewdepth.formats.trec import QrelsColumns, RunColumns, parse_qrels, parse_run, read_qrels, read_run
 from reviewdepth.measures.ranking import (
     DuplicateDocumentError,
@@ -153,6 +154,10 @@ class EvalInput:
     def read(self) -> bytes:
         return read_bytes(self.name) if self.data is None else self.data
 
+    def map(self) -> bytes | mmap.mmap:
+        """`read`, but a plain file comes as a read-only map (`map_file`): the scanner reads it without a copy."""
+        return map_file(self.name) if self.data is None else self.data
+
 
 class SuiteMismatch(ValueError):
     """Options of the other suite were given; ``options`` names them as `EvalRequest` does (each door spells
@@ -214,6 +219,6 @@ def evaluate(qrels: EvalInput, run: EvalInput, request: EvalRequest) -> Evaluati
     options.validate()
     comments = options.version >= 10
     # the columns are arguments only: they are freed when the join returns, before the measures' arrays exist
-    ranked_run = rank_columns(parse_qrels(qrels.read(), qrels.name, allow_comments=comments),
-                              parse_run(run.read(), run.name, allow_comments=comments), options)
+    ranked_run = rank_columns(parse_qrels(qrels.map(), qrels.name, allow_comments=comments),
+                              parse_run(run.map(), run.name, allow_comments=comments), options)
     return measure_ranked(ranked_run)
