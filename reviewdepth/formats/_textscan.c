@@ -11,6 +11,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -33,9 +34,33 @@ static inline int is_space(unsigned char c) { return SPACE[c]; }
 static const double POW10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                                1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
+#if (defined(__x86_64__) || defined(__i386__)) && LDBL_MANT_DIG == 64
+#define HAVE_X87_LONG_DOUBLE 1
+static const long double POW10L[] = {1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,  1e7L,  1e8L,  1e9L,
+                                     1e10L, 1e11L, 1e12L, 1e13L, 1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L,
+                                     1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
+
+/* 16 to 19 significant digits (scores printed with full double precision, as CLEF runs are): the mantissa and
+   10^frac (frac <= 27: 5^27 < 2^64) are exact in x87's 64-bit significand, so the quotient is one correct
+   rounding of the true value; rounding it again to double is then correct unless it lies exactly halfway
+   between two doubles (its 11 extra bits are 10000000000), when the caller uses strtod. */
+static int extended_decimal(uint64_t mant, int frac, double *out) {
+    long double q = (long double)mant;
+    if (frac) q = q / POW10L[frac];
+    if (q != 0.0L) {
+        uint64_t significand;
+        memcpy(&significand, &q, sizeof(significand)); /* x87 layout: the 64-bit significand comes first */
+        if ((significand & 0x7ffULL) == 0x400ULL) return 0;
+    }
+    *out = (double)q;
+    return 1;
+}
+#endif
+
 /* Plain decimals with at most 15 significant digits and at most 22 fraction digits are exact in one rounding
-   (Clinger's fast path), so this gives the same double as strtod; anything else returns 0 and the caller
-   uses strtod. */
+   (Clinger's fast path), so this gives the same double as strtod; 16 to 19 digits go through
+   `extended_decimal` where the platform has x87 long doubles; anything else returns 0 and the caller uses
+   strtod. */
 static int fast_decimal(const char *s, Py_ssize_t n, double *out) {
     Py_ssize_t i = 0;
     int neg = 0;
@@ -47,7 +72,7 @@ static int fast_decimal(const char *s, Py_ssize_t n, double *out) {
         mant = mant * 10 + (uint64_t)(s[i] - '0');
         i++;
         seen = 1;
-        if (digits > 15) return 0;
+        if (digits > 19) return 0;
     }
     if (i < n && s[i] == '.') {
         i++;
@@ -57,12 +82,21 @@ static int fast_decimal(const char *s, Py_ssize_t n, double *out) {
             frac++;
             i++;
             seen = 1;
-            if (digits > 15) return 0;
+            if (digits > 19) return 0;
         }
     }
-    if (!seen || i != n || frac > 22) return 0;
-    double v = (double)mant;
-    if (frac) v = v / POW10[frac];
+    if (!seen || i != n) return 0;
+    double v;
+    if (digits <= 15 && frac <= 22) {
+        v = (double)mant;
+        if (frac) v = v / POW10[frac];
+    } else {
+#ifdef HAVE_X87_LONG_DOUBLE
+        if (frac > 27 || !extended_decimal(mant, frac, &v)) return 0;
+#else
+        return 0;
+#endif
+    }
     *out = neg ? -v : v;
     return 1;
 }

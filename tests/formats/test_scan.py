@@ -4,6 +4,7 @@ extension (no C compiler at install) the readers fall back to the reference and 
 from __future__ import annotations
 
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -139,3 +140,23 @@ def test_environment_variable_selects_the_fallback_at_import() -> None:
     code = "from reviewdepth.formats import scan; print(scan.compiled is None)"
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "True"
+
+
+@needs_compiled
+def test_long_decimals_parse_to_the_correctly_rounded_double() -> None:
+    """Scores with 16 to 19 significant digits (CLEF runs print full doubles) take the scanner's extended-precision
+    path; every value must be the double Python's float() gives (correctly rounded), including integers and
+    decimals that fall exactly halfway between two doubles, where that path must hand over to strtod."""
+    rng = random.Random(20261203)
+    tokens = ["9007199254740993", "9007199254740995", "18014398509481985", "0.30000000000000001665",
+              "66.86758878167208", "1.0000000000000001110", "-123456789.0123456789", "9999999999999999999"]
+    for _ in range(20_000):
+        digits = "".join(rng.choice("0123456789") for _ in range(rng.randint(16, 19)))
+        cut = rng.randint(0, len(digits))
+        tokens.append(digits[:cut] + ("." + digits[cut:] if cut < len(digits) else ""))
+        tokens.append(repr(rng.uniform(-1e4, 1e4)))
+        tokens.append(str(2**53 + rng.randrange(1, 1 << 11, 2) * rng.choice([1, 2, 4, 1 << 10])))
+    data = "".join(f"q {t}\n" for t in tokens).encode()
+    values = scan(data, ".f", min_fields=2, use_compiled=True).columns[0]
+    assert isinstance(values, np.ndarray)
+    assert values.tolist() == [float(t) for t in tokens]
