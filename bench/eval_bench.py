@@ -48,7 +48,10 @@ Targets (printed with met / NOT met; verdicts use the median per-round ratio):
 * reviewdepth <= 0.5x trec_eval 9.0.8 (-O2) on w1, w2s and clef;
 * reviewdepth <= 0.33x pytrec_eval on the same workloads;
 * seconds per million lines flat within +-15 % from 0.5 to 8 M lines, read as max / min - 1 <= 15 % (needs all
-  five sizes);
+  five sizes); printed both as is and beyond start-up, i.e. (median s - the start-up run's s) / M lines, where the
+  start-up run (``s0``, 1 query x 5 docs, timed with ``--scaling``) is the fixed cost of any run: at 0.5 M lines
+  that fixed cost alone is a third of the time, so the plain figure falls with size even when the work per line
+  is exactly linear; the growth the target guards against (page zeroing past 4 M lines) shows in both;
 * reviewdepth's peak RSS <= 100 MiB per million input lines, on every workload run;
 * reviewdepth's output byte-identical to trec_eval's on every workload (warm-up and every timed round).
 
@@ -106,6 +109,7 @@ TARGET_SPREAD = 0.15
 TARGET_RSS_PER_M = 100.0
 TARGET_WORKLOADS = ("w1", "w2s", "clef")
 SCALING = ("s0.5", "s1", "s2", "s4", "s8")
+STARTUP = "s0"  # timed with the scaling series: the fixed start-up cost the per-line figures can be read beyond
 
 
 @dataclass(frozen=True)
@@ -132,6 +136,7 @@ SHAPES: dict[str, Shape] = {
     "w2s": Shape("1x2M-shuf", 1, 2_000_000, 245_000, shuffle_lines=True),
     "w2": Shape("1x2M", 1, 2_000_000, 245_000),
     **{f"s{q / 1000:g}": Shape(f"{q}x1000", q, 1000, 200) for q in (500, 1000, 2000, 4000, 8000)},
+    STARTUP: Shape("1x5", 1, 5, 3),
 }
 LABELS = {
     "w1": "W1 1,000 queries x 1,000 docs, 200 judged/query",
@@ -139,6 +144,7 @@ LABELS = {
     "w2": "W2 as generated: 1 query x 2 M docs, 245 k judged, lines in score order (not a target)",
     "clef": "CLEF TAR 2019 Task 2, all 10 shipped runs in one file, each against its qrels",
     **{k: f"scaling {SHAPES[k].queries:,} queries x 1,000 docs, 200 judged/query" for k in SCALING},
+    STARTUP: "start-up: 1 query x 5 docs, 3 judged (the fixed cost of a run)",
 }
 CLEF_TYPES = ("dta", "intervention", "prognosis", "qualitative")
 
@@ -500,6 +506,33 @@ def print_scaling(results: dict[str, Result], report: Report) -> None:
     if len(sizes) > 1:
         spread = max(per_m.values()) / min(per_m.values()) - 1
         report.say(f"  spread of s/M across {', '.join(sizes)} (max/min - 1): {spread:.1%}")
+    beyond = beyond_startup(results)
+    if beyond:
+        base = results[STARTUP]
+        report.say(f"  beyond start-up (the {STARTUP} run: {base.median('reviewdepth') or 0.0:.3f} s, "
+                   f"{base.peak_rss('reviewdepth') or 0.0:.1f} MiB): (median s - start-up s) / M lines and "
+                   "(peak RSS - start-up RSS) / M lines")
+        for k, (sec_m, mib_m) in beyond.items():
+            report.say(f"  {k:<5} {sec_m:>7.3f} s/M   {mib_m:>6.1f} MiB/M")
+        per = [v[0] for v in beyond.values()]
+        report.say(f"  spread of s/M beyond start-up (max/min - 1): {max(per) / min(per) - 1:.1%}")
+
+
+def beyond_startup(results: dict[str, Result]) -> dict[str, tuple[float, float]]:
+    """Per scaling size, seconds and MiB per million input lines once the start-up run's time and memory are
+    taken off: the cost that grows with the input, which is what must stay linear."""
+    base = results.get(STARTUP)
+    if base is None or base.median("reviewdepth") is None or base.peak_rss("reviewdepth") is None:
+        return {}
+    t0, m0 = base.median("reviewdepth") or 0.0, base.peak_rss("reviewdepth") or 0.0
+    out: dict[str, tuple[float, float]] = {}
+    for k in SCALING:
+        r = results.get(k)
+        if r is None or r.median("reviewdepth") is None:
+            continue
+        lines = r.m_lines - base.m_lines
+        out[k] = (((r.median("reviewdepth") or 0.0) - t0) / lines, ((r.peak_rss("reviewdepth") or 0.0) - m0) / lines)
+    return out
 
 
 def print_targets(results: dict[str, Result], report: Report) -> None:
@@ -521,9 +554,18 @@ def print_targets(results: dict[str, Result], report: Report) -> None:
         report.say(f"{label} {spread:.1%}  {verdict(spread <= TARGET_SPREAD)}")
     else:
         report.say(f"{label} n/a (needs all of {', '.join(SCALING)}: --scaling)")
+    beyond = beyond_startup(results)
+    label = f"  s/M lines beyond start-up flat within +-{TARGET_SPREAD:.0%} over 0.5-8 M (max/min - 1):"
+    if len(beyond) == len(SCALING):
+        seconds = [v[0] for v in beyond.values()]
+        spread = max(seconds) / min(seconds) - 1
+        report.say(f"{label} {spread:.1%}  {verdict(spread <= TARGET_SPREAD)}")
+        worst = max(v[1] for v in beyond.values())
+        report.say(f"  peak RSS beyond start-up <= {TARGET_RSS_PER_M:.0f} MiB per M input lines, every size: "
+                   f"largest {worst:.1f} MiB/M  {verdict(worst <= TARGET_RSS_PER_M)}")
     for key, res in results.items():
         rss = res.peak_rss("reviewdepth")
-        if rss is not None:
+        if rss is not None and key != STARTUP:
             per = rss / res.m_lines
             report.say(f"  peak RSS <= {TARGET_RSS_PER_M:.0f} MiB per M input lines on {key:<5}: "
                        f"{per:.1f} MiB/M ({rss:.1f} MiB)  {verdict(per <= TARGET_RSS_PER_M)}")
@@ -582,7 +624,7 @@ def main(argv: list[str] | None = None) -> int:
     report = Report()
     keys = [k.strip() for k in args.workloads.split(",") if k.strip()]
     if args.scaling:
-        keys += [k for k in SCALING if k not in keys]
+        keys += [k for k in (STARTUP, *SCALING) if k not in keys]
     main_tools = {t.strip() for t in args.tools.split(",") if t.strip()}
     scale_tools = {t.strip() for t in args.scaling_tools.split(",") if t.strip()}
     unknown = [k for k in keys if k not in SHAPES and k != "clef"] + sorted((main_tools | scale_tools) - set(TOOLS))
@@ -632,7 +674,7 @@ def main(argv: list[str] | None = None) -> int:
             qrels, run = built
         else:
             qrels, run = generate(args.workdir, SHAPES[key], report)
-        wanted = scale_tools if key in SCALING else main_tools
+        wanted = scale_tools if key in (STARTUP, *SCALING) else main_tools
         chosen = {t: c(qrels, run) for t, c in commands.items() if t in wanted}
         if not chosen:
             report.say("  no tool to run")
