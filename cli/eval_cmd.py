@@ -110,11 +110,14 @@ def run_eval(
     from reviewdepth.measures.suite import MeasureError
     from reviewdepth.services.evaluate import EvalInput, EvalRequest, SuiteMismatch, evaluate
 
+    from .allocator import prefer_heap_for_large_inputs
+
     if suite is Suite.trec and output_format is EvalFormat.tar:
         fail("--format tar needs --suite tar")
     request = EvalRequest(suite=suite.value, relevance_level=level, measures=list(measure or []),
                           complete=complete, max_docs=max_docs, version=trec_eval_version, compat=compat.value,
                           num_docs=num_docs, run_format=run_format.value, judged_only=judged_only)
+    prefer_heap_for_large_inputs(qrels, run)
     try:
         result = evaluate(EvalInput(qrels), EvalInput(run), request)
     except SuiteMismatch as exc:
