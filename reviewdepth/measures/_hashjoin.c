@@ -31,6 +31,7 @@ typedef struct {
 } Table;
 
 #define LOOKAHEAD 16
+#define SMALL_TABLE_SLOTS (64 * 1024) /* 512 KiB of slots */
 
 typedef struct {
     const int32_t *codes;
@@ -70,8 +71,9 @@ static inline uint64_t key_hash(int32_t code, const unsigned char *s, Py_ssize_t
     return finish(h);
 }
 
-/* load factor <= 0.7: short linear probes without the doubling of a power-of-two size */
-static inline uint64_t capacity_for(Py_ssize_t n) { return (uint64_t)n + (uint64_t)n * 3 / 7 + 16; }
+/* load factor <= 0.5: a linear probe for an absent key (every insert) then reads 2.5 slots on average, against
+   6 at 0.7 */
+static inline uint64_t capacity_for(Py_ssize_t n) { return 2 * (uint64_t)n + 16; }
 
 static int table_init(Table *t, Py_ssize_t largest) {
     t->capacity = 0;
@@ -93,17 +95,30 @@ static inline uint64_t home_slot(const Table *t, uint64_t h) {
     return (uint64_t)(((unsigned __int128)h * t->capacity) >> 64);
 }
 
+static inline int bytes_equal(const unsigned char *a, const unsigned char *b, Py_ssize_t n) {
+    Py_ssize_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        if (x != y) return 0;
+    }
+    for (; i < n; i++)
+        if (a[i] != b[i]) return 0;
+    return 1;
+}
+
 static inline int same_key(const Side *a, Py_ssize_t ra, const Side *b, Py_ssize_t rb, Py_ssize_t len_b) {
     if (a->codes[ra] != b->codes[rb]) return 0;
     const unsigned char *da = a->docnos + ra * a->width;
     if (docno_length(da, a->width) != len_b) return 0;
-    return memcmp(da, b->docnos + rb * b->width, (size_t)len_b) == 0;
+    return bytes_equal(da, b->docnos + rb * b->width, len_b);
 }
 
 /* The row of `owner` holding the key of row `row` of `probe`, or -1. */
 static inline Py_ssize_t table_find(const Table *t, const Side *owner, const Side *probe, Py_ssize_t row,
                                     uint64_t h, Py_ssize_t len) {
-    uint64_t tag = h & 0xffffffff00000000ULL;
+    uint64_t tag = h << 32; /* the low half: the home slot already spends the high bits */
     uint64_t i = home_slot(t, h);
     for (;;) {
         uint64_t slot = t->slots[i];
@@ -116,7 +131,7 @@ static inline Py_ssize_t table_find(const Table *t, const Side *owner, const Sid
 
 /* Insert row `row` of `side`; returns the row already holding its key, or -1 when it was new. */
 static inline Py_ssize_t table_insert(Table *t, const Side *side, Py_ssize_t row, uint64_t h, Py_ssize_t len) {
-    uint64_t tag = h & 0xffffffff00000000ULL;
+    uint64_t tag = h << 32;
     uint64_t i = home_slot(t, h);
     for (;;) {
         uint64_t slot = t->slots[i];
@@ -202,6 +217,22 @@ static Py_ssize_t insert_group(Table *t, const Side *side, const Groups *g, Py_s
                                const Side *owner, int32_t *qrow, Py_ssize_t *earlier) {
     Py_ssize_t n = g->start[c + 1] - g->start[c];
     table_reset(t, n);
+    if (t->capacity <= SMALL_TABLE_SLOTS && (probe == NULL || probe->capacity <= SMALL_TABLE_SLOTS)) {
+        /* the tables sit in the L2 cache: no prefetching, no look-ahead ring */
+        for (Py_ssize_t k = 0; k < n; k++) {
+            Py_ssize_t row = group_row(g, c, k);
+            const unsigned char *d = side->docnos + row * side->width;
+            Py_ssize_t len = docno_length(d, side->width);
+            uint64_t h = key_hash(side->codes[row], d, len);
+            Py_ssize_t found = table_insert(t, side, row, h, len);
+            if (found >= 0) {
+                *earlier = found;
+                return row;
+            }
+            if (qrow != NULL) qrow[row] = probe != NULL ? (int32_t)table_find(probe, owner, side, row, h, len) : -1;
+        }
+        return -1;
+    }
     /* a large query's table outgrows the caches: hash LOOKAHEAD rows ahead and prefetch their slots, so the
        memory waits overlap instead of queueing one behind the other */
     Pending ring[LOOKAHEAD];
