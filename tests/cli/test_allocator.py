@@ -1,7 +1,9 @@
-"""The eval command's allocator settings apply only to large inputs, and only in the process that asks."""
+"""Process settings of the CLI: the eval command's allocator settings apply only to large inputs and only in the
+process that asks; one BLAS thread unless the user chose otherwise."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -36,3 +38,14 @@ def test_large_inputs_switch_the_allocator(tmp_path: Path) -> None:
         fh.truncate(LARGE_INPUT_BYTES // 2)
     assert _probe(big) == "False"
     assert _probe(big, big) == "True"  # the two inputs together reach the threshold
+
+
+@pytest.mark.parametrize(("given", "expected"), [(None, "1"), ("4", "4")])
+def test_blas_threads_default_to_one_but_a_choice_stays(given: str | None, expected: str) -> None:
+    code = ("import os; from reviewdepth.cli.app import one_blas_thread; one_blas_thread(); "
+            "print(os.environ['OPENBLAS_NUM_THREADS'])")
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if given is not None:
+        env["OPENBLAS_NUM_THREADS"] = given
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == expected

@@ -128,7 +128,8 @@ NOT_AT_START = ("typer", "click", "rich", "sqlalchemy", "scipy", "jinja2", "revi
                 "reviewdepth.measures.depth", "reviewdepth.services.evaluate_tar", "reviewdepth.report.model",
                 "reviewdepth.report.tar_model", "reviewdepth.report.tar_output", "reviewdepth.report.monitor_model",
                 "reviewdepth.report.compare_model", "reviewdepth.report.simulation_model")
-ALLOWED_CLI = {"reviewdepth.cli", "reviewdepth.cli.app", "reviewdepth.cli.eval_cmd", "reviewdepth.cli.output"}
+ALLOWED_CLI = {"reviewdepth.cli", "reviewdepth.cli.app", "reviewdepth.cli.eval_cmd", "reviewdepth.cli.output",
+               "reviewdepth.cli.allocator"}  # allocator: os and sys only, ctypes for large inputs alone
 
 
 def test_eval_starts_without_typer_other_commands_or_the_tar_suite(tmp_path: Path) -> None:
