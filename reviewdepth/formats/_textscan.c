@@ -118,8 +118,9 @@ typedef struct {
     uint64_t **hashes;
     char **nums;
     int32_t *line_numbers; /* 32-bit: the scan refuses inputs of 2**31 lines or more */
-    /* drop-behind: the buffer is a read-only file mapping; pages already scanned are released as the pass goes,
-       so a large file is never resident all at once (a later access reads them back from the page cache) */
+    /* drop-behind: the buffer is a read-only file mapping; pass 2 releases the pages it has read as it goes, so
+       the file and the columns it fills are never resident whole together (pass 1 keeps them: it allocates
+       nothing, and each page is then faulted in once) */
     int drop_behind;
     Py_ssize_t dropped;
     /* first error in this chunk */
@@ -181,7 +182,6 @@ static void *pass1(void *arg) {
             c->nrec++;
         }
         pos = end + 1;
-        drop_scanned(c, pos);
     }
     c->nlines = lineno;
     return NULL;

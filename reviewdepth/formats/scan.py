@@ -157,22 +157,10 @@ def _scan_compiled(data: bytes | mmap.mmap, spec: str, min_fields: int, max_fiel
 _COMMENT_LINE = re.compile(rb"^[ \t\v\f\r]*#", re.MULTILINE)
 
 
-_WINDOW = 8 << 20  # a multiple of every page size, so each window starts on a page
-
-
 def _first_comment_line(data: bytes | mmap.mmap) -> int | None:
-    """1-based number of the first line whose first non-blank character is '#'. A map of a file is first searched
-    for any '#' window by window, releasing each window's pages (they would otherwise all stay resident before the
-    scan starts); only a file with a '#' somewhere is searched line by line (by the regex, in C)."""
-    if isinstance(data, mmap.mmap):
-        for start in range(0, len(data), _WINDOW):
-            if data.find(b"#", start, start + _WINDOW) >= 0:
-                break
-            if hasattr(mmap, "MADV_DONTNEED"):
-                data.madvise(mmap.MADV_DONTNEED, start, min(_WINDOW, len(data) - start))
-        else:
-            return None
-    elif b"#" not in data:
+    """1-based number of the first line whose first non-blank character is '#'; only a file with a '#' somewhere
+    is searched line by line (by the regex, in C). A map's pages stay for the scan that follows."""
+    if data.find(b"#") < 0:
         return None
     found = _COMMENT_LINE.search(data)
     if found is None:

@@ -16,7 +16,7 @@ from reviewdepth.formats.runs import parse_run
 from reviewdepth.formats.source import map_file
 from reviewdepth.formats.trec import parse_qrels
 
-# big enough for two scanner threads (8 MiB) and several 4 MiB drop-behind steps and 8 MiB comment-search windows
+# big enough for two scanner threads (8 MiB) and several 4 MiB drop-behind steps
 LINES = 400_000
 
 
@@ -64,7 +64,7 @@ def test_mapped_scan_equals_in_memory_scan(big_run: Path) -> None:
 
 @pytest.mark.parametrize("where", ["bad score", "comment", "comment after bad score"])
 def test_mapped_errors_name_the_same_line(tmp_path: Path, big_run: Path, where: str) -> None:
-    """An error or a '#' line deep in the file (past the first comment-search window) is reported on the same
+    """An error or a '#' line deep in the file (past the first drop-behind steps) is reported on the same
     line, with the same message, from the map as from the bytes."""
     lines = big_run.read_bytes().splitlines(keepends=True)
     if where in ("bad score", "comment after bad score"):
