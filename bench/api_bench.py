@@ -5,8 +5,10 @@
 
 Prints judgments/s and p50/p99 latency for single-judgment posts from 20 concurrent clients, and for
 1,000-judgment batches; with ``--big``, uploads a 2,000,000-document ranking and times the report fetch.
-Targets (issue 6): ≥ 500 single judgments/s with p99 < 50 ms on SQLite; ≥ 50,000 judgments/s in batches;
-report for the 2,000,000-document queue ≤ 1.5 s.
+``--repeat N`` measures N rounds (singles, then batches) on the same server and prints each round and the
+min/median/max. Targets: single posts p99 < 50 ms at 20 clients on both databases, and ≥ 500 judgments/s on
+SQLite (issues 6 and 16); ≥ 50,000 judgments/s in batches on SQLite and ≥ 60,000 on PostgreSQL (issue 16);
+report for the 2,000,000-document queue ≤ 1.5 s. Each summary line says met / NOT met (on the medians).
 
 Each client is a thread with one keep-alive connection (``http.client``: a request costs it ~0.3 ms of CPU,
 a quarter of what httpx costs) and its own write key; request bodies are encoded before the clock starts, and
@@ -155,6 +157,22 @@ def run_clients(base: str, server_pid: int, secrets: list[str], requests_per_cli
                max(0.0, machine_cpu - server_cpu - client_cpu))
 
 
+def spread(values: list[float], fmt: str) -> str:
+    return "/".join(fmt.format(v) for v in (min(values), statistics.median(values), max(values)))
+
+
+def load() -> str:
+    try:
+        return "load average " + " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "load average unknown"
+
+
+def server_cpu(run: Run) -> str:
+    """The server's CPU per request: what the issue asks to cut (the client's and the database's apart)."""
+    return f"server {run.server_cpu / max(1, len(run.latencies)) * 1000:.2f} ms CPU/request"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--db", help="database URL (default: a fresh SQLite file)")
@@ -164,6 +182,7 @@ def main() -> None:
     parser.add_argument("--batches", type=int, default=100, help="1,000-judgment batches (4 clients)")
     parser.add_argument("--warmup", type=int, default=5, help="untimed requests per client first")
     parser.add_argument("--big", action="store_true", help="also time the report on a 2,000,000-document queue")
+    parser.add_argument("--repeat", type=int, default=1, help="rounds of singles then batches on one server")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="reviewdepth-api-bench-"))
     db = args.db or f"sqlite:///{folder / 'api.db'}"
@@ -173,25 +192,45 @@ def main() -> None:
     # every document the clients post is in a queue of the topic, as in a real review: each post pays the check
     # that refuses documents in no queue (reviewdepth.services.served_queues)
     per = max(1, args.batches // 4)
-    posted = [f"{tag}-{c}-{r}-0" for tag, count in (("s", args.singles), ("sw", args.warmup))
+    posted = [f"{kind}r{n}{tag}-{c}-{r}-0" for n in range(args.repeat)
+              for kind, tag, count in (("s", "", args.singles), ("s", "w", args.warmup))
               for c in range(args.clients) for r in range(count)]
-    posted += [f"{tag}-{c}-{r}-{i}" for tag, count in (("b", per), ("bw", min(args.warmup, 1)))
+    posted += [f"{kind}r{n}{tag}-{c}-{r}-{i}" for n in range(args.repeat)
+               for kind, tag, count in (("b", "", per), ("b", "w", min(args.warmup, 1)))
                for c in range(4) for r in range(count) for i in range(1000)]
     store_ranking(engine, "bench", "bench", [RankedDocument(d) for d in posted])
     secrets = [create_key(engine, f"bench-{i}", "write")[1] for i in range(args.clients)]
     engine.dispose()
     backend = db.split(":", 1)[0]
+    print(f"{backend}, {args.workers} worker(s), {args.clients} clients, {os.cpu_count()} cores; {load()}")
+    singles: list[tuple[float, float]] = []  # (judgments/s, p99 s) per round
+    batches: list[float] = []
     with server(db, args.workers, folder) as (base, pid):
-        run = run_clients(base, pid, secrets, args.singles, 1, "s", args.warmup)
-        lat = run.latencies
-        print(f"{backend}, {args.workers} worker(s): single posts, {args.clients} clients: "
-              f"{len(lat) / run.elapsed:,.0f} judgments/s, p50 {percentile(lat, 0.5) * 1000:.1f} ms, "
-              f"p99 {percentile(lat, 0.99) * 1000:.1f} ms ({len(lat):,} requests; {run.cpu()})")
-        run = run_clients(base, pid, secrets[:4], per, 1000, "b", min(args.warmup, 1))
-        lat = run.latencies
-        print(f"{backend}: 1,000-judgment batches, 4 clients: {len(lat) * 1000 / run.elapsed:,.0f} judgments/s, "
-              f"p50 {statistics.median(lat) * 1000:.0f} ms, p99 {percentile(lat, 0.99) * 1000:.0f} ms "
-              f"({len(lat)} batches; {run.cpu()})")
+        for round_ in range(args.repeat):
+            tag = f"r{round_}"
+            run = run_clients(base, pid, secrets, args.singles, 1, "s" + tag, args.warmup)
+            lat = run.latencies
+            singles.append((len(lat) / run.elapsed, percentile(lat, 0.99)))
+            print(f"{backend}, {args.workers} worker(s): single posts, {args.clients} clients: "
+                  f"{len(lat) / run.elapsed:,.0f} judgments/s, p50 {percentile(lat, 0.5) * 1000:.1f} ms, "
+                  f"p99 {percentile(lat, 0.99) * 1000:.1f} ms ({len(lat):,} requests; {run.cpu()}; {server_cpu(run)})")
+            run = run_clients(base, pid, secrets[:4], per, 1000, "b" + tag, min(args.warmup, 1))
+            lat = run.latencies
+            batches.append(len(lat) * 1000 / run.elapsed)
+            print(f"{backend}: 1,000-judgment batches, 4 clients: {len(lat) * 1000 / run.elapsed:,.0f} judgments/s, "
+                  f"p50 {statistics.median(lat) * 1000:.0f} ms, p99 {percentile(lat, 0.99) * 1000:.0f} ms "
+                  f"({len(lat)} batches; {run.cpu()})")
+        rate, p99 = statistics.median(r for r, _ in singles), statistics.median(p for _, p in singles)
+        target_rate = 500 if backend == "sqlite" else 0
+        print(f"SUMMARY {backend}, {args.workers} worker(s), {args.clients} clients, {args.repeat} round(s): single "
+              f"posts {spread([r for r, _ in singles], '{:,.0f}')} judgments/s, p99 "
+              f"{spread([p * 1000 for _, p in singles], '{:.1f}')} ms (min/median/max); target p99 < 50 ms"
+              f"{f' and >= {target_rate} judgments/s' if target_rate else ''}: "
+              f"{'met' if p99 < 0.05 and rate >= target_rate else 'NOT met'}")
+        batch_target = 50_000 if backend == "sqlite" else 60_000
+        print(f"SUMMARY {backend}, {args.workers} worker(s): 1,000-judgment batches "
+              f"{spread(batches, '{:,.0f}')} judgments/s (min/median/max); target >= {batch_target:,}: "
+              f"{'met' if statistics.median(batches) >= batch_target else 'NOT met'}; {load()}")
         if args.big:
             headers = {"Authorization": f"Bearer {secrets[0]}"}
             ranking = folder / "big.run"

@@ -20,8 +20,9 @@ from reviewdepth.services.judgments import as_utc
 from reviewdepth.services.served_queues import API_HINT, ServedQueues
 from reviewdepth.store import validation
 from reviewdepth.store.chain import append_judgments
-from reviewdepth.store.ingest import driver_rows, utc_now
+from reviewdepth.store.ingest import utc_now
 from reviewdepth.store.models import USER_ROLES, ApiIdempotency
+from reviewdepth.store.queue_membership import topic_and_queued
 
 MAX_KEY_LENGTH = 200
 IDEMPOTENCY_TTL_SECONDS = 24 * 3600.0  # default lifetime of an idempotency record (REVIEWDEPTH_IDEMPOTENCY_TTL_SECONDS)
@@ -110,11 +111,13 @@ def record_batch(engine: Engine, topic: str, items: Sequence[BatchItem], *, revi
     now = utc_now()
     try:
         with engine.begin() as conn:
-            found = driver_rows(conn, "SELECT id FROM topics WHERE name = ?", (topic,))
-            if not found:
+            # the topic, its queues and which documents they hold: one statement (a round trip each cost more
+            # than any of them on PostgreSQL)
+            found = topic_and_queued(conn, topic, [] if allow_unqueued else [item.doc_id for item in items])
+            if found is None:
                 raise NotFound(f"unknown topic {topic!r}")
-            topic_id = int(found[0][0])
-            served = ServedQueues(conn, topic_id, topic)
+            topic_id, queues, queued = found
+            served = ServedQueues(conn, topic_id, topic, queues, queued)
             default_queue = served.queue_id(queue, "queue")
             queue_ids = [default_queue if item.queue is None else served.queue_id(item.queue, f"judgments[{i}].queue")
                          for i, item in enumerate(items)]

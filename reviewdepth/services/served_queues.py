@@ -24,12 +24,16 @@ API_HINT = 'send "allow_unqueued": true'
 class ServedQueues:
     """The queues of one topic inside a writer's transaction (queues are never changed once stored)."""
 
-    def __init__(self, conn: Connection, topic_id: int, topic: str) -> None:
+    def __init__(self, conn: Connection, topic_id: int, topic: str, queues: list[tuple[int, str]] | None = None,
+                 queued: set[str] | None = None) -> None:
+        """``queues`` and ``queued`` (documents known to be in a queue of the topic), when the caller read them
+        already (`reviewdepth.store.queue_membership.topic_and_queued`)."""
         self.conn = conn
         self.topic_id = topic_id
         self.topic = topic
-        self.queues = topic_queues(conn, topic_id)
+        self.queues = topic_queues(conn, topic_id) if queues is None else queues
         self.by_name = {name: queue_id for queue_id, name in self.queues}
+        self.queued = queued
 
     @property
     def newest(self) -> int | None:
@@ -55,6 +59,8 @@ class ServedQueues:
             return
         if not self.queues:
             raise Invalid(f"topic {self.topic!r} has no queue; import one first or {hint}")
+        if self.queued is not None and all(d in self.queued for d in doc_ids):
+            return
         missing = documents_in_no_queue(self.conn, self.topic_id, doc_ids)
         if not missing:
             return

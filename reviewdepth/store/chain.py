@@ -87,7 +87,7 @@ def _refuse_broken(name: str, why: str) -> ChainBroken:
 
 
 def _check_tail(conn: Connection, topic_id: int, name: str, length: int, previous: str | None,
-                last_hash: str | None, last_seq: int | None, top: int) -> None:
+                last_hash: str | None, last_seq: int | None, top: int, written: int = 0) -> None:
     """The O(1) check of every write: the topic's recorded length and head must be those of the log's last row
     (or of an acknowledgement recorded right after it), and no row may lie beyond. Catches a deleted tail, a
     rewritten head and rows added behind the application's back; edits inside the log are found by
@@ -96,7 +96,8 @@ def _check_tail(conn: Connection, topic_id: int, name: str, length: int, previou
     ``length`` and ``previous`` are the topic's recorded length and head before the write; ``last_hash`` (the
     stored hash of judgment ``length``) and ``last_seq`` (the highest seq) come with a statement the write makes
     anyway (`_reserve` on SQLite, the head update on PostgreSQL), at no extra round trip; ``top`` is the highest
-    seq there should be. Anything but a match is looked up again, then checked against an acknowledgement."""
+    seq there should be. Anything but a match is looked up again, then checked against an acknowledgement;
+    ``written``: rows the write inserted that the first check did not see but the lookup does."""
     if last_seq == (top or None) and (last_hash == previous if length else previous is None):
         return
     [(last, highest)] = driver_rows(
@@ -104,7 +105,7 @@ def _check_tail(conn: Connection, topic_id: int, name: str, length: int, previou
         "(SELECT max(seq) FROM judgments WHERE topic_id = ?)", (topic_id, length, topic_id))
     if length and last is None:
         raise _refuse_broken(name, f"the topic records {length} judgments but the log has no judgment seq {length}")
-    if (highest or 0) > top:
+    if (highest or 0) > top + written:
         raise _refuse_broken(name, f"the log holds judgment seq {highest} beyond the {length} the topic records")
     last = last or genesis(name)
     if (previous or genesis(name)) == last:
@@ -290,6 +291,8 @@ def append_judgments(conn: Connection, rows: Sequence[NewJudgment] | SharedJudgm
 
     columns = JUDGMENT_COLUMNS if queue_ids is None else (*JUDGMENT_COLUMNS, "queue_id")
     lines = linked() if shared is None else linked_shared(shared)
+    if not sqlite and not as_text and len(counts) == 1:
+        return _append_one_topic(conn, columns, list(lines), first, recorded, names, counts, head)
     try:
         if as_text:
             copy_lines(conn, "judgments", columns, lines, progress)
@@ -327,6 +330,34 @@ def append_judgments(conn: Connection, rows: Sequence[NewJudgment] | SharedJudgm
         ids.append(by_topic[topic_id][taken[topic_id]])
         taken[topic_id] += 1
     return ids
+
+
+def _append_one_topic(conn: Connection, columns: Sequence[str], rows: list[tuple[object, ...]], first: dict[int, int],
+                      recorded: dict[int, str | None], names: dict[int, str], counts: Counter[int],
+                      head: dict[int, str]) -> list[int]:
+    """A few judgments of one topic on PostgreSQL (the API's posts): the insert, the head update with its tail
+    check and the new ids in one statement, one round trip instead of three. The subqueries of the update's
+    RETURNING see the log without the rows the statement inserts, so the highest seq expected is the one before."""
+    [(topic_id, count)] = counts.items()
+    before = first[topic_id] - 1
+    marks = ", ".join("%s" for _ in columns)
+    try:
+        [(last_hash, last_seq, ids)] = driver_rows(
+            conn, f"WITH new AS (INSERT INTO judgments ({', '.join(columns)}) VALUES "
+            f"{', '.join(f'({marks})' for _ in rows)} RETURNING id, seq) "
+            "UPDATE topics SET chain_head = ? WHERE id = ? RETURNING (SELECT j.chain_hash FROM judgments j "
+            "WHERE j.topic_id = topics.id AND j.seq = ?), (SELECT max(j.seq) FROM judgments j WHERE "
+            "j.topic_id = topics.id), (SELECT array_agg(new.id ORDER BY new.seq) FROM new)",
+            (*(value for row in rows for value in row), head[topic_id], topic_id, before))
+    except Exception as exc:  # the driver's unique violation: a row already holds a reserved seq
+        if "uq_judgments_topic_id_seq" not in str(exc):
+            raise
+        raise _refuse_broken(names[topic_id], "the log holds judgments beyond the length the topic records") from None
+    _check_tail(conn, topic_id, names[topic_id], before, recorded[topic_id], last_hash,
+                None if last_seq is None else int(last_seq), before, count)
+    if len(ids) != count:
+        raise RuntimeError(f"reserved judgments of topic id {topic_id} were not all written")
+    return [int(i) for i in ids]
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.pool import StaticPool
@@ -77,4 +79,36 @@ def create_engine_for(url: str, busy_timeout_seconds: float = DEFAULT_BUSY_TIMEO
 
         return engine
     # lock_timeout 0 would mean "wait for ever" to PostgreSQL: 1 ms is the shortest wait
-    return create_engine(url, pool_pre_ping=True, connect_args={"options": f"-c lock_timeout={max(1, busy_ms)}"})
+    engine = create_engine(url, connect_args={"options": f"-c lock_timeout={max(1, busy_ms)}"})
+    _ping_when_idle(engine)
+    return engine
+
+
+PING_AFTER_IDLE_SECONDS = 1.0
+_IDLE_SINCE = "reviewdepth_idle_since"
+
+
+def _ping_when_idle(engine: Engine) -> None:
+    """SQLAlchemy's ``pool_pre_ping``, for connections idle in the pool for a second or more: a connection handed
+    back a moment ago is alive (a ping of every checkout was a round trip per request, a tenth of a judgment
+    post's cost). A connection that fails its ping is replaced before the caller gets it, as with pre-ping; one
+    that breaks while in use fails that transaction, as it always could."""
+    from sqlalchemy.exc import DisconnectionError
+
+    dialect = engine.dialect
+
+    @event.listens_for(engine, "checkin")
+    def _checked_in(_dbapi_connection: object, record: Any) -> None:
+        if record is not None:
+            record.info[_IDLE_SINCE] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _checked_out(dbapi_connection: Any, record: Any, _proxy: object) -> None:
+        since = record.info.get(_IDLE_SINCE)
+        if since is None or time.monotonic() - since < PING_AFTER_IDLE_SECONDS:
+            return
+        try:
+            dialect.do_ping(dbapi_connection)
+        except dialect.loaded_dbapi.Error as exc:
+            record.info.pop(_IDLE_SINCE, None)
+            raise DisconnectionError(f"the pooled connection failed its ping: {exc}") from exc

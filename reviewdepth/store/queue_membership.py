@@ -24,8 +24,47 @@ def documents_in_no_queue(conn: Connection, topic_id: int, doc_ids: Sequence[str
     found: set[str] = set()
     for start in range(0, len(wanted), CHUNK):
         part = wanted[start:start + CHUNK]
-        marks = ", ".join("?" for _ in part)
         found.update(d for (d,) in driver_rows(
             conn, f"SELECT DISTINCT e.doc_id FROM queue_entries e JOIN queues q ON q.id = e.queue_id "
-                  f"WHERE q.topic_id = ? AND e.doc_id IN ({marks})", (topic_id, *part)))
+                  f"WHERE q.topic_id = ? AND {_in_list(conn, 'e.doc_id', part)}", (topic_id, *_in_params(conn, part))))
     return {d for d in wanted if d not in found}
+
+
+def topic_and_queued(conn: Connection, topic: str, doc_ids: Sequence[str]) -> tuple[int, list[tuple[int, str]],
+                                                                                   set[str] | None] | None:
+    """One round trip for a writer of judgments: the id of topic ``topic`` (None: no such topic), its queues
+    (`topic_queues`), and the distinct ``doc_ids`` some queue of it contains (None when there are more than
+    `CHUNK`: ask `documents_in_no_queue`)."""
+    wanted = list(dict.fromkeys(doc_ids))
+    sql = ("SELECT t.id, q.id, q.name, NULL FROM topics t LEFT JOIN queues q ON q.topic_id = t.id WHERE t.name = ?")
+    params: list[object] = [topic]
+    if 0 < len(wanted) <= CHUNK:
+        sql += (" UNION ALL SELECT NULL, NULL, NULL, e.doc_id FROM topics t JOIN queues q ON q.topic_id = t.id "
+                f"JOIN queue_entries e ON e.queue_id = q.id WHERE t.name = ? AND {_in_list(conn, 'e.doc_id', wanted)}")
+        params += [topic, *_in_params(conn, wanted)]
+    topic_id: int | None = None
+    queues: list[tuple[int, str]] = []
+    found: set[str] = set()
+    for tid, queue_id, name, doc in driver_rows(conn, sql, params):
+        if doc is not None:
+            found.add(str(doc))
+            continue
+        topic_id = int(tid)
+        if queue_id is not None:
+            queues.append((int(queue_id), str(name)))
+    if topic_id is None:
+        return None
+    queues.sort()
+    return topic_id, queues, found if 0 < len(wanted) <= CHUNK else None
+
+
+def _in_list(conn: Connection, column: str, values: Sequence[str]) -> str:
+    """``column`` among ``values``: one array parameter on PostgreSQL (psycopg re-parses, and the server
+    re-plans, a statement text with thousands of placeholders every time), a list of placeholders on SQLite."""
+    if conn.dialect.name == "postgresql":
+        return f"{column} = ANY(?)"
+    return f"{column} IN ({', '.join('?' for _ in values)})"
+
+
+def _in_params(conn: Connection, values: Sequence[str]) -> list[object]:
+    return [list(values)] if conn.dialect.name == "postgresql" else list(values)
