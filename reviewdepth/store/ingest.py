@@ -30,16 +30,23 @@ def db_timestamp(conn: Connection, moment: datetime) -> Any:
 
 
 def driver_rows(conn: Connection, sql: str, params: Sequence[object] = (), *,
-                fetch: bool = True) -> list[tuple[Any, ...]]:
+                fetch: bool = True, plan_each_time: bool = False) -> list[tuple[Any, ...]]:
     """Run qmark SQL straight on the DBAPI connection of ``conn``'s transaction: no statement compilation and no
-    per-row result objects (hot paths: large reads, and the few statements of every judgment write)."""
+    per-row result objects (hot paths: large reads, and the few statements of every judgment write).
+
+    ``plan_each_time``: never a prepared statement on PostgreSQL (psycopg prepares a statement run five times,
+    and the server may then keep a generic plan): for a statement whose best plan depends on its parameters, such
+    as a list of documents that may hold one or thousands."""
     raw = conn.connection.driver_connection
     assert raw is not None
     if conn.dialect.name != "sqlite":
         sql = sql.replace("?", "%s")
     cursor = raw.cursor()
     try:
-        cursor.execute(sql, tuple(params))
+        if plan_each_time and conn.dialect.name != "sqlite":
+            cursor.execute(sql, tuple(params), prepare=False)
+        else:
+            cursor.execute(sql, tuple(params))
         return list(cursor.fetchall()) if fetch else []
     finally:
         cursor.close()
