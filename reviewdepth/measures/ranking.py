@@ -312,28 +312,24 @@ def join_and_rank(
     codes = factorize_queries(run_qids, qrels_qids)
     nq_all = len(codes.qids)
 
-    # count R and judged non-relevant per query
-    num_rel_all = np.bincount(codes.qrels[qrels_rels >= level], minlength=nq_all).astype(np.int64)
-    nonrel_mask = (qrels_rels >= 0) & (qrels_rels < level)
-    num_nonrel_all = np.bincount(codes.qrels[nonrel_mask], minlength=nq_all).astype(np.int64)
+    # count R and judged non-relevant per query (weighted counts: no masked copies of the qrels columns)
+    num_rel_all = np.bincount(codes.qrels, weights=qrels_rels >= level, minlength=nq_all).astype(np.int64)
+    nonrel = (qrels_rels >= 0) & (qrels_rels < level)
+    num_nonrel_all = np.bincount(codes.qrels, weights=nonrel, minlength=nq_all).astype(np.int64)
 
     # run: keep queries that have qrels, rank, cut at -M
-    has_qrels = np.zeros(nq_all, dtype=bool)
-    has_qrels[codes.qrels] = True
-    keep = has_qrels[codes.run]
-    if keep.all():
+    has_qrels = np.bincount(codes.qrels, minlength=nq_all) > 0
+    counts = np.bincount(codes.run, minlength=nq_all).astype(np.int64)
+    counts[~has_qrels] = 0
+    if int(counts.sum()) == len(codes.run):
         order = rank_order(codes.run, run_scores, run_docnos, version)
     else:
-        rows = np.flatnonzero(keep)
+        rows = np.flatnonzero(has_qrels[codes.run])
         order = rows[rank_order(codes.run[rows], run_scores[rows], run_docnos[rows], version)]
-    ranked_codes = codes.run[order]
-    counts = np.bincount(ranked_codes, minlength=nq_all).astype(np.int64)
     if max_docs is not None:
         starts = np.concatenate(([0], np.cumsum(counts)))[:-1]
         within = np.arange(len(order), dtype=np.int64) - np.repeat(starts, counts)
-        cut = within < max_docs
-        order = order[cut]
-        ranked_codes = ranked_codes[cut]
+        order = order[within < max_docs]
         counts = np.minimum(counts, max_docs)
 
     if use_compiled is None:
@@ -459,16 +455,18 @@ def _rel_by_sorted_keys(codes: QueryCodes, order: IntArray, all_kept: bool, run_
 def _judged_levels(qrels_codes: CodeArray, qrels_rels: IntArray,
                    evaluated: IntArray) -> tuple[IntArray, IntArray, IntArray]:
     """Distinct qrels values >= 0 and their counts for each evaluated query code (``evaluated`` is increasing)."""
-    judged = qrels_rels >= 0
-    codes, values = qrels_codes[judged], qrels_rels[judged]
-    wanted = np.zeros(int(max(codes.max(initial=-1), evaluated.max(initial=-1))) + 1, dtype=bool)
-    wanted[evaluated] = True
-    keep = wanted[codes]
-    codes, values = codes[keep], values[keep]
+    size = int(max(qrels_codes.max(initial=-1), evaluated.max(initial=-1))) + 1
+    position_of = np.full(size, -1, dtype=np.int64)
+    position_of[evaluated] = np.arange(len(evaluated))
+    position = position_of[qrels_codes]
+    keep = (qrels_rels >= 0) & (position >= 0)
+    if not keep.all():
+        position, codes, values = position[keep], qrels_codes[keep], qrels_rels[keep]
+    else:
+        codes, values = qrels_codes, qrels_rels
     levels = int(values.max(initial=0)) + 1
     if len(evaluated) * levels <= 4 * len(codes) + 4096:
         # few distinct values (binary or graded qrels): count (query, value) pairs in one table, no sort
-        position = np.searchsorted(evaluated, codes)
         table = np.bincount(position * levels + values, minlength=len(evaluated) * levels)
         present = table.reshape(len(evaluated), levels) > 0
         per_query = np.count_nonzero(present, axis=1)
