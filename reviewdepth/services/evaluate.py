@@ -83,12 +83,10 @@ def rank_columns(qrels: QrelsColumns, run: RunColumns, options: EvalOptions) -> 
         raise InputError(source.path, int(source.line[exc.index]), "docno",
                          f"duplicate docno {exc.docno!r} for query {exc.qid!r}") from None
 
-    in_run = np.zeros(len(codes.qids), dtype=bool)
-    in_run[codes.run] = True
-    in_qrels = np.zeros(len(codes.qids), dtype=bool)
-    in_qrels[codes.qrels] = True
-    judged = np.zeros(len(codes.qids), dtype=bool)
-    judged[codes.qrels[qrels.rel >= 0]] = True
+    nq = len(codes.qids)
+    in_run = np.bincount(codes.run, minlength=nq) > 0
+    in_qrels = np.bincount(codes.qrels, minlength=nq) > 0
+    judged = np.bincount(codes.qrels, weights=qrels.rel >= 0, minlength=nq) > 0
     bad = np.flatnonzero(in_run & in_qrels & ~judged)
     if len(bad):
         qid = codes.qids[bad[0]].decode("utf-8", "replace")
