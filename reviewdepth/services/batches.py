@@ -19,7 +19,7 @@ from reviewdepth.services.imports import read_label
 from reviewdepth.services.judgments import as_utc
 from reviewdepth.services.served_queues import API_HINT, ServedQueues
 from reviewdepth.store import validation
-from reviewdepth.store.chain import append_judgments
+from reviewdepth.store.chain import NewJudgment, SharedJudgments, append_judgments
 from reviewdepth.store.ingest import utc_now
 from reviewdepth.store.models import USER_ROLES, ApiIdempotency
 from reviewdepth.store.queue_membership import topic_and_queued
@@ -132,9 +132,16 @@ def record_batch(engine: Engine, topic: str, items: Sequence[BatchItem], *, revi
                 marker = conn.execute(insert(ApiIdempotency).values(
                     reviewer=reviewer, key=key, topic_id=topic_id, request_digest=digest, response="[]",
                     created_at=now).returning(ApiIdempotency.id)).scalar_one()
-            ids = append_judgments(conn, [(topic_id, d, lab, rel, g, reviewer, role, source, note, now, None)
-                                          for d, lab, rel, g, role, note in parsed], return_ids=True,
-                                   queue_ids=queue_ids)
+            shared = {(role, note) for *_, role, note in parsed}
+            if len(shared) == 1:  # the usual batch (one role, no note) linked as columns: the topic is locked meanwhile
+                [(role, note)] = shared
+                rows: Sequence[NewJudgment] | SharedJudgments = SharedJudgments(
+                    [topic_id] * len(parsed), [p[0] for p in parsed], [p[1] for p in parsed], [p[2] for p in parsed],
+                    [p[3] for p in parsed], reviewer, role, source, note, now, None)
+            else:
+                rows = [(topic_id, d, lab, rel, g, reviewer, role, source, note, now, None)
+                        for d, lab, rel, g, role, note in parsed]
+            ids = append_judgments(conn, rows, return_ids=True, queue_ids=queue_ids)
             if marker is not None:
                 conn.execute(update(ApiIdempotency).where(ApiIdempotency.id == marker)
                              .values(response=json.dumps(ids)))

@@ -113,3 +113,21 @@ def _qrels(folder: Path, name: str, topic: str, prefix: str = "d") -> Path:
     path = folder / name
     path.write_text("".join(f"{topic} 0 {prefix}{i} {i % 2}\n" for i in range(ROWS)))
     return path
+
+
+def test_a_big_batch_of_one_role_is_linked_as_columns_with_its_queues(engine: Engine, tmp_path: Path) -> None:
+    run = tmp_path / "q.run"
+    run.write_text("".join(f"T Q0 {doc(i)} {i + 1} 1 tag\n" for i in range(ROWS)), encoding="utf-8")
+    import_run(engine, str(run))
+    record_batch(engine, "T", [BatchItem("d0", "1")], reviewer="ann")  # a chain to extend
+    items = [BatchItem(doc(i), ["1", "0", "3"][i % 3], role="qc") for i in range(1, ROWS)]
+    ids = record_batch(engine, "T", items, reviewer="bob").ids
+    with engine.connect() as conn:
+        got = conn.execute(select(Judgment.id, Judgment.doc_id, Judgment.label, Judgment.grade, Judgment.role,
+                                  Judgment.seq, Judgment.queue_id).order_by(Judgment.id)).all()
+    assert [g.id for g in got[1:]] == ids
+    assert [(g.doc_id, g.label, g.role, g.seq) for g in got[1:]] == [
+        (i.doc_id, i.label, "qc", n) for n, i in enumerate(items, start=2)]
+    assert [g.grade for g in got[1:]] == [int(i.label) for i in items] and len({g.queue_id for g in got}) == 1
+    [check] = verify_chains(engine, "T")
+    assert check.intact and check.judgments == ROWS
