@@ -106,6 +106,11 @@ def run_eval(
 ) -> None:
     """Evaluate RUN against QRELS: exactly as trec_eval (--suite trec) or with the CLEF TAR / ASReview
     recall-oriented measures (--suite tar)."""
+    from reviewdepth.formats import prescan
+
+    # the scans of both files start now, on other threads, and run while numpy and the rest are imported
+    early = (prescan.start(qrels, prescan.QRELS_LAYOUT, trec_eval_version >= 10),
+             prescan.start(run, prescan.RUN_LAYOUT, trec_eval_version >= 10)) if suite is Suite.trec else (None, None)
     from reviewdepth.formats.errors import InputError
     from reviewdepth.measures.suite import MeasureError
     from reviewdepth.services.evaluate import EvalInput, EvalRequest, SuiteMismatch, evaluate
@@ -119,7 +124,7 @@ def run_eval(
                           num_docs=num_docs, run_format=run_format.value, judged_only=judged_only)
     prefer_heap_for_large_inputs(qrels, run)
     try:
-        result = evaluate(EvalInput(qrels), EvalInput(run), request)
+        result = evaluate(EvalInput(qrels, mapped=early[0]), EvalInput(run, mapped=early[1]), request)
     except SuiteMismatch as exc:
         fail("-m, -c, -M, -J and --trec-eval-version apply to --suite trec only" if exc.suite == "tar"
              else "--compat and --run-format apply to --suite tar only")

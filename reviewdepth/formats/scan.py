@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 import mmap
 import os
-import re
 from dataclasses import dataclass
 from types import ModuleType
 
@@ -20,9 +19,9 @@ import numpy as np
 import numpy.typing as npt
 
 from reviewdepth.formats.errors import InputError
+from reviewdepth.formats.prescan import PARALLEL_BYTES, PURE_PYTHON_ENV, PendingScan, first_comment_line
 
 _SPACE = b" \t\n\v\f\r"
-PURE_PYTHON_ENV = "REVIEWDEPTH_PURE_PYTHON_SCAN"
 _FNV_OFFSET = 1469598103934665603
 _FNV_PRIME = 1099511628211
 _MASK64 = (1 << 64) - 1
@@ -100,14 +99,20 @@ def scan(data: bytes | mmap.mmap, spec: str, *, min_fields: int, max_fields: int
     elif use_compiled and compiled is None:
         raise RuntimeError("the compiled scanner reviewdepth.formats._textscan is not available")
     names = names or []
-    if not skip_comments:
+    pending: PendingScan | None = getattr(data, "pending", None)
+    if pending is not None and not (use_compiled and pending.matches(spec, min_fields, max_fields, skip_comments)):
+        pending = None
+    if pending is not None:
+        # started on another thread (`prescan.start`), the comment search first, while the map's pages were in
+        first_hash = pending.comment_line()
+    elif not skip_comments:
         # 9.0.8 treats '#' lines as malformed; find the first one for a precise message.
-        first_hash = _first_comment_line(data)
+        first_hash = first_comment_line(data)
     else:
         first_hash = None
     try:
         if use_compiled:
-            scanned = _scan_compiled(data, spec, min_fields, max_fields, skip_comments)
+            scanned = _scan_compiled(data, spec, min_fields, max_fields, skip_comments, pending)
         else:
             scanned = scan_python(bytes(data) if isinstance(data, mmap.mmap) else data, spec, min_fields=min_fields,
                                   max_fields=max_fields, skip_comments=skip_comments)
@@ -125,18 +130,22 @@ class _CompiledScanError(ValueError):
     pass
 
 
-_PARALLEL_BYTES = 8 << 20
+_PARALLEL_BYTES = PARALLEL_BYTES  # module-level, so the tests can force the two-thread path
+
 
 
 def _scan_compiled(data: bytes | mmap.mmap, spec: str, min_fields: int, max_fields: int,
-                   skip_comments: bool) -> Scanned:
+                   skip_comments: bool, pending: PendingScan | None = None) -> Scanned:
     """Large inputs are scanned on two threads inside the C code (it releases the GIL)."""
     _textscan = compiled
     assert _textscan is not None
     threads = 2 if len(data) >= _PARALLEL_BYTES else 1
     try:
-        nrec, lines_raw, raw_cols = _textscan.scan(data, spec, min_fields, max_fields, skip_comments, threads,
-                                                   isinstance(data, mmap.mmap))
+        if pending is not None:
+            nrec, lines_raw, raw_cols = pending.outcome()  # started by `prescan.start` while the process started
+        else:
+            nrec, lines_raw, raw_cols = _textscan.scan(data, spec, min_fields, max_fields, skip_comments, threads,
+                                                       isinstance(data, mmap.mmap))
     except _textscan.ScanError as exc:
         raise _CompiledScanError(tuple(exc.args)) from None
     cols: list[Column] = []
@@ -152,20 +161,6 @@ def _scan_compiled(data: bytes | mmap.mmap, spec: str, min_fields: int, max_fiel
     scanned = Scanned(np.frombuffer(lines_raw, dtype=np.int32), cols)
     assert len(scanned) == nrec
     return scanned
-
-
-_COMMENT_LINE = re.compile(rb"^[ \t\v\f\r]*#", re.MULTILINE)
-
-
-def _first_comment_line(data: bytes | mmap.mmap) -> int | None:
-    """1-based number of the first line whose first non-blank character is '#'; only a file with a '#' somewhere
-    is searched line by line (by the regex, in C). A map's pages stay for the scan that follows."""
-    if data.find(b"#") < 0:
-        return None
-    found = _COMMENT_LINE.search(data)
-    if found is None:
-        return None
-    return bytes(data[:found.start()]).count(b"\n") + 1
 
 
 class _PyScanError(ValueError):

@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from reviewdepth.formats.errors import InputError
+from reviewdepth.formats.prescan import QRELS_LAYOUT
 from reviewdepth.formats.runs import RUN_FIELDS, Run, parse_run, read_run
 from reviewdepth.formats.scan import StringColumn, scan
 from reviewdepth.formats.source import read_bytes
@@ -42,7 +43,8 @@ class QrelsColumns:
 
 def parse_qrels(data: bytes | mmap.mmap, path: str = "<qrels>", *, allow_comments: bool = False) -> QrelsColumns:
     """Parse TREC qrels text (exactly 4 fields per line)."""
-    scanned = scan(data, "s.si", min_fields=4, max_fields=4, skip_comments=allow_comments, path=path,
+    spec, min_fields, max_fields = QRELS_LAYOUT
+    scanned = scan(data, spec, min_fields=min_fields, max_fields=max_fields, skip_comments=allow_comments, path=path,
                    names=QRELS_FIELDS)
     if len(scanned) == 0:
         raise InputError(path, None, None, "empty qrels file: no judgment lines")

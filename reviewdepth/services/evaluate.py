@@ -148,12 +148,15 @@ class EvalInput:
 
     name: str
     data: bytes | None = None
+    mapped: mmap.mmap | None = None  # the file already mapped, its scan started (`reviewdepth.formats.prescan`)
 
     def read(self) -> bytes:
         return read_bytes(self.name) if self.data is None else self.data
 
     def map(self) -> bytes | mmap.mmap:
         """`read`, but a plain file comes as a read-only map (`map_file`): the scanner reads it without a copy."""
+        if self.mapped is not None:
+            return self.mapped
         return map_file(self.name) if self.data is None else self.data
 
 
