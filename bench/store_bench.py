@@ -11,11 +11,14 @@ database and the raw driver's inserts into another fresh database at the same sc
 (raw first on odd repeats), so the machine's load and the database's state fall on both sides alike.
 
 reviewdepth's side is the whole use case (read the file, hash it, validate and parse it, link the judgment
-chain, insert, commit); the raw side gets its rows ready-made in memory (with the chain columns as given data)
-and only inserts and commits. ``rate ratio`` = raw seconds / reviewdepth seconds (rows/s of reviewdepth over
-rows/s of the raw driver); ``client CPU`` is this process's CPU seconds per million rows (on SQLite that
-includes the database engine, which runs in the process). Targets (issue 16): each import >= 0.8x the raw
-driver on each database (median over the pairs); load with labels <= 1 s on SQLite. Always exits 0.
+chain, insert, commit); the raw side gets its rows ready-made in memory and only inserts and commits. Both
+store the same data: the raw side's judgments carry chain hashes and the import id (whose foreign key each row
+checks) as given data, and its run import inserts the queue row with the ranking blob reviewdepth stores
+(encoded before the clock starts) in the transaction of the entries. ``rate ratio`` = raw seconds /
+reviewdepth seconds (rows/s of reviewdepth over rows/s of the raw driver); ``client CPU`` is this process's CPU
+seconds per million rows (on SQLite that includes the database engine, which runs in the process). Targets
+(issue 16): each import >= 0.8x the raw driver on each database (median over the pairs); load with labels
+<= 1 s on SQLite. Always exits 0.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from reviewdepth.services.queues import queue_labels
 from reviewdepth.store import migrate
 from reviewdepth.store.engine import create_engine_for, normalise_url
 from reviewdepth.store.ingest import utc_now
+from reviewdepth.store.ranking_blob import encode_ranking
 
 TARGET = 0.8
 Rows = list[tuple[object, ...]]
@@ -51,11 +55,13 @@ def ensure_data(workdir: Path) -> tuple[Path, Path]:
     return run, qrels
 
 
-def raw_rows(run: Path, qrels: Path) -> tuple[Rows, Rows]:
+def raw_rows(run: Path, qrels: Path) -> tuple[Rows, Rows, bytes | None]:
     entries: Rows = []
     for rank, line in enumerate(run.read_text().splitlines(), start=1):
         f = line.split()
         entries.append((1, rank, f[2], float(f[4]), None))
+    # the queue row reviewdepth stores with the entries keeps the ranking as one blob: given data here too
+    blob = encode_ranking([str(e[2]) for e in entries])
     now = utc_now().replace(tzinfo=None).isoformat(" ")
     source = f"import:{hashlib.sha256(qrels.read_bytes()).hexdigest()}"
     # the rows reviewdepth stores, with the chain columns as given data (the raw driver stores them, reviewdepth
@@ -63,7 +69,7 @@ def raw_rows(run: Path, qrels: Path) -> tuple[Rows, Rows]:
     judgments: Rows = [(1, f[2], f[3], None if int(f[3]) < 0 else int(f[3]) >= 1, int(f[3]), "qrels", "review",
                         source, None, now, 1, seq, hashlib.sha256(str(seq).encode()).hexdigest())
                        for seq, f in enumerate((line.split() for line in qrels.read_text().splitlines()), start=1)]
-    return entries, judgments
+    return entries, judgments, blob
 
 
 def timed(fn: Callable[[], object]) -> tuple[float, float]:
@@ -123,23 +129,26 @@ def product_side(url: str, run: Path, qrels: Path, only: str | None,
     return out
 
 
-def raw_side(url: str, entries: Rows, judgments: Rows, only: str | None) -> dict[str, tuple[float, float]]:
+def raw_side(url: str, entries: Rows, judgments: Rows, blob: bytes | None,
+             only: str | None) -> dict[str, tuple[float, float]]:
     engine = create_engine_for(url)
     migrate.upgrade(engine)
     with engine.begin() as conn:
         conn.exec_driver_sql("INSERT INTO topics (id, name, created_at) VALUES (1, '1', CURRENT_TIMESTAMP)")
-        conn.exec_driver_sql("INSERT INTO queues (id, topic_id, name, ordering, size, source, created_at) "
-                             "VALUES (1, 1, 'raw', 'given', 0, 'raw', CURRENT_TIMESTAMP)")
         conn.exec_driver_sql("INSERT INTO imports (id, kind, file_name, digest, rows, topics, options, created_at) "
                              "VALUES (1, 'qrels', 'raw', 'raw', 0, 1, '', CURRENT_TIMESTAMP)")
     raw = engine.raw_connection()
     judgment_columns = ("topic_id, doc_id, label, relevant, grade, reviewer, role, source, note, recorded_at, "
                         "import_id, seq, chain_hash")
     out: dict[str, tuple[float, float]] = {}
+    # the queue row, as reviewdepth stores it: the same transaction as its entries
+    queue_row = ("INSERT INTO queues (id, topic_id, name, ordering, size, source, created_at, ranking_blob) "
+                 "VALUES (1, 1, 'raw', 'given', {n}, 'raw', CURRENT_TIMESTAMP, {mark})")
     try:
         cursor = raw.cursor()
         if engine.dialect.name == "sqlite":
             def raw_entries() -> None:
+                cursor.execute(queue_row.format(n=len(entries), mark="?"), (blob,))
                 cursor.executemany("INSERT INTO queue_entries (queue_id, rank, doc_id, score, flag) "
                                    "VALUES (?, ?, ?, ?, ?)", entries)
                 raw.commit()
@@ -150,6 +159,7 @@ def raw_side(url: str, entries: Rows, judgments: Rows, only: str | None) -> dict
                 raw.commit()
         else:
             def raw_entries() -> None:
+                cursor.execute(queue_row.format(n=len(entries), mark="%s"), (blob,))
                 with cursor.copy("COPY queue_entries (queue_id, rank, doc_id, score, flag) FROM STDIN") as copy:
                     for row in entries:
                         copy.write_row(row)
@@ -174,17 +184,17 @@ def spread(values: list[float], fmt: str = "{:.2f}") -> str:
     return "/".join(fmt.format(v) for v in (min(values), statistics.median(values), max(values)))
 
 
-def bench_database(databases: Databases, run: Path, qrels: Path, entries: Rows, judgments: Rows, repeat: int,
-                   only: str | None) -> None:
+def bench_database(databases: Databases, run: Path, qrels: Path, entries: Rows, judgments: Rows, blob: bytes | None,
+                   repeat: int, only: str | None) -> None:
     pairs: list[tuple[dict[str, tuple[float, float]], dict[str, tuple[float, float]]]] = []
     for i in range(repeat):
         with databases.fresh() as product_url, databases.fresh() as raw_url:
             if i % 2:
-                raw = raw_side(raw_url, entries, judgments, only)
+                raw = raw_side(raw_url, entries, judgments, blob, only)
                 product = product_side(product_url, run, qrels, only, load=i == 0)
             else:
                 product = product_side(product_url, run, qrels, only, load=i == 0)
-                raw = raw_side(raw_url, entries, judgments, only)
+                raw = raw_side(raw_url, entries, judgments, blob, only)
         pairs.append((product, raw))
     name = "postgresql" if databases.pg else "sqlite"
     for kind, rows in (("run", len(entries)), ("qrels", len(judgments))):
@@ -228,14 +238,15 @@ def main() -> None:
                 head = b"".join(line for _, line in zip(range(args.run_lines), source, strict=False))
             run = Path(tmp) / f"first{args.run_lines}.run"
             run.write_bytes(head)
-        entries, judgments = raw_rows(run, qrels)
+        entries, judgments, blob = raw_rows(run, qrels)
         print(f"data: {run.name} ({len(entries):,} lines, sha256 {hashlib.sha256(run.read_bytes()).hexdigest()[:12]}),"
               f" {qrels.name} ({len(judgments):,} lines); {os.cpu_count()} cores; {uptime()}")
         if not args.skip_sqlite:
-            bench_database(Databases(None, Path(tmp)), run, qrels, entries, judgments, args.repeat, args.only)
+            bench_database(Databases(None, Path(tmp)), run, qrels, entries, judgments, blob, args.repeat,
+                           args.only)
         if args.pg:
             try:
-                bench_database(Databases(args.pg, Path(tmp)), run, qrels, entries, judgments, args.repeat,
+                bench_database(Databases(args.pg, Path(tmp)), run, qrels, entries, judgments, blob, args.repeat,
                                args.only)
             except Exception as exc:  # a measurement: report and go on
                 print(f"postgresql: skipped ({exc})")
