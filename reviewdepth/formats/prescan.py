@@ -94,13 +94,10 @@ class PrescannedMap(mmap.mmap):
 def start(path: str, layout: tuple[str, int, int], skip_comments: bool) -> PrescannedMap | None:
     """Map ``path`` and start scanning it with ``layout``; None (nothing started) for standard input, gzip, an
     empty or unreadable file, or when the compiled scanner is not built or is switched off."""
-    import os
+    from reviewdepth.measures.extension import optional_extension
 
-    if path == "-" or os.environ.get(PURE_PYTHON_ENV, "") not in ("", "0"):
-        return None
-    try:
-        from reviewdepth.formats import _textscan  # type: ignore[attr-defined]
-    except ImportError:
+    scanner = optional_extension("reviewdepth.formats._textscan", PURE_PYTHON_ENV) if path != "-" else None
+    if scanner is None:
         return None
     try:
         with open(path, "rb") as fh:
@@ -110,6 +107,6 @@ def start(path: str, layout: tuple[str, int, int], skip_comments: bool) -> Presc
     if mapped[:2] == b"\x1f\x8b":
         mapped.close()
         return None
-    mapped.pending = PendingScan(_textscan, mapped, layout, skip_comments)
+    mapped.pending = PendingScan(scanner, mapped, layout, skip_comments)
     mapped.pending.start()
     return mapped

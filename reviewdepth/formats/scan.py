@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import mmap
-import os
 from dataclasses import dataclass
 from types import ModuleType
 
@@ -20,6 +19,7 @@ import numpy.typing as npt
 
 from reviewdepth.formats.errors import InputError
 from reviewdepth.formats.prescan import PARALLEL_BYTES, PURE_PYTHON_ENV, PendingScan, first_comment_line
+from reviewdepth.measures.extension import optional_extension
 
 _SPACE = b" \t\n\v\f\r"
 _FNV_OFFSET = 1469598103934665603
@@ -52,17 +52,7 @@ class Scanned:
 _KIND_TEXT = {"float": "a number", "int": "an integer"}
 
 
-def _load_compiled() -> ModuleType | None:
-    if os.environ.get(PURE_PYTHON_ENV, "") not in ("", "0"):
-        return None
-    try:
-        from reviewdepth.formats import _textscan  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    return _textscan  # type: ignore[no-any-return]
-
-
-compiled: ModuleType | None = _load_compiled()
+compiled: ModuleType | None = optional_extension("reviewdepth.formats._textscan", PURE_PYTHON_ENV)
 
 
 def _error(path: str, code: str, line: int, field: int, token: bytes, spec: str, names: list[str],

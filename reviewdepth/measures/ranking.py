@@ -8,7 +8,6 @@ list it, or ``UNJUDGED`` (-2) when the qrels give it a negative value.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from functools import cached_property
 from types import ModuleType
@@ -17,6 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from reviewdepth.measures.extension import optional_extension
 from reviewdepth.measures.segments import IntArray, positions_in_segment, segment_ids, segmented_cumsum
 
 NOT_IN_QRELS = -1
@@ -360,17 +360,7 @@ def join_and_rank(
     return ranked, codes
 
 
-def _load_compiled_join() -> ModuleType | None:
-    if os.environ.get(PURE_PYTHON_JOIN_ENV, "") not in ("", "0"):
-        return None
-    try:
-        from reviewdepth.measures import _hashjoin  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    return _hashjoin  # type: ignore[no-any-return]
-
-
-compiled_join: ModuleType | None = _load_compiled_join()
+compiled_join: ModuleType | None = optional_extension("reviewdepth.measures._hashjoin", PURE_PYTHON_JOIN_ENV)
 
 
 def _rel_by_hash_join(codes: QueryCodes, order: IntArray, all_kept: bool, run_docnos: BytesArray,
