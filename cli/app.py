@@ -84,7 +84,7 @@ def only_the_invoked_command(app: typer.Typer, args: list[str]) -> typer.Typer:
 
 # Read-only commands that have written and flushed everything when they return: the process ends there, without
 # the interpreter's teardown of the ~700 modules a report loads (~0.15 s; the OS closes the database files).
-QUICK_EXIT_COMMANDS = frozenset({"report"})
+QUICK_EXIT_COMMANDS = frozenset({"report", "eval"})
 
 
 # the variable that asks the program for shell completions (Click's `_{PROG}_COMPLETE`)
@@ -93,21 +93,22 @@ COMPLETION_VARIABLE = "_REVIEWDEPTH_COMPLETE"
 
 def eval_without_typer(args: list[str]) -> bool:
     """Run ``reviewdepth eval`` when ``args`` are an ordinary eval command line (`eval_cmd.parse_args`), without
-    importing Typer or any other command (together ~0.1 s, most of the start-up on a small file); ``False``, having
-    done nothing, for anything else."""
+    importing Typer or any other command (together ~0.1 s, most of the start-up on a small file), and end with
+    `SystemExit` as Click would; ``False``, having done nothing, for anything else."""
     if args[:1] != ["eval"] or COMPLETION_VARIABLE in os.environ:
-        return False
-    from .eval_cmd import parse_args, run_eval
-
-    values = parse_args(args[1:])
-    if values is None:
         return False
     # The process ends with this one evaluation, which makes few reference cycles, while the imports it starts
     # allocate enough objects to set off the cycle collector again and again (7 % of the CPU of an eval of the
     # CLEF 2019 runs). Only here, in the command's own process: in-process callers (tests) keep theirs.
     gc.disable()
+    from .eval_cmd import parse_args, run_eval
+
+    values = parse_args(args[1:])
+    if values is None:
+        gc.enable()  # Typer takes the command line over
+        return False
     as_click_runs_it(lambda: run_eval(**values))
-    return True
+    sys.exit(0)  # as Click's standalone mode ends: main() then skips the interpreter's teardown (QUICK_EXIT_COMMANDS)
 
 
 def as_click_runs_it(command: Callable[[], None]) -> None:
