@@ -170,7 +170,10 @@ def _presorted_order(qcodes: CodeArray, score_key: npt.NDArray[np.unsignedintege
     if np.any(block_codes[by_code][1:] == block_codes[by_code][:-1]):
         return None  # a query split over several blocks
     ends = np.concatenate((starts[1:], [n]))
-    bad_blocks = np.unique(np.searchsorted(starts, unsorted, side="right") - 1)
+    # the blocks holding an unsorted pair (increasing, as `unsorted` is); not np.unique, whose first call loads
+    # numpy.ma (15 ms of every start)
+    in_block = np.searchsorted(starts, unsorted, side="right") - 1
+    bad_blocks = in_block[np.concatenate(([True], in_block[1:] != in_block[:-1]))] if len(in_block) else in_block
     if len(bad_blocks) > 64 or int(np.sum(ends[bad_blocks] - starts[bad_blocks])) > n // 2:
         return None  # mostly unsorted: one sort of everything is cheaper than many small ones
     lengths = (ends - starts)[by_code]
