@@ -19,9 +19,14 @@ print(prefer_heap_for_large_inputs(*sys.argv[1:]))
 """
 
 
+# The probes run outside the checkout: from its root, ``python -c`` would import the source tree's reviewdepth/,
+# which has no cli/ (it installs as reviewdepth.cli) and no built extensions.
+OUTSIDE = Path(__file__).resolve().parents[2].parent
+
+
 def _probe(*paths: Path | str) -> str:
     done = subprocess.run([sys.executable, "-c", PROBE, *map(str, paths)], capture_output=True, text=True,
-                          check=True)
+                          check=True, cwd=OUTSIDE)
     return done.stdout.strip()
 
 
@@ -47,5 +52,6 @@ def test_blas_threads_default_to_one_but_a_choice_stays(given: str | None, expec
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
     if given is not None:
         env["OPENBLAS_NUM_THREADS"] = given
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True,
+                          cwd=OUTSIDE)
     assert done.stdout.strip() == expected

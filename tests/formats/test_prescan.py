@@ -81,5 +81,6 @@ def test_nothing_starts_for_stdin_gzip_missing_or_empty_files(tmp_path: Path) ->
 
 def test_prescan_imports_no_numpy() -> None:
     code = "import sys; from reviewdepth.formats import prescan; print('numpy' in sys.modules)"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    outside = Path(__file__).resolve().parents[2].parent  # not the checkout, whose reviewdepth/ -c would import
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=outside)
     assert done.stdout.strip() == "False"

@@ -137,9 +137,11 @@ def test_eval_prints_the_same_with_either_join(flags: list[str]) -> None:
     for env_value in ("0", "1"):
         env = {**os.environ, ranking.PURE_PYTHON_JOIN_ENV: env_value}
         probe = [sys.executable, "-c", "from reviewdepth.measures import ranking; print(ranking.compiled_join)"]
-        chosen = subprocess.run(probe, env=env, capture_output=True, text=True, check=True).stdout.strip()
+        # outside the checkout, whose source tree has no built extension (python -c imports from the cwd first)
+        chosen = subprocess.run(probe, env=env, capture_output=True, text=True, check=True,
+                                cwd=DATA.parents[3]).stdout.strip()
         assert (chosen == "None") == (env_value == "1" or ranking.compiled_join is None)
-        done = subprocess.run(args, env=env, capture_output=True, check=True)
+        done = subprocess.run(args, env=env, capture_output=True, check=True, cwd=DATA.parents[3])
         outputs.append(done.stdout)
     assert outputs[0] == outputs[1] and outputs[0].count(b"\n") > 20
 
