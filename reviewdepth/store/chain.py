@@ -180,6 +180,26 @@ class SharedJudgments:
         return len(self.doc_ids)
 
 
+def _link(previous: str, seq: int, doc_id: str, label: str, relevant: bool | None, grade: int | None,
+          tail: str) -> str:
+    """`link_hash` with the judgment's fixed fields already formatted (``tail``, `_tail`): the one chain step of
+    both bulk writers."""
+    return sha256(f"{previous}\n{seq}|{len(doc_id)}:{doc_id}|{len(label)}:{label}|"
+                  f"{'~' if relevant is None else '1' if relevant else '0'}|{'~' if grade is None else grade}"
+                  f"{tail}".encode()).hexdigest()
+
+
+def _copy_line(topic_id: int, doc_id: str, label: str, relevant: bool | None, grade: int | None, fixed: str,
+               seq: int, digest: str, queue: tuple[int | None] | None, escape: bool) -> str:
+    """One judgment as a line of PostgreSQL COPY text (``fixed``: `_copy_tail`; ``queue``: the queue id column,
+    when the table has it)."""
+    if escape:
+        doc_id, label = copy_field(doc_id), copy_field(label)
+    queue_column = "" if queue is None else f"\t{NULL if queue[0] is None else queue[0]}"
+    return (f"{int(topic_id)}\t{doc_id}\t{label}\t{NULL if relevant is None else 'tf'[not relevant]}\t"
+            f"{NULL if grade is None else int(grade)}\t{fixed}\t{seq}\t{digest}{queue_column}\n")
+
+
 def _tail(reviewer: str, role: str, source: str, note: str | None, when: str, import_id: int | None) -> str:
     """The end of the canonical text (module docstring) from ``reviewer`` on; ``when`` is `canonical_time`'s."""
     return (f"|{len(reviewer)}:{reviewer}|{len(role)}:{role}|{len(source)}:{source}|"
@@ -234,16 +254,10 @@ def append_judgments(conn: Connection, rows: Sequence[NewJudgment] | SharedJudgm
                 fixed = _copy_tail(reviewer, role, source, note, when, import_id)
             seq = next_seq[topic_id]
             next_seq[topic_id] = seq + 1
-            digest = head[topic_id] = sha256(
-                f"{head[topic_id]}\n{seq}|{len(doc_id)}:{doc_id}|{len(label)}:{label}|"
-                f"{'~' if relevant is None else '1' if relevant else '0'}|{'~' if grade is None else grade}"
-                f"{tail}".encode()).hexdigest()
+            digest = head[topic_id] = _link(head[topic_id], seq, doc_id, label, relevant, grade, tail)
             if as_text:
-                if escape:
-                    doc_id, label = copy_field(doc_id), copy_field(label)
-                queue = "" if queue_ids is None else f"\t{NULL if queue_ids[number] is None else queue_ids[number]}"
-                yield (f"{int(topic_id)}\t{doc_id}\t{label}\t{NULL if relevant is None else 'tf'[not relevant]}\t"
-                       f"{NULL if grade is None else int(grade)}\t{fixed}\t{seq}\t{digest}{queue}\n")
+                yield _copy_line(topic_id, doc_id, label, relevant, grade, fixed, seq, digest,
+                                 None if queue_ids is None else (queue_ids[number],), escape)
             elif queue_ids is None:
                 yield (*row[:9], stored, row[10], seq, digest)
             else:
@@ -268,16 +282,10 @@ def append_judgments(conn: Connection, rows: Sequence[NewJudgment] | SharedJudgm
                     next_seq[current], head[current] = seq, digest
                 current = topic_id
                 seq, digest = next_seq[topic_id], head[topic_id]
-            digest = sha256(
-                f"{digest}\n{seq}|{len(doc_id)}:{doc_id}|{len(label)}:{label}|"
-                f"{'~' if relevant is None else '1' if relevant else '0'}|{'~' if grade is None else grade}"
-                f"{tail}".encode()).hexdigest()
+            digest = _link(digest, seq, doc_id, label, relevant, grade, tail)
             if as_text:
-                if escape:
-                    doc_id, label = copy_field(doc_id), copy_field(label)
-                queue = "" if queue_ids is None else f"\t{NULL if queue_ids[number] is None else queue_ids[number]}"
-                yield (f"{int(topic_id)}\t{doc_id}\t{label}\t{NULL if relevant is None else 'tf'[not relevant]}\t"
-                       f"{NULL if grade is None else int(grade)}\t{fixed}\t{seq}\t{digest}{queue}\n")
+                yield _copy_line(topic_id, doc_id, label, relevant, grade, fixed, seq, digest,
+                                 None if queue_ids is None else (queue_ids[number],), escape)
             elif queue_ids is None:
                 yield (topic_id, doc_id, label, relevant, grade, reviewer, role, source, note, stored, import_id, seq,
                        digest)
