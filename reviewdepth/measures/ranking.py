@@ -339,12 +339,12 @@ def join_and_rank(
         use_compiled = compiled_join is not None
     elif use_compiled and compiled_join is None:
         raise RuntimeError("the compiled hash join reviewdepth.measures._hashjoin is not available")
+    all_kept = max_docs is None and len(order) == len(codes.run)  # every run row is ranked: no keep mask
     if use_compiled:
-        rel = _rel_by_hash_join(codes, order, max_docs is None and len(order) == len(codes.run), run_docnos,
-                                qrels_docnos, qrels_rels)
+        rel = _rel_by_hash_join(codes, order, all_kept, run_docnos, qrels_docnos, qrels_rels)
     else:
-        rel = _rel_by_sorted_keys(codes, order, max_docs is None and len(order) == len(codes.run), run_hashes,
-                                  run_docnos, qrels_hashes, qrels_docnos, qrels_rels)
+        rel = _rel_by_sorted_keys(codes, order, all_kept, run_hashes, run_docnos, qrels_hashes, qrels_docnos,
+                                  qrels_rels)
 
     evaluated = np.flatnonzero((counts > 0) & has_qrels)
     seg_offsets = np.concatenate(([0], np.cumsum(counts)))
