@@ -27,7 +27,6 @@ import argparse
 import hashlib
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -48,10 +47,11 @@ Rows = list[tuple[object, ...]]
 
 
 def ensure_data(workdir: Path) -> tuple[Path, Path]:
-    run, qrels = workdir / "1x2M.run", workdir / "1x2M.qrels"
-    if not run.exists() or not qrels.exists():
-        subprocess.run([sys.executable, str(Path(__file__).with_name("eval_bench.py")), "--shapes", "b",
-                        "--workdir", str(workdir), "--repeat", "1"], check=True, capture_output=True)
+    """W2 as bench/eval_bench.py generates it (its ``w2`` workload), made there when missing."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from eval_bench import SHAPES, Report, generate
+
+    qrels, run = generate(workdir, SHAPES["w2"], Report())
     return run, qrels
 
 
