@@ -162,7 +162,8 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
             threshold = threshold_rank(topic_actions, flag_kind)
             topic_flags = [f.decode() for f in topic_actions] if flag_kind != "other" else None
             docs = text_values(doc_col.values[rows])
-            normalised = [(i, renamed_docs[r]) for i, r in enumerate(rows.tolist()) if r in renamed_docs]
+            normalised = [(i, renamed_docs[r]) for i, r in enumerate(rows.tolist())
+                          if r in renamed_docs] if renamed_docs else []
             for i, text in normalised:  # NFC made a few doc ids differ from the file's bytes
                 docs[i] = text
             if normalised and len(set(docs)) < len(docs):

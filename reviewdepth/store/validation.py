@@ -206,10 +206,16 @@ def bytes_column(values: object, check: Callable[[object, str], str], field: str
 def refused_byte(data: bytes) -> tuple[int, str] | None:
     """The offset and reason of the first byte no text field of a file may hold (NUL or another control
     character than tab, newline, carriage return, vertical tab and form feed), or None."""
-    found = _REFUSED_BYTES.search(data)
-    if found is None:
-        return None
-    return found.start(), f"contains a control character (byte 0x{found.group()[0]:02X})"
+    for start in range(0, len(data), _CLEAN_CHECK_BLOCK):
+        # deleting the refused bytes and comparing lengths runs at memory speed; the regex that finds the first
+        # one costs seven times as much, so it runs only on a block that holds one (a block bounds the copy)
+        block = data[start:start + _CLEAN_CHECK_BLOCK]
+        if len(block.translate(None, _REFUSED_BYTE_SET)) == len(block):
+            continue
+        found = _REFUSED_BYTES.search(block)
+        assert found is not None
+        return start + found.start(), f"contains a control character (byte 0x{found.group()[0]:02X})"
+    return None
 
 
 def invalid_utf8_offset(data: bytes) -> int | None:
@@ -224,3 +230,5 @@ def invalid_utf8_offset(data: bytes) -> int | None:
 
 
 _REFUSED_BYTES = re.compile(rb"[\x00-\x08\x0e-\x1f\x7f]")
+_REFUSED_BYTE_SET = bytes([*range(0x00, 0x09), *range(0x0E, 0x20), 0x7F])
+_CLEAN_CHECK_BLOCK = 1 << 24

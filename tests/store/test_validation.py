@@ -85,3 +85,22 @@ def test_file_bytes() -> None:
     assert validation.refused_byte(b"a\tb\r\n\x0c") is None
     assert validation.invalid_utf8_offset("é\n".encode() + b"\xff") == 3
     assert validation.invalid_utf8_offset("é".encode()) is None
+
+
+def test_refused_byte_agrees_with_the_definition_for_every_byte_value() -> None:
+    # the fast check deletes a byte set and compares lengths: each of the 256 byte values must be judged as the
+    # definition says (control characters other than tab, LF, VT, FF, CR refused; DEL refused; the rest kept)
+    for value in range(256):
+        data = b"q1 0 d" + bytes([value]) + b" 1\n"
+        refused = (value < 0x20 and value not in (0x09, 0x0A, 0x0B, 0x0C, 0x0D)) or value == 0x7F
+        expected = (6, f"contains a control character (byte 0x{value:02X})") if refused else None
+        assert validation.refused_byte(data) == expected, value
+
+
+def test_refused_byte_offset_counts_from_the_file_start_past_the_first_block(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(validation, "_CLEAN_CHECK_BLOCK", 4)
+    data = b"abcd" * 3 + b"ef\x01g" + b"h\x02"
+    assert validation.refused_byte(data) == (14, "contains a control character (byte 0x01)")
+    assert validation.refused_byte(b"abcd" * 5) is None
+    assert validation.refused_byte(b"") is None
