@@ -179,7 +179,8 @@ def _presorted_order(qcodes: CodeArray, score_key: npt.NDArray[np.unsignedintege
     lengths = (ends - starts)[by_code]
     moved_from = starts[by_code]
     moved_to = np.concatenate(([0], np.cumsum(lengths)[:-1]))
-    out: IntArray = np.repeat(moved_from - moved_to, lengths) + np.arange(n, dtype=np.int64)
+    out: IntArray = np.repeat(moved_from - moved_to, lengths)
+    out += np.arange(n, dtype=np.int64)  # in place: one n-long temporary fewer at this step's memory peak
     if len(bad_blocks):
         destination = np.empty(len(starts), dtype=np.int64)
         destination[by_code] = moved_to
@@ -202,8 +203,11 @@ def rank_order(qcodes: CodeArray, scores: npt.NDArray[np.float64], docnos: Bytes
             # ties are re-ordered below, so stability is not needed
             order = np.argsort((qcodes.astype(np.uint64) << np.uint64(32)) | score_key)
     sorted_q = qcodes[order]
+    tie = sorted_q[1:] == sorted_q[:-1]
+    del sorted_q  # one gathered copy at a time: these are the peak of an evaluation's memory
     sorted_s = score_key[order]
-    tie = (sorted_q[1:] == sorted_q[:-1]) & (sorted_s[1:] == sorted_s[:-1])
+    tie &= sorted_s[1:] == sorted_s[:-1]
+    del sorted_s, score_key
     if not tie.any():
         return order.astype(np.int64, copy=False)
     # Resolve ties by docno descending, only inside the tied groups.

@@ -4,9 +4,10 @@ which checks the options and picks the suite; both doors call it)."""
 from __future__ import annotations
 
 import mmap
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args
 
 import numpy as np
 
@@ -21,6 +22,8 @@ from reviewdepth.measures.ranking import (
     placeholder_rankings,
 )
 from reviewdepth.measures.suite import Evaluation, MeasureSpec, evaluate_ranked
+
+ParsedColumns = TypeVar("ParsedColumns")
 
 if TYPE_CHECKING:  # the tar suite loads when asked for: ``eval --suite trec`` starts without it
     from reviewdepth.report.tar_model import TarEvaluation
@@ -159,6 +162,17 @@ class EvalInput:
             return self.mapped
         return map_file(self.name) if self.data is None else self.data
 
+    def parse(self, parser: Callable[..., ParsedColumns], **options: Any) -> ParsedColumns:
+        """``parser(self.map(), self.name, **options)``, the map closed once the columns are made: the pages the
+        scanner has not yet released (its last few MiB, the end of a run read for its tag) would otherwise stay
+        resident beside the columns through the join, 9 MiB of a 0.6 M-line evaluation's peak."""
+        data = self.map()
+        try:
+            return parser(data, self.name, **options)
+        finally:
+            if isinstance(data, mmap.mmap):
+                data.close()
+
 
 class SuiteMismatch(ValueError):
     """Options of the other suite were given; ``options`` names them as `EvalRequest` does (each door spells
@@ -220,6 +234,6 @@ def evaluate(qrels: EvalInput, run: EvalInput, request: EvalRequest) -> Evaluati
     options.validate()
     comments = options.version >= 10
     # the columns are arguments only: they are freed when the join returns, before the measures' arrays exist
-    ranked_run = rank_columns(parse_qrels(qrels.map(), qrels.name, allow_comments=comments),
-                              parse_run(run.map(), run.name, allow_comments=comments), options)
+    ranked_run = rank_columns(qrels.parse(parse_qrels, allow_comments=comments),
+                              run.parse(parse_run, allow_comments=comments), options)
     return measure_ranked(ranked_run)
