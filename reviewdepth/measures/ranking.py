@@ -390,6 +390,7 @@ def _rel_by_hash_join(codes: QueryCodes, order: IntArray, all_kept: bool, run_do
         raise DuplicateDocumentError("run", r_dup, codes.qids[codes.run[r_dup]].decode(errors="replace"),
                                      run_docnos[r_dup].decode(errors="replace"))
     qrow = np.frombuffer(qrow_bytes, dtype=np.int32)[order]
+    del qrow_bytes  # the join's own row table, freed before the values array is made
     rel: IntArray = qrels_rels[qrow]  # -1 (absent) reads the last row; replaced below
     rel[rel < 0] = UNJUDGED
     rel[qrow < 0] = NOT_IN_QRELS
@@ -453,23 +454,28 @@ def _judged_levels(qrels_codes: CodeArray, qrels_rels: IntArray,
                    evaluated: IntArray) -> tuple[IntArray, IntArray, IntArray]:
     """Distinct qrels values >= 0 and their counts for each evaluated query code (``evaluated`` is increasing)."""
     size = int(max(qrels_codes.max(initial=-1), evaluated.max(initial=-1))) + 1
-    position_of = np.full(size, -1, dtype=np.int64)
-    position_of[evaluated] = np.arange(len(evaluated))
+    # 32-bit positions and no copy of a column not needed: this runs at the peak of an evaluation's memory
+    position_of = np.full(size, -1, dtype=np.int32)
+    position_of[evaluated] = np.arange(len(evaluated), dtype=np.int32)
     position = position_of[qrels_codes]
     keep = (qrels_rels >= 0) & (position >= 0)
-    if not keep.all():
-        position, codes, values = position[keep], qrels_codes[keep], qrels_rels[keep]
-    else:
-        codes, values = qrels_codes, qrels_rels
+    kept_all = bool(keep.all())
+    values = qrels_rels if kept_all else qrels_rels[keep]
     levels = int(values.max(initial=0)) + 1
-    if len(evaluated) * levels <= 4 * len(codes) + 4096:
+    if len(evaluated) * levels <= 4 * len(values) + 4096:
         # few distinct values (binary or graded qrels): count (query, value) pairs in one table, no sort
-        table = np.bincount(position * levels + values, minlength=len(evaluated) * levels)
+        pair = (position if kept_all else position[keep]).astype(np.int64)
+        del position, keep
+        pair *= levels
+        pair += values
+        table = np.bincount(pair, minlength=len(evaluated) * levels)
+        del pair
         present = table.reshape(len(evaluated), levels) > 0
         per_query = np.count_nonzero(present, axis=1)
         offsets = np.concatenate(([0], np.cumsum(per_query))).astype(np.int64)
         rows, level_values = np.nonzero(present)
         return offsets, level_values.astype(np.int64), table[rows * levels + level_values].astype(np.int64)
+    codes = qrels_codes if kept_all else qrels_codes[keep]
     order = np.lexsort((values, codes))
     codes, values = codes[order], values[order]
     new = np.ones(len(codes), dtype=bool)

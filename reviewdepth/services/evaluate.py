@@ -89,7 +89,9 @@ def rank_columns(qrels: QrelsColumns, run: RunColumns, options: EvalOptions) -> 
     nq = len(codes.qids)
     in_run = np.bincount(codes.run, minlength=nq) > 0
     in_qrels = np.bincount(codes.qrels, minlength=nq) > 0
-    judged = np.bincount(codes.qrels, weights=qrels.rel >= 0, minlength=nq) > 0
+    # the codes of judged rows, not a weighted count: weights are read as doubles, 8 bytes per qrels line at the
+    # peak of the evaluation's memory
+    judged = np.bincount(codes.qrels[qrels.rel >= 0], minlength=nq) > 0
     bad = np.flatnonzero(in_run & in_qrels & ~judged)
     if len(bad):
         qid = codes.qids[bad[0]].decode("utf-8", "replace")
