@@ -156,15 +156,18 @@ def score_sort_key(scores: npt.NDArray[np.float64],
     return ordered32
 
 
-def _presorted_order(qcodes: CodeArray, score_key: npt.NDArray[np.unsignedinteger[Any]]) -> IntArray | None:
+def _presorted_order(qcodes: CodeArray, score_key: npt.NDArray[np.unsignedinteger[Any]]
+                     ) -> tuple[IntArray, npt.NDArray[np.bool_] | None] | None:
     """Runs usually arrive with each query in one block, sorted by score: then only the blocks move, and the few
-    blocks that are not sorted (a handful of topics in some CLEF runs) are sorted on their own."""
+    blocks that are not sorted (a handful of topics in some CLEF runs) are sorted on their own. With the order,
+    the ties of its neighbours (`rank_order`'s ``tie``) when no block was sorted here: a block's rows stay
+    neighbours, so they are found in file order, without gathering the keys in the new order."""
     n = len(qcodes)
     if n < 2:
-        return np.arange(n, dtype=np.int64)
-    boundary = qcodes[1:] != qcodes[:-1]
-    unsorted = np.flatnonzero((score_key[1:] < score_key[:-1]) & ~boundary)
-    starts = np.concatenate(([0], np.flatnonzero(boundary) + 1)).astype(np.int64)
+        return np.arange(n, dtype=np.int64), np.zeros(max(0, n - 1), dtype=bool)
+    within = qcodes[1:] == qcodes[:-1]
+    unsorted = np.flatnonzero((score_key[1:] < score_key[:-1]) & within)
+    starts = np.concatenate(([0], np.flatnonzero(~within) + 1)).astype(np.int64)
     block_codes = qcodes[starts]
     by_code = np.argsort(block_codes, kind="stable")
     if np.any(block_codes[by_code][1:] == block_codes[by_code][:-1]):
@@ -179,9 +182,21 @@ def _presorted_order(qcodes: CodeArray, score_key: npt.NDArray[np.unsignedintege
     lengths = (ends - starts)[by_code]
     moved_from = starts[by_code]
     moved_to = np.concatenate(([0], np.cumsum(lengths)[:-1]))
-    out: IntArray = np.repeat(moved_from - moved_to, lengths)
-    out += np.arange(n, dtype=np.int64)  # in place: one n-long temporary fewer at this step's memory peak
-    if len(bad_blocks):
+    # the moved rows as a running sum of steps: +1 inside a block, a jump at each block's first row (one n-long
+    # array; the block offsets repeated plus a row count took three, at the peak of a small evaluation's memory)
+    out: IntArray = np.ones(n, dtype=np.int64)
+    out[0] = moved_from[0]
+    out[moved_to[1:]] = moved_from[1:] - (moved_from[:-1] + lengths[:-1] - 1)
+    np.cumsum(out, out=out)
+    tie: npt.NDArray[np.bool_] | None = None
+    if len(bad_blocks) == 0:
+        # file rows r and r + 1 of one block tie; in the new order row out[i] is followed by out[i] + 1 except
+        # where a block ends
+        file_tie = np.zeros(n, dtype=bool)
+        np.logical_and(within, score_key[1:] == score_key[:-1], out=file_tie[:-1])
+        tie = file_tie[out[:-1]]
+        tie[moved_to[1:] - 1] = False
+    else:
         destination = np.empty(len(starts), dtype=np.int64)
         destination[by_code] = moved_to
         for block in bad_blocks.tolist():
@@ -189,25 +204,28 @@ def _presorted_order(qcodes: CodeArray, score_key: npt.NDArray[np.unsignedintege
             at = int(destination[block])
             # ties are re-ordered by docno afterwards (rank_order), so any sort of the keys will do
             out[at:at + hi - lo] = lo + np.argsort(score_key[lo:hi])
-    return out
+    return out, tie
 
 
 def rank_order(qcodes: CodeArray, scores: npt.NDArray[np.float64], docnos: BytesArray, version: int) -> IntArray:
     """Row order: query code ascending, then score descending, then docno descending (bytes)."""
     score_key = score_sort_key(scores, version)
-    order = _presorted_order(qcodes, score_key)
+    presorted = _presorted_order(qcodes, score_key)
+    order, tie = presorted if presorted is not None else (None, None)
     if order is None:
         if version >= 10:
             order = np.lexsort((score_key, qcodes))
         else:
             # ties are re-ordered below, so stability is not needed
             order = np.argsort((qcodes.astype(np.uint64) << np.uint64(32)) | score_key)
-    sorted_q = qcodes[order]
-    tie = sorted_q[1:] == sorted_q[:-1]
-    del sorted_q  # one gathered copy at a time: these are the peak of an evaluation's memory
-    sorted_s = score_key[order]
-    tie &= sorted_s[1:] == sorted_s[:-1]
-    del sorted_s, score_key
+    if tie is None:
+        sorted_q = qcodes[order]
+        tie = sorted_q[1:] == sorted_q[:-1]
+        del sorted_q  # one gathered copy at a time: these are the peak of an evaluation's memory
+        sorted_s = score_key[order]
+        tie &= sorted_s[1:] == sorted_s[:-1]
+        del sorted_s
+    del score_key
     if not tie.any():
         return order.astype(np.int64, copy=False)
     # Resolve ties by docno descending, only inside the tied groups.
