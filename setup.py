@@ -1,4 +1,4 @@
-"""Build configuration for the compiled column scanner and hash join; metadata lives in pyproject.toml.
+"""Build configuration for the compiled column scanner, hash join and chain step; metadata lives in pyproject.toml.
 
 The scanner is optional: without a working C compiler the build warns and installs the package without it, and
 `reviewdepth.formats.scan` falls back to its pure-Python implementation (same results, slower)."""
@@ -32,6 +32,13 @@ setup(
             "reviewdepth.measures._hashjoin",
             sources=["reviewdepth/measures/_hashjoin.c"],
             extra_compile_args=["-O2"],
+            optional=True,
+        ),
+        Extension(
+            "reviewdepth.store._chainlink",
+            sources=["reviewdepth/store/_chainlink.c"],
+            extra_compile_args=["-O2"],
+            libraries=["dl"],  # dlopen of the system's libcrypto (in libc itself from glibc 2.34)
             optional=True,
         ),
     ],
