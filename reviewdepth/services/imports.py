@@ -248,21 +248,25 @@ def import_qrels(engine: Engine, path: str, *, reviewer: str = "qrels", level: i
         check_level_reached(level, int(qrels.rel[top]), path, int(qrels.line[top]))
     renamed_docs = checked_column(qrels.docno.values, qrels.line, path, "docno", validation.doc_id,
                                   validation.DOC_ID_LENGTH)
-    qid_list = text_values(qrels.qid)
     doc_list = text_values(qrels.docno.values)
     for row, text in renamed_docs.items():
         doc_list[row] = text
-    topic_names: dict[str, str] = {}
-    for row, qid in enumerate(qid_list):
-        if qid not in topic_names:
-            topic_names[qid] = checked_value(validation.topic_name, qid, path, int(qrels.line[row]), "qid")
-    renamed_topics = any(k != v for k, v in topic_names.items())
-    if renamed_topics:
-        qid_list = [topic_names[q] for q in qid_list]
+    # each distinct query id is decoded and checked once, in the order of first appearance (the first bad one is
+    # the one on the earliest line); rows keep only their query's code
+    query_codes = factorize_queries(qrels.qid, qrels.qid[:0])
+    codes = query_codes.run
+    first_row = np.full(len(query_codes.qids), len(codes), dtype=np.int64)
+    np.minimum.at(first_row, codes, np.arange(len(codes), dtype=np.int64))
+    topic_of_code: list[str] = [""] * len(query_codes.qids)
+    renamed_topics = False
+    for code in np.argsort(first_row, kind="stable").tolist():
+        raw = query_codes.qids[code].decode("utf-8", "surrogateescape")
+        topic_of_code[code] = checked_value(validation.topic_name, raw, path, int(qrels.line[first_row[code]]), "qid")
+        renamed_topics = renamed_topics or topic_of_code[code] != raw
     # the file's bytes are checked at numpy speed; the pairs as stored (NFC) only when normalisation changed a
     # value or a pair repeats, by the loop that names the first line of the pair
-    codes = factorize_queries(qrels.qid, qrels.qid[:0]).run
     if renamed_docs or renamed_topics or repeated_rows(codes, qrels.docno.hashes, qrels.docno.values).any():
+        qid_list = [topic_of_code[c] for c in codes.tolist()]
         seen: dict[tuple[str, str], int] = {}
         for i, key in enumerate(zip(qid_list, doc_list, strict=True)):
             if key in seen:
@@ -273,12 +277,13 @@ def import_qrels(engine: Engine, path: str, *, reviewer: str = "qrels", level: i
     summary = ImportSummary("qrels", path, digest, len(rels))
     with engine.begin() as conn:
         _check_new(conn, "qrels", digest, path, again)
-        ids = topic_ids(conn, qid_list)
+        ids = topic_ids(conn, topic_of_code)
         import_id = _record_import(conn, "qrels", path, digest, len(rels), len(ids), f"level={level}")
         now = utc_now()
         source = f"import:{digest}"
+        row_topics = np.array([ids[name] for name in topic_of_code], dtype=np.int64)[codes].tolist()
         append_judgments(conn, SharedJudgments(
-            [ids[q] for q in qid_list], doc_list, list(map(str, rels)), [None if r < 0 else r >= level for r in rels],
+            row_topics, doc_list, list(map(str, rels)), [None if r < 0 else r >= level for r in rels],
             rels, reviewer, "review", source, None, now, import_id), progress=progress)
         summary.import_id = import_id
     summary.topics = sorted(ids)

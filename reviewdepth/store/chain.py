@@ -27,6 +27,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from hashlib import sha256
+from itertools import repeat
 from types import ModuleType
 from typing import Any
 
@@ -310,18 +311,19 @@ def append_judgments(conn: Connection, rows: Sequence[NewJudgment] | SharedJudgm
                                       labels[run_start:run_end], relevant[run_start:run_end],
                                       grades[run_start:run_end], tail)
                 next_seq[topic_id], head[topic_id] = first_seq + len(digests), digests[-1]
-                for number, seq, digest in zip(range(run_start, run_end), range(first_seq, first_seq + len(digests)),
-                                               digests, strict=True):
-                    doc_id, label, decided, grade = doc_ids[number], labels[number], relevant[number], grades[number]
-                    if as_text:
-                        yield _copy_line(topic_id, doc_id, label, decided, grade, fixed, seq, digest,
-                                         None if queue_ids is None else (queue_ids[number],), escape)
-                    elif queue_ids is None:
-                        yield (topic_id, doc_id, label, decided, grade, reviewer, role, source, note, stored,
-                               import_id, seq, digest)
-                    else:
-                        yield (topic_id, doc_id, label, decided, grade, reviewer, role, source, note, stored,
-                               import_id, seq, digest, queue_ids[number])
+                seqs = range(first_seq, first_seq + len(digests))
+                if as_text:
+                    for number, seq, digest in zip(range(run_start, run_end), seqs, digests, strict=True):
+                        yield _copy_line(topic_id, doc_ids[number], labels[number], relevant[number], grades[number],
+                                         fixed, seq, digest, None if queue_ids is None else (queue_ids[number],),
+                                         escape)
+                else:
+                    # the rows made by zip, in C: no bytecode per judgment
+                    span = slice(run_start, run_end)
+                    yield from zip(repeat(topic_id), doc_ids[span], labels[span], relevant[span], grades[span],
+                                   repeat(reviewer), repeat(role), repeat(source), repeat(note), repeat(stored),
+                                   repeat(import_id), seqs, digests,
+                                   *(() if queue_ids is None else (queue_ids[span],)))
                 run_start = run_end
 
     columns = JUDGMENT_COLUMNS if queue_ids is None else (*JUDGMENT_COLUMNS, "queue_id")

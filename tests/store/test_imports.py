@@ -246,3 +246,29 @@ def test_shared_clef_files_import(engine: Engine, shared: Callable[..., Path], p
         if "2018" in parts[0]:
             _, queue = find_queue(engine, summary.topics[0], None)
             assert queue.threshold_rank is not None  # the 0/1 flag column gives the run's stopping point
+
+
+def test_a_bad_query_id_in_qrels_is_named_at_its_first_line_and_nothing_is_stored(engine: Engine,
+                                                                                    tmp_path: Path) -> None:
+    # query ids are checked once each, in order of first appearance: the error names the earliest line of the
+    # first bad one (here "a/b", a '/' being refused in a topic name), not a later one ("..")
+    qrels = tmp_path / "bad.qrels"
+    qrels.write_text("t1 0 d1 1\nt1 0 d2 0\na/b 0 d3 1\n.. 0 d1 1\na/b 0 d4 0\n")
+    before = counts(engine)
+    with pytest.raises(InputError) as caught:
+        import_qrels(engine, str(qrels))
+    assert (caught.value.line, caught.value.field) == (3, "qid")
+    assert counts(engine) == before
+
+
+def test_qrels_query_ids_equal_once_normalised_are_one_topic(engine: Engine, tmp_path: Path) -> None:
+    # "é" composed and decomposed are one topic name (NFC): their judgments go to one topic, in file order
+    qrels = tmp_path / "nfc.qrels"
+    qrels.write_text("caf\u00e9 0 d1 1\ncafe\u0301 0 d2 0\nt2 0 d1 1\n", encoding="utf-8")
+    import_qrels(engine, str(qrels))
+    with engine.connect() as conn:
+        topics = {name: tid for tid, name in conn.execute(select(Topic.id, Topic.name))}
+        rows = conn.execute(select(Judgment.topic_id, Judgment.doc_id, Judgment.seq).order_by(Judgment.id)).all()
+    assert set(topics) == {"caf\u00e9", "t2"}
+    assert [tuple(r) for r in rows] == [(topics["caf\u00e9"], "d1", 1), (topics["caf\u00e9"], "d2", 2),
+                                        (topics["t2"], "d1", 1)]
