@@ -47,8 +47,9 @@ Targets (printed with met / NOT met; verdicts use the median per-round ratio):
 
 * reviewdepth <= 0.5x trec_eval 9.0.8 (-O2) on w1, w2s and clef;
 * reviewdepth <= 0.33x pytrec_eval on the same workloads;
-* seconds per million lines flat within +-15 % from 0.5 to 8 M lines, read as max / min - 1 <= 15 % (needs all
-  five sizes); printed both as is and beyond start-up, i.e. (median s - the start-up run's s) / M lines, where the
+* seconds per million lines flat within +-15 % from 0.5 to 8 M lines (needs all five sizes), with two verdicts:
+  every size within 15 % of the sizes' median (the target's words), and the stricter max / min - 1 <= 15 %;
+  printed both as is and beyond start-up, i.e. (median s - the start-up run's s) / M lines, where the
   start-up run (``s0``, 1 query x 5 docs, timed with ``--scaling``) is the fixed cost of any run: at 0.5 M lines
   that fixed cost alone is a third of the time, so the plain figure falls with size even when the work per line
   is exactly linear; the growth the target guards against (page zeroing past 4 M lines) shows in both; and a
@@ -529,6 +530,18 @@ def print_scaling(results: dict[str, Result], report: Report) -> None:
         report.say(f"  spread of the marginal s/M (max/min - 1): {max(per) / min(per) - 1:.1%}")
 
 
+def say_flatness(report: Report, what: str, values: list[float]) -> None:
+    """The flatness target read two ways, each with its verdict: every value within +-15 % of their median (the
+    target's words), and the stricter max / min - 1 <= 15 % (this bench's reading since issue 16 was filed)."""
+    centre = statistics.median(values)
+    deviation = max(abs(v / centre - 1) for v in values)
+    spread = max(values) / min(values) - 1
+    report.say(f"  {what} flat within +-{TARGET_SPREAD:.0%} over 0.5-8 M (largest deviation from the median): "
+               f"{deviation:.1%}  {verdict(deviation <= TARGET_SPREAD)}")
+    report.say(f"  {what} flat, strict reading (max/min - 1 <= {TARGET_SPREAD:.0%}): {spread:.1%}  "
+               f"{verdict(spread <= TARGET_SPREAD)}")
+
+
 def marginal_cost(results: dict[str, Result]) -> dict[tuple[str, str], float]:
     """Seconds per million input lines that each doubling of the scaling series adds: a third reading of
     linearity, with no fixed cost in it at all (the start-up cancels out, and so does the part of the scan the
@@ -572,23 +585,17 @@ def print_targets(results: dict[str, Result], report: Report) -> None:
             report.say(f"{label} {med:.2f}x [{min(values):.2f} - {max(values):.2f}]  {verdict(med <= target)}")
     per_m = {k: (results[k].median("reviewdepth") or 0.0) / results[k].m_lines
              for k in SCALING if k in results and results[k].median("reviewdepth") is not None}
-    label = f"  s/M lines flat within +-{TARGET_SPREAD:.0%} over 0.5-8 M (max/min - 1):"
     if len(per_m) == len(SCALING):
-        spread = max(per_m.values()) / min(per_m.values()) - 1
-        report.say(f"{label} {spread:.1%}  {verdict(spread <= TARGET_SPREAD)}")
+        say_flatness(report, "s/M lines", list(per_m.values()))
     else:
-        report.say(f"{label} n/a (needs all of {', '.join(SCALING)}: --scaling)")
+        report.say(f"  s/M lines flat within +-{TARGET_SPREAD:.0%} over 0.5-8 M: n/a (needs all of "
+                   f"{', '.join(SCALING)}: --scaling)")
     beyond = beyond_startup(results)
-    label = f"  s/M lines beyond start-up flat within +-{TARGET_SPREAD:.0%} over 0.5-8 M (max/min - 1):"
     if len(beyond) == len(SCALING):
-        seconds = [v[0] for v in beyond.values()]
-        spread = max(seconds) / min(seconds) - 1
-        report.say(f"{label} {spread:.1%}  {verdict(spread <= TARGET_SPREAD)}")
+        say_flatness(report, "s/M lines beyond start-up", [v[0] for v in beyond.values()])
         steps = marginal_cost(results)
         if len(steps) == len(SCALING) - 1:
-            spread = max(steps.values()) / min(steps.values()) - 1
-            report.say(f"  marginal s/M (each doubling) flat within +-{TARGET_SPREAD:.0%} over 0.5-8 M (max/min - 1): "
-                       f"{spread:.1%}  {verdict(spread <= TARGET_SPREAD)}")
+            say_flatness(report, "marginal s/M (each doubling)", list(steps.values()))
         worst = max(v[1] for v in beyond.values())
         report.say(f"  peak RSS beyond start-up <= {TARGET_RSS_PER_M:.0f} MiB per M input lines, every size: "
                    f"largest {worst:.1f} MiB/M  {verdict(worst <= TARGET_RSS_PER_M)}")
