@@ -81,13 +81,14 @@ from reviewdepth.estimation.monitor_simulation import (
     simulate_audit_rules,
     stream_positions,
 )
+from reviewdepth.estimation.stop_plan import Certifier, PlannedPolicy, run_planned
 from reviewdepth.measures.depth import exact_fraction
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 
-DESIGNS: tuple[str, ...] = ("none", "rest", "population", "audit")
+DESIGNS: tuple[str, ...] = ("none", "rest", "population", "audit", "planned")
 KINDS: tuple[str, ...] = ("certified", "heuristic", "invalid")
 CHUNK = 50
 QUANTILES: tuple[tuple[str, float], ...] = (("p05", 0.05), ("p25", 0.25), ("p50", 0.5), ("p75", 0.75),
@@ -120,6 +121,9 @@ RULES: dict[str, RuleInfo] = {info.name: info for info in (
              "elusion test on a fresh rest sample at every look (certified for one look only)"),
     RuleInfo("hypergeometric", "invalid", ("rest",),
              "random-urn hypergeometric test on a fresh rest sample at every look (certified for one look only)"),
+    RuleInfo("planned", "certified", ("planned",),
+             "the cheapest-stop plan followed at every look (review on or audit, whichever it projects cheaper); "
+             "stops when the anytime-valid monitor certifies"),
     RuleInfo("knee", "heuristic", DESIGNS,
              "knee method on the reviewed prefix (AutoTAR checkpoints, as in the report), acted on at the next look"),
     RuleInfo("budget", "heuristic", DESIGNS,
@@ -281,6 +285,7 @@ class _Replayer:
     heuristic_look: dict[str, int] = field(init=False)
     hyper_cache: dict[tuple[int, int], bool] = field(default_factory=dict)
     elusion: tuple[IntArray, IntArray] | None = None
+    policy: PlannedPolicy | None = None
 
     def __post_init__(self) -> None:
         plan, queue = self.plan, self.queue
@@ -335,6 +340,8 @@ class _Replayer:
             out = self._rest(reps, rng, seq)
         elif kind == "population":
             out = self._population(reps, rng)
+        elif kind == "planned":
+            out = self._planned(reps, rng)
         else:
             out = {rule: self.runs(rule, np.full(reps, self.heuristic_look[rule], dtype=np.int64),
                                    lambda depth: np.zeros_like(depth)) for rule in plan.rules}
@@ -363,6 +370,29 @@ class _Replayer:
                                      queue.size, queue.relevant, queue.needed, queue.oracle_depth)
         for rule, look in self.heuristic_look.items():
             out[rule] = self.runs(rule, np.full(reps, look, dtype=np.int64), audited_after)
+        return out
+
+    def _planned(self, reps: int, rng: np.random.Generator) -> dict[str, RuleRuns]:
+        """The planned policy (`stop_plan.PlannedPolicy`), one audit permutation per replicate; its looks are every
+        ``look_every`` ranked documents and at each audit positive. Decisions are cached on the replayer (the
+        review before the first audit is the same in every replicate)."""
+        plan, queue = self.plan, self.queue
+        if self.policy is None:
+            self.policy = PlannedPolicy(queue.size, Certifier(queue.size, _target(plan), plan.confidence),
+                                        batch=plan.look_every)
+        runs = [run_planned(queue.labels, rng.permutation(queue.size), self.policy) for _ in range(reps)]
+        depth = np.array([r.depth for r in runs], dtype=np.int64)
+        stopped = depth < queue.size
+        cost = np.array([r.cost for r in runs], dtype=np.int64)
+        out: dict[str, RuleRuns] = {}
+        for rule in plan.rules:
+            if rule == "planned":
+                out[rule] = RuleRuns(rule, RULES[rule].kind, stopped, depth, queue.found[depth],
+                                     np.where(stopped, cost - depth, 0), queue.size, queue.relevant, queue.needed,
+                                     queue.oracle_depth)
+            else:
+                look = self.heuristic_look[rule]
+                out[rule] = self.runs(rule, np.full(reps, look, dtype=np.int64), lambda d: np.zeros_like(d))
         return out
 
     def _hyper_stops(self, t: int, y: int, size: int) -> bool:

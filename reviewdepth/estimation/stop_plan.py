@@ -31,7 +31,6 @@ is one (its Jeffreys estimate of the relevant documents left).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -331,3 +330,33 @@ def run_planned(labels: npt.NDArray[np.int8], permutation: npt.NDArray[np.int64]
     stream = permutation[:m]
     cost = d + int(np.count_nonzero(stream >= d))
     return PlannedRun(d, int(found_at[d]), m, cost, certified)
+
+
+def cheapest_audit_depth(found: int, reviewed: int, certifier: Certifier, projection: Projection, *,
+                         review_cost: float = 1.0, sample_cost: float = 1.0,
+                         step: int = 1) -> tuple[int, float, int | None]:
+    """Under the projection, the further review D that minimises c_r·D + c_s·(stream elements the monitor needs
+    with no audit positive outside, F + ⌊Ŷ(D)⌋ found)·(N − d − D)/N: (D, that cost, the stream elements needed)."""
+    population = certifier.population
+    cum = projection.cumulative
+    best: tuple[int, float, int | None] = (0, math.inf, None)
+    for more in range(0, population - reviewed + 1, max(1, step)):
+        gained = int(math.floor(float(cum[min(more, len(cum) - 1)]) + 1e-9))
+        need = certifier.elements_needed(found + gained, 0)
+        left = population - reviewed - more
+        audit = left if need is None else need * left / population
+        cost = review_cost * more + sample_cost * audit
+        if cost < best[1]:
+            best = (more, cost, need)
+    return best
+
+
+def choose_audit_rate(found: int, reviewed: int, certifier: Certifier, projection: Projection, *,
+                      step: int = 1) -> int:
+    """K for an audit stream started now: one audit document per K ranked, so that the stream holds the elements
+    the monitor needs (with no positive outside) when the review reaches the projected cheapest depth
+    (:func:`cheapest_audit_depth`): K = max(1, ⌊D/m*⌋); 1 when the cheapest path is to audit now."""
+    more, _, need = cheapest_audit_depth(found, reviewed, certifier, projection, step=step)
+    if not need or more <= 0:
+        return 1
+    return max(1, more // need)

@@ -19,8 +19,9 @@ from reviewdepth.api.schemas import TopicName
 from reviewdepth.services.simulation_jobs import MAX_REPLICATES, MAX_TOPICS
 from reviewdepth.store.validation import INT64_MAX
 
-DesignKind = Literal["none", "rest", "population", "audit"]
-RuleName = Literal["monitor", "fixed", "qbcb", "target", "direct", "elusion", "hypergeometric", "knee", "budget"]
+DesignKind = Literal["none", "rest", "population", "audit", "planned"]
+RuleName = Literal["monitor", "fixed", "qbcb", "target", "direct", "elusion", "hypergeometric", "planned", "knee",
+                   "budget"]
 JobStatus = Literal["queued", "running", "done", "failed", "cancelled"]
 Number = float | None  # NaN and infinities are written as null
 
