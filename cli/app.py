@@ -27,7 +27,7 @@ def create_cli() -> typer.Typer:
     from .portfolio_cmds import register_portfolio
     from .report_cmds import register_reports
     from .review_cmds import register_review
-    from .sample_cmds import register_samples
+    from .sample_cmds import register_plan, register_samples
     from .simulate_cmds import register_simulate
     from .store_cmds import register_store
 
@@ -54,6 +54,7 @@ def create_cli() -> typer.Typer:
     register_store(app)
     register_export(app)
     register_samples(app)
+    register_plan(app)
     register_reports(app)
     register_review(app)
     register_monitor(app)

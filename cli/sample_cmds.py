@@ -231,3 +231,40 @@ def register_samples(app: typer.Typer) -> None:
             typer.echo(f"cannot certify {float(target):.0%} recall now: {result.get('reason')}")
             return
         typer.echo(result["summary"])
+
+
+def register_plan(app: typer.Typer) -> None:
+    @app.command("plan")
+    def plan(
+        topic: Annotated[str, typer.Argument(help="Topic name.")],
+        target: Annotated[str, typer.Option("--target", help="Target recall to certify, in (0, 1).")] = "0.95",
+        confidence: Annotated[float, typer.Option("--confidence", help="Confidence level, in [0.5, 1).")] = 0.95,
+        power: Annotated[float, typer.Option(
+            "--power", help="Least chance a one-look sample path must have of certifying to be recommended.")] = 0.8,
+        cost: Annotated[str, typer.Option(
+            "--cost", help="Cost of a document judged in review and in a sample, e.g. review=1,sample=2.")
+        ] = "review=1,sample=1",
+        queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
+        output_format: Annotated[str, typer.Option("--format", help="table, json or html.")] = "table",
+        db: DbOption = None,
+    ) -> None:
+        """The cheapest defensible stop: the floor no random-sample design can beat, the certified paths open now
+        (sample now; review on, then sample; an audit stream; the plan followed look by look) with expected cost,
+        range and chance, the recommended one, and the target × confidence table."""
+        if output_format not in ("table", "json", "html"):
+            fail(f"--format: choose table, json or html, not {output_format!r}")
+        from reviewdepth.report.model import json_safe
+        from reviewdepth.report.stop_plan_render import as_data, render_html, render_text
+        from reviewdepth.services.stop_plan import parse_costs, topic_stop_plan
+
+        engine = open_engine(db)
+        with handled_errors():
+            review_cost, sample_cost = parse_costs(cost)
+            result = topic_stop_plan(engine, topic, queue=queue, target=target, confidence=confidence, power=power,
+                                     review_cost=review_cost, sample_cost=sample_cost)
+        if output_format == "json":
+            sys.stdout.write(json.dumps(json_safe(as_data(result)), indent=2, ensure_ascii=False) + "\n")
+        elif output_format == "html":
+            sys.stdout.write(render_html(result))
+        else:
+            sys.stdout.write(render_text(result))

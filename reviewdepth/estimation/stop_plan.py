@@ -360,3 +360,242 @@ def choose_audit_rate(found: int, reviewed: int, certifier: Certifier, projectio
     if not need or more <= 0:
         return 1
     return max(1, more // need)
+
+
+# --- the plan at one state ----------------------------------------------------------------------------------------
+
+TABLE_TARGETS: tuple[str, ...] = ("0.8", "0.9", "0.95", "0.99")
+TABLE_CONFIDENCES: tuple[float, ...] = (0.9, 0.95, 0.99)
+
+
+@dataclass(frozen=True)
+class ReviewEvidence:
+    """What the plan reads (the service loads it; no I/O here): the reviewed prefix's labels in rank order (its
+    length is d), the population N (= the queue), the audit stream consumed so far (``audited`` elements; the ranks
+    of its documents beyond the prefix and which of those are relevant) and a random sample of the rest, if any
+    (its documents still in the rest, and the relevant among them)."""
+
+    prefix_labels: npt.NDArray[np.int8]
+    population: int
+    audited: int = 0
+    outside_audited_ranks: tuple[int, ...] = ()
+    outside_positive_ranks: tuple[int, ...] = ()
+    rest_sample_size: int = 0
+    rest_sample_relevant: int = 0
+
+    @property
+    def reviewed(self) -> int:
+        return len(self.prefix_labels)
+
+    @property
+    def found(self) -> int:
+        return int(np.count_nonzero(self.prefix_labels == 1))
+
+
+@dataclass(frozen=True)
+class PathPlan:
+    """One way to a certified stop. ``kind``: sample_now | review_then_sample (one elusion test, valid for that one
+    look) | audit_stream (the monitor at rate ``every``) | planned (the plan followed at every look, the monitor
+    certifying). ``review_more`` D, ``sample_size`` n and ``max_positives`` (one-look paths: the outcome that
+    certifies), ``expected_cost`` in cost units with its 10–90 % ``cost_range``, ``chance`` that the certification
+    step succeeds as planned, ``certified_by`` and ``assumes`` (what only the projection assumes)."""
+
+    kind: str
+    review_more: int
+    sample_size: int | None
+    max_positives: int | None
+    every: int | None
+    expected_cost: float
+    cost_range: tuple[float, float]
+    chance: float
+    feasible: bool
+    certified_by: str
+    assumes: str
+
+
+@dataclass(frozen=True)
+class TableCell:
+    target: float
+    confidence: float
+    floor: int
+    planned_cost: float
+
+
+@dataclass(frozen=True)
+class StopPlan:
+    """The plan at one state: the floor n_min(F, N_u) and the least projected total over further review depths
+    (``floor_review_more``, ``floor_total``), each path, the recommended one (least expected cost among the feasible
+    paths whose chance is ≥ the power), the target × confidence table and the projection it rests on."""
+
+    target: float
+    confidence: float
+    power: float
+    review_cost: float
+    sample_cost: float
+    population: int
+    reviewed: int
+    found: int
+    unreviewed: int
+    missed_allowed: int
+    floor: int
+    floor_review_more: int
+    floor_total: float
+    floor_above_half: bool
+    paths: tuple[PathPlan, ...]
+    recommended: str | None
+    table: tuple[TableCell, ...]
+    projection_source: str
+    projected_rest_relevant: float
+    validity: str = ("the projection moves only the expected costs and chances; every certification step keeps its "
+                     "stated confidence whatever the projection says")
+
+
+def _synthetic(evidence: ReviewEvidence, projection: Projection, rng: np.random.Generator) -> npt.NDArray[np.int8]:
+    """A complete queue consistent with what is known: the prefix's labels, the audit's known labels beyond it,
+    and Bernoulli(rate) draws for the other unreviewed documents."""
+    rest = (rng.random(len(projection.rate)) < projection.rate).astype(np.int8)
+    labels = np.concatenate([evidence.prefix_labels.astype(np.int8), rest])
+    audited = np.array(evidence.outside_audited_ranks, dtype=np.int64)
+    labels[audited] = 0
+    labels[np.array(evidence.outside_positive_ranks, dtype=np.int64)] = 1
+    return labels
+
+
+def _start_state(evidence: ReviewEvidence) -> PolicyState:
+    return PolicyState(evidence.reviewed, evidence.found, evidence.audited, evidence.outside_positive_ranks,
+                       evidence.outside_audited_ranks)
+
+
+def _stream_for(evidence: ReviewEvidence, rng: np.random.Generator) -> npt.NDArray[np.int64]:
+    """A stream permutation whose first ``audited`` elements hold the known audit documents beyond the prefix
+    (the others of those first elements fall inside the prefix) and whose rest is a uniform order of the others."""
+    n, m = evidence.population, evidence.audited
+    known = np.array(evidence.outside_audited_ranks, dtype=np.int64)
+    inside_needed = max(0, m - len(known))
+    prefix_ranks = rng.permutation(evidence.reviewed)[:inside_needed].astype(np.int64)
+    head = rng.permutation(np.concatenate([known, prefix_ranks]))
+    used = np.zeros(n, dtype=np.bool_)
+    used[head] = True
+    tail = rng.permutation(np.flatnonzero(~used)).astype(np.int64)
+    return np.concatenate([head, tail])
+
+
+def run_fixed_rate(labels: npt.NDArray[np.int8], permutation: npt.NDArray[np.int64], every: int, batch: int,
+                   certifier: Certifier, start: PolicyState) -> int:
+    """Documents judged by an audit stream at one audit document per ``every`` ranked (from ``start``), the monitor
+    checked after every ``batch`` ranked: the review's cost to the monitor's certified stop (or the queue's end)."""
+    n = len(labels)
+    found_at = np.concatenate([[0], np.cumsum(labels, dtype=np.int64)])
+    d, m, served, begin = start.reviewed, start.audited, 0, start.reviewed
+    while True:
+        due = (d - begin) // every
+        while served < due and m < n:
+            if permutation[m] >= d:
+                served += 1
+            m += 1
+        stream = permutation[:m]
+        beyond = stream[stream >= d]
+        missed = int(np.count_nonzero(labels[beyond] == 1))
+        if d >= n or certifier.certified(int(found_at[d]), missed, m, d):
+            return d + len(beyond)
+        d = min(n, d + batch)
+
+
+def _quantiles(costs: npt.NDArray[np.float64]) -> tuple[float, float, float]:
+    return float(costs.mean()), float(np.quantile(costs, 0.1)), float(np.quantile(costs, 0.9))
+
+
+def plan_stop(evidence: ReviewEvidence, tau: Fraction, confidence: float, *, power: float = 0.8,
+              review_cost: float = 1.0, sample_cost: float = 1.0, replicates: int = 40, seed: int = 0,
+              table: bool = True) -> StopPlan:
+    """The cheapest defensible stop from ``evidence`` (module docstring): floor, paths, recommendation, table.
+
+    One-look paths (an elusion test of n of the rest, now or after D more reviewed) are planned by
+    `planning.plan_elusion` at the projected elusion rate, with chance = P(the outcome certifies) and a failed test
+    costed as reviewing the whole rest (the one-look guarantee allows no second test of that sample). Monitor paths
+    (a stream at rate K; the plan followed at every look) always end certified — at worst at the queue's end — and
+    their cost is replayed ``replicates`` times on queues drawn from the projection (mean and 10–90 % range); their
+    chance of certifying is 1."""
+    from reviewdepth.estimation.planning import plan_elusion
+
+    n, d, f = evidence.population, evidence.reviewed, evidence.found
+    rest = n - d
+    rest_size = evidence.rest_sample_size or len(evidence.outside_audited_ranks)
+    rest_relevant = evidence.rest_sample_relevant if evidence.rest_sample_size else len(
+        evidence.outside_positive_ranks)
+    projection = project_yield(evidence.prefix_labels, rest, rest_sample_size=rest_size,
+                               rest_sample_relevant=rest_relevant)
+    cum = projection.cumulative
+    step = max(1, rest // 200)
+    floor = certification_floor(f, rest, tau, confidence)
+    more, total = floor_path(f, d, n, cum, tau, confidence, review_cost=review_cost, sample_cost=sample_cost,
+                             step=step)
+    paths: list[PathPlan] = []
+
+    def one_look(review_more: int) -> PathPlan:
+        left = rest - review_more
+        gained = int(math.floor(float(cum[review_more]) + 1e-9))
+        rate = float(cum[-1] - cum[review_more]) / left if left else 0.0
+        plan = plan_elusion(f + gained, left, tau, confidence, min(1.0, rate), power=power)
+        kind = "sample_now" if review_more == 0 else "review_then_sample"
+        if not plan.feasible or plan.size is None or plan.chance is None:
+            return PathPlan(kind, review_more, plan.min_size, None, None, review_cost * review_more + sample_cost
+                            * left, (0.0, 0.0), 0.0, False, "elusion test (one look)", plan.reason)
+        fail = 1 - plan.chance
+        expected = review_cost * review_more + sample_cost * plan.size + fail * review_cost * (left - plan.size)
+        return PathPlan(kind, review_more, plan.size, plan.max_positives, None, expected,
+                        (review_cost * review_more + sample_cost * plan.size,
+                         review_cost * review_more + sample_cost * plan.size + review_cost * (left - plan.size)),
+                        plan.chance, True, "elusion test (one look)",
+                        f"{gained} more relevant in the next {review_more:,} and an elusion rate of {rate:.4f} "
+                        f"after them ({projection.source})")
+
+    if rest > 0:
+        paths.append(one_look(0))
+        best_more, best_cost = 0, paths[0].expected_cost if paths[0].feasible else math.inf
+        for candidate in range(max(step, rest // 50), rest, max(step, rest // 50)):
+            p = one_look(candidate)
+            if p.feasible and p.chance >= power and p.expected_cost < best_cost:
+                best_more, best_cost = candidate, p.expected_cost
+        if best_more:
+            paths.append(one_look(best_more))
+        certifier = Certifier(n, tau, confidence)
+        batch = max(10, n // 200)
+        policy = PlannedPolicy(n, certifier, batch, review_cost, sample_cost)
+        rng = np.random.default_rng(seed)
+        start = _start_state(evidence)
+        every = choose_audit_rate(f, d, certifier, projection, step=step) if evidence.audited == 0 else None
+        planned_costs, stream_costs = [], []
+        for _ in range(replicates):
+            labels = _synthetic(evidence, projection, rng)
+            perm = _stream_for(evidence, rng)
+            run = run_planned(labels, perm, policy, start=start)
+            judged_before = d + len(evidence.outside_audited_ranks)
+            planned_costs.append(run.cost - judged_before)
+            if every is not None:
+                stream_costs.append(run_fixed_rate(labels, perm, every, batch, certifier, start) - judged_before)
+        costs = np.array(planned_costs, dtype=np.float64)
+        mean, low, high = _quantiles(costs)
+        paths.append(PathPlan("planned", int(cheapest_audit_depth(f, d, certifier, projection, step=step)[0]), None,
+                              None, None, mean, (low, high), 1.0, True,
+                              "anytime-valid monitor (audit stream)",
+                              f"labels of the unreviewed drawn from the projection ({projection.source})"))
+        if every is not None:
+            costs = np.array(stream_costs, dtype=np.float64)
+            mean, low, high = _quantiles(costs)
+            paths.append(PathPlan("audit_stream", 0, None, None, every, mean, (low, high), 1.0, True,
+                                  "anytime-valid monitor (audit stream)",
+                                  f"labels of the unreviewed drawn from the projection ({projection.source})"))
+    eligible = [p for p in paths if p.feasible and (p.kind in ("planned", "audit_stream") or p.chance >= power)]
+    recommended = min(eligible, key=lambda p: p.expected_cost).kind if eligible else None
+    cells: list[TableCell] = []
+    if table and rest > 0:
+        for t in TABLE_TARGETS:
+            for c in TABLE_CONFIDENCES:
+                frac = Fraction(t)
+                cert = Certifier(n, frac, c)
+                _, cost, _ = cheapest_audit_depth(f, d, cert, projection, step=step)
+                cells.append(TableCell(float(frac), c, certification_floor(f, rest, frac, c), cost))
+    return StopPlan(float(tau), confidence, power, review_cost, sample_cost, n, d, f, rest,
+                    missed_allowed(f, rest, tau) if rest else 0, floor, more, total, floor > rest / 2, tuple(paths),
+                    recommended, tuple(cells), projection.source, projection.rest_estimate)

@@ -46,6 +46,25 @@ def add_routes(router: APIRouter) -> None:
                                                      rate=elusion_rate))
         return plan
 
+    @router.get("/topics/{topic}/plan", response_model=None, tags=["samples"], responses={
+        **READ, 200: {"description": "The stop plan (as `reviewdepth plan --format json`)."}})
+    def get_stop_plan(topic: str, engine: EngineDep, _key: Reader, queue: str | None = None,
+                      target: Annotated[str, Query(description="Target recall to certify, in (0, 1).")] = "0.95",
+                      confidence: Annotated[float, Query(ge=0.5, le=0.999999)] = 0.95,
+                      power: Annotated[float, Query(gt=0, lt=1)] = 0.8,
+                      review_cost: Annotated[float, Query(gt=0, le=1e6)] = 1.0,
+                      sample_cost: Annotated[float, Query(gt=0, le=1e6)] = 1.0) -> dict[str, Any]:
+        """The cheapest defensible stop now: the floor, every certified path with its expected cost, range and
+        chance, the recommended path and the target × confidence table."""
+        from reviewdepth.report.model import json_safe
+        from reviewdepth.report.stop_plan_render import as_data
+        from reviewdepth.services.stop_plan import topic_stop_plan
+
+        data: dict[str, Any] = json_safe(as_data(topic_stop_plan(
+            engine, topic, queue=queue, target=target, confidence=confidence, power=power,
+            review_cost=review_cost, sample_cost=sample_cost)))
+        return data
+
     # the audit stream (before /samples/{sample_id}, which would take "stream" for an id)
     @router.post("/topics/{topic}/samples/stream", status_code=201, response_model=schemas.StreamOut,
                  responses=WRITE, tags=["samples"])

@@ -1,0 +1,110 @@
+"""The stop plan (`reviewdepth.estimation.stop_plan.StopPlan`) as text, JSON-ready data and HTML. Every sentence a
+person reads about the plan is here; the core returns numbers and codes."""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+from typing import Any, Protocol
+
+from reviewdepth.estimation.stop_plan import PathPlan, StopPlan
+
+PATH_TITLES = {
+    "sample_now": "sample the unreviewed rest now",
+    "review_then_sample": "review on, then sample the rest",
+    "planned": "follow the plan (review on or audit, look by look)",
+    "audit_stream": "audit stream at a fixed rate",
+}
+
+
+class HasPlan(Protocol):
+    topic: str
+    queue: str
+    as_of_judgment: int | None
+    scope: str
+    plan: StopPlan
+
+
+def floor_sentence(plan: StopPlan) -> str:
+    """The floor in one sentence (the report's first screen and the dashboard use it too)."""
+    what = f"{plan.target:.0%} recall at {plan.confidence:.0%} confidence"
+    if plan.unreviewed == 0:
+        return f"nothing is left unreviewed: recall is known, no sample is needed for {what}"
+    if plan.floor == 0:
+        return f"{what} holds even if every unreviewed document were relevant: no sample is needed"
+    return (f"no random-sample design can certify {what} with fewer than {plan.floor:,} more judged documents "
+            f"(of the {plan.unreviewed:,} unreviewed; at most {plan.missed_allowed} relevant may be left)")
+
+
+def path_sentence(path: PathPlan) -> str:
+    if not path.feasible:
+        return f"{PATH_TITLES[path.kind]}: not feasible ({path.assumes})"
+    if path.kind in ("sample_now", "review_then_sample"):
+        first = f"review {path.review_more:,} more, then " if path.review_more else ""
+        return (f"{first}sample {path.sample_size:,} of the rest; certifies if at most {path.max_positives} are "
+                f"relevant (chance {path.chance:.0%}; if not, the one-look test allows no second try: review on)")
+    if path.kind == "audit_stream":
+        return (f"start an audit stream at one audit document per {path.every} reviewed "
+                f"(reviewdepth sample stream TOPIC --every {path.every}); the monitor certifies whenever it can")
+    first = f"review about {path.review_more:,} more, then" if path.review_more else "now,"
+    return (f"{first} audit the rest (reviewdepth sample stream TOPIC --every 1) until the monitor certifies; re-plan "
+            "at every look (reviewdepth plan): after a relevant audit document, reviewing on may be cheaper")
+
+
+def as_data(result: HasPlan) -> dict[str, Any]:
+    plan = result.plan
+    return {"topic": result.topic, "queue": result.queue, "as_of_judgment": result.as_of_judgment,
+            "scope": result.scope, **dataclasses.asdict(plan), "floor_sentence": floor_sentence(plan),
+            "path_sentences": {p.kind: path_sentence(p) for p in plan.paths}}
+
+
+def _lower_targets(plan: StopPlan) -> str:
+    cheaper = [c for c in plan.table if c.confidence == plan.confidence and c.target < plan.target]
+    return "; ".join(f"{c.target:.0%}: floor {c.floor:,}" for c in cheaper)
+
+
+def render_text(result: HasPlan) -> str:
+    plan = result.plan
+    lines = [f"topic {result.topic}, queue {result.queue}: {plan.reviewed:,} of {plan.population:,} reviewed, "
+             f"{plan.found:,} relevant found (as of judgment {result.as_of_judgment})",
+             f"floor: {floor_sentence(plan)}"]
+    if plan.unreviewed:
+        lines.append(f"least projected total: review {plan.floor_review_more:,} more, then about "
+                     f"{plan.floor_total - plan.floor_review_more * plan.review_cost:,.0f} sampled "
+                     f"({plan.floor_total:,.0f} cost units)")
+    if plan.floor_above_half:
+        lines.append(f"the floor is above half of the unreviewed documents: no valid method is cheap here; lower "
+                     f"targets at {plan.confidence:.0%} confidence: {_lower_targets(plan) or 'none in the table'}")
+    if plan.recommended:
+        best = next(p for p in plan.paths if p.kind == plan.recommended)
+        lines.append(f"recommended: {path_sentence(best)}; expected cost {best.expected_cost:,.0f} "
+                     f"[{best.cost_range[0]:,.0f}–{best.cost_range[1]:,.0f}]")
+    lines.append("")
+    lines.append(f"{'path':<52}{'expected cost':>14}{'range':>18}{'chance':>8}  certified by")
+    for p in plan.paths:
+        title = PATH_TITLES[p.kind] + (f" (D = {p.review_more:,})" if p.kind == "review_then_sample" else "") + (
+            f" (K = {p.every})" if p.every else "")
+        cost = f"{p.expected_cost:,.0f}" if p.feasible else "-"
+        span = f"{p.cost_range[0]:,.0f}–{p.cost_range[1]:,.0f}" if p.feasible else "-"
+        chance = ("-" if not p.feasible else "always" if p.kind in ("planned", "audit_stream")
+                  else f"{p.chance:.0%}")
+        lines.append(f"{title:<52}{cost:>14}{span:>18}{chance:>8}  {p.certified_by}")
+    lines.append(f"projection: {plan.projection_source}; about {plan.projected_rest_relevant:.1f} relevant left")
+    lines.append(f"validity: {plan.validity}")
+    if plan.table:
+        lines.append("")
+        lines.append("target × confidence: floor of a sample now / planned total from here (reviewing on where "
+                     "the projection says it is cheaper)")
+        confidences = sorted({c.confidence for c in plan.table})
+        lines.append(f"{'target':<8}" + "".join(f"{c:>18.0%}" for c in confidences))
+        for target in sorted({c.target for c in plan.table}):
+            row = [c for c in plan.table if c.target == target]
+            lines.append(f"{target:<8.0%}" + "".join(f"{f'{c.floor:,} / {c.planned_cost:,.0f}':>18}" for c in row))
+    return "\n".join(lines) + "\n"
+
+
+def render_html(result: HasPlan) -> str:
+    body = html.escape(render_text(result))
+    return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Stop plan: "
+            f"{html.escape(result.topic)}</title></head><body><h1>Cheapest defensible stop: "
+            f"{html.escape(result.topic)}</h1><pre>{body}</pre></body></html>\n")

@@ -1,0 +1,86 @@
+"""``reviewdepth plan`` / ``GET /topics/{topic}/plan``: the cheapest defensible stop from the topic's evidence now
+(the computation is `reviewdepth.estimation.stop_plan.plan_stop`; this module only loads the evidence)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+from sqlalchemy import Engine, func, select
+
+from reviewdepth.estimation.assessment import ReviewState, assess
+from reviewdepth.estimation.stop_plan import ReviewEvidence, StopPlan, plan_stop
+from reviewdepth.services.errors import Invalid
+from reviewdepth.services.judgments import topic_id_of
+from reviewdepth.services.queues import find_queue, queue_labels
+from reviewdepth.services.sample_evidence import queue_evidence
+from reviewdepth.store.models import Judgment, Topic
+
+
+@dataclass(frozen=True)
+class TopicStopPlan:
+    """The plan with what it was computed from: topic, queue, the as-of judgment id and the population's scope."""
+
+    topic: str
+    queue: str
+    as_of_judgment: int | None
+    scope: str
+    plan: StopPlan
+
+
+def _checked(target: str, confidence: float, power: float, review_cost: float, sample_cost: float) -> Fraction:
+    try:
+        tau = Fraction(str(target).strip())
+    except (ValueError, ZeroDivisionError):
+        raise Invalid(f"target: {target!r} is not a number (a recall strictly between 0 and 1, e.g. 0.95)") from None
+    if not 0 < tau < 1:
+        raise Invalid(f"target: must lie strictly between 0 and 1 for a sample to certify it, not {target}")
+    if not 0.5 <= confidence < 1 or 1 - confidence < 1e-6:
+        raise Invalid(f"confidence: must lie in [0.5, 0.999999], not {confidence!r}")
+    if not 0 < power < 1:
+        raise Invalid(f"power: must lie strictly between 0 and 1, not {power!r}")
+    for name, value in (("review cost", review_cost), ("sample cost", sample_cost)):
+        if not np.isfinite(value) or value <= 0:
+            raise Invalid(f"cost: the {name} must be a positive number, not {value!r}")
+    return tau
+
+
+def parse_costs(text: str) -> tuple[float, float]:
+    """``review=1,sample=1`` (either may be left out: 1) as (review cost, sample cost); `Invalid` naming ``cost``."""
+    costs = {"review": 1.0, "sample": 1.0}
+    for part in filter(None, (p.strip() for p in str(text).split(","))):
+        name, sep, value = part.partition("=")
+        if not sep or name.strip() not in costs:
+            raise Invalid(f"cost: expected review=X,sample=Y, not {text!r}")
+        try:
+            costs[name.strip()] = float(value)
+        except ValueError:
+            raise Invalid(f"cost: {value!r} is not a number") from None
+    return costs["review"], costs["sample"]
+
+
+def topic_stop_plan(engine: Engine, topic: str, *, queue: str | None = None, target: str = "0.95",
+                    confidence: float = 0.95, power: float = 0.8, review_cost: float = 1.0,
+                    sample_cost: float = 1.0, policy: str = "latest") -> TopicStopPlan:
+    """The plan for the topic's queue as it is now. Evidence: the reviewed prefix as the report counts it and the
+    best random sample of the rest (the report's rest sample); the population is the queue."""
+    tau = _checked(target, confidence, power, review_cost, sample_cost)
+    topic_id = topic_id_of(engine, topic)
+    _, row = find_queue(engine, topic, queue)
+    with engine.connect() as conn:
+        as_of = conn.execute(select(func.max(Judgment.id)).where(Judgment.topic_id == topic_id)).scalar_one()
+        population = conn.execute(select(Topic.population_size).where(Topic.id == topic_id)).scalar_one()
+    _, labels = queue_labels(engine, topic, row.name, policy, None if as_of is None else str(as_of))
+    evidence = queue_evidence(engine, topic_id, row, labels, as_of)
+    state = ReviewState(labels.labels, evidence.reviewed, population, labels.relevant_total)
+    assessment = assess(state, evidence.draws, [str(tau)], confidence=confidence, stopping_target=str(tau))
+    rest_size = rest_relevant = 0
+    if assessment.rest_sample is not None:
+        use = next(u for u in assessment.samples if u.sample_id == assessment.rest_sample)
+        rest_size, rest_relevant = use.in_rest, use.rest_positives
+    prefix = (np.asarray(labels.labels[:evidence.reviewed]) == 1).astype(np.int8)
+    plan = plan_stop(ReviewEvidence(prefix, labels.size, rest_sample_size=rest_size,
+                                    rest_sample_relevant=rest_relevant),
+                     tau, confidence, power=power, review_cost=review_cost, sample_cost=sample_cost)
+    return TopicStopPlan(topic, row.name, as_of, assessment.scope, plan)
