@@ -40,6 +40,21 @@ or ≤ (1 − τ)R < b*: the sequence for the fixed set S* missed its b* at draw
 m at once. Hence P(the monitor ever certifies while recall < τ) ≤ α. The guarantee is per target (fixed in advance),
 not a band for every level at once; the reported recall lower bound is the figure compared with that target.
 
+An audit rate that changes with the evidence. When the reviewed sets are prefixes of one ranking that does not
+depend on the audit, S* and b* are functions of the ranking and the labels alone, and the event E = {∃m: U*(m, x*_m)
+< b*} (x*_m: the relevant documents outside S* among the first m of the permutation) is a function of the
+permutation alone, with P(E) ≤ α. Every false stop implies E at the m of its look, whatever chose that m and the
+depth: a policy that decides from the past (audit outcomes included) how many ranked documents to review and how
+many audit documents to draw before each look changes which m are looked at, not E, so P(false stop) ≤ α still.
+As E covers every m at once this holds even for a rule that is not a stopping time, one that uses labels the team
+has not judged: the ranking's (the worst play — the rule is monotone in the prefix — is to review exactly to S* and
+then audit, which needs them) or the permutation's future. What breaks it is an S* that depends on the permutation:
+an order that depends on the audit (a ranker trained on audit labels or on which documents were drawn, a queue
+that puts the audit's finds first), or evidence that is not a prefix of the one permutation (audit documents
+skipped or redrawn, a restarted stream). tests/estimation/test_adaptive_rate_dp.py computes P(false stop) exactly
+over every audit path of populations of 12–24 documents: the best of all rates, adaptive or not, stays ≤ α at
+α = 0.05 and 0.10; a queue that reviews the audit's finds at once exceeds α.
+
 The same argument bounds the depth to τ on a fixed queue: `depth_bound` is the first rank k at which the
 condition holds for S(k) = S_t ∪ {ranks ≤ k} (with the relevant documents already known inside S(k) added to
 F_t); P(depth to τ > bound at some look) ≤ α.
