@@ -81,7 +81,8 @@ def register_simulate(app: typer.Typer) -> None:
         design: Annotated[Design, typer.Option(
             "--design", help="What the team judges besides the ranked prefix: none, rest (a fresh sample of the "
                              "rest at every look), population (one sample of the queue), audit (the audit "
-                             "stream), planned (the cheapest-stop plan reviews or audits as it decides; rule planned).")] = Design.none,
+                             "stream), planned (the cheapest-stop plan reviews or audits as it decides; rule "
+                             "planned).")] = Design.none,
         sample_size: Annotated[int, typer.Option(
             "--sample-size", help="rest/population: documents in the sample.")] = 0,
         every: Annotated[int, typer.Option(

@@ -25,6 +25,7 @@ from reviewdepth.estimation.assessment import Headline, RecallFigure, TargetAnsw
 from reviewdepth.estimation.planning import ElusionPlan, PopulationPlan
 from reviewdepth.estimation.relevant import Estimate
 from reviewdepth.estimation.replay import RuleSummary
+from reviewdepth.estimation.stop_plan import FloorFigure
 from reviewdepth.estimation.stopping import StoppingEvidence
 from reviewdepth.measures.suite import Evaluation
 from reviewdepth.report.model import Report
@@ -516,8 +517,10 @@ class SamplePlanOut(RootModel[UnreviewedPlanOut | PopulationPlanOut | NothingToP
 
 # the depth report (`reviewdepth.report.model.Report`): its sections as `services.report.build_report` fills them
 
+ReportFloor = dataclass_model(FloorFigure, name="ReportFloor")
 ReportAnswer = dataclass_model(Headline, name="ReportAnswer", extra={
-    "as_of_judgment": int | None, "basis": str, "scope": str}, optional={"plan": ElusionPlanOut})
+    "as_of_judgment": int | None, "basis": str, "scope": str}, optional={"plan": ElusionPlanOut,
+                                                                         "floor": ReportFloor})
 ReportEstimate = dataclass_model(Estimate, name="ReportEstimate", extra={"scope": str})
 # a heuristic rule's record on the team's portfolio (`services.portfolio.calibrate_stopping_rows`): the calibration's
 # own keys, then the rule's summary as `services.simulate` writes it, with its one-line text

@@ -80,12 +80,43 @@ def floor_path(found: int, reviewed: int, population: int, yields: FloatArray, t
     unreviewed = population - reviewed
     best_d, best = 0, math.inf
     for more in range(0, unreviewed + 1, max(1, step)):
-        gained = int(math.floor(float(yields[min(more, len(yields) - 1)]) + 1e-9))
+        gained = math.floor(float(yields[min(more, len(yields) - 1)]) + 1e-9)
         cost = review_cost * more + sample_cost * certification_floor(found + gained, unreviewed - more, tau,
                                                                       confidence)
         if cost < best:
             best_d, best = more, cost
     return best_d, best
+
+
+@dataclass(frozen=True)
+class FloorFigure:
+    """The floor at one state, for a report's first screen: ``documents`` n_min(F, N_u) (one-look, exact), the
+    ``unreviewed`` N_u and ``missed_allowed`` k it is for, and the least projected total over further review depths
+    (``review_more`` D, ``least_total`` D + n_min(F + Ŷ(D), N_u − D)), with the projection's ``source``."""
+
+    target: float
+    confidence: float
+    documents: int
+    unreviewed: int
+    missed_allowed: int
+    review_more: int
+    least_total: float
+    above_half: bool
+    source: str
+
+
+def floor_figure(prefix_labels: npt.ArrayLike, population: int, tau: Fraction, confidence: float, *,
+                 rest_sample_size: int = 0, rest_sample_relevant: int = 0) -> FloorFigure:
+    """:func:`certification_floor` now and :func:`floor_path` under :func:`project_yield` (200 depths at most)."""
+    labels = np.asarray(prefix_labels).reshape(-1)
+    found, rest = int(np.count_nonzero(labels == 1)), population - len(labels)
+    projection = project_yield(labels, rest, rest_sample_size=rest_sample_size,
+                               rest_sample_relevant=rest_sample_relevant)
+    floor = certification_floor(found, rest, tau, confidence)
+    more, total = floor_path(found, len(labels), population, projection.cumulative, tau, confidence,
+                             step=max(1, rest // 200))
+    return FloorFigure(float(tau), confidence, floor, rest, missed_allowed(found, rest, tau) if rest else 0, more,
+                       total, floor > rest / 2, projection.source)
 
 
 # --- the projection -------------------------------------------------------------------------------------------
@@ -248,7 +279,7 @@ class PlannedPolicy:
 
     def decide(self, state: PolicyState, prefix_labels: npt.NDArray[np.int8]) -> Action:
         """The next move from ``state``; ``prefix_labels`` are the labels of the reviewed prefix (rank order)."""
-        d, f, m = state.reviewed, state.found, state.audited
+        d, _f, m = state.reviewed, state.found, state.audited
         key = (d, m, tuple(sorted(state.outside_positive_ranks)), len(state.outside_audited_ranks))
         hit = self._memo.get(key)
         if hit is not None:
@@ -277,7 +308,7 @@ class PlannedPolicy:
             passed_pos = int(np.searchsorted(positives, to))
             passed_audited = int(np.searchsorted(audited, to))
             projected = float(cum[to - d]) * (1 - passed_audited / (to - d))
-            gained = passed_pos + int(math.floor(projected + 1e-9))
+            gained = passed_pos + math.floor(projected + 1e-9)
             cost = self.review_cost * (to - d - passed_audited) + self._audit_cost(f + gained, x - passed_pos, m, to)
             if cost < best.projected_cost - 1e-9:
                 best = Action("review", to, cost)
@@ -341,7 +372,7 @@ def cheapest_audit_depth(found: int, reviewed: int, certifier: Certifier, projec
     cum = projection.cumulative
     best: tuple[int, float, int | None] = (0, math.inf, None)
     for more in range(0, population - reviewed + 1, max(1, step)):
-        gained = int(math.floor(float(cum[min(more, len(cum) - 1)]) + 1e-9))
+        gained = math.floor(float(cum[min(more, len(cum) - 1)]) + 1e-9)
         need = certifier.elements_needed(found + gained, 0)
         left = population - reviewed - more
         audit = left if need is None else need * left / population
@@ -534,7 +565,7 @@ def plan_stop(evidence: ReviewEvidence, tau: Fraction, confidence: float, *, pow
 
     def one_look(review_more: int) -> PathPlan:
         left = rest - review_more
-        gained = int(math.floor(float(cum[review_more]) + 1e-9))
+        gained = math.floor(float(cum[review_more]) + 1e-9)
         rate = float(cum[-1] - cum[review_more]) / left if left else 0.0
         plan = plan_elusion(f + gained, left, tau, confidence, min(1.0, rate), power=power)
         kind = "sample_now" if review_more == 0 else "review_then_sample"

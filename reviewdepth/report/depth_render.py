@@ -159,12 +159,32 @@ def headline_lines(report: Report) -> list[str]:
     if a.get("next_step"):
         lines.append(f"next: {a['next_step']}")
     plan = a.get("plan")
-    if plan and plan.get("feasible") and plan.get("size"):
+    floor = a.get("floor")
+    if plan and plan.get("feasible") and plan.get("size") and floor and plan["size"] > 1.25 * floor["least_total"]:
+        # the one-look sample now is not the way to a cheap stop: say what it costs beside the cheapest projection
+        lines.append(f"plan: a sample now needs {plan['size']:,} of the unreviewed rest (chance "
+                     f"{plan.get('chance', 0):.0%}); the cheapest projected path costs about "
+                     f"{floor['least_total']:,.0f} judged documents (reviewdepth plan TOPIC)")
+    elif plan and plan.get("feasible") and plan.get("size"):
         lines.append(f"plan: sample {plan['size']:,} of the unreviewed rest; at most {plan.get('max_positives')} "
                      f"relevant in it certifies the target (chance {plan.get('chance', 0):.0%} at an assumed "
                      f"elusion rate of {plan.get('elusion_rate', 0):.2%})")
     elif plan and plan.get("reason"):
         lines.append(f"plan: {plan['reason']}")
+    if floor:
+        what = f"{floor['target']:.0%} recall at {floor['confidence']:.0%} confidence"
+        if floor["documents"]:
+            lines.append(f"floor: no random-sample design can certify {what} with fewer than "
+                         f"{floor['documents']:,} more judged documents (of {floor['unreviewed']:,} unreviewed)"
+                         + ("; that is over half of them: no valid method is cheap here" if floor["above_half"]
+                            else ""))
+        else:
+            lines.append(f"floor: {what} holds even if every unreviewed document were relevant")
+        if floor["review_more"]:
+            lines.append(f"projected cheapest: review about {floor['review_more']:,} more, then sample "
+                         f"(about {floor['least_total']:,.0f} in all); every path: reviewdepth plan TOPIC")
+        else:
+            lines.append("every certified path with its cost and chance: reviewdepth plan TOPIC")
     return [part for line in lines for part in textwrap.wrap(line, 80, subsequent_indent="      ")]
 
 

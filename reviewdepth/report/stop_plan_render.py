@@ -18,11 +18,18 @@ PATH_TITLES = {
 
 
 class HasPlan(Protocol):
-    topic: str
-    queue: str
-    as_of_judgment: int | None
-    scope: str
-    plan: StopPlan
+    """A plan with the topic, queue, as-of judgment and scope it was computed for (the service's result)."""
+
+    @property
+    def topic(self) -> str: ...
+    @property
+    def queue(self) -> str: ...
+    @property
+    def as_of_judgment(self) -> int | None: ...
+    @property
+    def scope(self) -> str: ...
+    @property
+    def plan(self) -> StopPlan: ...
 
 
 def floor_sentence(plan: StopPlan) -> str:

@@ -14,6 +14,7 @@ from reviewdepth import __version__
 from reviewdepth.estimation import relevant, stopping
 from reviewdepth.estimation.agreement import corrected_relevant_count
 from reviewdepth.estimation.assessment import REPORT_INTERVALS, Assessment, ReviewState, assess
+from reviewdepth.estimation.stop_plan import FloorFigure, floor_figure
 from reviewdepth.measures import tar, trec
 from reviewdepth.measures.suite import MeasureSpec, evaluate_ranked
 from reviewdepth.measures.tar_suite import TopicRun, clean_topic
@@ -155,6 +156,8 @@ def build_report(engine: Engine, topic: str, options: ReportOptions) -> Report:
     answer = {"target": headline.target, "status": headline.status, "text": headline.text,
               "confidence": confidence, "as_of_judgment": as_of, "next_step": headline.next_step,
               "basis": assessment.basis.method, "scope": assessment.scope}
+    if fig.size > fig.reviewed:
+        answer["floor"] = dataclasses.asdict(_floor(fig, labels.labels, tau, confidence))
     if headline.status != "reached":
         plan = _plan(fig, labels.labels, tau, confidence)
         if plan is not None:
@@ -236,6 +239,18 @@ def _figures(labels: QueueLabels, evidence: QueueEvidence, population_size: int 
                                "precision": found_prefix / reviewed if reviewed else None}
     return _Figures(size, population, reviewed, rel_queue, found_prefix, found_topic, judged_ranks, fully_judged,
                     targets, assessment, depth_rows, current)
+
+
+def _floor(fig: _Figures, labels: np.ndarray, tau: str, confidence: float) -> FloorFigure:
+    """The floor of any random-sample certification of the stopping target now, and the least projected total."""
+    size = rel = 0
+    assessment = fig.assessment
+    if assessment.rest_sample is not None:
+        use = next(u for u in assessment.samples if u.sample_id == assessment.rest_sample)
+        size, rel = use.in_rest, use.rest_positives
+    prefix = (np.asarray(labels[:fig.reviewed]) == 1).astype(np.int8)
+    return floor_figure(prefix, fig.size, Fraction(tau), confidence, rest_sample_size=size,
+                        rest_sample_relevant=rel)
 
 
 def _plan(fig: _Figures, labels: np.ndarray, tau: str, confidence: float) -> dict[str, Any] | None:

@@ -134,7 +134,7 @@ def test_plan_one_look_chances_and_recommendation() -> None:
     cum = projection.cumulative
     for path in one_look:
         left = size - 600 - path.review_more
-        found = evidence.found + int(math.floor(cum[path.review_more] + 1e-9))
+        found = evidence.found + math.floor(cum[path.review_more] + 1e-9)
         missed = round(float(cum[-1] - cum[path.review_more]) / left * left)
         assert path.sample_size is not None and path.max_positives is not None
         # the certifying outcome is the elusion rule's: at most max_positives certify, one more does not
