@@ -21,6 +21,16 @@ def database_option_help() -> str:
 DbOption = Annotated[str | None, typer.Option("--db", help=database_option_help())]
 
 
+def confidence_option_help() -> str:
+    from reviewdepth.services.confidence import CONFIDENCE_RULE
+
+    return f"Confidence level, {CONFIDENCE_RULE}."
+
+
+# the --confidence option of every command that takes one; the service checks the value (one line, exit 2)
+ConfidenceOption = Annotated[float, typer.Option("--confidence", help=confidence_option_help())]
+
+
 def settings_for(db: str | None) -> Any:
     """The settings (`reviewdepth.settings.Settings`) for ``--db``, or the environment's; a bad value of a
     ``REVIEWDEPTH_`` variable is one line naming it and exit code 2."""
