@@ -55,17 +55,22 @@ def open_engine(db: str | None, *, migrate_default: bool = True) -> Any:
         return open_store(settings_for(db), notify=notify)
     except SchemaNotReady as exc:
         fail(str(exc))
+    except Exception as exc:  # a database that does not answer: commands open it outside `handled_errors` too
+        busy_exit(exc)
+        raise
 
 
-BUSY_EXIT_CODE = 3  # a write gave up waiting for a lock: nothing was written, running it again is safe
+# the database was busy (a write gave up waiting for a lock: nothing was written) or unavailable: running the
+# command again later is the remedy
+BUSY_EXIT_CODE = 3
 
 
 def busy_exit(exc: BaseException) -> None:
-    """When ``exc`` says the database was busy (`reviewdepth.store.busy`), one line naming the command and exit
-    code 3; otherwise return."""
-    from reviewdepth.store.busy import busy_error
+    """When ``exc`` says the database was busy or unavailable (`reviewdepth.store.busy`), one line naming the
+    command and exit code 3; otherwise return."""
+    from reviewdepth.store.busy import transient_error
 
-    busy = busy_error(exc)
+    busy = transient_error(exc)
     if busy is None:
         return
     try:  # Typer runs on its own copy of Click
