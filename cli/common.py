@@ -21,6 +21,16 @@ def database_option_help() -> str:
 DbOption = Annotated[str | None, typer.Option("--db", help=database_option_help())]
 
 
+def confidence_option_help() -> str:
+    from reviewdepth.services.confidence import CONFIDENCE_RULE
+
+    return f"Confidence level, {CONFIDENCE_RULE}."
+
+
+# the --confidence option of every command that takes one; the service checks the value (one line, exit 2)
+ConfidenceOption = Annotated[float, typer.Option("--confidence", help=confidence_option_help())]
+
+
 def settings_for(db: str | None) -> Any:
     """The settings (`reviewdepth.settings.Settings`) for ``--db``, or the environment's; a bad value of a
     ``REVIEWDEPTH_`` variable is one line naming it and exit code 2."""
@@ -45,17 +55,22 @@ def open_engine(db: str | None, *, migrate_default: bool = True) -> Any:
         return open_store(settings_for(db), notify=notify)
     except SchemaNotReady as exc:
         fail(str(exc))
+    except Exception as exc:  # a database that does not answer: commands open it outside `handled_errors` too
+        busy_exit(exc)
+        raise
 
 
-BUSY_EXIT_CODE = 3  # a write gave up waiting for a lock: nothing was written, running it again is safe
+# the database was busy (a write gave up waiting for a lock: nothing was written) or unavailable: running the
+# command again later is the remedy
+BUSY_EXIT_CODE = 3
 
 
 def busy_exit(exc: BaseException) -> None:
-    """When ``exc`` says the database was busy (`reviewdepth.store.busy`), one line naming the command and exit
-    code 3; otherwise return."""
-    from reviewdepth.store.busy import busy_error
+    """When ``exc`` says the database was busy or unavailable (`reviewdepth.store.busy`), one line naming the
+    command and exit code 3; otherwise return."""
+    from reviewdepth.store.busy import transient_error
 
-    busy = busy_error(exc)
+    busy = transient_error(exc)
     if busy is None:
         return
     try:  # Typer runs on its own copy of Click

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
-from .common import DbOption, fail, handled_errors, open_engine, write_result
+from .common import ConfidenceOption, DbOption, fail, handled_errors, open_engine, write_result
 
 
 class WatchFormat(StrEnum):
@@ -35,7 +35,7 @@ def register_monitor(app: typer.Typer) -> None:
             "--queue", help="The queue the review follows (default: the topic's newest).")] = None,
         target: Annotated[str, typer.Option(
             "--target", help="Target recall in (0, 1], fixed before the review starts.")] = "0.95",
-        confidence: Annotated[float, typer.Option("--confidence", help="Confidence level, in (0, 1).")] = 0.95,
+        confidence: ConfidenceOption = 0.95,
         interval: Annotated[float, typer.Option(
             "--interval", help="Seconds between checks for a change (judgments, queues, samples, the stream).")
         ] = 10.0,

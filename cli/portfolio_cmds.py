@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from .common import DbOption, fail, handled_errors, open_engine
+from .common import ConfidenceOption, DbOption, fail, handled_errors, open_engine
 from .store_cmds import ListFormat, default_reviewer
 
 
@@ -87,7 +87,7 @@ def register_portfolio(app: typer.Typer) -> None:
     @portfolio_app.command("calibrate")
     def portfolio_calibrate(
         target: Annotated[str, typer.Option("--target", help="Target recall in (0, 1).")] = "0.95",
-        confidence: Annotated[float, typer.Option("--confidence", help="Confidence level, in (0, 1).")] = 0.95,
+        confidence: ConfidenceOption = 0.95,
         replicates: Annotated[int, typer.Option(
             "--replicates", help="Seeded replays per topic (knee and budget read no sample: under the design none "
                                  "every replicate is the same run).")] = 1,

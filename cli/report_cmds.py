@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 import typer
 
-from .common import DbOption, fail, handled_errors, one_shot, open_engine, write_result
+from .common import ConfidenceOption, DbOption, fail, handled_errors, one_shot, open_engine, write_result
 
 
 class ReportFormat(StrEnum):
@@ -30,7 +30,7 @@ def register_reports(app: typer.Typer) -> None:
         queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
         target: Annotated[list[str] | None, typer.Option(
             "--target", help="Target recall, repeatable (default 0.80 0.90 0.95 0.99).")] = None,
-        confidence: Annotated[float, typer.Option("--confidence", help="Confidence level.")] = 0.95,
+        confidence: ConfidenceOption = 0.95,
         interval: Annotated[str, typer.Option(
             "--interval", help="hypergeometric (exact, default) or clopper-pearson (binomial exact, wider): "
             "both keep their nominal coverage.")] = "hypergeometric",

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
-from .common import DbOption, fail, handled_errors, open_engine
+from .common import ConfidenceOption, DbOption, fail, handled_errors, open_engine
 from .store_cmds import ListFormat
 
 AsOfOption = Annotated[str | None, typer.Option("--as-of", help="Judgment id: the log up to and including it.")]
@@ -78,7 +78,7 @@ def register_review(app: typer.Typer) -> None:
     @app.command("agreement")
     def agreement(
         topic: Annotated[str, typer.Argument(help="Topic name.")],
-        confidence: Annotated[float, typer.Option("--confidence", help="Interval confidence.")] = 0.95,
+        confidence: ConfidenceOption = 0.95,
         as_of: AsOfOption = None,
         output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
         db: DbOption = None,

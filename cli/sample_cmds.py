@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from .common import DbOption, fail, handled_errors, open_engine
+from .common import ConfidenceOption, DbOption, fail, handled_errors, open_engine
 from .store_cmds import ListFormat, default_reviewer
 
 
@@ -200,7 +200,7 @@ def register_samples(app: typer.Typer) -> None:
     def plan(
         topic: Annotated[str, typer.Argument(help="Topic name.")],
         target: Annotated[str, typer.Option("--target", help="Target recall to certify, in (0, 1).")] = "0.95",
-        confidence: Annotated[float, typer.Option("--confidence", help="Confidence level.")] = 0.95,
+        confidence: ConfidenceOption = 0.95,
         frame: Annotated[str, typer.Option(
             "--frame", help="unreviewed (elusion test at the current cutoff) or all (QBCB / direct rule).")
         ] = "unreviewed",

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from .common import DbOption, fail, handled_errors, open_engine, write_result
+from .common import ConfidenceOption, DbOption, fail, handled_errors, open_engine, write_result
 
 INTERRUPTED_EXIT_CODE = 130  # the shell's code for a run ended by Ctrl-C (128 + SIGINT)
 
@@ -91,7 +91,7 @@ def register_simulate(app: typer.Typer) -> None:
             "--rule", help="A rule to replay (repeatable; default: every rule of the design).",
             show_default=False)] = None,
         target: Annotated[str, typer.Option("--target", help="Target recall, strictly between 0 and 1.")] = "0.95",
-        confidence: Annotated[float, typer.Option("--confidence", help="Confidence level, in (0, 1).")] = 0.95,
+        confidence: ConfidenceOption = 0.95,
         looks: Annotated[str, typer.Option(
             "--looks", help="When the team looks: every:K (after every K ranked documents).")] = "every:100",
         replicates: Annotated[int, typer.Option("--replicates", help="Seeded replicates per topic.")] = 100,

@@ -46,7 +46,8 @@ def register_store(app: typer.Typer) -> None:
         """Apply migrations up to REVISION (default: the latest)."""
         from reviewdepth.services.database import upgrade_database
 
-        current = upgrade_database(settings_for(db), revision)
+        with handled_errors():
+            current = upgrade_database(settings_for(db), revision)
         typer.echo(f"database at revision {current}")
 
     @db_app.command("downgrade")
@@ -56,13 +57,10 @@ def register_store(app: typer.Typer) -> None:
                      db: DbOption = None) -> None:
         """Revert migrations down to REVISION. Prints what each reverted migration drops; needs --yes."""
         from reviewdepth.services.database import downgrade_database, downgrade_plan
-        from reviewdepth.services.errors import Invalid
 
         settings = settings_for(db)
-        try:
+        with handled_errors():
             plan = downgrade_plan(settings, revision)
-        except Invalid as exc:
-            fail(str(exc))
         if plan:
             sys.stderr.write(f"reviewdepth db downgrade {revision} reverts {len(plan)} migration(s); each drops its "
                              f"tables and columns with the data in them:\n")
@@ -70,7 +68,8 @@ def register_store(app: typer.Typer) -> None:
                 sys.stderr.write(f"  {step.describe()}\n")
             if not yes:
                 fail("nothing was changed: run again with --yes to downgrade")
-        current = downgrade_database(settings, revision)
+        with handled_errors():
+            current = downgrade_database(settings, revision)
         typer.echo(f"database at revision {current or 'base'}")
 
     @db_app.command("current")
@@ -78,7 +77,8 @@ def register_store(app: typer.Typer) -> None:
         """Print the database's schema revision and the latest one."""
         from reviewdepth.services.database import database_revisions
 
-        current, head = database_revisions(settings_for(db))
+        with handled_errors():
+            current, head = database_revisions(settings_for(db))
         typer.echo(f"current: {current or 'none (run reviewdepth db upgrade)'}\nlatest:  {head}")
 
     @import_app.command("run")

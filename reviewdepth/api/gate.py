@@ -29,7 +29,16 @@ from urllib.parse import parse_qsl, urlencode
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
-from reviewdepth.api.problems import ASGIApp, BodyTooLarge, Message, Receive, Scope, Send, problem_response
+from reviewdepth.api.problems import (
+    ASGIApp,
+    BodyTooLarge,
+    Message,
+    Receive,
+    Scope,
+    Send,
+    problem_response,
+    transient_database_response,
+)
 from reviewdepth.services.keys import KeyRecord, authenticate, key_digest
 
 if TYPE_CHECKING:
@@ -115,7 +124,8 @@ class RequestGate:
         self.pages_without_policy = frozenset(pages_without_policy)
 
     async def _key(self, scope: Scope, authorization: bytes) -> KeyRecord | ASGIApp:
-        """The verified key of the ``Authorization`` header, or the 401 response to send."""
+        """The verified key of the ``Authorization`` header, or the response to send: 401, or 503 when the
+        database is busy or unavailable (middleware errors never reach the endpoints' exception handlers)."""
         scheme, _, secret_bytes = authorization.partition(b" ")
         secret = secret_bytes.strip().decode("latin-1")
         if not secret or scheme.lower() != b"bearer":
@@ -127,7 +137,13 @@ class RequestGate:
         if key is not None:
             return key
         generation = cache.generation
-        key = await run_in_threadpool(authenticate, state.engine, secret)
+        try:
+            key = await run_in_threadpool(authenticate, state.engine, secret)
+        except Exception as exc:
+            unavailable = transient_database_response(exc, scope)
+            if unavailable is None:
+                raise
+            return unavailable
         if key is None:
             return _unauthorised("unknown API key", INVALID)
         if not key.active:
@@ -157,7 +173,8 @@ class RequestGate:
     def _sign_in_page(self, scope: Scope, refusal: ASGIApp) -> ASGIApp:
         """The 401 of the dashboard as a page for a browser (its problem detail and how to give a key)."""
         accept = b"".join(value for name, value in scope["headers"] if name == b"accept")
-        if scope["path"] != DASHBOARD or b"text/html" not in accept or not isinstance(refusal, Response):
+        if scope["path"] != DASHBOARD or b"text/html" not in accept or not isinstance(refusal, Response) \
+                or refusal.status_code != 401:
             return refusal
         import json
         from html import escape
@@ -209,7 +226,7 @@ class RequestGate:
                     authorization, from_cookie = b"Bearer " + secret.encode("latin-1", "replace"), True
             key = await self._key(scope, authorization)
             if not isinstance(key, KeyRecord):
-                if from_cookie and isinstance(key, Response):  # unknown or revoked: forget it
+                if from_cookie and isinstance(key, Response) and key.status_code == 401:  # unknown or revoked
                     key.raw_headers.append(_key_cookie("", scope.get("scheme") == "https"))
                 await self._sign_in_page(scope, key)(scope, receive, send)
                 return

@@ -17,13 +17,15 @@ from starlette.responses import Response
 from reviewdepth.formats.compressed import DecompressedTooLarge
 from reviewdepth.formats.errors import InputError
 from reviewdepth.services.errors import Conflict, Invalid, NotFound, ServiceError
-from reviewdepth.store.busy import busy_error, driver_error_types
+from reviewdepth.store.busy import DatabaseBusy, driver_error_types, transient_error
 from reviewdepth.store.chain import ChainBroken
 from reviewdepth.store.validation import InvalidValue
 
 PROBLEM_TYPE = "application/problem+json"
 # a busy database: the request already waited REVIEWDEPTH_BUSY_TIMEOUT_SECONDS on the server before the 503
 RETRY_AFTER_SECONDS = 1
+# an unavailable database answers at once: a restarting PostgreSQL takes a few seconds to accept connections
+UNAVAILABLE_RETRY_AFTER_SECONDS = 5
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -87,6 +89,21 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
+def transient_database_response(exc: BaseException, request: Request | Scope) -> Response | None:
+    """The 503 (with ``Retry-After``) for ``exc`` when it says the database is busy or unavailable
+    (`reviewdepth.store.busy`), naming the request; None for any other error. The endpoints' exception handler
+    and the request gate's key lookup both answer with it."""
+    trouble = transient_error(exc)
+    if trouble is None:
+        return None
+    scope = request.scope if isinstance(request, Request) else request
+    settings = scope["app"].state.settings
+    trouble = trouble.during(f"{scope['method']} {scope['path']}", settings.busy_timeout_seconds)
+    wait = RETRY_AFTER_SECONDS if isinstance(trouble, DatabaseBusy) else UNAVAILABLE_RETRY_AFTER_SECONDS
+    return problem_response(503, f"{trouble} (a judgment batch with an idempotency_key is safe to resend)",
+                            headers={"Retry-After": str(wait)})
+
+
 def install_problem_handlers(app: FastAPI) -> None:
     """Every 4xx/5xx leaves as problem+json."""
 
@@ -123,12 +140,7 @@ def install_problem_handlers(app: FastAPI) -> None:
         return problem_response(409, str(exc))
 
     async def database_error(request: Request, exc: Exception) -> Response:
-        busy = busy_error(exc)
-        if busy is None:
-            return await server_error(request, exc)
-        busy = busy.during(f"{request.method} {request.url.path}", request.app.state.settings.busy_timeout_seconds)
-        return problem_response(503, f"{busy} (a judgment batch with an idempotency_key is safe to resend)",
-                                headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
+        return transient_database_response(exc, request) or await server_error(request, exc)
 
     async def server_error(_request: Request, exc: Exception) -> Response:
         # nothing about the exception: its class would name the database driver

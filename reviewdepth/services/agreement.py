@@ -23,8 +23,8 @@ from reviewdepth.estimation.agreement import (
     krippendorff_alpha_binary,
     percent_agreement,
 )
+from reviewdepth.services.confidence import checked_confidence
 from reviewdepth.services.conflicts import several_reviewer_votes
-from reviewdepth.services.errors import Invalid
 from reviewdepth.store.votes import DocumentVotes
 
 
@@ -81,6 +81,5 @@ def agreement_of(documents: list[DocumentVotes], confidence: float = 0.95) -> Ag
 
 def topic_agreement(engine: Engine, topic: str, *, as_of: str | None = None,
                     confidence: float = 0.95) -> AgreementSummary:
-    if not 0 < confidence < 1:
-        raise Invalid(f"confidence must be in (0, 1), not {confidence}")
+    checked_confidence(confidence)
     return agreement_of(several_reviewer_votes(engine, topic, as_of, "agreement"), confidence)

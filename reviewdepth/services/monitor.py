@@ -20,7 +20,6 @@ rest of the report.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -32,6 +31,7 @@ from sqlalchemy import Connection, Engine, func, select
 from reviewdepth.estimation.monitor import MonitorInput, MonitorResult, monitor
 from reviewdepth.report.monitor_model import ONE_LOOK, Dashboard, DashboardEntry, MonitorReport, lower_text
 from reviewdepth.services.audit_stream import AuditEvidence, audit_doc_ids, load_audit
+from reviewdepth.services.confidence import checked_confidence
 from reviewdepth.services.errors import Invalid, NotFound, ServiceError
 from reviewdepth.services.judgments import as_utc
 from reviewdepth.services.sample_evidence import queue_evidence
@@ -56,13 +56,6 @@ def checked_target(target: object) -> Fraction:
     if not 0 < value <= 1:
         raise Invalid(f"target: the target recall must be in (0, 1], not {text}")
     return value
-
-
-def checked_confidence(confidence: object) -> float:
-    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not math.isfinite(confidence) \
-            or not 0 < confidence < 1:
-        raise Invalid(f"confidence: must be a number strictly between 0 and 1, not {confidence!r}")
-    return float(confidence)
 
 
 def _settings(target: object, confidence: object, policy: str, as_of: int | None) -> tuple[Fraction, float]:

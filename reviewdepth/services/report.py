@@ -20,6 +20,7 @@ from reviewdepth.measures.suite import MeasureSpec, evaluate_ranked
 from reviewdepth.measures.tar_suite import TopicRun, clean_topic
 from reviewdepth.report.model import Report
 from reviewdepth.services.agreement import agreement_of
+from reviewdepth.services.confidence import checked_confidence
 from reviewdepth.services.conflicts import conflicts_of
 from reviewdepth.services.errors import Invalid
 from reviewdepth.services.judgments import topic_id_of
@@ -67,8 +68,7 @@ class ReportOptions:
                 raise Invalid(f"target {t!r} is not a number") from None
             if not 0 < value <= 1:
                 raise Invalid(f"target recall must be in (0, 1], not {t}")
-        if not 0 < self.confidence < 1:
-            raise Invalid(f"confidence must be in (0, 1), not {self.confidence}")
+        checked_confidence(self.confidence)
         if self.interval not in REPORT_INTERVALS:
             raise Invalid(f"interval must be one of {', '.join(REPORT_INTERVALS)}, not {self.interval!r} (approximate "
                           "intervals such as Wilson or Jeffreys cover less than their nominal level one-sided, so the "

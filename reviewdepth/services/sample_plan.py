@@ -14,6 +14,7 @@ from sqlalchemy import Engine, func, select
 from reviewdepth.estimation.assessment import Assessment, ReviewState, assess
 from reviewdepth.estimation.depth_unknown import default_window
 from reviewdepth.estimation.planning import plan_elusion, plan_population
+from reviewdepth.services.confidence import checked_confidence
 from reviewdepth.services.errors import Invalid
 from reviewdepth.services.judgments import topic_id_of
 from reviewdepth.services.queues import find_queue, queue_labels
@@ -113,8 +114,7 @@ def plan_sample(engine: Engine, topic: str, *, queue: str | None = None, target:
     if not 0 < tau < 1:
         raise Invalid(f"target recall must be in (0, 1) for a sample to certify it, not {target} (recall 1 is only "
                       "known by judging every document)")
-    if not 0 < confidence < 1:
-        raise Invalid(f"confidence must be in (0, 1), not {confidence}")
+    checked_confidence(confidence)
     if not 0 < power < 1:
         raise Invalid(f"power must be in (0, 1), not {power}")
     if rate is not None and not 0 <= rate <= 1:

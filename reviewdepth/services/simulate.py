@@ -28,7 +28,6 @@ TREC or CLEF run (file order by default, CLEF's rule; ``order="trec_eval"`` rank
 from __future__ import annotations
 
 import hashlib
-import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -57,6 +56,7 @@ from reviewdepth.formats.runs import read_run
 from reviewdepth.formats.trec import read_qrels
 from reviewdepth.measures.ranking import rank_order
 from reviewdepth.report.simulation_model import SimulationReport
+from reviewdepth.services.confidence import checked_confidence
 from reviewdepth.services.errors import Invalid, NotFound
 from reviewdepth.store import validation
 from reviewdepth.store.labels import POLICIES
@@ -139,9 +139,7 @@ def build_plan(*, design: str, rules: Sequence[str] = (), target: object = "0.95
         raise Invalid(f"target: {text!r} is not a number (a recall strictly between 0 and 1, e.g. 0.95)") from None
     if not 0 < tau < 1:
         raise Invalid(f"target: the target recall must lie strictly between 0 and 1, not {text}")
-    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not math.isfinite(confidence) \
-            or not 0 < confidence < 1:
-        raise Invalid(f"confidence: must be a number strictly between 0 and 1, not {confidence!r}")
+    level = checked_confidence(confidence)
     for name, value, least in (("replicates", replicates, 1), ("looks", look_every, 1), ("seed", seed, 0),
                                ("sample-size", sample_size, 0), ("every", every, 0)):
         if isinstance(value, bool) or not isinstance(value, int) or not least <= value <= validation.INT64_MAX:
@@ -159,7 +157,7 @@ def build_plan(*, design: str, rules: Sequence[str] = (), target: object = "0.95
     if not chosen:
         raise Invalid(f"rule: no rule applies to the design {design!r}")
     plan = ReplayPlan(design=Design(kind=design, sample_size=sample_size, every=every), rules=chosen, target=tau,
-                      confidence=float(confidence), look_every=look_every, replicates=replicates, seed=seed)
+                      confidence=level, look_every=look_every, replicates=replicates, seed=seed)
     checked_plan(plan)
     return plan
 

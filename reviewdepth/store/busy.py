@@ -1,14 +1,22 @@
-"""A busy database: a write that could not get a lock within the busy timeout.
+"""A database that cannot serve a request now, through no fault of the request: busy or unavailable.
 
-SQLite has one writer at a time: another connection holding the write lock makes a writer wait up to its busy
-timeout (``PRAGMA busy_timeout``), then fail with ``SQLITE_BUSY`` ("database is locked"). On PostgreSQL a write
-waits for the row locks of other transactions up to ``lock_timeout`` (``55P03 lock_not_available``), and a
-transaction can lose a serialisation race (``40001``) or a deadlock (``40P01``). In every case the transaction is
-rolled back and nothing was written, so the same request can simply be sent again.
+**Busy**: a write that could not get a lock within the busy timeout. SQLite has one writer at a time: another
+connection holding the write lock makes a writer wait up to its busy timeout (``PRAGMA busy_timeout``), then fail
+with ``SQLITE_BUSY`` ("database is locked"). On PostgreSQL a write waits for the row locks of other transactions up
+to ``lock_timeout`` (``55P03 lock_not_available``), and a transaction can lose a serialisation race (``40001``) or
+a deadlock (``40P01``). In every case the transaction is rolled back and nothing was written, so the same request
+can simply be sent again.
 
-`busy_error` recognises these errors (wrapped by SQLAlchemy or raised by the driver connection the bulk paths
-use) and describes them as a `DatabaseBusy`, which each door turns into its answer (503 with ``Retry-After`` at
-the API; one line and exit code 3 at the CLI). The timeout is set where engines are made
+**Unavailable**: the database cannot be reached or dropped the connection: PostgreSQL refusing connections (down,
+restarting, starting up, out of connection slots), closing them (a restart: ``57P01 admin_shutdown``,
+``pg_terminate_backend``; a crash; any ``08`` connection exception; a connection lost on the way, which the driver
+reports without a state); a SQLite file that cannot be opened (its folder or volume gone: ``SQLITE_CANTOPEN``) or
+read (``SQLITE_IOERR``). The transaction did not complete; one cut off while committing may have been recorded,
+which a judgment batch's ``idempotency_key`` makes safe to resend.
+
+`transient_error` recognises both (wrapped by SQLAlchemy or raised by the driver connection the bulk paths use)
+and describes them as a `DatabaseBusy` or a `DatabaseUnavailable`, which each door turns into its answer (503 with
+``Retry-After`` at the API; one line and exit code 3 at the CLI). The busy timeout is set where engines are made
 (`reviewdepth.store.engine.create_engine_for`, ``REVIEWDEPTH_BUSY_TIMEOUT_SECONDS``).
 """
 
@@ -19,13 +27,32 @@ import sqlite3
 
 DEFAULT_BUSY_TIMEOUT_SECONDS = 10.0
 SQLITE_BUSY, SQLITE_LOCKED = 5, 6
+SQLITE_UNAVAILABLE = {10: "the SQLite file could not be read or written", 14: "the SQLite file could not be opened"}
 # lock_not_available (lock_timeout), serialization_failure, deadlock_detected
 POSTGRES_BUSY_STATES = {"55P03": "a lock", "40001": "a serialisable snapshot", "40P01": "a lock (deadlock)"}
+# connection_exception (class 08), admin_shutdown, crash_shutdown, cannot_connect_now, too_many_connections
+POSTGRES_CONNECTION_CLASS = "08"
+POSTGRES_UNAVAILABLE_STATES = {"57P01": "the server ended the connection: shutdown or administrator",
+                               "57P02": "the server ended the connection: crash recovery",
+                               "57P03": "the server is starting up or shutting down",
+                               "53300": "the server has no connection slot free"}
+POSTGRES_CONNECTION_LOST = "the connection was refused or lost"
 _STATEMENT = re.compile(r"^\s*(INSERT\s+INTO|UPDATE|DELETE\s+FROM|SELECT\b.*?\bFROM|BEGIN|COMMIT)\s*\"?(\w*)",
                         re.IGNORECASE | re.DOTALL)
 
 
-class DatabaseBusy(Exception):
+class TransientDatabaseError(Exception):
+    """The database could not serve ``operation`` now (module docstring): the same request may succeed later."""
+
+    def during(self, operation: str, waited: float | None) -> TransientDatabaseError:
+        """The same error, naming the request or command and how long it waited for a lock."""
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        raise NotImplementedError
+
+
+class DatabaseBusy(TransientDatabaseError):
     """``operation`` waited ``waited`` seconds for ``what`` held by another connection; nothing was written."""
 
     def __init__(self, what: str, statement: str | None, waited: float | None = None,
@@ -46,6 +73,23 @@ class DatabaseBusy(Exception):
         how_long = f" {self.waited:g} s" if self.waited is not None else ""
         return (f"database busy: {who}{step} waited{how_long} for {self.what} held by another connection and "
                 f"gave up; nothing was written, run it again")
+
+
+class DatabaseUnavailable(TransientDatabaseError):
+    """``operation`` could not use the database: ``what`` (in words that name no driver, host or file)."""
+
+    def __init__(self, what: str, operation: str | None = None) -> None:
+        self.what = what
+        self.operation = operation
+        super().__init__(self.describe())
+
+    def during(self, operation: str, waited: float | None = None) -> DatabaseUnavailable:
+        return DatabaseUnavailable(self.what, operation)
+
+    def describe(self) -> str:
+        who = self.operation or "the operation"
+        return (f"database unavailable: {who} could not use the database ({self.what}); it did not complete (a "
+                f"write cut off while committing may have been recorded); run it again once the database is back")
 
 
 def _step(statement: str | None) -> str | None:
@@ -79,12 +123,47 @@ def busy_error(exc: BaseException) -> DatabaseBusy | None:
     return None
 
 
-def driver_error_types() -> tuple[type[Exception], ...]:
-    """The exception classes a busy error can arrive as: SQLAlchemy's wrapper and the drivers' own (the bulk
-    paths use the driver connection directly)."""
-    from sqlalchemy.exc import DBAPIError
+def unavailable_error(exc: BaseException) -> DatabaseUnavailable | None:
+    """``exc`` as a `DatabaseUnavailable` when it says the database cannot be reached or dropped the connection
+    (module docstring), else None."""
+    from sqlalchemy.exc import DBAPIError, DisconnectionError
 
-    kinds: list[type[Exception]] = [DBAPIError, sqlite3.Error]
+    if isinstance(exc, DatabaseUnavailable):
+        return exc
+    if isinstance(exc, DisconnectionError) or (isinstance(exc, DBAPIError) and exc.connection_invalidated):
+        return DatabaseUnavailable(POSTGRES_CONNECTION_LOST)
+    original = getattr(exc, "orig", None) or exc
+    if isinstance(original, sqlite3.Error):
+        code = getattr(original, "sqlite_errorcode", None)
+        what = SQLITE_UNAVAILABLE.get(code & 0xFF) if code is not None else None
+        return DatabaseUnavailable(what) if what else None
+    state = getattr(original, "sqlstate", None)
+    if isinstance(state, str):
+        if state.startswith(POSTGRES_CONNECTION_CLASS):
+            return DatabaseUnavailable(POSTGRES_CONNECTION_LOST)
+        return DatabaseUnavailable(POSTGRES_UNAVAILABLE_STATES[state]) if state in POSTGRES_UNAVAILABLE_STATES \
+            else None
+    # no state: the driver's own report that it could not connect, or lost the connection on the way
+    try:
+        import psycopg
+    except ImportError:  # PostgreSQL support not installed
+        return None
+    if isinstance(original, (psycopg.OperationalError, psycopg.InterfaceError)):
+        return DatabaseUnavailable(POSTGRES_CONNECTION_LOST)
+    return None
+
+
+def transient_error(exc: BaseException) -> TransientDatabaseError | None:
+    """``exc`` as a `DatabaseBusy` or `DatabaseUnavailable` (module docstring), else None."""
+    return busy_error(exc) or unavailable_error(exc)
+
+
+def driver_error_types() -> tuple[type[Exception], ...]:
+    """The exception classes a transient error can arrive as: SQLAlchemy's wrapper, the pool's report of a dead
+    connection, and the drivers' own (the bulk paths use the driver connection directly)."""
+    from sqlalchemy.exc import DBAPIError, DisconnectionError
+
+    kinds: list[type[Exception]] = [DBAPIError, DisconnectionError, sqlite3.Error]
     try:
         import psycopg
     except ImportError:  # PostgreSQL support not installed

@@ -5,6 +5,8 @@ from __future__ import annotations
 from sqlalchemy import Engine, text
 from sqlalchemy.exc import OperationalError, ProgrammingError
 
+from reviewdepth.store.busy import unavailable_error
+
 # The latest migration in migrations/versions; a test checks it against Alembic's head.
 SCHEMA_HEAD = "0008"
 
@@ -14,11 +16,14 @@ class SchemaNotReady(RuntimeError):
 
 
 def stored_revision(engine: Engine) -> str | None:
-    """The revision recorded in ``alembic_version``; None when the table is missing or empty."""
+    """The revision recorded in ``alembic_version``; None when the table is missing or empty. A database that
+    does not answer raises (`reviewdepth.store.busy.unavailable_error` recognises it): it may well have a schema."""
     try:
         with engine.connect() as conn:
             row = conn.execute(text("SELECT version_num FROM alembic_version")).first()
-    except (OperationalError, ProgrammingError):
+    except (OperationalError, ProgrammingError) as exc:
+        if unavailable_error(exc) is not None:
+            raise
         return None
     return None if row is None else str(row[0])
 

@@ -188,7 +188,7 @@ def test_unlabelled_documents_and_topics_without_relevant(tmp_path: Path) -> Non
     ({"replicates": 10**7}, "replicates: at most 1,000,000 per topic"),
     ({"target": "1.2"}, "target: the target recall must lie strictly between 0 and 1"),
     ({"target": "most"}, "target: 'most' is not a number"),
-    ({"confidence": 1.0}, "confidence: must be a number strictly between 0 and 1"),
+    ({"confidence": 1.0}, "confidence: must be a number from 0.5 to 0.999999"),
     ({"every": 0}, "every: the audit design needs one audit document per every >= 1"),
     ({"design": "rest", "every": 0}, "sample_size: the rest design needs a positive sample size"),
 ])

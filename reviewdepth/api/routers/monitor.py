@@ -14,14 +14,13 @@ from fastapi.responses import HTMLResponse
 
 from reviewdepth.api import schemas
 from reviewdepth.api.problems import problem_responses
-from reviewdepth.api.routers.common import EngineDep, Reader
+from reviewdepth.api.routers.common import ConfidenceQuery, EngineDep, Reader
 from reviewdepth.store.labels import LabelPolicy
 from reviewdepth.store.validation import INT64_MAX
 
 READ = problem_responses(401, 403, 404, 409, 422)
 TargetQuery = Annotated[str, Query(description="Target recall in (0, 1], fixed before the review starts.",
                                    max_length=40)]
-ConfidenceQuery = Annotated[float, Query(gt=0, lt=1, description="Confidence level.")]
 
 
 def add_routes(router: APIRouter) -> None:

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query, Request, Response
 
 from reviewdepth.api import schemas
 from reviewdepth.api.problems import ApiProblem, problem_responses
-from reviewdepth.api.routers.common import JSON, READ, EngineDep, Reader
+from reviewdepth.api.routers.common import JSON, READ, ConfidenceQuery, EngineDep, Reader
 from reviewdepth.estimation.assessment import ReportInterval
 from reviewdepth.measures.depth import TargetRule
 from reviewdepth.report.charts import ChartFormat, ChartKind
@@ -34,7 +34,7 @@ def add_routes(router: APIRouter) -> None:
                 tags=["report"])
     def get_report(topic: str, request: Request, engine: EngineDep, _key: Reader, queue: str | None = None,
                    target: Annotated[list[str] | None, Query(description="Target recall in (0, 1]; repeat.")] = None,
-                   confidence: float = 0.95, interval: Annotated[ReportInterval, Query(
+                   confidence: ConfidenceQuery = 0.95, interval: Annotated[ReportInterval, Query(
                        description="hypergeometric (exact, default) or clopper-pearson.")] = "hypergeometric",
                    policy: LabelPolicy = "latest",
                    as_of: int | None = None, target_rule: TargetRule = "ceil",

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 
 from reviewdepth.api import schemas
-from reviewdepth.api.routers.common import READ, WRITE, Admin, EngineDep, Reader, Writer
+from reviewdepth.api.routers.common import READ, WRITE, Admin, ConfidenceQuery, EngineDep, Reader, Writer
 from reviewdepth.services.sample_plan import PlanFrame
 from reviewdepth.store.labels import LabelPolicy
 
@@ -32,7 +32,7 @@ def add_routes(router: APIRouter) -> None:
         **READ, 200: {"description": "The plan.", "content": schemas.body_content(schemas.SamplePlanOut)}})
     def get_sample_plan(topic: str, engine: EngineDep, _key: Reader, queue: str | None = None,
                         target: Annotated[str, Query(description="Target recall to certify, in (0, 1).")] = "0.95",
-                        confidence: Annotated[float, Query(gt=0, lt=1)] = 0.95,
+                        confidence: ConfidenceQuery = 0.95,
                         frame: Annotated[PlanFrame, Query(description="unreviewed or all.")] = "unreviewed",
                         power: Annotated[float, Query(gt=0, lt=1)] = 0.8,
                         elusion_rate: Annotated[float | None, Query(ge=0, le=1)] = None) -> dict[str, Any]:

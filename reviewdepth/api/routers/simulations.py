@@ -14,8 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import Engine
 
 from reviewdepth.api.problems import problem_responses
-from reviewdepth.api.routers.common import AUTH, READ, EngineDep, Reader, Writer
+from reviewdepth.api.routers.common import AUTH, CONFIDENCE_DESCRIPTION, READ, EngineDep, Reader, Writer
 from reviewdepth.api.schemas import TopicName
+from reviewdepth.services.confidence import CONFIDENCE_MAX, CONFIDENCE_MIN
 from reviewdepth.services.simulation_jobs import MAX_REPLICATES, MAX_TOPICS
 from reviewdepth.store.validation import INT64_MAX
 
@@ -52,7 +53,7 @@ class SimulationIn(BaseModel):
                                   description="Rules to replay; none: every rule the design allows.")
     target: str = Field(default="0.95", min_length=1, max_length=40, pattern=r"^[0-9]*\.?[0-9]+$",
                         description="Target recall, strictly between 0 and 1, as a decimal.")
-    confidence: float = Field(default=0.95, gt=0, lt=1, description="Confidence level.")
+    confidence: float = Field(default=0.95, ge=CONFIDENCE_MIN, le=CONFIDENCE_MAX, description=CONFIDENCE_DESCRIPTION)
     looks: int = Field(default=100, ge=1, le=INT64_MAX, strict=True,
                        description="The replayed team looks after every K ranked documents.")
     replicates: int = Field(default=100, ge=1, le=MAX_REPLICATES, strict=True,
