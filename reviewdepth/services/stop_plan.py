@@ -11,6 +11,7 @@ from sqlalchemy import Engine, func, select
 
 from reviewdepth.estimation.assessment import ReviewState, assess
 from reviewdepth.estimation.stop_plan import ReviewEvidence, StopPlan, plan_stop
+from reviewdepth.services.confidence import checked_confidence
 from reviewdepth.services.errors import Invalid
 from reviewdepth.services.judgments import topic_id_of
 from reviewdepth.services.queues import find_queue, queue_labels
@@ -36,8 +37,7 @@ def _checked(target: str, confidence: float, power: float, review_cost: float, s
         raise Invalid(f"target: {target!r} is not a number (a recall strictly between 0 and 1, e.g. 0.95)") from None
     if not 0 < tau < 1:
         raise Invalid(f"target: must lie strictly between 0 and 1 for a sample to certify it, not {target}")
-    if not 0.5 <= confidence < 1 or 1 - confidence < 1e-6:
-        raise Invalid(f"confidence: must lie in [0.5, 0.999999], not {confidence!r}")
+    checked_confidence(confidence)
     if not 0 < power < 1:
         raise Invalid(f"power: must lie strictly between 0 and 1, not {power!r}")
     for name, value in (("review cost", review_cost), ("sample cost", sample_cost)):

@@ -50,7 +50,7 @@ def add_routes(router: APIRouter) -> None:
         **READ, 200: {"description": "The stop plan (as `reviewdepth plan --format json`)."}})
     def get_stop_plan(topic: str, engine: EngineDep, _key: Reader, queue: str | None = None,
                       target: Annotated[str, Query(description="Target recall to certify, in (0, 1).")] = "0.95",
-                      confidence: Annotated[float, Query(ge=0.5, le=0.999999)] = 0.95,
+                      confidence: ConfidenceQuery = 0.95,
                       power: Annotated[float, Query(gt=0, lt=1)] = 0.8,
                       review_cost: Annotated[float, Query(gt=0, le=1e6)] = 1.0,
                       sample_cost: Annotated[float, Query(gt=0, le=1e6)] = 1.0) -> dict[str, Any]:
