@@ -207,17 +207,22 @@ def default_window(reviewed: int) -> int:
 
 def recent_yield_projection(prefix_labels: npt.ArrayLike, rest_size: int, relevant_found: int,
                             tau: float | str | Fraction, window: int | None = None) -> YieldProjection:
-    """HEURISTIC forward answer without a sample: assume the unreviewed rest yields relevant documents at the rate of
-    the most recently reviewed ones. No guarantee: a ranking puts relevant documents first, so the rest usually
-    yields less than the recent window and this guess tends to be optimistic about R and about the distance.
+    """HEURISTIC forward answer without a sample: project the rest's yield from the most recently reviewed documents,
+    decaying as it decayed over the window before. No guarantee; a projection, never evidence.
 
-        W = ``window`` or :func:`default_window` (min(c, max(100, ⌈c/10⌉))),  a = relevant (label 1) in the last W
-        w = a/W;   R_h = F + w·N_u;   k = ⌈τ·R_h⌉ − F   (exact arithmetic)
-        more documents = min(N_u, ⌈k/w⌉) (0 when k ≤ 0);  None when w = 0
+        W = ``window`` or :func:`default_window` (min(c, max(100, ⌈c/10⌉))),  a = relevant (label 1) in the last W,
+        b = relevant in the W' = min(W, c − W) before them;  w = a/W;  q = min(1, (a/W)/(b/W')) when b > 0, else 1
+        yield of the next D:  Ŷ(D) = w·(1 − q^(D/W))/(1 − q^(1/W))   (w·D when q = 1)
+        R_h = F + Ŷ(N_u);   k = ⌈τ·R_h⌉ − F;   more documents = the least D with Ŷ(D) ≥ k, at most N_u (0 when k ≤ 0)
+        None when w = 0
+
+    Why decaying: a ranking puts relevant documents first, so a constant recent rate over the whole rest overstates
+    R (on CLEF 2017 CD009579 after 500 reviewed, true recall 0.964, the constant rate said 0.258 and 5,550 more
+    documents; the decay fitted to the two windows says about 0.95). When the two windows show no decay (q = 1) the
+    projection cannot tell how far the yield falls and says so: draw a sample.
 
     ``prefix_labels``: the reviewed prefix's labels in queue order (1 = relevant); F = ``relevant_found``; N_u =
-    ``rest_size``. When w = 0 the rate projects no further relevant document at all, so it cannot say where any
-    target lies: ``more_documents`` is None and ``basis`` says so.
+    ``rest_size``.
     """
     labels = np.asarray(prefix_labels).reshape(-1)
     c = len(labels)
@@ -233,16 +238,33 @@ def recent_yield_projection(prefix_labels: npt.ArrayLike, rest_size: int, releva
         return YieldProjection(0, 0, 0.0, None, None, None,
                                "heuristic: nothing is reviewed yet, so there is no recent yield to project from")
     a = int(np.count_nonzero(labels[c - w_size:] == 1))
-    rate = Fraction(a, w_size)
     if a == 0:
         return YieldProjection(w_size, 0, 0.0, float(relevant_found), None, None,
                                f"heuristic: no relevant document in the last {w_size:,} reviewed, so the recent "
                                "yield projects none in the rest and cannot say how deep a target lies; draw a sample")
-    r_h = relevant_found + rate * rest_size
-    k = math.ceil(frac * r_h) - relevant_found
-    more = 0 if k <= 0 else min(rest_size, math.ceil(k / rate))
-    basis = (f"heuristic: {a} relevant in the last {w_size:,} reviewed (yield {float(rate):.3g}); if the "
-             f"{rest_size:,} unreviewed documents yield at that rate, R ≈ {float(r_h):.1f} and "
+    rate = a / w_size
+    before = labels[max(0, c - 2 * w_size):c - w_size]
+    b = int(np.count_nonzero(before == 1))
+    decay = min(1.0, rate / (b / len(before))) if b else 1.0
+    step = decay ** (1 / w_size)
+
+    def projected(more: float) -> float:
+        return rate * more if decay >= 1.0 else rate * (1 - step ** more) / (1 - step)
+
+    r_h = relevant_found + projected(rest_size)
+    k = _ceil_product(frac, r_h) - relevant_found
+    if k <= 0:
+        more = 0
+    elif decay >= 1.0:
+        more = min(rest_size, math.ceil(k / rate - 1e-9))
+    else:
+        share = 1 - k * (1 - step) / rate
+        more = rest_size if share <= 0 else min(rest_size, math.ceil(math.log(share) / math.log(step) - 1e-9))
+    shape = (f"decaying ×{decay:.2f} per {w_size:,} as over the {len(before):,} before" if decay < 1.0 else
+             "no decay seen over the window before, so it assumes the rate goes on (this overstates R when the "
+             "ranking is good: draw a sample to know)")
+    basis = (f"heuristic: {a} relevant in the last {w_size:,} reviewed (yield {rate:.3g}), {shape}; projected over "
+             f"the {rest_size:,} unreviewed, R ≈ {r_h:.1f} and "
              + (f"{k} more relevant are needed, about {more:,} more documents" if k > 0
                 else "the target is already met"))
-    return YieldProjection(w_size, a, float(rate), float(r_h), max(k, 0), more, basis)
+    return YieldProjection(w_size, a, rate, r_h, max(k, 0), more, basis)

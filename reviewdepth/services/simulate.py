@@ -127,11 +127,10 @@ def build_plan(*, design: str, rules: Sequence[str] = (), target: object = "0.95
     the design."""
     if design not in DESIGNS:
         raise Invalid(f"design: unknown design {design!r}; choose one of {', '.join(DESIGNS)}")
-    if design == "none" and rules and all(name in RULES for name in rules):
-        # rules that apply under one design only and not without one (``--rule planned``) name their design
-        shared = set.intersection(*(set(RULES[name].designs) for name in rules))
-        if "none" not in shared and len(shared) == 1:
-            design = shared.pop()
+    if design == "none" and rules and all(RULES[name].designs == ("planned",) for name in rules if name in RULES) \
+            and all(name in RULES for name in rules):
+        # the planned rule brings its own design, which needs no sample size or rate: ``--rule planned`` names it
+        design = "planned"
     text = str(target).strip()
     try:
         tau = Fraction(text)

@@ -150,3 +150,16 @@ def test_progress_lines_without_a_terminal() -> None:
     code, _, err = invoke(*FILES, "--design", "none", "--replicates", str(3 * CHUNK), "--progress")
     assert code == 0
     assert err.splitlines() == [f"reviewdepth: simulate: {n} of 3 jobs done" for n in (1, 2, 3)]
+
+
+def test_rule_planned_brings_its_design_and_is_certified() -> None:
+    code, out, err = invoke(*FILES, "--rule", "planned", "--target", "0.8", "--looks", "every:20", "--replicates",
+                            "30", "--seed", "5", "--format", "json")
+    assert code == 0, err
+    shown = json.loads(out)
+    assert shown["settings"]["design"] == "planned"
+    [rule] = shown["rules"]
+    assert rule["rule"] == "planned" and rule["kind"] == "certified"
+    again = invoke(*FILES, "--rule", "planned", "--target", "0.8", "--looks", "every:20", "--replicates", "30",
+                   "--seed", "5", "--format", "json")
+    assert again[1] == out  # the same seed, the same bytes

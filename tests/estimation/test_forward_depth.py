@@ -124,3 +124,24 @@ def test_recent_yield_projection_without_yield() -> None:
     assert "no relevant document in the last 100" in p.basis and "heuristic" in p.basis
     nothing = recent_yield_projection([], 500, 0, 0.95)
     assert nothing.more_documents is None and "nothing is reviewed" in nothing.basis
+
+
+def test_recent_yield_projection_decays_as_the_window_before_did() -> None:
+    # 1,000 reviewed, F = 100: 20 relevant in ranks 800-899 and 5 in the last 100 (900-999) -> q = 0.25 per 100
+    labels = np.zeros(1000, dtype=np.int8)
+    labels[:75] = 1
+    labels[800:900:5] = 1
+    labels[900:1000:20] = 1
+    assert labels.sum() == 100
+    p = recent_yield_projection(labels, 4000, 100, 0.99)
+    step = 0.25 ** (1 / 100)
+    rest = 0.05 * (1 - step ** 4000) / (1 - step)  # the geometric sum of the decaying rate over the rest
+    assert p.relevant_estimate == pytest.approx(100 + rest)
+    assert p.needed == math.ceil(0.99 * (100 + rest)) - 100 > 0
+    assert recent_yield_projection(labels, 4000, 100, 0.95).more_documents == 0  # ⌈0.95 · 103.6⌉ ≤ 100: met
+    # the constant recent rate would have said R = 300 and 4,000 more documents
+    assert p.relevant_estimate < 110 and "decaying" in p.basis
+    more = p.more_documents
+    assert more is not None
+    yielded = 0.05 * (1 - step ** np.array([more - 1, more])) / (1 - step)
+    assert yielded[0] < p.needed <= yielded[1] + 1e-9

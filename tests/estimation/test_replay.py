@@ -48,6 +48,7 @@ DESIGN_OF: dict[str, Design] = {
     "rest": Design("rest", sample_size=100),
     "population": Design("population", sample_size=300),
     "audit": Design("audit", every=5),
+    "planned": Design("planned"),
 }
 
 
@@ -237,7 +238,8 @@ def test_costs_are_counted_within_the_queue(cd012551_labels: Labels, design: str
             assert (runs.found == prefix_found).all()
 
 
-@pytest.mark.parametrize("design", DESIGNS)
+# the planned design's team also looks after each audit step (it may stop on the audit alone): not this premise
+@pytest.mark.parametrize("design", [d for d in DESIGNS if d != "planned"])
 def test_no_look_before_the_end_means_no_stop(cd012551_labels: Labels, design: str) -> None:
     out = replay(cd012551_labels, plan_for(design, look_every=len(cd012551_labels), replicates=3))
     for runs in out.values():
