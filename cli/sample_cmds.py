@@ -227,10 +227,17 @@ def register_samples(app: typer.Typer) -> None:
             return
         typer.echo(f"topic {topic}, queue {result['queue']}: {result['reviewed']:,} of {result['queue_size']:,} "
                    f"reviewed, {result['relevant_found_in_reviewed']:,} relevant found there")
+        if result.get("min_size"):
+            typer.echo(f"smallest sample that can certify: {result['min_size']:,} (with no relevant document in it); "
+                       "no random-sample design certifies with fewer (reviewdepth plan TOPIC: every path)")
         if not result.get("feasible"):
             typer.echo(f"cannot certify {float(target):.0%} recall now: {result.get('reason')}")
             return
         typer.echo(result["summary"])
+        if result.get("size") == result.get("min_size") and result.get("chance") is not None \
+                and result["chance"] > power:
+            typer.echo(f"--power {power:g} does not change the size: the smallest certifying sample already has a "
+                       f"{result['chance']:.0%} chance at the assumed rate")
 
 
 def register_plan(app: typer.Typer) -> None:

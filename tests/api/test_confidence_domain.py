@@ -53,6 +53,7 @@ ROUTES = {
     "dashboard": lambda api, c, key: api.client.get("/", params={"confidence": c}, headers=key),
     "sample plan": lambda api, c, key: api.client.get("/topics/T/samples/plan", params={"confidence": c},
                                                       headers=key),
+    "stop plan": lambda api, c, key: api.client.get("/topics/T/plan", params={"confidence": c}, headers=key),
     "simulations": lambda api, c, key: api.client.post("/simulations", json=simulation_body(c), headers=key),
 }
 REFUSED = [1e-20, 0.0, 0.4, 0.4999999, 1.0, 0.9999995, 0.9512345, 2.0, -0.95]
@@ -84,6 +85,6 @@ def test_openapi_declares_the_confidence_range(api: Api) -> None:
                     found += 1
                     schema = parameter["schema"]
                     assert (schema["minimum"], schema["maximum"]) == (0.5, 0.999999), (path, schema)
-    assert found == 4  # report, monitor, dashboard, sample plan
+    assert found == 5  # report, monitor, dashboard, sample plan, stop plan
     field = schemas["SimulationIn"]["properties"]["confidence"]
     assert (field["minimum"], field["maximum"]) == (0.5, 0.999999)
