@@ -99,8 +99,11 @@ def register_samples(app: typer.Typer) -> None:
     @sample_app.command("stream")
     def stream(
         topic: Annotated[str, typer.Argument(help="Topic name.")],
-        every: Annotated[int | None, typer.Option(
-            "--every", help="One audit document after every K ranked documents reviewed.")] = None,
+        every: Annotated[str | None, typer.Option(
+            "--every", help="One audit document after every K ranked documents reviewed; auto: the K the plan "
+                            "chooses from the expected cost (see --target, --confidence).")] = None,
+        target: Annotated[str, typer.Option("--target", help="--every auto: the target recall.")] = "0.95",
+        confidence: Annotated[float, typer.Option("--confidence", help="--every auto: the confidence.")] = 0.95,
         rate: Annotated[float | None, typer.Option(
             "--rate", help="Audit documents as a share R of all documents served (0 < R < 1).")] = None,
         seed: Annotated[int | None, typer.Option("--seed", help="Random seed (stored; default: random).")] = None,
@@ -137,7 +140,17 @@ def register_samples(app: typer.Typer) -> None:
                 assert reason is not None
                 record = void_stream(engine, topic, reason=reason, reviewer=reviewer or default_reviewer())
             else:
-                record = create_stream(engine, topic, every=every, rate=rate, seed=seed, queue=queue,
+                pace: int | None = None
+                if every is not None and every.strip().lower() == "auto":
+                    from reviewdepth.services.stop_plan import chosen_audit_rate
+
+                    pace, why = chosen_audit_rate(engine, topic, queue=queue, target=target, confidence=confidence)
+                    typer.echo(f"--every auto: {why}", err=True)
+                elif every is not None:
+                    if not every.strip().isdigit():
+                        fail(f"--every: a whole number K >= 1 or auto, not {every!r}")
+                    pace = int(every)
+                record = create_stream(engine, topic, every=pace, rate=rate, seed=seed, queue=queue,
                                        reviewer=reviewer or default_reviewer())
         if output_format is not ListFormat.table:
             from reviewdepth.report.model import json_safe

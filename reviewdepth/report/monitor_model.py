@@ -58,6 +58,9 @@ class MonitorReport(JsonResult):
     last_activity: str | None
     judgment_chain_head: dict[str, Any]
     next_step: str
+    # n_min(F, N − |S|): no random-sample design certifies the target with fewer judged documents outside S
+    # (`reviewdepth.estimation.stop_plan.certification_floor`); the plan (`reviewdepth plan`) shows every path
+    floor: int = 0
 
     @property
     def state(self) -> str:

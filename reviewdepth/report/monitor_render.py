@@ -71,7 +71,7 @@ def render_table(report: MonitorReport) -> Group:
                         Text(f"topic {report.topic} · queue {report.queue} · as of judgment "
                              f"{fmt(report.as_of_judgment, 'as_of_judgment')} · last activity "
                              f"{report.last_activity or '—'}"),
-                        Text(f"next: {report.next_step}")]
+                        Text(f"next: {report.next_step}"), Text(floor_text(report))]
     figures = Table(title="anytime-valid monitor", show_header=False, title_justify="left")
     figures.add_column("quantity")
     figures.add_column("value", overflow="fold")
@@ -133,7 +133,16 @@ def render_fragment(report: MonitorReport) -> str:
         f'<meter min="0" max="1" value="{report.recall_lower:.6f}"{meter_marks}>'
         f"{lower_text(report.recall_lower)}</meter></label>"
         f'<p class="small">{escape(audit)}; {report.relevant_found:,} relevant found. '
-        f"Next: {_code_spans(escape(report.next_step))}</p></div>")
+        f"Next: {_code_spans(escape(report.next_step))}</p>"
+        f'<p class="small">{escape(floor_text(report))}</p></div>')
+
+
+def floor_text(report: MonitorReport) -> str:
+    """The floor in one sentence: what no random-sample design can certify the target with fewer than."""
+    if report.certified or report.population <= report.reviewed:
+        return "floor: nothing more to judge for this target"
+    return (f"floor: no random-sample design certifies recall {report.target} at {report.confidence:.0%} with "
+            f"fewer than {report.floor:,} more judged documents; every path: reviewdepth plan {report.topic}")
 
 
 def moment_text(iso: str | None) -> str:

@@ -29,6 +29,7 @@ import numpy as np
 from sqlalchemy import Connection, Engine, func, select
 
 from reviewdepth.estimation.monitor import MonitorInput, MonitorResult, monitor
+from reviewdepth.estimation.stop_plan import certification_floor
 from reviewdepth.report.monitor_model import ONE_LOOK, Dashboard, DashboardEntry, MonitorReport, lower_text
 from reviewdepth.services.audit_stream import AuditEvidence, audit_doc_ids, load_audit
 from reviewdepth.services.confidence import checked_confidence
@@ -42,7 +43,7 @@ from reviewdepth.store.labels import POLICIES, resolve_labels
 from reviewdepth.store.loaders import load_judgment_arrays, load_queue_labels
 from reviewdepth.store.models import AuditStream, Judgment, Queue, Sample, Topic
 
-START_STREAM = "reviewdepth sample stream {topic} --every 10"
+START_STREAM = "reviewdepth sample stream {topic} --every auto"
 MAX_PENDING_SHOWN = 20
 
 
@@ -273,7 +274,9 @@ def _report(topic: str, current: Queue, point: int | None, tau: Fraction, level:
         fixed_look={"missed_upper": result.fixed_look.upper_missed, "recall_lower": result.fixed_look.recall_lower,
                     "certified": result.fixed_look.certified, "label": result.fixed_look.label},
         one_look_rules=rules, assumptions=list(result.assumptions), notes=notes, last_activity=last_time,
-        judgment_chain_head=chain_head, next_step=_next_step(topic, result, audit, to_go, needed,
+        judgment_chain_head=chain_head,
+        floor=certification_floor(inp.found, inp.population - inp.reviewed, tau, level) if tau < 1 else
+        inp.population - inp.reviewed, next_step=_next_step(topic, result, audit, to_go, needed,
                                                  inp.queue_reviewed >= inp.queue_size))
 
 

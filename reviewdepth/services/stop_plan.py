@@ -84,3 +84,27 @@ def topic_stop_plan(engine: Engine, topic: str, *, queue: str | None = None, tar
                                     rest_sample_relevant=rest_relevant),
                      tau, confidence, power=power, review_cost=review_cost, sample_cost=sample_cost)
     return TopicStopPlan(topic, row.name, as_of, assessment.scope, plan)
+
+
+def chosen_audit_rate(engine: Engine, topic: str, *, queue: str | None = None, target: str = "0.95",
+                      confidence: float = 0.95, policy: str = "latest") -> tuple[int, str]:
+    """K for ``sample stream --every auto``: `stop_plan.choose_audit_rate` from the topic's evidence now (the
+    stream then holds what the monitor needs when the review reaches the projected cheapest depth), with a
+    sentence saying why. The guarantee does not depend on K, which may be changed later."""
+    from reviewdepth.estimation.stop_plan import Certifier, choose_audit_rate, project_yield
+
+    tau = _checked(target, confidence, 0.8, 1.0, 1.0)
+    topic_id = topic_id_of(engine, topic)
+    _, row = find_queue(engine, topic, queue)
+    with engine.connect() as conn:
+        as_of = conn.execute(select(func.max(Judgment.id)).where(Judgment.topic_id == topic_id)).scalar_one()
+    _, labels = queue_labels(engine, topic, row.name, policy, None if as_of is None else str(as_of))
+    evidence = queue_evidence(engine, topic_id, row, labels, as_of)
+    prefix = (np.asarray(labels.labels[:evidence.reviewed]) == 1).astype(np.int8)
+    rest = labels.size - evidence.reviewed
+    projection = project_yield(prefix, rest)
+    certifier = Certifier(labels.size, tau, confidence)
+    every = choose_audit_rate(int(prefix.sum()), evidence.reviewed, certifier, projection, step=max(1, rest // 200))
+    return every, (f"every {every}: chosen so that the stream holds what the monitor needs for {float(tau):.0%} "
+                   f"recall at {confidence:.0%} confidence when the review reaches the projected cheapest depth "
+                   f"({projection.source}); the guarantee holds at any pace")

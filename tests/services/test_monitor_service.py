@@ -123,7 +123,8 @@ def test_no_stream(engine: Engine) -> None:
     assert (report.population, report.reviewed, report.relevant_found, report.missed_upper) == (SIZE, 10, 5, SIZE - 10)
     # with no audit, the bound is every document still outside the reviewed set
     assert report.recall_lower == pytest.approx(5 / (5 + SIZE - 10))
-    assert "reviewdepth sample stream T --every 10" in report.next_step
+    assert "reviewdepth sample stream T --every auto" in report.next_step
+    assert report.floor > 0
     assert report.headline.startswith("CONTINUE: no audit stream yet")
     assert any("no audit document is judged yet" in n for n in report.notes)
 
