@@ -136,8 +136,10 @@ def register_store(app: typer.Typer) -> None:
             "ISO 8601, or day/month/year or month/day/year when a day above 12 in the file decides).")] = None,
         db: DbOption = None,
     ) -> None:
-        """Store a screening or review-platform export (ASReview label columns recognised without --map).
-        Documents in no queue of the topic are refused unless --allow-unqueued."""
+        """Store a screening or review-platform export. Document, label and topic columns are recognised by their
+        names without --map (doc, doc_id, record_id, …; label, asreview_label, relevance, …; topic, qid, …); a
+        header naming none or two is refused with the --map values that would read it. Documents in no queue of
+        the topic are refused unless --allow-unqueued."""
         from reviewdepth.services.imports import import_csv as service
 
         engine = open_engine(db)

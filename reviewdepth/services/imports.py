@@ -365,10 +365,11 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
     """A review-platform or screening export: one judgment per labelled row (empty label = not screened).
 
     Columns come from ``mapping`` (``doc=COL,label=COL[,topic=COL,rank=COL,score=COL,reviewer=COL,time=COL]``);
-    without it, ASReview's conventions are recognised (label columns such as ``asreview_label`` or
-    ``label_included``; ``record_id`` as the document id, else the row number). A ``rank`` column also stores
-    the rows as a queue (in rank order); ASReview's ``asreview_ranking`` column is that rank column unless
-    ``rank`` is mapped.
+    the document, label and topic columns it leaves out are recognised by their names (``doc``, ``doc_id``,
+    ``record_id``, …; ``label``, ``asreview_label``, ``relevance``, …; ``topic``, ``qid``, …), and a header
+    that names none or several refuses the file (`reviewdepth.formats.csv_judgments.recognise_columns`). A
+    ``rank`` column also stores the rows as a queue (in rank order); ASReview's ``asreview_ranking`` column is that
+    rank column unless ``rank`` is mapped.
 
     ``role`` is every judgment's role unless a ``role`` column gives it (an empty cell takes ``role``; users may
     give review, sample, qc, adjudication or audit). The judgments are recorded as served from ``queue_name``: with a
@@ -398,15 +399,15 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
     for row in export.rows():
         rows = row.ordinal
         line_no = row.line
-        doc = row.raw("doc").strip() if row.has("doc") else str(rows)
+        doc = row.raw("doc").strip()
         if not doc:
-            raise InputError(path, line_no, row.field("doc", "doc"), "empty document id")
-        doc = checked_value(validation.doc_id, doc, path, line_no, row.field("doc", "doc"))
+            raise InputError(path, line_no, cols["doc"], "empty document id")
+        doc = checked_value(validation.doc_id, doc, path, line_no, cols["doc"])
         the_topic = row.raw("topic").strip() if row.has("topic") else str(topic)
         the_topic = checked_value(validation.topic_name, the_topic, path, line_no, row.field("topic", "--topic"))
         doc_key = (the_topic, doc)
         if doc_key in seen_docs:
-            raise InputError(path, line_no, row.field("doc", "doc"),
+            raise InputError(path, line_no, cols["doc"],
                              f"duplicate document {doc!r} (first on line {seen_docs[doc_key]})")
         seen_docs[doc_key] = line_no
         label = row.raw("label")
@@ -463,7 +464,7 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
             summary.queues = [qname]
         # after the file's own queue is stored: its documents are queued, and it is the topic's newest queue
         queue_ids = _served_queue_ids(conn, path, ids, [(j[0], j[1]) for j in judgments], judgment_lines,
-                                      queue_name, cols.get("doc", "doc"), allow_unqueued)
+                                      queue_name, cols["doc"], allow_unqueued)
         append_judgments(conn, [(ids[t], d, lab, rel, g, who, the_role, source, None,
                                  now if when is None else when, import_id)
                                 for (t, d, lab, rel, g, who, when), the_role in zip(judgments, judgment_roles,
