@@ -371,6 +371,9 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
     ``rank`` column also stores the rows as a queue (in rank order); ASReview's ``asreview_ranking`` column is that
     rank column unless ``rank`` is mapped.
 
+    A topic column gives each row's topic; ``topic`` then fills its empty cells, and a row of another topic refuses
+    the file. Without a topic column every row is ``topic``'s (default: the file's stem).
+
     ``role`` is every judgment's role unless a ``role`` column gives it (an empty cell takes ``role``; users may
     give review, sample, qc, adjudication or audit). The judgments are recorded as served from ``queue_name``: with a
     rank column, the queue the file creates (named ``queue_name``, default the file's stem); without one, an
@@ -385,6 +388,8 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
         raise InputError(path, None, None, "a zip archive, not CSV text: for an ASReview project file use "
                          "`reviewdepth import asreview`; save a workbook as CSV")
     export = read_export(data, path, mapping, topic, date_format=date_format)
+    # a topic column is each row's topic; --topic beside it only fills its empty cells and must agree with the rest
+    given_topic = checked_value(validation.topic_name, topic, path, None, "--topic") if topic else None
     ranking_column = next((h for h in export.header if h.lower() == ASREVIEW_RANK_COLUMN), None)
     if "rank" not in export.columns and ranking_column is not None:
         export.columns["rank"] = ranking_column
@@ -403,8 +408,11 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
         if not doc:
             raise InputError(path, line_no, cols["doc"], "empty document id")
         doc = checked_value(validation.doc_id, doc, path, line_no, cols["doc"])
-        the_topic = row.raw("topic").strip() if row.has("topic") else str(topic)
+        the_topic = (row.raw("topic").strip() or given_topic) if row.has("topic") else str(topic)
         the_topic = checked_value(validation.topic_name, the_topic, path, line_no, row.field("topic", "--topic"))
+        if given_topic is not None and the_topic != given_topic:
+            raise InputError(path, line_no, cols["topic"], f"topic {the_topic!r} is not --topic {given_topic!r}; leave "
+                             "--topic out to store each row under its own topic")
         doc_key = (the_topic, doc)
         if doc_key in seen_docs:
             raise InputError(path, line_no, cols["doc"],
