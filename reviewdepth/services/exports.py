@@ -41,7 +41,7 @@ def export_labels(engine: Engine, topic: str, fmt: str, *, policy: str = "latest
     if policy not in POLICIES:
         raise Invalid(f"unknown label policy {policy!r}; choose one of {', '.join(POLICIES)}")
     topic_id = topic_id_of(engine, topic)
-    as_of_id, as_of_time = parse_as_of(as_of)
+    as_of_id, as_of_time = parse_as_of(engine, as_of)
     with engine.connect() as conn:
         docs, ids, relevant, adjudication = load_judgment_arrays(
             conn, topic_id, as_of_id, None if as_of_time is None else _db_time(engine, as_of_time))
