@@ -60,7 +60,9 @@ def file_digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _check_new(conn: Connection, kind: str, digest: str, path: str, again: bool) -> None:
+def check_new_file(conn: Connection, kind: str, digest: str, path: str, again: bool) -> None:
+    """Refuse (`Conflict`) a file of ``kind`` whose content (``digest``) was recorded before by `record_import`,
+    unless ``again``: the one check every file import makes against sending the same file twice."""
     if again:
         return
     prior = conn.execute(select(ImportRecord.id, ImportRecord.file_name, ImportRecord.created_at).where(
@@ -86,8 +88,9 @@ def topic_ids(conn: Connection, names: Sequence[str], create: bool = True) -> di
     return found
 
 
-def _record_import(conn: Connection, kind: str, path: str, digest: str, rows: int, topics: int,
-                   options: str) -> int:
+def record_import(conn: Connection, kind: str, path: str, digest: str, rows: int, topics: int,
+                  options: str) -> int:
+    """Record an imported file (its kind, name, digest and counts); its id, which its judgments carry."""
     return int(conn.execute(insert(ImportRecord).values(
         kind=kind, file_name=Path(path).name if path != "-" else "<stdin>", digest=digest, rows=rows, topics=topics,
         options=options, created_at=utc_now()).returning(ImportRecord.id)).scalar_one())
@@ -146,14 +149,14 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
 
     summary = ImportSummary("run", path, digest, len(run))
     with engine.begin() as conn:
-        _check_new(conn, "run", digest, path, again)
+        check_new_file(conn, "run", digest, path, again)
         ids = topic_ids(conn, topic_names)
         existing = conn.execute(select(Queue.topic_id).where(Queue.name == name,
                                                              Queue.topic_id.in_(list(ids.values())))).all()
         if existing:
             taken = sorted(n for n, i in ids.items() if i in {r[0] for r in existing})
             raise Conflict(f"{path}: queue {name!r} already exists for topic {taken[0]!r}; choose --queue NAME")
-        import_id = _record_import(conn, "run", path, digest, len(run), len(topic_names),
+        import_id = record_import(conn, "run", path, digest, len(run), len(topic_names),
                                    f"queue={name};order={order}")
         done = 0
         for topic in topic_names:
@@ -276,9 +279,9 @@ def import_qrels(engine: Engine, path: str, *, reviewer: str = "qrels", level: i
     rels = qrels.rel.tolist()
     summary = ImportSummary("qrels", path, digest, len(rels))
     with engine.begin() as conn:
-        _check_new(conn, "qrels", digest, path, again)
+        check_new_file(conn, "qrels", digest, path, again)
         ids = topic_ids(conn, topic_of_code)
-        import_id = _record_import(conn, "qrels", path, digest, len(rels), len(ids), f"level={level}")
+        import_id = record_import(conn, "qrels", path, digest, len(rels), len(ids), f"level={level}")
         now = utc_now()
         source = f"import:{digest}"
         row_topics = np.array([ids[name] for name in topic_of_code], dtype=np.int64)[codes].tolist()
@@ -448,10 +451,10 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
         checked_value(validation.queue_name, queue_name or Path(path).stem, path, None, "--queue")
     summary = ImportSummary("csv", path, digest, rows, stored=len(judgments), unlabelled=rows - len(judgments))
     with engine.begin() as conn:
-        _check_new(conn, "csv", digest, path, again)
+        check_new_file(conn, "csv", digest, path, again)
         names = sorted({j[0] for j in judgments} | set(ranked) | ({str(topic)} if topic else set()))
         ids = topic_ids(conn, names)
-        import_id = _record_import(conn, "csv", path, digest, rows, len(names), f"map={mapping or ''}")
+        import_id = record_import(conn, "csv", path, digest, rows, len(names), f"map={mapping or ''}")
         now = utc_now()
         source = f"import:{digest}"
         qname = validation.queue_name(queue_name or Path(path).stem)
