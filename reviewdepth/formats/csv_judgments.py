@@ -17,7 +17,6 @@ from itertools import islice
 from pathlib import Path
 
 from reviewdepth.formats.errors import InputError
-from reviewdepth.formats.source import read_bytes
 
 MAPPING_KEYS = ("doc", "label", "topic", "rank", "score", "reviewer", "time", "role")
 # The header names `read_export` maps without --map (compared as `header_key` spells them), and what each key
@@ -319,10 +318,11 @@ def read_export(data: bytes, path: str, mapping: str | None, topic: str | None, 
     return Export(path, header, cols, topic, reader, date_format)
 
 
-def read_sheet(path: str) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
-    """A judge file's lower-cased header and its non-blank rows as ``(line, {column: stripped cell})``
-    (header row first; delimiter chosen by `choose_delimiter`; every row as wide as the header)."""
-    text = decode_text(read_bytes(path), path)
+def read_sheet(data: bytes, path: str) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
+    """A judge file's (``data``, read from ``path``) lower-cased header and its non-blank rows as
+    ``(line, {column: stripped cell})`` (header row first; delimiter chosen by `choose_delimiter`; every row as
+    wide as the header)."""
+    text = decode_text(data, path)
     delimiter = choose_delimiter(text)
     reader = _reader(text, delimiter)
     header = [h.strip().lower() for h in next(reader, [])]

@@ -31,7 +31,7 @@ def test_export_sniffs_semicolons_maps_asreview_columns_and_names_the_bad_cell()
 def test_sheet_rows_must_be_as_wide_as_the_header(tmp_path: Path) -> None:
     sheet = tmp_path / "s.csv"
     sheet.write_text("DOC,label\nd1,1\nd2,0\nd3,1\nd4,0,x\n")
-    header, rows = read_sheet(str(sheet))
+    header, rows = read_sheet(sheet.read_bytes(), str(sheet))
     assert header == ["doc", "label"] and next(rows) == (2, {"doc": "d1", "label": "1"})
     with pytest.raises(InputError, match=r"s.csv:5: expected 2 fields, found 3"):
         list(rows)
@@ -58,13 +58,13 @@ def test_a_stray_semicolon_in_a_note_does_not_change_the_delimiter(stray_at: int
 def test_a_stray_semicolon_in_a_judge_file_names_its_line(tmp_path: Path) -> None:
     sheet = tmp_path / "s.csv"
     sheet.write_text(semicolon_file(5, 3))
-    header, rows = read_sheet(str(sheet))
+    header, rows = read_sheet(sheet.read_bytes(), str(sheet))
     assert header == ["doc", "label", "note"] and next(rows) == (2, {"doc": "d1", "label": "1", "note": "plain, text"})
     with pytest.raises(InputError) as caught:
         list(rows)
     assert str(caught.value).endswith("s.csv:4: expected 3 fields, found 4 (a ';' inside a cell? quote that cell)")
     sheet.write_text('doc;label;note\nd1;1;"see; d2"\nd2;0;x\n')
-    assert next(read_sheet(str(sheet))[1]) == (2, {"doc": "d1", "label": "1", "note": "see; d2"})
+    assert next(read_sheet(sheet.read_bytes(), str(sheet))[1]) == (2, {"doc": "d1", "label": "1", "note": "see; d2"})
 
 
 @pytest.mark.parametrize(("text", "expected"), [
