@@ -23,7 +23,8 @@ from reviewdepth.store.models import Queue, QueueEntry
 
 @dataclass(frozen=True)
 class ExportedFile:
-    """The file's text; ``rows`` documents written, of which ``relevant`` and ``nonrelevant`` judged."""
+    """The file's text; ``rows`` documents written in it (below its header), of which ``relevant`` and
+    ``nonrelevant`` judged."""
 
     text: str
     format: str
@@ -53,8 +54,8 @@ def export_labels(engine: Engine, topic: str, fmt: str, *, policy: str = "latest
     listed = set(order)
     order += [d for d in label_of if d not in listed]
     labels = [int(label_of.get(d, UNJUDGED)) for d in order]
-    text = write_labels(topic, order, labels, fmt)
-    return ExportedFile(text, fmt, topic, len(order), labels.count(1), labels.count(0))
+    text, written = write_labels(topic, order, labels, fmt)
+    return ExportedFile(text, fmt, topic, written, labels.count(1), labels.count(0))
 
 
 def export_queue(engine: Engine, topic: str, fmt: str, *, queue: str | None = None) -> ExportedFile:

@@ -217,3 +217,15 @@ def test_a_topic_column_and_a_different_topic_option_are_refused(engine: Engine,
     # the same topic as the column's is no conflict
     assert cli_on(fresh_engine, "import", "csv", str(exported), "--topic", "T", "--allow-unqueued")[0] == 0
     assert {t for t, _, _ in stored_judgments(fresh_engine)} == {"T"}
+
+
+@pytest.mark.parametrize("fmt", LABEL_FORMATS)
+def test_the_summary_counts_the_rows_written(engine: Engine, tmp_path: Path, fmt: str) -> None:
+    """Issue 26 item 6: an overlay (judged documents only) was reported as every document of the topic."""
+    reviewed_topic(engine, tmp_path)
+    path = tmp_path / f"labels.{fmt}"
+    code, out, err = cli_on(engine, "export", "labels", "T", "--format", fmt, "-o", str(path))
+    assert code == 0, err
+    written = len(path.read_text().splitlines()) - 1
+    assert written == (5 if fmt == "overlay" else 7)  # 4 judged in the queue and 1 outside; 2 unjudged
+    assert out == (f"wrote {written} documents of topic 'T' (3 relevant, 2 not) to {path} ({fmt}, policy latest)\n")
