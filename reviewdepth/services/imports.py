@@ -195,14 +195,26 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
 def checked_text(data: bytes, path: str, names: Sequence[str]) -> None:
     """Refuse a whitespace-separated file (run, qrels) holding a byte no stored field may hold, or invalid UTF-8,
     naming the line and field (`reviewdepth.store.validation`)."""
+    def field_at(start: int, offset: int) -> str:
+        position = len(data[start:offset].split()) - (0 if offset == start or data[offset - 1:offset].isspace()
+                                                      else 1)
+        return names[position] if position < len(names) else f"field {position + 1}"
+
+    checked_bytes(data, path, field_at)
+
+
+def checked_bytes(data: bytes, path: str, field_at: Callable[[int, int], str | None], *, utf8: bool = True) -> None:
+    """Refuse a file holding a byte no stored field may hold (`reviewdepth.store.validation.refused_byte`), or,
+    when ``utf8``, invalid UTF-8, at its line and the field ``field_at(line_start, offset)`` names."""
     bad = validation.refused_byte(data)
-    offset, reason = bad if bad is not None else (validation.invalid_utf8_offset(data), "is not valid UTF-8")
-    if offset is None:
+    if bad is None and utf8:
+        invalid = validation.invalid_utf8_offset(data)
+        bad = None if invalid is None else (invalid, "is not valid UTF-8")
+    if bad is None:
         return
+    offset, reason = bad
     start = data.rfind(b"\n", 0, offset) + 1
-    position = len(data[start:offset].split()) - (0 if offset == start or data[offset - 1:offset].isspace() else 1)
-    field = names[position] if position < len(names) else f"field {position + 1}"
-    raise InputError(path, data.count(b"\n", 0, offset) + 1, field, reason)
+    raise InputError(path, data.count(b"\n", 0, offset) + 1, field_at(start, offset), reason)
 
 
 def checked_column(values: np.ndarray, lines: np.ndarray, path: str, field: str,

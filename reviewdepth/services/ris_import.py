@@ -12,10 +12,17 @@ from __future__ import annotations
 from sqlalchemy import Engine, insert, select, update
 
 from reviewdepth.formats.errors import InputError
-from reviewdepth.formats.ris import read_ris
+from reviewdepth.formats.ris import read_ris, tag_at
 from reviewdepth.formats.source import read_bytes
 from reviewdepth.services.errors import Conflict
-from reviewdepth.services.imports import ImportSummary, check_new_file, checked_value, file_digest, record_import
+from reviewdepth.services.imports import (
+    ImportSummary,
+    check_new_file,
+    checked_bytes,
+    checked_value,
+    file_digest,
+    record_import,
+)
 from reviewdepth.store import validation
 from reviewdepth.store.ingest import bulk_insert, utc_now
 from reviewdepth.store.models import Queue, Topic
@@ -29,6 +36,8 @@ def import_ris(engine: Engine, path: str, *, topic: str, queue_name: str | None 
     queue = checked_value(validation.queue_name, queue_name or "records", path, None, "--queue")
     data = read_bytes(path)
     digest = file_digest(data)
+    # every field, stored or not, as the other importers check theirs (RIS files may be Windows-1252: no UTF-8 check)
+    checked_bytes(data, path, lambda line_start, _: tag_at(data, line_start), utf8=False)
     records = read_ris(data, path)
     docs = [checked_value(validation.doc_id, r.doc_id, path, None, r.id_source) for r in records]
     if len(set(docs)) < len(docs):  # two ids that differ only before NFC normalisation
