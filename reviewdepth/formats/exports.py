@@ -36,6 +36,7 @@ def write_labels(topic: str, docs: Sequence[str], labels: Sequence[int], fmt: st
     below the header: every document, or the judged ones only (``overlay``)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
+    rows: list[tuple[str | int, ...]]
     if fmt == "asreview":
         header = ["record_id", "asreview_label"]
         rows = [(d, "" if v < 0 else v) for d, v in zip(docs, labels, strict=True)]
