@@ -32,9 +32,10 @@ RECOGNISED_COLUMNS: dict[str, tuple[str, ...]] = {
     "topic": ("topic", "topic_id", "topicid", "query", "query_id", "qid"),
 }
 RECOGNISED_AS = {"doc": "a document id", "label": "a label", "topic": "a topic"}
-# An ASReview export keeps the dataset's own label column (`label_included`, …) beside ASReview's decision: the
-# decision is the export's label, so that pair is no ambiguity.
-PREFERRED_COLUMNS = {"label": "asreview_label"}
+# An ASReview export keeps the dataset's own columns (its `id`, its `label_included`, …) beside ASReview's record
+# id and decision: those are the export's document and label (`import asreview` stores the same record ids), so
+# such a pair is no ambiguity.
+PREFERRED_COLUMNS = {"doc": "record_id", "label": "asreview_label"}
 CANDIDATES_SHOWN = 4  # candidate --map values a refusal lists
 # a judge file's columns (`judge --file`)
 SHEET_REQUIRED = ("doc", "label")

@@ -423,7 +423,7 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
         if not doc:
             raise InputError(path, line_no, cols["doc"], "empty document id")
         doc = checked_value(validation.doc_id, doc, path, line_no, cols["doc"])
-        the_topic = (row.raw("topic").strip() or given_topic) if row.has("topic") else str(topic)
+        the_topic = (row.raw("topic").strip() or given_topic or "") if row.has("topic") else str(topic)
         the_topic = checked_value(validation.topic_name, the_topic, path, line_no, row.field("topic", "--topic"))
         if given_topic is not None and the_topic != given_topic:
             raise InputError(path, line_no, cols["topic"], f"topic {the_topic!r} is not --topic {given_topic!r}; leave "

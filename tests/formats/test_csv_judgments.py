@@ -126,8 +126,8 @@ def test_an_ambiguous_or_contradictory_date_is_refused_with_its_line() -> None:
     ("docno,rel", {"doc": "docno", "label": "rel"}),
     ("id,judgment,note", {"doc": "id", "label": "judgment"}),
     ("record_id,title,asreview_label", {"doc": "record_id", "label": "asreview_label"}),
-    # ASReview's own decision beside the dataset's original label column: ASReview's decision is the label
-    ("record_id,label_included,asreview_label", {"doc": "record_id", "label": "asreview_label"}),
+    # ASReview's own record id and decision beside the dataset's id and label columns: ASReview's are read
+    ("id,record_id,label_included,asreview_label", {"doc": "record_id", "label": "asreview_label"}),
     ("topic,doc_id,label", {"doc": "doc_id", "label": "label", "topic": "topic"}),  # `export labels --format csv`
     ("qid,docno,relevance", {"doc": "docno", "label": "relevance", "topic": "qid"}),
     ("Control Number,Responsiveness", {"doc": "Control Number", "label": "Responsiveness"}),  # the overlay
@@ -150,9 +150,9 @@ def test_a_recognised_header_maps_by_name(header: str, columns: dict[str, str]) 
      "T.csv:1: field doc: no column of the header is named like a document id; add the column and use "
      "--map doc=COL,label=included"),
     # two columns named like a document id
-    ("id,record_id,label", None,
-     "T.csv:1: field doc: 2 columns are named like a document id (id, record_id); use --map "
-     "doc=id,label=label or --map doc=record_id,label=label"),
+    ("doc,id,label", None,
+     "T.csv:1: field doc: 2 columns are named like a document id (doc, id); use --map "
+     "doc=doc,label=label or --map doc=id,label=label"),
     ("doc,included,label", None,
      "T.csv:1: field label: 2 columns are named like a label (included, label); use --map "
      "doc=doc,label=included or --map doc=doc,label=label"),

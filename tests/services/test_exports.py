@@ -15,6 +15,7 @@ from sqlalchemy.engine import make_url
 from typer.testing import CliRunner
 
 from reviewdepth.cli.app import create_cli
+from reviewdepth.formats.errors import InputError
 from reviewdepth.formats.exports import LABEL_FORMATS, RUN_FORMATS
 from reviewdepth.services.asreview_import import import_asreview
 from reviewdepth.services.errors import Invalid, NotFound
@@ -217,6 +218,17 @@ def test_a_topic_column_and_a_different_topic_option_are_refused(engine: Engine,
     # the same topic as the column's is no conflict
     assert cli_on(fresh_engine, "import", "csv", str(exported), "--topic", "T", "--allow-unqueued")[0] == 0
     assert {t for t, _, _ in stored_judgments(fresh_engine)} == {"T"}
+
+
+
+def test_an_empty_topic_cell_takes_the_topic_option(engine: Engine, tmp_path: Path) -> None:
+    path = tmp_path / "gaps.csv"
+    path.write_text("topic,doc,label\nA,d1,1\n,d2,0\n")
+    with pytest.raises(InputError, match=r"gaps\.csv:3: field topic: must not be empty"):
+        import_csv(engine, str(path), allow_unqueued=True)
+    assert stored_judgments(engine) == []
+    import_csv(engine, str(path), topic="A", allow_unqueued=True)
+    assert stored_judgments(engine) == [("A", "d1", True), ("A", "d2", False)]
 
 
 @pytest.mark.parametrize("fmt", LABEL_FORMATS)
