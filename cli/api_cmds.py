@@ -46,7 +46,7 @@ def register_api(app: typer.Typer) -> None:
         try:
             settings = ApiSettings(database_url=db) if db else ApiSettings()
         except ValidationError as exc:
-            fail(settings_problem(exc))
+            fail(settings_problem(exc, {"database_url": "--db"} if db else None))
         def notify(message: str) -> None:
             sys.stderr.write(f"reviewdepth: {message}\n")
 

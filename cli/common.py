@@ -38,7 +38,7 @@ def settings_for(db: str | None) -> Any:
     from reviewdepth.services.errors import Invalid
 
     try:
-        return store_settings(db or None)
+        return store_settings(db or None, given_as="--db")
     except Invalid as exc:
         fail(str(exc))
 

@@ -136,8 +136,10 @@ def register_store(app: typer.Typer) -> None:
             "ISO 8601, or day/month/year or month/day/year when a day above 12 in the file decides).")] = None,
         db: DbOption = None,
     ) -> None:
-        """Store a screening or review-platform export (ASReview label columns recognised without --map).
-        Documents in no queue of the topic are refused unless --allow-unqueued."""
+        """Store a screening or review-platform export. Document, label and topic columns are recognised by their
+        names without --map (doc, doc_id, record_id, …; label, asreview_label, relevance, …; topic, qid, …); a
+        header naming none or two is refused with the --map values that would read it. Documents in no queue of
+        the topic are refused unless --allow-unqueued."""
         from reviewdepth.services.imports import import_csv as service
 
         engine = open_engine(db)
@@ -210,10 +212,12 @@ def register_store(app: typer.Typer) -> None:
             "--queue", help="The queue the document was served from (default: the topic's newest).")] = None,
         allow_unqueued: Annotated[bool, typer.Option(
             "--allow-unqueued", help="Record documents that are in no queue of the topic.")] = False,
+        again: Annotated[bool, typer.Option("--again", help="Record a --file recorded before once more.")] = False,
         db: DbOption = None,
     ) -> None:
-        """Record one judgment, or every judgment of a --file (appended to the log; nothing is overwritten).
-        Documents in no queue of the topic are refused unless --allow-unqueued."""
+        """Record one judgment, or every judgment of a --file (appended to the log; nothing is overwritten; a file
+        recorded before is refused unless --again). Documents in no queue of the topic are refused unless
+        --allow-unqueued."""
         if file is not None:
             if doc is not None or label is not None or note is not None:
                 fail("judge --file takes no DOC, LABEL or --note (put them in the file)")
@@ -222,11 +226,15 @@ def register_store(app: typer.Typer) -> None:
             engine = open_engine(db)
             with handled_errors():
                 ids = record_judgment_file(engine, topic, file, reviewer=reviewer or default_reviewer(), role=role,
-                                           queue=queue, allow_unqueued=allow_unqueued)
-            typer.echo(f"recorded {len(ids):,} judgments of {topic} (ids {ids[0]}..{ids[-1]})")
+                                           queue=queue, allow_unqueued=allow_unqueued, again=again)
+            recorded = f"1 judgment of {topic} (id {ids[0]})" if len(ids) == 1 else \
+                f"{len(ids):,} judgments of {topic} (ids {ids[0]}..{ids[-1]})"
+            typer.echo(f"recorded {recorded}")
             return
         if doc is None or label is None:
             fail("judge needs TOPIC DOC LABEL, or TOPIC --file FILE")
+        if again:
+            fail("--again applies to judge --file")
         from reviewdepth.services.judgments import record_judgment
 
         engine = open_engine(db)

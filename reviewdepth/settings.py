@@ -5,11 +5,13 @@ Built by callers and passed down, never global. The CLI builds it through
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from reviewdepth.store.busy import DEFAULT_BUSY_TIMEOUT_SECONDS
-from reviewdepth.store.engine import DatabaseChoice, normalise_url
+from reviewdepth.store.engine import DatabaseChoice, database_url_problem, normalise_url
 
 ENV_PREFIX = "REVIEWDEPTH_"
 
@@ -27,17 +29,26 @@ class Settings(DatabaseChoice, BaseSettings):
     @field_validator("database_url")
     @classmethod
     def _normalise(cls, value: str) -> str:
-        return normalise_url(value) if value else value
+        if not value:
+            return value
+        problem = database_url_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
+        return normalise_url(value)
 
 
-def settings_problem(exc: ValidationError) -> str:
-    """The bad values of ``exc`` on one line, each naming its environment variable (or keyword) and the value."""
+def settings_problem(exc: ValidationError, given: Mapping[str, str] | None = None) -> str:
+    """The bad values of ``exc`` on one line, each named by its environment variable, or by ``given``'s name for a
+    value the caller passed (a command's ``--db``), with the value (a validator's own sentence shows it as it may:
+    a database URL without its password)."""
     lines = []
     for error in exc.errors():
         field = str(error["loc"][0]) if error["loc"] else ""
-        variable = f"{ENV_PREFIX}{field.upper()}"
+        variable = (given or {}).get(field, f"{ENV_PREFIX}{field.upper()}")
         value = error.get("input")
-        if field == "busy_timeout_seconds" and error["type"] != "greater_than_equal":
+        if error["type"] == "value_error":
+            lines.append(f"{variable}: {error['ctx']['error']}")
+        elif field == "busy_timeout_seconds" and error["type"] != "greater_than_equal":
             lines.append(f"{variable} must be a number of seconds, not {value!r}")
         else:
             lines.append(f"{variable}: {error['msg']}, not {value!r}")

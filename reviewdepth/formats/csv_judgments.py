@@ -17,12 +17,26 @@ from itertools import islice
 from pathlib import Path
 
 from reviewdepth.formats.errors import InputError
-from reviewdepth.formats.source import read_bytes
 
-ASREVIEW_LABEL_COLUMNS = ("asreview_label", "final_included", "label", "label_included", "included_label",
-                          "included_final", "included", "included_flag", "include")
-DOC_COLUMNS = ("record_id",)  # ASReview; other id columns (pmid, control number) are mapped explicitly
 MAPPING_KEYS = ("doc", "label", "topic", "rank", "score", "reviewer", "time", "role")
+# The header names `read_export` maps without --map (compared as `header_key` spells them), and what each key
+# holds, for messages. A name in two lists would be a guess, so none is: pmid, doi and the like are left to --map
+# (a file often holds several of them, and any could be the one a queue or a reviewer's sheet uses).
+RECOGNISED_COLUMNS: dict[str, tuple[str, ...]] = {
+    "doc": ("record_id", "doc", "doc_id", "docid", "document", "document_id", "docno", "id", "control_number"),
+    # ASReview's label columns (its own `asreview_label`, then the names ASReview reads a dataset's labels from),
+    # TREC's and review platforms' (an `export labels --format overlay` file's `Responsiveness`)
+    "label": ("asreview_label", "final_included", "label", "label_included", "included_label", "included_final",
+              "included", "included_flag", "include", "relevance", "relevant", "rel", "judgment", "judgement",
+              "decision", "responsiveness"),
+    "topic": ("topic", "topic_id", "topicid", "query", "query_id", "qid"),
+}
+RECOGNISED_AS = {"doc": "a document id", "label": "a label", "topic": "a topic"}
+# An ASReview export keeps the dataset's own columns (its `id`, its `label_included`, …) beside ASReview's record
+# id and decision: those are the export's document and label (`import asreview` stores the same record ids), so
+# such a pair is no ambiguity.
+PREFERRED_COLUMNS = {"doc": "record_id", "label": "asreview_label"}
+CANDIDATES_SHOWN = 4  # candidate --map values a refusal lists
 # a judge file's columns (`judge --file`)
 SHEET_REQUIRED = ("doc", "label")
 SHEET_OPTIONAL = ("reviewer", "role", "note", "queue")
@@ -171,7 +185,7 @@ def _reader(text: str, delimiter: str) -> Iterator[list[str]]:
 
 @dataclass(frozen=True)
 class ExportRow:
-    """One non-blank data row of an export; ``ordinal`` counts non-blank rows (the document id when unmapped)."""
+    """One non-blank data row of an export; ``ordinal`` counts non-blank rows."""
 
     path: str
     line: int
@@ -237,32 +251,67 @@ class Export:
             yield ExportRow(self.path, line_no, ordinal, row, index, self.columns, times)
 
 
+def header_key(name: str) -> str:
+    """A header name as `RECOGNISED_COLUMNS` spells it: lower case, spaces and hyphens as underscores."""
+    return "_".join(name.strip().lower().replace("-", " ").split())
+
+
+def recognise_columns(path: str, header: list[str], mapped: dict[str, str]) -> dict[str, str]:
+    """``mapped`` (key -> header name, from --map) with the document, label and topic columns it leaves out,
+    each found by its name (`RECOGNISED_COLUMNS`). A document or label column that no header name or two header
+    names could be, or two topic columns, refuse the file with the ``--map`` values that would read it."""
+    columns = dict(mapped)
+    unresolved: dict[str, list[str]] = {}  # key -> the columns it could be (ambiguous), or [] (none named so)
+    for key, names in RECOGNISED_COLUMNS.items():
+        if key in columns:
+            continue
+        taken = set(columns.values())
+        found = [h for h in header if h not in taken and header_key(h) in names]
+        found = [h for h in found if header_key(h) == PREFERRED_COLUMNS.get(key)] or found
+        if len(found) == 1:
+            columns[key] = found[0]
+        elif found or key != "topic":  # no topic column: the rows take --topic
+            unresolved[key] = found
+    if unresolved:
+        raise InputError(path, 1, next(iter(unresolved)), _unresolved_message(header, columns, unresolved))
+    return columns
+
+
+def _unresolved_message(header: list[str], columns: dict[str, str], unresolved: dict[str, list[str]]) -> str:
+    """Why the header leaves ``unresolved`` keys open, and the --map values that would close them: a key named
+    by several columns chooses among those; a key named by none, among the columns no other key took."""
+    reasons = [f"{len(found)} columns are named like {RECOGNISED_AS[key]} ({', '.join(found)})" if found else
+               f"no column of the header is named like {RECOGNISED_AS[key]}" for key, found in unresolved.items()]
+    free = [h for h in header if h not in set(columns.values()) and not any(h in f for f in unresolved.values())]
+    choices: list[dict[str, str]] = [{}]
+    for key, found in unresolved.items():
+        choices = [{**choice, key: column} for choice in choices for column in (found or free or ["COL"])
+                   if column == "COL" or column not in choice.values()]
+    maps = [",".join(f"{key}={chosen[key]}" for key in MAPPING_KEYS if key in chosen)
+            for chosen in ({**columns, **choice} for choice in choices)]
+    listed = " or ".join(f"--map {m}" for m in maps[:CANDIDATES_SHOWN])
+    if len(maps) > CANDIDATES_SHOWN:
+        listed += f" or … ({len(maps)} candidates)"
+    return f"{'; '.join(reasons)}; {'add the column and use' if 'COL' in listed else 'use'} {listed}"
+
+
 def read_export(data: bytes, path: str, mapping: str | None, topic: str | None, *,
                 date_format: str | None = None) -> Export:
-    """The header and column mapping of an export (``mapping`` as ``doc=COL,label=COL,…``; without it ASReview's
-    label and ``record_id`` columns are recognised); the topic defaults to the file's stem; ``date_format``
-    (strftime syntax) reads the time column (`TimeReading`)."""
+    """The header and column mapping of an export: ``mapping`` (``doc=COL,label=COL,…``) as given, and the
+    document, label and topic columns it leaves out by their names (`recognise_columns`). Without a topic column
+    the topic is ``topic``, else the file's stem; ``date_format`` (strftime syntax) reads the time column
+    (`TimeReading`)."""
     text = decode_text(data, path)
     reader = _reader(text, choose_delimiter(text))
     header = next(reader, None)
     if not header:
         raise InputError(path, 1, None, "empty CSV file: no header row")
     header = [h.strip() for h in header]
-    cols = parse_mapping(mapping)
-    lowered = {h.lower(): h for h in header}
-    if "label" not in cols:
-        found = next((lowered[c] for c in ASREVIEW_LABEL_COLUMNS if c in lowered), None)
-        if found is None:
-            raise InputError(path, 1, None, "no label column: name it with --map label=COL (recognised without "
-                             f"--map: {', '.join(ASREVIEW_LABEL_COLUMNS)})")
-        cols["label"] = found
-    if "doc" not in cols:
-        doc_col = next((lowered[c] for c in DOC_COLUMNS if c in lowered), None)
-        if doc_col is not None:
-            cols["doc"] = doc_col
-    for key, column in cols.items():
+    mapped = parse_mapping(mapping)
+    for key, column in mapped.items():
         if column not in header:
             raise InputError(path, 1, column, f"column {column!r} (for {key}) is not in the header: {header}")
+    cols = recognise_columns(path, header, mapped)
     if "topic" not in cols and not topic:
         topic = Path(path).stem if path != "-" else None
         if not topic:
@@ -270,10 +319,11 @@ def read_export(data: bytes, path: str, mapping: str | None, topic: str | None, 
     return Export(path, header, cols, topic, reader, date_format)
 
 
-def read_sheet(path: str) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
-    """A judge file's lower-cased header and its non-blank rows as ``(line, {column: stripped cell})``
-    (header row first; delimiter chosen by `choose_delimiter`; every row as wide as the header)."""
-    text = decode_text(read_bytes(path), path)
+def read_sheet(data: bytes, path: str) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
+    """A judge file's (``data``, read from ``path``) lower-cased header and its non-blank rows as
+    ``(line, {column: stripped cell})`` (header row first; delimiter chosen by `choose_delimiter`; every row as
+    wide as the header)."""
+    text = decode_text(data, path)
     delimiter = choose_delimiter(text)
     reader = _reader(text, delimiter)
     header = [h.strip().lower() for h in next(reader, [])]

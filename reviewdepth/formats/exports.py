@@ -31,22 +31,26 @@ OVERLAY_FIELD = "Responsiveness"
 OVERLAY_VALUES = {1: "Responsive", 0: "Not Responsive"}
 
 
-def write_labels(topic: str, docs: Sequence[str], labels: Sequence[int], fmt: str) -> str:
-    """``labels`` per document: 1 relevant, 0 not, -1 unjudged."""
+def write_labels(topic: str, docs: Sequence[str], labels: Sequence[int], fmt: str) -> tuple[str, int]:
+    """``labels`` per document: 1 relevant, 0 not, -1 unjudged. The text and its number of rows (documents)
+    below the header: every document, or the judged ones only (``overlay``)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
+    rows: list[tuple[str | int, ...]]
     if fmt == "asreview":
-        writer.writerow(["record_id", "asreview_label"])
-        writer.writerows((d, "" if v < 0 else v) for d, v in zip(docs, labels, strict=True))
+        header = ["record_id", "asreview_label"]
+        rows = [(d, "" if v < 0 else v) for d, v in zip(docs, labels, strict=True)]
     elif fmt == "csv":
-        writer.writerow(["topic", "doc_id", "label"])
-        writer.writerows((topic, d, "" if v < 0 else v) for d, v in zip(docs, labels, strict=True))
+        header = ["topic", "doc_id", "label"]
+        rows = [(topic, d, "" if v < 0 else v) for d, v in zip(docs, labels, strict=True)]
     elif fmt == "overlay":
-        writer.writerow([OVERLAY_ID, OVERLAY_FIELD])
-        writer.writerows((d, OVERLAY_VALUES[v]) for d, v in zip(docs, labels, strict=True) if v >= 0)
+        header = [OVERLAY_ID, OVERLAY_FIELD]
+        rows = [(d, OVERLAY_VALUES[v]) for d, v in zip(docs, labels, strict=True) if v >= 0]
     else:
         raise ValueError(f"unknown label format {fmt!r}; choose one of {', '.join(LABEL_FORMATS)}")
-    return out.getvalue()
+    writer.writerow(header)
+    writer.writerows(rows)
+    return out.getvalue(), len(rows)
 
 
 def run_scores(scores: Sequence[float | None]) -> list[float]:

@@ -7,10 +7,27 @@ file (ASReview's and SYNERGY's rule when a file carries no id). Ids must be dist
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from reviewdepth.formats.csv_judgments import decode_text
 from reviewdepth.formats.errors import InputError
+
+# a line that starts a field: its two-character tag, two spaces and a hyphen (the file's first may follow a BOM)
+TAG_LINE = re.compile(rb"(?:\xef\xbb\xbf)?([A-Z][A-Z0-9])  -")
+
+
+def tag_at(data: bytes, line_start: int) -> str | None:
+    """The tag of the field that the line starting at ``line_start`` holds: its own, or, for a value continued on
+    lines without a tag, the tag of the nearest line above that has one (None before the first)."""
+    start = line_start
+    while True:
+        found = TAG_LINE.match(data, start)
+        if found is not None:
+            return found.group(1).decode("ascii")
+        if start == 0:
+            return None
+        start = data.rfind(b"\n", 0, start - 1) + 1
 
 
 @dataclass(frozen=True)

@@ -29,10 +29,10 @@ from reviewdepth.formats.source import read_bytes
 from reviewdepth.services.errors import Conflict
 from reviewdepth.services.imports import (
     ImportSummary,
-    _check_new,
-    _record_import,
+    check_new_file,
     checked_value,
     file_digest,
+    record_import,
     topic_ids,
 )
 from reviewdepth.store import validation
@@ -103,12 +103,12 @@ def import_asreview(engine: Engine, path: str, *, topic: str | None = None, queu
         replaced=len(rows) - len(project.labels), unlabelled=len(unlabelled), pending=len(project.pending),
         withdrawn=withdrawn)
     with engine.begin() as conn:
-        _check_new(conn, "asreview", digest, path, again)
+        check_new_file(conn, "asreview", digest, path, again)
         ids = topic_ids(conn, [topic_name])
         taken = conn.execute(select(Queue.id).where(Queue.topic_id == ids[topic_name], Queue.name == queue)).first()
         if taken is not None:  # queues are never changed once stored (samples refer to their ranks)
             raise Conflict(f"{path}: queue {queue!r} already exists for topic {topic_name!r}; choose --queue NAME")
-        import_id = _record_import(conn, "asreview", path, digest, len(project.records), 1,
+        import_id = record_import(conn, "asreview", path, digest, len(project.records), 1,
                                    f"project={project.name};queue={queue}")
         queue_id = int(conn.execute(insert(Queue).values(
             topic_id=ids[topic_name], name=queue, ordering="given", run_tag=None, threshold_rank=None,

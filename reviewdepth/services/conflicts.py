@@ -48,7 +48,7 @@ def conflicts_of(documents: list[DocumentVotes]) -> list[ConflictRecord]:
 def several_reviewer_votes(engine: Engine, topic: str, as_of: str | None, command: str) -> list[DocumentVotes]:
     """The documents of a topic with votes from two or more reviewers, up to a judgment id."""
     topic_id = topic_id_of(engine, topic)
-    as_of_id = judgment_id_as_of(as_of, command)
+    as_of_id = judgment_id_as_of(engine, as_of, command)
     with engine.connect() as conn:
         return load_votes(conn, topic_id, as_of_id, min_reviewers=2)
 

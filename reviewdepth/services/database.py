@@ -29,10 +29,10 @@ class StoreLocation(Protocol):
     def busy_timeout_seconds(self) -> float: ...
 
 
-def store_settings(database_url: str | None = None) -> Settings:
+def store_settings(database_url: str | None = None, *, given_as: str = "database_url") -> Settings:
     """The store's settings: ``database_url`` if given, else ``$REVIEWDEPTH_DATABASE_URL``, else the embedded
     default, read by the one reader of the environment, `reviewdepth.settings.Settings`. A bad value is `Invalid`
-    with a message naming the variable."""
+    with a message naming the variable, or ``given_as`` (the caller's name for ``database_url``, e.g. ``--db``)."""
     # imported here, not at module level: pydantic-settings costs ~0.15 s, which `reviewdepth --help` must not pay
     from pydantic import ValidationError
 
@@ -42,7 +42,7 @@ def store_settings(database_url: str | None = None) -> Settings:
     try:
         return Settings() if database_url is None else Settings(database_url=database_url)
     except ValidationError as exc:
-        raise Invalid(settings_problem(exc)) from None
+        raise Invalid(settings_problem(exc, None if database_url is None else {"database_url": given_as})) from None
 
 
 def open_store(settings: StoreLocation, notify: Callable[[str], None] | None = None) -> Engine:

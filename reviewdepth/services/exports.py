@@ -23,7 +23,8 @@ from reviewdepth.store.models import Queue, QueueEntry
 
 @dataclass(frozen=True)
 class ExportedFile:
-    """The file's text; ``rows`` documents written, of which ``relevant`` and ``nonrelevant`` judged."""
+    """The file's text; ``rows`` documents written in it (below its header), of which ``relevant`` and
+    ``nonrelevant`` judged."""
 
     text: str
     format: str
@@ -41,7 +42,7 @@ def export_labels(engine: Engine, topic: str, fmt: str, *, policy: str = "latest
     if policy not in POLICIES:
         raise Invalid(f"unknown label policy {policy!r}; choose one of {', '.join(POLICIES)}")
     topic_id = topic_id_of(engine, topic)
-    as_of_id, as_of_time = parse_as_of(as_of)
+    as_of_id, as_of_time = parse_as_of(engine, as_of)
     with engine.connect() as conn:
         docs, ids, relevant, adjudication = load_judgment_arrays(
             conn, topic_id, as_of_id, None if as_of_time is None else _db_time(engine, as_of_time))
@@ -53,8 +54,8 @@ def export_labels(engine: Engine, topic: str, fmt: str, *, policy: str = "latest
     listed = set(order)
     order += [d for d in label_of if d not in listed]
     labels = [int(label_of.get(d, UNJUDGED)) for d in order]
-    text = write_labels(topic, order, labels, fmt)
-    return ExportedFile(text, fmt, topic, len(order), labels.count(1), labels.count(0))
+    text, written = write_labels(topic, order, labels, fmt)
+    return ExportedFile(text, fmt, topic, written, labels.count(1), labels.count(0))
 
 
 def export_queue(engine: Engine, topic: str, fmt: str, *, queue: str | None = None) -> ExportedFile:

@@ -60,7 +60,9 @@ def file_digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _check_new(conn: Connection, kind: str, digest: str, path: str, again: bool) -> None:
+def check_new_file(conn: Connection, kind: str, digest: str, path: str, again: bool) -> None:
+    """Refuse (`Conflict`) a file of ``kind`` whose content (``digest``) was recorded before by `record_import`,
+    unless ``again``: the one check every file import makes against sending the same file twice."""
     if again:
         return
     prior = conn.execute(select(ImportRecord.id, ImportRecord.file_name, ImportRecord.created_at).where(
@@ -86,8 +88,9 @@ def topic_ids(conn: Connection, names: Sequence[str], create: bool = True) -> di
     return found
 
 
-def _record_import(conn: Connection, kind: str, path: str, digest: str, rows: int, topics: int,
-                   options: str) -> int:
+def record_import(conn: Connection, kind: str, path: str, digest: str, rows: int, topics: int,
+                  options: str) -> int:
+    """Record an imported file (its kind, name, digest and counts); its id, which its judgments carry."""
     return int(conn.execute(insert(ImportRecord).values(
         kind=kind, file_name=Path(path).name if path != "-" else "<stdin>", digest=digest, rows=rows, topics=topics,
         options=options, created_at=utc_now()).returning(ImportRecord.id)).scalar_one())
@@ -146,14 +149,14 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
 
     summary = ImportSummary("run", path, digest, len(run))
     with engine.begin() as conn:
-        _check_new(conn, "run", digest, path, again)
+        check_new_file(conn, "run", digest, path, again)
         ids = topic_ids(conn, topic_names)
         existing = conn.execute(select(Queue.topic_id).where(Queue.name == name,
                                                              Queue.topic_id.in_(list(ids.values())))).all()
         if existing:
             taken = sorted(n for n, i in ids.items() if i in {r[0] for r in existing})
             raise Conflict(f"{path}: queue {name!r} already exists for topic {taken[0]!r}; choose --queue NAME")
-        import_id = _record_import(conn, "run", path, digest, len(run), len(topic_names),
+        import_id = record_import(conn, "run", path, digest, len(run), len(topic_names),
                                    f"queue={name};order={order}")
         done = 0
         for topic in topic_names:
@@ -192,14 +195,26 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
 def checked_text(data: bytes, path: str, names: Sequence[str]) -> None:
     """Refuse a whitespace-separated file (run, qrels) holding a byte no stored field may hold, or invalid UTF-8,
     naming the line and field (`reviewdepth.store.validation`)."""
+    def field_at(start: int, offset: int) -> str:
+        position = len(data[start:offset].split()) - (0 if offset == start or data[offset - 1:offset].isspace()
+                                                      else 1)
+        return names[position] if position < len(names) else f"field {position + 1}"
+
+    checked_bytes(data, path, field_at)
+
+
+def checked_bytes(data: bytes, path: str, field_at: Callable[[int, int], str | None], *, utf8: bool = True) -> None:
+    """Refuse a file holding a byte no stored field may hold (`reviewdepth.store.validation.refused_byte`), or,
+    when ``utf8``, invalid UTF-8, at its line and the field ``field_at(line_start, offset)`` names."""
     bad = validation.refused_byte(data)
-    offset, reason = bad if bad is not None else (validation.invalid_utf8_offset(data), "is not valid UTF-8")
-    if offset is None:
+    if bad is None and utf8:
+        invalid = validation.invalid_utf8_offset(data)
+        bad = None if invalid is None else (invalid, "is not valid UTF-8")
+    if bad is None:
         return
+    offset, reason = bad
     start = data.rfind(b"\n", 0, offset) + 1
-    position = len(data[start:offset].split()) - (0 if offset == start or data[offset - 1:offset].isspace() else 1)
-    field = names[position] if position < len(names) else f"field {position + 1}"
-    raise InputError(path, data.count(b"\n", 0, offset) + 1, field, reason)
+    raise InputError(path, data.count(b"\n", 0, offset) + 1, field_at(start, offset), reason)
 
 
 def checked_column(values: np.ndarray, lines: np.ndarray, path: str, field: str,
@@ -276,9 +291,9 @@ def import_qrels(engine: Engine, path: str, *, reviewer: str = "qrels", level: i
     rels = qrels.rel.tolist()
     summary = ImportSummary("qrels", path, digest, len(rels))
     with engine.begin() as conn:
-        _check_new(conn, "qrels", digest, path, again)
+        check_new_file(conn, "qrels", digest, path, again)
         ids = topic_ids(conn, topic_of_code)
-        import_id = _record_import(conn, "qrels", path, digest, len(rels), len(ids), f"level={level}")
+        import_id = record_import(conn, "qrels", path, digest, len(rels), len(ids), f"level={level}")
         now = utc_now()
         source = f"import:{digest}"
         row_topics = np.array([ids[name] for name in topic_of_code], dtype=np.int64)[codes].tolist()
@@ -365,10 +380,14 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
     """A review-platform or screening export: one judgment per labelled row (empty label = not screened).
 
     Columns come from ``mapping`` (``doc=COL,label=COL[,topic=COL,rank=COL,score=COL,reviewer=COL,time=COL]``);
-    without it, ASReview's conventions are recognised (label columns such as ``asreview_label`` or
-    ``label_included``; ``record_id`` as the document id, else the row number). A ``rank`` column also stores
-    the rows as a queue (in rank order); ASReview's ``asreview_ranking`` column is that rank column unless
-    ``rank`` is mapped.
+    the document, label and topic columns it leaves out are recognised by their names (``doc``, ``doc_id``,
+    ``record_id``, …; ``label``, ``asreview_label``, ``relevance``, …; ``topic``, ``qid``, …), and a header
+    that names none or several refuses the file (`reviewdepth.formats.csv_judgments.recognise_columns`). A
+    ``rank`` column also stores the rows as a queue (in rank order); ASReview's ``asreview_ranking`` column is that
+    rank column unless ``rank`` is mapped.
+
+    A topic column gives each row's topic; ``topic`` then fills its empty cells, and a row of another topic refuses
+    the file. Without a topic column every row is ``topic``'s (default: the file's stem).
 
     ``role`` is every judgment's role unless a ``role`` column gives it (an empty cell takes ``role``; users may
     give review, sample, qc, adjudication or audit). The judgments are recorded as served from ``queue_name``: with a
@@ -384,6 +403,8 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
         raise InputError(path, None, None, "a zip archive, not CSV text: for an ASReview project file use "
                          "`reviewdepth import asreview`; save a workbook as CSV")
     export = read_export(data, path, mapping, topic, date_format=date_format)
+    # a topic column is each row's topic; --topic beside it only fills its empty cells and must agree with the rest
+    given_topic = checked_value(validation.topic_name, topic, path, None, "--topic") if topic else None
     ranking_column = next((h for h in export.header if h.lower() == ASREVIEW_RANK_COLUMN), None)
     if "rank" not in export.columns and ranking_column is not None:
         export.columns["rank"] = ranking_column
@@ -398,15 +419,18 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
     for row in export.rows():
         rows = row.ordinal
         line_no = row.line
-        doc = row.raw("doc").strip() if row.has("doc") else str(rows)
+        doc = row.raw("doc").strip()
         if not doc:
-            raise InputError(path, line_no, row.field("doc", "doc"), "empty document id")
-        doc = checked_value(validation.doc_id, doc, path, line_no, row.field("doc", "doc"))
-        the_topic = row.raw("topic").strip() if row.has("topic") else str(topic)
+            raise InputError(path, line_no, cols["doc"], "empty document id")
+        doc = checked_value(validation.doc_id, doc, path, line_no, cols["doc"])
+        the_topic = (row.raw("topic").strip() or given_topic or "") if row.has("topic") else str(topic)
         the_topic = checked_value(validation.topic_name, the_topic, path, line_no, row.field("topic", "--topic"))
+        if given_topic is not None and the_topic != given_topic:
+            raise InputError(path, line_no, cols["topic"], f"topic {the_topic!r} is not --topic {given_topic!r}; leave "
+                             "--topic out to store each row under its own topic")
         doc_key = (the_topic, doc)
         if doc_key in seen_docs:
-            raise InputError(path, line_no, row.field("doc", "doc"),
+            raise InputError(path, line_no, cols["doc"],
                              f"duplicate document {doc!r} (first on line {seen_docs[doc_key]})")
         seen_docs[doc_key] = line_no
         label = row.raw("label")
@@ -439,10 +463,10 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
         checked_value(validation.queue_name, queue_name or Path(path).stem, path, None, "--queue")
     summary = ImportSummary("csv", path, digest, rows, stored=len(judgments), unlabelled=rows - len(judgments))
     with engine.begin() as conn:
-        _check_new(conn, "csv", digest, path, again)
+        check_new_file(conn, "csv", digest, path, again)
         names = sorted({j[0] for j in judgments} | set(ranked) | ({str(topic)} if topic else set()))
         ids = topic_ids(conn, names)
-        import_id = _record_import(conn, "csv", path, digest, rows, len(names), f"map={mapping or ''}")
+        import_id = record_import(conn, "csv", path, digest, rows, len(names), f"map={mapping or ''}")
         now = utc_now()
         source = f"import:{digest}"
         qname = validation.queue_name(queue_name or Path(path).stem)
@@ -463,7 +487,7 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
             summary.queues = [qname]
         # after the file's own queue is stored: its documents are queued, and it is the topic's newest queue
         queue_ids = _served_queue_ids(conn, path, ids, [(j[0], j[1]) for j in judgments], judgment_lines,
-                                      queue_name, cols.get("doc", "doc"), allow_unqueued)
+                                      queue_name, cols["doc"], allow_unqueued)
         append_judgments(conn, [(ids[t], d, lab, rel, g, who, the_role, source, None,
                                  now if when is None else when, import_id)
                                 for (t, d, lab, rel, g, who, when), the_role in zip(judgments, judgment_roles,

@@ -2,9 +2,9 @@
 
 The file has a header row; columns ``doc`` and ``label`` are required, ``reviewer``, ``role``, ``note`` and
 ``queue`` optional (an empty cell takes the command's default). Any bad line refuses the whole file with
-``file:line: field …`` and records nothing. Unlike ``import csv`` (a platform export, recorded once per file
-digest), a judgment file is a reviewer's own work: an empty label is an error, not "not screened yet", and the
-same file may be sent again (it appends again, like ``judge``).
+``file:line: field …`` and records nothing. Unlike ``import csv`` (a platform export), a judgment file is a
+reviewer's own work: an empty label is an error, not "not screened yet". Like every imported file it is recorded
+with its digest, and the same file sent again is refused unless ``again`` (it would record every judgment twice).
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ from sqlalchemy import Engine
 
 from reviewdepth.formats.csv_judgments import read_sheet
 from reviewdepth.formats.errors import InputError
+from reviewdepth.formats.source import read_bytes
 from reviewdepth.services.errors import Invalid, NotFound
-from reviewdepth.services.imports import read_label
+from reviewdepth.services.imports import check_new_file, file_digest, read_label, record_import
 from reviewdepth.services.served_queues import ServedQueues
 from reviewdepth.store.chain import append_judgments
 from reviewdepth.store.ingest import driver_rows, utc_now
@@ -24,6 +25,7 @@ from reviewdepth.store.models import USER_ROLES
 
 # column limits of the judgments table (reviewdepth.store.models.Judgment)
 LIMITS = {"doc": 300, "label": 100, "reviewer": 200}
+JUDGE_FILE_KIND = "judge-file"  # its kind in the imports table (reviewdepth.store.models.ImportRecord)
 
 
 @dataclass(frozen=True)
@@ -39,14 +41,15 @@ class FileLine:
     queue: str | None
 
 
-def read_judgment_file(path: str, *, reviewer: str, role: str = "review", level: int = 1) -> list[FileLine]:
-    """The judgments of a CSV/TSV file (header row; delimiter chosen by `choose_delimiter`: comma, semicolon, tab
-    or |)."""
+def read_judgment_file(data: bytes, path: str, *, reviewer: str, role: str = "review",
+                       level: int = 1) -> list[FileLine]:
+    """The judgments of a CSV/TSV file (``data``, read from ``path``; header row; delimiter chosen by
+    `choose_delimiter`: comma, semicolon, tab or |)."""
     if role not in USER_ROLES:
         raise InputError("--role", None, "role", f"must be one of {', '.join(USER_ROLES)}, not {role!r}")
     if not reviewer.strip():
         raise InputError("--reviewer", None, "reviewer", "must not be empty")
-    _, rows = read_sheet(path)
+    _, rows = read_sheet(data, path)
     out: list[FileLine] = []
     for line, cell in rows:
         for name, limit in LIMITS.items():
@@ -70,17 +73,21 @@ def read_judgment_file(path: str, *, reviewer: str, role: str = "review", level:
 
 def record_judgment_file(engine: Engine, topic: str, path: str, *, reviewer: str, role: str = "review",
                          queue: str | None = None, allow_unqueued: bool = False, source: str = "cli",
-                         level: int = 1) -> list[int]:
-    """Record every judgment of the file for ``topic`` (all or nothing); their ids in file order.
+                         level: int = 1, again: bool = False) -> list[int]:
+    """Record every judgment of the file for ``topic`` (all or nothing); their ids in file order. A file recorded
+    before (the same content) is refused (`Conflict`) unless ``again``.
 
     Each is recorded as served from its line's ``queue``, else ``queue``, else the topic's newest queue; a
     document in no queue of the topic refuses the file at its line unless ``allow_unqueued``."""
-    lines = read_judgment_file(path, reviewer=reviewer, role=role, level=level)
+    data = read_bytes(path)
+    lines = read_judgment_file(data, path, reviewer=reviewer, role=role, level=level)
+    digest = file_digest(data)
     with engine.begin() as conn:
         found = driver_rows(conn, "SELECT id FROM topics WHERE name = ?", (topic,))
         if not found:
             raise NotFound(f"unknown topic {topic!r}")
         topic_id = int(found[0][0])
+        check_new_file(conn, JUDGE_FILE_KIND, digest, path, again)
         served = ServedQueues(conn, topic_id, topic)
         try:
             default_queue = served.queue_id(queue)
@@ -94,7 +101,8 @@ def record_judgment_file(engine: Engine, topic: str, path: str, *, reviewer: str
                 raise InputError(path, item.line, "queue", str(exc)) from None
         served.require_queued([item.doc_id for item in lines], allow_unqueued=allow_unqueued,
                               refuse=lambda i, message: InputError(path, lines[i].line, "doc", message))
+        import_id = record_import(conn, JUDGE_FILE_KIND, path, digest, len(lines), 1, f"topic={topic}")
         now = utc_now()
         return append_judgments(conn, [(topic_id, item.doc_id, item.label, item.relevant, item.grade, item.reviewer,
-                                        item.role, source, item.note, now, None) for item in lines],
+                                        item.role, source, item.note, now, import_id) for item in lines],
                                 return_ids=True, queue_ids=queue_ids)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from sqlalchemy import Engine, insert, select
+from sqlalchemy import Engine, func, insert, select
 
 from reviewdepth.formats.errors import InputError
 from reviewdepth.services.errors import Invalid, NotFound
@@ -91,12 +91,13 @@ def record_judgment(engine: Engine, topic: str, doc_id: str, label: str, *, revi
                           now, queue_name)
 
 
-def parse_as_of(value: str | None) -> tuple[int | None, datetime | None]:
-    """``--as-of``: a judgment id (integer) or an ISO 8601 time (UTC when no offset is given)."""
+def parse_as_of(engine: Engine, value: str | None) -> tuple[int | None, datetime | None]:
+    """``--as-of``: the id of a recorded judgment (`recorded_judgment`) or an ISO 8601 time (UTC when no offset is
+    given)."""
     if value is None or value == "":
         return None, None
     if value.strip().isdigit():  # any digits, ASCII or not (²): `digits` says which are refused
-        return validation.digits(value, "as_of"), None
+        return recorded_judgment(engine, validation.digits(value, "as_of")), None
     try:
         moment = datetime.fromisoformat(value)
     except ValueError:
@@ -104,9 +105,21 @@ def parse_as_of(value: str | None) -> tuple[int | None, datetime | None]:
     return None, as_utc(moment)
 
 
-def judgment_id_as_of(value: str | None, command: str) -> int | None:
+def recorded_judgment(engine: Engine, judgment_id: int) -> int:
+    """``judgment_id`` when a judgment of that id was recorded, of any topic (ids order the one log of every
+    topic, so another topic's judgment is a point in this one's); `Invalid` otherwise: the log "as of" an id never
+    recorded would silently be the whole log (or none of it)."""
+    with engine.connect() as conn:
+        if conn.execute(select(Judgment.id).where(Judgment.id == judgment_id)).first() is not None:
+            return judgment_id
+        last = conn.execute(select(func.max(Judgment.id))).scalar_one()
+    recorded = "no judgment is recorded yet" if last is None else f"the last one recorded is {last}"
+    raise Invalid(f"--as-of {judgment_id}: no judgment has this id ({recorded})")
+
+
+def judgment_id_as_of(engine: Engine, value: str | None, command: str) -> int | None:
     """``--as-of`` for commands that take only a judgment id."""
-    as_of_id, as_of_time = parse_as_of(value)
+    as_of_id, as_of_time = parse_as_of(engine, value)
     if as_of_time is not None:
         raise Invalid(f"{command} takes --as-of as a judgment id")
     return as_of_id
@@ -116,7 +129,7 @@ def list_judgments(engine: Engine, topic: str, *, as_of: str | None = None, revi
                    offset: int = 0, limit: int | None = None) -> list[JudgmentRecord]:
     """The log of a topic in recording order, up to ``as_of`` (judgment id or time)."""
     topic_id = topic_id_of(engine, topic)
-    as_of_id, as_of_time = parse_as_of(as_of)
+    as_of_id, as_of_time = parse_as_of(engine, as_of)
     stmt = select(Judgment).where(Judgment.topic_id == topic_id).order_by(Judgment.id)
     if as_of_id is not None:
         stmt = stmt.where(Judgment.id <= as_of_id)

@@ -34,7 +34,7 @@ from reviewdepth.report.monitor_model import ONE_LOOK, Dashboard, DashboardEntry
 from reviewdepth.services.audit_stream import AuditEvidence, audit_doc_ids, load_audit
 from reviewdepth.services.confidence import checked_confidence
 from reviewdepth.services.errors import Invalid, NotFound, ServiceError
-from reviewdepth.services.judgments import as_utc
+from reviewdepth.services.judgments import as_utc, recorded_judgment
 from reviewdepth.services.sample_evidence import queue_evidence
 from reviewdepth.store import validation
 from reviewdepth.store.chain import chain_head_at
@@ -159,6 +159,8 @@ def build_monitor(engine: Engine, topic: str, *, queue: str | None = None, targe
     in. ``one_look``: also compute the depth report's one-look stopping rules for the current queue (the
     dashboard leaves them out). `Invalid` for a bad setting, `NotFound` for an unknown topic or queue."""
     tau, level = _settings(target, confidence, policy, as_of)
+    if as_of is not None:
+        recorded_judgment(engine, as_of)
     with engine.connect() as conn:
         info = _topic(conn, topic)
         current = _current(info, queue)

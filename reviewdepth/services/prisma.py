@@ -113,7 +113,7 @@ def topic_prisma(engine: Engine, topic: str, *, queue: str | None = None, policy
     from reviewdepth.store.models import Judgment, Topic
     from reviewdepth.store.votes import load_votes, reviewers_per_document
 
-    as_of_id = judgment_id_as_of(as_of, "prisma")
+    as_of_id = judgment_id_as_of(engine, as_of, "prisma")
     topic_id, row = find_queue(engine, topic, queue)
     with engine.connect() as conn:
         population_size = conn.execute(select(Topic.population_size).where(Topic.id == topic_id)).scalar_one()

@@ -59,7 +59,7 @@ def queue_labels(engine: Engine, topic: str, queue: str | None, policy: str = "l
     if policy not in POLICIES:
         raise Invalid(f"unknown label policy {policy!r}; choose one of {', '.join(POLICIES)}")
     topic_id, row = find_queue(engine, topic, queue)
-    as_of_id, as_of_time = parse_as_of(as_of)
+    as_of_id, as_of_time = parse_as_of(engine, as_of)
     with engine.connect() as conn:
         labels = load_queue_labels(conn, row.id, topic_id, int(row.size), policy, as_of_id,
                                    None if as_of_time is None else _db_time(engine, as_of_time))

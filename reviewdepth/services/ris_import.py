@@ -12,10 +12,17 @@ from __future__ import annotations
 from sqlalchemy import Engine, insert, select, update
 
 from reviewdepth.formats.errors import InputError
-from reviewdepth.formats.ris import read_ris
+from reviewdepth.formats.ris import read_ris, tag_at
 from reviewdepth.formats.source import read_bytes
 from reviewdepth.services.errors import Conflict
-from reviewdepth.services.imports import ImportSummary, _check_new, _record_import, checked_value, file_digest
+from reviewdepth.services.imports import (
+    ImportSummary,
+    check_new_file,
+    checked_bytes,
+    checked_value,
+    file_digest,
+    record_import,
+)
 from reviewdepth.store import validation
 from reviewdepth.store.ingest import bulk_insert, utc_now
 from reviewdepth.store.models import Queue, Topic
@@ -29,13 +36,15 @@ def import_ris(engine: Engine, path: str, *, topic: str, queue_name: str | None 
     queue = checked_value(validation.queue_name, queue_name or "records", path, None, "--queue")
     data = read_bytes(path)
     digest = file_digest(data)
+    # every field, stored or not, as the other importers check theirs (RIS files may be Windows-1252: no UTF-8 check)
+    checked_bytes(data, path, lambda line_start, _: tag_at(data, line_start), utf8=False)
     records = read_ris(data, path)
     docs = [checked_value(validation.doc_id, r.doc_id, path, None, r.id_source) for r in records]
     if len(set(docs)) < len(docs):  # two ids that differ only before NFC normalisation
         raise InputError(path, None, "ID", "two record ids are the same text once NFC-normalised")
     summary = ImportSummary("ris", path, digest, len(records), stored=0, unlabelled=len(records))
     with engine.begin() as conn:
-        _check_new(conn, "ris", digest, path, again)
+        check_new_file(conn, "ris", digest, path, again)
         topic_id = conn.execute(select(Topic.id).where(Topic.name == topic)).scalar_one_or_none()
         if topic_id is None:
             topic_id = conn.execute(insert(Topic).values(name=topic, created_at=utc_now(),
@@ -44,7 +53,7 @@ def import_ris(engine: Engine, path: str, *, topic: str, queue_name: str | None 
             if conn.execute(select(Queue.id).where(Queue.topic_id == topic_id, Queue.name == queue)).first():
                 raise Conflict(f"{path}: queue {queue!r} already exists for topic {topic!r}; choose --queue NAME")
             conn.execute(update(Topic).where(Topic.id == topic_id).values(population_size=len(records)))
-        summary.import_id = _record_import(conn, "ris", path, digest, len(records), 1, f"queue={queue}")
+        summary.import_id = record_import(conn, "ris", path, digest, len(records), 1, f"queue={queue}")
         queue_id = conn.execute(insert(Queue).values(
             topic_id=topic_id, name=queue, ordering="given", run_tag=None, threshold_rank=None, size=len(docs),
             source=f"import:{digest}", created_at=utc_now(), ranking_blob=encode_ranking(docs),

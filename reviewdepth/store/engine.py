@@ -47,6 +47,36 @@ def normalise_url(url: str) -> str:
     return url
 
 
+# the URL forms each database reviewdepth stores in is named by, for messages
+URL_FORMS = {"sqlite": "sqlite:///PATH", "postgresql": "postgresql://USER@HOST/DATABASE"}
+
+
+def database_url_problem(url: str) -> str | None:
+    """Why ``url`` names no database reviewdepth can open, or None: it must be a SQLAlchemy URL of SQLite or
+    PostgreSQL whose driver is installed. Settings check it before anything connects: SQLAlchemy's own error, from
+    deep in its dialect loader, reached the user as a traceback. A password in the URL is never shown."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
+    forms = " or ".join(URL_FORMS.values())
+    try:
+        parsed = make_url(normalise_url(url))
+    except ArgumentError:
+        return f"{url!r} is not a database URL; use {forms}"
+    backend = parsed.get_backend_name()
+    if backend not in URL_FORMS:
+        return f"reviewdepth stores its data in SQLite or PostgreSQL, not {backend!r}; use {forms}"
+    shown = parsed.render_as_string(hide_password=True)
+    try:
+        parsed.get_dialect().import_dbapi()
+    except NoSuchModuleError:
+        return (f"{shown!r}: SQLAlchemy has no driver {parsed.get_driver_name()!r} for {backend}; leave the driver "
+                f"out ({URL_FORMS[backend]})")
+    except ImportError as exc:
+        return f"{shown!r}: its driver is not installed ({exc}); leave the driver out ({URL_FORMS[backend]})"
+    return None
+
+
 def create_engine_for(url: str, busy_timeout_seconds: float = DEFAULT_BUSY_TIMEOUT_SECONDS) -> Engine:
     """An engine with the SQLite pragmas reviewdepth relies on (foreign keys, WAL, busy timeout).
 

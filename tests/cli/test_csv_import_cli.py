@@ -1,5 +1,5 @@
-"""`reviewdepth import csv --date-format` and the CSV refusals of issue 15 item 5 through the command, on both
-databases: exit 2, one line naming file:line:field, nothing stored."""
+"""`reviewdepth import csv --date-format`, the CSV refusals of issue 15 item 5 and the header rule of issue 26 item
+1 through the command, on both databases: exit 2, one line naming file:line:field, nothing stored."""
 
 from __future__ import annotations
 
@@ -47,3 +47,32 @@ def test_import_qrels_level_above_every_grade(empty_db_url: str, tmp_path: Path)
     code, _, err = invoke("judgments", "1", *db)
     assert code == 2 and "unknown topic" in err  # nothing stored
     assert invoke("import", "qrels", str(qrels), *db)[0] == 0
+
+
+def test_import_csv_reads_the_document_column_by_its_name(empty_db_url: str, tmp_path: Path) -> None:
+    """Issue 26 item 1: a `doc,label` or `doc_id,label` file stored the row numbers 1, 2, 3 as document ids."""
+    db = ("--db", empty_db_url)
+    assert invoke("db", "upgrade", *db)[0] == 0
+    for number, header in enumerate(("doc,label", "doc_id,label", "DocNo;Relevance")):
+        export = tmp_path / f"a{number}.csv"
+        delimiter = ";" if ";" in header else ","
+        export.write_text(header + "\n" + "".join(f"d{i}{delimiter}{i % 2}\n" for i in (1, 2, 3)))
+        code, _, err = invoke("import", "csv", str(export), "--topic", f"T{number}", "--allow-unqueued", *db)
+        assert code == 0, err
+        code, out, _ = invoke("judgments", f"T{number}", "--format", "json", *db)
+        assert [(j["doc_id"], j["relevant"]) for j in json.loads(out)] == [("d1", True), ("d2", False), ("d3", True)]
+
+
+def test_import_csv_refuses_a_header_without_a_document_column(empty_db_url: str, tmp_path: Path) -> None:
+    db = ("--db", empty_db_url)
+    assert invoke("db", "upgrade", *db)[0] == 0
+    export = tmp_path / "synergy.csv"
+    export.write_text("pmid,doi,label_included\n101,10.1/a,1\n102,10.1/b,0\n")
+    code, _, err = invoke("import", "csv", str(export), "--topic", "S", "--allow-unqueued", *db)
+    assert code == 2 and err == (
+        f"reviewdepth: error: {export}:1: field doc: no column of the header is named like a document id; use --map "
+        "doc=pmid,label=label_included or --map doc=doi,label=label_included\n")
+    assert "unknown topic" in invoke("judgments", "S", *db)[2]  # nothing stored
+    assert invoke("import", "csv", str(export), "--topic", "S", "--allow-unqueued", "--map", "doc=pmid", *db)[0] == 0
+    code, out, _ = invoke("judgments", "S", "--format", "json", *db)
+    assert [j["doc_id"] for j in json.loads(out)] == ["101", "102"]

@@ -31,7 +31,7 @@ def test_export_sniffs_semicolons_maps_asreview_columns_and_names_the_bad_cell()
 def test_sheet_rows_must_be_as_wide_as_the_header(tmp_path: Path) -> None:
     sheet = tmp_path / "s.csv"
     sheet.write_text("DOC,label\nd1,1\nd2,0\nd3,1\nd4,0,x\n")
-    header, rows = read_sheet(str(sheet))
+    header, rows = read_sheet(sheet.read_bytes(), str(sheet))
     assert header == ["doc", "label"] and next(rows) == (2, {"doc": "d1", "label": "1"})
     with pytest.raises(InputError, match=r"s.csv:5: expected 2 fields, found 3"):
         list(rows)
@@ -58,13 +58,13 @@ def test_a_stray_semicolon_in_a_note_does_not_change_the_delimiter(stray_at: int
 def test_a_stray_semicolon_in_a_judge_file_names_its_line(tmp_path: Path) -> None:
     sheet = tmp_path / "s.csv"
     sheet.write_text(semicolon_file(5, 3))
-    header, rows = read_sheet(str(sheet))
+    header, rows = read_sheet(sheet.read_bytes(), str(sheet))
     assert header == ["doc", "label", "note"] and next(rows) == (2, {"doc": "d1", "label": "1", "note": "plain, text"})
     with pytest.raises(InputError) as caught:
         list(rows)
     assert str(caught.value).endswith("s.csv:4: expected 3 fields, found 4 (a ';' inside a cell? quote that cell)")
     sheet.write_text('doc;label;note\nd1;1;"see; d2"\nd2;0;x\n')
-    assert next(read_sheet(str(sheet))[1]) == (2, {"doc": "d1", "label": "1", "note": "see; d2"})
+    assert next(read_sheet(sheet.read_bytes(), str(sheet))[1]) == (2, {"doc": "d1", "label": "1", "note": "see; d2"})
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -117,3 +117,61 @@ def test_an_ambiguous_or_contradictory_date_is_refused_with_its_line() -> None:
     assert refusal("doc,label,when\nd1,1,13/04/2024\nd2,1,03/04/2024\nd3,0,04/13/2024\n") == (
         "T.csv:4: field when: date '04/13/2024' is not day-first, as line 2's '13/04/2024' shows this file's dates "
         "are; state the format with --date-format")
+
+
+@pytest.mark.parametrize(("header", "columns"), [
+    ("doc,label", {"doc": "doc", "label": "label"}),
+    ("doc_id,label", {"doc": "doc_id", "label": "label"}),
+    ("Doc ID;Relevance;title", {"doc": "Doc ID", "label": "Relevance"}),
+    ("docno,rel", {"doc": "docno", "label": "rel"}),
+    ("id,judgment,note", {"doc": "id", "label": "judgment"}),
+    ("record_id,title,asreview_label", {"doc": "record_id", "label": "asreview_label"}),
+    # ASReview's own record id and decision beside the dataset's id and label columns: ASReview's are read
+    ("id,record_id,label_included,asreview_label", {"doc": "record_id", "label": "asreview_label"}),
+    ("topic,doc_id,label", {"doc": "doc_id", "label": "label", "topic": "topic"}),  # `export labels --format csv`
+    ("qid,docno,relevance", {"doc": "docno", "label": "relevance", "topic": "qid"}),
+    ("Control Number,Responsiveness", {"doc": "Control Number", "label": "Responsiveness"}),  # the overlay
+])
+def test_a_recognised_header_maps_by_name(header: str, columns: dict[str, str]) -> None:
+    delimiter = ";" if ";" in header else ","
+    text = header + "\n" + delimiter.join("x" for _ in header.split(delimiter)) + "\n"
+    assert read_export(text.encode(), "T.csv", None, None).columns == columns
+
+
+@pytest.mark.parametrize(("header", "mapping", "message"), [
+    # no column named like a document id: every other column is a candidate, none is guessed
+    ("pmid,doi,label_included", None,
+     "T.csv:1: field doc: no column of the header is named like a document id; use --map "
+     "doc=pmid,label=label_included or --map doc=doi,label=label_included"),
+    ("title,included", None,
+     "T.csv:1: field doc: no column of the header is named like a document id; use --map "
+     "doc=title,label=included"),
+    ("included", None,
+     "T.csv:1: field doc: no column of the header is named like a document id; add the column and use "
+     "--map doc=COL,label=included"),
+    # two columns named like a document id
+    ("doc,id,label", None,
+     "T.csv:1: field doc: 2 columns are named like a document id (doc, id); use --map "
+     "doc=doc,label=label or --map doc=id,label=label"),
+    ("doc,included,label", None,
+     "T.csv:1: field label: 2 columns are named like a label (included, label); use --map "
+     "doc=doc,label=included or --map doc=doc,label=label"),
+    ("doc,label,topic,qid", None,
+     "T.csv:1: field topic: 2 columns are named like a topic (topic, qid); use --map "
+     "doc=doc,label=label,topic=topic or --map doc=doc,label=label,topic=qid"),
+    ("pmid,title,abstract,coding", None,
+     "T.csv:1: field doc: no column of the header is named like a document id; no column of the header is named "
+     "like a label; use --map doc=pmid,label=title or --map doc=pmid,label=abstract or --map "
+     "doc=pmid,label=coding or --map doc=title,label=pmid or … (12 candidates)"),
+    # what --map names is used as given; the rest is still recognised
+    ("control,coding,id", "label=coding", None),
+])
+def test_an_unknown_or_ambiguous_header_lists_the_candidate_mappings(header: str, mapping: str | None,
+                                                                     message: str | None) -> None:
+    text = (header + "\n" + ",".join("1" for _ in header.split(",")) + "\n").encode()
+    if message is None:
+        assert read_export(text, "T.csv", mapping, None).columns == {"label": "coding", "doc": "id"}
+        return
+    with pytest.raises(InputError) as caught:
+        read_export(text, "T.csv", mapping, None)
+    assert str(caught.value) == message

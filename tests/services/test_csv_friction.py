@@ -126,3 +126,36 @@ def test_a_judge_file_with_semicolons_and_a_quoted_note(engine: Engine, tmp_path
     sheet.write_text("doc;label;note\nd1;1;hot; see d2\n")
     message = refused(engine, lambda: record_judgment_file(engine, "T", str(sheet), reviewer="ana"))
     assert message == "judged.csv:2: expected 3 fields, found 4 (a ';' inside a cell? quote that cell)"
+
+
+def test_a_judge_file_sent_again_is_refused_unless_again(engine: Engine, tmp_path: Path) -> None:
+    """Issue 26 item 5: `judge --file F` twice recorded every judgment twice (and said "recorded 1 judgments")."""
+    from typer.testing import CliRunner
+
+    from reviewdepth.cli.app import create_cli
+
+    def judge(*args: str) -> tuple[int, str, str]:
+        result = CliRunner().invoke(create_cli(), ["judge", "T", *args, "--db",
+                                                   engine.url.render_as_string(hide_password=False)])
+        return result.exit_code, result.stdout, result.stderr
+
+    seed = tmp_path / "queue.csv"
+    seed.write_text("doc,label,rank\nd1,,1\nd2,,2\n")
+    import_csv(engine, str(seed), mapping="doc=doc,label=label,rank=rank", topic="T")
+    one = tmp_path / "one.csv"
+    one.write_text("doc,label\nd1,1\n")
+    code, out, err = judge("--file", str(one), "--reviewer", "ana")
+    assert code == 0 and out == "recorded 1 judgment of T (id 1)\n", err
+    before = counts(engine)
+    code, out, err = judge("--file", str(one), "--reviewer", "ana")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert re.fullmatch(rf"reviewdepth: error: {re.escape(str(one))}: this file \(sha256 [0-9a-f]{{12}}…\) was already "
+                        r"imported as import 2 \(one\.csv, .*\); use --again to import it once more\n", err), err
+    assert counts(engine) == before
+    code, out, err = judge("--file", str(one), "--reviewer", "ana", "--again")
+    assert code == 0 and out == "recorded 1 judgment of T (id 2)\n", err
+    two = tmp_path / "two.csv"
+    two.write_text("doc,label\nd1,0\nd2,1\n")
+    assert judge("--file", str(two), "--reviewer", "bo") == (0, "recorded 2 judgments of T (ids 3..4)\n", "")
+    with engine.connect() as conn:
+        assert conn.execute(select(func.count()).select_from(Judgment)).scalar_one() == 4

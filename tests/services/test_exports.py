@@ -4,19 +4,27 @@ importers) give what was stored."""
 from __future__ import annotations
 
 import json
+import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import pytrec_eval
 from sqlalchemy import Engine, func, select
+from sqlalchemy.engine import make_url
 from typer.testing import CliRunner
 
 from reviewdepth.cli.app import create_cli
+from reviewdepth.formats.errors import InputError
+from reviewdepth.formats.exports import LABEL_FORMATS, RUN_FORMATS
 from reviewdepth.services.asreview_import import import_asreview
 from reviewdepth.services.errors import Invalid, NotFound
 from reviewdepth.services.exports import export_labels, export_queue
 from reviewdepth.services.imports import import_csv, import_run
+from reviewdepth.services.judgments import record_judgment
+from reviewdepth.store.engine import create_engine_for
 from reviewdepth.store.models import Judgment, Queue, QueueEntry, Topic
+from tests.conftest import _admin, _throwaway_database
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 MEASURES = {"map", "P_5", "P_100", "ndcg", "recip_rank", "bpref", "num_rel_ret"}
@@ -118,3 +126,118 @@ def test_export_refusals(engine: Engine, tmp_path: Path) -> None:
     assert result.exit_code == 0 and len(out.read_text().splitlines()) == 12
     with engine.connect() as conn:
         assert conn.execute(select(func.count()).select_from(Judgment)).scalar_one() == before
+
+
+@pytest.fixture
+def fresh_engine(engine: Engine, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
+    """A second database at the latest revision, on ``engine``'s backend: the one exported files are read into."""
+    if engine.dialect.name == "sqlite":
+        path = tmp_path / "fresh.db"
+        shutil.copyfile(request.getfixturevalue("sqlite_template"), path)
+        fresh = create_engine_for(f"sqlite:///{path}")
+        yield fresh
+        fresh.dispose()
+        return
+    with _throwaway_database("rd_fresh") as (server, name):
+        admin = _admin(server)
+        with admin.connect() as conn:
+            conn.exec_driver_sql(f'DROP DATABASE "{name}"')
+            conn.exec_driver_sql(f'CREATE DATABASE "{name}" TEMPLATE "{request.getfixturevalue("postgres_template")}"')
+        admin.dispose()
+        fresh = create_engine_for(make_url(server).set(database=name).render_as_string(hide_password=False))
+        yield fresh
+        fresh.dispose()
+
+
+def cli_on(engine: Engine, *args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(create_cli(), [*args, "--db", engine.url.render_as_string(hide_password=False)])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def stored_judgments(engine: Engine) -> list[tuple[str, str, bool | None]]:
+    """Every judgment as (topic, doc id, relevant), sorted."""
+    with engine.connect() as conn:
+        return sorted((t, d, r) for t, d, r in conn.execute(
+            select(Topic.name, Judgment.doc_id, Judgment.relevant).join(Topic, Topic.id == Judgment.topic_id)))
+
+
+def stored_queues(engine: Engine) -> list[tuple[str, str, str | None, int | None, list[tuple[int, str]]]]:
+    """Every queue as (topic, name, run tag, threshold rank, its (rank, doc id) entries)."""
+    with engine.connect() as conn:
+        queues = conn.execute(select(Topic.name, Queue.name, Queue.run_tag, Queue.threshold_rank)
+                              .join(Topic, Topic.id == Queue.topic_id).order_by(Queue.id)).all()
+    return [(t, q, tag, threshold, _entries(engine, t, q)) for t, q, tag, threshold in queues]
+
+
+def reviewed_topic(engine: Engine, tmp_path: Path) -> None:
+    """Topic T: a queue of six documents (a CLEF flag run, threshold rank 3) with decisions on four of them, one
+    decision replaced, and a judged document in no queue."""
+    run = tmp_path / "source.run"
+    run.write_text("".join(f"T {int(rank == 3)} d{rank} {rank} {7 - rank} seed\n" for rank in range(1, 7)))
+    import_run(engine, str(run), queue_name="seed")
+    for doc, label in (("d1", "1"), ("d2", "0"), ("d3", "1"), ("d3", "0"), ("d5", "1")):
+        record_judgment(engine, "T", doc, label, reviewer="ana")
+    record_judgment(engine, "T", "outside", "1", reviewer="ana", allow_unqueued=True)
+
+
+@pytest.mark.parametrize(("what", "fmt"), [*(("labels", f) for f in LABEL_FORMATS),
+                                           *(("queue", f) for f in RUN_FORMATS)])
+def test_every_export_reads_back_into_a_fresh_database(engine: Engine, fresh_engine: Engine, tmp_path: Path,
+                                                      what: str, fmt: str) -> None:
+    """Issue 26 item 2: each format `export` offers, imported into an empty database, gives what was exported:
+    the labels as the topic's current judgments (topic, document, decision), a queue as the same queue (topic,
+    documents in rank order, run tag, and a CLEF run's threshold rank)."""
+    reviewed_topic(engine, tmp_path)
+    exported = tmp_path / f"exported.{fmt}"  # a name that is not the topic's: the topic comes from the file
+    code, _, err = cli_on(engine, "export", what, "T", "--format", fmt, "-o", str(exported))
+    assert code == 0, err
+    if what == "queue":
+        assert cli_on(fresh_engine, "import", "run", str(exported))[0] == 0
+        source = stored_queues(engine)
+        if fmt == "trec":  # a TREC run has no column for the threshold
+            source = [(t, q, tag, None, entries) for t, q, tag, _, entries in source]
+        assert stored_queues(fresh_engine) == source
+        return
+    # csv carries the topic; the ASReview and overlay files name documents and labels only
+    topic = [] if fmt == "csv" else ["--topic", "T"]
+    code, _, err = cli_on(fresh_engine, "import", "csv", str(exported), *topic, "--allow-unqueued")
+    assert code == 0, err
+    current = {(d, r) for _, d, r in stored_judgments(engine) if d != "d3"} | {("d3", False)}  # latest of d3
+    assert stored_judgments(fresh_engine) == sorted(("T", d, r) for d, r in current)
+
+
+def test_a_topic_column_and_a_different_topic_option_are_refused(engine: Engine, fresh_engine: Engine,
+                                                                 tmp_path: Path) -> None:
+    reviewed_topic(engine, tmp_path)
+    exported = tmp_path / "labels.csv"
+    assert cli_on(engine, "export", "labels", "T", "--format", "csv", "-o", str(exported))[0] == 0
+    code, _, err = cli_on(fresh_engine, "import", "csv", str(exported), "--topic", "U", "--allow-unqueued")
+    assert code == 2 and err == (f"reviewdepth: error: {exported}:2: field topic: topic 'T' is not --topic 'U'; "
+                                 "leave --topic out to store each row under its own topic\n")
+    assert stored_judgments(fresh_engine) == [] and cli_on(fresh_engine, "judgments", "U")[0] == 2
+    # the same topic as the column's is no conflict
+    assert cli_on(fresh_engine, "import", "csv", str(exported), "--topic", "T", "--allow-unqueued")[0] == 0
+    assert {t for t, _, _ in stored_judgments(fresh_engine)} == {"T"}
+
+
+
+def test_an_empty_topic_cell_takes_the_topic_option(engine: Engine, tmp_path: Path) -> None:
+    path = tmp_path / "gaps.csv"
+    path.write_text("topic,doc,label\nA,d1,1\n,d2,0\n")
+    with pytest.raises(InputError, match=r"gaps\.csv:3: field topic: must not be empty"):
+        import_csv(engine, str(path), allow_unqueued=True)
+    assert stored_judgments(engine) == []
+    import_csv(engine, str(path), topic="A", allow_unqueued=True)
+    assert stored_judgments(engine) == [("A", "d1", True), ("A", "d2", False)]
+
+
+@pytest.mark.parametrize("fmt", LABEL_FORMATS)
+def test_the_summary_counts_the_rows_written(engine: Engine, tmp_path: Path, fmt: str) -> None:
+    """Issue 26 item 6: an overlay (judged documents only) was reported as every document of the topic."""
+    reviewed_topic(engine, tmp_path)
+    path = tmp_path / f"labels.{fmt}"
+    code, out, err = cli_on(engine, "export", "labels", "T", "--format", fmt, "-o", str(path))
+    assert code == 0, err
+    written = len(path.read_text().splitlines()) - 1
+    assert written == (5 if fmt == "overlay" else 7)  # 4 judged in the queue and 1 outside; 2 unjudged
+    assert out == (f"wrote {written} documents of topic 'T' (3 relevant, 2 not) to {path} ({fmt}, policy latest)\n")

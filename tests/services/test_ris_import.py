@@ -62,3 +62,24 @@ def test_bad_ris_is_refused_and_nothing_stored(engine: Engine, tmp_path: Path) -
     assert result.exit_code == 2 and str(bad) in result.stderr and len(result.stderr.strip().splitlines()) == 1
     with engine.connect() as conn:
         assert conn.execute(select(func.count()).select_from(Topic)).scalar_one() == 0
+
+
+@pytest.mark.parametrize(("text", "line", "field", "byte"), [
+    (RIS.replace("TI  - Knee outcomes", "TI  - Knee\x00outcomes"), 9, "TI", "0x00"),
+    (RIS.replace("AN  - 55", "AN  - 5\x1b5"), 8, "AN", "0x1B"),
+    # a value continued on the next line belongs to the tag above it
+    (RIS.replace("TI  - A record without any id", "TI  - A record\n   without\x07 any id"), 14, "TI", "0x07"),
+])
+def test_a_control_character_in_a_ris_field_is_refused_at_its_line(engine: Engine, tmp_path: Path, text: str,
+                                                                   line: int, field: str, byte: str) -> None:
+    """Issue 26 item 7: a NUL in a title was accepted; refused as the run, qrels and CSV importers refuse it."""
+    path = tmp_path / "records.ris"
+    path.write_bytes(text.encode())
+    with pytest.raises(InputError) as caught:
+        import_ris(engine, str(path), topic="R")
+    assert str(caught.value) == f"{path}:{line}: field {field}: contains a control character (byte {byte})"
+    db = engine.url.render_as_string(hide_password=False)
+    result = CliRunner().invoke(create_cli(), ["import", "ris", str(path), "--topic", "R", "--db", db])
+    assert result.exit_code == 2 and result.stderr == f"reviewdepth: error: {caught.value}\n"
+    with engine.connect() as conn:
+        assert conn.execute(select(func.count()).select_from(Topic)).scalar_one() == 0

@@ -82,3 +82,31 @@ def test_the_server_factory_names_a_bad_value_and_exits_2(variable: str, value: 
                           env=environ, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2, done.stderr
     assert done.stderr.count("\n") == 1 and variable in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(("url", "problem"), [
+    ("bogus://x", "reviewdepth stores its data in SQLite or PostgreSQL, not 'bogus'; use sqlite:///PATH or "
+                  "postgresql://USER@HOST/DATABASE"),
+    ("mysql://u:secret@h/db", "reviewdepth stores its data in SQLite or PostgreSQL, not 'mysql'; use sqlite:///PATH "
+                              "or postgresql://USER@HOST/DATABASE"),
+    ("not a url", "'not a url' is not a database URL; use sqlite:///PATH or postgresql://USER@HOST/DATABASE"),
+    ("postgresql+nodriver://u@h/db", "'postgresql+nodriver://u@h/db': SQLAlchemy has no driver 'nodriver' for "
+                                     "postgresql; leave the driver out (postgresql://USER@HOST/DATABASE)"),
+])
+def test_a_database_url_reviewdepth_cannot_open_is_one_line(monkeypatch: pytest.MonkeyPatch, url: str,
+                                                            problem: str) -> None:
+    """Issue 26 item 4: ``--db bogus://x`` was a 57-line traceback from SQLAlchemy's dialect loader."""
+    clean_environment(monkeypatch, {})
+    result = CliRunner().invoke(create_cli(), ["report", "T", "--db", url])
+    assert result.exit_code == 2 and result.stderr == f"reviewdepth: error: --db: {problem}\n"
+    assert "secret" not in result.stderr
+    # the variable's value is named by the variable, at every command and at the server's start
+    clean_environment(monkeypatch, {"REVIEWDEPTH_DATABASE_URL": url})
+    with pytest.raises(Invalid) as raised:
+        store_settings()
+    assert str(raised.value) == f"REVIEWDEPTH_DATABASE_URL: {problem}"
+    for command in (["db", "upgrade"], ["judgments", "T"]):
+        result = CliRunner().invoke(create_cli(), command)
+        assert result.exit_code == 2 and result.stderr == f"reviewdepth: error: REVIEWDEPTH_DATABASE_URL: {problem}\n"
+    result = CliRunner().invoke(create_cli(), ["serve", "--db", url])
+    assert result.exit_code == 2 and result.stderr == f"reviewdepth: error: --db: {problem}\n"

@@ -183,18 +183,23 @@ def test_csv_asreview_conventions_encodings_and_delimiters(engine: Engine, tmp_p
     assert queue.size == 2
 
 
-def test_synergy_labels_without_ids_use_row_numbers(engine: Engine, shared: Callable[..., Path],
-                                                    tmp_path: Path) -> None:
+def test_synergy_labels_need_their_id_column_named(engine: Engine, shared: Callable[..., Path],
+                                                   tmp_path: Path) -> None:
+    """SYNERGY files carry three ids (pmid, doi, openalex_id) and no record_id: no document column is guessed (the
+    row numbers were stored as document ids before issue 26); ``--map doc=pmid`` reads them."""
     source = shared("synergy", "Cohen_2006_ADHD_ids.csv.gz")
     local = tmp_path / "adhd.csv"
     local.write_bytes(gzip.decompress(source.read_bytes()))
-    summary = import_csv(engine, str(local), topic="adhd", allow_unqueued=True)
+    with pytest.raises(InputError, match=r"adhd\.csv:1: field doc: .* use --map doc=pmid,label=label_included or "):
+        import_csv(engine, str(local), topic="adhd", allow_unqueued=True)
+    assert counts(engine)["judgments"] == 0
+    summary = import_csv(engine, str(local), mapping="doc=pmid", topic="adhd", allow_unqueued=True)
     lines = local.read_text().splitlines()
     assert summary.rows == len(lines) - 1
-    included = sum(1 for line in lines[1:] if line.rsplit(",", 1)[1].strip() == "1")
+    included = {line.split(",", 1)[0] for line in lines[1:] if line.rsplit(",", 1)[1].strip() == "1"}
     with engine.connect() as conn:
-        relevant = conn.execute(select(func.count()).select_from(Judgment).where(Judgment.relevant.is_(True)))
-        assert int(relevant.scalar_one()) == included
+        relevant = conn.execute(select(Judgment.doc_id).where(Judgment.relevant.is_(True))).scalars()
+        assert set(relevant) == included
 
 
 def test_gzip_run_and_run_tag_queue_name(engine: Engine, tmp_path: Path, trec_data: Path) -> None:
