@@ -171,8 +171,11 @@ def project_yield(prefix_labels: npt.ArrayLike, unreviewed: int, *, rest_sample_
         if total > cap:
             rate = rate * (cap / total)
             total = cap
-        source += (f"; scaled to a rest sample's {rest_sample_relevant} relevant in {rest_sample_size:,} "
-                   f"(about {cap:.1f} left)")
+            source += (f"; scaled down to a rest sample's {rest_sample_relevant} relevant in {rest_sample_size:,} "
+                       f"(about {cap:.1f} left)")
+        else:
+            source += (f"; within what a rest sample's {rest_sample_relevant} relevant in {rest_sample_size:,} "
+                       f"allow (about {cap:.1f} left)")
     return Projection(rate, recent, decay, w, total, source)
 
 

@@ -162,9 +162,10 @@ def headline_lines(report: Report) -> list[str]:
     floor = a.get("floor")
     if plan and plan.get("feasible") and plan.get("size") and floor and plan["size"] > 1.25 * floor["least_total"]:
         # the one-look sample now is not the way to a cheap stop: say what it costs beside the cheapest projection
-        lines.append(f"plan: a sample now needs {plan['size']:,} of the unreviewed rest (chance "
-                     f"{plan.get('chance', 0):.0%}); the cheapest projected path costs about "
-                     f"{floor['least_total']:,.0f} judged documents (reviewdepth plan TOPIC)")
+        lines.append(f"plan: a sample now needs {plan['size']:,} of the unreviewed rest for a "
+                     f"{plan.get('chance', 0):.0%} chance; reviewing on first can cost less (the floor over "
+                     f"further depths is about {floor['least_total']:,.0f}): reviewdepth plan TOPIC compares "
+                     "the paths")
     elif plan and plan.get("feasible") and plan.get("size"):
         lines.append(f"plan: sample {plan['size']:,} of the unreviewed rest; at most {plan.get('max_positives')} "
                      f"relevant in it certifies the target (chance {plan.get('chance', 0):.0%} at an assumed "
@@ -181,8 +182,8 @@ def headline_lines(report: Report) -> list[str]:
         else:
             lines.append(f"floor: {what} holds even if every unreviewed document were relevant")
         if floor["review_more"]:
-            lines.append(f"projected cheapest: review about {floor['review_more']:,} more, then sample "
-                         f"(about {floor['least_total']:,.0f} in all); every path: reviewdepth plan TOPIC")
+            lines.append(f"under the projection the floor falls to about {floor['least_total']:,.0f} after "
+                         f"about {floor['review_more']:,} more reviewed; every path: reviewdepth plan TOPIC")
         else:
             lines.append("every certified path with its cost and chance: reviewdepth plan TOPIC")
     return [part for line in lines for part in textwrap.wrap(line, 80, subsequent_indent="      ")]

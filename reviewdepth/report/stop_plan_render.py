@@ -76,9 +76,10 @@ def render_text(result: HasPlan) -> str:
              f"{plan.found:,} relevant found (as of judgment {result.as_of_judgment})",
              f"floor: {floor_sentence(plan)}"]
     if plan.unreviewed:
-        lines.append(f"least projected total: review {plan.floor_review_more:,} more, then about "
-                     f"{plan.floor_total - plan.floor_review_more * plan.review_cost:,.0f} sampled "
-                     f"({plan.floor_total:,.0f} cost units)")
+        lines.append(f"floor over further review depths (under the projection): review {plan.floor_review_more:,} "
+                     f"more, then at least {plan.floor_total - plan.floor_review_more * plan.review_cost:,.0f} "
+                     f"sampled ({plan.floor_total:,.0f} cost units; a lower bound: it counts the sample that finds "
+                     "no relevant document)")
     if plan.floor_above_half:
         lines.append(f"the floor is above half of the unreviewed documents: no valid method is cheap here; lower "
                      f"targets at {plan.confidence:.0%} confidence: {_lower_targets(plan) or 'none in the table'}")

@@ -14,6 +14,7 @@ from sqlalchemy import Engine, func, select
 from reviewdepth.estimation.assessment import Assessment, ReviewState, assess
 from reviewdepth.estimation.depth_unknown import default_window
 from reviewdepth.estimation.planning import plan_elusion, plan_population
+from reviewdepth.estimation.stop_plan import project_yield
 from reviewdepth.services.confidence import checked_confidence
 from reviewdepth.services.errors import Invalid
 from reviewdepth.services.judgments import topic_id_of
@@ -30,8 +31,8 @@ def _rate_source(found: int, reviewed: int, rest: int, assessment: Assessment | 
     """The elusion rate (share of relevant documents in the unreviewed rest) the plan assumes, and where it is from.
 
     The Jeffreys posterior mean (y + ½)/(m + 1) of the best evidence: the rest sample's y positives in its m
-    documents of the rest when there is one, else the last W reviewed documents (W as the recent-yield heuristic),
-    which usually overstates the rest's rate, so the plan errs towards larger samples. Never 0: a sample or a
+    documents of the rest when there is one, else the recent yield decaying as it did over the window before
+    (`stop_plan.project_yield`, Jeffreys rates), a heuristic projection. Never 0: a sample or a
     window without a relevant document does not show that the rest holds none, and a plan that assumed so would
     promise a certain success."""
     if assessment is not None and assessment.rest_sample is not None:
@@ -41,11 +42,12 @@ def _rate_source(found: int, reviewed: int, rest: int, assessment: Assessment | 
                     f"sample {use.sample_id}: {use.rest_positives} relevant among its {use.in_rest:,} documents in "
                     "the unreviewed rest (Jeffreys mean)")
     window = default_window(reviewed)
-    if prefix_labels is not None and window:
-        recent = int(np.count_nonzero(prefix_labels[reviewed - window:reviewed] == 1))
-        return ((recent + 0.5) / (window + 1),
-                f"recent yield: {recent} relevant in the last {window:,} reviewed documents (Jeffreys mean; "
-                "heuristic: the rest usually holds fewer)")
+    if prefix_labels is not None and window and rest:
+        # the decaying projection of `stop_plan.project_yield`: a constant recent rate over the whole rest said
+        # recall 0.258 on CLEF 2017 CD009579 after 500 reviewed (truth 0.964); the decaying one about 0.95
+        projection = project_yield((np.asarray(prefix_labels[:reviewed]) == 1).astype(np.int8), rest)
+        return (min(1.0, projection.rest_estimate / rest),
+                f"projected from the recent yield ({projection.source}; Jeffreys rates; heuristic, not evidence)")
     return 0.5, "no evidence at all: the plan assumes half the rest is relevant"
 
 
