@@ -103,6 +103,8 @@ class FloorFigure:
     least_total: float
     above_half: bool
     source: str
+    # when the floor is above half the unreviewed: (target, confidence, floor) for the lower targets and confidences
+    alternatives: tuple[tuple[float, float, int], ...] = ()
 
 
 def floor_figure(prefix_labels: npt.ArrayLike, population: int, tau: Fraction, confidence: float, *,
@@ -115,8 +117,14 @@ def floor_figure(prefix_labels: npt.ArrayLike, population: int, tau: Fraction, c
     floor = certification_floor(found, rest, tau, confidence)
     more, total = floor_path(found, len(labels), population, projection.cumulative, tau, confidence,
                              step=max(1, rest // 200))
+    above_half = floor > rest / 2
+    alternatives: tuple[tuple[float, float, int], ...] = ()
+    if above_half:
+        cells = [(Fraction(t), c) for t in TABLE_TARGETS for c in TABLE_CONFIDENCES
+                 if (Fraction(t) < tau and c == confidence) or (Fraction(t) == tau and c < confidence)]
+        alternatives = tuple((float(t), c, certification_floor(found, rest, t, c)) for t, c in cells)
     return FloorFigure(float(tau), confidence, floor, rest, missed_allowed(found, rest, tau) if rest else 0, more,
-                       total, floor > rest / 2, projection.source)
+                       total, above_half, projection.source, alternatives)
 
 
 # --- the projection -------------------------------------------------------------------------------------------

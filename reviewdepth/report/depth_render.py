@@ -169,7 +169,9 @@ def headline_lines(report: Report) -> list[str]:
     elif plan and plan.get("feasible") and plan.get("size"):
         lines.append(f"plan: sample {plan['size']:,} of the unreviewed rest; at most {plan.get('max_positives')} "
                      f"relevant in it certifies the target (chance {plan.get('chance', 0):.0%} at an assumed "
-                     f"elusion rate of {plan.get('elusion_rate', 0):.2%})")
+                     f"elusion rate of {plan.get('elusion_rate', 0):.2%}"
+                     + (f"; {plan['chance_at_cautious_rate']:.0%} at the cautious rate: the sample so far is too "
+                        "small to tell" if plan.get("chance_at_cautious_rate") is not None else "") + ")")
     elif plan and plan.get("reason"):
         lines.append(f"plan: {plan['reason']}")
     if floor:
@@ -179,6 +181,9 @@ def headline_lines(report: Report) -> list[str]:
                          f"{floor['documents']:,} more judged documents (of {floor['unreviewed']:,} unreviewed)"
                          + ("; that is over half of them: no valid method is cheap here" if floor["above_half"]
                             else ""))
+            if floor.get("alternatives"):
+                lines.append("floor at lower settings: " + "; ".join(
+                    f"{t:.0%} at {c:.0%}: {n:,}" for t, c, n in floor["alternatives"]))
         else:
             lines.append(f"floor: {what} holds even if every unreviewed document were relevant")
         if floor["review_more"]:

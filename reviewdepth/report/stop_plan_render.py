@@ -97,6 +97,9 @@ def render_text(result: HasPlan) -> str:
         chance = ("-" if not p.feasible else "always" if p.kind in ("planned", "audit_stream")
                   else f"{p.chance:.0%}")
         lines.append(f"{title:<52}{cost:>14}{span:>18}{chance:>8}  {p.certified_by}")
+    for p in plan.paths:
+        if p.feasible:
+            lines.append(f"  {p.kind}: assumes {p.assumes}")
     lines.append(f"projection: {plan.projection_source}; about {plan.projected_rest_relevant:.1f} relevant left")
     lines.append(f"validity: {plan.validity}")
     if plan.table:
