@@ -13,6 +13,11 @@ import typer
 from .common import DbOption, fail, handled_errors, open_engine
 from .store_cmds import ListFormat
 
+# after SIGTERM, how long uvicorn waits for requests in flight before it cancels them; then the application's
+# shutdown (at most `reviewdepth.api.jobs.STOP_GRACE_SECONDS` for a running simulation job): the server is gone
+# well within the 10 s a container manager gives before SIGKILL
+SHUTDOWN_REQUEST_SECONDS = 5
+
 
 class Scope(StrEnum):
     read = "read"
@@ -55,12 +60,13 @@ def register_api(app: typer.Typer) -> None:
         except SchemaNotReady as exc:
             fail(str(exc))
         if workers == 1:
-            uvicorn.run(create_app(settings), host=host, port=port, access_log=access_log)
+            uvicorn.run(create_app(settings), host=host, port=port, access_log=access_log,
+                        timeout_graceful_shutdown=SHUTDOWN_REQUEST_SECONDS)
             return
         if db:
             os.environ["REVIEWDEPTH_DATABASE_URL"] = db
         uvicorn.run("reviewdepth.api:app_from_environment", factory=True, host=host, port=port, workers=workers,
-                    access_log=access_log)
+                    access_log=access_log, timeout_graceful_shutdown=SHUTDOWN_REQUEST_SECONDS)
 
     keys_app = typer.Typer(
          help="Bearer keys of the HTTP API.", no_args_is_help=True, rich_markup_mode=None

@@ -11,6 +11,7 @@ from reviewdepth import __version__
 from reviewdepth.api.auth import KeyCache
 from reviewdepth.api.calls import Writes
 from reviewdepth.api.gate import RequestGate
+from reviewdepth.api.jobs import JobRunner
 from reviewdepth.api.openapi import install_complete_openapi
 from reviewdepth.api.parameters import checked_parameters
 from reviewdepth.api.problems import Problem, install_problem_handlers
@@ -37,11 +38,13 @@ def create_app(settings: Settings) -> FastAPI:
         engine = open_store(config)
         app.state.engine = engine
         app.state.writes = writes = Writes(engine)
+        app.state.jobs = jobs = JobRunner(engine)
         key_cache: KeyCache = app.state.key_cache
         key_cache.watch()
         try:
             yield
         finally:
+            jobs.close()  # within its grace: a stopping server leaves no job running (api/jobs.py)
             key_cache.unwatch()
             writes.close()
             engine.dispose()

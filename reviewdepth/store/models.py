@@ -325,7 +325,8 @@ class SimulationJob(Base):
 
     __tablename__ = "simulation_jobs"
     __table_args__ = (
-        CheckConstraint("status IN ('queued', 'running', 'done', 'failed', 'cancelled')", name="status"),
+        CheckConstraint("status IN ('queued', 'running', 'done', 'failed', 'cancelled', 'interrupted')",
+                        name="status"),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)

@@ -6,6 +6,8 @@ with its one-line reason; keys: write to create, read to look."""
 from __future__ import annotations
 
 import json
+import threading
+import time
 from typing import Any
 
 from sqlalchemy import func, select, update
@@ -13,7 +15,7 @@ from sqlalchemy import func, select, update
 from reviewdepth.services.batches import BatchItem, record_batch
 from reviewdepth.services.rankings import RankedDocument, store_ranking
 from reviewdepth.services.simulate import build_plan, run_simulation, store_source
-from reviewdepth.services.simulation_jobs import SimulationRequest, create_job, run_job
+from reviewdepth.services.simulation_jobs import SimulationRequest, create_job, interrupt_jobs, run_job
 from reviewdepth.services.topics import create_topic
 from reviewdepth.store.models import SimulationJob
 
@@ -38,6 +40,19 @@ def jobs(api: Api) -> int:
         return int(conn.execute(select(func.count()).select_from(SimulationJob)).scalar_one())
 
 
+def finished(api: Api, location: str, headers: dict[str, str], seconds: float = 60.0) -> dict[str, Any]:
+    """The job at ``location`` once it is no longer queued or running (the server's job runner runs it in a thread
+    of its own), polled as a client would."""
+    deadline = time.monotonic() + seconds
+    while True:
+        polled = api.client.get(location, headers=headers)
+        assert polled.status_code == 200, polled.text
+        job: dict[str, Any] = polled.json()
+        if job["status"] not in ("queued", "running") or time.monotonic() > deadline:
+            return job
+        time.sleep(0.02)
+
+
 BODY: dict[str, Any] = {"topics": ["A", "B"], "design": {"kind": "rest", "sample_size": 20},
                         "rules": ["elusion", "knee"], "target": "0.9", "confidence": 0.9, "looks": 25,
                         "replicates": 3, "seed": 11}
@@ -51,12 +66,7 @@ def test_post_runs_in_the_background_and_the_result_is_the_service_report(api: A
     assert posted.headers["location"] == f"/simulations/{job['id']}"
     assert job["status"] == "queued" and job["result"] is None and job["created_by"] == "ana"
     reader = api.new_key("rita", "read")
-    for _ in range(200):  # the test client runs the background task before it returns; poll as a client would
-        polled = api.client.get(posted.headers["location"], headers=reader)
-        assert polled.status_code == 200, polled.text
-        if polled.json()["status"] in ("done", "failed"):
-            break
-    done = polled.json()
+    done = finished(api, posted.headers["location"], reader)
     assert done["status"] == "done", done
     assert done["error"] is None and done["started_at"] and done["finished_at"]
     assert done["progress"]["done"] == done["progress"]["total"] == 2  # two topics, one chunk each
@@ -114,6 +124,30 @@ def test_keys_unknown_jobs_and_a_failing_job(api: Api) -> None:
     with api.engine.begin() as conn:
         conn.execute(update(SimulationJob).values(status="cancelled"))
     assert run_job(api.engine, job.id).status == "cancelled"
+
+
+def test_an_interrupted_job_runs_again_from_the_start(api: Api) -> None:
+    make_topics(api)
+    job = create_job(api.engine, SimulationRequest(topics=("A",), replicates=2, looks=50), reviewer="ana")
+    assert interrupt_jobs(api.engine, [job.id]) == 1  # as a server stopping with the job queued leaves it
+    location = f"/simulations/{job.id}"
+    shown = api.client.get(location, headers=api.writer).json()
+    assert shown["status"] == "interrupted" and "interrupted" in shown["error"] and shown["finished_at"]
+    assert api.client.post(f"{location}/rerun", headers=api.new_key("rita", "read")).status_code == 403
+    again = api.client.post(f"{location}/rerun", headers=api.writer)
+    assert again.status_code == 202, again.text
+    assert again.headers["location"] == location
+    assert again.json()["status"] == "queued" and again.json()["error"] is None
+    assert again.json()["finished_at"] is None
+    done = finished(api, location, api.writer)
+    assert done["status"] == "done" and done["error"] is None and done["result"] is not None
+    problem(api.client.post(f"{location}/rerun", headers=api.writer), 409, "done", "only an interrupted job")
+    problem(api.client.post("/simulations/999/rerun", headers=api.writer), 404)
+    # a job taken by a runner that is stopping is interrupted, not run
+    stopping = threading.Event()
+    stopping.set()
+    later = create_job(api.engine, SimulationRequest(topics=("A",), replicates=2, looks=50), reviewer="ana")
+    assert run_job(api.engine, later.id, stop=stopping).status == "interrupted"
 
 
 def test_the_body_vocabularies_are_the_engines() -> None:
