@@ -2,6 +2,10 @@
 (queued → running → done | failed | interrupted; cancelled is reserved for a job stopped before it ran), its
 progress and, when done, the `SimulationReport` as JSON (the bytes of ``reviewdepth simulate --format json``).
 
+A job belongs to the API key that posted it: `get_job` and `rerun_job` given a ``viewer`` key show it to that key
+and to admin keys only, and answer any other key as they answer an id that does not exist (so ids cannot be
+probed). Jobs stored before keys were recorded are seen by admin keys only.
+
 A job is ``interrupted`` when the process running it stops (``stop`` of `run_job`, `interrupt_jobs`): it is never
 left ``running`` by a server that shut down, and `rerun_job` queues it again.
 
@@ -24,6 +28,7 @@ from sqlalchemy.orm import Session
 
 from reviewdepth.services.errors import Conflict, Invalid, NotFound
 from reviewdepth.services.judgments import as_utc
+from reviewdepth.services.keys import ADMIN, KeyRecord
 from reviewdepth.store import validation
 from reviewdepth.store.ingest import utc_now
 from reviewdepth.store.models import SimulationJob
@@ -95,9 +100,10 @@ class JobRecord:
                 "error": self.error, "result": self.result}
 
 
-def create_job(engine: Engine, request: SimulationRequest, *, reviewer: str) -> JobRecord:
+def create_job(engine: Engine, request: SimulationRequest, *, reviewer: str, key_id: int | None = None) -> JobRecord:
     """Check the request (plan and topics: unknown or not fully judged topics are refused here) and store a
-    ``queued`` job; nothing is stored when the request is refused."""
+    ``queued`` job of ``reviewer``, posted with the API key ``key_id``; nothing is stored when the request is
+    refused."""
     from reviewdepth.services.simulate import store_source
 
     reviewer = validation.reviewer_name(reviewer)
@@ -107,16 +113,17 @@ def create_job(engine: Engine, request: SimulationRequest, *, reviewer: str) -> 
     with engine.begin() as conn:
         new_id = conn.execute(insert(SimulationJob).values(
             status="queued", request=json.dumps(request.as_dict(), ensure_ascii=False), created_by=reviewer,
-            created_at=now).returning(SimulationJob.id)).scalar_one()
+            created_by_key_id=key_id, created_at=now).returning(SimulationJob.id)).scalar_one()
     return get_job(engine, int(new_id))
 
 
-def get_job(engine: Engine, job_id: int) -> JobRecord:
-    """The job ``job_id``; `NotFound` when there is none."""
+def get_job(engine: Engine, job_id: int, *, viewer: KeyRecord | None = None) -> JobRecord:
+    """The job ``job_id``; `NotFound` when there is none, or when ``viewer`` (an API key; None: anyone) is
+    neither the key that posted it nor an admin key."""
     validation.integer(job_id, "job id", minimum=1)
     with Session(engine) as session:
         row = session.get(SimulationJob, job_id)
-    if row is None:
+    if row is None or (viewer is not None and not viewer.allows(ADMIN) and row.created_by_key_id != viewer.id):
         raise NotFound(f"unknown simulation job {job_id}")
     return JobRecord(int(row.id), row.status, json.loads(row.request), row.created_by, row.created_at,
                      row.started_at, row.finished_at, int(row.progress_done),
@@ -184,10 +191,10 @@ def interrupt_jobs(engine: Engine, job_ids: Collection[int]) -> int:
                    .rowcount)
 
 
-def rerun_job(engine: Engine, job_id: int) -> JobRecord:
+def rerun_job(engine: Engine, job_id: int, *, viewer: KeyRecord | None = None) -> JobRecord:
     """Queue an interrupted job again, from the start (its progress, times and reason cleared); `Conflict` for a
-    job in any other status, `NotFound` for an unknown one."""
-    job = get_job(engine, job_id)
+    job in any other status, `NotFound` for an unknown one or one ``viewer`` may not see (`get_job`)."""
+    job = get_job(engine, job_id, viewer=viewer)
     if not _set(engine, job_id, only_if="interrupted", status="queued", started_at=None, finished_at=None,
                 error=None, result=None, progress_done=0, progress_total=None):
         raise Conflict(f"simulation job {job_id} is {job.status}: only an interrupted job can be run again")

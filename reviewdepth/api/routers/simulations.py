@@ -4,7 +4,8 @@
 once; the job then runs in this process's `reviewdepth.api.jobs.JobRunner`, after the jobs posted before it.
 ``GET /simulations/{job_id}`` gives its status and progress, and the report when it is done (the object of
 ``reviewdepth simulate --format json``). A job the server could not finish because it stopped is ``interrupted``;
-``POST /simulations/{job_id}/rerun`` runs it again."""
+``POST /simulations/{job_id}/rerun`` runs it again. A job is seen (and rerun) only by the key that posted it and
+by admin keys: any other key gets the 404 of an unknown id."""
 
 from __future__ import annotations
 
@@ -193,23 +194,25 @@ def add_routes(router: APIRouter) -> None:
             topics=tuple(body.topics), design=body.design.kind, sample_size=body.design.sample_size,
             every=body.design.every, rules=tuple(body.rules), target=body.target, confidence=body.confidence,
             looks=body.looks, replicates=body.replicates, seed=body.seed)
-        return queued(create_job(engine, simulation, reviewer=key.reviewer), request, response)
+        return queued(create_job(engine, simulation, reviewer=key.reviewer, key_id=key.id), request, response)
 
     @router.post("/simulations/{job_id}/rerun", status_code=202, response_model=SimulationJobOut,
                  tags=["simulations"], responses={**AUTH, **problem_responses(404, 409, 422)})
     def rerun_simulation(job_id: JobId, request: Request, response: Response, engine: EngineDep,
-                         _key: Writer) -> dict[str, Any]:
+                         key: Writer) -> dict[str, Any]:
         """Run an ``interrupted`` job again, from the start (a server that stopped while the job was queued or
-        running marks it so): 202 with the job, queued again; 409 for a job in any other status."""
+        running marks it so): 202 with the job, queued again; 409 for a job in any other status. Only the key
+        that posted the job, or an admin key, may (404 for any other)."""
         from reviewdepth.services.simulation_jobs import rerun_job
 
-        return queued(rerun_job(engine, job_id), request, response)
+        return queued(rerun_job(engine, job_id, viewer=key), request, response)
 
     @router.get("/simulations/{job_id}", response_model=SimulationJobOut, responses=READ, tags=["simulations"])
-    def get_simulation(job_id: JobId, engine: EngineDep, _key: Reader) -> dict[str, Any]:
+    def get_simulation(job_id: JobId, engine: EngineDep, key: Reader) -> dict[str, Any]:
         """A simulation job: ``queued``, ``running`` (with progress), ``done`` (with the report: the object of
         ``reviewdepth simulate --format json``), ``failed`` (with the one-line reason) or ``interrupted`` (the
-        server stopped before it finished: ``POST /simulations/{id}/rerun``)."""
+        server stopped before it finished: ``POST /simulations/{id}/rerun``). Only the key that posted the job,
+        or an admin key, sees it (404 for any other, as for an unknown id)."""
         from reviewdepth.services.simulation_jobs import get_job
 
-        return get_job(engine, job_id).as_dict()
+        return get_job(engine, job_id, viewer=key).as_dict()
