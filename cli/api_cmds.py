@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -59,14 +60,17 @@ def register_api(app: typer.Typer) -> None:
             open_store(settings, notify=notify).dispose()
         except SchemaNotReady as exc:
             fail(str(exc))
+        # forwarded headers only from the configured proxies (uvicorn alone would trust any local client)
+        run = functools.partial(uvicorn.run, host=host, port=port, access_log=access_log,
+                                timeout_graceful_shutdown=SHUTDOWN_REQUEST_SECONDS,
+                                proxy_headers=bool(settings.forwarded_allow_ips),
+                                forwarded_allow_ips=settings.forwarded_allow_ips or None)
         if workers == 1:
-            uvicorn.run(create_app(settings), host=host, port=port, access_log=access_log,
-                        timeout_graceful_shutdown=SHUTDOWN_REQUEST_SECONDS)
+            run(create_app(settings))
             return
         if db:
             os.environ["REVIEWDEPTH_DATABASE_URL"] = db
-        uvicorn.run("reviewdepth.api:app_from_environment", factory=True, host=host, port=port, workers=workers,
-                    access_log=access_log, timeout_graceful_shutdown=SHUTDOWN_REQUEST_SECONDS)
+        run("reviewdepth.api:app_from_environment", factory=True, workers=workers)
 
     keys_app = typer.Typer(
          help="Bearer keys of the HTTP API.", no_args_is_help=True, rich_markup_mode=None

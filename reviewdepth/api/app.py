@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import Depends, FastAPI
 
 from reviewdepth import __version__
+from reviewdepth.api.access_log import redact_access_log
 from reviewdepth.api.auth import KeyCache
 from reviewdepth.api.calls import Writes
 from reviewdepth.api.gate import RequestGate
@@ -30,6 +31,7 @@ def create_app(settings: Settings) -> FastAPI:
     """A new application over the database of ``settings``; it opens the engine at startup (the database must
     be at the latest schema: `reviewdepth db upgrade`) and disposes it at shutdown."""
     config = api_settings(settings)
+    redact_access_log()  # the dashboard's ?key= would otherwise be written to the access log
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

@@ -33,6 +33,12 @@ class ApiSettings(Settings):
     """``REVIEWDEPTH_KEY_CACHE_SECONDS``: how long a verified key is trusted without a database lookup; a key
     revoked by another process is refused at most this long after (0 looks every key up on every request)."""
 
+    forwarded_allow_ips: str = ""
+    """``REVIEWDEPTH_FORWARDED_ALLOW_IPS``: the addresses or networks (comma-separated; ``*`` for any) of the
+    reverse proxies whose ``X-Forwarded-Proto`` and ``X-Forwarded-For`` `reviewdepth serve` honours (the scheme
+    that makes the dashboard's key cookie ``Secure``, the client address in the access log). Empty (the default):
+    none, so no client can claim HTTPS or another address."""
+
     @property
     def text_limit(self) -> int:
         return self.max_upload_bytes if self.max_text_bytes is None else self.max_text_bytes

@@ -35,11 +35,11 @@ class Server:
 
 @contextmanager
 def started_server(db_url: str, workdir: Path, *, workers: int = 1, startup_seconds: float = 60.0,
-                   access_log: bool = False) -> Iterator[Server]:
-    """Start the server, wait until ``/health`` answers, yield it, stop it (SIGTERM, then SIGKILL) unless the test
-    ended it."""
+                   access_log: bool = False, env: dict[str, str] | None = None) -> Iterator[Server]:
+    """Start the server (``env``: variables besides the environment's), wait until ``/health`` answers, yield it,
+    stop it (SIGTERM, then SIGKILL) unless the test ended it."""
     port = free_port()
-    env = {**os.environ, "REVIEWDEPTH_DATABASE_URL": db_url}
+    env = {**os.environ, "REVIEWDEPTH_DATABASE_URL": db_url, **(env or {})}
     log_path = workdir / f"server-{port}.log"
     log = log_path.open("wb")
     process = subprocess.Popen(
