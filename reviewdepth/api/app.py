@@ -14,7 +14,7 @@ from reviewdepth.api.calls import Writes
 from reviewdepth.api.gate import RequestGate
 from reviewdepth.api.jobs import JobRunner
 from reviewdepth.api.openapi import install_complete_openapi
-from reviewdepth.api.parameters import checked_parameters
+from reviewdepth.api.parameters import checked_media_type, checked_parameters
 from reviewdepth.api.problems import Problem, install_problem_handlers
 from reviewdepth.api.routers import add_all
 from reviewdepth.api.settings import api_settings
@@ -52,7 +52,7 @@ def create_app(settings: Settings) -> FastAPI:
             engine.dispose()
 
     app = FastAPI(title="reviewdepth", version=__version__, description=DESCRIPTION, lifespan=lifespan,
-                  dependencies=[Depends(checked_parameters)],
+                  dependencies=[Depends(checked_parameters), Depends(checked_media_type)],
                   responses={500: {"model": Problem, "description": "Internal Server Error",
                                    "content": {"application/problem+json": {
                                        "schema": {"$ref": "#/components/schemas/Problem"}}}}})
