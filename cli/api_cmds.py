@@ -7,7 +7,7 @@ import json
 import os
 import sys
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, cast
 
 import typer
 
@@ -39,10 +39,13 @@ def register_api(app: typer.Typer) -> None:
         db: DbOption = None,
     ) -> None:
         """Run the HTTP API (FastAPI under uvicorn) over the review store."""
+        import asyncio
+
         import uvicorn
         from pydantic import ValidationError
 
         from reviewdepth.api import ApiSettings, create_app
+        from reviewdepth.api.timeouts import HeaderTimeoutProtocol
         from reviewdepth.services.database import open_store
         from reviewdepth.settings import settings_problem
         from reviewdepth.store.schema import SchemaNotReady
@@ -61,7 +64,11 @@ def register_api(app: typer.Typer) -> None:
         except SchemaNotReady as exc:
             fail(str(exc))
         # forwarded headers only from the configured proxies (uvicorn alone would trust any local client)
-        run = functools.partial(uvicorn.run, host=host, port=port, access_log=access_log,
+        # headers within REVIEWDEPTH_HEADER_TIMEOUT_SECONDS (uvicorn has no such bound: api/timeouts.py); uvicorn
+        # calls the protocol "class" it is given, so a partial carries the setting (pickled to --workers N)
+        protocol = cast(type[asyncio.Protocol], functools.partial(
+            HeaderTimeoutProtocol, header_timeout_seconds=settings.header_timeout_seconds))
+        run = functools.partial(uvicorn.run, host=host, port=port, access_log=access_log, http=protocol,
                                 timeout_graceful_shutdown=SHUTDOWN_REQUEST_SECONDS,
                                 proxy_headers=bool(settings.forwarded_allow_ips),
                                 forwarded_allow_ips=settings.forwarded_allow_ips or None)
