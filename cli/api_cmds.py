@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, cast
 
 import typer
 
 from .common import DbOption, fail, handled_errors, open_engine
 from .store_cmds import ListFormat
+
+# after SIGTERM, how long uvicorn waits for requests in flight before it cancels them; then the application's
+# shutdown (at most `reviewdepth.api.jobs.STOP_GRACE_SECONDS` for a running simulation job): the server is gone
+# well within the 10 s a container manager gives before SIGKILL
+SHUTDOWN_REQUEST_SECONDS = 5
 
 
 class Scope(StrEnum):
@@ -33,10 +39,13 @@ def register_api(app: typer.Typer) -> None:
         db: DbOption = None,
     ) -> None:
         """Run the HTTP API (FastAPI under uvicorn) over the review store."""
+        import asyncio
+
         import uvicorn
         from pydantic import ValidationError
 
         from reviewdepth.api import ApiSettings, create_app
+        from reviewdepth.api.timeouts import HeaderTimeoutProtocol
         from reviewdepth.services.database import open_store
         from reviewdepth.settings import settings_problem
         from reviewdepth.store.schema import SchemaNotReady
@@ -54,13 +63,21 @@ def register_api(app: typer.Typer) -> None:
             open_store(settings, notify=notify).dispose()
         except SchemaNotReady as exc:
             fail(str(exc))
+        # forwarded headers only from the configured proxies (uvicorn alone would trust any local client)
+        # headers within REVIEWDEPTH_HEADER_TIMEOUT_SECONDS (uvicorn has no such bound: api/timeouts.py); uvicorn
+        # calls the protocol "class" it is given, so a partial carries the setting (pickled to --workers N)
+        protocol = cast(type[asyncio.Protocol], functools.partial(
+            HeaderTimeoutProtocol, header_timeout_seconds=settings.header_timeout_seconds))
+        run = functools.partial(uvicorn.run, host=host, port=port, access_log=access_log, http=protocol,
+                                timeout_graceful_shutdown=SHUTDOWN_REQUEST_SECONDS,
+                                proxy_headers=bool(settings.forwarded_allow_ips),
+                                forwarded_allow_ips=settings.forwarded_allow_ips or None)
         if workers == 1:
-            uvicorn.run(create_app(settings), host=host, port=port, access_log=access_log)
+            run(create_app(settings))
             return
         if db:
             os.environ["REVIEWDEPTH_DATABASE_URL"] = db
-        uvicorn.run("reviewdepth.api:app_from_environment", factory=True, host=host, port=port, workers=workers,
-                    access_log=access_log)
+        run("reviewdepth.api:app_from_environment", factory=True, workers=workers)
 
     keys_app = typer.Typer(
          help="Bearer keys of the HTTP API.", no_args_is_help=True, rich_markup_mode=None

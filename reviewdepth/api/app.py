@@ -8,11 +8,13 @@ from contextlib import asynccontextmanager
 from fastapi import Depends, FastAPI
 
 from reviewdepth import __version__
+from reviewdepth.api.access_log import redact_access_log
 from reviewdepth.api.auth import KeyCache
 from reviewdepth.api.calls import Writes
 from reviewdepth.api.gate import RequestGate
+from reviewdepth.api.jobs import JobRunner
 from reviewdepth.api.openapi import install_complete_openapi
-from reviewdepth.api.parameters import checked_parameters
+from reviewdepth.api.parameters import checked_media_type, checked_parameters
 from reviewdepth.api.problems import Problem, install_problem_handlers
 from reviewdepth.api.routers import add_all
 from reviewdepth.api.settings import api_settings
@@ -29,6 +31,7 @@ def create_app(settings: Settings) -> FastAPI:
     """A new application over the database of ``settings``; it opens the engine at startup (the database must
     be at the latest schema: `reviewdepth db upgrade`) and disposes it at shutdown."""
     config = api_settings(settings)
+    redact_access_log()  # the dashboard's ?key= would otherwise be written to the access log
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -37,17 +40,19 @@ def create_app(settings: Settings) -> FastAPI:
         engine = open_store(config)
         app.state.engine = engine
         app.state.writes = writes = Writes(engine)
+        app.state.jobs = jobs = JobRunner(engine)
         key_cache: KeyCache = app.state.key_cache
         key_cache.watch()
         try:
             yield
         finally:
+            jobs.close()  # within its grace: a stopping server leaves no job running (api/jobs.py)
             key_cache.unwatch()
             writes.close()
             engine.dispose()
 
     app = FastAPI(title="reviewdepth", version=__version__, description=DESCRIPTION, lifespan=lifespan,
-                  dependencies=[Depends(checked_parameters)],
+                  dependencies=[Depends(checked_parameters), Depends(checked_media_type)],
                   responses={500: {"model": Problem, "description": "Internal Server Error",
                                    "content": {"application/problem+json": {
                                        "schema": {"$ref": "#/components/schemas/Problem"}}}}})

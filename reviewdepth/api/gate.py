@@ -26,12 +26,14 @@ from collections.abc import Collection
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, urlencode
 
+import anyio
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from reviewdepth.api.problems import (
     ASGIApp,
     BodyTooLarge,
+    BodyTooSlow,
     Message,
     Receive,
     Scope,
@@ -120,6 +122,7 @@ class RequestGate:
                  pages_without_policy: Collection[str] = ()) -> None:
         self.app = app
         self.limits = BodyLimits(settings)
+        self.body_timeout_seconds = settings.body_timeout_seconds
         self.public_paths = frozenset(public_paths)
         self.pages_without_policy = frozenset(pages_without_policy)
 
@@ -237,14 +240,24 @@ class RequestGate:
                                         f"{limit:,} bytes ({setting})")(scope, receive, send)
             return
         received = 0
+        body_done = False
 
         async def limited() -> Message:
-            nonlocal received
-            message = await receive()
+            nonlocal received, body_done
+            if body_done:  # past the body, a receive waits for the client to leave: no bound
+                return await receive()
+            try:
+                with anyio.fail_after(self.body_timeout_seconds):
+                    message = await receive()
+            except TimeoutError:
+                raise BodyTooSlow(self.body_timeout_seconds) from None
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > limit:
                     raise BodyTooLarge(limit, setting)
+                body_done = not message.get("more_body", False)
+            else:
+                body_done = True
             return message
 
         await self.app(scope, limited, send)

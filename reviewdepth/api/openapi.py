@@ -2,9 +2,9 @@
 
 * components used only through ``openapi_extra`` or ``responses`` (`schemas.RankingIn`, the JSON body of a queue
   upload; the bodies of routes that answer bytes, `schemas.DOCUMENTED_BODIES` and `schemas.JSON_SAFE_BODIES`);
-* the problem responses every operation can give beyond its own: 503 when the database is busy (any operation
-  that reads or writes it), and for operations with a body 400 (a body that cannot be decoded: bad multipart,
-  bad gzip), 413 (over a size limit) and 415 (a content type the operation does not take);
+* the problem responses every operation can give beyond its own: 503 when the database is busy or unavailable
+  (any operation that reads or writes it), and for operations with a body 400 (a body that cannot be decoded:
+  bad multipart, bad gzip), 413 (over a size limit) and 415 (a content type the operation does not take);
 * OpenAPI links between operations (create a topic → store a queue → record judgments → report, draw a sample
   → read it, start an audit stream → read it, serve it, a topic or its stream → its monitor), which clients and
   stateful testers (schemathesis) follow with real names and ids.
@@ -108,8 +108,8 @@ def complete(document: dict[str, Any]) -> dict[str, Any]:
             responses = operation["responses"]
             problem = {"content": {PROBLEM_TYPE: {"schema": PROBLEM_REF}}}
             if path not in NO_DATABASE:
-                responses.setdefault("503", {"description": "Service Unavailable: the database is busy (see "
-                                                            "Retry-After)", **problem})
+                responses.setdefault("503", {"description": "Service Unavailable: the database is busy or "
+                                                            "unavailable (see Retry-After)", **problem})
             if "requestBody" in operation:
                 for code, phrase in BODY_STATUSES.items():
                     responses.setdefault(str(code), {"description": phrase, **problem})

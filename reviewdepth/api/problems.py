@@ -66,6 +66,15 @@ class BodyTooLarge(ApiProblem):
         super().__init__(413, f"request body larger than the limit of {limit:,} bytes ({setting})")
 
 
+class BodyTooSlow(ApiProblem):
+    """No part of the body within the body timeout: 408, and the connection closes (the rest of the body is
+    not waited for)."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(408, f"the request's body did not arrive within {seconds:g} s "
+                              "(REVIEWDEPTH_BODY_TIMEOUT_SECONDS)", headers={"Connection": "close"})
+
+
 def _location(loc: Any) -> str:
     parts = [str(p) for p in loc]
     out = ""

@@ -15,7 +15,7 @@ from functools import cache
 from types import UnionType
 from typing import Annotated, Any, ClassVar, Literal, Union, get_args, get_origin, get_type_hints
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel, create_model
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, RootModel, create_model
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import SchemaValidator
 from pydantic_core import core_schema as cs
@@ -59,13 +59,25 @@ def _note(value: object, field: str) -> str:
     return validation.free_text(value, field)
 
 
+def label_from_json(value: object) -> object:
+    """A JSON integer label (``1``, ``0``, a grade) or boolean as the text the same label has in a file (``"1"``,
+    ``"true"``): what is recorded, and what the label's checks and the service read. Anything else is left as it
+    is, for the string checks to take or refuse (a float such as ``1.0`` is refused: it is no label of a file)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    return value
+
+
 TopicName = Annotated[str, Field(min_length=1, max_length=validation.TOPIC_LENGTH),
                       AfterValidator(_checked(validation.topic_name, "name"))]
 QueueName = Annotated[str, Field(min_length=1, max_length=validation.QUEUE_LENGTH),
                       AfterValidator(_checked(validation.queue_name, "queue"))]
 DocId = Annotated[str, Field(min_length=1, max_length=validation.DOC_ID_LENGTH),
                   AfterValidator(_checked(validation.doc_id, "doc_id"))]
-Label = Annotated[str, Field(min_length=1, max_length=validation.LABEL_LENGTH),
+Label = Annotated[str, BeforeValidator(label_from_json, json_schema_input_type=str | int | bool),
+                  Field(min_length=1, max_length=validation.LABEL_LENGTH),
                   AfterValidator(_checked(validation.label_text, "label"))]
 Reviewer = Annotated[str, Field(min_length=1, max_length=validation.REVIEWER_LENGTH),
                      AfterValidator(_checked(validation.reviewer_name, "reviewer"))]
@@ -185,7 +197,8 @@ class JudgmentIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     doc_id: DocId
-    label: Label = Field(description="1/0, yes/no, relevant/irrelevant, include/exclude, or an integer grade.")
+    label: Label = Field(description="1/0, yes/no, true/false, relevant/irrelevant, include/exclude, or an integer "
+                                     "grade; as a string, or as a JSON integer or boolean (recorded as its text).")
     role: str = Field(default="review", description="review, sample, qc, adjudication or audit.")
     queue: str | None = Field(default=None, min_length=1, max_length=200,
                               description="The queue it was served from (default: the batch's queue).")
@@ -223,7 +236,8 @@ def judgment_batch_validator() -> SchemaValidator:
 
     item = cs.dataclass_schema(BatchItem, cs.dataclass_args_schema("BatchItem", [
         cs.dataclass_field("doc_id", checked(validation.doc_id, "doc_id", validation.DOC_ID_LENGTH)),
-        cs.dataclass_field("label", checked(validation.label_text, "label", validation.LABEL_LENGTH)),
+        cs.dataclass_field("label", cs.no_info_before_validator_function(
+            label_from_json, checked(validation.label_text, "label", validation.LABEL_LENGTH))),
         cs.dataclass_field("role", optional(cs.str_schema(), "review")),
         cs.dataclass_field("queue", optional(cs.nullable_schema(cs.str_schema(min_length=1, max_length=200)))),
         cs.dataclass_field("note", optional(cs.nullable_schema(checked(_note, "note", validation.NOTE_LENGTH, 0)))),

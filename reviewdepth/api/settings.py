@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pydantic import Field
+
 from reviewdepth.services.batches import IDEMPOTENCY_TTL_SECONDS
 from reviewdepth.settings import Settings
 
@@ -32,6 +34,19 @@ class ApiSettings(Settings):
     key_cache_seconds: float = 5.0
     """``REVIEWDEPTH_KEY_CACHE_SECONDS``: how long a verified key is trusted without a database lookup; a key
     revoked by another process is refused at most this long after (0 looks every key up on every request)."""
+
+    forwarded_allow_ips: str = ""
+    """``REVIEWDEPTH_FORWARDED_ALLOW_IPS``: the addresses or networks (comma-separated; ``*`` for any) of the
+    reverse proxies whose ``X-Forwarded-Proto`` and ``X-Forwarded-For`` `reviewdepth serve` honours (the scheme
+    that makes the dashboard's key cookie ``Secure``, the client address in the access log). Empty (the default):
+    none, so no client can claim HTTPS or another address."""
+
+    header_timeout_seconds: float = Field(default=10.0, gt=0)
+    """``REVIEWDEPTH_HEADER_TIMEOUT_SECONDS`` (default 10): the longest a request's headers may take to arrive,
+    from the connection or the request's first byte (then 408 and the connection closed; `reviewdepth.api.timeouts`)."""
+    body_timeout_seconds: float = Field(default=15.0, gt=0)
+    """``REVIEWDEPTH_BODY_TIMEOUT_SECONDS`` (default 15): the longest pause between two parts of a request body
+    (then 408 and the connection closed)."""
 
     @property
     def text_limit(self) -> int:

@@ -21,6 +21,7 @@ from reviewdepth.store.table_changes import TableChanges
 # everything (voiding samples, ...)
 SCOPES = ("read", "write", "adjudicate", "admin")
 ADJUDICATE = "adjudicate"
+ADMIN = "admin"
 KEY_PREFIX = "rd_"
 _SHOWN = 10  # characters of the key kept in clear (prefix) to tell keys apart
 

@@ -1,6 +1,13 @@
 """Simulations run in the background (``POST /simulations``): a job row holds the request, its status
-(queued → running → done | failed; cancelled is reserved for a job stopped before it ran), its progress and, when
-done, the `SimulationReport` as JSON (the bytes of ``reviewdepth simulate --format json``).
+(queued → running → done | failed | interrupted; cancelled is reserved for a job stopped before it ran), its
+progress and, when done, the `SimulationReport` as JSON (the bytes of ``reviewdepth simulate --format json``).
+
+A job belongs to the API key that posted it: `get_job` and `rerun_job` given a ``viewer`` key show it to that key
+and to admin keys only, and answer any other key as they answer an id that does not exist (so ids cannot be
+probed). Jobs stored before keys were recorded are seen by admin keys only.
+
+A job is ``interrupted`` when the process running it stops (``stop`` of `run_job`, `interrupt_jobs`): it is never
+left ``running`` by a server that shut down, and `rerun_job` queues it again.
 
 The request is checked when the job is created (the plan through `services.simulate.build_plan`, the topics
 through `services.simulate.store_source`), so a bad request is refused with nothing stored; what can still go
@@ -10,6 +17,8 @@ wrong while the job runs (the topics changed meanwhile, say) makes it ``failed``
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Collection
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
@@ -17,14 +26,16 @@ from typing import Any
 from sqlalchemy import Engine, insert, update
 from sqlalchemy.orm import Session
 
-from reviewdepth.services.errors import Invalid, NotFound
+from reviewdepth.services.errors import Conflict, Invalid, NotFound
 from reviewdepth.services.judgments import as_utc
+from reviewdepth.services.keys import ADMIN, KeyRecord
 from reviewdepth.store import validation
 from reviewdepth.store.ingest import utc_now
 from reviewdepth.store.models import SimulationJob
 
 MAX_TOPICS = 1_000
 MAX_REPLICATES = 100_000
+INTERRUPTED = "interrupted: the server stopped before the job finished; run it again"
 
 
 @dataclass(frozen=True)
@@ -89,9 +100,10 @@ class JobRecord:
                 "error": self.error, "result": self.result}
 
 
-def create_job(engine: Engine, request: SimulationRequest, *, reviewer: str) -> JobRecord:
+def create_job(engine: Engine, request: SimulationRequest, *, reviewer: str, key_id: int | None = None) -> JobRecord:
     """Check the request (plan and topics: unknown or not fully judged topics are refused here) and store a
-    ``queued`` job; nothing is stored when the request is refused."""
+    ``queued`` job of ``reviewer``, posted with the API key ``key_id``; nothing is stored when the request is
+    refused."""
     from reviewdepth.services.simulate import store_source
 
     reviewer = validation.reviewer_name(reviewer)
@@ -101,16 +113,17 @@ def create_job(engine: Engine, request: SimulationRequest, *, reviewer: str) -> 
     with engine.begin() as conn:
         new_id = conn.execute(insert(SimulationJob).values(
             status="queued", request=json.dumps(request.as_dict(), ensure_ascii=False), created_by=reviewer,
-            created_at=now).returning(SimulationJob.id)).scalar_one()
+            created_by_key_id=key_id, created_at=now).returning(SimulationJob.id)).scalar_one()
     return get_job(engine, int(new_id))
 
 
-def get_job(engine: Engine, job_id: int) -> JobRecord:
-    """The job ``job_id``; `NotFound` when there is none."""
+def get_job(engine: Engine, job_id: int, *, viewer: KeyRecord | None = None) -> JobRecord:
+    """The job ``job_id``; `NotFound` when there is none, or when ``viewer`` (an API key; None: anyone) is
+    neither the key that posted it nor an admin key."""
     validation.integer(job_id, "job id", minimum=1)
     with Session(engine) as session:
         row = session.get(SimulationJob, job_id)
-    if row is None:
+    if row is None or (viewer is not None and not viewer.allows(ADMIN) and row.created_by_key_id != viewer.id):
         raise NotFound(f"unknown simulation job {job_id}")
     return JobRecord(int(row.id), row.status, json.loads(row.request), row.created_by, row.created_at,
                      row.started_at, row.finished_at, int(row.progress_done),
@@ -132,12 +145,17 @@ def one_line(exc: BaseException) -> str:
     return lines[0] if lines else type(exc).__name__
 
 
-def run_job(engine: Engine, job_id: int, *, workers: int = 1) -> JobRecord:
+def run_job(engine: Engine, job_id: int, *, workers: int = 1, stop: threading.Event | None = None) -> JobRecord:
     """Run a queued job to the end: ``running`` with its start time, progress after each replayed chunk, then
-    ``done`` with the report's JSON, or ``failed`` with the one-line reason of whatever went wrong (the job never
-    stays ``running``). A job that is not queued (already taken, or cancelled) is left alone."""
+    ``done`` with the report's JSON, or ``failed`` with the one-line reason of whatever went wrong, or
+    ``interrupted`` when ``stop`` is set before it finishes (checked after each chunk); the job never stays
+    ``running``. A job that is not queued (already taken, cancelled, interrupted) is left alone, and a job marked
+    otherwise meanwhile (`interrupt_jobs` by a server that could not wait for it) keeps that status."""
     from reviewdepth.services.simulate import run_simulation, store_source
 
+    if stop is not None and stop.is_set():
+        interrupt_jobs(engine, [job_id])
+        return get_job(engine, job_id)
     if not _set(engine, job_id, only_if="queued", status="running", started_at=utc_now()):
         return get_job(engine, job_id)
     try:
@@ -147,10 +165,37 @@ def run_job(engine: Engine, job_id: int, *, workers: int = 1) -> JobRecord:
         source = store_source(engine, request.topics)
 
         def progress(done: int, total: int) -> None:
-            _set(engine, job_id, progress_done=done, progress_total=total)
+            _set(engine, job_id, only_if="running", progress_done=done, progress_total=total)
+            if stop is not None and stop.is_set():
+                raise KeyboardInterrupt  # run_simulation's signal to stop after this chunk
 
         report = run_simulation(source, plan, workers=workers, progress=progress)
-        _set(engine, job_id, status="done", result=report.to_json(), finished_at=utc_now())
+        if report.partial:
+            interrupt_jobs(engine, [job_id])
+        else:
+            _set(engine, job_id, only_if="running", status="done", result=report.to_json(), finished_at=utc_now())
     except Exception as exc:  # a job that raises is a failed job with its reason, never one left running
-        _set(engine, job_id, status="failed", error=one_line(exc), finished_at=utc_now())
+        _set(engine, job_id, only_if="running", status="failed", error=one_line(exc), finished_at=utc_now())
+    return get_job(engine, job_id)
+
+
+def interrupt_jobs(engine: Engine, job_ids: Collection[int]) -> int:
+    """Mark the jobs of ``job_ids`` that are queued or running ``interrupted`` (their process is stopping and
+    will not finish them); how many were."""
+    if not job_ids:
+        return 0
+    stmt = update(SimulationJob).where(SimulationJob.id.in_(list(job_ids)),
+                                       SimulationJob.status.in_(("queued", "running")))
+    with engine.begin() as conn:
+        return int(conn.execute(stmt.values(status="interrupted", error=INTERRUPTED, finished_at=utc_now()))
+                   .rowcount)
+
+
+def rerun_job(engine: Engine, job_id: int, *, viewer: KeyRecord | None = None) -> JobRecord:
+    """Queue an interrupted job again, from the start (its progress, times and reason cleared); `Conflict` for a
+    job in any other status, `NotFound` for an unknown one or one ``viewer`` may not see (`get_job`)."""
+    job = get_job(engine, job_id, viewer=viewer)
+    if not _set(engine, job_id, only_if="interrupted", status="queued", started_at=None, finished_at=None,
+                error=None, result=None, progress_done=0, progress_total=None):
+        raise Conflict(f"simulation job {job_id} is {job.status}: only an interrupted job can be run again")
     return get_job(engine, job_id)

@@ -321,11 +321,13 @@ class Calibration(Base):
 
 class SimulationJob(Base):
     """A simulation run in the background for the API (`reviewdepth.services.simulation_jobs`): ``request`` and
-    ``result`` are JSON; ``error`` the one-line reason of a failed job; progress counts replayed topics."""
+    ``result`` are JSON; ``error`` the one-line reason of a failed job; progress counts replayed topics;
+    ``created_by_key_id`` the API key that posted it (only it and admin keys see the job)."""
 
     __tablename__ = "simulation_jobs"
     __table_args__ = (
-        CheckConstraint("status IN ('queued', 'running', 'done', 'failed', 'cancelled')", name="status"),
+        CheckConstraint("status IN ('queued', 'running', 'done', 'failed', 'cancelled', 'interrupted')",
+                        name="status"),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
@@ -339,3 +341,4 @@ class SimulationJob(Base):
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     progress_done: Mapped[int] = mapped_column(BigInteger, server_default="0")
     progress_total: Mapped[int | None] = mapped_column(BigInteger)
+    created_by_key_id: Mapped[int | None] = mapped_column(ForeignKey("api_keys.id", ondelete="SET NULL"))

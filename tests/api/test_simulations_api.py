@@ -6,14 +6,17 @@ with its one-line reason; keys: write to create, read to look."""
 from __future__ import annotations
 
 import json
+import threading
+import time
 from typing import Any
 
 from sqlalchemy import func, select, update
 
 from reviewdepth.services.batches import BatchItem, record_batch
+from reviewdepth.services.keys import create_key
 from reviewdepth.services.rankings import RankedDocument, store_ranking
 from reviewdepth.services.simulate import build_plan, run_simulation, store_source
-from reviewdepth.services.simulation_jobs import SimulationRequest, create_job, run_job
+from reviewdepth.services.simulation_jobs import SimulationRequest, create_job, interrupt_jobs, run_job
 from reviewdepth.services.topics import create_topic
 from reviewdepth.store.models import SimulationJob
 
@@ -38,6 +41,19 @@ def jobs(api: Api) -> int:
         return int(conn.execute(select(func.count()).select_from(SimulationJob)).scalar_one())
 
 
+def finished(api: Api, location: str, headers: dict[str, str], seconds: float = 60.0) -> dict[str, Any]:
+    """The job at ``location`` once it is no longer queued or running (the server's job runner runs it in a thread
+    of its own), polled as a client would."""
+    deadline = time.monotonic() + seconds
+    while True:
+        polled = api.client.get(location, headers=headers)
+        assert polled.status_code == 200, polled.text
+        job: dict[str, Any] = polled.json()
+        if job["status"] not in ("queued", "running") or time.monotonic() > deadline:
+            return job
+        time.sleep(0.02)
+
+
 BODY: dict[str, Any] = {"topics": ["A", "B"], "design": {"kind": "rest", "sample_size": 20},
                         "rules": ["elusion", "knee"], "target": "0.9", "confidence": 0.9, "looks": 25,
                         "replicates": 3, "seed": 11}
@@ -45,18 +61,13 @@ BODY: dict[str, Any] = {"topics": ["A", "B"], "design": {"kind": "rest", "sample
 
 def test_post_runs_in_the_background_and_the_result_is_the_service_report(api: Api) -> None:
     make_topics(api)
-    posted = api.client.post("/simulations", json=BODY, headers=api.writer)
+    writer = api.writer
+    posted = api.client.post("/simulations", json=BODY, headers=writer)
     assert posted.status_code == 202, posted.text
     job = posted.json()
     assert posted.headers["location"] == f"/simulations/{job['id']}"
     assert job["status"] == "queued" and job["result"] is None and job["created_by"] == "ana"
-    reader = api.new_key("rita", "read")
-    for _ in range(200):  # the test client runs the background task before it returns; poll as a client would
-        polled = api.client.get(posted.headers["location"], headers=reader)
-        assert polled.status_code == 200, polled.text
-        if polled.json()["status"] in ("done", "failed"):
-            break
-    done = polled.json()
+    done = finished(api, posted.headers["location"], writer)
     assert done["status"] == "done", done
     assert done["error"] is None and done["started_at"] and done["finished_at"]
     assert done["progress"]["done"] == done["progress"]["total"] == 2  # two topics, one chunk each
@@ -108,12 +119,63 @@ def test_keys_unknown_jobs_and_a_failing_job(api: Api) -> None:
     failed = run_job(api.engine, job.id)
     assert failed.status == "failed" and failed.finished_at is not None
     assert failed.error is not None and "'A'" in failed.error and "\n" not in failed.error
-    shown = api.client.get(f"/simulations/{job.id}", headers=api.writer).json()
+    shown = api.client.get(f"/simulations/{job.id}", headers=api.new_key("boss", "admin")).json()
     assert shown["status"] == "failed" and shown["error"] == failed.error and shown["result"] is None
     # a job already taken is left alone
     with api.engine.begin() as conn:
         conn.execute(update(SimulationJob).values(status="cancelled"))
     assert run_job(api.engine, job.id).status == "cancelled"
+
+
+def test_an_interrupted_job_runs_again_from_the_start(api: Api) -> None:
+    make_topics(api)
+    key, secret = create_key(api.engine, "ana", "write")
+    owner = {"Authorization": f"Bearer {secret}"}
+    job = create_job(api.engine, SimulationRequest(topics=("A",), replicates=2, looks=50), reviewer="ana",
+                     key_id=key.id)
+    assert interrupt_jobs(api.engine, [job.id]) == 1  # as a server stopping with the job queued leaves it
+    location = f"/simulations/{job.id}"
+    shown = api.client.get(location, headers=owner).json()
+    assert shown["status"] == "interrupted" and "interrupted" in shown["error"] and shown["finished_at"]
+    assert api.client.post(f"{location}/rerun", headers=api.new_key("rita", "read")).status_code == 403
+    again = api.client.post(f"{location}/rerun", headers=owner)
+    assert again.status_code == 202, again.text
+    assert again.headers["location"] == location
+    assert again.json()["status"] == "queued" and again.json()["error"] is None
+    assert again.json()["finished_at"] is None
+    done = finished(api, location, owner)
+    assert done["status"] == "done" and done["error"] is None and done["result"] is not None
+    problem(api.client.post(f"{location}/rerun", headers=owner), 409, "done", "only an interrupted job")
+    problem(api.client.post("/simulations/999/rerun", headers=owner), 404)
+    # a job taken by a runner that is stopping is interrupted, not run
+    stopping = threading.Event()
+    stopping.set()
+    later = create_job(api.engine, SimulationRequest(topics=("A",), replicates=2, looks=50), reviewer="ana")
+    assert run_job(api.engine, later.id, stop=stopping).status == "interrupted"
+
+
+def test_a_job_is_seen_only_by_the_key_that_made_it_and_by_admin_keys(api: Api) -> None:
+    make_topics(api)
+    owner = api.writer
+    posted = api.client.post("/simulations", json={**BODY, "replicates": 1}, headers=owner)
+    assert posted.status_code == 202, posted.text
+    location = posted.headers["location"]
+    job_id = posted.json()["id"]
+    assert finished(api, location, owner)["status"] == "done"
+    unknown = problem(api.client.get("/simulations/999", headers=owner), 404)
+    others = {"the same reviewer's other key": api.new_key("ana", "write"), "a read key": api.new_key("rita", "read"),
+              "another writer": api.new_key("bo", "write"), "an adjudicator": api.new_key("judge", "adjudicate")}
+    for who, key in others.items():
+        hidden = problem(api.client.get(location, headers=key), 404)
+        # the answer an id that does not exist gets: ids cannot be probed
+        assert hidden["detail"] == str(unknown["detail"]).replace("999", str(job_id)), (who, hidden)
+        if key is not others["a read key"]:
+            assert api.client.post(f"{location}/rerun", headers=key).status_code == 404, who
+    admin = api.new_key("boss", "admin")
+    seen = api.client.get(location, headers=admin)
+    assert seen.status_code == 200 and seen.json()["created_by"] == "ana"
+    problem(api.client.post(f"{location}/rerun", headers=admin), 409, "done")  # admin may act on it: it is done
+    assert api.client.get(location, headers=owner).json()["status"] == "done"
 
 
 def test_the_body_vocabularies_are_the_engines() -> None:

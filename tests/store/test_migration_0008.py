@@ -16,7 +16,7 @@ NEW_TABLES = {"portfolio_topics", "calibrations", "simulation_jobs"}
 def test_0008_up_and_down(empty_db_url: str) -> None:
     engine = create_engine_for(empty_db_url)
     try:
-        migrate.upgrade(engine)
+        migrate.upgrade(engine, "0008")
         assert migrate.current_revision(engine) == "0008"
         with engine.begin() as conn:
             conn.execute(text("INSERT INTO topics (name, created_at) VALUES ('t', '2026-01-01 00:00:00')"))
@@ -33,7 +33,7 @@ def test_0008_up_and_down(empty_db_url: str) -> None:
         assert set(inspect(engine).get_table_names()) == before - NEW_TABLES
         with engine.connect() as conn:
             assert conn.execute(text("SELECT name FROM topics")).scalars().all() == ["t"]
-        migrate.upgrade(engine)
+        migrate.upgrade(engine, "0008")
         with engine.connect() as conn:
             assert conn.execute(text("SELECT count(*) FROM portfolio_topics")).scalar_one() == 0
         with pytest.raises(IntegrityError), engine.begin() as conn:  # the status check constraint

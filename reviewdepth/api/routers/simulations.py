@@ -1,29 +1,31 @@
 """``/simulations``: replay completed reviews in the background (`reviewdepth.services.simulation_jobs`).
 
 ``POST /simulations`` checks the request (plan and topics) and answers 202 with the job and its ``Location`` at
-once; the job then runs after the response, in the application's threadpool (FastAPI's background tasks), in
-this process. ``GET /simulations/{job_id}`` gives its status and progress, and the report when it is done (the
-object of ``reviewdepth simulate --format json``)."""
+once; the job then runs in this process's `reviewdepth.api.jobs.JobRunner`, after the jobs posted before it.
+``GET /simulations/{job_id}`` gives its status and progress, and the report when it is done (the object of
+``reviewdepth simulate --format json``). A job the server could not finish because it stopped is ``interrupted``;
+``POST /simulations/{job_id}/rerun`` runs it again. A job is seen (and rerun) only by the key that posted it and
+by admin keys: any other key gets the 404 of an unknown id."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, BackgroundTasks, Path, Response
+from fastapi import APIRouter, Path, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import Engine
 
 from reviewdepth.api.problems import problem_responses
 from reviewdepth.api.routers.common import AUTH, CONFIDENCE_DESCRIPTION, READ, EngineDep, Reader, Writer
 from reviewdepth.api.schemas import TopicName
 from reviewdepth.services.confidence import CONFIDENCE_MAX, CONFIDENCE_MIN
-from reviewdepth.services.simulation_jobs import MAX_REPLICATES, MAX_TOPICS
+from reviewdepth.services.simulation_jobs import MAX_REPLICATES, MAX_TOPICS, JobRecord
 from reviewdepth.store.validation import INT64_MAX
 
 DesignKind = Literal["none", "rest", "population", "audit", "planned"]
 RuleName = Literal["monitor", "fixed", "qbcb", "target", "direct", "elusion", "hypergeometric", "planned", "knee",
                    "budget"]
-JobStatus = Literal["queued", "running", "done", "failed", "cancelled"]
+JobStatus = Literal["queued", "running", "done", "failed", "cancelled", "interrupted"]
+JobId = Annotated[int, Path(ge=1, le=INT64_MAX)]
 Number = float | None  # NaN and infinities are written as null
 
 
@@ -170,16 +172,17 @@ class SimulationJobOut(BaseModel):
     result: SimulationReportOut | None
 
 
-def _run(engine: Engine, job_id: int) -> None:
-    from reviewdepth.services.simulation_jobs import run_job
-
-    run_job(engine, job_id)
+def queued(job: JobRecord, request: Request, response: Response) -> dict[str, Any]:
+    """The 202 body of a job just queued, handed to the process's `JobRunner`, with its ``Location``."""
+    request.app.state.jobs.submit(job.id)
+    response.headers["Location"] = f"/simulations/{job.id}"
+    return job.as_dict()
 
 
 def add_routes(router: APIRouter) -> None:
     @router.post("/simulations", status_code=202, response_model=SimulationJobOut, tags=["simulations"],
                  responses={**AUTH, **problem_responses(404, 413, 422)})
-    def post_simulation(body: SimulationIn, response: Response, background: BackgroundTasks, engine: EngineDep,
+    def post_simulation(body: SimulationIn, request: Request, response: Response, engine: EngineDep,
                         key: Writer) -> dict[str, Any]:
         """Replay the store's fully judged topics under a sampling design, ``replicates`` seeded times each, and
         measure every rule: failure rate (stops with recall below the target) with its Clopper–Pearson interval,
@@ -188,20 +191,29 @@ def add_routes(router: APIRouter) -> None:
         refused here (422/404) and no job is stored."""
         from reviewdepth.services.simulation_jobs import SimulationRequest, create_job
 
-        request = SimulationRequest(
+        simulation = SimulationRequest(
             topics=tuple(body.topics), design=body.design.kind, sample_size=body.design.sample_size,
             every=body.design.every, rules=tuple(body.rules), target=body.target, confidence=body.confidence,
             looks=body.looks, replicates=body.replicates, seed=body.seed)
-        job = create_job(engine, request, reviewer=key.reviewer)
-        background.add_task(_run, engine, job.id)
-        response.headers["Location"] = f"/simulations/{job.id}"
-        return job.as_dict()
+        return queued(create_job(engine, simulation, reviewer=key.reviewer, key_id=key.id), request, response)
+
+    @router.post("/simulations/{job_id}/rerun", status_code=202, response_model=SimulationJobOut,
+                 tags=["simulations"], responses={**AUTH, **problem_responses(404, 409, 422)})
+    def rerun_simulation(job_id: JobId, request: Request, response: Response, engine: EngineDep,
+                         key: Writer) -> dict[str, Any]:
+        """Run an ``interrupted`` job again, from the start (a server that stopped while the job was queued or
+        running marks it so): 202 with the job, queued again; 409 for a job in any other status. Only the key
+        that posted the job, or an admin key, may (404 for any other)."""
+        from reviewdepth.services.simulation_jobs import rerun_job
+
+        return queued(rerun_job(engine, job_id, viewer=key), request, response)
 
     @router.get("/simulations/{job_id}", response_model=SimulationJobOut, responses=READ, tags=["simulations"])
-    def get_simulation(job_id: Annotated[int, Path(ge=1, le=INT64_MAX)], engine: EngineDep,
-                       _key: Reader) -> dict[str, Any]:
+    def get_simulation(job_id: JobId, engine: EngineDep, key: Reader) -> dict[str, Any]:
         """A simulation job: ``queued``, ``running`` (with progress), ``done`` (with the report: the object of
-        ``reviewdepth simulate --format json``) or ``failed`` (with the one-line reason)."""
+        ``reviewdepth simulate --format json``), ``failed`` (with the one-line reason) or ``interrupted`` (the
+        server stopped before it finished: ``POST /simulations/{id}/rerun``). Only the key that posted the job,
+        or an admin key, sees it (404 for any other, as for an unknown id)."""
         from reviewdepth.services.simulation_jobs import get_job
 
-        return get_job(engine, job_id).as_dict()
+        return get_job(engine, job_id, viewer=key).as_dict()
