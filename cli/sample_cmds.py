@@ -109,6 +109,9 @@ def register_samples(app: typer.Typer) -> None:
         seed: Annotated[int | None, typer.Option("--seed", help="Random seed (stored; default: random).")] = None,
         queue: Annotated[str | None, typer.Option(
             "--queue", help="The queue whose documents make the population (default: the topic's newest).")] = None,
+        pace: Annotated[str | None, typer.Option(
+            "--pace", help="Change the active stream's pace from now on: K (one audit document per K reviewed), "
+                           "or auto (the K the plan chooses now). The guarantee holds at any pace.")] = None,
         show: Annotated[bool, typer.Option("--show", help="Print the stream's state instead of starting one.")]
         = False,
         void: Annotated[bool, typer.Option("--void", help="Stop the active stream (needs --reason).")] = False,
@@ -121,7 +124,7 @@ def register_samples(app: typer.Typer) -> None:
         """Start the topic's audit stream: a seeded random permutation of the queue's documents, served by
         `reviewdepth next` between the ranked documents at the pace given (--every K or --rate R) and judged
         with --role audit. At most one active stream per topic. --show prints its state; --void stops it."""
-        from reviewdepth.services.audit_stream import create_stream, show_stream, void_stream
+        from reviewdepth.services.audit_stream import change_pace, create_stream, show_stream, void_stream
 
         if show or void:
             given = [name for name, value in (("--every", every), ("--rate", rate), ("--seed", seed),
@@ -132,26 +135,33 @@ def register_samples(app: typer.Typer) -> None:
                 fail(f"{'--show' if show else '--void'} takes no {', '.join(given)}")
         if void and reason is None:
             fail("--void needs --reason (why the stream is stopped)")
+        if pace is not None and (show or void or every is not None or rate is not None or seed is not None):
+            fail("--pace changes the active stream's pace: give it alone (no --every, --rate, --seed, --show or "
+                 "--void)")
         engine = open_engine(db)
+
+        def chosen(text: str, option: str) -> int:
+            if text.strip().lower() == "auto":
+                from reviewdepth.services.stop_plan import chosen_audit_rate
+
+                k, why = chosen_audit_rate(engine, topic, queue=queue, target=target, confidence=confidence)
+                typer.echo(f"{option} auto: {why}", err=True)
+                return k
+            if not text.strip().isdigit():
+                fail(f"{option}: a whole number K >= 1 or auto, not {text!r}")
+            return int(text)
+
         with handled_errors():
-            if show:
+            if pace is not None:
+                record = change_pace(engine, topic, every=chosen(pace, "--pace"))
+            elif show:
                 record = show_stream(engine, topic, policy=policy)
             elif void:
                 assert reason is not None
                 record = void_stream(engine, topic, reason=reason, reviewer=reviewer or default_reviewer())
             else:
-                pace: int | None = None
-                if every is not None and every.strip().lower() == "auto":
-                    from reviewdepth.services.stop_plan import chosen_audit_rate
-
-                    pace, why = chosen_audit_rate(engine, topic, queue=queue, target=target, confidence=confidence)
-                    typer.echo(f"--every auto: {why}", err=True)
-                elif every is not None:
-                    if not every.strip().isdigit():
-                        fail(f"--every: a whole number K >= 1 or auto, not {every!r}")
-                    pace = int(every)
-                record = create_stream(engine, topic, every=pace, rate=rate, seed=seed, queue=queue,
-                                       reviewer=reviewer or default_reviewer())
+                record = create_stream(engine, topic, every=None if every is None else chosen(every, "--every"),
+                                       rate=rate, seed=seed, queue=queue, reviewer=reviewer or default_reviewer())
         if output_format is not ListFormat.table:
             from reviewdepth.report.model import json_safe
 

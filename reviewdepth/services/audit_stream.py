@@ -378,6 +378,34 @@ def show_stream(engine: Engine, topic: str, *, policy: str = "latest", stream_id
     return record
 
 
+def change_pace(engine: Engine, topic: str, *, every: int | None = None,
+                rate: float | None = None) -> StreamRecord:
+    """Set a new pace for the topic's active stream from now on: due audit documents = those served so far + the new
+    pace's count over the documents reviewed from now. The permutation, its position and the evidence stay as they
+    are; the monitor's guarantee does not depend on the pace, which may follow what the audit has found (the
+    monitor's docstring and tests/estimation/test_adaptive_rate_dp.py), as long as the ranking does not."""
+    from reviewdepth.services.sample_evidence import queue_evidence
+
+    every, rate = _checked_pace(every, rate)
+    topic = validation.topic_name(topic)
+    with engine.connect() as conn:
+        topic_id, _ = _topic(conn, topic)
+        active = _active(conn, topic_id)
+        if active is None:
+            raise NotFound(f"topic {topic!r} has no active audit stream: start one with reviewdepth sample stream")
+        row = _queue(conn, topic_id, topic, None)
+        labels = load_queue_labels(conn, row.id, topic_id, int(row.size), "latest")
+    reviewed = queue_evidence(engine, topic_id, row, labels, None).reviewed
+    with engine.begin() as conn:
+        locked = _lock_stream(conn, int(active.id))
+        if locked is None:
+            raise Conflict(f"audit stream {active.id} of topic {topic!r} was voided meanwhile")
+        _, served = locked
+        conn.execute(update(AuditStream).where(AuditStream.id == active.id).values(
+            every_k=every, rate=rate, pace_from_reviewed=reviewed, pace_from_served=served))
+    return show_stream(engine, topic, stream_id=int(active.id))
+
+
 def void_stream(engine: Engine, topic: str, *, reason: str, reviewer: str) -> StreamRecord:
     """Stop the topic's active stream: kept for the record, never served or used as evidence again (also by an
     as-of query: the void is not a judgment and is not in the judgment log). A new stream may then be created."""
@@ -478,7 +506,13 @@ def next_documents(engine: Engine, topic: str, *, queue: str | None = None, coun
         return NextBatch(topic, row.name, reviewed, out)
 
     every, rate = stream.every_k, stream.rate
-    due_before = audit_due(reviewed, every=every, rate=rate)
+
+    def due(reviewed_count: int) -> int:
+        # the pace counts from where it was last set (a changed pace: no burst of catch-up documents, no debt)
+        since = max(0, reviewed_count - int(stream.pace_from_reviewed))
+        return int(stream.pace_from_served) + audit_due(since, every=every, rate=rate)
+
+    due_before = due(reviewed)
     with engine.begin() as conn:
         locked = _lock_stream(conn, int(stream.id))
         if locked is None:
@@ -491,7 +525,7 @@ def next_documents(engine: Engine, topic: str, *, queue: str | None = None, coun
                 add(ServedDocument(doc, AUDIT_ROLE, rank(doc), i + 1, again=True))
         new_position, new_served = position, served
         while len(out) < count:
-            if new_position < len(order) and audit_due(reviewed_now, every=every, rate=rate) > new_served:
+            if new_position < len(order) and due(reviewed_now) > new_served:
                 while new_position < len(order) and order[new_position] in decided:
                     new_position += 1  # already judged: passed, costs nothing
                 if new_position < len(order):

@@ -222,7 +222,8 @@ class AuditStream(Base):
     and the sorted doc ids (checked against ``population_digest``), so a re-ranking does not change it.
 
     ``every_k`` (one audit document after every k ranked documents reviewed) or ``rate`` (the audit share of all
-    documents served), exactly one set. ``position``: permutation elements passed so far; ``served``: how many of
+    documents served), exactly one set; the pace may change mid-review (``pace_from_reviewed``/``pace_from_served``).
+    ``position``: permutation elements passed so far; ``served``: how many of
     them were served because they still needed a judgment (the others were already judged). ``as_of``: the
     topic's last judgment id when the stream was created. At most one stream per topic is not voided.
     """
@@ -250,6 +251,10 @@ class AuditStream(Base):
     voided_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     void_reason: Mapped[str | None] = mapped_column(Text)
     voided_by: Mapped[str | None] = mapped_column(String(200))
+    # the reviewed and served counts when the pace was last set: due = pace_from_served + the pace's count over the
+    # documents reviewed since (0 and 0 for a pace set at creation)
+    pace_from_reviewed: Mapped[int] = mapped_column(BigInteger, server_default="0")
+    pace_from_served: Mapped[int] = mapped_column(BigInteger, server_default="0")
 
 
 class ApiKey(Base):

@@ -18,6 +18,7 @@ from reviewdepth.services.audit_stream import (
     AuditEvidence,
     audit_doc_ids,
     audit_due,
+    change_pace,
     create_stream,
     load_audit,
     next_documents,
@@ -133,6 +134,31 @@ def test_every_k_interleaves_one_audit_document_after_every_k_reviewed(engine: E
     assert [(d.doc_id, d.role) for d in second.documents] == \
         [(d, "review") for d in DOCS[10:15]] + [(audit[2], "audit")]
     assert stream_rows(engine)[0][1:3] == (3, 3)
+
+
+def test_a_changed_pace_counts_from_the_change_with_no_burst(engine: Engine) -> None:
+    setup_topic(engine)
+    seed = deep_seed(40, 6)
+    create_stream(engine, "T", every=5, seed=seed, reviewer="lead")
+    audit = order_of(seed)
+    judge_served(engine, next_documents(engine, "T", count=12))  # 10 reviewed, 2 audit documents served
+    record = change_pace(engine, "T", every=2)
+    assert record.every == 2 and (record.position, record.served) == (2, 2)
+    # from 10 reviewed on, one audit document after every 2 more: no catch-up of the 10 // 2 - 2 = 3 under the
+    # new pace for the documents reviewed before the change
+    batch = next_documents(engine, "T", count=6)
+    assert [(d.doc_id, d.role) for d in batch.documents] == [
+        (DOCS[10], "review"), (DOCS[11], "review"), (audit[2], "audit"),
+        (DOCS[12], "review"), (DOCS[13], "review"), (audit[3], "audit")]
+    assert batch.due == 2  # those served before the change
+    judge_served(engine, batch)
+    # the evidence is the same permutation's prefix, whatever the pace
+    assert audit_doc_ids(engine, "T")[:4] == audit[:4]
+    with pytest.raises(Invalid):
+        change_pace(engine, "T", every=0)
+    void_stream(engine, "T", reason="done", reviewer="lead")
+    with pytest.raises(NotFound):
+        change_pace(engine, "T", every=3)
 
 
 def test_rate_interleaves_the_share_of_all_served(engine: Engine) -> None:
