@@ -36,7 +36,7 @@ POSTGRES_UNAVAILABLE_STATES = {"57P01": "the server ended the connection: shutdo
                                "57P02": "the server ended the connection: crash recovery",
                                "57P03": "the server is starting up or shutting down",
                                "53300": "the server has no connection slot free"}
-POSTGRES_CONNECTION_LOST = "the connection was refused or lost"
+CONNECTION_LOST = "the connection was refused or lost"
 _STATEMENT = re.compile(r"^\s*(INSERT\s+INTO|UPDATE|DELETE\s+FROM|SELECT\b.*?\bFROM|BEGIN|COMMIT)\s*\"?(\w*)",
                         re.IGNORECASE | re.DOTALL)
 
@@ -131,16 +131,16 @@ def unavailable_error(exc: BaseException) -> DatabaseUnavailable | None:
     if isinstance(exc, DatabaseUnavailable):
         return exc
     if isinstance(exc, DisconnectionError) or (isinstance(exc, DBAPIError) and exc.connection_invalidated):
-        return DatabaseUnavailable(POSTGRES_CONNECTION_LOST)
+        return DatabaseUnavailable(CONNECTION_LOST)
     original = getattr(exc, "orig", None) or exc
     if isinstance(original, sqlite3.Error):
         code = getattr(original, "sqlite_errorcode", None)
         what = SQLITE_UNAVAILABLE.get(code & 0xFF) if code is not None else None
         return DatabaseUnavailable(what) if what else None
-    state = getattr(original, "sqlstate", None)
+    state = getattr(original, "sqlstate", None) or getattr(original, "pgcode", None)
     if isinstance(state, str):
         if state.startswith(POSTGRES_CONNECTION_CLASS):
-            return DatabaseUnavailable(POSTGRES_CONNECTION_LOST)
+            return DatabaseUnavailable(CONNECTION_LOST)
         return DatabaseUnavailable(POSTGRES_UNAVAILABLE_STATES[state]) if state in POSTGRES_UNAVAILABLE_STATES \
             else None
     # no state: the driver's own report that it could not connect, or lost the connection on the way
@@ -149,7 +149,7 @@ def unavailable_error(exc: BaseException) -> DatabaseUnavailable | None:
     except ImportError:  # PostgreSQL support not installed
         return None
     if isinstance(original, (psycopg.OperationalError, psycopg.InterfaceError)):
-        return DatabaseUnavailable(POSTGRES_CONNECTION_LOST)
+        return DatabaseUnavailable(CONNECTION_LOST)
     return None
 
 
