@@ -311,16 +311,18 @@ class PlannedPolicy:
         positives = np.array(sorted(state.outside_positive_ranks), dtype=np.int64)
         audited = np.array(sorted(state.outside_audited_ranks), dtype=np.int64)
         cum = projection.cumulative
-        targets = {min(self.population, d + self.batch * i) for i in range(1, self.horizon + 1)}
-        targets.update(int(r) + 1 for r in positives)
-        for to in sorted(targets):
-            if to <= d:
-                continue
-            passed_pos = int(np.searchsorted(positives, to))
-            passed_audited = int(np.searchsorted(audited, to))
-            projected = float(cum[to - d]) * (1 - passed_audited / (to - d))
-            gained = passed_pos + math.floor(projected + 1e-9)
-            cost = self.review_cost * (to - d - passed_audited) + self._audit_cost(f + gained, x - passed_pos, m, to)
+        steps = np.minimum(self.population, d + self.batch * np.arange(1, self.horizon + 1, dtype=np.int64))
+        targets = np.unique(np.concatenate([steps, positives + 1]))
+        targets = targets[targets > d]
+        # one pass over the candidate depths: what each passes (known positives, audited documents) and gains
+        passed_pos = np.searchsorted(positives, targets)
+        passed_audited = np.searchsorted(audited, targets)
+        projected = cum[targets - d] * (1 - passed_audited / (targets - d))
+        gained = passed_pos + np.floor(projected + 1e-9).astype(np.int64)
+        review = self.review_cost * (targets - d - passed_audited)
+        for to, gain, passed, cost_of_review in zip(targets.tolist(), gained.tolist(), passed_pos.tolist(),
+                                                    review.tolist(), strict=True):
+            cost = cost_of_review + self._audit_cost(f + gain, x - passed, m, to)
             if cost < best.projected_cost - 1e-9:
                 best = Action("review", to, cost)
         if best.kind == "review":
