@@ -5,6 +5,7 @@ and the chance of that outcome if the current estimate is right (pure formulas i
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal, get_args
 
@@ -19,8 +20,9 @@ from reviewdepth.services.confidence import checked_confidence
 from reviewdepth.services.errors import Invalid
 from reviewdepth.services.judgments import topic_id_of
 from reviewdepth.services.queues import find_queue, queue_labels
-from reviewdepth.services.sample_evidence import queue_evidence
-from reviewdepth.store.models import Judgment, Topic
+from reviewdepth.services.sample_evidence import QueueEvidence, queue_evidence
+from reviewdepth.store.loaders import QueueLabels
+from reviewdepth.store.models import Judgment, Queue, Topic
 
 PlanFrame = Literal["unreviewed", "all"]
 PLAN_FRAMES: tuple[str, ...] = get_args(PlanFrame)
@@ -102,6 +104,48 @@ def _point_rate(assessment: Assessment | None) -> tuple[float, str] | None:
             "unreviewed rest (point estimate)")
 
 
+@dataclass(frozen=True)
+class CurrentEvidence:
+    """A topic's queue as it is now, as the plans read it: the queue row, the as-of judgment id, its labels under
+    the policy, the report's evidence (reviewed prefix, samples) and the assessment at one stopping target."""
+
+    queue: Queue
+    as_of: int | None
+    labels: QueueLabels
+    evidence: QueueEvidence
+    assessment: Assessment
+
+    @property
+    def prefix_labels(self) -> np.ndarray:
+        """The reviewed prefix's labels as 0/1 (1 = relevant), in rank order."""
+        prefix: np.ndarray = (np.asarray(self.labels.labels[:self.evidence.reviewed]) == 1).astype(np.int8)
+        return prefix
+
+    @property
+    def rest_sample(self) -> tuple[int, int]:
+        """(documents in the current rest, relevant among them) of the report's rest sample; (0, 0) without one."""
+        if self.assessment.rest_sample is None:
+            return 0, 0
+        use = next(u for u in self.assessment.samples if u.sample_id == self.assessment.rest_sample)
+        return use.in_rest, use.rest_positives
+
+
+def current_evidence(engine: Engine, topic: str, *, queue: str | None, policy: str, target: str,
+                     confidence: float) -> CurrentEvidence:
+    """Load :class:`CurrentEvidence` for the topic's queue (named, else the only/newest one) as of its last
+    judgment."""
+    topic_id = topic_id_of(engine, topic)
+    _, row = find_queue(engine, topic, queue)
+    with engine.connect() as conn:
+        as_of = conn.execute(select(func.max(Judgment.id)).where(Judgment.topic_id == topic_id)).scalar_one()
+        population = conn.execute(select(Topic.population_size).where(Topic.id == topic_id)).scalar_one()
+    _, labels = queue_labels(engine, topic, row.name, policy, None if as_of is None else str(as_of))
+    evidence = queue_evidence(engine, topic_id, row, labels, as_of)
+    state = ReviewState(labels.labels, evidence.reviewed, population, labels.relevant_total)
+    assessment = assess(state, evidence.draws, [target], confidence=confidence, stopping_target=target)
+    return CurrentEvidence(row, as_of, labels, evidence, assessment)
+
+
 def plan_sample(engine: Engine, topic: str, *, queue: str | None = None, target: str = "0.95",
                 confidence: float = 0.95, frame: str = "unreviewed", power: float = 0.8,
                 rate: float | None = None, policy: str = "latest") -> dict[str, Any]:
@@ -121,15 +165,8 @@ def plan_sample(engine: Engine, topic: str, *, queue: str | None = None, target:
         raise Invalid(f"power must be in (0, 1), not {power}")
     if rate is not None and not 0 <= rate <= 1:
         raise Invalid(f"elusion rate must be in [0, 1], not {rate}")
-    topic_id = topic_id_of(engine, topic)
-    _, row = find_queue(engine, topic, queue)
-    with engine.connect() as conn:
-        as_of = conn.execute(select(func.max(Judgment.id)).where(Judgment.topic_id == topic_id)).scalar_one()
-        population = conn.execute(select(Topic.population_size).where(Topic.id == topic_id)).scalar_one()
-    _, labels = queue_labels(engine, topic, row.name, policy, None if as_of is None else str(as_of))
-    evidence = queue_evidence(engine, topic_id, row, labels, as_of)
-    state = ReviewState(labels.labels, evidence.reviewed, population, labels.relevant_total)
-    assessment = assess(state, evidence.draws, [str(tau)], confidence=confidence, stopping_target=str(tau))
+    now = current_evidence(engine, topic, queue=queue, policy=policy, target=str(tau), confidence=confidence)
+    row, as_of, labels, evidence, assessment = now.queue, now.as_of, now.labels, now.evidence, now.assessment
     reviewed, size = evidence.reviewed, labels.size
     found = int(np.count_nonzero(labels.labels[:reviewed] == 1))
     rest = size - reviewed

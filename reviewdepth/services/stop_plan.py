@@ -7,16 +7,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine
 
-from reviewdepth.estimation.assessment import ReviewState, assess
 from reviewdepth.estimation.stop_plan import ReviewEvidence, StopPlan, plan_stop
 from reviewdepth.services.confidence import checked_confidence
 from reviewdepth.services.errors import Invalid
-from reviewdepth.services.judgments import topic_id_of
-from reviewdepth.services.queues import find_queue, queue_labels
-from reviewdepth.services.sample_evidence import queue_evidence
-from reviewdepth.store.models import Judgment, Topic
+from reviewdepth.services.sample_plan import current_evidence
 
 
 @dataclass(frozen=True)
@@ -66,24 +62,12 @@ def topic_stop_plan(engine: Engine, topic: str, *, queue: str | None = None, tar
     """The plan for the topic's queue as it is now. Evidence: the reviewed prefix as the report counts it and the
     best random sample of the rest (the report's rest sample); the population is the queue."""
     tau = _checked(target, confidence, power, review_cost, sample_cost)
-    topic_id = topic_id_of(engine, topic)
-    _, row = find_queue(engine, topic, queue)
-    with engine.connect() as conn:
-        as_of = conn.execute(select(func.max(Judgment.id)).where(Judgment.topic_id == topic_id)).scalar_one()
-        population = conn.execute(select(Topic.population_size).where(Topic.id == topic_id)).scalar_one()
-    _, labels = queue_labels(engine, topic, row.name, policy, None if as_of is None else str(as_of))
-    evidence = queue_evidence(engine, topic_id, row, labels, as_of)
-    state = ReviewState(labels.labels, evidence.reviewed, population, labels.relevant_total)
-    assessment = assess(state, evidence.draws, [str(tau)], confidence=confidence, stopping_target=str(tau))
-    rest_size = rest_relevant = 0
-    if assessment.rest_sample is not None:
-        use = next(u for u in assessment.samples if u.sample_id == assessment.rest_sample)
-        rest_size, rest_relevant = use.in_rest, use.rest_positives
-    prefix = (np.asarray(labels.labels[:evidence.reviewed]) == 1).astype(np.int8)
-    plan = plan_stop(ReviewEvidence(prefix, labels.size, rest_sample_size=rest_size,
+    now = current_evidence(engine, topic, queue=queue, policy=policy, target=str(tau), confidence=confidence)
+    rest_size, rest_relevant = now.rest_sample
+    plan = plan_stop(ReviewEvidence(now.prefix_labels, now.labels.size, rest_sample_size=rest_size,
                                     rest_sample_relevant=rest_relevant),
                      tau, confidence, power=power, review_cost=review_cost, sample_cost=sample_cost)
-    return TopicStopPlan(topic, row.name, as_of, assessment.scope, plan)
+    return TopicStopPlan(topic, now.queue.name, now.as_of, now.assessment.scope, plan)
 
 
 def chosen_audit_rate(engine: Engine, topic: str, *, queue: str | None = None, target: str = "0.95",
@@ -94,17 +78,14 @@ def chosen_audit_rate(engine: Engine, topic: str, *, queue: str | None = None, t
     from reviewdepth.estimation.stop_plan import Certifier, choose_audit_rate, project_yield
 
     tau = _checked(target, confidence, 0.8, 1.0, 1.0)
-    topic_id = topic_id_of(engine, topic)
-    _, row = find_queue(engine, topic, queue)
-    with engine.connect() as conn:
-        as_of = conn.execute(select(func.max(Judgment.id)).where(Judgment.topic_id == topic_id)).scalar_one()
-    _, labels = queue_labels(engine, topic, row.name, policy, None if as_of is None else str(as_of))
-    evidence = queue_evidence(engine, topic_id, row, labels, as_of)
-    prefix = (np.asarray(labels.labels[:evidence.reviewed]) == 1).astype(np.int8)
-    rest = labels.size - evidence.reviewed
-    projection = project_yield(prefix, rest)
-    certifier = Certifier(labels.size, tau, confidence)
-    every = choose_audit_rate(int(prefix.sum()), evidence.reviewed, certifier, projection, step=max(1, rest // 200))
+    now = current_evidence(engine, topic, queue=queue, policy=policy, target=str(tau), confidence=confidence)
+    prefix = now.prefix_labels
+    rest = now.labels.size - now.evidence.reviewed
+    rest_size, rest_relevant = now.rest_sample
+    projection = project_yield(prefix, rest, rest_sample_size=rest_size, rest_sample_relevant=rest_relevant)
+    certifier = Certifier(now.labels.size, tau, confidence)
+    every = choose_audit_rate(int(prefix.sum()), now.evidence.reviewed, certifier, projection,
+                              step=max(1, rest // 200))
     return every, (f"every {every}: chosen so that the stream holds what the monitor needs for {float(tau):.0%} "
                    f"recall at {confidence:.0%} confidence when the review reaches the projected cheapest depth "
                    f"({projection.source}); the guarantee holds at any pace")
