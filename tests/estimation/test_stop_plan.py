@@ -3,6 +3,7 @@ policy's false stops, the plan's one-look chances against a direct computation, 
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 
@@ -165,3 +166,67 @@ def test_replayed_planned_rule_is_certified_and_reproducible() -> None:
     assert first.kind == "certified"
     assert (first.reviewed_total <= 1200).all()
     assert first.failed.mean() <= 0.2
+
+
+@functools.cache
+def clef2017_waterloo(topic: str) -> np.ndarray:
+    """The topic in waterloo.A-rank-normal's order (NS lines and repeats skipped), 1 = relevant in the abstract
+    qrels (the orders the issue's figures were measured on)."""
+    from tests.conftest import shared_data
+
+    from reviewdepth.formats.clef import read_clef_run
+    from reviewdepth.formats.trec import read_qrels
+
+    qrels = read_qrels(shared_data("clef-tar-2017", "qrels", "qrel_abs_test.txt.gz"))
+    relevant = {doc for qid, doc, rel in zip(qrels.qid.tolist(), qrels.docno.values.tolist(), qrels.rel.tolist(),
+                                              strict=True) if rel > 0 and qid == topic.encode()}
+    run = read_clef_run(shared_data("clef-tar-2017", "runs", "waterloo.A-rank-normal.gz"))
+    rows = np.flatnonzero(run.topic == topic.encode())
+    seen: set[bytes] = set()
+    labels: list[int] = []
+    for doc, action in zip(run.docno.values[rows].tolist(), run.action[rows].tolist(), strict=True):
+        if action != b"NS" and doc not in seen:
+            seen.add(doc)
+            labels.append(1 if doc in relevant else 0)
+    return np.array(labels, dtype=np.int8)
+
+
+@pytest.mark.parametrize("topic", ["CD009579", "CD008803", "CD009647"])
+@pytest.mark.parametrize("share", [0.05, 0.15, 0.3])
+def test_plan_on_clef_states_against_a_direct_computation(topic: str, share: float) -> None:
+    labels = clef2017_waterloo(topic)
+    size = len(labels)
+    reviewed = int(share * size)
+    tau, confidence = Fraction("0.9"), 0.95
+    rng = np.random.default_rng(reviewed)
+    # a rest sample of 200, drawn from the truth, as a team would have judged it
+    rest_sample = rng.choice(np.arange(reviewed, size), size=200, replace=False)
+    evidence = ReviewEvidence(labels[:reviewed], size, rest_sample_size=200,
+                              rest_sample_relevant=int(labels[rest_sample].sum()))
+    plan = plan_stop(evidence, tau, confidence, replicates=10, table=False)
+    found, rest = int(labels[:reviewed].sum()), size - reviewed
+    k = allowed(found, tau)
+    # the floor, exact: scipy's hypergeometric at n and n - 1
+    if plan.floor:
+        assert stats.hypergeom.pmf(0, rest, k + 1, plan.floor) <= 1 - confidence
+        assert stats.hypergeom.pmf(0, rest, k + 1, plan.floor - 1) > 1 - confidence
+    projection = project_yield(evidence.prefix_labels, rest, rest_sample_size=200,
+                               rest_sample_relevant=evidence.rest_sample_relevant)
+    cum = projection.cumulative
+    for path in plan.paths:
+        if path.kind not in ("sample_now", "review_then_sample") or not path.feasible:
+            continue
+        left = rest - path.review_more
+        f = found + int(math.floor(cum[path.review_more] + 1e-9))
+        missed = round(float(cum[-1] - cum[path.review_more]))
+        assert path.sample_size is not None and path.max_positives is not None
+        # Monte Carlo through the certifying rule itself: draw the sample's positives, ask the elusion rule
+        draws = rng.hypergeometric(missed, left - missed, path.sample_size, size=2000)
+        outcomes = {y: elusion_rule(f, left, path.sample_size, y, tau, 1 - confidence).stop_now for y in set(draws)}
+        certified = np.mean([outcomes[y] for y in draws])
+        assert abs(certified - path.chance) <= 4 * math.sqrt(path.chance * (1 - path.chance) / 2000) + 0.01
+    eligible = [p for p in plan.paths if p.feasible and (p.kind in ("planned", "audit_stream")
+                                                         or p.chance >= plan.power)]
+    if plan.recommended is not None:
+        best = next(p for p in plan.paths if p.kind == plan.recommended)
+        assert all(best.expected_cost <= p.expected_cost + 1e-9 for p in eligible)
