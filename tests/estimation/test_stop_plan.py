@@ -172,10 +172,9 @@ def test_replayed_planned_rule_is_certified_and_reproducible() -> None:
 def clef2017_waterloo(topic: str) -> np.ndarray:
     """The topic in waterloo.A-rank-normal's order (NS lines and repeats skipped), 1 = relevant in the abstract
     qrels (the orders the issue's figures were measured on)."""
-    from tests.conftest import shared_data
-
     from reviewdepth.formats.clef import read_clef_run
     from reviewdepth.formats.trec import read_qrels
+    from tests.conftest import shared_data
 
     qrels = read_qrels(shared_data("clef-tar-2017", "qrels", "qrel_abs_test.txt.gz"))
     relevant = {doc for qid, doc, rel in zip(qrels.qid.tolist(), qrels.docno.values.tolist(), qrels.rel.tolist(),
@@ -217,7 +216,7 @@ def test_plan_on_clef_states_against_a_direct_computation(topic: str, share: flo
         if path.kind not in ("sample_now", "review_then_sample") or not path.feasible:
             continue
         left = rest - path.review_more
-        f = found + int(math.floor(cum[path.review_more] + 1e-9))
+        f = found + math.floor(cum[path.review_more] + 1e-9)
         missed = round(float(cum[-1] - cum[path.review_more]))
         assert path.sample_size is not None and path.max_positives is not None
         # Monte Carlo through the certifying rule itself: draw the sample's positives, ask the elusion rule
