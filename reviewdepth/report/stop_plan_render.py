@@ -87,8 +87,9 @@ def render_text(result: HasPlan) -> str:
         best = next(p for p in plan.paths if p.kind == plan.recommended)
         lines.append(f"recommended: {path_sentence(best)}; expected cost {best.expected_cost:,.0f} "
                      f"[{best.cost_range[0]:,.0f}–{best.cost_range[1]:,.0f}]")
-    lines.append("")
-    lines.append(f"{'path':<52}{'expected cost':>14}{'range':>18}{'chance':>8}  certified by")
+    if plan.paths:
+        lines.append("")
+        lines.append(f"{'path':<52}{'expected cost':>14}{'range':>18}{'chance':>8}  certified by")
     for p in plan.paths:
         title = PATH_TITLES[p.kind] + (f" (D = {p.review_more:,})" if p.kind == "review_then_sample" else "") + (
             f" (K = {p.every})" if p.every else "")
@@ -98,8 +99,7 @@ def render_text(result: HasPlan) -> str:
                   else f"{p.chance:.0%}")
         lines.append(f"{title:<52}{cost:>14}{span:>18}{chance:>8}  {p.certified_by}")
     for p in plan.paths:
-        if p.feasible:
-            lines.append(f"  {p.kind}: assumes {p.assumes}")
+        lines.append(f"  {p.kind}: " + (f"assumes {p.assumes}" if p.feasible else f"not feasible: {p.assumes}"))
     lines.append(f"projection: {plan.projection_source}; about {plan.projected_rest_relevant:.1f} relevant left")
     lines.append(f"validity: {plan.validity}")
     if plan.table:
