@@ -11,6 +11,7 @@ import typer
 
 from .output import fail as fail
 from .output import write_result as write_result
+from .output import write_rows as write_rows
 
 
 def database_option_help() -> str:

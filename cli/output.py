@@ -1,4 +1,4 @@
-"""What the commands print through: one-line failures and the one result dispatch.
+"""What the commands print through: one-line failures, the one result dispatch, and listings of records.
 
 Importable without Typer: ``reviewdepth eval`` runs without it when its arguments need no Typer (`app.main`), and
 these are all its body prints with. `common` re-exports both for the other commands."""
@@ -6,6 +6,7 @@ these are all its body prints with. `common` re-exports both for the other comma
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
 
 
@@ -36,3 +37,35 @@ def write_result(result: Any, output_format: str, *, per_query: bool = False, ou
 
         output.write_text(text, encoding="utf-8")
         typer.echo(f"wrote {output}", err=True)
+
+
+def write_rows(rows: Sequence[Mapping[str, object]], output_format: str, columns: Sequence[str], *, title: str,
+               shown: Sequence[str] | Mapping[str, str] | None = None, as_json: object = None) -> None:
+    """A listing of records on stdout: ``json`` (``as_json`` when given, else ``rows``), ``csv`` (a header of
+    ``columns``, then each row's), or a ``table`` of the ``shown`` columns (default: ``columns``) under ``title``,
+    headed by the headings ``shown`` maps them to, else by their names in words (``doc_id``: "doc id"); a narrow
+    terminal folds long values rather than cut them. None is an empty cell."""
+    if output_format == "json":
+        import json
+
+        sys.stdout.write(json.dumps(rows if as_json is None else as_json, indent=2) + "\n")
+        return
+    cells = [["" if row[c] is None else str(row[c]) for c in columns] for row in rows]
+    if output_format == "csv":
+        import csv
+
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows(cells)
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title)
+    headings = shown if isinstance(shown, Mapping) else {c: c.replace("_", " ") for c in shown or columns}
+    picked = [columns.index(c) for c in headings]
+    for heading in headings.values():
+        table.add_column(heading, overflow="fold")
+    for line in cells:
+        table.add_row(*(line[i] for i in picked))
+    Console().print(table)

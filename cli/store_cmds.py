@@ -1,4 +1,4 @@
-"""Store commands: ``db``, ``import``, ``judge``, ``judgments`` and ``queue``."""
+"""Store commands: ``db``, ``import``, ``judge``, ``judgments``, ``topics`` and ``queue``."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from .common import DbOption, fail, handled_errors, open_engine, row_progress, settings_for
+from .common import DbOption, fail, handled_errors, open_engine, row_progress, settings_for, write_rows
 
 
 class ListFormat(StrEnum):
@@ -86,15 +86,20 @@ def register_store(app: typer.Typer) -> None:
         file: Annotated[str, typer.Argument(help="TREC or CLEF TAR run (gzip ok, '-' for stdin).")],
         queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the run tag).")] = None,
         order: Annotated[str, typer.Option("--order", help="given (file order) or trec_eval (score).")] = "given",
+        topic: Annotated[list[str] | None, typer.Option(
+            "--topic", help="Import only this topic of the file (repeat for more; default: every topic).")] = None,
         again: Annotated[bool, typer.Option("--again", help="Import a file already imported.")] = False,
         db: DbOption = None,
     ) -> None:
-        """Store a run: one queue per topic; topics are created as needed."""
+        """Store a run: one queue per topic; topics are created as needed. With --topic, only those topics (a
+        topic not in the file is refused, and nothing is stored); the file is refused as already imported only for
+        topics an earlier import of it took."""
         from reviewdepth.services.imports import import_run as service
 
         engine = open_engine(db)
         with handled_errors(), row_progress("importing") as progress:
-            summary = service(engine, file, queue_name=queue, order=order, again=again, progress=progress)
+            summary = service(engine, file, queue_name=queue, order=order, again=again, progress=progress,
+                              topics=topic)
         typer.echo(f"imported {summary.rows:,} ranked documents into queue {summary.queues[0]!r} of "
                    f"{len(summary.topics)} topic(s) (import {summary.import_id}, sha256 {summary.digest[:12]}…)")
 
@@ -258,29 +263,57 @@ def register_store(app: typer.Typer) -> None:
         engine = open_engine(db)
         with handled_errors():
             records = list_judgments(engine, topic, as_of=as_of, reviewer=reviewer)
-        rows = [r.as_dict() for r in records]
-        if output_format is ListFormat.json:
-            sys.stdout.write(json.dumps(rows, indent=2) + "\n")
-        elif output_format is ListFormat.csv:
-            import csv
+        columns = ["id", "topic", "doc_id", "label", "relevant", "grade", "reviewer", "role", "source", "note",
+                   "recorded_at", "queue"]
+        write_rows([r.as_dict() for r in records], output_format, columns, title=f"judgments of {topic}",
+                   shown=("id", "doc_id", "label", "relevant", "reviewer", "role", "recorded_at", "source", "queue"))
 
-            writer = csv.writer(sys.stdout, lineterminator="\n")
-            columns = ["id", "topic", "doc_id", "label", "relevant", "grade", "reviewer", "role", "source", "note",
-                       "recorded_at", "queue"]
-            writer.writerow(columns)
-            for row in rows:
-                writer.writerow(["" if row[c] is None else row[c] for c in columns])
-        else:
-            from rich.console import Console
-            from rich.table import Table
+    @app.command("topics")
+    def topics(
+        output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
+        db: DbOption = None,
+    ) -> None:
+        """What the store holds: one row per topic with its queues (how many, and the newest), the newest queue's
+        size, its reviewed prefix as the report counts it and the relevant documents in that prefix (latest
+        label policy), the judgments logged and when the last one was."""
+        from reviewdepth.services.topics import list_topics
 
-            table = Table(title=f"judgments of {topic}")
-            shown = ("id", "doc_id", "label", "relevant", "reviewer", "role", "recorded_at", "source", "queue")
-            for column in shown:
-                table.add_column(column)
-            for row in rows:
-                table.add_row(*("" if row[c] is None else str(row[c]) for c in shown))
-            Console().print(table)
+        engine = open_engine(db)
+        with handled_errors():
+            records = list_topics(engine)
+        if not records:
+            hint = "no topics in the store yet: reviewdepth import run FILE (or import qrels, csv, asreview, ris)"
+            if output_format is ListFormat.table:
+                typer.echo(hint)
+                return
+            typer.echo(hint, err=True)
+        columns = ["topic", "queues", "newest_queue", "queue_size", "reviewed", "relevant_found_in_reviewed",
+                   "judgments", "last_activity"]
+        rows = [{**r.as_dict(), "topic": r.name, "queues": len(r.queues)} for r in records]
+        write_rows(rows, output_format, columns, title="topics in the store", as_json=[r.as_dict() for r in records],
+                   shown={"topic": "topic", "queues": "queues", "newest_queue": "newest queue",
+                          "queue_size": "size", "reviewed": "reviewed", "relevant_found_in_reviewed": "relevant in "
+                          "reviewed", "judgments": "judgments", "last_activity": "last judgment"})
+
+    @queue_app.command("list")
+    def queue_list(
+        topic: Annotated[str, typer.Argument(help="Topic name.")],
+        output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
+        db: DbOption = None,
+    ) -> None:
+        """A topic's queues, oldest first: size, ordering, source, run tag and stopping point, when stored, and
+        which is the newest (the queue judgments are served from unless they name another)."""
+        from reviewdepth.services.queues import list_queues
+
+        engine = open_engine(db)
+        with handled_errors():
+            records = list_queues(engine, topic)
+        if not records and output_format is ListFormat.table:
+            typer.echo(f"topic {topic!r} has no queue yet: reviewdepth import run FILE")
+            return
+        columns = ["name", "size", "ordering", "source", "run_tag", "threshold_rank", "created_at", "newest"]
+        write_rows([r.as_dict() for r in records], output_format, columns, title=f"queues of topic {topic!r}",
+                   shown=("name", "size", "ordering", "source", "created_at", "newest"))
 
     @queue_app.command("show")
     def queue_show(

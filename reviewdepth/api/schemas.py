@@ -35,7 +35,7 @@ from reviewdepth.services.audit_stream import ServedDocument, StreamRecord
 from reviewdepth.services.judgments import JudgmentRecord
 from reviewdepth.services.keys import KeyRecord
 from reviewdepth.services.prisma import PrismaCounts
-from reviewdepth.services.queues import QueueSummary
+from reviewdepth.services.queues import QueueRecord, QueueSummary
 from reviewdepth.services.topics import TopicRecord
 from reviewdepth.store import validation
 from reviewdepth.store.validation import INT64_MAX
@@ -173,6 +173,11 @@ class RankingIn(BaseModel):
 
 # json_safe writes a NaN measure as null
 QueueSummaryOut = dataclass_model(QueueSummary, name="QueueSummaryOut", override={"measures": dict[str, Measure]})
+QueueOut = dataclass_model(QueueRecord, name="QueueOut")
+
+
+class QueueList(BaseModel):
+    queues: list[QueueOut]  # type: ignore[valid-type]
 
 
 class EntryOut(BaseModel):

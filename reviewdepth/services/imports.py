@@ -2,13 +2,15 @@
 
 Each import runs in one transaction: any bad line rejects the whole file (the error names file:line:field)
 and leaves the database exactly as it was. A file already imported (same SHA-256) is refused unless
-``again`` is set.
+``again`` is set; a run imported for some of its topics only (``import_run(topics=…)``) is refused again only
+for those topics.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+import json
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -60,16 +62,51 @@ def file_digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def check_new_file(conn: Connection, kind: str, digest: str, path: str, again: bool) -> None:
+def check_new_file(conn: Connection, kind: str, digest: str, path: str, again: bool,
+                   topics: Collection[str] | None = None) -> None:
     """Refuse (`Conflict`) a file of ``kind`` whose content (``digest``) was recorded before by `record_import`,
-    unless ``again``: the one check every file import makes against sending the same file twice."""
+    unless ``again``: the one check every file import makes against sending the same file twice.
+
+    ``topics``: the topics of the file this import takes, when it takes only some (None: all of them). An
+    import repeats an earlier one of the same file when the two take a topic in common; so a run imported one
+    topic at a time takes each topic once, and the whole file after some of its topics is a repeat for those."""
     if again:
         return
-    prior = conn.execute(select(ImportRecord.id, ImportRecord.file_name, ImportRecord.created_at).where(
-        ImportRecord.digest == digest, ImportRecord.kind == kind)).first()
-    if prior is not None:
-        raise Conflict(f"{path}: this file (sha256 {digest[:12]}…) was already imported as import {prior[0]} "
-                       f"({prior[1]}, {prior[2]:%Y-%m-%d %H:%M}); use --again to import it once more")
+    wanted = None if topics is None else frozenset(topics)
+    for prior, file_name, created_at, options in conn.execute(
+            select(ImportRecord.id, ImportRecord.file_name, ImportRecord.created_at, ImportRecord.options)
+            .where(ImportRecord.digest == digest, ImportRecord.kind == kind).order_by(ImportRecord.id)):
+        taken = imported_topics(options)
+        common = taken if wanted is None else wanted if taken is None else taken & wanted
+        if common is not None and not common:
+            continue
+        earlier = f"import {prior} ({file_name}, {created_at:%Y-%m-%d %H:%M})"
+        if common is None:
+            raise Conflict(f"{path}: this file (sha256 {digest[:12]}…) was already imported as {earlier}; use "
+                           "--again to import it once more")
+        others = " (or --topic for its other topics)" if wanted is None else ""
+        one = len(common) == 1
+        raise Conflict(f"{path}: {_topic_list(sorted(common))} of this file (sha256 {digest[:12]}…) "
+                       f"{'was' if one else 'were'} already imported as {earlier}; use --again to import "
+                       f"{'it' if one else 'them'} once more{others}")
+
+
+TOPICS_OPTION = "topics="  # leads an import's options when it took only some topics of its file: a JSON list
+
+
+def imported_topics(options: str) -> frozenset[str] | None:
+    """The topics an import took (`record_import`'s ``taken``), or None when it took every topic of its file."""
+    if not options.startswith(TOPICS_OPTION):
+        return None
+    names, _ = json.JSONDecoder().raw_decode(options, len(TOPICS_OPTION))
+    return frozenset(names)
+
+
+def _topic_list(names: Sequence[str], shown: int = 5) -> str:
+    """``topic 'A'``, ``topics 'A', 'B'``, ``topics 'A', …, 'E' and 7 more``."""
+    words = ", ".join(repr(n) for n in names[:shown]) + (f" and {len(names) - shown:,} more" if len(names) > shown
+                                                         else "")
+    return f"topic{'' if len(names) == 1 else 's'} {words}"
 
 
 def topic_ids(conn: Connection, names: Sequence[str], create: bool = True) -> dict[str, int]:
@@ -89,17 +126,25 @@ def topic_ids(conn: Connection, names: Sequence[str], create: bool = True) -> di
 
 
 def record_import(conn: Connection, kind: str, path: str, digest: str, rows: int, topics: int,
-                  options: str) -> int:
-    """Record an imported file (its kind, name, digest and counts); its id, which its judgments carry."""
+                  options: str, taken: Collection[str] | None = None) -> int:
+    """Record an imported file (its kind, name, digest and counts); its id, which its judgments carry. ``taken``:
+    the topics of the file it took when only some (`check_new_file`), kept at the head of its options."""
+    if taken is not None:
+        options = f"{TOPICS_OPTION}{json.dumps(sorted(taken), ensure_ascii=False)};{options}"
     return int(conn.execute(insert(ImportRecord).values(
         kind=kind, file_name=Path(path).name if path != "-" else "<stdin>", digest=digest, rows=rows, topics=topics,
         options=options, created_at=utc_now()).returning(ImportRecord.id)).scalar_one())
 
 
 def import_run(engine: Engine, path: str, *, queue_name: str | None = None, order: str = "given",
-               again: bool = False, progress: Progress | None = None) -> ImportSummary:
+               again: bool = False, progress: Progress | None = None,
+               topics: Sequence[str] | None = None) -> ImportSummary:
     """A TREC run (``qid Q0 docno rank score tag``) or a CLEF TAR run (a 2017 action code or a ``0/1`` threshold
     flag in the second column, `reviewdepth.formats.runs`): one queue per topic, topics created as needed.
+
+    ``topics``: store only these topics of the run (None or empty: all); one the file does not hold is refused,
+    naming it. The whole file is read and checked either way, and the duplicate check is per topic
+    (`check_new_file`).
 
     ``order``: ``given`` keeps file order as the ranking (CLEF's rule); ``trec_eval`` ranks by score descending
     (float32), ties by docno descending. The run's own stopping point is kept (`threshold_rank`): the last shown
@@ -107,6 +152,7 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
     """
     if order not in RUN_ORDERS:
         raise InputError(path, None, "order", f"--order must be given or trec_eval, not {order!r}")
+    selected = [checked_value(validation.topic_name, t, path, None, "--topic") for t in topics] if topics else None
     data = read_bytes(path)
     digest = file_digest(data)
     checked_text(data, path, RUN_FIELDS)
@@ -146,18 +192,26 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
             raise InputError(path, int(lines[row]), "docno",
                              f"duplicate docno {doc_col.values[row].decode(errors='replace')!r} for topic {topic!r}")
         rows_by_topic[topic] = rows
+    if selected is not None:
+        absent = [t for t in dict.fromkeys(selected) if t not in rows_by_topic]
+        if absent:
+            raise InputError(path, None, "--topic", f"{_topic_list(absent)} {'is' if len(absent) == 1 else 'are'} "
+                             f"not in the file (it holds {_topic_list(topic_names)})")
+        chosen = set(selected)
+        topic_names = [t for t in topic_names if t in chosen]
 
-    summary = ImportSummary("run", path, digest, len(run))
+    stored = sum(len(rows_by_topic[t]) for t in topic_names)
+    summary = ImportSummary("run", path, digest, stored)
     with engine.begin() as conn:
-        check_new_file(conn, "run", digest, path, again)
+        check_new_file(conn, "run", digest, path, again, selected)
         ids = topic_ids(conn, topic_names)
         existing = conn.execute(select(Queue.topic_id).where(Queue.name == name,
                                                              Queue.topic_id.in_(list(ids.values())))).all()
         if existing:
             taken = sorted(n for n, i in ids.items() if i in {r[0] for r in existing})
             raise Conflict(f"{path}: queue {name!r} already exists for topic {taken[0]!r}; choose --queue NAME")
-        import_id = record_import(conn, "run", path, digest, len(run), len(topic_names),
-                                   f"queue={name};order={order}")
+        import_id = record_import(conn, "run", path, digest, stored, len(topic_names),
+                                   f"queue={name};order={order}", selected)
         done = 0
         for topic in topic_names:
             rows = rows_by_topic[topic]

@@ -36,6 +36,7 @@ from reviewdepth.services.confidence import checked_confidence
 from reviewdepth.services.errors import Invalid, NotFound, ServiceError
 from reviewdepth.services.judgments import as_utc, recorded_judgment
 from reviewdepth.services.sample_evidence import queue_evidence
+from reviewdepth.services.topics import newest_judgments
 from reviewdepth.store import validation
 from reviewdepth.store.chain import chain_head_at
 from reviewdepth.store.ingest import driver_rows
@@ -371,13 +372,8 @@ def build_dashboard(engine: Engine, *, target: object = "0.95", confidence: floa
         stmt = select(Topic.id, Topic.name).order_by(Topic.name)
         rows = [(int(i), n) for i, n in conn.execute(stmt) if topics is None or n in topics]
         with_queue = set(conn.execute(select(Queue.topic_id).distinct()).scalars())
-        last: dict[int, Any] = {}
-        if rows:
-            newest = select(Judgment.topic_id, func.max(Judgment.id).label("id")).group_by(Judgment.topic_id) \
-                .subquery()
-            for topic_id, moment in conn.execute(select(Judgment.topic_id, Judgment.recorded_at)
-                                                 .join(newest, Judgment.id == newest.c.id)):
-                last[int(topic_id)] = as_utc(moment).isoformat()
+        last = {topic_id: as_utc(moment).isoformat() for topic_id, (_, moment) in newest_judgments(conn).items()} \
+            if rows else {}
     board = Dashboard(target=_fraction_text(tau), confidence=level)
     for topic_id, name in rows:
         report: MonitorReport | None = None

@@ -1,8 +1,9 @@
-"""Reading stored queues: summaries and trec_eval-style measures over the stored data."""
+"""Reading stored queues: a topic's list of them, summaries and trec_eval-style measures over the stored data."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 
 import numpy as np
 from sqlalchemy import Engine, select
@@ -11,7 +12,7 @@ from sqlalchemy.orm import Session
 from reviewdepth.measures.ranking import NOT_IN_QRELS, RankedQueries
 from reviewdepth.measures.suite import MeasureSpec, evaluate_ranked
 from reviewdepth.services.errors import Invalid, NotFound
-from reviewdepth.services.judgments import _db_time, parse_as_of, topic_id_of
+from reviewdepth.services.judgments import _db_time, as_utc, parse_as_of, topic_id_of
 from reviewdepth.store.labels import POLICIES
 from reviewdepth.store.loaders import QueueLabels, load_queue_labels
 from reviewdepth.store.models import Queue
@@ -34,6 +35,40 @@ class QueueSummary:
 
     def as_dict(self) -> dict[str, object]:
         return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class QueueRecord:
+    """One stored queue of a topic: its ``size``, how its ranks were assigned (``ordering``: given or trec_eval),
+    where it came from (``source``: ``import:`` and the SHA-256 of the imported file, ``api``, …), the run's tag
+    and own stopping point when it had them, and whether it is the topic's ``newest`` (the queue a judgment is
+    served from unless it names another)."""
+
+    name: str
+    size: int
+    ordering: str
+    source: str
+    run_tag: str | None
+    threshold_rank: int | None
+    created_at: datetime
+    newest: bool
+
+    def as_dict(self) -> dict[str, object]:
+        out = dict(self.__dict__)
+        out["created_at"] = as_utc(self.created_at).isoformat()
+        return out
+
+
+def list_queues(engine: Engine, topic: str) -> list[QueueRecord]:
+    """The topic's queues, oldest first (the last is the newest); `NotFound` for an unknown topic."""
+    topic_id = topic_id_of(engine, topic)
+    with engine.connect() as conn:
+        rows = conn.execute(select(Queue.name, Queue.size, Queue.ordering, Queue.source, Queue.run_tag,
+                                   Queue.threshold_rank, Queue.created_at)
+                            .where(Queue.topic_id == topic_id).order_by(Queue.id)).all()
+    return [QueueRecord(name, int(size), ordering, source, run_tag, None if threshold is None else int(threshold),
+                        created_at, i == len(rows) - 1)
+            for i, (name, size, ordering, source, run_tag, threshold, created_at) in enumerate(rows)]
 
 
 def find_queue(engine: Engine, topic: str, queue: str | None) -> tuple[int, Queue]:

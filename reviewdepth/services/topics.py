@@ -1,33 +1,54 @@
-"""Topics as resources: create one (with its population size N), list them, describe one with its queues."""
+"""Topics as resources: create one (with its population size N), list them, describe one with its queues and what
+the store holds for it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import Engine, func, insert, select
+import numpy as np
+from sqlalchemy import Connection, Engine, Select, func, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from reviewdepth.services.errors import Conflict, NotFound
 from reviewdepth.services.judgments import as_utc
+from reviewdepth.services.sample_evidence import queue_evidence
 from reviewdepth.store import validation
 from reviewdepth.store.ingest import utc_now
+from reviewdepth.store.loaders import load_queue_labels
 from reviewdepth.store.models import VOID_ROLE, Judgment, Queue, Topic
 
 
 @dataclass
 class TopicRecord:
+    """A topic, its queues (oldest first) and what the store holds for it.
+
+    ``judgments``: the rows of its judgment log (not the rows that log a voided sample). ``newest_queue``: its
+    newest queue (the last of ``queues``, the one a judgment is served from unless it names another), with that
+    queue's ``queue_size``, ``reviewed`` prefix as the depth report counts it
+    (`reviewdepth.services.sample_evidence.queue_evidence`, labels by the ``latest`` policy) and the relevant
+    documents in that prefix (``relevant_found_in_reviewed``, the report's name); all None when the topic has no
+    queue. ``last_activity``: when its newest judgment was logged (None: none yet)."""
+
     id: int
     name: str
     population_size: int | None
     created_at: datetime
     queues: list[str] = field(default_factory=list)
     judgments: int = 0
+    newest_queue: str | None = None
+    queue_size: int | None = None
+    reviewed: int | None = None
+    relevant_found_in_reviewed: int | None = None
+    last_activity: datetime | None = None
 
     def as_dict(self) -> dict[str, object]:
-        return {"id": self.id, "name": self.name, "population_size": self.population_size,
-                "created_at": as_utc(self.created_at).isoformat(), "queues": self.queues,
-                "judgments": self.judgments}
+        out = dict(self.__dict__)
+        out["created_at"] = as_utc(self.created_at).isoformat()
+        out["last_activity"] = None if self.last_activity is None else as_utc(self.last_activity).isoformat()
+        out["queues"] = list(self.queues)
+        return out
 
 
 def create_topic(engine: Engine, name: str, population_size: int | None = None) -> TopicRecord:
@@ -46,29 +67,64 @@ def create_topic(engine: Engine, name: str, population_size: int | None = None) 
 
 
 def list_topics(engine: Engine, *, offset: int = 0, limit: int | None = None) -> list[TopicRecord]:
-    stmt = select(Topic.id, Topic.name, Topic.population_size, Topic.created_at).order_by(Topic.id).offset(offset)
+    """The topics in creation order (``offset``, ``limit``: a page of them), each described (`TopicRecord`)."""
+    chosen = select(Topic.id).order_by(Topic.id).offset(offset)
     if limit is not None:
-        stmt = stmt.limit(limit)
-    with engine.connect() as conn:
-        rows = conn.execute(stmt).all()
-        ids = [int(r[0]) for r in rows]
-        queues: dict[int, list[str]] = {}
-        if ids:
-            for topic_id, qname in conn.execute(select(Queue.topic_id, Queue.name).where(Queue.topic_id.in_(ids))
-                                                .order_by(Queue.id)):
-                queues.setdefault(int(topic_id), []).append(qname)
-    return [TopicRecord(int(r[0]), r[1], r[2], r[3], queues.get(int(r[0]), [])) for r in rows]
+        chosen = chosen.limit(limit)
+    return _described(engine, chosen)
 
 
 def get_topic(engine: Engine, name: str) -> TopicRecord:
     name = validation.topic_name(name)
+    found = _described(engine, select(Topic.id).where(Topic.name == name))
+    if not found:
+        raise NotFound(f"unknown topic {name!r}")
+    return found[0]
+
+
+def newest_judgments(conn: Connection, chosen: Select[Any] | None = None) -> dict[int, tuple[int, datetime]]:
+    """The id and time of each topic's newest judgment-log row (every topic's, or those whose ids ``chosen``
+    selects); a topic with none is absent."""
+    newest = select(Judgment.topic_id, func.max(Judgment.id).label("id")).group_by(Judgment.topic_id)
+    if chosen is not None:
+        newest = newest.where(Judgment.topic_id.in_(chosen))
+    last = newest.subquery()
+    rows = conn.execute(select(Judgment.topic_id, Judgment.id, Judgment.recorded_at)
+                        .join(last, Judgment.id == last.c.id))
+    return {int(topic_id): (int(judgment_id), moment) for topic_id, judgment_id, moment in rows}
+
+
+def _described(engine: Engine, chosen: Select[Any]) -> list[TopicRecord]:
+    """The topics whose ids ``chosen`` selects, in id order, described: four grouped queries for all of them,
+    then, for each topic with a queue, its newest queue's labels loaded once (`load_queue_labels`) and its
+    reviewed prefix found from them and the topic's samples (`queue_evidence`)."""
     with engine.connect() as conn:
-        row = conn.execute(select(Topic.id, Topic.name, Topic.population_size, Topic.created_at)
-                           .where(Topic.name == name)).first()
-        if row is None:
-            raise NotFound(f"unknown topic {name!r}")
-        queues = list(conn.execute(select(Queue.name).where(Queue.topic_id == row[0]).order_by(Queue.id)).scalars())
-        count = conn.execute(select(func.count()).select_from(Judgment).where(Judgment.topic_id == row[0],
-                                                                            Judgment.role != VOID_ROLE))
-        judgments = int(count.scalar_one())
-    return TopicRecord(int(row[0]), row[1], row[2], row[3], queues, judgments)
+        rows = conn.execute(select(Topic.id, Topic.name, Topic.population_size, Topic.created_at)
+                            .where(Topic.id.in_(chosen)).order_by(Topic.id)).all()
+        if not rows:
+            return []
+        queues: dict[int, list[Queue]] = {}
+        for topic_id, queue_id, queue_name, size in conn.execute(
+                select(Queue.topic_id, Queue.id, Queue.name, Queue.size).where(Queue.topic_id.in_(chosen))
+                .order_by(Queue.id)):
+            queues.setdefault(int(topic_id), []).append(Queue(id=int(queue_id), name=queue_name, size=int(size)))
+        counts = {int(topic_id): int(n) for topic_id, n in conn.execute(
+            select(Judgment.topic_id, func.count()).where(Judgment.topic_id.in_(chosen), Judgment.role != VOID_ROLE)
+            .group_by(Judgment.topic_id))}
+        last = newest_judgments(conn, chosen)
+        labels = {topic_id: load_queue_labels(conn, found[-1].id, topic_id, found[-1].size)
+                  for topic_id, found in queues.items()}
+    records = []
+    for topic_id, name, population_size, created_at in rows:
+        topic_id = int(topic_id)
+        record = TopicRecord(topic_id, name, population_size, created_at, [q.name for q in queues.get(topic_id, [])],
+                             counts.get(topic_id, 0))
+        if topic_id in labels:
+            newest = queues[topic_id][-1]
+            reviewed = queue_evidence(engine, topic_id, newest, labels[topic_id], None).reviewed
+            record.newest_queue, record.queue_size, record.reviewed = newest.name, newest.size, reviewed
+            record.relevant_found_in_reviewed = int(np.count_nonzero(labels[topic_id].labels[:reviewed] == 1))
+        if topic_id in last:
+            record.last_activity = last[topic_id][1]
+        records.append(record)
+    return records

@@ -1,4 +1,4 @@
-"""``/topics/{topic}/queues``: store a ranking as a queue, its summary and its entries."""
+"""``/topics/{topic}/queues``: the topic's queues; store a ranking as a queue, its summary and its entries."""
 
 from __future__ import annotations
 
@@ -25,6 +25,15 @@ RANKING_BODY = {"requestBody": {"required": True, "content": {
 
 
 def add_routes(router: APIRouter) -> None:
+    @router.get("/topics/{topic}/queues", response_model=schemas.QueueList, responses=READ, tags=["queues"])
+    def list_queues(topic: str, engine: EngineDep, _key: Reader) -> dict[str, object]:
+        """The topic's queues, oldest first, each with its size, ordering, source, run tag and stopping point,
+        when it was stored, and whether it is the newest (the queue judgments are served from unless they name
+        another); as ``reviewdepth queue list TOPIC --format json``."""
+        from reviewdepth.services.queues import list_queues as service
+
+        return {"queues": [q.as_dict() for q in service(engine, topic)]}
+
     @router.put("/topics/{topic}/queues/{queue}", status_code=201, response_model=schemas.QueueSummaryOut,
                 responses={**WRITE, **problem_responses(415)}, tags=["queues"], openapi_extra=RANKING_BODY)
     async def put_queue(topic: str, queue: str, request: Request, engine: EngineDep, _key: Writer,

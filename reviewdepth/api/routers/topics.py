@@ -27,12 +27,16 @@ def add_routes(router: APIRouter) -> None:
                 tags=["topics"])
     def list_topics(engine: EngineDep, _key: Reader, offset: Annotated[int, Query(ge=0)] = 0,
                     limit: Annotated[int, Query(ge=1, le=10_000)] = 1000) -> dict[str, object]:
+        """The topics in creation order, each with its queues, judgments logged and last judgment time, and its
+        newest queue's size, reviewed prefix (as the report counts it) and relevant documents in that prefix;
+        the rows of ``reviewdepth topics --format json``."""
         from reviewdepth.services.topics import list_topics as service
 
         return {"topics": [t.as_dict() for t in service(engine, offset=offset, limit=limit)]}
 
     @router.get("/topics/{topic}", response_model=schemas.TopicOut, responses=READ, tags=["topics"])
     def get_topic(topic: str, engine: EngineDep, _key: Reader) -> dict[str, object]:
+        """One topic, described as in the list."""
         from reviewdepth.services.topics import get_topic as service
 
         return service(engine, topic).as_dict()

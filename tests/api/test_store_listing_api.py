@@ -1,0 +1,34 @@
+"""``GET /topics``, ``GET /topics/{topic}`` and ``GET /topics/{topic}/queues`` on SQLite and PostgreSQL: the rows
+of the services that ``reviewdepth topics`` and ``queue list`` print."""
+
+from __future__ import annotations
+
+from reviewdepth.services.batches import BatchItem, record_batch
+from reviewdepth.services.queues import list_queues
+from reviewdepth.services.rankings import RankedDocument, store_ranking
+from reviewdepth.services.topics import create_topic, list_topics
+
+from .conftest import Api
+from .test_auth_and_errors import problem
+
+
+def test_topic_and_queue_rows(api: Api) -> None:
+    create_topic(api.engine, "T")
+    create_topic(api.engine, "empty")
+    for queue in ("q1", "q2"):
+        store_ranking(api.engine, "T", queue, [RankedDocument(f"d{i}") for i in range(8)])
+    record_batch(api.engine, "T", [BatchItem("d0", "1"), BatchItem("d1", "0"), BatchItem("d3", "1")],
+                 reviewer="ana", source="test")
+    reader = api.new_key("rita", "read")
+    body = api.client.get("/topics", headers=reader).json()
+    assert body == {"topics": [t.as_dict() for t in list_topics(api.engine)]}
+    t = body["topics"][0]
+    assert (t["queues"], t["newest_queue"], t["queue_size"], t["reviewed"], t["relevant_found_in_reviewed"],
+            t["judgments"]) == (["q1", "q2"], "q2", 8, 2, 1, 3)
+    assert api.client.get("/topics?offset=1", headers=reader).json()["topics"][0]["name"] == "empty"
+    assert api.client.get("/topics/T", headers=reader).json() == t
+    queues = api.client.get("/topics/T/queues", headers=reader).json()
+    assert queues == {"queues": [q.as_dict() for q in list_queues(api.engine, "T")]}
+    assert [(q["name"], q["newest"]) for q in queues["queues"]] == [("q1", False), ("q2", True)]
+    assert api.client.get("/topics/empty/queues", headers=reader).json() == {"queues": []}
+    problem(api.client.get("/topics/nope/queues", headers=reader), 404, "unknown topic 'nope'")
