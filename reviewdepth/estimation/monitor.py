@@ -61,8 +61,8 @@ F_t); P(depth to τ > bound at some look) ≤ α.
 
 Assumptions (printed with every answer): the audit documents are the first m of a seeded uniformly random
 permutation of the population, judged in that order (a gap stops the evidence); the ranking and the reviewed
-sets do not depend on the audit's labels (do not train the ranker on audit judgments); judgments are correct
-(a label changed later changes the evidence, not the guarantee's form).
+sets do not depend on the audit, neither its labels nor which documents it drew (do not train the ranker on audit
+judgments); judgments are correct (a label changed later changes the evidence, not the guarantee's form).
 
 The fixed-look variant (`fixed_look_upper`) is the exact one-sided hypergeometric bound on b for one look at
 one fixed m: valid for a single look only — repeated after every batch its error rate can exceed α.
@@ -87,8 +87,8 @@ FloatArray = npt.NDArray[np.float64]
 ASSUMPTIONS: tuple[str, ...] = (
     "the audit documents are the first m of a seeded uniformly random permutation of the population, judged in "
     "that order (the evidence stops at the first audit document without a label)",
-    "the ranking and the reviewed set do not depend on the audit's labels (do not train the ranker on audit "
-    "judgments)",
+    "the ranking and the reviewed set do not depend on the audit: neither its labels nor which documents it drew "
+    "(do not train the ranker on audit judgments, nor re-rank by what the audit served); the audit's pace may change",
     "the target is fixed before the review starts; the guarantee is P(stop certified while recall < target) ≤ α",
 )
 

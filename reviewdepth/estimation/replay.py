@@ -104,6 +104,13 @@ class RuleInfo:
     kind: str
     designs: tuple[str, ...]
     description: str
+    # (design, kind) where the rule's kind differs under a design: QBCB and the target method are certified for one
+    # sample drawn before the review, not for an audit sample that grows with the looks
+    kind_by_design: tuple[tuple[str, str], ...] = ()
+
+    def kind_under(self, design: str) -> str:
+        """The rule's kind as replayed under ``design``."""
+        return dict(self.kind_by_design).get(design, self.kind)
 
 
 RULES: dict[str, RuleInfo] = {info.name: info for info in (
@@ -112,9 +119,12 @@ RULES: dict[str, RuleInfo] = {info.name: info for info in (
     RuleInfo("fixed", "invalid", ("audit",),
              "one-look hypergeometric bound on the audit stream, repeated at every look"),
     RuleInfo("qbcb", "certified", ("population", "audit"),
-             "QBCB: stop once the j-th sample positive in rank order is reviewed"),
+             "QBCB: stop once the j-th sample positive in rank order is reviewed (on an audit stream: re-evaluated "
+             "as the audit grows, which its one-sample guarantee does not cover)", (("audit", "invalid"),)),
     RuleInfo("target", "certified", ("population", "audit"),
-             "target method: stop once the first K sample positives are all reviewed"),
+             "target method: stop once the first K sample positives are all reviewed (on an audit stream: the "
+             "first K audit positives, which its one-sample guarantee does not formally cover)",
+             (("audit", "invalid"),)),
     RuleInfo("direct", "certified", ("population",),
              "direct method: one-sided Clopper-Pearson lower bound on the sample positives' recall >= target"),
     RuleInfo("elusion", "invalid", ("rest",),
@@ -366,7 +376,8 @@ class _Replayer:
                                             confidence=plan.confidence, rules=audit_rules,
                                             decisions=self.decisions, positions=positions)
             for rule, o in outcomes.items():
-                out[rule] = RuleRuns(rule, RULES[rule].kind, o.stopped, o.depth, o.found, o.cost - o.depth,
+                out[rule] = RuleRuns(rule, RULES[rule].kind_under("audit"), o.stopped, o.depth, o.found,
+                                     o.cost - o.depth,
                                      queue.size, queue.relevant, queue.needed, queue.oracle_depth)
         for rule, look in self.heuristic_look.items():
             out[rule] = self.runs(rule, np.full(reps, look, dtype=np.int64), audited_after)
@@ -601,7 +612,7 @@ def failure_interval(failures: int, stops: int, confidence: float) -> tuple[floa
 def summarise(per_topic: Sequence[dict[str, RuleRuns]], confidence: float) -> list[RuleSummary]:
     """One :class:`RuleSummary` per rule present in any topic, in :data:`RULES` order."""
     out: list[RuleSummary] = []
-    for rule, info in RULES.items():
+    for rule in RULES:
         runs = [topic[rule] for topic in per_topic if rule in topic]
         if not runs:
             continue
@@ -612,7 +623,7 @@ def summarise(per_topic: Sequence[dict[str, RuleRuns]], confidence: float) -> li
         reviewed = np.concatenate([r.depth / r.oracle_depth for r in runs])
         total = np.concatenate([r.reviewed_total / r.oracle_depth for r in runs])
         out.append(RuleSummary(
-            rule, info.kind, len(runs), len(recall), stops, failures,
+            rule, runs[0].kind, len(runs), len(recall), stops, failures,
             failures / stops if stops else math.nan, low, high,
             {name: float(np.quantile(recall, q)) for name, q in QUANTILES},
             float(np.median(reviewed)), float(np.median(total)),

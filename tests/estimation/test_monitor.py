@@ -215,3 +215,12 @@ def test_a_review_that_reaches_every_document_certifies_even_without_enough_audi
     result = monitor(inp, 0.95, 0.95)
     assert result.upper_missed == 1 and not result.certified
     assert result.depth_bound == n and result.to_go_bound == 1
+
+
+def test_the_printed_assumption_is_the_one_the_proof_needs() -> None:
+    # the argument fixes S*, which needs the reviewed sets to be independent of the audit altogether (which documents
+    # it drew included), not only of its labels (issue 25)
+    from reviewdepth.estimation.monitor import ASSUMPTIONS
+
+    wording = " ".join(ASSUMPTIONS)
+    assert "which documents it drew" in wording and "audit's labels" not in wording
