@@ -27,6 +27,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -102,8 +103,11 @@ def queue_labels(config: Config, cache: dict[str, dict[bytes, set[bytes]]]) -> n
     if config.qrels not in cache:
         cache[config.qrels] = relevant_docs(DATA / config.qrels)
     relevant = cache[config.qrels].get(config.topic.encode(), set())
-    run = read_clef_run(DATA / config.run)
-    topic = config.topic.encode()
+    return run_order_labels(read_clef_run(DATA / config.run), config.topic.encode(), relevant)
+
+
+def run_order_labels(run: Any, topic: bytes, relevant: set[bytes]) -> npt.NDArray[np.int8]:
+    """One topic of a read CLEF run in file order, lines marked NS and repeats skipped, 1 = in ``relevant``."""
     rows = np.flatnonzero(run.topic == topic)
     seen: set[bytes] = set()
     labels: list[int] = []

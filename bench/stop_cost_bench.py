@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
-from live_review_bench import relevant_docs
+from live_review_bench import relevant_docs, run_order_labels
 from scipy import stats
 
 from reviewdepth.estimation.planning import _elusion_outcomes, missed_allowed
@@ -80,16 +80,7 @@ def queues(run_path: Path, qrels_path: Path) -> dict[str, npt.NDArray[np.int8]]:
     run = read_clef_run(run_path)
     out: dict[str, npt.NDArray[np.int8]] = {}
     for topic in dict.fromkeys(run.topic.tolist()):
-        rows = np.flatnonzero(run.topic == topic)
-        rel = relevant.get(topic, set())
-        seen: set[bytes] = set()
-        labels: list[int] = []
-        for doc, action in zip(run.docno.values[rows].tolist(), run.action[rows].tolist(), strict=True):
-            if action == b"NS" or doc in seen:
-                continue
-            seen.add(doc)
-            labels.append(1 if doc in rel else 0)
-        lab = np.array(labels, dtype=np.int8)
+        lab = run_order_labels(run, topic, relevant.get(topic, set()))
         if lab.sum() > 0:
             out[topic.decode()] = lab
     return out
