@@ -20,7 +20,9 @@ rest of the report.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections import OrderedDict
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -46,6 +48,9 @@ from reviewdepth.store.models import AuditStream, Judgment, Queue, Sample, Topic
 
 START_STREAM = "reviewdepth sample stream {topic} --every auto"
 MAX_PENDING_SHOWN = 20
+DASHBOARD_PAGE = 50  # topics on one dashboard page unless asked otherwise
+DASHBOARD_PAGE_MAX = 200  # topics on one dashboard page at most
+MONITOR_CACHE_ENTRIES = 1_000  # monitors a MonitorCache keeps at most (a few kB each)
 
 
 def checked_target(target: object) -> Fraction:
@@ -362,25 +367,87 @@ def change_marker(engine: Engine, topic: str) -> tuple[Any, ...]:
     return (found[1], found[2], last, newest_queue, newest_sample, streams)
 
 
+class MonitorCache:
+    """Dashboard monitors kept per topic and settings, each with the topic's `change_marker` when it was built:
+    reused while the marker is unchanged (no judgment, queue, sample or audit-stream change since), so a
+    dashboard that reloads does not load a large queue's labels again. Thread-safe; at most ``entries`` kept,
+    the least recently used dropped first. One per process (the API keeps one per application)."""
+
+    def __init__(self, entries: int = MONITOR_CACHE_ENTRIES) -> None:
+        self._entries: OrderedDict[Hashable, tuple[Hashable, MonitorReport]] = OrderedDict()
+        self._size = entries
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: Hashable, marker: Hashable) -> MonitorReport | None:
+        with self._lock:
+            found = self._entries.get(key)
+            if found is None or found[0] != marker:
+                self.misses += 1
+                return None
+            self._entries.move_to_end(key)
+            self.hits += 1
+            return found[1]
+
+    def put(self, key: Hashable, marker: Hashable, report: MonitorReport) -> None:
+        with self._lock:
+            self._entries[key] = (marker, report)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self._size:
+                self._entries.popitem(last=False)
+
+
+def _whole(name: str, value: object, top: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= top:
+        raise Invalid(f"{name}: must be a whole number from 1 to {top:,}, not {value!r}")
+    return value
+
+
+def checked_page(page: object, limit: object) -> tuple[int, int]:
+    """The dashboard's page (from 1) and topics per page (1 to DASHBOARD_PAGE_MAX); `Invalid` otherwise."""
+    return _whole("page", page, validation.INT64_MAX), _whole("limit", limit, DASHBOARD_PAGE_MAX)
+
+
+def _dashboard_monitor(engine: Engine, name: str, tau: Fraction, level: float,
+                       cache: MonitorCache | None) -> MonitorReport:
+    """The topic's monitor for the dashboard, from ``cache`` while its change marker is unchanged. The marker is
+    read before the monitor is built, so a change meanwhile makes the next request build it again."""
+    if cache is None:
+        return build_monitor(engine, name, target=tau, confidence=level, one_look=False)
+    marker = change_marker(engine, name)
+    key = (name, tau, level)
+    report = cache.get(key, marker)
+    if report is None:
+        report = build_monitor(engine, name, target=tau, confidence=level, one_look=False)
+        cache.put(key, marker, report)
+    return report
+
+
 def build_dashboard(engine: Engine, *, target: object = "0.95", confidence: float = 0.95,
-                    topics: Sequence[str] | None = None) -> Dashboard:
-    """Every topic (or ``topics``) with its monitor at the newest queue, without the one-look rules. A topic
-    whose monitor cannot be computed (no queue yet; a stream whose documents no longer match) is listed with
-    the reason."""
+                    topics: Sequence[str] | None = None, page: int = 1, limit: int = DASHBOARD_PAGE,
+                    cache: MonitorCache | None = None) -> Dashboard:
+    """One page of the topics (every topic, or ``topics``) by name, ``limit`` a page, each with its monitor at
+    the newest queue, without the one-look rules (from ``cache`` while the topic is unchanged). A topic whose
+    monitor cannot be computed (no queue yet; a stream whose documents no longer match) is listed with the
+    reason. `Invalid` for a bad setting or page."""
     tau, level = _settings(target, confidence, "latest", None)
+    page, limit = checked_page(page, limit)
     with engine.connect() as conn:
         stmt = select(Topic.id, Topic.name).order_by(Topic.name)
-        rows = [(int(i), n) for i, n in conn.execute(stmt) if topics is None or n in topics]
-        with_queue = set(conn.execute(select(Queue.topic_id).distinct()).scalars())
-        last = {topic_id: as_utc(moment).isoformat() for topic_id, (_, moment) in newest_judgments(conn).items()} \
-            if rows else {}
-    board = Dashboard(target=_fraction_text(tau), confidence=level)
+        chosen = [(int(i), n) for i, n in conn.execute(stmt) if topics is None or n in topics]
+        rows = chosen[(page - 1) * limit:page * limit]
+        ids = [topic_id for topic_id, _ in rows]
+        with_queue = set(conn.execute(select(Queue.topic_id).where(Queue.topic_id.in_(ids)).distinct()).scalars())
+        last = {topic_id: as_utc(moment).isoformat() for topic_id, (_, moment)
+                in newest_judgments(conn, select(Topic.id).where(Topic.id.in_(ids))).items()} if rows else {}
+    board = Dashboard(target=_fraction_text(tau), confidence=level, total=len(chosen), page=page, limit=limit)
     for topic_id, name in rows:
         report: MonitorReport | None = None
         problem: str | None = None
         if topic_id in with_queue:
             try:
-                report = build_monitor(engine, name, target=tau, confidence=level, one_look=False)
+                report = _dashboard_monitor(engine, name, tau, level, cache)
             except ServiceError as exc:  # e.g. a stream whose documents no longer match: shown, not fatal
                 problem = str(exc)
         board.entries.append(DashboardEntry(name, report, problem, last.get(topic_id)))

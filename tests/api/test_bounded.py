@@ -4,7 +4,10 @@ topic's change marker is unchanged, and shows a page of topics at a time."""
 
 from __future__ import annotations
 
+import html
+import re
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -12,9 +15,12 @@ import httpx
 import pytest
 
 from reviewdepth.api import recording
+from reviewdepth.report.monitor_render import render_dashboard
 from reviewdepth.services import monitor
 
 from .conftest import Api
+from .test_auth_and_errors import problem
+from .test_monitor_api import DOCS, judge, parsed, topics
 
 WAIT = 20.0  # seconds a liveness check waits before declaring the loop stalled (never reached when it passes)
 
@@ -80,3 +86,80 @@ def test_the_dashboard_is_built_off_the_event_loop(api: Api, monkeypatch: pytest
     assert health_during(api, lambda: results.append(api.client.get("/", headers=reader).status_code),
                          entered, release)
     assert results == [200]
+
+
+def until(condition: Callable[[], bool]) -> bool:
+    """Wait (at most WAIT seconds) until ``condition()``; its last value."""
+    deadline = time.monotonic() + WAIT
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return condition()
+
+
+def test_concurrent_dashboard_requests_share_one_render(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    topics(api)
+    entered, release = threading.Event(), threading.Event()
+    calls: list[int] = []
+    real = monitor.build_dashboard
+
+    def build(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        entered.set()
+        release.wait(WAIT)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(monitor, "build_dashboard", build)
+    reader = api.new_key("rita", "read")
+    pages: list[str] = []
+    requests = [threading.Thread(target=lambda: pages.append(api.client.get("/", headers=reader).text))
+                for _ in range(3)]
+    requests[0].start()
+    assert entered.wait(WAIT)
+    for thread in requests[1:]:
+        thread.start()
+    flight = getattr(api.client.app.state, "dashboards", None)  # type: ignore[attr-defined]
+    until(lambda: len(calls) > 1 or (flight is not None and flight.shared == 2))
+    release.set()
+    for thread in requests:
+        thread.join(WAIT)
+    assert len(calls) == 1 and len(pages) == 3 and len(set(pages)) == 1 and "can we stop now?" in pages[0]
+
+
+def test_dashboard_reuses_a_topics_monitor_until_the_topic_changes(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    topics(api)
+    built: list[str] = []
+    real = monitor.build_monitor
+
+    def counted(engine: Any, topic: str, **kwargs: Any) -> Any:
+        built.append(topic)
+        return real(engine, topic, **kwargs)
+
+    monkeypatch.setattr(monitor, "build_monitor", counted)
+    reader = api.new_key("rita", "read")
+    first = api.client.get("/?target=0.6", headers=reader)
+    assert first.status_code == 200 and sorted(built) == ["T", "U"]
+    again = api.client.get("/?target=0.6", headers=reader)
+    assert again.text == first.text and sorted(built) == ["T", "U"]  # nothing changed: nothing rebuilt
+    judge(api, "U", DOCS[5:8])
+    after = api.client.get("/?target=0.6", headers=reader)
+    assert sorted(built) == ["T", "U", "U"] and "reviewed 8 of 40" in after.text
+    monkeypatch.setattr(monitor, "build_monitor", real)
+    fresh = render_dashboard(monitor.build_dashboard(api.engine, target="0.6"))
+    assert after.text == fresh
+
+
+def test_the_dashboard_shows_a_page_of_topics(api: Api) -> None:
+    for name in ("a", "b", "c"):
+        api.client.post("/topics", json={"name": name}, headers=api.writer)
+    reader = api.new_key("rita", "read")
+    first = api.client.get("/?limit=2", headers=reader)
+    assert [r["cells"][0] for r in parsed(first.text).rows] == ["a", "b"]  # type: ignore[index]
+    assert "topics 1–2 of 3" in first.text and 'rel="prev"' not in first.text
+    following = re.findall(r'href="(/\?[^"]*)" rel="next"', first.text)
+    assert following == ["/?target=0.95&amp;confidence=0.95&amp;page=2&amp;limit=2"]
+    second = api.client.get(html.unescape(following[0]), headers=reader)
+    assert [r["cells"][0] for r in parsed(second.text).rows] == ["c"]  # type: ignore[index]
+    assert "topics 3–3 of 3" in second.text and 'rel="next"' not in second.text and 'rel="prev"' in second.text
+    assert len(parsed(api.client.get("/", headers=reader).text).rows) == 3  # default: 50 a page
+    for query in ("limit=0", "limit=201", "page=0"):
+        problem(api.client.get(f"/?{query}", headers=reader), 422)
