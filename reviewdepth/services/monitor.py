@@ -23,6 +23,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Hashable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -41,7 +42,7 @@ from reviewdepth.services.sample_evidence import queue_evidence
 from reviewdepth.services.topics import newest_judgments
 from reviewdepth.store import validation
 from reviewdepth.store.chain import chain_head_at
-from reviewdepth.store.ingest import driver_rows
+from reviewdepth.store.ingest import driver_columns
 from reviewdepth.store.labels import POLICIES, resolve_labels
 from reviewdepth.store.loaders import load_judgment_arrays, load_queue_labels
 from reviewdepth.store.models import AuditStream, Judgment, Queue, Sample, Topic
@@ -108,15 +109,17 @@ def _current(info: _Topic, name: str | None) -> Queue:
                    f"{', '.join(q.name for q in info.queues)})")
 
 
-def _docs(conn: Connection, queue_id: int, upto: int | None = None) -> list[str]:
+def _docs(conn: Connection, queue_id: int, upto: int | None = None) -> tuple[str, ...]:
     """The queue's doc ids in rank order (the first ``upto`` only, when given); a plain driver read, since the
-    dashboard does this for every topic."""
+    dashboard does this for every topic. A tuple of strings: the garbage collector stops scanning it after its
+    first look (a list of a million documents would be scanned at every collection of its generation, holding
+    the GIL, hence the event loop, meanwhile)."""
     sql = "SELECT doc_id FROM queue_entries WHERE queue_id = ?"
     params: tuple[int, ...] = (queue_id,)
     if upto is not None:
         sql += " AND rank <= ?"
         params += (upto,)
-    return [d for (d,) in driver_rows(conn, sql + " ORDER BY rank", params)]
+    return driver_columns(conn, sql + " ORDER BY rank", params, width=1)[0]
 
 
 def _last_judgment(conn: Connection, topic_id: int, as_of: int | None) -> tuple[int | None, str | None]:
@@ -131,14 +134,14 @@ def _last_judgment(conn: Connection, topic_id: int, as_of: int | None) -> tuple[
 
 
 def _population(engine: Engine, conn: Connection, topic: str, audit: AuditEvidence | None, current: Queue,
-                current_docs: list[str]) -> set[str]:
+                rank_of: dict[str, int]) -> AbstractSet[str]:
     """The documents the audit samples from: the stream's queue's (load_audit has checked them against the
-    stored digest), else the current queue's when there is no stream."""
+    stored digest), else the current queue's (``rank_of``'s keys) when there is no stream."""
     if audit is None:
-        return set(current_docs)
+        return rank_of.keys()
     origin = conn.execute(select(AuditStream.queue_id).where(AuditStream.id == audit.stream_id)).scalar_one_or_none()
     if origin is not None and int(origin) == current.id:
-        return set(current_docs)
+        return rank_of.keys()
     if origin is not None:
         return set(_docs(conn, int(origin)))
     return set(audit_doc_ids(engine, topic))  # its queue is gone: the stream found another with its documents
@@ -181,8 +184,12 @@ def build_monitor(engine: Engine, topic: str, *, queue: str | None = None, targe
         raise Invalid(f"queue: queue {current.name!r} of topic {info.name!r} has no documents")
     prefixes = {q.id: queue_evidence(engine, info.id, q, labels_by_queue[q.id], point) for q in info.queues}
     audit = load_audit(engine, info.name, current.name, policy=policy, as_of=point)
+    # doc → rank on the current queue: a dict of strings and ints, which the garbage collector never scans (a set
+    # of the queue's documents would be scanned whole at each collection of its generation); also the population
+    # when that is the current queue
+    rank_of = {d: i + 1 for i, d in enumerate(current_docs)}
     with engine.connect() as conn:
-        population = _population(engine, conn, info.name, audit, current, current_docs)
+        population = _population(engine, conn, info.name, audit, current, rank_of)
         reviewed_docs: set[str] = set(current_docs[:prefixes[current.id].reviewed])
         for q in info.queues:
             if q.id != current.id and prefixes[q.id].reviewed:
@@ -192,7 +199,6 @@ def build_monitor(engine: Engine, topic: str, *, queue: str | None = None, targe
     in_population = reviewed_docs & population
     found = len(in_population & relevant_docs)
     known = relevant_docs & population
-    rank_of = {d: i + 1 for i, d in enumerate(current_docs)}
     audit_ranks: list[int] = []
     audit_relevant: list[bool] = []
     if audit is not None:
@@ -209,7 +215,8 @@ def build_monitor(engine: Engine, topic: str, *, queue: str | None = None, targe
         audit_outside_ranks=np.array(audit_ranks, dtype=np.int64),
         audit_outside_relevant=np.array(audit_relevant, dtype=np.bool_),
         known_outside_relevant_ranks=np.array(outside_known, dtype=np.int64),
-        outside_ranks=np.array([rank_of.get(d, 0) for d in population - in_population], dtype=np.int64))
+        outside_ranks=np.fromiter((rank_of.get(d, 0) for d in population if d not in in_population),
+                                  dtype=np.int64))
     result = monitor(inp, tau, level)
 
     notes = list(result.notes)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import re
-from collections.abc import Callable, Iterable, Sequence
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from itertools import chain, islice
 from typing import Any
@@ -30,6 +33,36 @@ def db_timestamp(conn: Connection, moment: datetime) -> Any:
     return moment
 
 
+_gc_lock = threading.Lock()
+_gc_pauses = 0  # threads inside gc_paused() now
+_gc_resume = False  # whether the first of them found the collector enabled
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while a large read builds its rows (process-wide; nested and concurrent
+    pauses hold it off until the last one ends).
+
+    A read of a million rows allocates a million tuples that all survive; each few thousand of them trigger a
+    collection, and the survivors' promotions trigger full ones, each scanning every live container with the
+    GIL held, so the server's event loop waited up to 0.4 s at a time (bench/bounded_bench.py). Rows of
+    strings and numbers hold no reference cycles, so nothing is left uncollected meanwhile: other threads'
+    cycles are collected once the pause ends."""
+    global _gc_pauses, _gc_resume
+    with _gc_lock:
+        if _gc_pauses == 0:
+            _gc_resume = gc.isenabled()
+            gc.disable()
+        _gc_pauses += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_pauses -= 1
+            if _gc_pauses == 0 and _gc_resume:
+                gc.enable()
+
+
 def driver_rows(conn: Connection, sql: str, params: Sequence[object] = (), *,
                 fetch: bool = True, plan_each_time: bool = False) -> list[tuple[Any, ...]]:
     """Run qmark SQL straight on the DBAPI connection of ``conn``'s transaction: no statement compilation and no
@@ -48,9 +81,24 @@ def driver_rows(conn: Connection, sql: str, params: Sequence[object] = (), *,
             cursor.execute(sql, tuple(params), prepare=False)
         else:
             cursor.execute(sql, tuple(params))
-        return list(cursor.fetchall()) if fetch else []
+        if not fetch:
+            return []
+        with gc_paused():
+            rows: list[tuple[Any, ...]] = cursor.fetchall()
+        return rows
     finally:
         cursor.close()
+
+
+def driver_columns(conn: Connection, sql: str, params: Sequence[object] = (), *,
+                   width: int) -> list[tuple[Any, ...]]:
+    """`driver_rows`, returned as its ``width`` columns (one tuple each; empty tuples when there is no row),
+    transposed while the collector is paused so that a large read leaves no million row tuples for it to scan."""
+    with gc_paused():
+        rows = driver_rows(conn, sql, params)
+        columns = list(zip(*rows, strict=True)) if rows else [() for _ in range(width)]
+        del rows
+    return columns
 
 
 def bulk_insert(conn: Connection, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]],
