@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from reviewdepth.api import recording
+from reviewdepth.api.routers import queues
 from reviewdepth.report.monitor_render import render_dashboard
 from reviewdepth.services import monitor
 
@@ -163,3 +164,20 @@ def test_the_dashboard_shows_a_page_of_topics(api: Api) -> None:
     assert len(parsed(api.client.get("/", headers=reader).text).rows) == 3  # default: 50 a page
     for query in ("limit=0", "limit=201", "page=0"):
         problem(api.client.get(f"/?{query}", headers=reader), 422)
+
+
+def test_a_json_ranking_is_parsed_off_the_event_loop(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    entered, release = threading.Event(), threading.Event()
+    monkeypatch.setattr(queues, "ranking_documents", blocking(entered, release, queues.ranking_documents))
+    writer = api.writer
+    api.client.post("/topics", json={"name": "T"}, headers=writer)
+    results: list[int] = []
+
+    def put() -> None:
+        body = {"documents": [{"doc_id": f"d{i}"} for i in range(100)]}
+        results.append(api.client.put("/topics/T/queues/q", json=body, headers=writer).status_code)
+
+    assert health_during(api, put, entered, release)
+    assert results == [201]
+    bad = api.client.put("/topics/T/queues/r", json={"documents": [{"doc": "x"}]}, headers=writer)
+    assert bad.status_code == 422 and "body.documents[0]" in bad.text
