@@ -196,9 +196,10 @@ def build_monitor(engine: Engine, topic: str, *, queue: str | None = None, targe
                 reviewed_docs.update(_docs(conn, q.id, prefixes[q.id].reviewed))
     relevant_docs = {d for d, lab in zip(resolved.doc_ids.tolist(), resolved.labels.tolist(), strict=True)
                      if lab == 1}
-    in_population = reviewed_docs & population
-    found = len(in_population & relevant_docs)
-    known = relevant_docs & population
+    # comprehensions, not set operators: one C call over half a million documents holds the GIL ~0.1 s
+    in_population = {d for d in reviewed_docs if d in population}
+    found = sum(1 for d in in_population if d in relevant_docs)
+    known = {d for d in relevant_docs if d in population}
     audit_ranks: list[int] = []
     audit_relevant: list[bool] = []
     if audit is not None:
