@@ -29,6 +29,7 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 from sqlalchemy import Connection, Engine, func, select
 
 from reviewdepth.estimation.monitor import MonitorInput, MonitorResult, monitor
@@ -133,18 +134,100 @@ def _last_judgment(conn: Connection, topic_id: int, as_of: int | None) -> tuple[
     return int(row[0]), as_utc(row[1]).isoformat()
 
 
-def _population(engine: Engine, conn: Connection, topic: str, audit: AuditEvidence | None, current: Queue,
-                rank_of: dict[str, int]) -> AbstractSet[str]:
-    """The documents the audit samples from: the stream's queue's (load_audit has checked them against the
-    stored digest), else the current queue's (``rank_of``'s keys) when there is no stream."""
+@dataclass
+class _Sets:
+    """The monitor's counts of the reviewed set S against the population: |population|, |S|, F, R_known, the
+    relevant documents outside the population, and the current-queue ranks (0: not in it) of the audit documents
+    outside S (with their labels), of the known relevant documents outside S, and of every population document
+    outside S."""
+
+    population: int
+    reviewed: int
+    found: int
+    known: int
+    relevant_outside: int
+    audit_ranks: npt.NDArray[np.int64]
+    audit_relevant: npt.NDArray[np.bool_]
+    known_outside_ranks: npt.NDArray[np.int64]
+    outside_ranks: npt.NDArray[np.int64]
+
+
+def _audit_origin(conn: Connection, audit: AuditEvidence | None) -> int | None:
+    """The id of the queue the audit stream samples from (None: no stream, or its queue is gone)."""
     if audit is None:
-        return rank_of.keys()
-    origin = conn.execute(select(AuditStream.queue_id).where(AuditStream.id == audit.stream_id)).scalar_one_or_none()
-    if origin is not None and int(origin) == current.id:
-        return rank_of.keys()
-    if origin is not None:
-        return set(_docs(conn, int(origin)))
-    return set(audit_doc_ids(engine, topic))  # its queue is gone: the stream found another with its documents
+        return None
+    found = conn.execute(select(AuditStream.queue_id).where(AuditStream.id == audit.stream_id)).scalar_one_or_none()
+    return None if found is None else int(found)
+
+
+def _one_queue(info: _Topic, current: Queue, audit: AuditEvidence | None, origin: int | None) -> bool:
+    """Whether S is the current queue's reviewed prefix and the population the current queue: the topic has one
+    queue, and the audit stream (if any) samples from it. Then `_sets_by_rank` gives the sets from the queue's
+    labels by rank, without reading its documents."""
+    return len(info.queues) == 1 and (audit is None or origin == current.id)
+
+
+def _audit_outside(audit: AuditEvidence | None, inside: Any) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+    """The current-queue ranks (0: not in it) and labels of the audit documents for which ``inside(doc, rank)``
+    is false."""
+    ranks: list[int] = []
+    relevant: list[bool] = []
+    if audit is not None:
+        for doc, is_rel, rank in zip(audit.doc_ids, audit.relevant, audit.ranks, strict=True):
+            if not inside(doc, rank):
+                ranks.append(rank or 0)
+                relevant.append(is_rel)
+    return np.array(ranks, dtype=np.int64), np.array(relevant, dtype=np.bool_)
+
+
+def _sets_by_rank(labels: npt.NDArray[np.int8], reviewed: int, audit: AuditEvidence | None,
+                  relevant_total: int) -> _Sets:
+    """`_Sets` when `_one_queue`: S is ranks 1..``reviewed`` and the population every rank, so each set is a
+    range of ranks or a mask of ``labels`` (the queue's labels by rank, resolved as the topic's are). Memory
+    and time go with the queue's size in bytes, not in Python objects (a 3,000,000-entry queue read as
+    documents cost ~400 MB)."""
+    relevant = labels == 1
+    known = int(np.count_nonzero(relevant))
+    audit_ranks, audit_relevant = _audit_outside(audit, lambda _doc, rank: rank is not None and 0 < rank <= reviewed)
+    return _Sets(population=len(labels), reviewed=reviewed, found=int(np.count_nonzero(relevant[:reviewed])),
+                 known=known, relevant_outside=relevant_total - known, audit_ranks=audit_ranks,
+                 audit_relevant=audit_relevant,
+                 known_outside_ranks=(np.flatnonzero(relevant[reviewed:]) + reviewed + 1).astype(np.int64),
+                 outside_ranks=np.arange(reviewed + 1, len(labels) + 1, dtype=np.int64))
+
+
+def _sets_by_document(engine: Engine, conn: Connection, info: _Topic, current: Queue, prefixes: dict[int, Any],
+                      audit: AuditEvidence | None, origin: int | None, relevant_docs: set[str]) -> _Sets:
+    """`_Sets` in general (several queues, or a stream over another queue): by document. The population is the
+    audit stream's queue's documents (load_audit has checked them against the stored digest), else the current
+    queue's; S the union of each queue's reviewed prefix."""
+    current_docs = _docs(conn, current.id)
+    # doc → rank on the current queue: a dict of strings and ints, which the garbage collector never scans (a set
+    # of the queue's documents would be scanned whole at each collection of its generation)
+    rank_of = {d: i + 1 for i, d in enumerate(current_docs)}
+    population: AbstractSet[str]
+    if audit is None or origin == current.id:
+        population = rank_of.keys()
+    elif origin is not None:
+        population = set(_docs(conn, origin))
+    else:
+        population = set(audit_doc_ids(engine, info.name))  # its queue is gone: the stream found another
+    reviewed_docs: set[str] = set(current_docs[:prefixes[current.id].reviewed])
+    for q in info.queues:
+        if q.id != current.id and prefixes[q.id].reviewed:
+            reviewed_docs.update(_docs(conn, q.id, prefixes[q.id].reviewed))
+    # comprehensions, not set operators: one C call over half a million documents holds the GIL ~0.1 s
+    in_population = {d for d in reviewed_docs if d in population}
+    known = {d for d in relevant_docs if d in population}
+    audit_ranks, audit_relevant = _audit_outside(audit, lambda doc, _rank: doc in in_population)
+    return _Sets(
+        population=len(population), reviewed=len(in_population),
+        found=sum(1 for d in in_population if d in relevant_docs), known=len(known),
+        relevant_outside=sum(1 for d in relevant_docs if d not in population), audit_ranks=audit_ranks,
+        audit_relevant=audit_relevant,
+        known_outside_ranks=np.array(sorted(rank_of.get(d, 0) for d in known - in_population), dtype=np.int64),
+        outside_ranks=np.fromiter((rank_of.get(d, 0) for d in population if d not in in_population),
+                                  dtype=np.int64))
 
 
 def _fraction_text(value: Fraction) -> str:
@@ -178,50 +261,30 @@ def build_monitor(engine: Engine, topic: str, *, queue: str | None = None, targe
         labels_by_queue = {q.id: load_queue_labels(conn, q.id, info.id, q.size, policy, point) for q in info.queues}
         docs, ids, rel, adj = load_judgment_arrays(conn, info.id, point)
         resolved = resolve_labels(docs, ids, rel, adj, policy)
-        current_docs = _docs(conn, current.id)
         chain_head = chain_head_at(conn, info.id, as_of)
-    if not current_docs:
+    if current.size == 0:
         raise Invalid(f"queue: queue {current.name!r} of topic {info.name!r} has no documents")
     prefixes = {q.id: queue_evidence(engine, info.id, q, labels_by_queue[q.id], point) for q in info.queues}
     audit = load_audit(engine, info.name, current.name, policy=policy, as_of=point)
-    # doc → rank on the current queue: a dict of strings and ints, which the garbage collector never scans (a set
-    # of the queue's documents would be scanned whole at each collection of its generation); also the population
-    # when that is the current queue
-    rank_of = {d: i + 1 for i, d in enumerate(current_docs)}
-    with engine.connect() as conn:
-        population = _population(engine, conn, info.name, audit, current, rank_of)
-        reviewed_docs: set[str] = set(current_docs[:prefixes[current.id].reviewed])
-        for q in info.queues:
-            if q.id != current.id and prefixes[q.id].reviewed:
-                reviewed_docs.update(_docs(conn, q.id, prefixes[q.id].reviewed))
+    queue_reviewed = prefixes[current.id].reviewed
     relevant_docs = {d for d, lab in zip(resolved.doc_ids.tolist(), resolved.labels.tolist(), strict=True)
                      if lab == 1}
-    # comprehensions, not set operators: one C call over half a million documents holds the GIL ~0.1 s
-    in_population = {d for d in reviewed_docs if d in population}
-    found = sum(1 for d in in_population if d in relevant_docs)
-    known = {d for d in relevant_docs if d in population}
-    audit_ranks: list[int] = []
-    audit_relevant: list[bool] = []
-    if audit is not None:
-        for doc, is_rel, rank in zip(audit.doc_ids, audit.relevant, audit.ranks, strict=True):
-            if doc not in in_population:
-                audit_ranks.append(rank or 0)
-                audit_relevant.append(is_rel)
-    outside_known = sorted(rank_of.get(d, 0) for d in known - in_population)
-    queue_reviewed = prefixes[current.id].reviewed
+    with engine.connect() as conn:
+        origin = _audit_origin(conn, audit)
+        if _one_queue(info, current, audit, origin):
+            sets = _sets_by_rank(labels_by_queue[current.id].labels, queue_reviewed, audit, len(relevant_docs))
+        else:
+            sets = _sets_by_document(engine, conn, info, current, prefixes, audit, origin, relevant_docs)
     inp = MonitorInput(
-        population=len(population) if audit is None else audit.population_size, reviewed=len(in_population),
-        found=found, audited=0 if audit is None else audit.judged, known_relevant=len(known),
-        queue_reviewed=queue_reviewed, queue_size=current.size,
-        audit_outside_ranks=np.array(audit_ranks, dtype=np.int64),
-        audit_outside_relevant=np.array(audit_relevant, dtype=np.bool_),
-        known_outside_relevant_ranks=np.array(outside_known, dtype=np.int64),
-        outside_ranks=np.fromiter((rank_of.get(d, 0) for d in population if d not in in_population),
-                                  dtype=np.int64))
+        population=sets.population if audit is None else audit.population_size, reviewed=sets.reviewed,
+        found=sets.found, audited=0 if audit is None else audit.judged, known_relevant=sets.known,
+        queue_reviewed=queue_reviewed, queue_size=current.size, audit_outside_ranks=sets.audit_ranks,
+        audit_outside_relevant=sets.audit_relevant, known_outside_relevant_ranks=sets.known_outside_ranks,
+        outside_ranks=sets.outside_ranks)
     result = monitor(inp, tau, level)
 
     notes = list(result.notes)
-    outside_population = len(relevant_docs - population)
+    outside_population = sets.relevant_outside
     if outside_population:
         notes.append(f"{outside_population:,} relevant document(s) judged outside the audit's population are not "
                      "counted: the audit cannot speak for them")
