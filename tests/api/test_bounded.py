@@ -5,6 +5,7 @@ topic's change marker is unchanged, and shows a page of topics at a time."""
 from __future__ import annotations
 
 import html
+import inspect
 import re
 import threading
 import time
@@ -181,3 +182,14 @@ def test_a_json_ranking_is_parsed_off_the_event_loop(api: Api, monkeypatch: pyte
     assert results == [201]
     bad = api.client.put("/topics/T/queues/r", json={"documents": [{"doc": "x"}]}, headers=writer)
     assert bad.status_code == 422 and "body.documents[0]" in bad.text
+
+
+def test_only_audited_routes_run_on_the_event_loop(api: Api) -> None:
+    """A plain ``def`` route runs in the threadpool; an ``async def`` one on the event loop, where blocking work
+    stalls every request. The coroutine routes are these, each handing its heavy work to a thread itself (a
+    new one must do the same, with a test above, before joining the list)."""
+    from fastapi.routing import APIRoute
+
+    coroutines = {route.path + " " + ",".join(sorted(route.methods)) for route in api.client.app.routes  # type: ignore[attr-defined]
+                  if isinstance(route, APIRoute) and inspect.iscoroutinefunction(route.endpoint)}
+    assert coroutines == {"/topics/{topic}/judgments POST", "/topics/{topic}/queues/{queue} PUT"}
