@@ -192,4 +192,6 @@ def test_only_audited_routes_run_on_the_event_loop(api: Api) -> None:
 
     coroutines = {route.path + " " + ",".join(sorted(route.methods)) for route in api.client.app.routes  # type: ignore[attr-defined]
                   if isinstance(route, APIRoute) and inspect.iscoroutinefunction(route.endpoint)}
-    assert coroutines == {"/topics/{topic}/judgments POST", "/topics/{topic}/queues/{queue} PUT"}
+    assert coroutines == {"/topics/{topic}/judgments POST", "/topics/{topic}/queues/{queue} PUT", "/ GET",
+                          "/health GET"}
+

@@ -44,7 +44,7 @@ def add_routes(router: APIRouter) -> None:
                 responses={**problem_responses(401, 403, 422),
                            200: {"description": "The dashboard page.",
                                  "content": {"text/html": {"schema": {"type": "string"}}}}})
-    def dashboard(request: Request, engine: EngineDep, _key: Reader, target: TargetQuery = "0.95",
+    async def dashboard(request: Request, engine: EngineDep, _key: Reader, target: TargetQuery = "0.95",
                   confidence: ConfidenceQuery = 0.95,
                   page: Annotated[int, Query(ge=1, le=INT64_MAX, description="The page of topics, from 1.")] = 1,
                   limit: Annotated[int, Query(ge=1, le=DASHBOARD_PAGE_MAX, description="Topics on a page.")]
@@ -52,15 +52,15 @@ def add_routes(router: APIRouter) -> None:
         """One page of the topics (by name, ``limit`` a page, links to the next and previous) with each one's
         monitor status (continue / stop certified / no audit), progress along its newest queue, recall lower
         bound, last activity, and links to its report and monitor. Server-rendered HTML, no scripts. One render
-        at a time per process: requests meanwhile for the same page wait for it and share its page; a topic's
-        monitor is reused while the topic is unchanged. A read key suffices; browsers may open ``/?key=KEY``
-        once (the key is then kept in an HttpOnly cookie for the browser session and the address bar loses
-        it)."""
+        at a time per process, in a worker thread: requests meanwhile for the same page wait for it and share
+        its page; a topic's monitor is reused while the topic is unchanged. A read key suffices; browsers may
+        open ``/?key=KEY`` once (the key is then kept in an HttpOnly cookie for the browser session and the
+        address bar loses it)."""
         from reviewdepth.report.monitor_render import render_dashboard
         from reviewdepth.services.monitor import build_dashboard
 
         state = request.app.state
-        html: str = state.dashboards.run(
+        html: str = await state.dashboards.run(
             (target, confidence, page, limit),
             lambda: render_dashboard(build_dashboard(engine, target=target, confidence=confidence, page=page,
                                                      limit=limit, cache=state.monitor_cache)))
