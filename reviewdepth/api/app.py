@@ -18,6 +18,7 @@ from reviewdepth.api.parameters import checked_media_type, checked_parameters
 from reviewdepth.api.problems import Problem, install_problem_handlers
 from reviewdepth.api.routers import add_all
 from reviewdepth.api.settings import api_settings
+from reviewdepth.api.single_flight import SingleFlight
 from reviewdepth.settings import Settings
 
 DESCRIPTION = """Queues, judgments, samples and depth reports for review teams.
@@ -36,11 +37,14 @@ def create_app(settings: Settings) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         from reviewdepth.services.database import open_store
+        from reviewdepth.services.monitor import MonitorCache
 
         engine = open_store(config)
         app.state.engine = engine
         app.state.writes = writes = Writes(engine)
         app.state.jobs = jobs = JobRunner(engine)
+        app.state.dashboards = SingleFlight[str]()  # one dashboard render at a time (api/single_flight.py)
+        app.state.monitor_cache = MonitorCache()  # per topic, while its change marker holds (services/monitor.py)
         key_cache: KeyCache = app.state.key_cache
         key_cache.watch()
         try:

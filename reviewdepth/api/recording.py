@@ -14,6 +14,7 @@ import json
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
+import anyio.to_thread
 from fastapi import Request, Response
 from fastapi.routing import APIRoute
 from fastapi.security.utils import get_authorization_scheme_param
@@ -27,6 +28,7 @@ from reviewdepth.services.batches import BatchItem, record_batch
 from reviewdepth.services.keys import ADJUDICATE, KeyRecord, key_digest
 
 JSON = "application/json"
+INLINE_BODY_BYTES = 64 * 1024  # a body parsed on the event loop at most (~2,000 judgments, ~1 ms); larger: a thread
 ADJUDICATION = "adjudication"  # the judgment role only keys with scope ADJUDICATE may record
 
 
@@ -43,10 +45,14 @@ async def recorded(request: Request, topic: str, key: KeyRecord, items: Sequence
                               queue=queue, allow_unqueued=allow_unqueued,
                               idempotency_ttl_seconds=request.app.state.settings.idempotency_ttl_seconds)
     # the bytes FastAPI makes of this dict through response_model JudgmentBatchOut, without re-validating it
-    content = json.dumps({"topic": topic, "reviewer": key.reviewer, "recorded": len(result.ids), "ids": result.ids},
-                         ensure_ascii=False, separators=(",", ":"))
+    reply = {"topic": topic, "reviewer": key.reviewer, "recorded": len(result.ids), "ids": result.ids}
+    content = _json(reply) if len(result.ids) <= INLINE_JUDGMENTS else await anyio.to_thread.run_sync(_json, reply)
     return Response(content, status_code=201, media_type=JSON,
                     headers={"Idempotent-Replayed": "true"} if result.replayed else None)
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 async def fast_post_judgments(request: Request) -> Response | None:
@@ -65,8 +71,10 @@ async def fast_post_judgments(request: Request) -> Response | None:
     raw = await request.body()  # kept on the request for the standard handler
     if not raw:
         return None
+    validator = judgment_batch_validator()
     try:
-        body = judgment_batch_validator().validate_json(raw)
+        body = validator.validate_json(raw) if len(raw) <= INLINE_BODY_BYTES else \
+            await anyio.to_thread.run_sync(validator.validate_json, raw)
     except ValidationError:
         return None
     reviewer = body.get("reviewer")

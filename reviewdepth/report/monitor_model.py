@@ -89,8 +89,21 @@ class DashboardEntry:
 
 @dataclass
 class Dashboard:
-    """Every topic with its monitor status, at the settings all of them were computed with."""
+    """One page of the topics (``entries``: page ``page`` of ``limit`` topics, of ``total`` in all) with their
+    monitor status, at the settings all of them were computed with."""
 
     target: str
     confidence: float
     entries: list[DashboardEntry] = field(default_factory=list)
+    total: int = 0
+    page: int = 1
+    limit: int = 50
+
+    @property
+    def first(self) -> int:
+        """The position (from 1) of the page's first topic among all."""
+        return (self.page - 1) * self.limit + 1
+
+    @property
+    def has_next(self) -> bool:
+        return self.page * self.limit < self.total

@@ -197,6 +197,11 @@ STYLE = (
 )
 
 
+def _page_query(board: Dashboard, page: int) -> str:
+    return urlencode({"target": board.target, "confidence": repr(board.confidence), "page": page,
+                      "limit": board.limit})
+
+
 def render_dashboard(board: Dashboard, refresh_seconds: int | None = 60) -> str:
     """The dashboard page: one row per topic (status, progress, recall lower bound, last activity, links)."""
     counts: dict[str, int] = {}
@@ -205,6 +210,16 @@ def render_dashboard(board: Dashboard, refresh_seconds: int | None = 60) -> str:
     summary = ", ".join(f"{n} {state}" for state, n in sorted(counts.items())) or "no topic yet"
     settings = urlencode({"target": board.target, "confidence": repr(board.confidence)})
     rows = "\n".join(_entry_row(e, settings) for e in board.entries)
+    if board.page == 1 and not board.has_next:
+        shown = f"{len(board.entries)} topic(s)"
+    elif board.entries:
+        shown = f"topics {board.first:,}–{board.first + len(board.entries) - 1:,} of {board.total:,}"
+    else:
+        shown = f"no topic on page {board.page:,} ({board.total:,} topic(s) in all)"
+    links = [f'<a href="/?{escape(_page_query(board, board.page + step))}" rel="{rel}">{text}</a>'
+             for step, rel, text, shown_when in ((-1, "prev", "previous page", board.page > 1),
+                                                 (1, "next", "next page", board.has_next)) if shown_when]
+    pager = f'<p class="small">{" · ".join(links)}</p>\n' if links else ""
     refresh = "" if refresh_seconds is None else f'<meta http-equiv="refresh" content="{int(refresh_seconds)}">'
     confidence = f"{board.confidence * 100:.2f}".rstrip("0").rstrip(".")
     return (
@@ -215,8 +230,8 @@ def render_dashboard(board: Dashboard, refresh_seconds: int | None = 60) -> str:
         "<h1>reviewdepth: can we stop now?</h1>\n"
         f'<p class="small">Target recall {escape(board.target)} at {confidence} % confidence, anytime-valid: '
         "valid however often you look (the monitor, <code>reviewdepth watch</code>). "
-        f"{len(board.entries)} topic(s): {escape(summary)}.</p>\n"
+        f"{shown}: {escape(summary)}.</p>\n"
         '<table><thead><tr><th>topic</th><th>status</th><th>progress and recall lower bound</th>'
-        "<th>last activity</th></tr></thead>\n<tbody>\n" + rows + "\n</tbody></table>\n"
+        "<th>last activity</th></tr></thead>\n<tbody>\n" + rows + "\n</tbody></table>\n" + pager +
         '<p class="small">The one-look tests (elusion, QBCB, …) are in each topic\'s report; they are valid for one '
         "look only.</p>\n</body></html>\n")

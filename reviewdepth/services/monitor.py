@@ -20,12 +20,16 @@ rest of the report.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections import OrderedDict
+from collections.abc import Hashable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 from sqlalchemy import Connection, Engine, func, select
 
 from reviewdepth.estimation.monitor import MonitorInput, MonitorResult, monitor
@@ -39,13 +43,16 @@ from reviewdepth.services.sample_evidence import queue_evidence
 from reviewdepth.services.topics import newest_judgments
 from reviewdepth.store import validation
 from reviewdepth.store.chain import chain_head_at
-from reviewdepth.store.ingest import driver_rows
+from reviewdepth.store.ingest import driver_columns
 from reviewdepth.store.labels import POLICIES, resolve_labels
 from reviewdepth.store.loaders import load_judgment_arrays, load_queue_labels
 from reviewdepth.store.models import AuditStream, Judgment, Queue, Sample, Topic
 
 START_STREAM = "reviewdepth sample stream {topic} --every auto"
 MAX_PENDING_SHOWN = 20
+DASHBOARD_PAGE = 50  # topics on one dashboard page unless asked otherwise
+DASHBOARD_PAGE_MAX = 200  # topics on one dashboard page at most
+MONITOR_CACHE_ENTRIES = 1_000  # monitors a MonitorCache keeps at most (a few kB each)
 
 
 def checked_target(target: object) -> Fraction:
@@ -103,15 +110,17 @@ def _current(info: _Topic, name: str | None) -> Queue:
                    f"{', '.join(q.name for q in info.queues)})")
 
 
-def _docs(conn: Connection, queue_id: int, upto: int | None = None) -> list[str]:
+def _docs(conn: Connection, queue_id: int, upto: int | None = None) -> tuple[str, ...]:
     """The queue's doc ids in rank order (the first ``upto`` only, when given); a plain driver read, since the
-    dashboard does this for every topic."""
+    dashboard does this for every topic. A tuple of strings: the garbage collector stops scanning it after its
+    first look (a list of a million documents would be scanned at every collection of its generation, holding
+    the GIL, hence the event loop, meanwhile)."""
     sql = "SELECT doc_id FROM queue_entries WHERE queue_id = ?"
     params: tuple[int, ...] = (queue_id,)
     if upto is not None:
         sql += " AND rank <= ?"
         params += (upto,)
-    return [d for (d,) in driver_rows(conn, sql + " ORDER BY rank", params)]
+    return driver_columns(conn, sql + " ORDER BY rank", params, width=1)[0]
 
 
 def _last_judgment(conn: Connection, topic_id: int, as_of: int | None) -> tuple[int | None, str | None]:
@@ -125,18 +134,100 @@ def _last_judgment(conn: Connection, topic_id: int, as_of: int | None) -> tuple[
     return int(row[0]), as_utc(row[1]).isoformat()
 
 
-def _population(engine: Engine, conn: Connection, topic: str, audit: AuditEvidence | None, current: Queue,
-                current_docs: list[str]) -> set[str]:
-    """The documents the audit samples from: the stream's queue's (load_audit has checked them against the
-    stored digest), else the current queue's when there is no stream."""
+@dataclass
+class _Sets:
+    """The monitor's counts of the reviewed set S against the population: |population|, |S|, F, R_known, the
+    relevant documents outside the population, and the current-queue ranks (0: not in it) of the audit documents
+    outside S (with their labels), of the known relevant documents outside S, and of every population document
+    outside S."""
+
+    population: int
+    reviewed: int
+    found: int
+    known: int
+    relevant_outside: int
+    audit_ranks: npt.NDArray[np.int64]
+    audit_relevant: npt.NDArray[np.bool_]
+    known_outside_ranks: npt.NDArray[np.int64]
+    outside_ranks: npt.NDArray[np.int64]
+
+
+def _audit_origin(conn: Connection, audit: AuditEvidence | None) -> int | None:
+    """The id of the queue the audit stream samples from (None: no stream, or its queue is gone)."""
     if audit is None:
-        return set(current_docs)
-    origin = conn.execute(select(AuditStream.queue_id).where(AuditStream.id == audit.stream_id)).scalar_one_or_none()
-    if origin is not None and int(origin) == current.id:
-        return set(current_docs)
-    if origin is not None:
-        return set(_docs(conn, int(origin)))
-    return set(audit_doc_ids(engine, topic))  # its queue is gone: the stream found another with its documents
+        return None
+    found = conn.execute(select(AuditStream.queue_id).where(AuditStream.id == audit.stream_id)).scalar_one_or_none()
+    return None if found is None else int(found)
+
+
+def _one_queue(info: _Topic, current: Queue, audit: AuditEvidence | None, origin: int | None) -> bool:
+    """Whether S is the current queue's reviewed prefix and the population the current queue: the topic has one
+    queue, and the audit stream (if any) samples from it. Then `_sets_by_rank` gives the sets from the queue's
+    labels by rank, without reading its documents."""
+    return len(info.queues) == 1 and (audit is None or origin == current.id)
+
+
+def _audit_outside(audit: AuditEvidence | None, inside: Any) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+    """The current-queue ranks (0: not in it) and labels of the audit documents for which ``inside(doc, rank)``
+    is false."""
+    ranks: list[int] = []
+    relevant: list[bool] = []
+    if audit is not None:
+        for doc, is_rel, rank in zip(audit.doc_ids, audit.relevant, audit.ranks, strict=True):
+            if not inside(doc, rank):
+                ranks.append(rank or 0)
+                relevant.append(is_rel)
+    return np.array(ranks, dtype=np.int64), np.array(relevant, dtype=np.bool_)
+
+
+def _sets_by_rank(labels: npt.NDArray[np.int8], reviewed: int, audit: AuditEvidence | None,
+                  relevant_total: int) -> _Sets:
+    """`_Sets` when `_one_queue`: S is ranks 1..``reviewed`` and the population every rank, so each set is a
+    range of ranks or a mask of ``labels`` (the queue's labels by rank, resolved as the topic's are). Memory
+    and time go with the queue's size in bytes, not in Python objects (a 3,000,000-entry queue read as
+    documents cost ~400 MB)."""
+    relevant = labels == 1
+    known = int(np.count_nonzero(relevant))
+    audit_ranks, audit_relevant = _audit_outside(audit, lambda _doc, rank: rank is not None and 0 < rank <= reviewed)
+    return _Sets(population=len(labels), reviewed=reviewed, found=int(np.count_nonzero(relevant[:reviewed])),
+                 known=known, relevant_outside=relevant_total - known, audit_ranks=audit_ranks,
+                 audit_relevant=audit_relevant,
+                 known_outside_ranks=(np.flatnonzero(relevant[reviewed:]) + reviewed + 1).astype(np.int64),
+                 outside_ranks=np.arange(reviewed + 1, len(labels) + 1, dtype=np.int64))
+
+
+def _sets_by_document(engine: Engine, conn: Connection, info: _Topic, current: Queue, prefixes: dict[int, Any],
+                      audit: AuditEvidence | None, origin: int | None, relevant_docs: set[str]) -> _Sets:
+    """`_Sets` in general (several queues, or a stream over another queue): by document. The population is the
+    audit stream's queue's documents (load_audit has checked them against the stored digest), else the current
+    queue's; S the union of each queue's reviewed prefix."""
+    current_docs = _docs(conn, current.id)
+    # doc → rank on the current queue: a dict of strings and ints, which the garbage collector never scans (a set
+    # of the queue's documents would be scanned whole at each collection of its generation)
+    rank_of = {d: i + 1 for i, d in enumerate(current_docs)}
+    population: AbstractSet[str]
+    if audit is None or origin == current.id:
+        population = rank_of.keys()
+    elif origin is not None:
+        population = set(_docs(conn, origin))
+    else:
+        population = set(audit_doc_ids(engine, info.name))  # its queue is gone: the stream found another
+    reviewed_docs: set[str] = set(current_docs[:prefixes[current.id].reviewed])
+    for q in info.queues:
+        if q.id != current.id and prefixes[q.id].reviewed:
+            reviewed_docs.update(_docs(conn, q.id, prefixes[q.id].reviewed))
+    # comprehensions, not set operators: one C call over half a million documents holds the GIL ~0.1 s
+    in_population = {d for d in reviewed_docs if d in population}
+    known = {d for d in relevant_docs if d in population}
+    audit_ranks, audit_relevant = _audit_outside(audit, lambda doc, _rank: doc in in_population)
+    return _Sets(
+        population=len(population), reviewed=len(in_population),
+        found=sum(1 for d in in_population if d in relevant_docs), known=len(known),
+        relevant_outside=sum(1 for d in relevant_docs if d not in population), audit_ranks=audit_ranks,
+        audit_relevant=audit_relevant,
+        known_outside_ranks=np.array(sorted(rank_of.get(d, 0) for d in known - in_population), dtype=np.int64),
+        outside_ranks=np.fromiter((rank_of.get(d, 0) for d in population if d not in in_population),
+                                  dtype=np.int64))
 
 
 def _fraction_text(value: Fraction) -> str:
@@ -170,45 +261,30 @@ def build_monitor(engine: Engine, topic: str, *, queue: str | None = None, targe
         labels_by_queue = {q.id: load_queue_labels(conn, q.id, info.id, q.size, policy, point) for q in info.queues}
         docs, ids, rel, adj = load_judgment_arrays(conn, info.id, point)
         resolved = resolve_labels(docs, ids, rel, adj, policy)
-        current_docs = _docs(conn, current.id)
         chain_head = chain_head_at(conn, info.id, as_of)
-    if not current_docs:
+    if current.size == 0:
         raise Invalid(f"queue: queue {current.name!r} of topic {info.name!r} has no documents")
     prefixes = {q.id: queue_evidence(engine, info.id, q, labels_by_queue[q.id], point) for q in info.queues}
     audit = load_audit(engine, info.name, current.name, policy=policy, as_of=point)
-    with engine.connect() as conn:
-        population = _population(engine, conn, info.name, audit, current, current_docs)
-        reviewed_docs: set[str] = set(current_docs[:prefixes[current.id].reviewed])
-        for q in info.queues:
-            if q.id != current.id and prefixes[q.id].reviewed:
-                reviewed_docs.update(_docs(conn, q.id, prefixes[q.id].reviewed))
+    queue_reviewed = prefixes[current.id].reviewed
     relevant_docs = {d for d, lab in zip(resolved.doc_ids.tolist(), resolved.labels.tolist(), strict=True)
                      if lab == 1}
-    in_population = reviewed_docs & population
-    found = len(in_population & relevant_docs)
-    known = relevant_docs & population
-    rank_of = {d: i + 1 for i, d in enumerate(current_docs)}
-    audit_ranks: list[int] = []
-    audit_relevant: list[bool] = []
-    if audit is not None:
-        for doc, is_rel, rank in zip(audit.doc_ids, audit.relevant, audit.ranks, strict=True):
-            if doc not in in_population:
-                audit_ranks.append(rank or 0)
-                audit_relevant.append(is_rel)
-    outside_known = sorted(rank_of.get(d, 0) for d in known - in_population)
-    queue_reviewed = prefixes[current.id].reviewed
+    with engine.connect() as conn:
+        origin = _audit_origin(conn, audit)
+        if _one_queue(info, current, audit, origin):
+            sets = _sets_by_rank(labels_by_queue[current.id].labels, queue_reviewed, audit, len(relevant_docs))
+        else:
+            sets = _sets_by_document(engine, conn, info, current, prefixes, audit, origin, relevant_docs)
     inp = MonitorInput(
-        population=len(population) if audit is None else audit.population_size, reviewed=len(in_population),
-        found=found, audited=0 if audit is None else audit.judged, known_relevant=len(known),
-        queue_reviewed=queue_reviewed, queue_size=current.size,
-        audit_outside_ranks=np.array(audit_ranks, dtype=np.int64),
-        audit_outside_relevant=np.array(audit_relevant, dtype=np.bool_),
-        known_outside_relevant_ranks=np.array(outside_known, dtype=np.int64),
-        outside_ranks=np.array([rank_of.get(d, 0) for d in population - in_population], dtype=np.int64))
+        population=sets.population if audit is None else audit.population_size, reviewed=sets.reviewed,
+        found=sets.found, audited=0 if audit is None else audit.judged, known_relevant=sets.known,
+        queue_reviewed=queue_reviewed, queue_size=current.size, audit_outside_ranks=sets.audit_ranks,
+        audit_outside_relevant=sets.audit_relevant, known_outside_relevant_ranks=sets.known_outside_ranks,
+        outside_ranks=sets.outside_ranks)
     result = monitor(inp, tau, level)
 
     notes = list(result.notes)
-    outside_population = len(relevant_docs - population)
+    outside_population = sets.relevant_outside
     if outside_population:
         notes.append(f"{outside_population:,} relevant document(s) judged outside the audit's population are not "
                      "counted: the audit cannot speak for them")
@@ -362,25 +438,87 @@ def change_marker(engine: Engine, topic: str) -> tuple[Any, ...]:
     return (found[1], found[2], last, newest_queue, newest_sample, streams)
 
 
+class MonitorCache:
+    """Dashboard monitors kept per topic and settings, each with the topic's `change_marker` when it was built:
+    reused while the marker is unchanged (no judgment, queue, sample or audit-stream change since), so a
+    dashboard that reloads does not load a large queue's labels again. Thread-safe; at most ``entries`` kept,
+    the least recently used dropped first. One per process (the API keeps one per application)."""
+
+    def __init__(self, entries: int = MONITOR_CACHE_ENTRIES) -> None:
+        self._entries: OrderedDict[Hashable, tuple[Hashable, MonitorReport]] = OrderedDict()
+        self._size = entries
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: Hashable, marker: Hashable) -> MonitorReport | None:
+        with self._lock:
+            found = self._entries.get(key)
+            if found is None or found[0] != marker:
+                self.misses += 1
+                return None
+            self._entries.move_to_end(key)
+            self.hits += 1
+            return found[1]
+
+    def put(self, key: Hashable, marker: Hashable, report: MonitorReport) -> None:
+        with self._lock:
+            self._entries[key] = (marker, report)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self._size:
+                self._entries.popitem(last=False)
+
+
+def _whole(name: str, value: object, top: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= top:
+        raise Invalid(f"{name}: must be a whole number from 1 to {top:,}, not {value!r}")
+    return value
+
+
+def checked_page(page: object, limit: object) -> tuple[int, int]:
+    """The dashboard's page (from 1) and topics per page (1 to DASHBOARD_PAGE_MAX); `Invalid` otherwise."""
+    return _whole("page", page, validation.INT64_MAX), _whole("limit", limit, DASHBOARD_PAGE_MAX)
+
+
+def _dashboard_monitor(engine: Engine, name: str, tau: Fraction, level: float,
+                       cache: MonitorCache | None) -> MonitorReport:
+    """The topic's monitor for the dashboard, from ``cache`` while its change marker is unchanged. The marker is
+    read before the monitor is built, so a change meanwhile makes the next request build it again."""
+    if cache is None:
+        return build_monitor(engine, name, target=tau, confidence=level, one_look=False)
+    marker = change_marker(engine, name)
+    key = (name, tau, level)
+    report = cache.get(key, marker)
+    if report is None:
+        report = build_monitor(engine, name, target=tau, confidence=level, one_look=False)
+        cache.put(key, marker, report)
+    return report
+
+
 def build_dashboard(engine: Engine, *, target: object = "0.95", confidence: float = 0.95,
-                    topics: Sequence[str] | None = None) -> Dashboard:
-    """Every topic (or ``topics``) with its monitor at the newest queue, without the one-look rules. A topic
-    whose monitor cannot be computed (no queue yet; a stream whose documents no longer match) is listed with
-    the reason."""
+                    topics: Sequence[str] | None = None, page: int = 1, limit: int = DASHBOARD_PAGE,
+                    cache: MonitorCache | None = None) -> Dashboard:
+    """One page of the topics (every topic, or ``topics``) by name, ``limit`` a page, each with its monitor at
+    the newest queue, without the one-look rules (from ``cache`` while the topic is unchanged). A topic whose
+    monitor cannot be computed (no queue yet; a stream whose documents no longer match) is listed with the
+    reason. `Invalid` for a bad setting or page."""
     tau, level = _settings(target, confidence, "latest", None)
+    page, limit = checked_page(page, limit)
     with engine.connect() as conn:
         stmt = select(Topic.id, Topic.name).order_by(Topic.name)
-        rows = [(int(i), n) for i, n in conn.execute(stmt) if topics is None or n in topics]
-        with_queue = set(conn.execute(select(Queue.topic_id).distinct()).scalars())
-        last = {topic_id: as_utc(moment).isoformat() for topic_id, (_, moment) in newest_judgments(conn).items()} \
-            if rows else {}
-    board = Dashboard(target=_fraction_text(tau), confidence=level)
+        chosen = [(int(i), n) for i, n in conn.execute(stmt) if topics is None or n in topics]
+        rows = chosen[(page - 1) * limit:page * limit]
+        ids = [topic_id for topic_id, _ in rows]
+        with_queue = set(conn.execute(select(Queue.topic_id).where(Queue.topic_id.in_(ids)).distinct()).scalars())
+        last = {topic_id: as_utc(moment).isoformat() for topic_id, (_, moment)
+                in newest_judgments(conn, select(Topic.id).where(Topic.id.in_(ids))).items()} if rows else {}
+    board = Dashboard(target=_fraction_text(tau), confidence=level, total=len(chosen), page=page, limit=limit)
     for topic_id, name in rows:
         report: MonitorReport | None = None
         problem: str | None = None
         if topic_id in with_queue:
             try:
-                report = build_monitor(engine, name, target=tau, confidence=level, one_look=False)
+                report = _dashboard_monitor(engine, name, tau, level, cache)
             except ServiceError as exc:  # e.g. a stream whose documents no longer match: shown, not fatal
                 problem = str(exc)
         board.entries.append(DashboardEntry(name, report, problem, last.get(topic_id)))

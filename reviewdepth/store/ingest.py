@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import re
-from collections.abc import Callable, Iterable, Sequence
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from itertools import chain, islice
 from typing import Any
@@ -11,6 +14,7 @@ from typing import Any
 from sqlalchemy import Connection
 
 CHUNK = 50_000
+FETCH_ROWS = 20_000  # rows `driver_columns` reads and transposes at a time
 SMALL = 100
 BULK_CACHE_KIB = 64 * 1024  # SQLite's page cache during a large bulk insert (`bulk_insert`)
 Progress = Callable[[int], None]
@@ -30,14 +34,39 @@ def db_timestamp(conn: Connection, moment: datetime) -> Any:
     return moment
 
 
-def driver_rows(conn: Connection, sql: str, params: Sequence[object] = (), *,
-                fetch: bool = True, plan_each_time: bool = False) -> list[tuple[Any, ...]]:
-    """Run qmark SQL straight on the DBAPI connection of ``conn``'s transaction: no statement compilation and no
-    per-row result objects (hot paths: large reads, and the few statements of every judgment write).
+_gc_lock = threading.Lock()
+_gc_pauses = 0  # threads inside gc_paused() now
+_gc_resume = False  # whether the first of them found the collector enabled
 
-    ``plan_each_time``: never a prepared statement on PostgreSQL (psycopg prepares a statement run five times,
-    and the server may then keep a generic plan): for a statement whose best plan depends on its parameters, such
-    as a list of documents that may hold one or thousands."""
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while a large read builds its rows (process-wide; nested and concurrent
+    pauses hold it off until the last one ends).
+
+    A read of a million rows allocates a million tuples that all survive; each few thousand of them trigger a
+    collection, and the survivors' promotions trigger full ones, each scanning every live container with the
+    GIL held, so the server's event loop waited up to 0.4 s at a time (bench/bounded_bench.py). Rows of
+    strings and numbers hold no reference cycles, so nothing is left uncollected meanwhile: other threads'
+    cycles are collected once the pause ends."""
+    global _gc_pauses, _gc_resume
+    with _gc_lock:
+        if _gc_pauses == 0:
+            _gc_resume = gc.isenabled()
+            gc.disable()
+        _gc_pauses += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_pauses -= 1
+            if _gc_pauses == 0 and _gc_resume:
+                gc.enable()
+
+
+@contextmanager
+def _driver_cursor(conn: Connection, sql: str, params: Sequence[object], plan_each_time: bool) -> Iterator[Any]:
+    """A DBAPI cursor of ``conn``'s transaction that has run ``sql`` (qmark) with ``params``."""
     raw = conn.connection.driver_connection
     assert raw is not None
     if conn.dialect.name != "sqlite":
@@ -48,9 +77,39 @@ def driver_rows(conn: Connection, sql: str, params: Sequence[object] = (), *,
             cursor.execute(sql, tuple(params), prepare=False)
         else:
             cursor.execute(sql, tuple(params))
-        return list(cursor.fetchall()) if fetch else []
+        yield cursor
     finally:
         cursor.close()
+
+
+def driver_rows(conn: Connection, sql: str, params: Sequence[object] = (), *,
+                fetch: bool = True, plan_each_time: bool = False) -> list[tuple[Any, ...]]:
+    """Run qmark SQL straight on the DBAPI connection of ``conn``'s transaction: no statement compilation and no
+    per-row result objects (hot paths: large reads, and the few statements of every judgment write).
+
+    ``plan_each_time``: never a prepared statement on PostgreSQL (psycopg prepares a statement run five times,
+    and the server may then keep a generic plan): for a statement whose best plan depends on its parameters, such
+    as a list of documents that may hold one or thousands."""
+    with _driver_cursor(conn, sql, params, plan_each_time) as cursor:
+        if not fetch:
+            return []
+        with gc_paused():
+            rows: list[tuple[Any, ...]] = cursor.fetchall()
+        return rows
+
+
+def driver_columns(conn: Connection, sql: str, params: Sequence[object] = (), *,
+                   width: int) -> list[tuple[Any, ...]]:
+    """The ``width`` columns of what `driver_rows` would return, one tuple each (empty when there is no row).
+    Read FETCH_ROWS rows at a time and transposed chunk by chunk with the collector paused: no million row
+    tuples left for it to scan, and no single call holding the GIL for long (transposing a million rows at once
+    held it ~80 ms)."""
+    columns: list[list[Any]] = [[] for _ in range(width)]
+    with _driver_cursor(conn, sql, params, False) as cursor, gc_paused():
+        while rows := cursor.fetchmany(FETCH_ROWS):
+            for column, values in zip(columns, zip(*rows, strict=True), strict=True):
+                column.extend(values)
+    return [tuple(column) for column in columns]
 
 
 def bulk_insert(conn: Connection, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]],

@@ -11,7 +11,7 @@ import numpy.typing as npt
 from sqlalchemy import Connection, select
 
 from reviewdepth.formats.scan import StringColumn, scan
-from reviewdepth.store.ingest import driver_rows
+from reviewdepth.store.ingest import driver_columns
 from reviewdepth.store.labels import UNJUDGED, resolve_codes, resolve_labels
 from reviewdepth.store.models import VOID_ROLE, Judgment, Queue, QueueEntry
 from reviewdepth.store.ranking_blob import RankingIndex, decode_ranking, scan_doc_ids, strings_with_hashes_or_none
@@ -59,12 +59,9 @@ def load_judgment_arrays(conn: Connection, topic_id: int, as_of: int | None = No
                                                                       npt.NDArray[np.int8], npt.NDArray[np.bool_]]:
     """(doc ids, judgment ids, relevant as 1/0/-1, is-adjudication) of a topic's judgments up to ``as_of``."""
     where, params = _judgment_filter(conn, topic_id, as_of, as_of_time)
-    rows = driver_rows(conn, f"SELECT doc_id, id, {_RELEVANT}, {_ADJUDICATION} FROM judgments WHERE {where} "
-                              "ORDER BY id", params)
-    if not rows:
-        return [], np.zeros(0, np.int64), np.zeros(0, np.int8), np.zeros(0, bool)
-    docs, ids, rel, adj = zip(*rows, strict=True)
-    return (list(docs), np.array(ids, dtype=np.int64), np.array(rel, dtype=np.int8),  # type: ignore[arg-type]
+    docs, ids, rel, adj = driver_columns(conn, f"SELECT doc_id, id, {_RELEVANT}, {_ADJUDICATION} FROM judgments "
+                                               f"WHERE {where} ORDER BY id", params, width=4)
+    return (list(docs), np.array(ids, dtype=np.int64), np.array(rel, dtype=np.int8),
             np.array(adj, dtype=bool))
 
 

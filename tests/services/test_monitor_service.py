@@ -7,6 +7,7 @@ dashboard's rows and the change marker of `watch`."""
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import pytest
@@ -194,3 +195,47 @@ def test_dashboard_rows_and_the_change_marker(engine: Engine) -> None:
     t = board.entries[1].monitor
     assert t is not None and t.one_look_rules == [] and t.target == "0.6"
     assert Fraction(board.target) == Fraction(3, 5)
+
+
+def _inputs(engine: Engine, monkeypatch: pytest.MonkeyPatch, by_rank: bool, **settings: object) -> tuple[Any, ...]:
+    """The MonitorInput build_monitor hands the estimator, and its report, with the one-queue path (by rank) on
+    or off."""
+    from reviewdepth.services import monitor as service
+
+    seen: list[MonitorInput] = []
+
+    def recorded(inp: MonitorInput, *args: object) -> object:
+        seen.append(inp)
+        return monitor(inp, *args)  # type: ignore[arg-type]
+
+    with monkeypatch.context() as patch:
+        patch.setattr(service, "monitor", recorded)
+        if by_rank:
+            def no_documents(*_args: object, **_kwargs: object) -> None:
+                raise AssertionError("the one-queue monitor read the queue's documents")
+
+            patch.setattr(service, "_docs", no_documents)
+        else:
+            patch.setattr(service, "_one_queue", lambda *_args: False)
+        report = build_monitor(engine, "T", **settings)  # type: ignore[arg-type]
+    (inp,) = seen
+    fields = {name: getattr(inp, name) for name in inp.__dataclass_fields__}
+    return tuple((k, v.tolist() if isinstance(v, np.ndarray) else v) for k, v in fields.items()), report.to_dict()
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_a_one_queue_topic_is_monitored_by_rank_as_by_document(engine: Engine, monkeypatch: pytest.MonkeyPatch,
+                                                                 stream: bool) -> None:
+    """Issue 26: with one queue (and the stream, if any, over it) the monitor takes its sets from the queue's
+    labels by rank, never reading the queue's documents; the figures are those of the general path."""
+    topic_with_review(engine, reviewed=20)
+    judge(engine, ["d30", "d24"])  # judged beyond the reviewed prefix; d24 relevant
+    record_batch(engine, "T", [BatchItem("elsewhere", "1"), BatchItem("d03", "1"), BatchItem("d03", "0")],
+                 reviewer="bob", source="test", allow_unqueued=True)  # outside the queue; a disagreement
+    if stream:
+        judge(engine, served_audit(engine), role="audit")
+    last = record_batch(engine, "T", [BatchItem("d20", "1")], reviewer="ana", source="test").ids[0]
+    for settings in ({}, {"target": "0.6"}, {"as_of": last - 1}, {"policy": "majority"},
+                     {"policy": "any_relevant"}):
+        by_rank = _inputs(engine, monkeypatch, True, **settings)
+        assert by_rank == _inputs(engine, monkeypatch, False, **settings)

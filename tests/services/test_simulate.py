@@ -216,3 +216,26 @@ def test_dask_without_the_extra_says_what_to_install(monkeypatch: pytest.MonkeyP
     monkeypatch.setitem(sys.modules, "distributed", None)  # as if dask[distributed] were not installed
     with pytest.raises(Invalid, match=r"dask: --dask needs the optional dependency: pip install 'reviewdepth\[dask\]'"):
         run_simulation(two_topics(), plan(), dask_address="tcp://127.0.0.1:8786")
+
+
+def test_chunks_are_joined_as_they_arrive_whatever_their_order() -> None:
+    """A run keeps each topic's finished chunks as a few joined arrays (not one object per chunk: issue 26), and
+    the runs are those of the whole replay, whatever order the chunks came in."""
+    labels = labels_by_hand()
+    chosen = build_plan(design="population", sample_size=3, replicates=200 * CHUNK, seed=3)
+    whole = replay(labels, chosen, simulate.topic_key("t"))
+    chunks = [simulate.replay_chunk(labels, chosen, c, simulate.topic_key("t")) for c in range(200)]
+    collected = simulate._Collected(2)
+    order = [c + 1 if c % 2 == 0 else c - 1 for c in range(200)]  # 1, 0, 3, 2, …
+    for c in order:
+        collected.add((0, c), chunks[c])
+    held = collected._joined[0]
+    assert collected.received == 200 and len(held) <= simulate._Collected.JOIN_EVERY and not collected._waiting
+    assert collected.complete() == 0  # topic 1 has nothing yet
+    collected.add((1, 0), chunks[0])
+    assert collected.complete() == 1
+    for rule, runs in collected.runs(0, 120).items():
+        assert np.array_equal(runs.depth, whole[rule].depth[:120]) and len(runs.stopped) == 120
+    for rule, runs in collected.runs(0, 200 * CHUNK).items():
+        for name in ("stopped", "depth", "found", "sampled"):
+            assert np.array_equal(getattr(runs, name), getattr(whole[rule], name))

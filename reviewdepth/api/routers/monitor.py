@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
 from reviewdepth.api import schemas
 from reviewdepth.api.problems import problem_responses
 from reviewdepth.api.routers.common import ConfidenceQuery, EngineDep, Reader
+from reviewdepth.services.monitor import DASHBOARD_PAGE, DASHBOARD_PAGE_MAX
 from reviewdepth.store.labels import LabelPolicy
 from reviewdepth.store.validation import INT64_MAX
 
@@ -43,14 +44,24 @@ def add_routes(router: APIRouter) -> None:
                 responses={**problem_responses(401, 403, 422),
                            200: {"description": "The dashboard page.",
                                  "content": {"text/html": {"schema": {"type": "string"}}}}})
-    def dashboard(engine: EngineDep, _key: Reader, target: TargetQuery = "0.95",
-                  confidence: ConfidenceQuery = 0.95) -> HTMLResponse:
-        """Every topic with its monitor status (continue / stop certified / no audit), progress along its newest
-        queue, recall lower bound, last activity, and links to its report and monitor. Server-rendered HTML, no
-        scripts. A read key suffices; browsers may open ``/?key=KEY`` once (the key is then kept in an HttpOnly
-        cookie for the browser session and the address bar loses it)."""
+    async def dashboard(request: Request, engine: EngineDep, _key: Reader, target: TargetQuery = "0.95",
+                  confidence: ConfidenceQuery = 0.95,
+                  page: Annotated[int, Query(ge=1, le=INT64_MAX, description="The page of topics, from 1.")] = 1,
+                  limit: Annotated[int, Query(ge=1, le=DASHBOARD_PAGE_MAX, description="Topics on a page.")]
+                  = DASHBOARD_PAGE) -> HTMLResponse:
+        """One page of the topics (by name, ``limit`` a page, links to the next and previous) with each one's
+        monitor status (continue / stop certified / no audit), progress along its newest queue, recall lower
+        bound, last activity, and links to its report and monitor. Server-rendered HTML, no scripts. One render
+        at a time per process, in a worker thread: requests meanwhile for the same page wait for it and share
+        its page; a topic's monitor is reused while the topic is unchanged. A read key suffices; browsers may
+        open ``/?key=KEY`` once (the key is then kept in an HttpOnly cookie for the browser session and the
+        address bar loses it)."""
         from reviewdepth.report.monitor_render import render_dashboard
         from reviewdepth.services.monitor import build_dashboard
 
-        page = render_dashboard(build_dashboard(engine, target=target, confidence=confidence))
-        return HTMLResponse(page, headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
+        state = request.app.state
+        html: str = await state.dashboards.run(
+            (target, confidence, page, limit),
+            lambda: render_dashboard(build_dashboard(engine, target=target, confidence=confidence, page=page,
+                                                     limit=limit, cache=state.monitor_cache)))
+        return HTMLResponse(html, headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})

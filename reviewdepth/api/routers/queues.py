@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from fastapi import APIRouter, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -18,10 +18,26 @@ from reviewdepth.report.model import json_safe
 from reviewdepth.services.imports import RunOrder
 from reviewdepth.store.labels import LabelPolicy
 
+if TYPE_CHECKING:
+    from reviewdepth.services.rankings import RankedDocument
+
 RANKING_BODY = {"requestBody": {"required": True, "content": {
     JSON: {"schema": {"$ref": "#/components/schemas/RankingIn"}},
     "text/plain": {"schema": {"type": "string"},
                    "example": "301 Q0 FBIS3-10082 1 12.5 myrun\n301 Q0 FBIS3-10169 2 11.9 myrun\n"}}}}
+
+
+def ranking_documents(raw: bytes) -> list[RankedDocument]:
+    """The documents of a JSON ranking body (`schemas.RankingIn`) in rank order; `RequestValidationError` (422,
+    each error under ``body``) when it does not validate. Run in a worker thread: a body may be large."""
+    from reviewdepth.services.rankings import RankedDocument
+
+    try:
+        ranking = TypeAdapter(schemas.RankingIn).validate_json(raw)
+    except ValidationError as exc:
+        raise RequestValidationError([{**e, "loc": ("body", *e["loc"])} for e in exc.errors(
+            include_url=False, include_context=False)]) from None
+    return [RankedDocument(d.doc_id, d.score) for d in ranking.documents]
 
 
 def add_routes(router: APIRouter) -> None:
@@ -44,17 +60,12 @@ def add_routes(router: APIRouter) -> None:
         All or nothing: a bad line or a duplicate doc id stores nothing."""
         from reviewdepth.services.judgments import topic_id_of
         from reviewdepth.services.queues import queue_summary
-        from reviewdepth.services.rankings import RankedDocument, store_ranking, store_run_file
+        from reviewdepth.services.rankings import store_ranking, store_run_file
 
         content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if content_type == JSON or content_type.endswith("+json"):
             raw = await request.body()
-            try:
-                ranking = TypeAdapter(schemas.RankingIn).validate_json(raw)
-            except ValidationError as exc:
-                raise RequestValidationError([{**e, "loc": ("body", *e["loc"])} for e in exc.errors(
-                    include_url=False, include_context=False)]) from None
-            documents = [RankedDocument(d.doc_id, d.score) for d in ranking.documents]
+            documents = await run_in_threadpool(ranking_documents, raw)  # up to 16 MiB of JSON: not on the loop
             await run_in_threadpool(store_ranking, engine, topic, queue, documents)
         elif content_type in ("text/plain", "application/octet-stream"):
             from reviewdepth.formats.compressed import DecompressingWriter

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Request
+from starlette.concurrency import run_in_threadpool
 
 from reviewdepth import __version__
 from reviewdepth.api import schemas
@@ -16,14 +17,15 @@ from reviewdepth.services.keys import KeyRecord
 
 def add_routes(router: APIRouter) -> None:
     @router.get("/health", response_model=schemas.Health, tags=["service"], responses=problem_responses(503))
-    def health(request: Request, database: Annotated[bool, Query(description=(
+    async def health(request: Request, database: Annotated[bool, Query(description=(
             "Also check that the database answers and is at the latest schema (503 if not): the container "
             "health check."))] = False) -> schemas.Health:
-        """Liveness, and with ``database=true`` readiness: no key needed."""
+        """Liveness, and with ``database=true`` readiness: no key needed. Plain liveness is answered on the event
+        loop, so a threadpool busy with long requests does not delay it; the database check runs in a thread."""
         if database:
             from reviewdepth.services.database import database_problem
 
-            problem = database_problem(request.app.state.engine)
+            problem = await run_in_threadpool(database_problem, request.app.state.engine)
             if problem is not None:
                 raise ApiProblem(503, problem)
         return schemas.Health(status="ok", version=__version__)

@@ -1,0 +1,197 @@
+"""Issue 26: a request's time and memory bounded by its input. Heavy work runs off the event loop, so ``/health``
+answers while it runs; the dashboard renders once for concurrent requests, reuses per-topic monitors while a
+topic's change marker is unchanged, and shows a page of topics at a time."""
+
+from __future__ import annotations
+
+import html
+import inspect
+import re
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import pytest
+
+from reviewdepth.api import recording
+from reviewdepth.api.routers import queues
+from reviewdepth.report.monitor_render import render_dashboard
+from reviewdepth.services import monitor
+
+from .conftest import Api
+from .test_auth_and_errors import problem
+from .test_monitor_api import DOCS, judge, parsed, topics
+
+WAIT = 20.0  # seconds a liveness check waits before declaring the loop stalled (never reached when it passes)
+
+
+def health_during(api: Api, slow: Callable[[], Any], entered: threading.Event, release: threading.Event) -> bool:
+    """Run ``slow`` (a request whose work blocks until ``release``) in a thread, wait until its work has
+    started, then ask ``/health``: True when it answered before ``release`` was set (the loop was free)."""
+    answered: list[bool] = []
+    worker = threading.Thread(target=slow)
+    worker.start()
+    try:
+        assert entered.wait(WAIT), "the slow request never reached its work"
+
+        def probe() -> None:
+            response = api.client.get("/health")
+            answered.append(response.status_code == 200 and not release.is_set())
+
+        prober = threading.Thread(target=probe)
+        prober.start()
+        prober.join(WAIT)
+    finally:
+        release.set()
+        worker.join(WAIT)
+    prober.join(WAIT)
+    return answered == [True]
+
+
+def blocking(entered: threading.Event, release: threading.Event, real: Callable[..., Any]) -> Callable[..., Any]:
+    def call(*args: Any, **kwargs: Any) -> Any:
+        entered.set()
+        release.wait(WAIT)
+        return real(*args, **kwargs)
+
+    return call
+
+
+def test_a_large_judgment_batch_is_parsed_off_the_event_loop(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    entered, release = threading.Event(), threading.Event()
+    real = recording.judgment_batch_validator()
+
+    class Blocking:
+        validate_json = staticmethod(blocking(entered, release, real.validate_json))
+
+    monkeypatch.setattr(recording, "judgment_batch_validator", Blocking)
+    writer = api.writer
+    body = {"judgments": [{"doc_id": f"d{i}", "label": "1"} for i in range(4_000)], "allow_unqueued": True}
+    assert len(httpx.Request("POST", "/", json=body).content) > 64 * 1024  # past the inline parse (recording.py)
+    results: list[int] = []
+    api.client.post("/topics", json={"name": "T"}, headers=writer)
+
+    def post() -> None:
+        results.append(api.client.post("/topics/T/judgments", json=body, headers=writer).status_code)
+
+    assert health_during(api, post, entered, release)
+    assert results == [201]
+
+
+def test_the_dashboard_is_built_off_the_event_loop(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    entered, release = threading.Event(), threading.Event()
+    monkeypatch.setattr(monitor, "build_dashboard", blocking(entered, release, monitor.build_dashboard))
+    reader = api.new_key("rita", "read")
+    results: list[int] = []
+    assert health_during(api, lambda: results.append(api.client.get("/", headers=reader).status_code),
+                         entered, release)
+    assert results == [200]
+
+
+def until(condition: Callable[[], bool]) -> bool:
+    """Wait (at most WAIT seconds) until ``condition()``; its last value."""
+    deadline = time.monotonic() + WAIT
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return condition()
+
+
+def test_concurrent_dashboard_requests_share_one_render(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    topics(api)
+    entered, release = threading.Event(), threading.Event()
+    calls: list[int] = []
+    real = monitor.build_dashboard
+
+    def build(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        entered.set()
+        release.wait(WAIT)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(monitor, "build_dashboard", build)
+    reader = api.new_key("rita", "read")
+    pages: list[str] = []
+    requests = [threading.Thread(target=lambda: pages.append(api.client.get("/", headers=reader).text))
+                for _ in range(3)]
+    requests[0].start()
+    assert entered.wait(WAIT)
+    for thread in requests[1:]:
+        thread.start()
+    flight = getattr(api.client.app.state, "dashboards", None)  # type: ignore[attr-defined]
+    until(lambda: len(calls) > 1 or (flight is not None and flight.shared == 2))
+    release.set()
+    for thread in requests:
+        thread.join(WAIT)
+    assert len(calls) == 1 and len(pages) == 3 and len(set(pages)) == 1 and "can we stop now?" in pages[0]
+
+
+def test_dashboard_reuses_a_topics_monitor_until_the_topic_changes(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    topics(api)
+    built: list[str] = []
+    real = monitor.build_monitor
+
+    def counted(engine: Any, topic: str, **kwargs: Any) -> Any:
+        built.append(topic)
+        return real(engine, topic, **kwargs)
+
+    monkeypatch.setattr(monitor, "build_monitor", counted)
+    reader = api.new_key("rita", "read")
+    first = api.client.get("/?target=0.6", headers=reader)
+    assert first.status_code == 200 and sorted(built) == ["T", "U"]
+    again = api.client.get("/?target=0.6", headers=reader)
+    assert again.text == first.text and sorted(built) == ["T", "U"]  # nothing changed: nothing rebuilt
+    judge(api, "U", DOCS[5:8])
+    after = api.client.get("/?target=0.6", headers=reader)
+    assert sorted(built) == ["T", "U", "U"] and "reviewed 8 of 40" in after.text
+    monkeypatch.setattr(monitor, "build_monitor", real)
+    fresh = render_dashboard(monitor.build_dashboard(api.engine, target="0.6"))
+    assert after.text == fresh
+
+
+def test_the_dashboard_shows_a_page_of_topics(api: Api) -> None:
+    for name in ("a", "b", "c"):
+        api.client.post("/topics", json={"name": name}, headers=api.writer)
+    reader = api.new_key("rita", "read")
+    first = api.client.get("/?limit=2", headers=reader)
+    assert [r["cells"][0] for r in parsed(first.text).rows] == ["a", "b"]  # type: ignore[index]
+    assert "topics 1–2 of 3" in first.text and 'rel="prev"' not in first.text
+    following = re.findall(r'href="(/\?[^"]*)" rel="next"', first.text)
+    assert following == ["/?target=0.95&amp;confidence=0.95&amp;page=2&amp;limit=2"]
+    second = api.client.get(html.unescape(following[0]), headers=reader)
+    assert [r["cells"][0] for r in parsed(second.text).rows] == ["c"]  # type: ignore[index]
+    assert "topics 3–3 of 3" in second.text and 'rel="next"' not in second.text and 'rel="prev"' in second.text
+    assert len(parsed(api.client.get("/", headers=reader).text).rows) == 3  # default: 50 a page
+    for query in ("limit=0", "limit=201", "page=0"):
+        problem(api.client.get(f"/?{query}", headers=reader), 422)
+
+
+def test_a_json_ranking_is_parsed_off_the_event_loop(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    entered, release = threading.Event(), threading.Event()
+    monkeypatch.setattr(queues, "ranking_documents", blocking(entered, release, queues.ranking_documents))
+    writer = api.writer
+    api.client.post("/topics", json={"name": "T"}, headers=writer)
+    results: list[int] = []
+
+    def put() -> None:
+        body = {"documents": [{"doc_id": f"d{i}"} for i in range(100)]}
+        results.append(api.client.put("/topics/T/queues/q", json=body, headers=writer).status_code)
+
+    assert health_during(api, put, entered, release)
+    assert results == [201]
+    bad = api.client.put("/topics/T/queues/r", json={"documents": [{"doc": "x"}]}, headers=writer)
+    assert bad.status_code == 422 and "body.documents[0]" in bad.text
+
+
+def test_only_audited_routes_run_on_the_event_loop(api: Api) -> None:
+    """A plain ``def`` route runs in the threadpool; an ``async def`` one on the event loop, where blocking work
+    stalls every request. The coroutine routes are these, each handing its heavy work to a thread itself (a
+    new one must do the same, with a test above, before joining the list)."""
+    from fastapi.routing import APIRoute
+
+    coroutines = {route.path + " " + ",".join(sorted(route.methods)) for route in api.client.app.routes  # type: ignore[attr-defined]
+                  if isinstance(route, APIRoute) and inspect.iscoroutinefunction(route.endpoint)}
+    assert coroutines == {"/topics/{topic}/judgments POST", "/topics/{topic}/queues/{queue} PUT", "/ GET",
+                          "/health GET"}
+
