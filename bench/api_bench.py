@@ -77,15 +77,18 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and its children (the workers), from /proc; just ``pid`` where /proc does not say."""
+    try:
+        return [pid, *(int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split())]
+    except OSError:
+        return [pid]
+
+
 def _process_cpu(pid: int) -> float:
     """CPU seconds (user + system) of ``pid`` and its children (the workers), from /proc; 0 elsewhere."""
-    pids = [pid]
-    try:
-        pids += [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    except OSError:
-        pass
     total = 0
-    for p in pids:
+    for p in process_tree(pid):
         try:
             fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:

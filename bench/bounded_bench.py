@@ -36,6 +36,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import httpx
+from api_bench import process_tree
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/api/server.py, as the tests start a server
 
@@ -53,13 +54,8 @@ CHUNK = 20_000
 
 def rss_mb(pid: int) -> float:
     """Resident memory of ``pid`` and its children (the workers), MB."""
-    pids = [pid]
-    try:
-        pids += [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    except OSError:
-        pass
     total = 0
-    for p in pids:
+    for p in process_tree(pid):
         try:
             for line in Path(f"/proc/{p}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
