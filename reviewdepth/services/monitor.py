@@ -20,6 +20,7 @@ rest of the report.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections import OrderedDict
 from collections.abc import Hashable, Sequence
@@ -152,6 +153,17 @@ class _Sets:
     outside_ranks: npt.NDArray[np.int64]
 
 
+def _on_review_order(audit: AuditEvidence | None, order: npt.NDArray[np.int64] | None) -> AuditEvidence | None:
+    """The audit with its documents' current-queue ranks carried onto the queue's review order (the monitor
+    counts positions along it: S first, then the unreviewed rest in queue order)."""
+    if audit is None or order is None:
+        return audit
+    position = np.empty(len(order), dtype=np.int64)
+    position[order - 1] = np.arange(1, len(order) + 1, dtype=np.int64)
+    return dataclasses.replace(audit, ranks=[None if r is None or not 0 < r <= len(order) else int(position[r - 1])
+                                             for r in audit.ranks])
+
+
 def _audit_origin(conn: Connection, audit: AuditEvidence | None) -> int | None:
     """The id of the queue the audit stream samples from (None: no stream, or its queue is gone)."""
     if audit is None:
@@ -196,12 +208,22 @@ def _sets_by_rank(labels: npt.NDArray[np.int8], reviewed: int, audit: AuditEvide
                  outside_ranks=np.arange(reviewed + 1, len(labels) + 1, dtype=np.int64))
 
 
+def _reviewed_docs(docs: Sequence[str], evidence: Any) -> list[str]:
+    """The documents of a queue's reviewed set S, from the queue's documents in rank order (its first |S| when S
+    is a prefix)."""
+    if evidence.order is None:
+        return list(docs[:evidence.reviewed])
+    return [docs[int(r) - 1] for r in evidence.order[:evidence.reviewed]]
+
+
 def _sets_by_document(engine: Engine, conn: Connection, info: _Topic, current: Queue, prefixes: dict[int, Any],
                       audit: AuditEvidence | None, origin: int | None, relevant_docs: set[str]) -> _Sets:
     """`_Sets` in general (several queues, or a stream over another queue): by document. The population is the
     audit stream's queue's documents (load_audit has checked them against the stored digest), else the current
     queue's; S the union of each queue's reviewed prefix."""
     current_docs = _docs(conn, current.id)
+    if prefixes[current.id].order is not None:  # positions on the review order, as the audit's ranks are
+        current_docs = tuple(current_docs[int(r) - 1] for r in prefixes[current.id].order)
     # doc → rank on the current queue: a dict of strings and ints, which the garbage collector never scans (a set
     # of the queue's documents would be scanned whole at each collection of its generation)
     rank_of = {d: i + 1 for i, d in enumerate(current_docs)}
@@ -215,7 +237,9 @@ def _sets_by_document(engine: Engine, conn: Connection, info: _Topic, current: Q
     reviewed_docs: set[str] = set(current_docs[:prefixes[current.id].reviewed])
     for q in info.queues:
         if q.id != current.id and prefixes[q.id].reviewed:
-            reviewed_docs.update(_docs(conn, q.id, prefixes[q.id].reviewed))
+            evidence = prefixes[q.id]
+            reviewed_docs.update(_reviewed_docs(_docs(conn, q.id, None if evidence.order is not None
+                                                      else evidence.reviewed), evidence))
     # comprehensions, not set operators: one C call over half a million documents holds the GIL ~0.1 s
     in_population = {d for d in reviewed_docs if d in population}
     known = {d for d in relevant_docs if d in population}
@@ -265,7 +289,10 @@ def build_monitor(engine: Engine, topic: str, *, queue: str | None = None, targe
     if current.size == 0:
         raise Invalid(f"queue: queue {current.name!r} of topic {info.name!r} has no documents")
     prefixes = {q.id: queue_evidence(engine, info.id, q, labels_by_queue[q.id], point) for q in info.queues}
-    audit = load_audit(engine, info.name, current.name, policy=policy, as_of=point)
+    # each queue on its review order: its reviewed set S first (documents reviewed out of queue order included)
+    labels_by_queue = {q.id: prefixes[q.id].in_review_order(labels_by_queue[q.id]) for q in info.queues}
+    audit = _on_review_order(load_audit(engine, info.name, current.name, policy=policy, as_of=point),
+                             prefixes[current.id].order)
     queue_reviewed = prefixes[current.id].reviewed
     relevant_docs = {d for d, lab in zip(resolved.doc_ids.tolist(), resolved.labels.tolist(), strict=True)
                      if lab == 1}
@@ -299,8 +326,12 @@ def build_monitor(engine: Engine, topic: str, *, queue: str | None = None, targe
                      f"({inp.reviewed:,} documents; {queue_reviewed:,} of them along queue {current.name})")
     rules = _one_look_rules(info, current, labels_by_queue[current.id], prefixes[current.id], tau, level, policy,
                             point) if one_look else []
+    if prefixes[current.id].out_of_order:
+        notes.append(f"{prefixes[current.id].out_of_order:,} document(s) of queue {current.name} were reviewed out "
+                     "of queue order: the reviewed set counts every document judged in a review role, and 'to "
+                     "rank' counts the queue's unreviewed documents in rank order")
     return _report(info.name, current, point, tau, level, inp, result, audit, rules, notes, last_time,
-                   chain_head)
+                   chain_head, prefixes[current.id].order)
 
 
 def _one_look_rules(info: _Topic, current: Queue, labels: Any, evidence: Any, tau: Fraction, level: float,
@@ -321,7 +352,8 @@ def _one_look_rules(info: _Topic, current: Queue, labels: Any, evidence: Any, ta
 
 def _report(topic: str, current: Queue, point: int | None, tau: Fraction, level: float, inp: MonitorInput,
             result: MonitorResult, audit: AuditEvidence | None, rules: list[dict[str, Any]], notes: list[str],
-            last_time: str | None, chain_head: dict[str, Any]) -> MonitorReport:
+            last_time: str | None, chain_head: dict[str, Any],
+            order: npt.NDArray[np.int64] | None = None) -> MonitorReport:
     target = _fraction_text(tau)
     pct = _percent(level)
     bound = lower_text(result.recall_lower)
@@ -339,7 +371,7 @@ def _report(topic: str, current: Queue, point: int | None, tau: Fraction, level:
             "relevant": sum(audit.relevant), "outside_reviewed": len(inp.audit_outside_ranks),
             "relevant_outside_reviewed": inp.missed, "pending": len(audit.pending),
             "pending_documents": audit.pending[:MAX_PENDING_SHOWN], "description": audit.description}
-    to_go = _to_go(result)
+    to_go = _to_go(result, order)
     needed = _needed(result, audit)
     return MonitorReport(
         topic=topic, queue=current.name, as_of_judgment=point, status=result.status, certified=result.certified,
@@ -359,8 +391,15 @@ def _report(topic: str, current: Queue, point: int | None, tau: Fraction, level:
                                                  inp.queue_reviewed >= inp.queue_size))
 
 
-def _to_go(result: MonitorResult) -> dict[str, Any]:
-    """Documents still to review along the current queue: the point estimate and the bound."""
+def _to_go(result: MonitorResult, order: npt.NDArray[np.int64] | None = None) -> dict[str, Any]:
+    """Documents still to review along the current queue: the point estimate and the bound. ``order``: the queue
+    rank at each position of the review order when S is not a prefix (the monitor counts positions; the team
+    reads queue ranks)."""
+    if order is not None:
+        def rank(position: int | None) -> int | None:
+            return None if position is None or not 0 < position <= len(order) else int(order[position - 1])
+        result = dataclasses.replace(result, depth_bound=rank(result.depth_bound),
+                                     depth_estimate=rank(result.depth_estimate))
     if result.certified:
         text = "none: the stop is certified"
     elif result.to_go_bound is None:

@@ -8,6 +8,11 @@
   qrels``; counted apart (with how many of them are relevant) so that screened never exceeds identified;
 - not screened because the review stopped: identified − screened (in PRISMA 2020's flow, the records a
   prioritised screening tool's stopping decision removed; report the stopping method with them);
+- reviewed and relevant in reviewed: the reviewed set S and the relevant documents in it, the same set the depth
+  report, ``watch`` and the dashboard count (`reviewdepth.services.sample_evidence.QueueEvidence`): every document
+  judged in a review role wherever it sits in the queue, plus the judged prefix. Screened also counts documents
+  judged only as sample, audit or QC documents; ``stopped_at_rank`` is given only when S is a prefix of the
+  queue (screening in queue order), since a set screened in another order stops at no rank;
 - reviewers per record: how many screened records have 1, 2, 3, … distinct reviewers;
 - conflicts: records whose reviewers disagreed, and how many of them an adjudication resolved;
 - independent: whether reviewers screened independently (blind). reviewdepth cannot observe blinding, so it is
@@ -39,6 +44,8 @@ class PrismaCounts:
     judged_outside_queue: int
     included_outside_queue: int
     stopped_at_rank: int | None
+    reviewed: int
+    relevant_in_reviewed: int
     reviewers_per_record: dict[int, int]
     conflicts: int
     conflicts_resolved: int
@@ -54,7 +61,8 @@ class PrismaCounts:
 def prisma_counts(*, population: int, population_stated: bool, included: int, excluded: int,
                   reviewed_prefix: int | None, reviewers_per_record: dict[int, int], conflicts: int,
                   conflicts_resolved: int, independent: bool | None, policy: str, outside_included: int = 0,
-                  outside_excluded: int = 0) -> PrismaCounts:
+                  outside_excluded: int = 0, reviewed: int | None = None, relevant_in_reviewed: int = 0,
+                  in_queue_order: bool = True) -> PrismaCounts:
     """``included``/``excluded``: every judged record of the topic; ``outside_*``: those of them outside the
     identified set (`outside_queue_counts`), taken out of screened and counted apart."""
     included -= outside_included
@@ -65,7 +73,8 @@ def prisma_counts(*, population: int, population_stated: bool, included: int, ex
         screened=screened, included=included, excluded_by_reviewers=excluded,
         not_screened_review_stopped=max(population - screened, 0),
         judged_outside_queue=outside_included + outside_excluded, included_outside_queue=outside_included,
-        stopped_at_rank=reviewed_prefix,
+        stopped_at_rank=reviewed_prefix if in_queue_order else None,
+        reviewed=reviewed_prefix or 0 if reviewed is None else reviewed, relevant_in_reviewed=relevant_in_reviewed,
         reviewers_per_record=reviewers_per_record, conflicts=conflicts, conflicts_resolved=conflicts_resolved,
         independent=independent, label_policy=policy)
 
@@ -109,7 +118,7 @@ def topic_prisma(engine: Engine, topic: str, *, queue: str | None = None, policy
     from reviewdepth.services.conflicts import conflicts_of
     from reviewdepth.services.judgments import judgment_id_as_of
     from reviewdepth.services.queues import find_queue, queue_labels
-    from reviewdepth.services.samples import reviewed_prefix
+    from reviewdepth.services.sample_evidence import queue_evidence
     from reviewdepth.store.models import Judgment, Topic
     from reviewdepth.store.votes import load_votes, reviewers_per_document
 
@@ -120,6 +129,8 @@ def topic_prisma(engine: Engine, topic: str, *, queue: str | None = None, policy
         if as_of_id is None:
             as_of_id = conn.execute(select(func.max(Judgment.id)).where(Judgment.topic_id == topic_id)).scalar_one()
     _, labels = queue_labels(engine, topic, row.name, policy, None if as_of_id is None else str(as_of_id))
+    evidence = queue_evidence(engine, topic_id, row, labels, as_of_id)
+    in_order = evidence.in_review_order(labels)
     with engine.connect() as conn:
         per_record = reviewers_per_document(conn, topic_id, as_of_id)
         multi = load_votes(conn, topic_id, as_of_id, min_reviewers=2) if max(per_record, default=0) >= 2 else []
@@ -128,7 +139,10 @@ def topic_prisma(engine: Engine, topic: str, *, queue: str | None = None, policy
     conflicts = conflicts_of(multi)
     return prisma_counts(
         population=int(population_size) if population_size else labels.size, population_stated=bool(population_size),
-        included=labels.relevant_total, excluded=labels.nonrelevant_total, reviewed_prefix=reviewed_prefix(labels),
+        included=labels.relevant_total, excluded=labels.nonrelevant_total, reviewed_prefix=evidence.reviewed,
+        reviewed=evidence.reviewed,
+        relevant_in_reviewed=int(np.count_nonzero(in_order.labels[:evidence.reviewed] == 1)),
+        in_queue_order=evidence.order is None,
         reviewers_per_record=per_record, conflicts=len(conflicts),
         conflicts_resolved=sum(c.status == "resolved" for c in conflicts), independent=independent, policy=policy,
         outside_included=outside[0], outside_excluded=outside[1])

@@ -107,6 +107,7 @@ def build_report(engine: Engine, topic: str, options: ReportOptions) -> Report:
     _, labels = queue_labels(engine, topic, row.name, options.policy, None if as_of is None else str(as_of))
     evidence = queue_evidence(engine, topic_id, row, labels, as_of)
     samples = load_samples(engine, topic, row.name, labels=labels, as_of=as_of)
+    labels = evidence.in_review_order(labels)
 
     fig = _figures(labels, evidence, population_size, options)
     size, population, reviewed, rel_queue = fig.size, fig.population, fig.reviewed, fig.rel_queue
@@ -184,7 +185,7 @@ def build_report(engine: Engine, topic: str, options: ReportOptions) -> Report:
     calibrate_stopping_rows(engine, stopping_rows, tau)
     gain, pr = _curves(labels.labels[:reviewed], assessment)
     quality, prisma = _review_quality(engine, topic, topic_id, row, labels, samples, fig, population_size,
-                                      options, as_of)
+                                      options, as_of, in_queue_order=evidence.order is None)
     return Report(topic=topic, queue=row.name, summary=summary, answer=answer,
                   estimates=[_estimate_dict(e, assessment.scope) for e in assessment.estimates],
                   depth_basis=assessment.basis.method, depth=fig.depth_rows, current=fig.current,
@@ -264,7 +265,7 @@ def _plan(fig: _Figures, labels: np.ndarray, tau: str, confidence: float) -> dic
 
 def _review_quality(engine: Engine, topic: str, topic_id: int, queue: Queue, labels: QueueLabels,
                     samples: list[SampleRecord], fig: _Figures, population_size: int | None, options: ReportOptions,
-                    as_of: int | None) -> tuple[dict[str, Any], dict[str, Any]]:
+                    as_of: int | None, in_queue_order: bool = True) -> tuple[dict[str, Any], dict[str, Any]]:
     """Several reviewers and QC: conflicts, agreement, QC error rates, the figures under every label policy, and
     the PRISMA counts. Documents judged by one reviewer only cost one grouped count."""
     with engine.connect() as conn:
@@ -288,7 +289,7 @@ def _review_quality(engine: Engine, topic: str, topic_id: int, queue: Queue, lab
             if policy != options.policy:
                 _, other = queue_labels(engine, topic, queue.name, policy, None if as_of is None else str(as_of))
                 other_evidence = queue_evidence(engine, topic_id, queue, other, as_of)
-                figures = _figures(other, other_evidence, population_size,
+                figures = _figures(other_evidence.in_review_order(other), other_evidence, population_size,
                                    dataclasses.replace(options, policy=policy))
             sensitivity.append(_sensitivity_row(policy, figures, tau))
         rated = [q for q in qc if q.rates is not None]
@@ -309,7 +310,8 @@ def _review_quality(engine: Engine, topic: str, topic_id: int, queue: Queue, lab
             conn, topic_id, labels, population_stated=bool(population_size), as_of=as_of)
     prisma = prisma_counts(
         population=fig.population, population_stated=bool(population_size), included=labels.relevant_total,
-        excluded=labels.nonrelevant_total, reviewed_prefix=fig.reviewed, reviewers_per_record=per_record,
+        excluded=labels.nonrelevant_total, reviewed_prefix=fig.reviewed, reviewed=fig.reviewed,
+        relevant_in_reviewed=fig.found_prefix, in_queue_order=in_queue_order, reviewers_per_record=per_record,
         conflicts=len(conflicts), conflicts_resolved=resolved, independent=options.independent,
         policy=options.policy, outside_included=outside_included, outside_excluded=outside_excluded)
     return quality, prisma.as_dict()

@@ -11,9 +11,10 @@ a whole-queue sample survives a re-ranking of the same documents).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
+import numpy.typing as npt
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
@@ -54,11 +55,31 @@ class SampleEntry:
 
 @dataclass
 class QueueEvidence:
-    """The samples of a topic for one queue, and the reviewed prefix they leave (sample documents judged out of
-    turn at the end of the judged prefix do not extend it)."""
+    """The samples of a topic for one queue, and the reviewed set they leave.
+
+    ``reviewed`` is |S|, the reviewed set: the longest judged prefix of the queue (less sample documents judged
+    out of turn at its end) plus every document judged in a review role (review, adjudication) wherever it sits
+    in the queue. ``labels`` is the queue in *review order*: S first (in queue order), then the unreviewed rest
+    in queue order, so S is always the first ``reviewed`` positions and every sample's ranks and frame are
+    expressed on that order (`review_order`). ``order`` holds the queue rank (from 1) at each position of the
+    review order, or None when S is a prefix of the queue (review order = queue order, the common case);
+    ``out_of_order`` counts the documents of S beyond the judged prefix."""
 
     entries: list[SampleEntry]
     reviewed: int
+    labels: QueueLabels | None = None
+    order: npt.NDArray[np.int64] | None = None
+    out_of_order: int = 0
+
+    def in_review_order(self, labels: QueueLabels) -> QueueLabels:
+        """The queue's labels on the review order (``labels`` itself when S is a prefix)."""
+        return labels if self.labels is None else self.labels
+
+    def queue_rank(self, position: int) -> int:
+        """The queue rank of the document at ``position`` (from 1) of the review order."""
+        if self.order is None or position < 1 or position > len(self.order):
+            return position
+        return int(self.order[position - 1])
 
     @property
     def draws(self) -> list[SampleDraw]:
@@ -94,6 +115,52 @@ def _reviewed_prefix(engine: Engine, topic_id: int, labels: QueueLabels,
                                                    dtype=np.int64))
 
 
+REVIEW_ROLES = ("review", "adjudication")
+
+
+def _reviewed_beyond(engine: Engine, topic_id: int, queue_id: int, labels: QueueLabels, prefix: int,
+                     as_of: int | None) -> npt.NDArray[np.int64]:
+    """Queue ranks after ``prefix`` whose document was judged in a review role (and has a label now): documents
+    the team reviewed out of queue order (random order, another tool's order, batches by custodian)."""
+    judged_in_review = select(Judgment.doc_id).where(Judgment.topic_id == topic_id,
+                                                     Judgment.role.in_(REVIEW_ROLES))
+    if as_of is not None:
+        judged_in_review = judged_in_review.where(Judgment.id <= as_of)
+    stmt = (select(QueueEntry.rank).where(QueueEntry.queue_id == queue_id, QueueEntry.rank > prefix,
+                                          QueueEntry.doc_id.in_(judged_in_review)))
+    with engine.connect() as conn:
+        ranks = np.fromiter(conn.execute(stmt).scalars(), dtype=np.int64)
+    ranks = ranks[(ranks >= 1) & (ranks <= labels.size)]
+    return np.unique(ranks[labels.labels[ranks - 1] >= 0])
+
+
+def review_order(size: int, prefix: int, beyond: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64],
+                                                                                 npt.NDArray[np.int64]]:
+    """(order, position): the queue in review order — the reviewed set (the first ``prefix`` ranks and the ranks
+    ``beyond``) in queue order, then the unreviewed rest in queue order — as ``order[i]`` = the queue rank at
+    position i + 1, and ``position[r - 1]`` = the position (from 1) of queue rank r.
+
+    Why this order: every estimate downstream assumes the reviewed set is the first |S| positions and a sample
+    frame fixed at draw time covers every position after some s. A frame "unreviewed at draw time" is the
+    complement of the reviewed set S0 then; S only grows, so on this order the frame's complement is a set of
+    positions ≤ |S|, and the sample (conditional on how many of its documents are still unreviewed) is a simple
+    random sample of the rest, as on a prefix. The order inside S matters to no certified figure."""
+    reviewed = np.zeros(size, dtype=bool)
+    reviewed[:prefix] = True
+    reviewed[beyond - 1] = True
+    order = np.concatenate([np.flatnonzero(reviewed), np.flatnonzero(~reviewed)]).astype(np.int64) + 1
+    position = np.empty(size, dtype=np.int64)
+    position[order - 1] = np.arange(1, size + 1, dtype=np.int64)
+    return order, position
+
+
+def _deepest(position: npt.NDArray[np.int64], ranks: npt.NDArray[np.int64] | range | list[int]) -> int:
+    """The deepest review-order position of the given queue ranks (0 for none): where a frame that leaves them
+    out starts on the review order."""
+    picked = position[np.asarray(ranks, dtype=np.int64) - 1] if len(ranks) else position[:0]
+    return int(picked.max()) if len(picked) else 0
+
+
 def queue_evidence(engine: Engine, topic_id: int, queue: Queue, labels: QueueLabels,
                    as_of: int | None) -> QueueEvidence:
     """Every non-QC sample of the topic drawn at or before ``as_of``, expressed on ``queue``."""
@@ -112,6 +179,7 @@ def queue_evidence(engine: Engine, topic_id: int, queue: Queue, labels: QueueLab
     size = labels.size
 
     staged: list[tuple[Sample, str, np.ndarray, list[str], int | None, str]] = []
+    outside_of: dict[int, list[int]] = {}
     for s, origin_name in rows:
         docs = [d for d, _ in items[s.id]]
         if s.queue_id == queue.id:
@@ -126,12 +194,36 @@ def queue_evidence(engine: Engine, topic_id: int, queue: Queue, labels: QueueLab
             start = int(s.below_rank or 0) if s.frame in ("unreviewed", "below-rank") else 0
             frame = set(source[start:])
             outside = [rank_of[d] for d in current_ids if d not in frame]
+            outside_of[int(s.id)] = outside
             frame_start = max(outside, default=0)
             ranks = np.array([rank_of.get(d, 0) for d in docs], dtype=np.int64)
             origin = f"drawn from queue {origin_name}"
         staged.append((s, origin_name, ranks, docs, frame_start, origin))
 
-    reviewed = _reviewed_prefix(engine, topic_id, labels, staged, as_of)
+    prefix = _reviewed_prefix(engine, topic_id, labels, staged, as_of)
+    beyond = _reviewed_beyond(engine, topic_id, queue.id, labels, prefix, as_of)
+    reviewed = prefix + len(beyond)
+    order: npt.NDArray[np.int64] | None = None
+    band_end: dict[int, int | None] = {}
+    if len(beyond):
+        # Documents reviewed out of queue order: re-express the queue and every sample on the review order.
+        order, position = review_order(size, prefix, beyond)
+        in_set = np.zeros(size, dtype=bool)
+        in_set[order[:reviewed] - 1] = True
+        unreviewed_upto = np.concatenate([[0], np.cumsum(~in_set)])
+        labels = replace(labels, labels=labels.labels[order - 1])
+        mapped: list[tuple[Sample, str, np.ndarray, list[str], int | None, str]] = []
+        for s, origin_name, ranks, docs, frame_start, origin in staged:
+            new_ranks = np.where(ranks >= 1, position[np.clip(ranks, 1, size) - 1], 0)
+            if frame_start is not None:
+                if s.queue_id != queue.id:
+                    frame_start = _deepest(position, outside_of.get(int(s.id), []))
+                else:
+                    frame_start = _deepest(position, range(1, frame_start + 1))
+                if s.frame == "ranks" and s.to_rank is not None and int(s.to_rank) < size:
+                    band_end[int(s.id)] = reviewed + int(unreviewed_upto[int(s.to_rank)])
+            mapped.append((s, origin_name, new_ranks, docs, frame_start, origin))
+        staged = mapped
 
     entries: list[SampleEntry] = []
     for s, origin_name, ranks, docs, frame_start, origin in staged:
@@ -157,6 +249,8 @@ def queue_evidence(engine: Engine, topic_id: int, queue: Queue, labels: QueueLab
             judged = kept_labels >= 0
             entry.relevant = int(np.count_nonzero(kept_labels == 1))
             frame_end = int(s.to_rank) if s.frame == "ranks" and s.to_rank is not None else None
+            if frame_end is not None and order is not None:
+                frame_end = band_end.get(int(s.id))
             if frame_end is not None and frame_end >= size:
                 frame_end = None  # a band running to the queue's end is a rest sample of the ranks after its start
             entry.draw = SampleDraw(int(s.id), frame_start, kept_ranks[judged], (kept_labels[judged] == 1).astype(
@@ -165,4 +259,4 @@ def queue_evidence(engine: Engine, topic_id: int, queue: Queue, labels: QueueLab
                 entry.status = (f"{len(ranks) - len(kept_ranks):,} of its documents are not in this queue and are "
                                 "left out")
         entries.append(entry)
-    return QueueEvidence(entries, reviewed)
+    return QueueEvidence(entries, reviewed, labels, order, len(beyond))

@@ -141,6 +141,7 @@ def current_evidence(engine: Engine, topic: str, *, queue: str | None, policy: s
         population = conn.execute(select(Topic.population_size).where(Topic.id == topic_id)).scalar_one()
     _, labels = queue_labels(engine, topic, row.name, policy, None if as_of is None else str(as_of))
     evidence = queue_evidence(engine, topic_id, row, labels, as_of)
+    labels = evidence.in_review_order(labels)
     state = ReviewState(labels.labels, evidence.reviewed, population, labels.relevant_total)
     assessment = assess(state, evidence.draws, [target], confidence=confidence, stopping_target=target)
     return CurrentEvidence(row, as_of, labels, evidence, assessment)

@@ -129,11 +129,15 @@ def draw_sample(engine: Engine, topic: str, size: int, *, frame: str = "all", qu
             # the same cutoff the report uses: sample documents judged just past the prefix do not extend it
             from reviewdepth.services.sample_evidence import queue_evidence
 
-            below = queue_evidence(engine, topic_id, row, labels, None).reviewed
+            evidence = queue_evidence(engine, topic_id, row, labels, None)
+            below = evidence.reviewed - evidence.out_of_order
+            # the frame is what is not reviewed now: after the judged prefix, less documents reviewed out of order
+            ranks = (np.arange(below + 1, labels.size + 1) if evidence.order is None
+                     else np.sort(evidence.order[evidence.reviewed:]))
         else:
             below = a
-        assert below is not None
-        ranks = np.arange(below + 1, labels.size + 1)
+            assert below is not None
+            ranks = np.arange(below + 1, labels.size + 1)
     elif kind == "ranks":
         assert a is not None and b is not None
         if not 1 <= a <= b <= labels.size:

@@ -121,9 +121,10 @@ def _described(engine: Engine, chosen: Select[Any]) -> list[TopicRecord]:
                              counts.get(topic_id, 0))
         if topic_id in labels:
             newest = queues[topic_id][-1]
-            reviewed = queue_evidence(engine, topic_id, newest, labels[topic_id], None).reviewed
+            evidence = queue_evidence(engine, topic_id, newest, labels[topic_id], None)
+            reviewed, in_order = evidence.reviewed, evidence.in_review_order(labels[topic_id])
             record.newest_queue, record.queue_size, record.reviewed = newest.name, newest.size, reviewed
-            record.relevant_found_in_reviewed = int(np.count_nonzero(labels[topic_id].labels[:reviewed] == 1))
+            record.relevant_found_in_reviewed = int(np.count_nonzero(in_order.labels[:reviewed] == 1))
         if topic_id in last:
             record.last_activity = last[topic_id][1]
         records.append(record)

@@ -24,7 +24,7 @@ def test_topic_and_queue_rows(api: Api) -> None:
     assert body == {"topics": [t.as_dict() for t in list_topics(api.engine)]}
     t = body["topics"][0]
     assert (t["queues"], t["newest_queue"], t["queue_size"], t["reviewed"], t["relevant_found_in_reviewed"],
-            t["judgments"]) == (["q1", "q2"], "q2", 8, 2, 1, 3)
+            t["judgments"]) == (["q1", "q2"], "q2", 8, 3, 2, 3)  # d3 reviewed out of order counts (issue 25)
     assert api.client.get("/topics?offset=1", headers=reader).json()["topics"][0]["name"] == "empty"
     assert api.client.get("/topics/T", headers=reader).json() == t
     queues = api.client.get("/topics/T/queues", headers=reader).json()

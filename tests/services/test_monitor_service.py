@@ -47,10 +47,13 @@ def served_audit(engine: Engine, count: int = 12, topic: str = "T") -> list[str]
     return [d.doc_id for d in batch.documents]
 
 
-def expected_input(engine: Engine, judged: set[str], queue_docs: list[str] = DOCS) -> MonitorInput:
+def expected_input(engine: Engine, judged: set[str], queue_docs: list[str] = DOCS,
+                   in_review_role: set[str] | None = None) -> MonitorInput:
     """The monitor's input recomputed from what the test judged: S is the longest judged prefix of q (the only
     queue reviewed), the audit evidence the permutation's prefix up to the stored position with every document
-    judged; ranks on ``queue_docs``."""
+    judged; ranks on ``queue_docs``, along which the reviewed set is its judged prefix plus every document judged
+    in the review role (``in_review_role``, default the first 20 of q that are judged) wherever it sits."""
+    in_review_role = set(DOCS[:20]) & judged if in_review_role is None else in_review_role
     reviewed = next((i for i, d in enumerate(DOCS) if d not in judged), SIZE)
     in_s = set(DOCS[:reviewed])
     with engine.connect() as conn:
@@ -59,7 +62,8 @@ def expected_input(engine: Engine, judged: set[str], queue_docs: list[str] = DOC
     m = next((i for i, d in enumerate(order[:position]) if d not in judged), position)
     outside = [d for d in order[:m] if d not in in_s]
     rank = {d: i + 1 for i, d in enumerate(queue_docs)}
-    cur_reviewed = next((i for i, d in enumerate(queue_docs) if d not in judged), SIZE)
+    cur_prefix = next((i for i, d in enumerate(queue_docs) if d not in judged), SIZE)
+    cur_reviewed = cur_prefix + len(in_review_role - set(queue_docs[:cur_prefix]))
     known = RELEVANT & judged
     return MonitorInput(
         population=SIZE, reviewed=len(in_s), found=len(in_s & RELEVANT), audited=m, known_relevant=len(known),
@@ -151,7 +155,8 @@ def test_a_reranking_never_shrinks_the_reviewed_set(engine: Engine) -> None:
     reversed_docs = DOCS[::-1]
     store_ranking(engine, "T", "q2", [RankedDocument(d, float(-i)) for i, d in enumerate(reversed_docs)])
     after = build_monitor(engine, "T", target="0.6")  # the newest queue is now q2
-    assert after.queue == "q2" and after.queue_reviewed == 0
+    # the 20 documents reviewed along q stay reviewed on q2, wherever q2 ranks them (reviewed in any order)
+    assert after.queue == "q2" and after.queue_reviewed == 20
     assert (after.reviewed, after.relevant_found, after.status) == (before.reviewed, before.relevant_found,
                                                                      "stop certified")
     assert any("2 queues" in n for n in after.notes)
