@@ -463,10 +463,39 @@ class ChainHeadOut(BaseModel):
     recorded_at: str | None
 
 
+class StatusFigureOut(BaseModel):
+    """One bound on the recall of the reviewed set, named by its evidence and validity
+    (`reviewdepth.report.status_model.StatusFigure`)."""
+
+    basis: str = Field(description="elusion, srs, stratified, known, or audit stream.")
+    evidence: str
+    validity: Literal["one look", "anytime-valid", "exact"]
+    recall_lower: float | None = Field(description="One-sided lower bound on recall at `confidence`.")
+    confidence: float
+    certifies: bool
+    text: str
+
+
+class TopicStatusOut(BaseModel):
+    """The topic's one status: the same in the report (`answer.topic_status`), `watch`, the monitor and the
+    dashboard. It rests on one basis fixed in advance: the audit stream when the topic has one, else its random
+    samples; the other figure is shown beside it, never combined with it."""
+
+    target: str
+    confidence: float
+    status: Literal["reached", "not reached", "unknown"]
+    decided_by: str | None
+    reviewed: int
+    relevant_found: int
+    figures: list[StatusFigureOut]
+    missing: list[str]
+    text: str
+
+
 MonitorOut = dataclass_model(MonitorReport, name="MonitorOut", override={
     "status": Literal["stop certified", "continue"], "audit": MonitorAuditOut | None, "to_go": MonitorToGoOut,
     "audit_needed": MonitorNeededOut, "fixed_look": FixedLookOut, "one_look_rules": list[OneLookRuleOut],
-    "judgment_chain_head": ChainHeadOut}, describe={
+    "judgment_chain_head": ChainHeadOut, "topic_status": TopicStatusOut}, describe={
     "queue": "The current queue (the named one, else the topic's newest).",
     "recall_lower": "The anytime-valid recall lower bound of the reviewed set.",
     "reviewed": "|S|: the union of every queue's reviewed prefix, within the population.",
@@ -538,8 +567,8 @@ class SamplePlanOut(RootModel[UnreviewedPlanOut | PopulationPlanOut | NothingToP
 
 ReportFloor = dataclass_model(FloorFigure, name="ReportFloor")
 ReportAnswer = dataclass_model(Headline, name="ReportAnswer", extra={
-    "as_of_judgment": int | None, "basis": str, "scope": str}, optional={"plan": ElusionPlanOut,
-                                                                         "floor": ReportFloor})
+    "as_of_judgment": int | None, "basis": str, "scope": str, "topic_status": TopicStatusOut},
+    optional={"plan": ElusionPlanOut, "floor": ReportFloor, "review_order": str})
 ReportEstimate = dataclass_model(Estimate, name="ReportEstimate", extra={"scope": str})
 # a heuristic rule's record on the team's portfolio (`services.portfolio.calibrate_stopping_rows`): the calibration's
 # own keys, then the rule's summary as `services.simulate` writes it, with its one-line text

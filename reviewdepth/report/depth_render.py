@@ -153,9 +153,14 @@ def headline_lines(report: Report) -> list[str]:
     a = report.answer
     as_of = fmt(a.get("as_of_judgment"), "as_of_judgment")
     scope = "the queue's relevant documents" if a.get("scope") == "queue" else "population"
-    lines = [str(a.get("text", "")),
+    status = a.get("topic_status") or {}
+    # the topic's one status line first: `reviewdepth watch` and the dashboard print the same words
+    lines = [str(status["text"])] if status.get("text") and status["text"] != a.get("text") else []
+    lines += [str(a.get("text", "")),
              f"confidence {a.get('confidence', 0):.0%} · basis {a.get('basis')} · scope {scope} · "
              f"as of judgment {as_of}"]
+    if a.get("review_order"):
+        lines.append(str(a["review_order"]))
     if a.get("next_step"):
         lines.append(f"next: {a['next_step']}")
     plan = a.get("plan")

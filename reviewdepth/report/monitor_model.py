@@ -61,10 +61,16 @@ class MonitorReport(JsonResult):
     # n_min(F, N − |S|): no random-sample design certifies the target with fewer judged documents outside S
     # (`reviewdepth.estimation.stop_plan.certification_floor`); the plan (`reviewdepth plan`) shows every path
     floor: int = 0
+    # the topic's one status (`reviewdepth.report.status_model.TopicStatus.as_dict`): the words every door prints
+    topic_status: dict[str, Any] = field(default_factory=dict)
 
     @property
     def state(self) -> str:
-        """What the dashboard shows: "stop certified", "continue" or "no audit"."""
+        """What the dashboard shows: the topic's status word ("reached", "not reached", "unknown"), the same as
+        the report's ``answer.status``; "stop certified", "continue" or "no audit" for a report built without
+        it."""
+        if self.topic_status:
+            return str(self.topic_status["status"])
         if self.audit is None and not self.certified:
             return "no audit"
         return self.status

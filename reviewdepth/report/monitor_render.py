@@ -14,8 +14,13 @@ from reviewdepth.report.monitor_model import ONE_LOOK, Dashboard, DashboardEntry
 if TYPE_CHECKING:
     from rich.console import Group
 
-STATE_CLASS = {"stop certified": "stop", "continue": "go", "no audit": "none", "no queue": "none",
-               "problem": "problem"}
+STATE_CLASS = {"reached": "stop", "not reached": "go", "unknown": "none", "stop certified": "stop", "continue": "go",
+               "no audit": "none", "no queue": "none", "problem": "problem"}
+
+
+def status_text(report: MonitorReport) -> str:
+    """The topic's one status line (the report's first line says the same), or the monitor's headline."""
+    return str(report.topic_status["text"]) if report.topic_status else report.headline
 
 
 def _audit_text(report: MonitorReport) -> str:
@@ -66,8 +71,8 @@ def render_table(report: MonitorReport) -> Group:
     from rich.table import Table
     from rich.text import Text
 
-    colour = "bold green" if report.certified else "bold yellow"
-    parts: list[Any] = [Text(report.headline, style=colour),
+    colour = "bold green" if report.state in ("reached", "stop certified") else "bold yellow"
+    parts: list[Any] = [Text(status_text(report), style=colour), Text(f"monitor: {report.headline}"),
                         Text(f"topic {report.topic} · queue {report.queue} · as of judgment "
                              f"{fmt(report.as_of_judgment, 'as_of_judgment')} · last activity "
                              f"{report.last_activity or '—'}"),
@@ -123,15 +128,24 @@ def render_fragment(report: MonitorReport) -> str:
     audit = "no audit stream yet" if a is None else (
         f"audit: {a['judged']:,} judged, {a['relevant_outside_reviewed']:,} relevant outside the reviewed set"
         + (f", {a['pending']:,} waiting" if a["pending"] else ""))
+    meters = []
+    for figure in report.topic_status.get("figures", []) if report.topic_status else []:
+        if figure["recall_lower"] is None:
+            continue
+        value = float(figure["recall_lower"])
+        meters.append(f'<label>recall ≥ {lower_text(value)} ({escape(figure["basis"])}, {escape(figure["validity"])}; '
+                      f'target {escape(report.target)}) <meter min="0" max="1" value="{value:.6f}"{meter_marks}>'
+                      f"{lower_text(value)}</meter></label>")
+    if not report.topic_status:
+        meters.append(f'<label>recall ≥ {lower_text(report.recall_lower)} (target {escape(report.target)}) '
+                      f'<meter min="0" max="1" value="{report.recall_lower:.6f}"{meter_marks}>'
+                      f"{lower_text(report.recall_lower)}</meter></label>")
     return (
         f'<div class="monitor {STATE_CLASS.get(state, "go")}">'
-        f'<p class="headline">{escape(report.headline)}</p>'
+        f'<p class="headline">{escape(status_text(report))}</p>'
         f'<label>reviewed {report.queue_reviewed:,} of {report.queue_size:,} '
         f'<progress max="{max(report.queue_size, 1)}" value="{report.queue_reviewed}">'
-        f"{report.queue_reviewed:,} of {report.queue_size:,}</progress></label>"
-        f'<label>recall ≥ {lower_text(report.recall_lower)} (target {escape(report.target)}) '
-        f'<meter min="0" max="1" value="{report.recall_lower:.6f}"{meter_marks}>'
-        f"{lower_text(report.recall_lower)}</meter></label>"
+        f"{report.queue_reviewed:,} of {report.queue_size:,}</progress></label>" + "".join(meters) +
         f'<p class="small">{escape(audit)}; {report.relevant_found:,} relevant found. '
         f"Next: {_code_spans(escape(report.next_step))}</p>"
         f'<p class="small">{escape(floor_text(report))}</p></div>')
@@ -228,8 +242,9 @@ def render_dashboard(board: Dashboard, refresh_seconds: int | None = 60) -> str:
         '<meta name="referrer" content="no-referrer">'
         f"{refresh}<title>reviewdepth: topics</title><style>{STYLE}</style></head><body>\n"
         "<h1>reviewdepth: can we stop now?</h1>\n"
-        f'<p class="small">Target recall {escape(board.target)} at {confidence} % confidence, anytime-valid: '
-        "valid however often you look (the monitor, <code>reviewdepth watch</code>). "
+        f'<p class="small">Target recall {escape(board.target)} at {confidence} % confidence. Each topic\'s '
+        "status is the one its report and <code>reviewdepth watch</code> give: from its audit stream when it has "
+        "one (anytime-valid: valid however often you look), else from its random samples (valid for one look). "
         f"{shown}: {escape(summary)}.</p>\n"
         '<table><thead><tr><th>topic</th><th>status</th><th>progress and recall lower bound</th>'
         "<th>last activity</th></tr></thead>\n<tbody>\n" + rows + "\n</tbody></table>\n" + pager +

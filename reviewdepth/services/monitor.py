@@ -33,14 +33,17 @@ import numpy as np
 import numpy.typing as npt
 from sqlalchemy import Connection, Engine, func, select
 
+from reviewdepth.estimation.assessment import Assessment
 from reviewdepth.estimation.monitor import MonitorInput, MonitorResult, monitor
 from reviewdepth.estimation.stop_plan import certification_floor
 from reviewdepth.report.monitor_model import ONE_LOOK, Dashboard, DashboardEntry, MonitorReport, lower_text
+from reviewdepth.report.status_model import TopicStatus
 from reviewdepth.services.audit_stream import AuditEvidence, audit_doc_ids, load_audit
 from reviewdepth.services.confidence import checked_confidence
 from reviewdepth.services.errors import Invalid, NotFound, ServiceError
 from reviewdepth.services.judgments import as_utc, recorded_judgment
 from reviewdepth.services.sample_evidence import queue_evidence
+from reviewdepth.services.topic_status import audit_figure, sample_figure, topic_status
 from reviewdepth.services.topics import newest_judgments
 from reviewdepth.store import validation
 from reviewdepth.store.chain import chain_head_at
@@ -270,10 +273,11 @@ def _percent(confidence: float) -> str:
 
 def build_monitor(engine: Engine, topic: str, *, queue: str | None = None, target: object = "0.95",
                   confidence: float = 0.95, policy: str = "latest", as_of: int | None = None,
-                  one_look: bool = True) -> MonitorReport:
+                  one_look: bool = True, with_samples: bool = True) -> MonitorReport:
     """The monitor's status of ``topic`` as of judgment ``as_of`` (default: now); module docstring for what goes
     in. ``one_look``: also compute the depth report's one-look stopping rules for the current queue (the
-    dashboard leaves them out). `Invalid` for a bad setting, `NotFound` for an unknown topic or queue."""
+    dashboard leaves them out). ``with_samples``: put the random samples' figure in the topic status (the report,
+    which has its own, leaves it out). `Invalid` for a bad setting, `NotFound` for an unknown topic or queue."""
     tau, level = _settings(target, confidence, policy, as_of)
     if as_of is not None:
         recorded_judgment(engine, as_of)
@@ -324,41 +328,59 @@ def build_monitor(engine: Engine, topic: str, *, queue: str | None = None, targe
     if len(info.queues) > 1:
         notes.append(f"the reviewed set joins the reviewed prefixes of the topic's {len(info.queues)} queues "
                      f"({inp.reviewed:,} documents; {queue_reviewed:,} of them along queue {current.name})")
-    rules = _one_look_rules(info, current, labels_by_queue[current.id], prefixes[current.id], tau, level, policy,
-                            point) if one_look else []
+    evidence = prefixes[current.id]
+    assessment = _assessment(info, current, labels_by_queue[current.id], evidence, tau, level, policy, point) if (
+        one_look or (with_samples and evidence.draws)) else None
+    rules = _one_look_rules(assessment, tau) if one_look else []
+    sample = sample_figure(assessment) if assessment is not None and with_samples else None
+    status = topic_status(
+        _fraction_text(tau), level, inp.reviewed, inp.found, sample=sample,
+        sample_status=None if assessment is None else assessment.headline.status,
+        audit=None if audit is None else audit_figure(audit.stream_id, audit.judged, result.recall_lower, level,
+                                                      result.certified))
     if prefixes[current.id].out_of_order:
         notes.append(f"{prefixes[current.id].out_of_order:,} document(s) of queue {current.name} were reviewed out "
                      "of queue order: the reviewed set counts every document judged in a review role, and 'to "
                      "rank' counts the queue's unreviewed documents in rank order")
     return _report(info.name, current, point, tau, level, inp, result, audit, rules, notes, last_time,
-                   chain_head, prefixes[current.id].order)
+                   chain_head, prefixes[current.id].order, status)
 
 
-def _one_look_rules(info: _Topic, current: Queue, labels: Any, evidence: Any, tau: Fraction, level: float,
-                    policy: str, point: int | None) -> list[dict[str, Any]]:
-    """The depth report's stopping rules for the current queue at this moment (its own computation)."""
+def _assessment(info: _Topic, current: Queue, labels: Any, evidence: Any, tau: Fraction, level: float,
+                policy: str, point: int | None) -> Assessment | None:
+    """The depth report's assessment of the current queue at this moment (its own computation)."""
     from reviewdepth.services.report import ReportOptions, _figures
 
     options = ReportOptions(queue=current.name, targets=[_fraction_text(tau)], confidence=level, policy=policy,
                             as_of=point)
     try:
-        figures = _figures(labels, evidence, info.population_size, options)
+        return _figures(labels, evidence, info.population_size, options).assessment
     except ServiceError:
+        return None
+
+
+def _one_look_rules(assessment: Assessment | None, tau: Fraction) -> list[dict[str, Any]]:
+    """The depth report's stopping rules for the current queue at this moment."""
+    if assessment is None:
         return []
     return [{"rule": e.rule, "kind": e.kind, "target": _fraction_text(tau), "stop_now": e.stop_now,
              "stop_depth": e.stop_depth, "certifies": e.certifies, "guarantee": e.guarantee, "reason": e.reason,
-             "label": ONE_LOOK} for e in figures.assessment.stopping]
+             "label": ONE_LOOK} for e in assessment.stopping]
 
 
 def _report(topic: str, current: Queue, point: int | None, tau: Fraction, level: float, inp: MonitorInput,
             result: MonitorResult, audit: AuditEvidence | None, rules: list[dict[str, Any]], notes: list[str],
             last_time: str | None, chain_head: dict[str, Any],
-            order: npt.NDArray[np.int64] | None = None) -> MonitorReport:
+            order: npt.NDArray[np.int64] | None = None, status: TopicStatus | None = None) -> MonitorReport:
     target = _fraction_text(tau)
     pct = _percent(level)
     bound = lower_text(result.recall_lower)
+    sample = None if status is None else next((f for f in status.figures if f.validity != "anytime-valid"), None)
     if result.certified:
         headline = f"STOP CERTIFIED: recall ≥ {bound} at {pct} (anytime-valid), target {target}"
+    elif audit is None and sample is not None:
+        headline = (f"CONTINUE: no audit stream yet, so no anytime-valid bound; the samples' one-look bound is in "
+                    f"the status (target {target})")
     elif audit is None:
         headline = f"CONTINUE: no audit stream yet, so recall has no bound (target {target})"
     else:
@@ -386,9 +408,10 @@ def _report(topic: str, current: Queue, point: int | None, tau: Fraction, level:
                     "certified": result.fixed_look.certified, "label": result.fixed_look.label},
         one_look_rules=rules, assumptions=list(result.assumptions), notes=notes, last_activity=last_time,
         judgment_chain_head=chain_head,
+        topic_status={} if status is None else status.as_dict(),
         floor=certification_floor(inp.found, inp.population - inp.reviewed, tau, level) if tau < 1 else
         inp.population - inp.reviewed, next_step=_next_step(topic, result, audit, to_go, needed,
-                                                 inp.queue_reviewed >= inp.queue_size))
+                                                 inp.queue_reviewed >= inp.queue_size, sample is not None))
 
 
 def _to_go(result: MonitorResult, order: npt.NDArray[np.int64] | None = None) -> dict[str, Any]:
@@ -429,7 +452,11 @@ def _needed(result: MonitorResult, audit: AuditEvidence | None) -> dict[str, Any
 
 
 def _next_step(topic: str, result: MonitorResult, audit: AuditEvidence | None, to_go: dict[str, Any],
-               needed: dict[str, Any], queue_done: bool) -> str:
+               needed: dict[str, Any], queue_done: bool, sampled: bool = False) -> str:
+    if audit is None and not result.certified and sampled:
+        return (f"the samples bound recall for one look; `reviewdepth plan {topic}` gives the cheapest certified "
+                f"path from here (a larger sample of the rest, review on, or an audit stream: "
+                f"`{START_STREAM.format(topic=topic)}` for a bound valid at every look)")
     if audit is None and not result.certified:
         return (f"start an audit stream: `{START_STREAM.format(topic=topic)}`, then judge what "
                 f"`reviewdepth next {topic}` serves (audit documents with --role audit)")

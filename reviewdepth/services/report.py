@@ -19,10 +19,11 @@ from reviewdepth.measures import tar, trec
 from reviewdepth.measures.suite import MeasureSpec, evaluate_ranked
 from reviewdepth.measures.tar_suite import TopicRun, clean_topic
 from reviewdepth.report.model import Report
+from reviewdepth.report.status_model import TopicStatus
 from reviewdepth.services.agreement import agreement_of
 from reviewdepth.services.confidence import checked_confidence
 from reviewdepth.services.conflicts import conflicts_of
-from reviewdepth.services.errors import Invalid
+from reviewdepth.services.errors import Invalid, ServiceError
 from reviewdepth.services.judgments import topic_id_of
 from reviewdepth.services.portfolio import calibrate_stopping_rows
 from reviewdepth.services.prisma import outside_queue_counts, prisma_counts
@@ -31,10 +32,11 @@ from reviewdepth.services.queues import find_queue, queue_labels, ranked_from_la
 from reviewdepth.services.sample_evidence import QueueEvidence, queue_evidence
 from reviewdepth.services.sample_plan import sample_plan_figures
 from reviewdepth.services.samples import SampleRecord, load_samples
+from reviewdepth.services.topic_status import AUDIT_BASIS, audit_figure, sample_figure, topic_status
 from reviewdepth.store.chain import chain_head_at
 from reviewdepth.store.labels import POLICIES
 from reviewdepth.store.loaders import QueueLabels
-from reviewdepth.store.models import ImportRecord, Judgment, Queue, Topic
+from reviewdepth.store.models import AuditStream, ImportRecord, Judgment, Queue, Topic
 from reviewdepth.store.votes import load_votes, reviewers_per_document
 
 DEFAULT_TARGETS = ("0.80", "0.90", "0.95", "0.99")
@@ -157,6 +159,16 @@ def build_report(engine: Engine, topic: str, options: ReportOptions) -> Report:
     answer = {"target": headline.target, "status": headline.status, "text": headline.text,
               "confidence": confidence, "as_of_judgment": as_of, "next_step": headline.next_step,
               "basis": assessment.basis.method, "scope": assessment.scope}
+    status = _topic_status(engine, topic, row.name, options, as_of, tau, fig)
+    answer["topic_status"] = status.as_dict()
+    if status.decided_by == AUDIT_BASIS:
+        # the audit stream decides (the status rule in `reviewdepth.report.status_model`): the answer says so
+        answer["status"], answer["text"] = status.status, status.text
+    if evidence.out_of_order:
+        answer["review_order"] = (
+            f"{evidence.out_of_order:,} of the {reviewed:,} reviewed documents were reviewed out of queue order; "
+            "depths count positions in the review order (the reviewed set first, then the queue's unreviewed "
+            "documents in rank order), so 'more documents' are the queue's next unreviewed ones")
     if fig.size > fig.reviewed:
         answer["floor"] = dataclasses.asdict(_floor(fig, labels.labels, tau, confidence))
     if headline.status != "reached":
@@ -216,6 +228,30 @@ class _Figures:
     assessment: Assessment
     depth_rows: list[dict[str, Any]]
     current: dict[str, Any]
+
+
+def _topic_status(engine: Engine, topic: str, queue: str, options: ReportOptions, as_of: int | None, tau: str,
+                  fig: _Figures) -> TopicStatus:
+    """The topic's one status (`reviewdepth.services.topic_status`): this report's samples, and the audit
+    stream's monitor when the topic has a stream (the figure `reviewdepth watch` shows)."""
+    from reviewdepth.services.monitor import build_monitor
+
+    audit = None
+    with engine.connect() as conn:
+        streams = conn.execute(select(func.count()).select_from(AuditStream).join(Topic).where(
+            Topic.name == topic, AuditStream.voided_at.is_(None))).scalar_one()
+    if streams:
+        try:
+            monitor = build_monitor(engine, topic, queue=queue, target=tau, confidence=options.confidence,
+                                    policy=options.policy, as_of=as_of, one_look=False, with_samples=False)
+        except ServiceError:  # e.g. a target of 1, which no audit certifies: the samples' answer stands
+            monitor = None
+        if monitor is not None and monitor.audit is not None:
+            audit = audit_figure(int(monitor.audit["stream_id"]), int(monitor.audit["judged"]),
+                                 monitor.recall_lower, options.confidence, monitor.certified)
+    return topic_status(tau, options.confidence, fig.reviewed, fig.found_prefix,
+                        sample=sample_figure(fig.assessment), sample_status=fig.assessment.headline.status,
+                        audit=audit)
 
 
 def _figures(labels: QueueLabels, evidence: QueueEvidence, population_size: int | None,

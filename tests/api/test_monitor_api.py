@@ -107,10 +107,10 @@ def test_dashboard_lists_every_topic(api: Api) -> None:
     assert "script" not in page.tags and "progress" in page.tags and "meter" in page.tags
     assert {"name": "viewport", "content": "width=device-width, initial-scale=1"} in page.meta
     assert [(r["cells"][0].split()[0], r["cells"][1]) for r in page.rows] == [  # type: ignore[index]
-        ("T", "stop certified"), ("U", "no audit"), ("a", "no queue")]
+        ("T", "reached"), ("U", "unknown"), ("a", "no queue")]  # the topic status words (issue 25)
     t, u, empty = page.rows
     assert t["links"] == ["/topics/T/report?format=html", "/topics/T/monitor?target=0.6&confidence=0.95"]
-    assert "STOP CERTIFIED: recall ≥ 0.600" in t["cells"][2]  # type: ignore[index]
+    assert "60% recall: reached — recall ≥ 0.600 (audit stream" in t["cells"][2]  # type: ignore[index]
     assert "reviewed 5 of 40" in u["cells"][2] and "sample stream U" in u["cells"][2]  # type: ignore[index]
     assert empty["cells"][0].startswith("a <b>&") and "no queue yet" in empty["cells"][2]  # type: ignore[index]
     assert "a <b>&" not in response.text  # escaped

@@ -100,7 +100,8 @@ def test_certified_at_one_target_and_not_at_another(engine: Engine) -> None:
     assert (expected.reviewed, expected.found, expected.audited, expected.missed) == (25, 6, 21, 0)
     low = build_monitor(engine, "T", target="0.6")
     assert_same(low, expected, "0.6")
-    assert low.status == "stop certified" and low.certified and low.state == "stop certified"
+    assert low.status == "stop certified" and low.certified and low.state == "reached"
+    assert low.topic_status["decided_by"] == "audit stream" and low.topic_status["status"] == "reached"
     # U = 4 relevant outside at most: recall ≥ 6/(6 + 4)
     assert low.missed_upper == upper_missed(SIZE, 21, 0, 0.95) == 4 and low.recall_lower == pytest.approx(0.6)
     assert low.headline.startswith("STOP CERTIFIED: recall ≥ 0.600 at 95 % (anytime-valid)")
@@ -124,7 +125,7 @@ def test_certified_at_one_target_and_not_at_another(engine: Engine) -> None:
 def test_no_stream(engine: Engine) -> None:
     topic_with_review(engine, reviewed=10)
     report = build_monitor(engine, "T")
-    assert report.audit is None and report.state == "no audit" and report.status == "continue"
+    assert report.audit is None and report.state == "unknown" and report.status == "continue"
     assert (report.population, report.reviewed, report.relevant_found, report.missed_upper) == (SIZE, 10, 5, SIZE - 10)
     # with no audit, the bound is every document still outside the reviewed set
     assert report.recall_lower == pytest.approx(5 / (5 + SIZE - 10))
@@ -194,8 +195,8 @@ def test_dashboard_rows_and_the_change_marker(engine: Engine) -> None:
     judge(engine, audit, "audit")
     assert change_marker(engine, "T") != moved
     board = build_dashboard(engine, target="0.6")
-    assert [(e.topic, e.state) for e in board.entries] == [("A-empty", "no queue"), ("T", "stop certified"),
-                                                          ("U", "no audit")]
+    assert [(e.topic, e.state) for e in board.entries] == [("A-empty", "no queue"), ("T", "reached"),
+                                                          ("U", "unknown")]
     assert board.entries[0].last_activity is None and board.entries[1].last_activity is not None
     t = board.entries[1].monitor
     assert t is not None and t.one_look_rules == [] and t.target == "0.6"

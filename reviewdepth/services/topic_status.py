@@ -1,0 +1,65 @@
+"""The one status of a topic (`reviewdepth.report.status_model`), from the report's assessment (its random samples,
+read once) and the audit stream's monitor (anytime-valid). The report, ``watch``, the monitor route and the
+dashboard call :func:`topic_status` with what they computed, so the same evidence gives the same words."""
+
+from __future__ import annotations
+
+from reviewdepth.estimation.assessment import Assessment
+from reviewdepth.report.status_model import StatusFigure, TopicStatus
+
+AUDIT_BASIS = "audit stream"
+NO_BOUND = ("no random sample and no audit stream, so recall has no bound: draw a sample of the rest or start an "
+            "audit stream (reviewdepth plan TOPIC compares the paths)")
+NO_AUDIT = "no audit stream, so no anytime-valid bound"
+
+
+def sample_figure(assessment: Assessment) -> StatusFigure | None:
+    """The report's figure for its basis (None when no random sample or known R bounds recall)."""
+    basis = assessment.basis.method
+    if basis == "judged":
+        return None
+    figure = next((r for r in assessment.recall if r.basis == basis), None)
+    reached = assessment.headline.status == "reached"
+    if basis == "known":
+        value = None if figure is None else figure.point
+        return StatusFigure("known", "R known", "exact", value, 1.0, reached)
+    uses = {u.sample_id: u for u in assessment.samples}
+    if basis == "elusion" and assessment.rest_sample is not None:
+        use = uses.get(assessment.rest_sample)
+        held = f", {use.in_rest:,} documents of the unreviewed rest" if use is not None else ""
+        evidence = f"rest sample {assessment.rest_sample}{held}"
+    elif basis == "srs" and assessment.population_sample is not None:
+        evidence = f"whole-queue sample {assessment.population_sample}"
+    elif basis == "stratified":
+        evidence = "rank-band samples covering the rest"
+    else:
+        evidence = "random sample"
+    lower = None if figure is None else figure.lower_one_sided
+    return StatusFigure(basis, evidence, "one look", lower, assessment.headline.confidence, reached)
+
+
+def audit_figure(stream_id: int, judged: int, recall_lower: float, confidence: float,
+                 certified: bool) -> StatusFigure:
+    """The audit stream's monitor as a figure."""
+    return StatusFigure(AUDIT_BASIS, f"stream {stream_id}, {judged:,} audit documents judged", "anytime-valid",
+                        recall_lower, confidence, certified)
+
+
+def topic_status(target: str, confidence: float, reviewed: int, relevant_found: int, *,
+                 sample: StatusFigure | None, sample_status: str | None, audit: StatusFigure | None) -> TopicStatus:
+    """The status on one basis fixed in advance: the audit stream when there is one, else the samples' answer
+    (``sample_status``, the report's ``answer.status``); module docstring of `status_model` for why not both."""
+    figures = [f for f in (audit, sample) if f is not None]
+    missing: list[str] = []
+    if sample is not None and sample.validity == "exact":  # R known: nothing to estimate
+        status, decided = (sample_status or "unknown"), sample.basis
+    elif audit is not None:
+        status, decided = ("reached" if audit.certifies else "not reached"), AUDIT_BASIS
+    elif sample is not None:
+        status, decided = (sample_status or "unknown"), sample.basis
+        if sample.validity != "exact":
+            missing.append(NO_AUDIT)
+    else:
+        status, decided = "unknown", None
+        missing.append(NO_BOUND)
+    return TopicStatus(target, confidence, status, decided, reviewed, relevant_found, figures, missing)
