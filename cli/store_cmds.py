@@ -288,12 +288,29 @@ def register_store(app: typer.Typer) -> None:
                 return
             typer.echo(hint, err=True)
         columns = ["topic", "queues", "newest_queue", "queue_size", "reviewed", "relevant_found_in_reviewed",
-                   "judgments", "last_activity"]
+                   "judgments", "last_activity", "screening_order"]
         rows = [{**r.as_dict(), "topic": r.name, "queues": len(r.queues)} for r in records]
         write_rows(rows, output_format, columns, title="topics in the store", as_json=[r.as_dict() for r in records],
                    shown={"topic": "topic", "queues": "queues", "newest_queue": "newest queue",
                           "queue_size": "size", "reviewed": "reviewed", "relevant_found_in_reviewed": "relevant in "
                           "reviewed", "judgments": "judgments", "last_activity": "last judgment"})
+
+    @app.command("screening-order")
+    def screening_order(
+        topic: Annotated[str, typer.Argument(help="Topic name.")],
+        order: Annotated[str | None, typer.Argument(
+            help="random (screened in a uniformly random order fixed in advance) or queue (the default).")] = None,
+        db: DbOption = None,
+    ) -> None:
+        """Show, or declare, how the team screens TOPIC. Declared random, the screened set is a random sample of
+        the queue and the report estimates |R| and recall from it (basis 'screened', valid for one look);
+        reviewdepth never guesses it from the data."""
+        from reviewdepth.services.topics import declare_screening_order, get_topic
+
+        engine = open_engine(db)
+        with handled_errors():
+            record = get_topic(engine, topic) if order is None else declare_screening_order(engine, topic, order)
+        typer.echo(f"{record.name}: screening order {record.screening_order}")
 
     @queue_app.command("list")
     def queue_list(

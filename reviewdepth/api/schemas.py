@@ -147,9 +147,20 @@ class TopicIn(BaseModel):
     name: TopicName = Field(description="Topic name (unique): no '/', control or invisible characters.")
     population_size: int | None = Field(default=None, ge=1, le=INT64_MAX, strict=True,
                                         description="N: documents in the collection.")
+    screening_order: Literal["queue", "random"] = Field(
+        default="queue", description="How the team screens: random (declared: a uniformly random order fixed in "
+                                     "advance) or queue (the default).")
 
 
-TopicOut = dataclass_model(TopicRecord, name="TopicOut")
+class ScreeningOrderIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    screening_order: Literal["queue", "random"] = Field(
+        description="random: screened in a uniformly random order fixed in advance (declared, never guessed); "
+                    "queue: along the queue or another order (the default).")
+
+
+TopicOut = dataclass_model(TopicRecord, name="TopicOut", override={"screening_order": Literal["queue", "random"]})
 
 
 class TopicList(BaseModel):

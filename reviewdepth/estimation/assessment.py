@@ -86,6 +86,9 @@ class ReviewState:
     relevant_judged: int | None = None
     known_relevant: int | None = None
     fully_judged: bool = False
+    # declared (never guessed): the reviewed set was screened in a uniformly random order fixed in advance, so it
+    # is a simple random sample of the queue (basis ``screened``)
+    reviewed_random: bool = False
 
 
 @dataclass(frozen=True)
@@ -178,6 +181,14 @@ class Assessment:
     rest_sample: int | None
     population_sample: int | None
     details: dict[str, Any] = field(default_factory=dict)
+
+
+SCREENED_ASSUMPTIONS = (
+    "declared by the team: the documents were screened in a uniformly random order fixed before screening, so the "
+    "screened set is a simple random sample of the queue (a ranking, another tool's order or batches by custodian "
+    "are not random)",
+    "how many were screened was fixed in advance, or this is read once: stopping when the count looks good makes "
+    "a one-look interval optimistic (an audit stream's bound is valid at every look)")
 
 
 def reviewed_prefix(labels: LabelArray, sample_ranks: IntArray | None = None) -> int:
@@ -367,6 +378,15 @@ def assess(state: ReviewState, samples: Sequence[SampleDraw], targets: Sequence[
             positives = population_choice.ranks[population_choice.labels == 1]
             estimates.append(relevant.direct_recall(int(np.count_nonzero(positives <= c)), y_all,
                                                     confidence=confidence, found=found))
+    screened_one: relevant.Estimate | None = None
+    if state.reviewed_random and 0 < c < size:
+        # S itself is a simple random sample of the queue: found of c screened speaks for all size documents.
+        # Only R and recall come from it; the whole-queue rules (QBCB, target, direct) would compare S with itself
+        screened = relevant.estimate_srs(found, c, size, found=0, confidence=confidence, method="clopper-pearson",
+                                         finite_population=interval == "hypergeometric")
+        screened_one = relevant.estimate_srs(found, c, size, confidence=confidence, method="clopper-pearson",
+                                             finite_population=interval == "hypergeometric", sided="upper")
+        estimates.append(replace(screened, method="screened", assumptions=SCREENED_ASSUMPTIONS))
     strata = _strata(bands, c, rel_queue, size)
     if strata is not None:
         estimates.append(relevant.estimate_stratified(strata, confidence=confidence))
@@ -386,6 +406,8 @@ def assess(state: ReviewState, samples: Sequence[SampleDraw], targets: Sequence[
         one = relevant.estimate_srs(y_all, n, size, confidence=confidence, method="clopper-pearson",
                                     finite_population=interval == "hypergeometric", sided="upper")
         conservative_upper = _floor_estimate(one, floor, outside, found).upper
+    elif basis.method == "screened" and screened_one is not None:
+        conservative_upper = _floor_estimate(screened_one, floor, outside, found).upper
     elif basis.method in ("stratified", "direct") and basis.upper is not None:
         # these intervals are two-sided; their upper bound is (more than) a one-sided bound at this confidence
         conservative_upper = basis.upper
@@ -413,7 +435,7 @@ def assess(state: ReviewState, samples: Sequence[SampleDraw], targets: Sequence[
 def _choose(estimates: list[relevant.Estimate]) -> relevant.Estimate:
     """The |R| estimate depths are computed from: known > elusion > stratified > srs > judged (lower bound).
     Direct recall gives R only through F/recall and is shown, not used as the basis."""
-    order = ["known", "elusion", "stratified", "srs", "judged"]
+    order = ["known", "elusion", "stratified", "srs", "screened", "judged"]
     usable = [e for e in estimates if e.method in order]
     return min(usable, key=lambda e: order.index(e.method))
 

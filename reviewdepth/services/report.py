@@ -268,7 +268,8 @@ def _figures(labels: QueueLabels, evidence: QueueEvidence, population_size: int 
     if options.known_relevant is not None and options.known_relevant < found_topic:
         raise Invalid(f"--relevant {options.known_relevant} is below the {found_topic:,} documents already judged "
                       "relevant in this topic")
-    state = ReviewState(labels.labels, reviewed, population, found_topic, options.known_relevant, fully_judged)
+    state = ReviewState(labels.labels, reviewed, population, found_topic, options.known_relevant, fully_judged,
+                        evidence.screened_random)
     assessment = assess(state, evidence.draws, targets, confidence=options.confidence, interval=options.interval,
                         stopping_target=stopping_target(targets), target_rule=options.target_rule)
     depth_rows = [dataclasses.asdict(a) for a in assessment.targets]

@@ -22,7 +22,7 @@ from reviewdepth.estimation.assessment import SampleDraw, reviewed_prefix
 from reviewdepth.services.samples import frame_definition
 from reviewdepth.store.labels import UNJUDGED
 from reviewdepth.store.loaders import QueueLabels
-from reviewdepth.store.models import Judgment, Queue, QueueEntry, Sample, SampleItem
+from reviewdepth.store.models import Judgment, Queue, QueueEntry, Sample, SampleItem, Topic
 
 REST_FRAMES = ("all", "unreviewed", "below-rank", "ranks")
 
@@ -63,13 +63,16 @@ class QueueEvidence:
     in queue order, so S is always the first ``reviewed`` positions and every sample's ranks and frame are
     expressed on that order (`review_order`). ``order`` holds the queue rank (from 1) at each position of the
     review order, or None when S is a prefix of the queue (review order = queue order, the common case);
-    ``out_of_order`` counts the documents of S beyond the judged prefix."""
+    ``out_of_order`` counts the documents of S beyond the judged prefix. ``screened_random``: the topic is declared
+    screened in a random order fixed in advance; then S is exactly the documents judged in a review role, and a
+    random sample of the queue."""
 
     entries: list[SampleEntry]
     reviewed: int
     labels: QueueLabels | None = None
     order: npt.NDArray[np.int64] | None = None
     out_of_order: int = 0
+    screened_random: bool = False
 
     def in_review_order(self, labels: QueueLabels) -> QueueLabels:
         """The queue's labels on the review order (``labels`` itself when S is a prefix)."""
@@ -200,8 +203,17 @@ def queue_evidence(engine: Engine, topic_id: int, queue: Queue, labels: QueueLab
             origin = f"drawn from queue {origin_name}"
         staged.append((s, origin_name, ranks, docs, frame_start, origin))
 
-    prefix = _reviewed_prefix(engine, topic_id, labels, staged, as_of)
-    beyond = _reviewed_beyond(engine, topic_id, queue.id, labels, prefix, as_of)
+    with engine.connect() as conn:
+        screened_random = conn.execute(select(Topic.screening_order).where(Topic.id == topic_id)).scalar() == "random"
+    if screened_random:
+        # declared random order: S is exactly what was judged in a review role (no judged prefix to extend it
+        # through sample or audit documents, whose place in a random order says nothing about the review)
+        beyond = _reviewed_beyond(engine, topic_id, queue.id, labels, 0, as_of)
+        prefix = int(np.count_nonzero(beyond == np.arange(1, len(beyond) + 1)))
+        beyond = beyond[prefix:]
+    else:
+        prefix = _reviewed_prefix(engine, topic_id, labels, staged, as_of)
+        beyond = _reviewed_beyond(engine, topic_id, queue.id, labels, prefix, as_of)
     reviewed = prefix + len(beyond)
     order: npt.NDArray[np.int64] | None = None
     band_end: dict[int, int | None] = {}
@@ -259,4 +271,4 @@ def queue_evidence(engine: Engine, topic_id: int, queue: Queue, labels: QueueLab
                 entry.status = (f"{len(ranks) - len(kept_ranks):,} of its documents are not in this queue and are "
                                 "left out")
         entries.append(entry)
-    return QueueEvidence(entries, reviewed, labels, order, len(beyond))
+    return QueueEvidence(entries, reviewed, labels, order, len(beyond), screened_random)

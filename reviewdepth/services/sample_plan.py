@@ -142,7 +142,8 @@ def current_evidence(engine: Engine, topic: str, *, queue: str | None, policy: s
     _, labels = queue_labels(engine, topic, row.name, policy, None if as_of is None else str(as_of))
     evidence = queue_evidence(engine, topic_id, row, labels, as_of)
     labels = evidence.in_review_order(labels)
-    state = ReviewState(labels.labels, evidence.reviewed, population, labels.relevant_total)
+    state = ReviewState(labels.labels, evidence.reviewed, population, labels.relevant_total,
+                        reviewed_random=evidence.screened_random)
     assessment = assess(state, evidence.draws, [target], confidence=confidence, stopping_target=target)
     return CurrentEvidence(row, as_of, labels, evidence, assessment)
 

@@ -30,6 +30,8 @@ def sample_figure(assessment: Assessment) -> StatusFigure | None:
         evidence = f"rest sample {assessment.rest_sample}{held}"
     elif basis == "srs" and assessment.population_sample is not None:
         evidence = f"whole-queue sample {assessment.population_sample}"
+    elif basis == "screened":
+        evidence = f"the {assessment.reviewed:,} screened documents, declared screened in random order"
     elif basis == "stratified":
         evidence = "rank-band samples covering the rest"
     else:

@@ -8,10 +8,10 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Connection, Engine, Select, func, insert, select
+from sqlalchemy import Connection, Engine, Select, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
-from reviewdepth.services.errors import Conflict, NotFound
+from reviewdepth.services.errors import Conflict, Invalid, NotFound
 from reviewdepth.services.judgments import as_utc
 from reviewdepth.services.sample_evidence import queue_evidence
 from reviewdepth.store import validation
@@ -29,7 +29,9 @@ class TopicRecord:
     queue's ``queue_size``, ``reviewed`` prefix as the depth report counts it
     (`reviewdepth.services.sample_evidence.queue_evidence`, labels by the ``latest`` policy) and the relevant
     documents in that prefix (``relevant_found_in_reviewed``, the report's name); all None when the topic has no
-    queue. ``last_activity``: when its newest judgment was logged (None: none yet)."""
+    queue. ``last_activity``: when its newest judgment was logged (None: none yet). ``screening_order``: ``random``
+    when the team declared it screened in a random order fixed in advance (`declare_screening_order`), else
+    ``queue``."""
 
     id: int
     name: str
@@ -42,6 +44,7 @@ class TopicRecord:
     reviewed: int | None = None
     relevant_found_in_reviewed: int | None = None
     last_activity: datetime | None = None
+    screening_order: str = "queue"
 
     def as_dict(self) -> dict[str, object]:
         out = dict(self.__dict__)
@@ -64,6 +67,25 @@ def create_topic(engine: Engine, name: str, population_size: int | None = None) 
     except IntegrityError:
         raise Conflict(f"topic {name!r} already exists") from None
     return TopicRecord(int(new_id), name, population_size, now)
+
+
+SCREENING_ORDERS = ("queue", "random")
+
+
+def declare_screening_order(engine: Engine, topic: str, order: str) -> TopicRecord:
+    """Record how the team screens ``topic``: ``random`` (a uniformly random order fixed before screening, so the
+    screened set is a random sample of the queue and says so in every estimate) or ``queue`` (along the queue, or
+    an order not declared random; the default). A declaration, never a guess from the data: reviewdepth cannot
+    tell a random order from an unlucky ranking."""
+    name = validation.topic_name(topic)
+    if order not in SCREENING_ORDERS:
+        raise Invalid(f"screening order: must be one of {', '.join(SCREENING_ORDERS)}, not {order!r}")
+    with engine.begin() as conn:
+        done = conn.execute(update(Topic).where(Topic.name == name).values(
+            screening_order=None if order == "queue" else order))
+        if done.rowcount != 1:
+            raise NotFound(f"unknown topic {name!r}")
+    return get_topic(engine, name)
 
 
 def list_topics(engine: Engine, *, offset: int = 0, limit: int | None = None) -> list[TopicRecord]:
@@ -99,8 +121,8 @@ def _described(engine: Engine, chosen: Select[Any]) -> list[TopicRecord]:
     then, for each topic with a queue, its newest queue's labels loaded once (`load_queue_labels`) and its
     reviewed prefix found from them and the topic's samples (`queue_evidence`)."""
     with engine.connect() as conn:
-        rows = conn.execute(select(Topic.id, Topic.name, Topic.population_size, Topic.created_at)
-                            .where(Topic.id.in_(chosen)).order_by(Topic.id)).all()
+        rows = conn.execute(select(Topic.id, Topic.name, Topic.population_size, Topic.created_at,
+                                   Topic.screening_order).where(Topic.id.in_(chosen)).order_by(Topic.id)).all()
         if not rows:
             return []
         queues: dict[int, list[Queue]] = {}
@@ -115,10 +137,10 @@ def _described(engine: Engine, chosen: Select[Any]) -> list[TopicRecord]:
         labels = {topic_id: load_queue_labels(conn, found[-1].id, topic_id, found[-1].size)
                   for topic_id, found in queues.items()}
     records = []
-    for topic_id, name, population_size, created_at in rows:
+    for topic_id, name, population_size, created_at, screening_order in rows:
         topic_id = int(topic_id)
         record = TopicRecord(topic_id, name, population_size, created_at, [q.name for q in queues.get(topic_id, [])],
-                             counts.get(topic_id, 0))
+                             counts.get(topic_id, 0), screening_order=screening_order or "queue")
         if topic_id in labels:
             newest = queues[topic_id][-1]
             evidence = queue_evidence(engine, topic_id, newest, labels[topic_id], None)

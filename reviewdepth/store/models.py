@@ -64,6 +64,9 @@ class Topic(Base):
     chain_head: Mapped[str | None] = mapped_column(String(64))
     # Why the chain was found broken (by `audit verify`); writes are refused until an acknowledgement clears it.
     chain_broken: Mapped[str | None] = mapped_column(Text)
+    # "random" when the team declared that it screened in a uniformly random order fixed in advance (then the
+    # screened set is a random sample of the queue); null otherwise. Declared, never guessed.
+    screening_order: Mapped[str | None] = mapped_column(String(20))
 
 
 class ImportRecord(Base):

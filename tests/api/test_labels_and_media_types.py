@@ -69,7 +69,8 @@ def test_a_json_endpoint_answers_415_to_another_media_type(api: Api, content_typ
     headers = {**admin, **({"Content-Type": content_type} if content_type else {})}
     for route in json_body_routes(api):
         path = route.path.replace("{topic}", "t").replace("{sample_id}", "1")
-        problem(api.client.post(path, content=body, headers=headers), 415, "application/json")
+        (method,) = route.methods
+        problem(api.client.request(method, path, content=body, headers=headers), 415, "application/json")
     assert api.client.get("/topics/x", headers=admin).status_code == 404  # nothing was done
 
 

@@ -55,9 +55,9 @@ def test_topics_and_queues(engine: Engine, empty_db_url: str, tmp_path: Path) ->
     code, out, _ = invoke("topics", "--format", "csv", *db)
     assert code == 0 and list(csv.reader(io.StringIO(out)))[:3] == [
         ["topic", "queues", "newest_queue", "queue_size", "reviewed", "relevant_found_in_reviewed", "judgments",
-         "last_activity"],
-        ["T2", "1", "sys", "5", "2", "1", "2", list_topics(engine)[0].as_dict()["last_activity"]],
-        ["empty", "0", "", "", "", "", "0", ""]]
+         "last_activity", "screening_order"],
+        ["T2", "1", "sys", "5", "2", "1", "2", list_topics(engine)[0].as_dict()["last_activity"], "queue"],
+        ["empty", "0", "", "", "", "", "0", "", "queue"]]
     code, out, _ = invoke("topics", *db)
     # by the topic column: a timestamp such as 2026-12-04T12:00 holds "T1" too
     shown = {line.split("│")[1].strip() for line in out.splitlines() if line.startswith("│")}

@@ -20,6 +20,10 @@ def add_routes(router: APIRouter) -> None:
         from reviewdepth.services.topics import create_topic as service
 
         record = service(engine, body.name, body.population_size)
+        if body.screening_order != "queue":
+            from reviewdepth.services.topics import declare_screening_order
+
+            record = declare_screening_order(engine, record.name, body.screening_order)
         response.headers["Location"] = f"/topics/{quote(record.name, safe='')}"
         return record.as_dict()
 
@@ -40,3 +44,14 @@ def add_routes(router: APIRouter) -> None:
         from reviewdepth.services.topics import get_topic as service
 
         return service(engine, topic).as_dict()
+
+    @router.put("/topics/{topic}/screening-order", response_model=schemas.TopicOut, tags=["topics"],
+                responses={**AUTH, **problem_responses(404, 413, 422)})
+    def declare_screening_order(topic: str, body: schemas.ScreeningOrderIn, engine: EngineDep,
+                                _key: Writer) -> dict[str, object]:
+        """Declare how the team screens the topic: ``random`` (a uniformly random order fixed before screening;
+        the screened set is then a random sample of the queue and every estimate from it says so) or ``queue``
+        (the default). ``reviewdepth screening-order TOPIC random``; never guessed from the data."""
+        from reviewdepth.services.topics import declare_screening_order as service
+
+        return service(engine, topic, body.screening_order).as_dict()
