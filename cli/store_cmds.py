@@ -271,27 +271,34 @@ def register_store(app: typer.Typer) -> None:
     @app.command("topics")
     def topics(
         output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
+        target: Annotated[str, typer.Option("--target", help="Target recall of the status.")] = "0.95",
+        confidence: Annotated[float, typer.Option("--confidence", help="Confidence of the status.")] = 0.95,
         db: DbOption = None,
     ) -> None:
-        """What the store holds: one row per topic with its queues (how many, and the newest), the newest queue's
-        size, its reviewed prefix as the report counts it and the relevant documents in that prefix (latest
-        label policy), the judgments logged and when the last one was."""
+        """What the store holds: one row per topic with its status (the dashboard's and the report's: reached,
+        not reached, unknown), its queues (how many, and the newest), the newest queue's size, its reviewed set
+        as the report counts it and the relevant documents in it (latest label policy), the judgments logged and
+        when the last one was."""
+        from reviewdepth.services.monitor import topic_statuses
         from reviewdepth.services.topics import list_topics
 
         engine = open_engine(db)
         with handled_errors():
             records = list_topics(engine)
+            statuses = topic_statuses(engine, [r.name for r in records], target=target, confidence=confidence)
+        for record in records:
+            record.status, record.status_text = statuses.get(record.name, (None, None))
         if not records:
             hint = "no topics in the store yet: reviewdepth import run FILE (or import qrels, csv, asreview, ris)"
             if output_format is ListFormat.table:
                 typer.echo(hint)
                 return
             typer.echo(hint, err=True)
-        columns = ["topic", "queues", "newest_queue", "queue_size", "reviewed", "relevant_found_in_reviewed",
-                   "judgments", "last_activity", "screening_order"]
+        columns = ["topic", "status", "queues", "newest_queue", "queue_size", "reviewed",
+                   "relevant_found_in_reviewed", "judgments", "last_activity", "screening_order", "status_text"]
         rows = [{**r.as_dict(), "topic": r.name, "queues": len(r.queues)} for r in records]
         write_rows(rows, output_format, columns, title="topics in the store", as_json=[r.as_dict() for r in records],
-                   shown={"topic": "topic", "queues": "queues", "newest_queue": "newest queue",
+                   shown={"topic": "topic", "status": "status", "queues": "queues", "newest_queue": "newest queue",
                           "queue_size": "size", "reviewed": "reviewed", "relevant_found_in_reviewed": "relevant in "
                           "reviewed", "judgments": "judgments", "last_activity": "last judgment"})
 

@@ -589,3 +589,25 @@ def build_dashboard(engine: Engine, *, target: object = "0.95", confidence: floa
                 problem = str(exc)
         board.entries.append(DashboardEntry(name, report, problem, last.get(topic_id)))
     return board
+
+
+def topic_statuses(engine: Engine, names: Sequence[str], *, target: object = "0.95", confidence: float = 0.95,
+                   cache: MonitorCache | None = None) -> dict[str, tuple[str, str]]:
+    """(status word, status line) per topic, as its dashboard row shows them (``no queue`` or ``problem`` with
+    the reason when there is no status): what ``reviewdepth topics`` and ``GET /topics?status=true`` print."""
+    out: dict[str, tuple[str, str]] = {}
+    wanted = set(names)
+    page = 1
+    while wanted - out.keys():
+        board = build_dashboard(engine, target=target, confidence=confidence, topics=sorted(wanted), page=page,
+                                limit=DASHBOARD_PAGE_MAX, cache=cache)
+        for entry in board.entries:
+            if entry.monitor is not None:
+                text = str(entry.monitor.topic_status.get("text", entry.monitor.headline))
+            else:
+                text = entry.problem or "no queue yet: import a run"
+            out[entry.topic] = (entry.state, text)
+        if not board.has_next:
+            break
+        page += 1
+    return out

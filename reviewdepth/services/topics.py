@@ -45,6 +45,9 @@ class TopicRecord:
     relevant_found_in_reviewed: int | None = None
     last_activity: datetime | None = None
     screening_order: str = "queue"
+    # the topic's one status (`reviewdepth.services.monitor.topic_statuses`), filled when asked for
+    status: str | None = None
+    status_text: str | None = None
 
     def as_dict(self) -> dict[str, object]:
         out = dict(self.__dict__)

@@ -4,6 +4,7 @@ of the services that ``reviewdepth topics`` and ``queue list`` print."""
 from __future__ import annotations
 
 from reviewdepth.services.batches import BatchItem, record_batch
+from reviewdepth.services.monitor import build_monitor
 from reviewdepth.services.queues import list_queues
 from reviewdepth.services.rankings import RankedDocument, store_ranking
 from reviewdepth.services.topics import create_topic, list_topics
@@ -26,6 +27,13 @@ def test_topic_and_queue_rows(api: Api) -> None:
     assert (t["queues"], t["newest_queue"], t["queue_size"], t["reviewed"], t["relevant_found_in_reviewed"],
             t["judgments"]) == (["q1", "q2"], "q2", 8, 3, 2, 3)  # d3 reviewed out of order counts (issue 25)
     assert api.client.get("/topics?offset=1", headers=reader).json()["topics"][0]["name"] == "empty"
+    answer = api.client.get("/topics?status=true", headers=reader)
+    assert answer.status_code == 200, answer.text
+    with_status = answer.json()["topics"]
+    assert [(t["name"], t["status"]) for t in with_status] == [("T", "unknown"), ("empty", "no queue")]
+    assert with_status[0]["status_text"] == build_monitor(api.engine, "T").topic_status["text"]
+    assert t["status"] is None  # asked for only
+    problem(api.client.get("/topics?status=true&limit=201", headers=reader), 422, "at most 200")
     assert api.client.get("/topics/T", headers=reader).json() == t
     queues = api.client.get("/topics/T/queues", headers=reader).json()
     assert queues == {"queues": [q.as_dict() for q in list_queues(api.engine, "T")]}

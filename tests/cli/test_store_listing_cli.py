@@ -13,6 +13,7 @@ from sqlalchemy import Engine, func, select
 from typer.testing import CliRunner
 
 from reviewdepth.cli.app import create_cli
+from reviewdepth.services.monitor import build_monitor, topic_statuses
 from reviewdepth.services.queues import list_queues
 from reviewdepth.services.topics import create_topic, list_topics
 from reviewdepth.store.models import ImportRecord, Judgment, Queue, QueueEntry, Topic
@@ -51,13 +52,16 @@ def test_topics_and_queues(engine: Engine, empty_db_url: str, tmp_path: Path) ->
     create_topic(engine, "empty")
 
     code, out, _ = invoke("topics", "--format", "json", *db)
-    assert code == 0 and json.loads(out) == [r.as_dict() for r in list_topics(engine)]
+    statuses = topic_statuses(engine, ["T2", "empty"])
+    assert code == 0 and json.loads(out) == [
+        {**r.as_dict(), "status": statuses[r.name][0], "status_text": statuses[r.name][1]} for r in list_topics(engine)]
     code, out, _ = invoke("topics", "--format", "csv", *db)
     assert code == 0 and list(csv.reader(io.StringIO(out)))[:3] == [
-        ["topic", "queues", "newest_queue", "queue_size", "reviewed", "relevant_found_in_reviewed", "judgments",
-         "last_activity", "screening_order"],
-        ["T2", "1", "sys", "5", "2", "1", "2", list_topics(engine)[0].as_dict()["last_activity"], "queue"],
-        ["empty", "0", "", "", "", "", "0", "", "queue"]]
+        ["topic", "status", "queues", "newest_queue", "queue_size", "reviewed", "relevant_found_in_reviewed",
+         "judgments", "last_activity", "screening_order", "status_text"],
+        ["T2", "unknown", "1", "sys", "5", "2", "1", "2", list_topics(engine)[0].as_dict()["last_activity"], "queue",
+         build_monitor(engine, "T2").topic_status["text"]],
+        ["empty", "no queue", "0", "", "", "", "", "0", "", "queue", "no queue yet: import a run"]]
     code, out, _ = invoke("topics", *db)
     # by the topic column: a timestamp such as 2026-12-04T12:00 holds "T1" too
     shown = {line.split("│")[1].strip() for line in out.splitlines() if line.startswith("│")}

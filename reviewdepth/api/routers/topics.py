@@ -5,11 +5,14 @@ from __future__ import annotations
 from typing import Annotated
 from urllib.parse import quote
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Query, Request, Response
 
 from reviewdepth.api import schemas
 from reviewdepth.api.problems import problem_responses
-from reviewdepth.api.routers.common import AUTH, READ, EngineDep, Reader, Writer
+from reviewdepth.api.routers.common import AUTH, READ, ConfidenceQuery, EngineDep, Reader, Writer
+from reviewdepth.api.routers.monitor import TargetQuery
+
+STATUS_LIMIT = 200
 
 
 def add_routes(router: APIRouter) -> None:
@@ -29,14 +32,32 @@ def add_routes(router: APIRouter) -> None:
 
     @router.get("/topics", response_model=schemas.TopicList, responses=problem_responses(401, 403, 422),
                 tags=["topics"])
-    def list_topics(engine: EngineDep, _key: Reader, offset: Annotated[int, Query(ge=0)] = 0,
-                    limit: Annotated[int, Query(ge=1, le=10_000)] = 1000) -> dict[str, object]:
+    def list_topics(request: Request, engine: EngineDep, _key: Reader, offset: Annotated[int, Query(ge=0)] = 0,
+                    limit: Annotated[int | None, Query(ge=1, le=10_000, description="Topics per page (default "
+                                                       "1000, or 200 with status=true).")] = None,
+                    status: Annotated[bool, Query(description="Also each topic's status (the dashboard's); at "
+                                                              "most 200 topics then.")] = False,
+                    target: TargetQuery = "0.95", confidence: ConfidenceQuery = 0.95) -> dict[str, object]:
         """The topics in creation order, each with its queues, judgments logged and last judgment time, and its
-        newest queue's size, reviewed prefix (as the report counts it) and relevant documents in that prefix;
-        the rows of ``reviewdepth topics --format json``."""
+        newest queue's size, reviewed set (as the report counts it) and relevant documents in it; with
+        ``status=true`` also its status word and line at ``target`` and ``confidence`` (``limit`` at most 200:
+        each status is a monitor, cached while the topic is unchanged); the rows of ``reviewdepth topics --format
+        json``."""
+        from reviewdepth.services.errors import Invalid
+        from reviewdepth.services.monitor import topic_statuses
         from reviewdepth.services.topics import list_topics as service
 
-        return {"topics": [t.as_dict() for t in service(engine, offset=offset, limit=limit)]}
+        if limit is None:
+            limit = STATUS_LIMIT if status else 1000
+        if status and limit > STATUS_LIMIT:
+            raise Invalid(f"limit: at most {STATUS_LIMIT} topics with status=true, not {limit}")
+        records = service(engine, offset=offset, limit=limit)
+        if status:
+            found = topic_statuses(engine, [t.name for t in records], target=target, confidence=confidence,
+                                   cache=request.app.state.monitor_cache)
+            for record in records:
+                record.status, record.status_text = found.get(record.name, (None, None))
+        return {"topics": [t.as_dict() for t in records]}
 
     @router.get("/topics/{topic}", response_model=schemas.TopicOut, responses=READ, tags=["topics"])
     def get_topic(topic: str, engine: EngineDep, _key: Reader) -> dict[str, object]:
