@@ -88,7 +88,9 @@ ASSUMPTIONS: tuple[str, ...] = (
     "the audit documents are the first m of a seeded uniformly random permutation of the population, judged in "
     "that order (the evidence stops at the first audit document without a label)",
     "the ranking and the reviewed set do not depend on the audit: neither its labels nor which documents it drew "
-    "(do not train the ranker on audit judgments, nor re-rank by what the audit served); the audit's pace may change",
+    "(do not train the ranker on audit judgments, nor re-rank by what the audit served); the reviewed set may grow "
+    "in any order (rank order, random, another tool's, batches by custodian) fixed without looking at the audit; "
+    "the audit's pace may change",
     "the target is fixed before the review starts; the guarantee is P(stop certified while recall < target) ≤ α",
 )
 
