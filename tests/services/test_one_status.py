@@ -204,3 +204,9 @@ def test_a_rest_sample_drawn_before_out_of_order_review_rolls_forward(engine: En
     assert report.summary["relevant_found_in_reviewed"] == sum(truth[d] == "1" for d in reviewed)
     assert use["use"] == "rest" and use["in_unreviewed_rest"] == len(in_rest)
     assert use["positives_in_rest"] == sum(truth[d] == "1" for d in in_rest)
+    # "review to rank k" is a queue rank: the (more documents)-th unreviewed document in queue order
+    unreviewed = [i + 1 for i, d in enumerate(docs) if d not in reviewed]
+    forward = [row for row in report.depth if row["forward_depth"] is not None and row["more_documents"]]
+    assert forward
+    for row in forward:
+        assert row["forward_depth"] == unreviewed[row["more_documents"] - 1]
