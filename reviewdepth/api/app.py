@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import Depends, FastAPI
 
@@ -44,6 +45,7 @@ def create_app(settings: Settings) -> FastAPI:
         app.state.writes = writes = Writes(engine)
         app.state.jobs = jobs = JobRunner(engine)
         app.state.dashboards = SingleFlight[str]()  # one dashboard render at a time (api/single_flight.py)
+        app.state.renders = SingleFlight[Any]()  # one report or chart at a time, shared by identical requests
         app.state.monitor_cache = MonitorCache()  # per topic, while its change marker holds (services/monitor.py)
         key_cache: KeyCache = app.state.key_cache
         key_cache.watch()

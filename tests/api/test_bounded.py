@@ -127,6 +127,47 @@ def test_concurrent_dashboard_requests_share_one_render(api: Api, monkeypatch: p
     assert len(calls) == 1 and len(pages) == 3 and len(set(pages)) == 1 and "can we stop now?" in pages[0]
 
 
+def test_reports_are_built_off_the_event_loop_one_at_a_time(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 26: a report holds no event loop (/health answers meanwhile), identical requests share one
+    computation, and a different report waits for the one running (one report's memory at a time)."""
+    from reviewdepth.services import report as report_service
+
+    topics(api)
+    entered, release = threading.Event(), threading.Event()
+    calls: list[tuple[str, ...]] = []
+    real = report_service.build_report
+
+    def build(engine: Any, topic: str, options: Any) -> Any:
+        calls.append(tuple(options.targets))
+        entered.set()
+        release.wait(WAIT)
+        return real(engine, topic, options)
+
+    monkeypatch.setattr(report_service, "build_report", build)
+    reader = api.new_key("rita", "read")
+    bodies: list[tuple[str, int, str]] = []
+
+    def get(query: str) -> None:
+        answer = api.client.get(f"/topics/T/report?{query}", headers=reader)
+        bodies.append((query, answer.status_code, answer.text))
+
+    requests = [threading.Thread(target=get, args=(q,)) for q in ("target=0.9", "target=0.9", "target=0.8")]
+    requests[0].start()
+    assert entered.wait(WAIT)
+    assert api.client.get("/health").status_code == 200  # the loop is free while the report is computed
+    for thread in requests[1:]:
+        thread.start()
+    flight = api.client.app.state.renders  # type: ignore[attr-defined]
+    until(lambda: flight.shared == 1)
+    assert calls == [("0.9",)]  # the other target waits for the running report
+    release.set()
+    for thread in requests:
+        thread.join(WAIT)
+    assert sorted(calls) == [("0.8",), ("0.9",)] and all(code == 200 for _, code, _ in bodies)
+    same = [text for query, _, text in bodies if query == "target=0.9"]
+    assert len(same) == 2 and same[0] == same[1]
+
+
 def test_dashboard_reuses_a_topics_monitor_until_the_topic_changes(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
     topics(api)
     built: list[str] = []
@@ -193,5 +234,5 @@ def test_only_audited_routes_run_on_the_event_loop(api: Api) -> None:
     coroutines = {route.path + " " + ",".join(sorted(route.methods)) for route in api.client.app.routes  # type: ignore[attr-defined]
                   if isinstance(route, APIRoute) and inspect.iscoroutinefunction(route.endpoint)}
     assert coroutines == {"/topics/{topic}/judgments POST", "/topics/{topic}/queues/{queue} PUT", "/ GET",
-                          "/health GET"}
+                          "/health GET", "/topics/{topic}/report GET", "/topics/{topic}/plots/{kind}.{fmt} GET"}
 

@@ -85,6 +85,6 @@ def test_openapi_declares_the_confidence_range(api: Api) -> None:
                     found += 1
                     schema = parameter["schema"]
                     assert (schema["minimum"], schema["maximum"]) == (0.5, 0.999999), (path, schema)
-    assert found == 5  # report, monitor, dashboard, sample plan, stop plan
+    assert found == 6  # report, monitor, dashboard, sample plan, stop plan, topics with status
     field = schemas["SimulationIn"]["properties"]["confidence"]
     assert (field["minimum"], field["maximum"]) == (0.5, 0.999999)

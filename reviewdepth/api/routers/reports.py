@@ -32,7 +32,7 @@ PLOT_CONTENT: dict[int | str, dict[str, Any]] = {200: {
 def add_routes(router: APIRouter) -> None:
     @router.get("/topics/{topic}/report", response_class=Response, responses={**READ, **report_content()},
                 tags=["report"])
-    def get_report(topic: str, request: Request, engine: EngineDep, _key: Reader, queue: str | None = None,
+    async def get_report(topic: str, request: Request, engine: EngineDep, _key: Reader, queue: str | None = None,
                    target: Annotated[list[str] | None, Query(description="Target recall in (0, 1]; repeat.")] = None,
                    confidence: ConfidenceQuery = 0.95, interval: Annotated[ReportInterval, Query(
                        description="hypergeometric (exact, default) or clopper-pearson.")] = "hypergeometric",
@@ -46,31 +46,45 @@ def add_routes(router: APIRouter) -> None:
                    ) -> Response:
         """How deep to review for each target recall, how sure that is, and the stopping evidence: the same
         bytes as `reviewdepth report --format json`; ``Accept: text/html`` (or ``format=html``, as the
-        dashboard links it) gives the HTML report, ``text/csv`` (``format=csv``) the CSV."""
+        dashboard links it) gives the HTML report, ``text/csv`` (``format=csv``) the CSV. One report or chart
+        is computed at a time per process, in a worker thread (`api/single_flight.py`): identical requests
+        meanwhile share it, others wait, so the memory held is one report's at a time."""
         from reviewdepth.report.depth_render import render_csv, render_html
         from reviewdepth.services.report import DEFAULT_TARGETS, ReportOptions, build_report
 
-        report = build_report(engine, topic, ReportOptions(
-            queue=queue, targets=target or DEFAULT_TARGETS, confidence=confidence, interval=interval,
-            policy=policy, as_of=as_of, target_rule=target_rule, known_relevant=relevant, independent=independent))
         accept = request.headers.get("accept", "") if format is None else {"json": JSON, "html": "text/html",
                                                                             "csv": "text/csv"}[format]
-        if "text/html" in accept and JSON not in accept:
-            return Response(render_html(report), media_type="text/html; charset=utf-8")
-        if "text/csv" in accept and JSON not in accept:
-            return Response(render_csv(report), media_type="text/csv; charset=utf-8")
-        return Response(report.to_json(), media_type=JSON)
+        media = ("text/html; charset=utf-8" if "text/html" in accept and JSON not in accept else
+                 "text/csv; charset=utf-8" if "text/csv" in accept and JSON not in accept else JSON)
+        options = ReportOptions(
+            queue=queue, targets=target or DEFAULT_TARGETS, confidence=confidence, interval=interval,
+            policy=policy, as_of=as_of, target_rule=target_rule, known_relevant=relevant, independent=independent)
+
+        def rendered() -> bytes | str:
+            report = build_report(engine, topic, options)
+            if media.startswith("text/html"):
+                return render_html(report)
+            if media.startswith("text/csv"):
+                return render_csv(report)
+            return report.to_json()
+
+        key = ("report", topic, queue, tuple(target or ()), confidence, interval, policy, as_of, target_rule,
+               relevant, independent, media)
+        return Response(await request.app.state.renders.run(key, rendered), media_type=media)
 
     @router.get("/topics/{topic}/plots/{kind}.{fmt}", response_class=Response,
                 responses={**READ, **PLOT_CONTENT, **problem_responses(501)}, tags=["report"])
-    def get_plot(topic: str, kind: ChartKind, fmt: ChartFormat, engine: EngineDep, _key: Reader,
-                 queue: str | None = None, policy: LabelPolicy = "latest", as_of: int | None = None) -> Response:
+    async def get_plot(topic: str, kind: ChartKind, fmt: ChartFormat, request: Request, engine: EngineDep,
+                       _key: Reader, queue: str | None = None, policy: LabelPolicy = "latest",
+                       as_of: int | None = None) -> Response:
         """Recall against depth (``gain``) or precision-recall (``pr``), as SVG or PNG: the chart `reviewdepth
-        plot` writes."""
+        plot` writes (one report or chart at a time per process, as the report)."""
         from reviewdepth.services.plots import build_plot
 
         try:
-            chart = build_plot(engine, topic, kind, fmt, queue=queue, policy=policy, as_of=as_of)
+            chart = await request.app.state.renders.run(
+                ("plot", topic, kind, fmt, queue, policy, as_of),
+                lambda: build_plot(engine, topic, kind, fmt, queue=queue, policy=policy, as_of=as_of))
         except ImportError as exc:
             raise ApiProblem(501, f"plots need matplotlib on the server: {exc}") from None
         return Response(chart.content, media_type=chart.media_type)
