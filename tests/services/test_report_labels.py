@@ -1,0 +1,76 @@
+"""Issue 25, items 3 and 4: the depth report gives a number for "how deep" whenever there is random evidence, and
+every label on its first screen says what its figure is. The scenario of the issue (CLEF 2017 CD009579, Waterloo's
+run waterloo.A-rank-normal, 1,000 documents reviewed in rank order, a 400-document sample of the unreviewed rest
+drawn with seed 7 holding no relevant document) is built from the shared data; the other cases are synthetic."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from sqlalchemy import Engine
+
+from reviewdepth.report.depth_render import render_csv, render_html
+from reviewdepth.report.model import Report
+from reviewdepth.report.monitor_render import render_text as monitor_text
+from reviewdepth.report.render import render
+from reviewdepth.services.audit_stream import create_stream, next_documents
+from reviewdepth.services.imports import import_run
+from reviewdepth.services.judgments import record_judgments
+from reviewdepth.services.monitor import build_monitor
+from reviewdepth.services.report import ReportOptions, build_report
+from reviewdepth.services.samples import draw_sample
+from reviewdepth.services.stop_plan import topic_stop_plan
+from reviewdepth.services.topics import create_topic
+from tests.conftest import shared_data
+
+TOPIC = "CD009579"
+
+def cd009579(engine: Engine, tmp_path: Path) -> None:
+    """The issue's scenario: the first 1,000 ranks judged in order, then a judged rest sample of 400 (seed 7)."""
+    runs = shared_data("clef-tar-2017", "runs", "waterloo.A-rank-normal.gz")
+    qrels = shared_data("clef-tar-2017", "qrels", "qrel_abs_test.txt.gz")
+    with gzip.open(runs, "rt") as f:
+        lines = [line for line in f if line.split()[0] == TOPIC]
+    run = tmp_path / "r.run"
+    run.write_text("".join(lines))
+    import_run(engine, str(run))
+    with gzip.open(qrels, "rt") as f:
+        truth = {p[2]: p[3] for p in (line.split() for line in f) if p and p[0] == TOPIC}
+    docs = [line.split()[2] for line in lines]
+    record_judgments(engine, TOPIC, [(d, truth.get(d, "0")) for d in docs[:1000]], reviewer="alice")
+    sample = draw_sample(engine, TOPIC, 400, frame="unreviewed", seed=7)
+    record_judgments(engine, TOPIC, [(d, truth.get(d, "0")) for d in sample.doc_ids], reviewer="bob",
+                     role="sample")
+
+def table(report: Report) -> str:
+    return render(report, "table", width=160)
+
+def section(text: str, title: str) -> str:
+    """The lines of one Rich table of the rendered report, from its title to the next table's title."""
+    start = text.index(title)
+    after = text[start:]
+    end = re.search(r"\n\s*\S[^\n]*\n[┏┌]", after[len(title):])
+    return after if end is None else after[:len(title) + end.start()]
+
+def rows_of(text: str) -> list[list[str]]:
+    return [[c.strip() for c in line.split("│")[1:-1]] for line in text.splitlines() if line.startswith("│")]
+
+def status_of(text: str) -> str:
+    """The status words of a headline ("95% recall[ of …]: STATUS …")."""
+    return text.split(": ", 1)[1]
+
+def test_knee_rule_names_the_documents_reviewed(engine: Engine, tmp_path: Path) -> None:
+    cd009579(engine, tmp_path)
+    report = build_report(engine, TOPIC, ReportOptions())
+    knee = next(e for e in report.stopping if e["rule"] == "knee")
+    assert "after 990 reviewed" not in knee["reason"]
+    assert "1,000 reviewed" in knee["reason"] and "990" in knee["reason"]  # the batch end, said as such
+    assert "batch" in knee["reason"]
