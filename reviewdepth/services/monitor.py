@@ -367,7 +367,9 @@ def _to_go(result: MonitorResult) -> dict[str, Any]:
         text = ("not within this queue with the present audit: reviewing on lowers the bound only by passing "
                 "audit positives; a larger audit lowers it (see audit documents still needed)")
     else:
-        text = f"at most {result.to_go_bound:,} more (to rank {result.depth_bound:,})"
+        # the bound is the monitor's: it holds at the stated confidence at every look at once
+        text = (f"at most {result.to_go_bound:,} more (anytime-valid bound at {result.confidence:.0%}; to rank "
+                f"{result.depth_bound:,})")
         if result.to_go_estimate is not None:
             text += f"; about {result.to_go_estimate:,} by the point estimate"
     return {"estimate": result.to_go_estimate, "bound": result.to_go_bound,

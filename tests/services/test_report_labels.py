@@ -74,3 +74,23 @@ def test_knee_rule_names_the_documents_reviewed(engine: Engine, tmp_path: Path) 
     assert "after 990 reviewed" not in knee["reason"]
     assert "1,000 reviewed" in knee["reason"] and "990" in knee["reason"]  # the batch end, said as such
     assert "batch" in knee["reason"]
+
+def monitored_topic(engine: Engine, tmp_path: Path) -> None:
+    """A topic of 400 with 150 reviewed and an audit stream of 60 judged documents: a bound, not yet a stop, at
+    0.8."""
+    size = 400
+    create_topic(engine, "M")
+    run = tmp_path / "m.run"
+    run.write_text("".join(f"M Q0 d{i} {i + 1} {size - i} sys\n" for i in range(size)))
+    import_run(engine, str(run))
+    truth = {f"d{i}": int(i < 200 and i % 4 == 0) for i in range(size)}
+    record_judgments(engine, "M", [(f"d{i}", str(truth[f"d{i}"])) for i in range(150)], reviewer="r")
+    create_stream(engine, "M", every=1, seed=0, reviewer="r")
+    served = next_documents(engine, "M", count=60).documents
+    record_judgments(engine, "M", [(d.doc_id, str(truth[d.doc_id])) for d in served], reviewer="r", role="audit")
+
+def test_monitor_to_go_names_its_confidence(engine: Engine, tmp_path: Path) -> None:
+    monitored_topic(engine, tmp_path)
+    result = build_monitor(engine, "M", target="0.8")
+    assert result.to_go["bound"] is not None and not result.certified  # premise: a bound, not yet a stop
+    assert result.to_go["text"].startswith(f"at most {result.to_go['bound']:,} more (anytime-valid bound at 95%;")
