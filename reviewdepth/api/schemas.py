@@ -455,6 +455,8 @@ class OneLookRuleOut(BaseModel):
     guarantee: str
     reason: str
     label: Literal["valid for one look only"]
+    stop_label: str = Field(description="stop_now in words: yes / no / — (not applicable); a rule with no guarantee "
+                                        "says so: \"yes (heuristic, no guarantee)\".")
 
 
 class ChainHeadOut(BaseModel):
@@ -546,7 +548,7 @@ ReportEstimate = dataclass_model(Estimate, name="ReportEstimate", extra={"scope"
 StoppingCalibration = dataclass_model(RuleSummary, name="StoppingCalibration", drop=("recall_quantiles",), extra={
     "id": int, "target": str, "confidence": float, "created_at": str, "description": str,
     "recall_at_stop": dict[str, float], "text": str})
-ReportStopping = dataclass_model(StoppingEvidence, name="ReportStopping",
+ReportStopping = dataclass_model(StoppingEvidence, name="ReportStopping", extra={"stop_label": str},
                                  optional={"calibration": StoppingCalibration})
 
 

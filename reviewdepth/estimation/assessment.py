@@ -459,7 +459,8 @@ def _stopping(prefix_labels: LabelArray, reviewed: int, size: int, tau: Fraction
             out.append(stopping.hypergeometric_test(rel, size, tau=tau, alpha=alpha))
     out.append(stopping.knee_method(rel))
     out.append(stopping.budget_method(rel, size))
-    return out
+    # certified rules first: a heuristic's "stop" is never the first one read (stable: the order within a kind stays)
+    return sorted(out, key=lambda e: e.kind != "certified")
 
 
 def _target_answer(tau: Fraction, basis: relevant.Estimate, upper_one: float | None, rel_ranks: IntArray,

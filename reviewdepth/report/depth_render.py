@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from reviewdepth.report.charts import gain_svg, inline_svg, precision_recall_svg
 from reviewdepth.report.model import Report
 from reviewdepth.report.templating import templates
+from reviewdepth.report.wording import stop_label
 
 if TYPE_CHECKING:
     from rich.console import Group
@@ -76,7 +77,7 @@ def _rows(report: Report) -> list[tuple[str, str, str, Any]]:
             if key != "basis":
                 out.append(("recall", fig["basis"], key, value))
     for ev in report.stopping:
-        for key in ("kind", "stop_now", "stop_depth", "certifies", "guarantee", "reason"):
+        for key in ("kind", "stop_now", "stop_label", "stop_depth", "certifies", "guarantee", "reason"):
             out.append(("stopping", ev["rule"], key, ev.get(key)))
         for key in CALIBRATION_KEYS if "calibration" in ev else ():
             out.append(("stopping", ev["rule"], f"calibration_{key}", ev["calibration"].get(key)))
@@ -211,6 +212,11 @@ CALIBRATION_KEYS = ("id", "topics", "runs", "stops", "failures", "failure_rate",
                     "reviewed_ratio_median", "total_ratio_median", "never_stopped", "text")
 
 
+def _stop_cell(row: dict[str, Any]) -> str:
+    """"stop now" in words; a heuristic's yes says it has no guarantee (reports stored before the label: computed)."""
+    return str(row.get("stop_label") or stop_label(str(row.get("kind")), row.get("stop_now")))
+
+
 def calibration_cell(row: dict[str, Any]) -> str:
     """The portfolio calibration beside a stopping rule: the rule's measured record on the team's completed
     reviews, or an empty cell."""
@@ -271,7 +277,7 @@ def render_table(report: Report) -> Group:
     for col in ("rule", "kind", "stop now", "stop depth", "why"):
         stop.add_column(col)
     for ev in report.stopping:
-        stop.add_row(ev["rule"], ev["kind"], fmt(ev.get("stop_now")), fmt(ev.get("stop_depth")), ev.get("reason", ""))
+        stop.add_row(ev["rule"], ev["kind"], _stop_cell(ev), fmt(ev.get("stop_depth")), ev.get("reason", ""))
     # the heuristics' record on the team's portfolio, right under the stopping table (a sixth column would squeeze
     # every row of it on an 80-column terminal)
     calibrated = [ev for ev in report.stopping if "calibration" in ev]
@@ -375,7 +381,7 @@ def render_html(report: Report) -> str:
                            r.get("confidence"), r.get("scope"), r.get("note")] for r in report.recall]),
         "stopping": _table(["Rule", "Kind", "Stop now", "Stop depth", "Certifies", "Guarantee", "Why",
                             *(("On the team's portfolio",) if calibrated else ())],
-                           [[e["rule"], e["kind"], e.get("stop_now"), e.get("stop_depth"), e.get("certifies"),
+                           [[e["rule"], e["kind"], _stop_cell(e), e.get("stop_depth"), e.get("certifies"),
                              e.get("guarantee"), e.get("reason"), *((calibration_cell(e),) if calibrated else ())]
                             for e in report.stopping]),
         "estimates": _table(["Method", "Point", "Lower", "Upper", "Interval", "Recall", "Assumptions"],

@@ -35,6 +35,7 @@ from sqlalchemy import Connection, Engine, func, select
 from reviewdepth.estimation.monitor import MonitorInput, MonitorResult, monitor
 from reviewdepth.estimation.stop_plan import certification_floor
 from reviewdepth.report.monitor_model import ONE_LOOK, Dashboard, DashboardEntry, MonitorReport, lower_text
+from reviewdepth.report.wording import stop_label
 from reviewdepth.services.audit_stream import AuditEvidence, audit_doc_ids, load_audit
 from reviewdepth.services.confidence import checked_confidence
 from reviewdepth.services.errors import Invalid, NotFound, ServiceError
@@ -316,7 +317,7 @@ def _one_look_rules(info: _Topic, current: Queue, labels: Any, evidence: Any, ta
         return []
     return [{"rule": e.rule, "kind": e.kind, "target": _fraction_text(tau), "stop_now": e.stop_now,
              "stop_depth": e.stop_depth, "certifies": e.certifies, "guarantee": e.guarantee, "reason": e.reason,
-             "label": ONE_LOOK} for e in figures.assessment.stopping]
+             "label": ONE_LOOK, "stop_label": stop_label(e.kind, e.stop_now)} for e in figures.assessment.stopping]
 
 
 def _report(topic: str, current: Queue, point: int | None, tau: Fraction, level: float, inp: MonitorInput,

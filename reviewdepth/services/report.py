@@ -19,6 +19,7 @@ from reviewdepth.measures import tar, trec
 from reviewdepth.measures.suite import MeasureSpec, evaluate_ranked
 from reviewdepth.measures.tar_suite import TopicRun, clean_topic
 from reviewdepth.report.model import Report
+from reviewdepth.report.wording import stop_label
 from reviewdepth.services.agreement import agreement_of
 from reviewdepth.services.confidence import checked_confidence
 from reviewdepth.services.conflicts import conflicts_of
@@ -342,6 +343,7 @@ def stopping_target(targets: list[str]) -> str:
 def _evidence_dict(evidence: stopping.StoppingEvidence) -> dict[str, Any]:
     out = dataclasses.asdict(evidence)
     out["assumptions"] = list(evidence.assumptions)
+    out["stop_label"] = stop_label(evidence.kind, evidence.stop_now)
     return out
 
 

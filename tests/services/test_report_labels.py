@@ -11,7 +11,6 @@ import io
 import json
 import re
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -67,6 +66,22 @@ def status_of(text: str) -> str:
     """The status words of a headline ("95% recall[ of …]: STATUS …")."""
     return text.split(": ", 1)[1]
 
+def test_heuristic_stop_is_marked_as_having_no_guarantee(engine: Engine, tmp_path: Path) -> None:
+    cd009579(engine, tmp_path)
+    report = build_report(engine, TOPIC, ReportOptions())
+    kinds = [e["kind"] for e in report.stopping]
+    assert kinds == sorted(kinds, key=lambda k: k != "certified")  # certified rules first
+    budget = next(e for e in report.stopping if e["rule"] == "budget")
+    assert budget["kind"] == "heuristic" and budget["stop_now"] is True  # premise: the heuristic says stop
+    assert budget["stop_label"] == "yes (heuristic, no guarantee)"
+    assert next(e for e in report.stopping if e["rule"] == "elusion")["stop_label"] == "no"
+    stop = rows_of(section(table(report), "stopping evidence"))
+    assert any(c[0] == "budget" and c[2] == "yes (heuristic, no guarantee)" for c in stop)
+    assert "yes (heuristic, no guarantee)" in render_html(report)
+    rows = list(csv.reader(io.StringIO(render_csv(report))))
+    assert ["stopping", "budget", "stop_label", "yes (heuristic, no guarantee)"] in rows
+    assert json.loads(report.to_json())["stopping"][-1]["stop_label"].endswith("no guarantee)")
+
 def test_knee_rule_names_the_documents_reviewed(engine: Engine, tmp_path: Path) -> None:
     cd009579(engine, tmp_path)
     report = build_report(engine, TOPIC, ReportOptions())
@@ -94,3 +109,14 @@ def test_monitor_to_go_names_its_confidence(engine: Engine, tmp_path: Path) -> N
     result = build_monitor(engine, "M", target="0.8")
     assert result.to_go["bound"] is not None and not result.certified  # premise: a bound, not yet a stop
     assert result.to_go["text"].startswith(f"at most {result.to_go['bound']:,} more (anytime-valid bound at 95%;")
+
+def test_monitor_one_look_rules_mark_heuristics(engine: Engine, tmp_path: Path) -> None:
+    monitored_topic(engine, tmp_path)
+    result = build_monitor(engine, "M", target="0.8")
+    kinds = [r["kind"] for r in result.one_look_rules]
+    assert kinds == sorted(kinds, key=lambda k: k != "certified")
+    assert all("stop_label" in r for r in result.one_look_rules)
+    text = monitor_text(result, width=200)
+    for rule in result.one_look_rules:
+        if rule["kind"] == "heuristic" and rule["stop_now"]:
+            assert "yes (heuristic, no guarantee)" in text
