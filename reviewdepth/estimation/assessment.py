@@ -402,7 +402,7 @@ def assess(state: ReviewState, samples: Sequence[SampleDraw], targets: Sequence[
 
     recall = _recall_figures(basis, elusion_one, found, relevant_judged, confidence, scope, certified_stop,
                              answers, tau_stop, outside, floor, population_choice, c)
-    headline = _headline(answers, tau_stop, confidence, basis, conservative_upper)
+    headline = _headline(answers, tau_stop, confidence, basis, conservative_upper, scope)
     return Assessment(size, c, found, scope, scope_note, estimates, basis, conservative_upper, answers, recall, rules,
                       uses, headline, None if rest_sample is None else rest_sample.sample_id,
                       None if population_choice is None else population_choice.sample_id,
@@ -624,18 +624,21 @@ def _recall_figures(basis: relevant.Estimate, elusion_one: relevant.Estimate | N
 
 
 def _headline(answers: list[TargetAnswer], tau: Fraction, confidence: float, basis: relevant.Estimate,
-              upper_one: float | None) -> Headline:
+              upper_one: float | None, scope: str = "population") -> Headline:
+    """The status for the stopping target in words that start with its code (``reached`` / ``not reached`` /
+    ``unknown``) and name the recall's scope when the queue is not the whole population."""
     answer = next((a for a in answers if a.target == float(tau)), answers[0] if answers else None)
     if answer is None:
-        return Headline(float(tau), "unknown", "no target", confidence, None)
-    pct = f"{answer.target * 100:g}% recall"
+        return Headline(float(tau), "unknown", "unknown: no target", confidence, None)
+    pct = f"{answer.target * 100:g}% recall" + (" of the queue's relevant documents" if scope == "queue" else "")
     next_step: str | None = None
     if answer.status == "reached":
         text = f"{pct}: reached, by {answer.reached_by}"
         if basis.method not in ("known", "judged"):
             next_step = "to state recall after stopping, judge a fresh random sample of the rest"
     elif answer.status == "not reached" and answer.point_reached and upper_one is not None:
-        text = f"{pct}: not certified (point estimate met; R ≤ {upper_one:,.0f} at {confidence:.0%} one-sided)"
+        text = (f"{pct}: not reached (not certified: the point estimate is met; R ≤ {upper_one:,.0f} at "
+                f"{confidence:.0%} one-sided)")
         next_step = "certify with a larger sample of the rest (see the plan), or review on"
     elif answer.status == "not reached":
         text = f"{pct}: not reached"

@@ -258,7 +258,7 @@ def render_table(report: Report) -> Group:
         point = row.get("depth") if row.get("depth") is not None else row.get("point_depth")
         status = str(row["status"])
         if status == "not reached" and row.get("point_reached") and row.get("conservative_needed") is not None:
-            status = "not certified (point met)"
+            status = "not reached (point met, not certified)"
         conservative = fmt(row.get("conservative_depth"))
         if row.get("conservative_depth") is None and row.get("conservative_forward") is not None:
             conservative = f"~{fmt(row['conservative_forward'])} (projected)"

@@ -99,7 +99,7 @@ def test_point_met_headline_and_plan_agree(engine: Engine, tmp_path: Path) -> No
     judge(engine, truth, sample.doc_ids, role="sample")
     data = report(engine)
     answer = data["answer"]
-    assert "point estimate met" in answer["text"]  # premise: R̂ = F (no positive in the sample), not certified
+    assert "the point estimate is met" in answer["text"]  # premise: R̂ = F (no positive in the sample), not certified
     assert "see the plan" in answer["next_step"]
     plan = answer["plan"]
     # the plan the next step points to must say how large a sample certifies, not contradict the headline

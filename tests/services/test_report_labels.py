@@ -66,6 +66,18 @@ def status_of(text: str) -> str:
     """The status words of a headline ("95% recall[ of …]: STATUS …")."""
     return text.split(": ", 1)[1]
 
+def test_status_words_start_with_the_json_status(engine: Engine, tmp_path: Path) -> None:
+    cd009579(engine, tmp_path)
+    report = build_report(engine, TOPIC, ReportOptions())
+    assert status_of(report.answer["text"]).startswith(report.answer["status"])
+    assert "not certified" in report.answer["text"]  # the reason stays, after the status
+    assert status_of(table(report).splitlines()[0]).startswith("not reached")
+    depth = rows_of(section(table(report), "depth to target recall"))
+    statuses = [c[1] for c in depth if c[0]]
+    assert len(statuses) == len(report.depth)
+    for shown, row in zip(statuses, report.depth, strict=True):
+        assert shown.startswith(row["status"]), (shown, row["status"])
+
 def test_heuristic_stop_is_marked_as_having_no_guarantee(engine: Engine, tmp_path: Path) -> None:
     cd009579(engine, tmp_path)
     report = build_report(engine, TOPIC, ReportOptions())
@@ -89,6 +101,20 @@ def test_knee_rule_names_the_documents_reviewed(engine: Engine, tmp_path: Path) 
     assert "after 990 reviewed" not in knee["reason"]
     assert "1,000 reviewed" in knee["reason"] and "990" in knee["reason"]  # the batch end, said as such
     assert "batch" in knee["reason"]
+
+def test_headline_names_the_queue_scope(engine: Engine, tmp_path: Path) -> None:
+    size = 1500
+    create_topic(engine, "Q", population_size=6000)
+    run = tmp_path / "q.run"
+    run.write_text("".join(f"Q Q0 d{i} {i + 1} {size - i} sys\n" for i in range(size)))
+    import_run(engine, str(run))
+    truth = {f"d{i}": int(i < 300 and i % 3 == 0) for i in range(size)}  # nothing relevant after rank 300
+    record_judgments(engine, "Q", [(f"d{i}", str(truth[f"d{i}"])) for i in range(600)], reviewer="r")
+    sample = draw_sample(engine, "Q", 400, frame="unreviewed", seed=2)
+    record_judgments(engine, "Q", [(d, str(truth[d])) for d in sample.doc_ids], reviewer="r", role="sample")
+    report = build_report(engine, "Q", ReportOptions(targets=("0.8",)))
+    assert report.summary["estimate_scope"] == "queue" and report.answer["status"] == "reached"  # premise
+    assert report.answer["text"].startswith("80% recall of the queue's relevant documents: reached")
 
 def monitored_topic(engine: Engine, tmp_path: Path) -> None:
     """A topic of 400 with 150 reviewed and an audit stream of 60 judged documents: a bound, not yet a stop, at
