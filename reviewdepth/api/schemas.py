@@ -542,7 +542,10 @@ ReportFloor = dataclass_model(FloorFigure, name="ReportFloor")
 ReportAnswer = dataclass_model(Headline, name="ReportAnswer", extra={
     "as_of_judgment": int | None, "basis": str, "scope": str}, optional={"plan": ElusionPlanOut,
                                                                          "floor": ReportFloor})
-ReportEstimate = dataclass_model(Estimate, name="ReportEstimate", extra={"scope": str})
+ReportEstimate = dataclass_model(Estimate, name="ReportEstimate", extra={"scope": str, "upper_one_sided": float | None},
+                                 describe={"upper": "The two-sided interval's upper bound (null: none).",
+                                           "upper_one_sided": "On the depth basis: the one-sided upper bound at the "
+                                           "report's confidence (the headline's \"R ≤ …\"); null on the others."})
 # a heuristic rule's record on the team's portfolio (`services.portfolio.calibrate_stopping_rows`): the calibration's
 # own keys, then the rule's summary as `services.simulate` writes it, with its one-line text
 StoppingCalibration = dataclass_model(RuleSummary, name="StoppingCalibration", drop=("recall_quantiles",), extra={

@@ -40,6 +40,27 @@ def fmt(value: Any, key: str = "") -> str:
     return str(value)
 
 
+def count(value: Any) -> str:
+    """A number of documents for people: an integer as such (137, not 137.0000), another estimate to 1 decimal."""
+    if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return fmt(value)
+    if isinstance(value, float) and not value.is_integer():
+        return f"{value:,.1f}"
+    return f"{int(value):,}"
+
+
+def _csv_count(value: Any) -> Any:
+    """A count of documents in the CSV: an integer without ".0", another estimate to 1 decimal (JSON keeps full
+    precision)."""
+    if isinstance(value, float) and not isinstance(value, bool):
+        return str(int(value)) if value.is_integer() else f"{value:.1f}"
+    return value
+
+
+# the |R| estimate's fields that are counts of documents (printed as counts in the table and CSV)
+ESTIMATE_COUNTS = ("point", "lower", "upper", "upper_one_sided")
+
+
 def main_target(report: Report) -> float | None:
     """The stopping target (the headline's), marked on the charts."""
     stop = report.settings.get("stopping_target")
@@ -61,10 +82,11 @@ def _rows(report: Report) -> list[tuple[str, str, str, Any]]:
     for key, value in report.summary.items():
         out.append(("summary", key, "value", value))
     for est in report.estimates:
-        for key in ("point", "lower", "upper", "recall_point", "recall_lower", "recall_upper", "interval",
-                    "confidence", "scope"):
+        for key in ("point", "lower", "upper", "upper_one_sided", "recall_point", "recall_lower", "recall_upper",
+                    "interval", "confidence", "scope"):
             if key in est:
-                out.append(("relevant_estimate", est["method"], key, est[key]))
+                out.append(("relevant_estimate", est["method"], key,
+                            _csv_count(est[key]) if key in ESTIMATE_COUNTS else est[key]))
         out.append(("relevant_estimate", est["method"], "assumptions", "; ".join(est.get("assumptions", []))))
     for row in report.depth:
         for key, value in row.items():
@@ -139,7 +161,8 @@ def _quality_rows(report: Report) -> list[tuple[str, str, str, Any]]:
 
 
 def render_csv(report: Report) -> str:
-    """Long CSV: ``section,row,column,value`` (full precision)."""
+    """Long CSV: ``section,row,column,value`` (full precision, except the |R| estimates' counts of documents:
+    integers as such, other estimates to 1 decimal)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["section", "row", "column", "value"])
@@ -243,12 +266,15 @@ def render_table(report: Report) -> Group:
     head.add_row(fmt(s["reviewed"]), fmt(s["queue_size"]), fmt(s["population"]), fmt(s["judged"]),
                  fmt(s["relevant_found"]))
 
-    est = Table(title=f"|R| estimates ({report.settings['confidence']:.0%} two-sided; depth uses "
-                      f"{report.depth_basis}; scope {s.get('estimate_scope')}; assumptions in JSON and HTML)")
-    for col in ("method", "point", "lower", "upper", "interval"):
-        est.add_column(col, justify="left" if col in ("method", "interval") else "right")
+    level = f"{report.settings['confidence']:.0%}"
+    est = Table(title=f"|R| estimates (depth uses {report.depth_basis}; scope {s.get('estimate_scope')}; "
+                      "assumptions in JSON and HTML)")
+    # the headline's "R ≤ …" is the basis' one-sided bound: it has its own column, beside the two-sided interval
+    for col in ("method", "point", f"two-sided {level} interval", f"one-sided {level} upper", "interval method"):
+        est.add_column(col, justify="left" if col in ("method", "interval method") else "right")
     for e in report.estimates:
-        est.add_row(e["method"], fmt(e["point"]), fmt(e["lower"]), fmt(e["upper"]), fmt(e["interval"]))
+        interval = f"[{count(e['lower'])}, {count(e['upper'])}]"
+        est.add_row(e["method"], count(e["point"]), interval, count(e.get("upper_one_sided")), fmt(e["interval"]))
 
     depth = Table(title=f"depth to target recall (from the {report.depth_basis} estimate; point depths are "
                         "estimates, never 'reached')")
@@ -315,7 +341,8 @@ def render_table(report: Report) -> Group:
     for col in sens_columns:
         sensitivity.add_column(col.replace("_", " "), justify="left" if col in ("policy", "status") else "right")
     for sens in report.review_quality.get("policy_sensitivity", []):
-        sensitivity.add_row(*(str(sens.get(c)) if c in ("policy", "status") else fmt(sens.get(c))
+        sensitivity.add_row(*(str(sens.get(c)) if c in ("policy", "status") else
+                              count(sens.get(c)) if c.startswith("relevant") else fmt(sens.get(c))
                               for c in sens_columns))
 
     foot = Table(title="settings and provenance", show_header=False)
@@ -384,8 +411,11 @@ def render_html(report: Report) -> str:
                            [[e["rule"], e["kind"], _stop_cell(e), e.get("stop_depth"), e.get("certifies"),
                              e.get("guarantee"), e.get("reason"), *((calibration_cell(e),) if calibrated else ())]
                             for e in report.stopping]),
-        "estimates": _table(["Method", "Point", "Lower", "Upper", "Interval", "Recall", "Assumptions"],
-                            [[e["method"], e["point"], e["lower"], e["upper"], e["interval"], e.get("recall_point"),
+        "estimates": _table(["Method", "Point", f"Lower (two-sided {confidence:.0%})",
+                             f"Upper (two-sided {confidence:.0%})", f"Upper (one-sided {confidence:.0%})", "Interval",
+                             "Recall", "Assumptions"],
+                            [[e["method"], count(e["point"]), count(e["lower"]), count(e["upper"]),
+                              count(e.get("upper_one_sided")), e["interval"], e.get("recall_point"),
                               "; ".join(e.get("assumptions", []))] for e in report.estimates]),
         "current": _table(["Quantity", "Value"], [[k, v] for k, v in {**report.current, **report.measures}.items()]),
         "pr_chart": Markup(inline_svg(precision_recall_svg(

@@ -89,10 +89,14 @@ def _thin(n: int) -> np.ndarray:
     return np.unique(np.concatenate((np.linspace(0, n - 1, MAX_CURVE_POINTS).round().astype(np.int64), [n - 1])))
 
 
-def _estimate_dict(estimate: relevant.Estimate, scope: str) -> dict[str, Any]:
+def _estimate_dict(estimate: relevant.Estimate, assessment: Assessment) -> dict[str, Any]:
+    """One |R| estimate; the depth basis also carries the one-sided upper bound the headline's "R ≤ …" and the
+    conservative depths use (``upper`` is the two-sided interval's)."""
     out = dataclasses.asdict(estimate)
     out["assumptions"] = list(estimate.assumptions)
-    out["scope"] = "population" if estimate.method in ("judged", "known") else scope
+    out["scope"] = "population" if estimate.method in ("judged", "known") else assessment.scope
+    out["upper_one_sided"] = (assessment.conservative_upper if estimate.method == assessment.basis.method
+                              else None)
     return out
 
 
@@ -187,7 +191,7 @@ def build_report(engine: Engine, topic: str, options: ReportOptions) -> Report:
     quality, prisma = _review_quality(engine, topic, topic_id, row, labels, samples, fig, population_size,
                                       options, as_of)
     return Report(topic=topic, queue=row.name, summary=summary, answer=answer,
-                  estimates=[_estimate_dict(e, assessment.scope) for e in assessment.estimates],
+                  estimates=[_estimate_dict(e, assessment) for e in assessment.estimates],
                   depth_basis=assessment.basis.method, depth=fig.depth_rows, current=fig.current,
                   recall=[dataclasses.asdict(r) for r in assessment.recall],
                   stopping=stopping_rows, measures=measures,

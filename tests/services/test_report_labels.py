@@ -66,6 +66,25 @@ def status_of(text: str) -> str:
     """The status words of a headline ("95% recall[ of …]: STATUS …")."""
     return text.split(": ", 1)[1]
 
+def test_r_table_shows_the_headline_bound_with_its_sidedness(engine: Engine, tmp_path: Path) -> None:
+    cd009579(engine, tmp_path)
+    report = build_report(engine, TOPIC, ReportOptions())
+    assert "R ≤ 176 at 95% one-sided" in report.answer["text"]
+    text = table(report)
+    estimates = section(text, "|R| estimates")
+    assert "one-sided 95% upper" in estimates and "two-sided 95% interval" in estimates
+    elusion = next(c for c in rows_of(estimates) if c[0] == "elusion")
+    assert "176" in elusion and "[137, 185]" in elusion  # the headline's number, beside the two-sided interval
+    assert "137.0000" not in text and "185.0000" not in text
+    basis = next(e for e in report.estimates if e["method"] == "elusion")
+    assert basis["upper_one_sided"] == 176.0 and basis["upper"] == 185.0  # JSON: full precision, both bounds
+    rows = list(csv.reader(io.StringIO(render_csv(report))))
+    got = {(r[1], r[2]): r[3] for r in rows if r[0] == "relevant_estimate"}
+    assert (got["elusion", "point"], got["elusion", "upper"], got["elusion", "upper_one_sided"]) == (
+        "137", "185", "176")
+    page = render_html(report)
+    assert "Upper (one-sided 95%)" in page and "137.0000" not in page
+
 def test_status_words_start_with_the_json_status(engine: Engine, tmp_path: Path) -> None:
     cd009579(engine, tmp_path)
     report = build_report(engine, TOPIC, ReportOptions())
