@@ -36,6 +36,7 @@ from reviewdepth.services.judgments import JudgmentRecord
 from reviewdepth.services.keys import KeyRecord
 from reviewdepth.services.prisma import PrismaCounts
 from reviewdepth.services.queues import QueueRecord, QueueSummary
+from reviewdepth.services.report import CertifyCost
 from reviewdepth.services.topics import TopicRecord
 from reviewdepth.store import validation
 from reviewdepth.store.validation import INT64_MAX
@@ -539,9 +540,11 @@ class SamplePlanOut(RootModel[UnreviewedPlanOut | PopulationPlanOut | NothingToP
 # the depth report (`reviewdepth.report.model.Report`): its sections as `services.report.build_report` fills them
 
 ReportFloor = dataclass_model(FloorFigure, name="ReportFloor")
+ReportCertify = dataclass_model(CertifyCost, name="ReportCertify")
 ReportAnswer = dataclass_model(Headline, name="ReportAnswer", extra={
     "as_of_judgment": int | None, "basis": str, "scope": str}, optional={"plan": ElusionPlanOut,
-                                                                         "floor": ReportFloor})
+                                                                         "floor": ReportFloor,
+                                                                         "certify": ReportCertify})
 ReportEstimate = dataclass_model(Estimate, name="ReportEstimate", extra={"scope": str, "upper_one_sided": float | None},
                                  describe={"upper": "The two-sided interval's upper bound (null: none).",
                                            "upper_one_sided": "On the depth basis: the one-sided upper bound at the "

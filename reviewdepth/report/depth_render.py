@@ -218,12 +218,16 @@ def headline_lines(report: Report) -> list[str]:
     return [part for line in lines for part in textwrap.wrap(line, 80, subsequent_indent="      ")]
 
 
-def _more(row: dict[str, Any]) -> str:
+def more_text(row: dict[str, Any]) -> str:
+    """The depth row's "more documents": to review, with its range; or, when the point estimate is met but the
+    target is not reached, what certification costs (the plan's expected documents and range, else its floor)."""
+    if row.get("certify_expected") is not None:
+        return (f"certify: ~{row['certify_expected']:,.0f} judged [{row['certify_low']:,.0f}–"
+                f"{row['certify_high']:,.0f}]")
+    if row.get("certify_floor"):
+        return f"certify: ≥ {count(row['certify_floor'])} judged"
     if row.get("more_documents") is None:
         return "—"
-    if row.get("status") == "not reached" and row.get("point_reached") and row.get("more_high") is not None:
-        # the point estimate is already met: only the range's far end says anything
-        return f"0 to {fmt(row['more_high'])}"
     text = fmt(row["more_documents"])
     if row.get("more_low") is not None and row.get("more_high") is not None:
         text += f" [{fmt(row['more_low'])}–{fmt(row['more_high'])}]"
@@ -282,14 +286,17 @@ def render_table(report: Report) -> Group:
         depth.add_column(title, justify="left" if title == "status" else "right")
     for row in report.depth:
         point = row.get("depth") if row.get("depth") is not None else row.get("point_depth")
+        to_rank = fmt(row.get("forward_depth"))
+        if row.get("forward_depth") is None and row.get("certify_review_more"):
+            # the certification path reviews on first: the rank it reviews to
+            to_rank = fmt(report.summary["reviewed"] + row["certify_review_more"]) + " (then certify)"
         status = str(row["status"])
         if status == "not reached" and row.get("point_reached") and row.get("conservative_needed") is not None:
             status = "not reached (point met, not certified)"
         conservative = fmt(row.get("conservative_depth"))
         if row.get("conservative_depth") is None and row.get("conservative_forward") is not None:
             conservative = f"~{fmt(row['conservative_forward'])} (projected)"
-        depth.add_row(f"{row['target']:g}", status, fmt(point), conservative,
-                      _more(row), fmt(row.get("forward_depth")))
+        depth.add_row(f"{row['target']:g}", status, fmt(point), conservative, more_text(row), to_rank)
 
     recall = Table(title=f"recall of the reviewed prefix ({report.settings['confidence']:.0%}; one row per basis)")
     for col in ("basis", "point", "two-sided interval", "one-sided lower bound", "note"):
@@ -364,7 +371,7 @@ DEPTH_COLUMNS: tuple[tuple[str, str], ...] = (
     ("target", "Target recall"), ("status", "Status"), ("reached_by", "Reached by"), ("depth", "Depth"),
     ("point_depth", "Point depth"), ("conservative_depth", "Conservative depth"),
     ("conservative_forward", "Conservative depth (projected)"), ("certified_depth", "Certified depth"),
-    ("forward_depth", "To rank"), ("more_documents", "More documents"), ("more_low", "More: low"),
+    ("forward_depth", "To rank"), ("more_documents", "More documents (or to certify)"), ("more_low", "More: low"),
     ("more_high", "More: high"), ("forward_basis", "Projection basis"), ("basis", "Estimate basis"))
 LONG_TEXT = 60  # characters: a cell this long wraps in a bounded column instead of widening the table
 
@@ -398,7 +405,8 @@ def render_html(report: Report) -> str:
         "as_of": fmt(report.settings.get("as_of_judgment"), "as_of_judgment"),
         "policy": report.settings["label_policy"],
         "depth": _table([title for _, title in DEPTH_COLUMNS],
-                        [[row.get(k) for k, _ in DEPTH_COLUMNS] for row in report.depth], "depth"),
+                        [[more_text(row) if k == "more_documents" else row.get(k) for k, _ in DEPTH_COLUMNS]
+                         for row in report.depth], "depth"),
         # the SVG comes from matplotlib, not from report text: its only text is titles and labels it escaped
         "gain_chart": Markup(inline_svg(gain_svg(report.gain, target, f"recall against depth ({report.topic})",
                                                  confidence))),

@@ -66,6 +66,87 @@ def status_of(text: str) -> str:
     """The status words of a headline ("95% recall[ of …]: STATUS …")."""
     return text.split(": ", 1)[1]
 
+def test_cd009579_point_met_answer_is_the_plans_certification_cost(engine: Engine, tmp_path: Path) -> None:
+    cd009579(engine, tmp_path)
+    report = build_report(engine, TOPIC, ReportOptions())
+    answer = report.answer
+    assert answer["status"] == "not reached"
+    row = next(r for r in report.depth if r["target"] == 0.95)
+    assert row["point_reached"]  # premise: the point estimate is met, the one-sided bound is not
+    plan = topic_stop_plan(engine, TOPIC).plan
+    best = next(p for p in plan.paths if p.kind == plan.recommended)
+    certify = answer["certify"]
+    # the plan's recommended path, with its expected documents and range, exactly as `reviewdepth plan` says
+    assert certify["path"] == plan.recommended and certify["source"] == "plan"
+    assert certify["expected"] == pytest.approx(best.expected_cost)
+    assert (certify["low"], certify["high"]) == pytest.approx(best.cost_range)
+    assert f"about {best.expected_cost:,.0f} more judged documents" in answer["text"]
+    assert f"[{best.cost_range[0]:,.0f}–{best.cost_range[1]:,.0f}]" in answer["text"]
+    # the next step is an action with a number, not a dangling "or review on"
+    assert "or review on" not in answer["next_step"] and re.search(r"\d", answer["next_step"])
+    # every target not reached has a number, never "0 to N" alone, never "to rank 1,000" (the current depth)
+    text = table(report)
+    depth = section(text, "depth to target recall")
+    assert "0 to " not in depth
+    for r in report.depth:
+        assert r["status"] == "not reached"
+        assert r["more_documents"] != 0 and r["forward_depth"] != 1000
+        assert r["certify_floor"] and r["certify_floor"] > 0
+    cells = rows_of(depth)
+    assert cells and all(c[5] != "1,000" for c in cells if c[0])
+    assert any(f"{best.expected_cost:,.0f}" in " ".join(c) for c in cells)
+    # the HTML report's depth table says what certification costs, never "More documents 0"
+    page = render_html(report)
+    assert not re.search(r"<td[^>]*>0</td>\s*<td[^>]*>(—|0)</td>\s*<td[^>]*>[\d,]+</td>", page)
+    assert "certify" in page
+
+def test_point_not_met_answer_says_how_many_more_after_the_reviewed_set(engine: Engine, tmp_path: Path) -> None:
+    rng = np.random.default_rng(5)
+    size = 3000
+    prob = 0.4 * np.exp(-np.arange(size) / 400) + 0.02
+    truth = {f"d{i}": int(rng.random() < prob[i]) for i in range(size)}
+    run = tmp_path / "t.run"
+    run.write_text("".join(f"T Q0 d{i} {i + 1} {size - i} sys\n" for i in range(size)))
+    import_run(engine, str(run))
+    record_judgments(engine, "T", [(f"d{i}", str(truth[f"d{i}"])) for i in range(400)], reviewer="r")
+    sample = draw_sample(engine, "T", 300, frame="unreviewed", seed=3)
+    record_judgments(engine, "T", [(d, str(truth[d])) for d in sample.doc_ids], reviewer="r", role="sample")
+    report = build_report(engine, "T", ReportOptions())
+    row = next(r for r in report.depth if r["target"] == 0.95)
+    assert row["status"] == "not reached" and not row["point_reached"]  # premise
+    more, low, high = row["more_documents"], row["more_low"], row["more_high"]
+    assert more and more > 0
+    assert (f"about {more:,} more documents [{low:,}–{high:,}] after the 400 reviewed"
+            in report.answer["text"])
+    assert re.search(r"review about [\d,]+ more", report.answer["next_step"])
+
+def test_point_met_answer_on_a_queue_too_large_to_replay_gives_the_floor_and_a_sample(
+        engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import reviewdepth.services.report as report_service
+
+    monkeypatch.setattr(report_service, "REPORT_PLAN_MAX", 100)  # this queue of 3,000 then counts as large
+    size = 3000
+    rng = np.random.default_rng(5)
+    prob = 0.4 * np.exp(-np.arange(size) / 400) + 0.004
+    prob[1500:] = 0.0  # nothing relevant after rank 1,500
+    truth = {f"d{i}": int(rng.random() < prob[i]) for i in range(size)}
+    run = tmp_path / "t.run"
+    run.write_text("".join(f"T Q0 d{i} {i + 1} {size - i} sys\n" for i in range(size)))
+    import_run(engine, str(run))
+    record_judgments(engine, "T", [(f"d{i}", str(truth[f"d{i}"])) for i in range(1500)], reviewer="r")
+    sample = draw_sample(engine, "T", 30, frame="unreviewed", seed=1)
+    record_judgments(engine, "T", [(d, str(truth[d])) for d in sample.doc_ids], reviewer="r", role="sample")
+    report = build_report(engine, "T", ReportOptions())
+    answer = report.answer
+    assert answer["status"] == "not reached" and "the point estimate is met" in answer["text"]  # premise
+    certify, floor, plan = answer["certify"], answer["floor"], answer["plan"]
+    assert certify["source"] == "floor" and certify["expected"] is None
+    assert (certify["low"], certify["high"]) == (floor["least_total"], plan["size"])
+    assert f"to certify: {floor['least_total']:,.0f} to {plan['size']:,} more judged documents" in answer["text"]
+    assert answer["next_step"].startswith(f"judge a random sample of {plan['size']:,} of the unreviewed rest")
+    row = next(r for r in report.depth if r["target"] == 0.95)
+    assert row["more_documents"] is None and row["certify_floor"] == floor["documents"]
+
 def test_r_table_shows_the_headline_bound_with_its_sidedness(engine: Engine, tmp_path: Path) -> None:
     cd009579(engine, tmp_path)
     report = build_report(engine, TOPIC, ReportOptions())
