@@ -36,6 +36,7 @@ from reviewdepth.services.judgments import JudgmentRecord
 from reviewdepth.services.keys import KeyRecord
 from reviewdepth.services.prisma import PrismaCounts
 from reviewdepth.services.queues import QueueRecord, QueueSummary
+from reviewdepth.services.report import CertifyCost
 from reviewdepth.services.topics import TopicRecord
 from reviewdepth.store import validation
 from reviewdepth.store.validation import INT64_MAX
@@ -466,6 +467,8 @@ class OneLookRuleOut(BaseModel):
     guarantee: str
     reason: str
     label: Literal["valid for one look only"]
+    stop_label: str = Field(description="stop_now in words: yes / no / — (not applicable); a rule with no guarantee "
+                                        "says so: \"yes (heuristic, no guarantee)\".")
 
 
 class ChainHeadOut(BaseModel):
@@ -577,16 +580,20 @@ class SamplePlanOut(RootModel[UnreviewedPlanOut | PopulationPlanOut | NothingToP
 # the depth report (`reviewdepth.report.model.Report`): its sections as `services.report.build_report` fills them
 
 ReportFloor = dataclass_model(FloorFigure, name="ReportFloor")
+ReportCertify = dataclass_model(CertifyCost, name="ReportCertify")
 ReportAnswer = dataclass_model(Headline, name="ReportAnswer", extra={
     "as_of_judgment": int | None, "basis": str, "scope": str, "topic_status": TopicStatusOut},
-    optional={"plan": ElusionPlanOut, "floor": ReportFloor, "review_order": str})
-ReportEstimate = dataclass_model(Estimate, name="ReportEstimate", extra={"scope": str})
+    optional={"plan": ElusionPlanOut, "floor": ReportFloor, "review_order": str, "certify": ReportCertify})
+ReportEstimate = dataclass_model(Estimate, name="ReportEstimate", extra={"scope": str, "upper_one_sided": float | None},
+                                 describe={"upper": "The two-sided interval's upper bound (null: none).",
+                                           "upper_one_sided": "On the depth basis: the one-sided upper bound at the "
+                                           "report's confidence (the headline's \"R ≤ …\"); null on the others."})
 # a heuristic rule's record on the team's portfolio (`services.portfolio.calibrate_stopping_rows`): the calibration's
 # own keys, then the rule's summary as `services.simulate` writes it, with its one-line text
 StoppingCalibration = dataclass_model(RuleSummary, name="StoppingCalibration", drop=("recall_quantiles",), extra={
     "id": int, "target": str, "confidence": float, "created_at": str, "description": str,
     "recall_at_stop": dict[str, float], "text": str})
-ReportStopping = dataclass_model(StoppingEvidence, name="ReportStopping",
+ReportStopping = dataclass_model(StoppingEvidence, name="ReportStopping", extra={"stop_label": str},
                                  optional={"calibration": StoppingCalibration})
 
 

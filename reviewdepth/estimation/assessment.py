@@ -46,6 +46,7 @@ import numpy.typing as npt
 
 from reviewdepth.estimation import relevant, stopping
 from reviewdepth.estimation.depth_unknown import forward_depth, recent_yield_projection
+from reviewdepth.estimation.stop_plan import certification_floor
 from reviewdepth.measures.depth import depth_to_recall, exact_fraction
 
 IntArray = npt.NDArray[np.int64]
@@ -112,7 +113,16 @@ class TargetAnswer:
     one-sided upper bound R_U. ``forward_*``: when not reached, the projected depth (queue rank) to review to and
     ``more_*`` the documents that means (point and range), with ``forward_basis`` saying how it was projected;
     ``conservative_forward`` the projected rank where the conservative need (from the one-sided R_U) is met.
-    ``certified_depth``: QBCB's depth from a whole-queue sample (certified for the stopping target)."""
+    ``certified_depth``: QBCB's depth from a whole-queue sample (certified for the stopping target).
+
+    When the point estimate is met but the target is not reached, reviewing on is not what is missing: the answer
+    is what certification costs. ``forward_depth``/``more_documents`` and their low end are then None (the point
+    projection sits at the current depth, and "0 more" would read as done; the high end stays: the documents to
+    review if R is at its upper bound), and ``certify_floor`` is n_min(F, N_u) at this target
+    (`stop_plan.certification_floor`): no random-sample design certifies it with fewer further judged documents.
+    The report fills ``certify_path`` (the stop plan's recommended path, `stop_plan.plan_stop`), with
+    ``certify_review_more`` (D reviewed first), ``certify_expected`` and the ``certify_low``–``certify_high`` range
+    of the documents it judges, for the stopping target."""
 
     target: float
     status: str
@@ -135,6 +145,12 @@ class TargetAnswer:
     more_high: int | None
     forward_basis: str | None
     basis: str
+    certify_floor: int | None = None
+    certify_path: str | None = None
+    certify_review_more: int | None = None
+    certify_expected: float | None = None
+    certify_low: float | None = None
+    certify_high: float | None = None
 
 
 @dataclass(frozen=True)
@@ -424,7 +440,7 @@ def assess(state: ReviewState, samples: Sequence[SampleDraw], targets: Sequence[
 
     recall = _recall_figures(basis, elusion_one, found, relevant_judged, confidence, scope, certified_stop,
                              answers, tau_stop, outside, floor, population_choice, c)
-    headline = _headline(answers, tau_stop, confidence, basis, conservative_upper)
+    headline = _headline(answers, tau_stop, confidence, basis, conservative_upper, scope, c)
     return Assessment(size, c, found, scope, scope_note, estimates, basis, conservative_upper, answers, recall, rules,
                       uses, headline, None if rest_sample is None else rest_sample.sample_id,
                       None if population_choice is None else population_choice.sample_id,
@@ -481,7 +497,8 @@ def _stopping(prefix_labels: LabelArray, reviewed: int, size: int, tau: Fraction
             out.append(stopping.hypergeometric_test(rel, size, tau=tau, alpha=alpha))
     out.append(stopping.knee_method(rel))
     out.append(stopping.budget_method(rel, size))
-    return out
+    # certified rules first: a heuristic's "stop" is never the first one read (stable: the order within a kind stays)
+    return sorted(out, key=lambda e: e.kind != "certified")
 
 
 def _target_answer(tau: Fraction, basis: relevant.Estimate, upper_one: float | None, rel_ranks: IntArray,
@@ -562,6 +579,10 @@ def _target_answer(tau: Fraction, basis: relevant.Estimate, upper_one: float | N
         parts.append("recall 1 can only be confirmed by judging every document")
     if status != "reached":
         out.update(_forward(tau, basis, upper_one, found, c, size, rest_size, rest_choice, labels))
+    if status == "not reached" and out["point_reached"] and 0 < tau < 1 and rest_size:
+        # the point projection says "already met": what is missing is certification, and it has a floor
+        out.update(forward_depth=None, more_documents=None, forward_low=None, more_low=None,
+                   certify_floor=certification_floor(found, rest_size, tau, confidence))
     return TargetAnswer(t, status, reached_by, **out, basis="; ".join(parts))
 
 
@@ -645,27 +666,39 @@ def _recall_figures(basis: relevant.Estimate, elusion_one: relevant.Estimate | N
 
 
 def _headline(answers: list[TargetAnswer], tau: Fraction, confidence: float, basis: relevant.Estimate,
-              upper_one: float | None) -> Headline:
+              upper_one: float | None, scope: str = "population", reviewed: int = 0) -> Headline:
+    """The status for the stopping target in words that start with its code (``reached`` / ``not reached`` /
+    ``unknown``) and name the recall's scope when the queue is not the whole population."""
     answer = next((a for a in answers if a.target == float(tau)), answers[0] if answers else None)
     if answer is None:
-        return Headline(float(tau), "unknown", "no target", confidence, None)
-    pct = f"{answer.target * 100:g}% recall"
+        return Headline(float(tau), "unknown", "unknown: no target", confidence, None)
+    pct = f"{answer.target * 100:g}% recall" + (" of the queue's relevant documents" if scope == "queue" else "")
     next_step: str | None = None
     if answer.status == "reached":
         text = f"{pct}: reached, by {answer.reached_by}"
         if basis.method not in ("known", "judged"):
             next_step = "to state recall after stopping, judge a fresh random sample of the rest"
     elif answer.status == "not reached" and answer.point_reached and upper_one is not None:
-        text = f"{pct}: not certified (point estimate met; R ≤ {upper_one:,.0f} at {confidence:.0%} one-sided)"
-        next_step = "certify with a larger sample of the rest (see the plan), or review on"
+        text = (f"{pct}: not reached (not certified: the point estimate is met; R ≤ {upper_one:,.0f} at "
+                f"{confidence:.0%} one-sided)")
+        if answer.certify_floor:
+            text += f"; to certify: at least {answer.certify_floor:,} more judged documents"
+            next_step = (f"certify: judge at least {answer.certify_floor:,} more documents outside the reviewed set "
+                         "on the cheapest path (reviewdepth plan TOPIC gives it, with its expected cost)")
+        else:
+            next_step = "certify: reviewdepth plan TOPIC gives the cheapest path and its expected cost"
     elif answer.status == "not reached":
         text = f"{pct}: not reached"
         if answer.more_documents is not None and answer.forward_depth is not None:
             rng = ""
             if answer.more_low is not None and answer.more_high is not None:
                 rng = f" [{answer.more_low:,}–{answer.more_high:,}]"
-            text += f"; about {answer.more_documents:,} more documents{rng}, to rank {answer.forward_depth:,}"
-        next_step = "review on; then judge a fresh sample of the rest, or use the sample plan"
+            text += (f"; about {answer.more_documents:,} more documents{rng} after the {reviewed:,} reviewed, to "
+                     f"rank {answer.forward_depth:,}")
+            next_step = (f"review about {answer.more_documents:,} more (to rank {answer.forward_depth:,}), then judge "
+                         "a fresh random sample of the rest (reviewdepth sample plan TOPIC)")
+        else:
+            next_step = "review on; then judge a fresh sample of the rest, or use the sample plan"
     else:
         text = f"{pct}: unknown (no random sample)"
         if answer.more_documents is not None:

@@ -355,8 +355,8 @@ def run_planned(labels: npt.NDArray[np.int8], permutation: npt.NDArray[np.int64]
     while True:
         stream = permutation[:m]
         beyond = stream[stream >= d]
-        positives = tuple(int(r) for r in beyond[labels[beyond] == 1])
-        view = PolicyState(d, int(found_at[d]), m, positives, tuple(int(r) for r in beyond))
+        positives = tuple(beyond[labels[beyond] == 1].tolist())
+        view = PolicyState(d, int(found_at[d]), m, positives, tuple(beyond.tolist()))
         action = policy.decide(view, labels)
         if action.kind == "stop":
             certified = d >= n or policy.certifier.certified(view.found, len(positives), m, d)

@@ -385,8 +385,15 @@ def knee_method(labels: npt.ArrayLike, *, min_reviewed: int = 150, rho_mode: str
             break
     details: dict[str, Detail] = {"knee": last[0], "rho": last[1], "checked_at": last[2],
                                   "relret": int(cg[last[2]]), "min_reviewed": min_reviewed, "rho_mode": rho_mode}
-    reason = (f"knee found at {last[0]} with slope ratio {last[1]:.1f} after {last[2]} reviewed: "
-              + ("stop (heuristic, no recall guarantee)." if fired is not None else "not yet."))
+    # the rule is evaluated at AutoTAR's batch ends only: name the batch end it was read at beside the documents
+    # reviewed (1,000 reviewed are read at the batch end 990), so neither is mistaken for the other
+    if last[2] == 0:
+        reason = (f"{len(y):,} reviewed: no AutoTAR batch end of at least {min_reviewed:,} reviewed yet (the rule is "
+                  "checked at batch ends only): not yet.")
+    else:
+        reason = (f"{len(y):,} reviewed; at the AutoTAR batch end {last[2]:,} (the rule is checked at batch ends "
+                  f"only) the knee is at {last[0]:,} with slope ratio {last[1]:.1f}: "
+                  + ("stop (heuristic, no recall guarantee)." if fired is not None else "not yet."))
     return StoppingEvidence("knee", "heuristic", fired is not None, fired, "none",
                             ("gain curve flattens once most relevant documents are found",), details, reason,
                             certifies=PREFIX)

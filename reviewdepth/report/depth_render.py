@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from reviewdepth.report.charts import gain_svg, inline_svg, precision_recall_svg
 from reviewdepth.report.model import Report
 from reviewdepth.report.templating import templates
+from reviewdepth.report.wording import stop_label
 
 if TYPE_CHECKING:
     from rich.console import Group
@@ -39,6 +40,27 @@ def fmt(value: Any, key: str = "") -> str:
     return str(value)
 
 
+def count(value: Any) -> str:
+    """A number of documents for people: an integer as such (137, not 137.0000), another estimate to 1 decimal."""
+    if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return fmt(value)
+    if isinstance(value, float) and not value.is_integer():
+        return f"{value:,.1f}"
+    return f"{int(value):,}"
+
+
+def _csv_count(value: Any) -> Any:
+    """A count of documents in the CSV: an integer without ".0", another estimate to 1 decimal (JSON keeps full
+    precision)."""
+    if isinstance(value, float) and not isinstance(value, bool):
+        return str(int(value)) if value.is_integer() else f"{value:.1f}"
+    return value
+
+
+# the |R| estimate's fields that are counts of documents (printed as counts in the table and CSV)
+ESTIMATE_COUNTS = ("point", "lower", "upper", "upper_one_sided")
+
+
 def main_target(report: Report) -> float | None:
     """The stopping target (the headline's), marked on the charts."""
     stop = report.settings.get("stopping_target")
@@ -60,10 +82,11 @@ def _rows(report: Report) -> list[tuple[str, str, str, Any]]:
     for key, value in report.summary.items():
         out.append(("summary", key, "value", value))
     for est in report.estimates:
-        for key in ("point", "lower", "upper", "recall_point", "recall_lower", "recall_upper", "interval",
-                    "confidence", "scope"):
+        for key in ("point", "lower", "upper", "upper_one_sided", "recall_point", "recall_lower", "recall_upper",
+                    "interval", "confidence", "scope"):
             if key in est:
-                out.append(("relevant_estimate", est["method"], key, est[key]))
+                out.append(("relevant_estimate", est["method"], key,
+                            _csv_count(est[key]) if key in ESTIMATE_COUNTS else est[key]))
         out.append(("relevant_estimate", est["method"], "assumptions", "; ".join(est.get("assumptions", []))))
     for row in report.depth:
         for key, value in row.items():
@@ -76,7 +99,7 @@ def _rows(report: Report) -> list[tuple[str, str, str, Any]]:
             if key != "basis":
                 out.append(("recall", fig["basis"], key, value))
     for ev in report.stopping:
-        for key in ("kind", "stop_now", "stop_depth", "certifies", "guarantee", "reason"):
+        for key in ("kind", "stop_now", "stop_label", "stop_depth", "certifies", "guarantee", "reason"):
             out.append(("stopping", ev["rule"], key, ev.get(key)))
         for key in CALIBRATION_KEYS if "calibration" in ev else ():
             out.append(("stopping", ev["rule"], f"calibration_{key}", ev["calibration"].get(key)))
@@ -138,7 +161,8 @@ def _quality_rows(report: Report) -> list[tuple[str, str, str, Any]]:
 
 
 def render_csv(report: Report) -> str:
-    """Long CSV: ``section,row,column,value`` (full precision)."""
+    """Long CSV: ``section,row,column,value`` (full precision, except the |R| estimates' counts of documents:
+    integers as such, other estimates to 1 decimal)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["section", "row", "column", "value"])
@@ -199,12 +223,16 @@ def headline_lines(report: Report) -> list[str]:
     return [part for line in lines for part in textwrap.wrap(line, 80, subsequent_indent="      ")]
 
 
-def _more(row: dict[str, Any]) -> str:
+def more_text(row: dict[str, Any]) -> str:
+    """The depth row's "more documents": to review, with its range; or, when the point estimate is met but the
+    target is not reached, what certification costs (the plan's expected documents and range, else its floor)."""
+    if row.get("certify_expected") is not None:
+        return (f"certify: ~{row['certify_expected']:,.0f} judged [{row['certify_low']:,.0f}–"
+                f"{row['certify_high']:,.0f}]")
+    if row.get("certify_floor"):
+        return f"certify: ≥ {count(row['certify_floor'])} judged"
     if row.get("more_documents") is None:
         return "—"
-    if row.get("status") == "not reached" and row.get("point_reached") and row.get("more_high") is not None:
-        # the point estimate is already met: only the range's far end says anything
-        return f"0 to {fmt(row['more_high'])}"
     text = fmt(row["more_documents"])
     if row.get("more_low") is not None and row.get("more_high") is not None:
         text += f" [{fmt(row['more_low'])}–{fmt(row['more_high'])}]"
@@ -214,6 +242,11 @@ def _more(row: dict[str, Any]) -> str:
 # a heuristic row's portfolio calibration (`reviewdepth.services.portfolio.calibrate_stopping_rows`), in the CSV
 CALIBRATION_KEYS = ("id", "topics", "runs", "stops", "failures", "failure_rate", "failure_low", "failure_high",
                     "reviewed_ratio_median", "total_ratio_median", "never_stopped", "text")
+
+
+def _stop_cell(row: dict[str, Any]) -> str:
+    """"stop now" in words; a heuristic's yes says it has no guarantee (reports stored before the label: computed)."""
+    return str(row.get("stop_label") or stop_label(str(row.get("kind")), row.get("stop_now")))
 
 
 def calibration_cell(row: dict[str, Any]) -> str:
@@ -242,12 +275,15 @@ def render_table(report: Report) -> Group:
     head.add_row(fmt(s["reviewed"]), fmt(s["queue_size"]), fmt(s["population"]), fmt(s["judged"]),
                  fmt(s["relevant_found"]))
 
-    est = Table(title=f"|R| estimates ({report.settings['confidence']:.0%} two-sided; depth uses "
-                      f"{report.depth_basis}; scope {s.get('estimate_scope')}; assumptions in JSON and HTML)")
-    for col in ("method", "point", "lower", "upper", "interval"):
-        est.add_column(col, justify="left" if col in ("method", "interval") else "right")
+    level = f"{report.settings['confidence']:.0%}"
+    est = Table(title=f"|R| estimates (depth uses {report.depth_basis}; scope {s.get('estimate_scope')}; "
+                      "assumptions in JSON and HTML)")
+    # the headline's "R ≤ …" is the basis' one-sided bound: it has its own column, beside the two-sided interval
+    for col in ("method", "point", f"two-sided {level} interval", f"one-sided {level} upper", "interval method"):
+        est.add_column(col, justify="left" if col in ("method", "interval method") else "right")
     for e in report.estimates:
-        est.add_row(e["method"], fmt(e["point"]), fmt(e["lower"]), fmt(e["upper"]), fmt(e["interval"]))
+        interval = f"[{count(e['lower'])}, {count(e['upper'])}]"
+        est.add_row(e["method"], count(e["point"]), interval, count(e.get("upper_one_sided")), fmt(e["interval"]))
 
     depth = Table(title=f"depth to target recall (from the {report.depth_basis} estimate; point depths are "
                         "estimates, never 'reached')")
@@ -255,14 +291,17 @@ def render_table(report: Report) -> Group:
         depth.add_column(title, justify="left" if title == "status" else "right")
     for row in report.depth:
         point = row.get("depth") if row.get("depth") is not None else row.get("point_depth")
+        to_rank = fmt(row.get("forward_depth"))
+        if row.get("forward_depth") is None and row.get("certify_review_more"):
+            # the certification path reviews on first: the rank it reviews to
+            to_rank = fmt(report.summary["reviewed"] + row["certify_review_more"]) + " (then certify)"
         status = str(row["status"])
         if status == "not reached" and row.get("point_reached") and row.get("conservative_needed") is not None:
-            status = "not certified (point met)"
+            status = "not reached (point met, not certified)"
         conservative = fmt(row.get("conservative_depth"))
         if row.get("conservative_depth") is None and row.get("conservative_forward") is not None:
             conservative = f"~{fmt(row['conservative_forward'])} (projected)"
-        depth.add_row(f"{row['target']:g}", status, fmt(point), conservative,
-                      _more(row), fmt(row.get("forward_depth")))
+        depth.add_row(f"{row['target']:g}", status, fmt(point), conservative, more_text(row), to_rank)
 
     recall = Table(title=f"recall of the reviewed prefix ({report.settings['confidence']:.0%}; one row per basis)")
     for col in ("basis", "point", "two-sided interval", "one-sided lower bound", "note"):
@@ -276,7 +315,7 @@ def render_table(report: Report) -> Group:
     for col in ("rule", "kind", "stop now", "stop depth", "why"):
         stop.add_column(col)
     for ev in report.stopping:
-        stop.add_row(ev["rule"], ev["kind"], fmt(ev.get("stop_now")), fmt(ev.get("stop_depth")), ev.get("reason", ""))
+        stop.add_row(ev["rule"], ev["kind"], _stop_cell(ev), fmt(ev.get("stop_depth")), ev.get("reason", ""))
     # the heuristics' record on the team's portfolio, right under the stopping table (a sixth column would squeeze
     # every row of it on an 80-column terminal)
     calibrated = [ev for ev in report.stopping if "calibration" in ev]
@@ -314,7 +353,8 @@ def render_table(report: Report) -> Group:
     for col in sens_columns:
         sensitivity.add_column(col.replace("_", " "), justify="left" if col in ("policy", "status") else "right")
     for sens in report.review_quality.get("policy_sensitivity", []):
-        sensitivity.add_row(*(str(sens.get(c)) if c in ("policy", "status") else fmt(sens.get(c))
+        sensitivity.add_row(*(str(sens.get(c)) if c in ("policy", "status") else
+                              count(sens.get(c)) if c.startswith("relevant") else fmt(sens.get(c))
                               for c in sens_columns))
 
     foot = Table(title="settings and provenance", show_header=False)
@@ -336,7 +376,7 @@ DEPTH_COLUMNS: tuple[tuple[str, str], ...] = (
     ("target", "Target recall"), ("status", "Status"), ("reached_by", "Reached by"), ("depth", "Depth"),
     ("point_depth", "Point depth"), ("conservative_depth", "Conservative depth"),
     ("conservative_forward", "Conservative depth (projected)"), ("certified_depth", "Certified depth"),
-    ("forward_depth", "To rank"), ("more_documents", "More documents"), ("more_low", "More: low"),
+    ("forward_depth", "To rank"), ("more_documents", "More documents (or to certify)"), ("more_low", "More: low"),
     ("more_high", "More: high"), ("forward_basis", "Projection basis"), ("basis", "Estimate basis"))
 LONG_TEXT = 60  # characters: a cell this long wraps in a bounded column instead of widening the table
 
@@ -370,7 +410,8 @@ def render_html(report: Report) -> str:
         "as_of": fmt(report.settings.get("as_of_judgment"), "as_of_judgment"),
         "policy": report.settings["label_policy"],
         "depth": _table([title for _, title in DEPTH_COLUMNS],
-                        [[row.get(k) for k, _ in DEPTH_COLUMNS] for row in report.depth], "depth"),
+                        [[more_text(row) if k == "more_documents" else row.get(k) for k, _ in DEPTH_COLUMNS]
+                         for row in report.depth], "depth"),
         # the SVG comes from matplotlib, not from report text: its only text is titles and labels it escaped
         "gain_chart": Markup(inline_svg(gain_svg(report.gain, target, f"recall against depth ({report.topic})",
                                                  confidence))),
@@ -380,11 +421,14 @@ def render_html(report: Report) -> str:
                            r.get("confidence"), r.get("scope"), r.get("note")] for r in report.recall]),
         "stopping": _table(["Rule", "Kind", "Stop now", "Stop depth", "Certifies", "Guarantee", "Why",
                             *(("On the team's portfolio",) if calibrated else ())],
-                           [[e["rule"], e["kind"], e.get("stop_now"), e.get("stop_depth"), e.get("certifies"),
+                           [[e["rule"], e["kind"], _stop_cell(e), e.get("stop_depth"), e.get("certifies"),
                              e.get("guarantee"), e.get("reason"), *((calibration_cell(e),) if calibrated else ())]
                             for e in report.stopping]),
-        "estimates": _table(["Method", "Point", "Lower", "Upper", "Interval", "Recall", "Assumptions"],
-                            [[e["method"], e["point"], e["lower"], e["upper"], e["interval"], e.get("recall_point"),
+        "estimates": _table(["Method", "Point", f"Lower (two-sided {confidence:.0%})",
+                             f"Upper (two-sided {confidence:.0%})", f"Upper (one-sided {confidence:.0%})", "Interval",
+                             "Recall", "Assumptions"],
+                            [[e["method"], count(e["point"]), count(e["lower"]), count(e["upper"]),
+                              count(e.get("upper_one_sided")), e["interval"], e.get("recall_point"),
                               "; ".join(e.get("assumptions", []))] for e in report.estimates]),
         "current": _table(["Quantity", "Value"], [[k, v] for k, v in {**report.current, **report.measures}.items()]),
         "pr_chart": Markup(inline_svg(precision_recall_svg(

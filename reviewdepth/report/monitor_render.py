@@ -10,6 +10,7 @@ from urllib.parse import quote, urlencode
 
 from reviewdepth.report.depth_render import fmt
 from reviewdepth.report.monitor_model import ONE_LOOK, Dashboard, DashboardEntry, MonitorReport, lower_text
+from reviewdepth.report.wording import stop_label
 
 if TYPE_CHECKING:
     from rich.console import Group
@@ -55,13 +56,13 @@ def _one_look_rows(report: MonitorReport) -> list[list[Any]]:
     """(rule, stops now, at depth, why) of the fixed-look bound on this audit and the report's one-look rules."""
     fixed = report.fixed_look
     rows: list[list[Any]] = [[
-        "fixed-look bound on this audit", "stop" if fixed["certified"] else "no", None,
+        "fixed-look bound on this audit", stop_label("certified", bool(fixed["certified"])), None,
         f"recall ≥ {lower_text(fixed['recall_lower'], 4)} (≤ {fixed['missed_upper']:,} relevant outside) for one "
         "look at "
         "this audit size"]]
     for rule in report.one_look_rules:
-        rows.append([rule["rule"], {True: "stop", False: "no", None: "—"}[rule["stop_now"]], rule["stop_depth"],
-                     rule["reason"]])
+        rows.append([rule["rule"], rule.get("stop_label") or stop_label(rule["kind"], rule["stop_now"]),
+                     rule["stop_depth"], rule["reason"]])
     return rows
 
 

@@ -38,6 +38,7 @@ from reviewdepth.estimation.monitor import MonitorInput, MonitorResult, monitor
 from reviewdepth.estimation.stop_plan import certification_floor
 from reviewdepth.report.monitor_model import ONE_LOOK, Dashboard, DashboardEntry, MonitorReport, lower_text
 from reviewdepth.report.status_model import TopicStatus
+from reviewdepth.report.wording import stop_label
 from reviewdepth.services.audit_stream import AuditEvidence, audit_doc_ids, load_audit
 from reviewdepth.services.confidence import checked_confidence
 from reviewdepth.services.errors import Invalid, NotFound, ServiceError
@@ -365,7 +366,7 @@ def _one_look_rules(assessment: Assessment | None, tau: Fraction) -> list[dict[s
         return []
     return [{"rule": e.rule, "kind": e.kind, "target": _fraction_text(tau), "stop_now": e.stop_now,
              "stop_depth": e.stop_depth, "certifies": e.certifies, "guarantee": e.guarantee, "reason": e.reason,
-             "label": ONE_LOOK} for e in assessment.stopping]
+             "label": ONE_LOOK, "stop_label": stop_label(e.kind, e.stop_now)} for e in assessment.stopping]
 
 
 def _report(topic: str, current: Queue, point: int | None, tau: Fraction, level: float, inp: MonitorInput,
@@ -429,7 +430,9 @@ def _to_go(result: MonitorResult, order: npt.NDArray[np.int64] | None = None) ->
         text = ("not within this queue with the present audit: reviewing on lowers the bound only by passing "
                 "audit positives; a larger audit lowers it (see audit documents still needed)")
     else:
-        text = f"at most {result.to_go_bound:,} more (to rank {result.depth_bound:,})"
+        # the bound is the monitor's: it holds at the stated confidence at every look at once
+        text = (f"at most {result.to_go_bound:,} more (anytime-valid bound at {result.confidence:.0%}; to rank "
+                f"{result.depth_bound:,})")
         if result.to_go_estimate is not None:
             text += f"; about {result.to_go_estimate:,} by the point estimate"
     return {"estimate": result.to_go_estimate, "bound": result.to_go_bound,

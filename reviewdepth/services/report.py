@@ -20,6 +20,7 @@ from reviewdepth.measures.suite import MeasureSpec, evaluate_ranked
 from reviewdepth.measures.tar_suite import TopicRun, clean_topic
 from reviewdepth.report.model import Report
 from reviewdepth.report.status_model import TopicStatus
+from reviewdepth.report.wording import stop_label
 from reviewdepth.services.agreement import agreement_of
 from reviewdepth.services.confidence import checked_confidence
 from reviewdepth.services.conflicts import conflicts_of
@@ -90,10 +91,14 @@ def _thin(n: int) -> np.ndarray:
     return np.unique(np.concatenate((np.linspace(0, n - 1, MAX_CURVE_POINTS).round().astype(np.int64), [n - 1])))
 
 
-def _estimate_dict(estimate: relevant.Estimate, scope: str) -> dict[str, Any]:
+def _estimate_dict(estimate: relevant.Estimate, assessment: Assessment) -> dict[str, Any]:
+    """One |R| estimate; the depth basis also carries the one-sided upper bound the headline's "R ≤ …" and the
+    conservative depths use (``upper`` is the two-sided interval's)."""
     out = dataclasses.asdict(estimate)
     out["assumptions"] = list(estimate.assumptions)
-    out["scope"] = "population" if estimate.method in ("judged", "known") else scope
+    out["scope"] = "population" if estimate.method in ("judged", "known") else assessment.scope
+    out["upper_one_sided"] = (assessment.conservative_upper if estimate.method == assessment.basis.method
+                              else None)
     return out
 
 
@@ -175,12 +180,21 @@ def build_report(engine: Engine, topic: str, options: ReportOptions) -> Report:
         plan = _plan(fig, labels.labels, tau, confidence)
         if plan is not None:
             answer["plan"] = plan
-            if not plan.get("feasible"):
-                # the next step must not send the reader to a plan that says no sample can certify yet
+            if not plan.get("feasible") and not str(headline.next_step).startswith("review about"):
+                # the next step must not send the reader to a plan that says no sample can certify yet (a next
+                # step that already says how many more to review stands)
                 reason = plan.get("reason")
                 answer["next_step"] = (f"review on before sampling: {reason}" if headline.status != "unknown"
                                        else "review on, then draw a random sample of the rest (reviewdepth sample "
                                             f"plan TOPIC); the recent yield says: {reason}")
+        cost = _certify(fig, labels.labels, tau, confidence, answer)
+        if cost is not None:
+            answer["certify"] = dataclasses.asdict(cost)
+            answer["text"] = _certify_text(headline.text, cost)
+            answer["next_step"] = f"{cost.step}; {_certify_range(cost)}"
+            depth_row = next(r for r in fig.depth_rows if r["target"] == float(Fraction(tau)))
+            depth_row.update(certify_path=cost.path, certify_review_more=cost.review_more,
+                       certify_expected=cost.expected, certify_low=cost.low, certify_high=cost.high)
     settings = {"targets": fig.targets, "stopping_target": tau, "confidence": confidence,
                 "interval": options.interval, "independent_screening": options.independent,
                 "label_policy": options.policy, "ordering": row.ordering, "as_of_judgment": as_of,
@@ -199,7 +213,7 @@ def build_report(engine: Engine, topic: str, options: ReportOptions) -> Report:
     quality, prisma = _review_quality(engine, topic, topic_id, row, labels, samples, fig, population_size,
                                       options, as_of, in_queue_order=evidence.order is None)
     return Report(topic=topic, queue=row.name, summary=summary, answer=answer,
-                  estimates=[_estimate_dict(e, assessment.scope) for e in assessment.estimates],
+                  estimates=[_estimate_dict(e, assessment) for e in assessment.estimates],
                   depth_basis=assessment.basis.method, depth=fig.depth_rows, current=fig.current,
                   recall=[dataclasses.asdict(r) for r in assessment.recall],
                   stopping=stopping_rows, measures=measures,
@@ -303,6 +317,83 @@ def _floor(fig: _Figures, labels: np.ndarray, tau: str, confidence: float) -> Fl
                         rest_sample_relevant=rel)
 
 
+# the stop plan's replays (`stop_plan.plan_stop`) cost about 0.2 s per 1,000 documents of the queue: the report runs
+# them up to this size and otherwise gives the floor and the one-look sample (`reviewdepth plan` replays any size)
+REPORT_PLAN_MAX = 10_000
+
+
+@dataclasses.dataclass(frozen=True)
+class CertifyCost:
+    """What certifying the stopping target costs when its point estimate is met but the target is not reached:
+    ``source`` ``plan`` (the stop plan's recommended path: ``path``, D = ``review_more`` reviewed first, the
+    ``expected`` documents judged beyond the reviewed set with their 10–90 % range ``low``–``high``, as `reviewdepth
+    plan` prints them) or ``floor`` (a queue too large to replay in a report: from ``low`` = the least projected
+    total over further depths, a lower bound, to ``high`` = a one-look sample of the rest now that certifies with
+    the plan's power, or the whole rest; ``expected`` None). ``floor``: n_min(F, N_u) now. ``step``: the action."""
+
+    source: str
+    path: str | None
+    review_more: int
+    sample_size: int | None
+    expected: float | None
+    low: float
+    high: float
+    floor: int
+    certified_by: str
+    step: str
+
+
+def _certify(fig: _Figures, labels: np.ndarray, tau: str, confidence: float,
+             answer: dict[str, Any]) -> CertifyCost | None:
+    """The certification cost of the stopping target (:class:`CertifyCost`) when its point estimate is met."""
+    from reviewdepth.estimation.stop_plan import ReviewEvidence, plan_stop
+    from reviewdepth.report.stop_plan_render import path_sentence
+
+    target = Fraction(tau)
+    row = next((a for a in fig.assessment.targets if a.target == float(target)), None)
+    floor = answer.get("floor")
+    if row is None or row.status != "not reached" or not row.point_reached or row.certify_floor is None or not floor:
+        return None
+    size, rel = 0, 0
+    assessment = fig.assessment
+    if assessment.rest_sample is not None:
+        use = next(u for u in assessment.samples if u.sample_id == assessment.rest_sample)
+        size, rel = use.in_rest, use.rest_positives
+    rest = fig.size - fig.reviewed
+    if fig.size <= REPORT_PLAN_MAX:
+        prefix = (np.asarray(labels[:fig.reviewed]) == 1).astype(np.int8)
+        plan = plan_stop(ReviewEvidence(prefix, fig.size, rest_sample_size=size, rest_sample_relevant=rel), target,
+                         confidence, table=False)
+        best = next((p for p in plan.paths if p.kind == plan.recommended), None)
+        if best is not None:
+            return CertifyCost("plan", best.kind, best.review_more, best.sample_size, best.expected_cost,
+                               best.cost_range[0], best.cost_range[1], plan.floor, best.certified_by,
+                               path_sentence(best))
+    sample = answer.get("plan") or {}
+    high = float(sample["size"]) if sample.get("feasible") and sample.get("size") else float(rest)
+    step = (f"judge a random sample of {sample['size']:,} of the unreviewed rest ({sample.get('command')}); it "
+            f"certifies if at most {sample.get('max_positives')} are relevant" if sample.get("feasible")
+            and sample.get("size") else "review on: no sample of the rest now is likely to certify")
+    return CertifyCost("floor", None, int(floor["review_more"]), sample.get("size"), None,
+                       float(floor["least_total"]), max(high, float(floor["least_total"])), int(floor["documents"]),
+                       "elusion test (one look)", step)
+
+
+def _certify_range(cost: CertifyCost) -> str:
+    if cost.expected is not None:
+        return f"about {cost.expected:,.0f} more judged documents [{cost.low:,.0f}–{cost.high:,.0f}]"
+    return (f"{cost.low:,.0f} to {cost.high:,.0f} more judged documents (the low end is the floor over further "
+            "depths, a lower bound; every path: reviewdepth plan TOPIC)")
+
+
+def _certify_text(text: str, cost: CertifyCost) -> str:
+    """The headline with the certification cost in place of the core's floor-only figure."""
+    head = text.split("; to certify:", 1)[0]
+    how = (" by the plan's recommended path (expected, 10–90 % range under the projection)" if cost.source == "plan"
+           else "")
+    return f"{head}; to certify: {_certify_range(cost)}{how}"
+
+
 def _plan(fig: _Figures, labels: np.ndarray, tau: str, confidence: float) -> dict[str, Any] | None:
     """What a fresh sample of the unreviewed rest would need to certify the stopping target now."""
     rest = fig.size - fig.reviewed
@@ -393,6 +484,7 @@ def stopping_target(targets: list[str]) -> str:
 def _evidence_dict(evidence: stopping.StoppingEvidence) -> dict[str, Any]:
     out = dataclasses.asdict(evidence)
     out["assumptions"] = list(evidence.assumptions)
+    out["stop_label"] = stop_label(evidence.kind, evidence.stop_now)
     return out
 
 

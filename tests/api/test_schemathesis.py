@@ -28,7 +28,7 @@ EXAMPLES_PER_OPERATION = 12
 # every operation on a topic is a link target of POST /topics (schemathesis infers them), so each new one thins
 # the walks that reach the linked chain asserted below
 STATEFUL_SCENARIOS = 40
-STATEFUL_STEPS = 6
+STATEFUL_STEPS = 8
 
 
 class Fuzzed:

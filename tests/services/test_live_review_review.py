@@ -99,8 +99,10 @@ def test_point_met_headline_and_plan_agree(engine: Engine, tmp_path: Path) -> No
     judge(engine, truth, sample.doc_ids, role="sample")
     data = report(engine)
     answer = data["answer"]
-    assert "point estimate met" in answer["text"]  # premise: R̂ = F (no positive in the sample), not certified
-    assert "see the plan" in answer["next_step"]
+    assert "the point estimate is met" in answer["text"]  # premise: R̂ = F (no positive in the sample), not certified
+    # the next step is the stop plan's recommended path, with the documents it judges (issue 25)
+    assert answer["certify"]["step"] in answer["next_step"]
+    assert f"about {answer['certify']['expected']:,.0f} more judged documents" in answer["next_step"]
     plan = answer["plan"]
     # the plan the next step points to must say how large a sample certifies, not contradict the headline
     assert plan["feasible"] and plan["size"], plan["summary"]
