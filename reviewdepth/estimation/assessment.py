@@ -90,6 +90,9 @@ class ReviewState:
     # declared (never guessed): the reviewed set was screened in a uniformly random order fixed in advance, so it
     # is a simple random sample of the queue (basis ``screened``)
     reviewed_random: bool = False
+    # when documents were reviewed out of queue order, ``labels`` is the queue in review order (S first, then the
+    # rest in queue order) and this is the queue rank at each of its positions (None: review order = queue order)
+    queue_ranks: IntArray | None = None
 
 
 @dataclass(frozen=True)
@@ -228,6 +231,21 @@ def _rest_part(sample: SampleDraw, reviewed: int, size: int) -> tuple[bool, IntA
     covers = sample.frame_start <= reviewed and (sample.frame_end is None or sample.frame_end >= size)
     keep = sample.ranks > reviewed
     return covers, sample.ranks[keep], sample.labels[keep]
+
+
+# the fields of a TargetAnswer that are ranks of the queue
+RANK_FIELDS = ("depth", "point_depth", "conservative_depth", "conservative_forward", "certified_depth",
+               "forward_depth", "forward_low", "forward_high")
+
+
+def _on_queue_ranks(answer: TargetAnswer, queue_ranks: IntArray, reviewed: int) -> TargetAnswer:
+    """``answer`` with its ranks past the reviewed set carried from the review order back to queue ranks."""
+    changes: dict[str, Any] = {}
+    for key in RANK_FIELDS:
+        value = getattr(answer, key)
+        if value is not None and reviewed < value <= len(queue_ranks):
+            changes[key] = int(queue_ranks[value - 1])
+    return replace(answer, **changes) if changes else answer
 
 
 def _tau_of(target: str | float) -> Fraction:
@@ -437,6 +455,10 @@ def assess(state: ReviewState, samples: Sequence[SampleDraw], targets: Sequence[
     answers = [_target_answer(_tau_of(t), basis, conservative_upper, prefix_rel_ranks, found, c, size, rest_size,
                               rest_choice, population_choice, certified_stop if _tau_of(t) == tau_stop else [],
                               labels, confidence, target_rule) for t in targets]
+    if state.queue_ranks is not None:
+        # ranks past the reviewed set are positions on the review order until here; the team reads queue ranks
+        # ("review to rank k": the queue's unreviewed documents up to rank k); counts stay counts
+        answers = [_on_queue_ranks(a, state.queue_ranks, c) for a in answers]
 
     recall = _recall_figures(basis, elusion_one, found, relevant_judged, confidence, scope, certified_stop,
                              answers, tau_stop, outside, floor, population_choice, c)

@@ -244,11 +244,6 @@ class _Figures:
     current: dict[str, Any]
 
 
-# the depth table's fields that are ranks of the queue (positions on the review order until mapped)
-RANK_FIELDS = ("depth", "point_depth", "conservative_depth", "conservative_forward", "certified_depth",
-               "forward_depth", "forward_low", "forward_high")
-
-
 def _topic_status(engine: Engine, topic: str, queue: str, options: ReportOptions, as_of: int | None, tau: str,
                   fig: _Figures) -> TopicStatus:
     """The topic's one status (`reviewdepth.services.topic_status`): this report's samples, and the audit
@@ -288,17 +283,10 @@ def _figures(labels: QueueLabels, evidence: QueueEvidence, population_size: int 
         raise Invalid(f"--relevant {options.known_relevant} is below the {found_topic:,} documents already judged "
                       "relevant in this topic")
     state = ReviewState(labels.labels, reviewed, population, found_topic, options.known_relevant, fully_judged,
-                        evidence.screened_random)
+                        evidence.screened_random, evidence.order)
     assessment = assess(state, evidence.draws, targets, confidence=options.confidence, interval=options.interval,
                         stopping_target=stopping_target(targets), target_rule=options.target_rule)
     depth_rows = [dataclasses.asdict(a) for a in assessment.targets]
-    if evidence.order is not None:
-        # depths past the reviewed set are positions on the review order: the team reads queue ranks ("review
-        # to rank k" = the queue's unreviewed documents up to rank k); "more documents" stays a count
-        for row in depth_rows:
-            for key in RANK_FIELDS:
-                if row.get(key) is not None and row[key] > reviewed:
-                    row[key] = evidence.queue_rank(int(row[key]))
     current: dict[str, Any] = {"depth": reviewed, "relevant_found": found_prefix,
                                "precision": found_prefix / reviewed if reviewed else None}
     return _Figures(size, population, reviewed, rel_queue, found_prefix, found_topic, judged_ranks, fully_judged,

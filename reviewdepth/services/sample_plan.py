@@ -143,7 +143,7 @@ def current_evidence(engine: Engine, topic: str, *, queue: str | None, policy: s
     evidence = queue_evidence(engine, topic_id, row, labels, as_of)
     labels = evidence.in_review_order(labels)
     state = ReviewState(labels.labels, evidence.reviewed, population, labels.relevant_total,
-                        reviewed_random=evidence.screened_random)
+                        reviewed_random=evidence.screened_random, queue_ranks=evidence.order)
     assessment = assess(state, evidence.draws, [target], confidence=confidence, stopping_target=target)
     return CurrentEvidence(row, as_of, labels, evidence, assessment)
 
