@@ -154,6 +154,8 @@ class TargetAnswer:
     certify_expected: float | None = None
     certify_low: float | None = None
     certify_high: float | None = None
+    # the queue rank the recommended path reviews to before it certifies (None: it reviews no further)
+    certify_to_rank: int | None = None
 
 
 @dataclass(frozen=True)

@@ -292,9 +292,9 @@ def render_table(report: Report) -> Group:
     for row in report.depth:
         point = row.get("depth") if row.get("depth") is not None else row.get("point_depth")
         to_rank = fmt(row.get("forward_depth"))
-        if row.get("forward_depth") is None and row.get("certify_review_more"):
-            # the certification path reviews on first: the rank it reviews to
-            to_rank = fmt(report.summary["reviewed"] + row["certify_review_more"]) + " (then certify)"
+        if row.get("forward_depth") is None and row.get("certify_to_rank"):
+            # the certification path reviews on first: the queue rank it reviews to
+            to_rank = fmt(row["certify_to_rank"]) + " (then certify)"
         status = str(row["status"])
         if status == "not reached" and row.get("point_reached") and row.get("conservative_needed") is not None:
             status = "not reached (point met, not certified)"

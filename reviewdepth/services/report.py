@@ -194,7 +194,9 @@ def build_report(engine: Engine, topic: str, options: ReportOptions) -> Report:
             answer["next_step"] = f"{cost.step}; {_certify_range(cost)}"
             depth_row = next(r for r in fig.depth_rows if r["target"] == float(Fraction(tau)))
             depth_row.update(certify_path=cost.path, certify_review_more=cost.review_more,
-                       certify_expected=cost.expected, certify_low=cost.low, certify_high=cost.high)
+                             certify_expected=cost.expected, certify_low=cost.low, certify_high=cost.high,
+                             certify_to_rank=evidence.queue_rank(reviewed + cost.review_more) if cost.review_more
+                             else None)
     settings = {"targets": fig.targets, "stopping_target": tau, "confidence": confidence,
                 "interval": options.interval, "independent_screening": options.independent,
                 "label_policy": options.policy, "ordering": row.ordering, "as_of_judgment": as_of,
