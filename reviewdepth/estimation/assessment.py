@@ -617,6 +617,8 @@ def _forward(tau: Fraction, basis: relevant.Estimate, upper_one: float | None, f
     (heuristic). The range comes from the two-sided interval on R."""
     if rest_size == 0:
         return {}
+    if basis.method == "screened" and rest_choice is None:
+        return _forward_in_random_order(tau, basis, found, rest_size)
     if rest_choice is not None and basis.method != "judged":
         sample, r_ranks, r_labels = rest_choice
         positives = np.sort(r_ranks[r_labels == 1])
@@ -642,6 +644,28 @@ def _forward(tau: Fraction, basis: relevant.Estimate, upper_one: float | None, f
                                  "cannot project a depth; draw a sample"}
     return {"forward_depth": c + projection.more_documents, "more_documents": projection.more_documents,
             "forward_basis": f"heuristic: {projection.basis}"}
+
+
+def _more_in_random_order(tau: Fraction, relevant_total: float, found: int, rest_size: int) -> int:
+    """Documents still to screen, in a random order, until ⌈τ·R⌉ relevant are found when R = ``relevant_total``:
+    the k-th of b relevant documents in a random order of N_u comes at k(N_u + 1)/(b + 1) on average."""
+    need = _ceil_times(tau, relevant_total) - found
+    left = max(0, math.floor(relevant_total + 1e-9) - found)
+    if need <= 0:
+        return 0
+    if need > left:
+        return rest_size
+    return min(rest_size, math.ceil(need * (rest_size + 1) / (left + 1)))
+
+
+def _forward_in_random_order(tau: Fraction, basis: relevant.Estimate, found: int, rest_size: int) -> dict[str, Any]:
+    """How many more to screen when the screening order is declared random: no rank to review to (the order is
+    not the queue's), a count with its range from the interval on R."""
+    bounds = [_more_in_random_order(tau, r, found, rest_size) for r in (basis.lower, basis.upper) if r is not None]
+    return {"more_documents": _more_in_random_order(tau, basis.point, found, rest_size),
+            "more_low": min(bounds) if bounds else None, "more_high": max(bounds) if bounds else None,
+            "forward_basis": "random screening order (declared): the k-th of the b relevant documents left comes, "
+                             "on average, after k(N_u + 1)/(b + 1) more screened; range from the interval on R"}
 
 
 def _recall_figures(basis: relevant.Estimate, elusion_one: relevant.Estimate | None, found: int,
@@ -713,7 +737,15 @@ def _headline(answers: list[TargetAnswer], tau: Fraction, confidence: float, bas
             next_step = "certify: reviewdepth plan TOPIC gives the cheapest path and its expected cost"
     elif answer.status == "not reached":
         text = f"{pct}: not reached"
-        if answer.more_documents is not None and answer.forward_depth is not None:
+        if answer.more_documents is not None and answer.forward_depth is None and basis.method == "screened":
+            rng = ""
+            if answer.more_low is not None and answer.more_high is not None:
+                rng = f" [{answer.more_low:,}–{answer.more_high:,}]"
+            text += (f"; about {answer.more_documents:,} more documents{rng} after the {reviewed:,} screened, in "
+                     "the same random order")
+            next_step = (f"screen about {answer.more_documents:,} more in the same random order, then judge a "
+                         "fresh random sample of the rest (reviewdepth sample plan TOPIC)")
+        elif answer.more_documents is not None and answer.forward_depth is not None:
             rng = ""
             if answer.more_low is not None and answer.more_high is not None:
                 rng = f" [{answer.more_low:,}–{answer.more_high:,}]"

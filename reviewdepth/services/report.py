@@ -171,9 +171,9 @@ def build_report(engine: Engine, topic: str, options: ReportOptions) -> Report:
         answer["status"], answer["text"] = status.status, status.text
     if evidence.out_of_order:
         answer["review_order"] = (
-            f"{evidence.out_of_order:,} of the {reviewed:,} reviewed documents were reviewed out of queue order; "
-            "depths count positions in the review order (the reviewed set first, then the queue's unreviewed "
-            "documents in rank order), so 'more documents' are the queue's next unreviewed ones")
+            f"{evidence.out_of_order:,} of the {reviewed:,} reviewed documents were reviewed out of queue order: "
+            "they count as reviewed wherever they sit; 'more documents' are the queue's next unreviewed ones in "
+            "rank order (or, declared random, the next in the same random order), and 'to rank' is a queue rank")
     if fig.size > fig.reviewed:
         answer["floor"] = dataclasses.asdict(_floor(fig, labels.labels, tau, confidence))
     if headline.status != "reached":

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import csv
 import gzip
+import math
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -158,6 +160,15 @@ def test_adhd_screened_in_random_order_counts_one_reviewed_set(engine: Engine) -
     assert status == build_monitor(engine, "ADHD", target="0.95").topic_status
     assert (status["decided_by"], status["figures"][0]["validity"]) == ("screened", "one look")
     assert "declared screened in random order" in status["figures"][0]["evidence"]
+    # how many more to screen in the same random order: k(N_u + 1)/(b + 1) for the k-th of the b relevant left
+    row = next(r for r in declared.depth if r["target"] == 0.95)
+    point = screened_estimate["point"]
+    need = math.ceil(Fraction(95, 100) * Fraction(repr(point))) - included
+    left = math.floor(point) - included
+    assert row["more_documents"] == (0 if need <= 0 else 351 if need > left else
+                                     min(351, math.ceil(need * 352 / (left + 1))))
+    assert row["forward_depth"] is None and row["more_low"] <= row["more_documents"] <= row["more_high"]
+    assert f"about {row['more_documents']:,} more documents" in declared.answer["text"]
     declare_screening_order(engine, "ADHD", "queue")
 
     # a rest sample now is drawn from what is not yet screened, and speaks for it
