@@ -431,22 +431,27 @@ def assess(state: ReviewState, samples: Sequence[SampleDraw], targets: Sequence[
     basis = _choose(estimates)
 
     # the one-sided upper bound behind "conservative" and "reached" -------------------------------------------
+    # the basis' one-sided estimate (R_U at the confidence, and recall ≥ F/R_U): the headline's "R ≤ …", the
+    # "reached" test and the recall table's one-sided lower bound all read this one estimate
     conservative_upper: float | None = None
+    basis_one: relevant.Estimate | None = None
     if basis.method == "known":
         conservative_upper = basis.point
     elif basis.method == "elusion" and elusion_one is not None:
-        conservative_upper = _floor_estimate(elusion_one, floor, outside, found).upper
+        basis_one = _floor_estimate(elusion_one, floor, outside, found)
     elif basis.method == "srs" and population_choice is not None:
         n = len(population_choice.ranks)
         y_all = int(np.count_nonzero(population_choice.labels == 1))
         one = relevant.estimate_srs(y_all, n, size, confidence=confidence, method="clopper-pearson",
                                     finite_population=interval == "hypergeometric", sided="upper")
-        conservative_upper = _floor_estimate(one, floor, outside, found).upper
+        basis_one = _floor_estimate(one, floor, outside, found)
     elif basis.method == "screened" and screened_one is not None:
-        conservative_upper = _floor_estimate(screened_one, floor, outside, found).upper
+        basis_one = _floor_estimate(screened_one, floor, outside, found)
     elif basis.method in ("stratified", "direct") and basis.upper is not None:
         # these intervals are two-sided; their upper bound is (more than) a one-sided bound at this confidence
         conservative_upper = basis.upper
+    if basis_one is not None:
+        conservative_upper = basis_one.upper
 
     # stopping rules at the stopping target ------------------------------------------------------------------
     tau_stop = _tau_of(stopping_target)
@@ -462,7 +467,7 @@ def assess(state: ReviewState, samples: Sequence[SampleDraw], targets: Sequence[
         # ("review to rank k": the queue's unreviewed documents up to rank k); counts stay counts
         answers = [_on_queue_ranks(a, state.queue_ranks, c) for a in answers]
 
-    recall = _recall_figures(basis, elusion_one, found, relevant_judged, confidence, scope, certified_stop,
+    recall = _recall_figures(basis, basis_one, found, relevant_judged, confidence, scope, certified_stop,
                              answers, tau_stop, outside, floor, population_choice, c)
     headline = _headline(answers, tau_stop, confidence, basis, conservative_upper, scope, c)
     return Assessment(size, c, found, scope, scope_note, estimates, basis, conservative_upper, answers, recall, rules,
@@ -668,7 +673,7 @@ def _forward_in_random_order(tau: Fraction, basis: relevant.Estimate, found: int
                              "on average, after k(N_u + 1)/(b + 1) more screened; range from the interval on R"}
 
 
-def _recall_figures(basis: relevant.Estimate, elusion_one: relevant.Estimate | None, found: int,
+def _recall_figures(basis: relevant.Estimate, basis_one: relevant.Estimate | None, found: int,
                     relevant_judged: int, confidence: float, scope: str,
                     certified_stop: list[stopping.StoppingEvidence], answers: list[TargetAnswer],
                     tau_stop: Fraction, outside: int, floor: int, population: SampleDraw | None,
@@ -683,9 +688,10 @@ def _recall_figures(basis: relevant.Estimate, elusion_one: relevant.Estimate | N
         out.append(RecallFigure("known", value, value, value, value, 1.0, scope, "exact: R is known"))
     elif basis.method != "judged":
         one_sided = None
-        if basis.method == "elusion" and elusion_one is not None:
-            one_sided = _floor_estimate(elusion_one, floor, outside, found).recall_lower
+        if basis_one is not None:
+            one_sided = basis_one.recall_lower
         elif basis.recall_lower is not None:
+            # stratified: its two-sided lower bound, which is (more than) a one-sided bound at this confidence
             one_sided = basis.recall_lower
         note = (f"two-sided {confidence:.0%} interval and one-sided {confidence:.0%} lower bound from the "
                 f"{basis.method} estimate of R")
