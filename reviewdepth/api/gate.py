@@ -17,7 +17,8 @@ page elsewhere cannot make a browser write with it.
 Every response leaves with ``X-Content-Type-Options: nosniff``, and every HTML response (the report) with a
 Content-Security-Policy that allows nothing but its own inline styles and ``data:`` images: the report is
 self-contained (inline CSS and SVG, no scripts), so a script in it (say, from a document id) would not run. The
-interactive API pages (``/docs``, ``/redoc``) are FastAPI's and load their scripts from a CDN; they get no CSP.
+interactive API pages (``/docs``, ``/redoc``: Swagger UI and ReDoc, their files served by this server,
+`reviewdepth.api.docs_pages`) start with an inline script; they get no CSP.
 """
 
 from __future__ import annotations
