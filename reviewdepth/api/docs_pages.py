@@ -5,10 +5,12 @@ with reviewdepth): no CDN, nothing fetched at run time, so the pages work on a m
 FastAPI's own pages load Swagger UI and ReDoc from a CDN (a blank page offline), so `create_app` turns them off
 and calls `install_docs_pages`, which adds the same pages (FastAPI's HTML, pointed at the local files) and one
 route per file. Every path it adds is public, as the OpenAPI document is: the gate lets them through without a key.
+The one thing a bundle would fetch from elsewhere by itself (ReDoc's menu logo) is rewritten away (`REWRITES`).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +27,10 @@ ASSETS = {"swagger-ui-bundle.js": "text/javascript; charset=utf-8", "swagger-ui.
 # Swagger UI asks validator.swagger.io about a document served from a public host: not from here
 SWAGGER_PARAMETERS = {"validatorUrl": None}
 ASSET_CACHE = "public, max-age=86400"
+# what a bundle would fetch from elsewhere by itself, and what it gets instead: ReDoc 2's menu shows Redocly's logo
+# from its CDN (an image that hides itself when it fails to load); an empty source fails at once, asking no one
+REWRITES: dict[str, tuple[tuple[bytes, bytes], ...]] = {
+    "redoc.standalone.js": ((b'src:"https://cdn.redoc.ly/redoc/logo-mini.svg"', b'src:""'),)}
 
 
 def asset_folder() -> Path:
@@ -35,6 +41,15 @@ def asset_folder() -> Path:
     if spec is None or not spec.submodule_search_locations:
         raise RuntimeError("the fastapi-offline package (a dependency of reviewdepth) is not installed")
     return Path(next(iter(spec.submodule_search_locations))) / "static"
+
+
+@functools.cache
+def rewritten(name: str) -> bytes:
+    """The bytes of asset ``name`` with its `REWRITES` made (read once per process)."""
+    data = (asset_folder() / name).read_bytes()
+    for old, new in REWRITES.get(name, ()):
+        data = data.replace(old, new)
+    return data
 
 
 @dataclass(frozen=True)
@@ -81,6 +96,8 @@ def install_docs_pages(app: FastAPI, docs_url: str = "/docs", redoc_url: str = "
         path = folder / name
 
         async def send(request: Request) -> Response:
+            if name in REWRITES:
+                return Response(rewritten(name), media_type=media_type, headers={"Cache-Control": ASSET_CACHE})
             return FileResponse(path, media_type=media_type, headers={"Cache-Control": ASSET_CACHE})
 
         return send

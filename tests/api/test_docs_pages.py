@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
 from reviewdepth.api import ApiSettings, create_app
-from reviewdepth.api.docs_pages import ASSET_PATH, asset_folder
+from reviewdepth.api.docs_pages import ASSET_PATH, REWRITES, asset_folder, rewritten
 
 from .conftest import Api
 
@@ -39,7 +39,9 @@ def test_docs_pages_load_everything_from_this_server(api: Api) -> None:
                 asset = client.get(url)  # no key either
                 assert asset.status_code == 200, url
                 name = url.removeprefix(ASSET_PATH)
-                assert asset.content == (asset_folder() / name).read_bytes()
+                assert asset.content == rewritten(name)
+                if name not in REWRITES:
+                    assert asset.content == (asset_folder() / name).read_bytes()
                 assert asset.headers["content-type"].split(";")[0] == {
                     "js": "text/javascript", "css": "text/css", "png": "image/png"}[name.rsplit(".", 1)[1]]
                 assert asset.headers["x-content-type-options"] == "nosniff"
@@ -47,6 +49,11 @@ def test_docs_pages_load_everything_from_this_server(api: Api) -> None:
     assert '"validatorUrl": null' in swagger  # Swagger UI would ask validator.swagger.io about the document
     assert f'href="{ASSET_PATH}swagger-ui.css"' in swagger
     assert client.get("/docs/oauth2-redirect").status_code == 200
+    # ReDoc's bundle would show Redocly's logo from its CDN: the copy served has no such address
+    redoc = client.get(f"{ASSET_PATH}redoc.standalone.js").content
+    original = (asset_folder() / "redoc.standalone.js").read_bytes()
+    assert b"cdn.redoc.ly" in original and b"cdn.redoc.ly" not in redoc
+    assert len(redoc) == len(original) - len(b"https://cdn.redoc.ly/redoc/logo-mini.svg")
     # only the files the pages use are public: the folder is not
     assert client.get(f"{ASSET_PATH}missing.js").status_code == 401
     assert client.get(f"{ASSET_PATH}missing.js", headers=api.new_key("rita", "read")).status_code == 404
