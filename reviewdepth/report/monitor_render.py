@@ -205,7 +205,7 @@ STYLE = (
     "tr.none .badge,tr.problem .badge{background:#eee;color:#444}"
     ".monitor .headline{font-weight:600}.monitor label{display:block;font-size:.85em;margin:.2em 0}"
     "progress,meter{display:block;width:100%;max-width:28em;height:1em}"
-    "a{color:#0645ad}code{font-size:.9em;overflow-wrap:anywhere}"
+    "a{color:#0645ad}code{font-size:.9em;overflow-wrap:anywhere}td b,.monitor p,.monitor label{overflow-wrap:anywhere}"
     "form.filter{display:flex;flex-wrap:wrap;align-items:center;gap:.4em 1em;margin:.6em 0;font-size:.9em}"
     "form.filter input[type=search]{width:14em;max-width:100%;font:inherit;padding:.2em .4em}"
     "form.filter button{font:inherit;padding:.2em .8em}"
