@@ -27,7 +27,8 @@ DESCRIPTION = """Queues, judgments, samples and depth reports for review teams.
 
 Every endpoint but `/health` and this document needs `Authorization: Bearer <key>` (keys come from
 `reviewdepth keys create`); writes need scope `write`. Errors are `application/problem+json`. The dashboard at
-`/` is for browsers: open `/?key=<key>` once and GET requests then take the key from an HttpOnly cookie."""
+`/` is for browsers: sign in on the page it shows without a key (or open `/?key=<key>` once) and GET requests then
+take the key from an HttpOnly cookie."""
 
 
 def create_app(settings: Settings) -> FastAPI:

@@ -494,7 +494,7 @@ def render_html(report: Report) -> str:
                           kinds={i: "count" for i in (3, 4, 6, 7, 8)}) if report.samples else None,
         "quality": _table(["Section", "Row", "Quantity", "Value"], [list(r) for r in _quality_rows(report)]),
         "settings": _table(["Key", "Value"],
-                           [[k, v if isinstance(v, float) else fmt(v, k)]
+                           [[k, number_text(v) if isinstance(v, float) else fmt(v, k)]
                             for k, v in {**report.settings, **report.provenance}.items()]),
     }
     return str(templates().get_template("depth_report.html.j2").render(context))
