@@ -12,6 +12,7 @@ from reviewdepth import __version__
 from reviewdepth.api.access_log import redact_access_log
 from reviewdepth.api.auth import KeyCache
 from reviewdepth.api.calls import Writes
+from reviewdepth.api.docs_pages import install_docs_pages
 from reviewdepth.api.gate import RequestGate
 from reviewdepth.api.jobs import JobRunner
 from reviewdepth.api.openapi import install_complete_openapi
@@ -26,7 +27,8 @@ DESCRIPTION = """Queues, judgments, samples and depth reports for review teams.
 
 Every endpoint but `/health` and this document needs `Authorization: Bearer <key>` (keys come from
 `reviewdepth keys create`); writes need scope `write`. Errors are `application/problem+json`. The dashboard at
-`/` is for browsers: open `/?key=<key>` once and GET requests then take the key from an HttpOnly cookie."""
+`/` is for browsers: sign in on the page it shows without a key (or open `/?key=<key>` once) and GET requests then
+take the key from an HttpOnly cookie."""
 
 
 def create_app(settings: Settings) -> FastAPI:
@@ -57,7 +59,9 @@ def create_app(settings: Settings) -> FastAPI:
             writes.close()
             engine.dispose()
 
+    # FastAPI's /docs and /redoc would load Swagger UI and ReDoc from a CDN: install_docs_pages serves them here
     app = FastAPI(title="reviewdepth", version=__version__, description=DESCRIPTION, lifespan=lifespan,
+                  docs_url=None, redoc_url=None,
                   dependencies=[Depends(checked_parameters), Depends(checked_media_type)],
                   responses={500: {"model": Problem, "description": "Internal Server Error",
                                    "content": {"application/problem+json": {
@@ -65,11 +69,10 @@ def create_app(settings: Settings) -> FastAPI:
     app.state.settings = config
     app.state.key_cache = KeyCache(config.key_cache_seconds)
     install_problem_handlers(app)
-    public = {path for path in (app.openapi_url, app.docs_url, app.redoc_url, app.swagger_ui_oauth2_redirect_url)
-              if path} | {"/health"}
-    pages = {path for path in (app.docs_url, app.redoc_url, app.swagger_ui_oauth2_redirect_url) if path}
+    docs = install_docs_pages(app)
+    public = {path for path in (app.openapi_url,) if path} | docs.public | {"/health"}
     app.add_middleware(RequestGate, settings=config, public_paths=public,  # type: ignore[arg-type]
-                       pages_without_policy=pages)
+                       pages_without_policy=docs.pages)
     add_all(app.router)
     install_complete_openapi(app)
     return app

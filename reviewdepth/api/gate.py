@@ -15,9 +15,11 @@ verifies KEY, sets that cookie (HttpOnly, SameSite=Strict, Secure over HTTPS, fo
 page elsewhere cannot make a browser write with it.
 
 Every response leaves with ``X-Content-Type-Options: nosniff``, and every HTML response (the report) with a
-Content-Security-Policy that allows nothing but its own inline styles and ``data:`` images: the report is
+Content-Security-Policy that allows nothing but its own inline styles, ``data:`` images and forms sent to this
+server (the dashboard's filter and the sign-in page are GET forms, no script): the report is
 self-contained (inline CSS and SVG, no scripts), so a script in it (say, from a document id) would not run. The
-interactive API pages (``/docs``, ``/redoc``) are FastAPI's and load their scripts from a CDN; they get no CSP.
+interactive API pages (``/docs``, ``/redoc``: Swagger UI and ReDoc, their files served by this server,
+`reviewdepth.api.docs_pages`) start with an inline script; they get no CSP.
 """
 
 from __future__ import annotations
@@ -52,16 +54,30 @@ CHALLENGE = [(b"www-authenticate", b'Bearer realm="reviewdepth"')]
 INVALID = [(b"www-authenticate", b'Bearer realm="reviewdepth", error="invalid_token"')]
 NOSNIFF = (b"x-content-type-options", b"nosniff")
 HTML_POLICY = (b"content-security-policy", b"default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
-               b"base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+               b"base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 TEXT_TYPES = frozenset({b"text/plain", b"application/octet-stream"})
 KEY_COOKIE = "reviewdepth_key"
 DASHBOARD = "/"
 SAFE_METHODS = frozenset({"GET", "HEAD"})
-SIGN_IN_PAGE = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
-                "content=\"width=device-width, initial-scale=1\"><title>reviewdepth: key needed</title></head><body>"
-                "<h1>reviewdepth</h1><p>{detail}.</p><p>Open <code>/?key=YOUR_KEY</code> once (a key from "
-                "<code>reviewdepth keys create --scope read</code>): the key is then kept in a cookie for this "
-                "browser session and removed from the address.</p></body></html>\n")
+SIGN_IN_PAGE = (
+    "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
+    "content=\"width=device-width, initial-scale=1\"><meta name=\"referrer\" content=\"no-referrer\">"
+    "<title>reviewdepth: sign in</title><style>"
+    "body{{font-family:system-ui,sans-serif;margin:0 auto;padding:1em;max-width:40em;color:#222;line-height:1.4}}"
+    "h1{{font-size:1.4em}}.status{{background:#fff1c2;color:#6b4e00;padding:.4em .7em;border-radius:.3em}}"
+    "form{{display:flex;flex-wrap:wrap;gap:.5em;align-items:center;margin:1em 0}}"
+    "input[type=password]{{flex:1 1 14em;min-width:0;font:inherit;padding:.3em .5em}}button{{font:inherit;"
+    "padding:.3em 1em}}code{{overflow-wrap:anywhere}}.small{{font-size:.9em;color:#555}}</style></head><body>"
+    "<h1>reviewdepth: sign in</h1><p class=\"status\">{detail}.</p>"
+    "<p>The dashboard needs an API key; a <code>read</code> key is enough. Whoever runs this server makes one "
+    "with <code>reviewdepth keys create --reviewer NAME --scope read</code> (it is shown once).</p>"
+    "<form method=\"get\" action=\"{action}\">{hidden}<label for=\"key\">API key</label>"
+    "<input type=\"password\" id=\"key\" name=\"key\" required autocomplete=\"current-password\">"
+    "<button type=\"submit\">Sign in</button></form>"
+    "<p class=\"small\">Or open <code>/?key=YOUR_KEY</code> once. Either way the key is then kept in a cookie for "
+    "this browser session (HttpOnly: no script can read it) and removed from the address at once; "
+    "<code>/?logout</code> forgets it. Programs send the header <code>Authorization: Bearer YOUR_KEY</code> "
+    "instead (the API's pages: <a href=\"{docs}\">/docs</a>).</p></body></html>\n")
 MULTIPART = b"multipart/form-data"
 
 
@@ -174,7 +190,10 @@ class RequestGate:
         return _redirect(scope, rest, _key_cookie(secret, secure))
 
     def _sign_in_page(self, scope: Scope, refusal: ASGIApp) -> ASGIApp:
-        """The 401 of the dashboard as a page for a browser (its problem detail and how to give a key)."""
+        """The 401 of the dashboard as a page for a browser: its problem detail, how to give a key, and a form
+        that sends one to ``/?key=`` (a GET: the same sign-in as a typed address, the dashboard's query kept).
+        Still 401, with the challenge: the dashboard was refused, and a probe or a script must not read it as
+        up and signed in."""
         accept = b"".join(value for name, value in scope["headers"] if name == b"accept")
         if scope["path"] != DASHBOARD or b"text/html" not in accept or not isinstance(refusal, Response) \
                 or refusal.status_code != 401:
@@ -185,7 +204,13 @@ class RequestGate:
         from starlette.responses import HTMLResponse
 
         detail = str(json.loads(bytes(refusal.body)).get("detail") or "an API key is needed")
-        page = HTMLResponse(SIGN_IN_PAGE.format(detail=escape(detail)), status_code=refusal.status_code)
+        query = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
+        hidden = "".join(f'<input type="hidden" name="{escape(name)}" value="{escape(value)}">'
+                         for name, value in query if name not in ("key", "logout"))
+        root = scope.get("root_path", "")
+        page = HTMLResponse(SIGN_IN_PAGE.format(detail=escape(detail), action=escape(root + DASHBOARD),
+                                                hidden=hidden, docs=escape(root + "/docs")),
+                            status_code=refusal.status_code)
         page.raw_headers.extend(h for h in refusal.raw_headers
                                 if h[0] in (b"www-authenticate", b"set-cookie"))
         return page

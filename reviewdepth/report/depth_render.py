@@ -173,7 +173,13 @@ def render_csv(report: Report) -> str:
 
 
 def headline_lines(report: Report) -> list[str]:
-    """The answer in a few lines of at most 80 columns: target and status, confidence and as-of, next step."""
+    """The answer in a few lines of at most 80 columns (for a terminal): `answer_lines`, each one wrapped."""
+    return [part for line in answer_lines(report) for part in textwrap.wrap(line, 80, subsequent_indent="      ")]
+
+
+def answer_lines(report: Report) -> list[str]:
+    """The answer, one sentence a line, unwrapped (a page wraps them to its width): target and status,
+    confidence and as-of, next step, the plan and the floor."""
     a = report.answer
     as_of = fmt(a.get("as_of_judgment"), "as_of_judgment")
     scope = "the queue's relevant documents" if a.get("scope") == "queue" else "population"
@@ -220,7 +226,7 @@ def headline_lines(report: Report) -> list[str]:
                          f"about {floor['review_more']:,} more reviewed; every path: reviewdepth plan TOPIC")
         else:
             lines.append("every certified path with its cost and chance: reviewdepth plan TOPIC")
-    return [part for line in lines for part in textwrap.wrap(line, 80, subsequent_indent="      ")]
+    return lines
 
 
 def more_text(row: dict[str, Any]) -> str:
@@ -379,17 +385,62 @@ DEPTH_COLUMNS: tuple[tuple[str, str], ...] = (
     ("forward_depth", "To rank"), ("more_documents", "More documents (or to certify)"), ("more_low", "More: low"),
     ("more_high", "More: high"), ("forward_basis", "Projection basis"), ("basis", "Estimate basis"))
 LONG_TEXT = 60  # characters: a cell this long wraps in a bounded column instead of widening the table
+# depth-table columns of sentences, mostly the same from row to row: said once under the table, named in the cell
+DEPTH_NOTES = frozenset({"forward_basis", "basis"})
 
 
-def _cell(value: Any, key: str = "") -> dict[str, Any]:
-    text = fmt(value, key)
+def number_text(value: Any, kind: str = "auto") -> str:
+    """A value as the HTML page shows it: ``count`` as `count` writes a number of documents (whole numbers with
+    thousands separators, an estimate that is not whole to 1 decimal); ``fraction`` (recall, precision, rates,
+    agreement, confidence) to 3 decimals; ``target`` as written (0.95); ``auto`` an int as a count and a float as
+    a fraction within [-1, 1], else as a count. Never `137.0000`. Not numbers: `fmt`."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return fmt(value)
+    if kind == "target":
+        return f"{value:g}"
+    if kind == "fraction" or (kind == "auto" and isinstance(value, float) and -1 <= value <= 1):
+        return f"{value:.3f}"
+    return count(value)
+
+
+def _cell(value: Any, kind: str = "auto", label: str = "") -> dict[str, Any]:
     number = isinstance(value, (int, float)) and not isinstance(value, bool)
-    return {"text": text, "num": number, "long": len(text) > LONG_TEXT}
+    text = number_text(value, kind) if number else fmt(value)
+    return {"text": text, "num": number, "long": len(text) > LONG_TEXT, "label": label}
 
 
-def _table(headers: list[str], rows: list[list[Any]], table_id: str = "") -> dict[str, Any]:
-    return {"id": table_id, "headers": headers, "rows": [[_cell(v) for v in row] for row in rows],
-            "wide": len(headers) > 8}
+def _table(headers: list[str], rows: list[list[Any]], table_id: str = "",
+           kinds: dict[int, str] | None = None) -> dict[str, Any]:
+    """A table for the template; ``kinds``: the `number_text` kind of a column (by index) other than auto."""
+    kinds = kinds or {}
+    return {"id": table_id, "headers": headers,
+            "rows": [[_cell(v, kinds.get(i, "auto"), headers[i]) for i, v in enumerate(row)] for row in rows],
+            "wide": len(headers) > 8, "pairs": len(headers) == 2}
+
+
+def _depth_table(report: Report) -> tuple[dict[str, Any], list[tuple[str, str, str]]]:
+    """The depth table, and its notes (name, column, text): the projection's and the estimate's basis are
+    sentences repeated in most rows, so their cells name a note (``note 1``) said once under the table.
+    Fourteen columns with two such sentences in each row do not fit a 1,280-pixel window."""
+    notes: list[tuple[str, str, str]] = []
+    names: dict[tuple[str, str], str] = {}
+    rows = []
+    for row in report.depth:
+        cells = []
+        for key, title in DEPTH_COLUMNS:
+            value = more_text(row) if key == "more_documents" else row.get(key)
+            if key in DEPTH_NOTES and value is not None:
+                name = names.get((key, str(value)))
+                if name is None:
+                    name = names[key, str(value)] = f"note {len(notes) + 1}"
+                    notes.append((name, title, str(value)))
+                value = name
+            cells.append(value)
+        rows.append(cells)
+    table = _table([title for _, title in DEPTH_COLUMNS], rows, "depth",
+                   {i: "target" if key == "target" else "count" for i, (key, _) in enumerate(DEPTH_COLUMNS)
+                    if key not in ("status", "reached_by", *DEPTH_NOTES)})
+    return table, notes
 
 
 def render_html(report: Report) -> str:
@@ -401,35 +452,35 @@ def render_html(report: Report) -> str:
     target = main_target(report)
     confidence = report.settings.get("confidence")
     calibrated = any("calibration" in e for e in report.stopping)
+    depth, depth_notes = _depth_table(report)
     context = {
         "topic": report.topic, "queue": report.queue, "depth_basis": report.depth_basis,
-        "headline": headline_lines(report),
+        "headline": answer_lines(report),
         "summary": {"ordering": s["ordering"], "reviewed": fmt(s["reviewed"]), "queue_size": fmt(s["queue_size"]),
                     "relevant_found": fmt(s["relevant_found_in_reviewed"]), "population": fmt(s["population"]),
                     "population_source": s["population_source"], "scope_note": s.get("scope_note", "")},
         "as_of": fmt(report.settings.get("as_of_judgment"), "as_of_judgment"),
         "policy": report.settings["label_policy"],
-        "depth": _table([title for _, title in DEPTH_COLUMNS],
-                        [[more_text(row) if k == "more_documents" else row.get(k) for k, _ in DEPTH_COLUMNS]
-                         for row in report.depth], "depth"),
+        "depth": depth, "depth_notes": depth_notes,
         # the SVG comes from matplotlib, not from report text: its only text is titles and labels it escaped
         "gain_chart": Markup(inline_svg(gain_svg(report.gain, target, f"recall against depth ({report.topic})",
                                                  confidence))),
         "recall": _table(["Basis", "Point", "Lower (two-sided)", "Upper (two-sided)", "Lower (one-sided)",
                           "Confidence", "Scope", "Note"],
                          [[r["basis"], r.get("point"), r.get("lower"), r.get("upper"), r.get("lower_one_sided"),
-                           r.get("confidence"), r.get("scope"), r.get("note")] for r in report.recall]),
+                           r.get("confidence"), r.get("scope"), r.get("note")] for r in report.recall],
+                         kinds={i: "fraction" for i in range(1, 6)}),
         "stopping": _table(["Rule", "Kind", "Stop now", "Stop depth", "Certifies", "Guarantee", "Why",
                             *(("On the team's portfolio",) if calibrated else ())],
                            [[e["rule"], e["kind"], _stop_cell(e), e.get("stop_depth"), e.get("certifies"),
                              e.get("guarantee"), e.get("reason"), *((calibration_cell(e),) if calibrated else ())]
-                            for e in report.stopping]),
+                            for e in report.stopping], kinds={3: "count"}),
         "estimates": _table(["Method", "Point", f"Lower (two-sided {confidence:.0%})",
                              f"Upper (two-sided {confidence:.0%})", f"Upper (one-sided {confidence:.0%})", "Interval",
                              "Recall", "Assumptions"],
-                            [[e["method"], count(e["point"]), count(e["lower"]), count(e["upper"]),
-                              count(e.get("upper_one_sided")), e["interval"], e.get("recall_point"),
-                              "; ".join(e.get("assumptions", []))] for e in report.estimates]),
+                            [[e["method"], e["point"], e["lower"], e["upper"], e.get("upper_one_sided"), e["interval"],
+                              e.get("recall_point"), "; ".join(e.get("assumptions", []))] for e in report.estimates],
+                            kinds={1: "count", 2: "count", 3: "count", 4: "count", 6: "fraction"}),
         "current": _table(["Quantity", "Value"], [[k, v] for k, v in {**report.current, **report.measures}.items()]),
         "pr_chart": Markup(inline_svg(precision_recall_svg(
             report.precision_recall, f"precision-recall, reviewed prefix ({report.topic})", target))),
@@ -439,9 +490,11 @@ def render_html(report: Report) -> str:
                            "Relevant in rest", "Use", "Status"],
                           [[str(x["id"]), x.get("queue"), x["frame_definition"], x["size"], x["frame_size"],
                             str(x["seed"]), x["missing"], x.get("in_unreviewed_rest"), x.get("positives_in_rest"),
-                            x.get("use"), x.get("status")] for x in report.samples]) if report.samples else None,
+                            x.get("use"), x.get("status")] for x in report.samples],
+                          kinds={i: "count" for i in (3, 4, 6, 7, 8)}) if report.samples else None,
         "quality": _table(["Section", "Row", "Quantity", "Value"], [list(r) for r in _quality_rows(report)]),
         "settings": _table(["Key", "Value"],
-                           [[k, fmt(v, k)] for k, v in {**report.settings, **report.provenance}.items()]),
+                           [[k, number_text(v) if isinstance(v, float) else fmt(v, k)]
+                            for k, v in {**report.settings, **report.provenance}.items()]),
     }
     return str(templates().get_template("depth_report.html.j2").render(context))

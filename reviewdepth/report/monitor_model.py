@@ -95,8 +95,8 @@ class DashboardEntry:
 
 @dataclass
 class Dashboard:
-    """One page of the topics (``entries``: page ``page`` of ``limit`` topics, of ``total`` in all) with their
-    monitor status, at the settings all of them were computed with."""
+    """One page of the topics (``entries``: page ``page`` of ``limit`` topics, of ``total`` in all, the most
+    recently judged first) with their monitor status, at the settings all of them were computed with."""
 
     target: str
     confidence: float
@@ -104,6 +104,9 @@ class Dashboard:
     total: int = 0
     page: int = 1
     limit: int = 50
+    # the filter the page was chosen with: topic names containing this (ignoring case); judged topics only
+    name_contains: str = ""
+    judged_only: bool = False
 
     @property
     def first(self) -> int:

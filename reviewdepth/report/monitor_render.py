@@ -205,32 +205,71 @@ STYLE = (
     "tr.none .badge,tr.problem .badge{background:#eee;color:#444}"
     ".monitor .headline{font-weight:600}.monitor label{display:block;font-size:.85em;margin:.2em 0}"
     "progress,meter{display:block;width:100%;max-width:28em;height:1em}"
-    "a{color:#0645ad}code{font-size:.9em}"
+    "a{color:#0645ad}code{font-size:.9em;overflow-wrap:anywhere}td b,.monitor p,.monitor label{overflow-wrap:anywhere}"
+    "form.filter{display:flex;flex-wrap:wrap;align-items:center;gap:.4em 1em;margin:.6em 0;font-size:.9em}"
+    "form.filter input[type=search]{width:14em;max-width:100%;font:inherit;padding:.2em .4em}"
+    "form.filter button{font:inherit;padding:.2em .8em}"
     "@media (max-width:600px){thead{display:none}table,tbody,tr,td{display:block;width:auto}"
     "tr{border:1px solid #ddd;border-radius:.4em;margin:0 0 .8em;padding:.3em}td{border:0;padding:.25em .3em}"
     "td::before{content:attr(data-label);display:block;font-size:.75em;color:#777;text-transform:uppercase}}"
 )
 
 
-def _page_query(board: Dashboard, page: int) -> str:
-    return urlencode({"target": board.target, "confidence": repr(board.confidence), "page": page,
-                      "limit": board.limit})
+def _page_query(board: Dashboard, page: int | None = None) -> str:
+    """The query of a link to ``page`` of the same view (settings, filter, page size); no page: the first."""
+    query: dict[str, object] = {"target": board.target, "confidence": repr(board.confidence)}
+    if board.name_contains:
+        query["q"] = board.name_contains
+    if board.judged_only:
+        query["judged"] = "true"
+    if page is not None:
+        query["page"] = page
+    query["limit"] = board.limit
+    return urlencode(query)
+
+
+def _filter_form(board: Dashboard) -> str:
+    """The filter: a GET form to ``/`` (no script) that keeps the settings and the page size and starts again
+    at page 1."""
+    hidden = "".join(f'<input type="hidden" name="{name}" value="{escape(value)}">'
+                     for name, value in (("target", board.target), ("confidence", repr(board.confidence)),
+                                         ("limit", str(board.limit))))
+    checked = " checked" if board.judged_only else ""
+    clear = ""
+    if board.name_contains or board.judged_only:
+        everything = urlencode({"target": board.target, "confidence": repr(board.confidence), "limit": board.limit})
+        clear = f'<a href="/?{escape(everything)}">every topic</a>'
+    return (f'<form class="filter" method="get" action="/" role="search">{hidden}'
+            '<label>topic name contains <input type="search" name="q" maxlength="200" '
+            f'value="{escape(board.name_contains)}"></label>'
+            f'<label><input type="checkbox" name="judged" value="true"{checked}> judged topics only</label>'
+            f'<button type="submit">show</button>{clear}</form>\n')
+
+
+def _shown(board: Dashboard) -> str:
+    """Which topics the page shows, and the filter that chose them."""
+    what = []
+    if board.name_contains:
+        what.append(f"whose name contains “{board.name_contains}”")
+    if board.judged_only:
+        what.append("with a judgment")
+    chosen = f" {' and '.join(what)}" if what else ""
+    if board.page == 1 and not board.has_next:
+        return f"{len(board.entries)} topic(s){chosen}"
+    if board.entries:
+        return f"topics {board.first:,}–{board.first + len(board.entries) - 1:,} of {board.total:,}{chosen}"
+    return f"no topic on page {board.page:,} ({board.total:,} topic(s){chosen} in all)"
 
 
 def render_dashboard(board: Dashboard, refresh_seconds: int | None = 60) -> str:
-    """The dashboard page: one row per topic (status, progress, recall lower bound, last activity, links)."""
+    """The dashboard page: a filter form, then one row per topic (status, progress, recall lower bound, last
+    activity, links), the most recently judged first."""
     counts: dict[str, int] = {}
     for entry in board.entries:
         counts[entry.state] = counts.get(entry.state, 0) + 1
-    summary = ", ".join(f"{n} {state}" for state, n in sorted(counts.items())) or "no topic yet"
+    summary = ", ".join(f"{n} {state}" for state, n in sorted(counts.items())) or "no topic here"
     settings = urlencode({"target": board.target, "confidence": repr(board.confidence)})
     rows = "\n".join(_entry_row(e, settings) for e in board.entries)
-    if board.page == 1 and not board.has_next:
-        shown = f"{len(board.entries)} topic(s)"
-    elif board.entries:
-        shown = f"topics {board.first:,}–{board.first + len(board.entries) - 1:,} of {board.total:,}"
-    else:
-        shown = f"no topic on page {board.page:,} ({board.total:,} topic(s) in all)"
     links = [f'<a href="/?{escape(_page_query(board, board.page + step))}" rel="{rel}">{text}</a>'
              for step, rel, text, shown_when in ((-1, "prev", "previous page", board.page > 1),
                                                  (1, "next", "next page", board.has_next)) if shown_when]
@@ -246,8 +285,9 @@ def render_dashboard(board: Dashboard, refresh_seconds: int | None = 60) -> str:
         f'<p class="small">Target recall {escape(board.target)} at {confidence} % confidence. Each topic\'s '
         "status is the one its report and <code>reviewdepth watch</code> give: from its audit stream when it has "
         "one (anytime-valid: valid however often you look), else from its random samples (valid for one look). "
-        f"{shown}: {escape(summary)}.</p>\n"
+        f"{escape(_shown(board))}: {escape(summary)}. The most recently judged topics come first; topics never "
+        "judged follow, by name.</p>\n" + _filter_form(board) +
         '<table><thead><tr><th>topic</th><th>status</th><th>progress and recall lower bound</th>'
         "<th>last activity</th></tr></thead>\n<tbody>\n" + rows + "\n</tbody></table>\n" + pager +
         '<p class="small">The one-look tests (elusion, QBCB, …) are in each topic\'s report; they are valid for one '
-        "look only.</p>\n</body></html>\n")
+        "look only. <a href=\"/?logout\">Sign out</a> (forget the key this browser keeps).</p>\n</body></html>\n")

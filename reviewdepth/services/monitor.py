@@ -45,7 +45,6 @@ from reviewdepth.services.errors import Invalid, NotFound, ServiceError
 from reviewdepth.services.judgments import as_utc, recorded_judgment
 from reviewdepth.services.sample_evidence import queue_evidence
 from reviewdepth.services.topic_status import audit_figure, sample_figure, topic_status
-from reviewdepth.services.topics import newest_judgments
 from reviewdepth.store import validation
 from reviewdepth.store.chain import chain_head_at
 from reviewdepth.store.ingest import driver_columns
@@ -564,25 +563,54 @@ def _dashboard_monitor(engine: Engine, name: str, tau: Fraction, level: float,
     return report
 
 
+def _by_activity(conn: Connection) -> list[tuple[int, str, int | None]]:
+    """(id, name, id of its newest judgment-log row or None) of every topic, the most recently judged first
+    (judgment ids grow with time), then the never-judged ones, each group by name. One indexed look-up per topic
+    (``ix_judgments_topic_id_id``), not a scan of the judgments."""
+    newest = (select(func.max(Judgment.id)).where(Judgment.topic_id == Topic.id).correlate(Topic)
+              .scalar_subquery())
+    rows = [(int(i), str(n), None if j is None else int(j))
+            for i, n, j in conn.execute(select(Topic.id, Topic.name, newest))]
+    return sorted(rows, key=lambda row: (row[2] is None, -(row[2] or 0), row[1]))
+
+
+def _name_filter(text: object) -> str:
+    """The dashboard's name filter as compared (NFC, no outer space, case folded); `Invalid` when it is no name
+    part (longer than a topic name, a control character)."""
+    try:
+        return validation.free_text(text, "q", validation.TOPIC_LENGTH).strip().casefold()
+    except validation.InvalidValue as exc:
+        raise Invalid(f"q: {exc.message}") from None
+
+
 def build_dashboard(engine: Engine, *, target: object = "0.95", confidence: float = 0.95,
                     topics: Sequence[str] | None = None, page: int = 1, limit: int = DASHBOARD_PAGE,
-                    cache: MonitorCache | None = None) -> Dashboard:
-    """One page of the topics (every topic, or ``topics``) by name, ``limit`` a page, each with its monitor at
-    the newest queue, without the one-look rules (from ``cache`` while the topic is unchanged). A topic whose
-    monitor cannot be computed (no queue yet; a stream whose documents no longer match) is listed with the
+                    cache: MonitorCache | None = None, name_contains: str = "",
+                    judged_only: bool = False) -> Dashboard:
+    """One page of the topics (every topic, or ``topics``), the most recently active first (by their newest
+    judgment; never-judged topics after them; each group by name), ``limit`` a page, each with its monitor at the
+    newest queue, without the one-look rules (from ``cache`` while the topic is unchanged). ``name_contains``:
+    only topics whose name contains it (ignoring case); ``judged_only``: only topics with a judgment. A topic
+    whose monitor cannot be computed (no queue yet; a stream whose documents no longer match) is listed with the
     reason. `Invalid` for a bad setting or page."""
     tau, level = _settings(target, confidence, "latest", None)
     page, limit = checked_page(page, limit)
+    needle = _name_filter(name_contains)
+    wanted = None if topics is None else set(topics)
     with engine.connect() as conn:
-        stmt = select(Topic.id, Topic.name).order_by(Topic.name)
-        chosen = [(int(i), n) for i, n in conn.execute(stmt) if topics is None or n in topics]
+        chosen = [(topic_id, name, newest) for topic_id, name, newest in _by_activity(conn)
+                  if (wanted is None or name in wanted) and needle in name.casefold()
+                  and (newest is not None or not judged_only)]
         rows = chosen[(page - 1) * limit:page * limit]
-        ids = [topic_id for topic_id, _ in rows]
+        ids = [topic_id for topic_id, _, _ in rows]
         with_queue = set(conn.execute(select(Queue.topic_id).where(Queue.topic_id.in_(ids)).distinct()).scalars())
-        last = {topic_id: as_utc(moment).isoformat() for topic_id, (_, moment)
-                in newest_judgments(conn, select(Topic.id).where(Topic.id.in_(ids))).items()} if rows else {}
-    board = Dashboard(target=_fraction_text(tau), confidence=level, total=len(chosen), page=page, limit=limit)
-    for topic_id, name in rows:
+        newest_ids = [newest for _, _, newest in rows if newest is not None]
+        last = {int(topic_id): as_utc(moment).isoformat() for topic_id, moment in conn.execute(
+            select(Judgment.topic_id, Judgment.recorded_at).where(Judgment.id.in_(newest_ids)))} \
+            if newest_ids else {}
+    board = Dashboard(target=_fraction_text(tau), confidence=level, total=len(chosen), page=page, limit=limit,
+                      name_contains=name_contains.strip(), judged_only=judged_only)
+    for topic_id, name, _ in rows:
         report: MonitorReport | None = None
         problem: str | None = None
         if topic_id in with_queue:

@@ -102,7 +102,9 @@ def test_dashboard_lists_every_topic(api: Api) -> None:
     response = api.client.get("/?target=0.6", headers=reader)
     assert response.status_code == 200 and response.headers["content-type"].startswith("text/html")
     assert policy_of(response)["default-src"] == "'none'" and "script-src" not in policy_of(response)
-    assert not re.search(r"<script|javascript:|\son\w+\s*=|<form", response.text, re.I)
+    assert policy_of(response)["form-action"] == "'self'"  # the filter form, sent to this server only
+    assert not re.search(r"<script|javascript:|\son\w+\s*=", response.text, re.I)
+    assert re.findall(r"<form[^>]*>", response.text) == ['<form class="filter" method="get" action="/" role="search">']
     page = parsed(response.text)
     assert "script" not in page.tags and "progress" in page.tags and "meter" in page.tags
     assert {"name": "viewport", "content": "width=device-width, initial-scale=1"} in page.meta
@@ -142,3 +144,92 @@ def test_dashboard_needs_a_key_header_or_cookie(api: Api) -> None:
     client.cookies.set("reviewdepth_key", "rd_revoked-or-unknown")
     refused = client.get("/")
     assert refused.status_code == 401 and "Max-Age=0" in refused.headers["set-cookie"]
+
+
+class Form(HTMLParser):
+    """The forms of a page: (attributes, [(input attributes), ...])."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.forms: list[tuple[dict[str, str | None], list[dict[str, str | None]]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "form":
+            self.forms.append((dict(attrs), []))
+        elif tag == "input" and self.forms:
+            self.forms[-1][1].append(dict(attrs))
+
+
+def forms(html: str) -> list[tuple[dict[str, str | None], list[dict[str, str | None]]]]:
+    found = Form()
+    found.feed(html)
+    return found.forms
+
+
+def test_sign_in_page_has_a_form_that_keeps_the_dashboards_query(api: Api) -> None:
+    """Without a key a browser gets a page (401, with the challenge) that says why, how keys are made and passed,
+    and a GET form to /?key=… that keeps the rest of the query; the policy lets the form go to this server."""
+    topics(api)
+    client = api.client
+    page = client.get("/?target=0.6&q=T&key", headers={"Accept": "text/html,application/xhtml+xml"})
+    assert page.status_code == 401 and page.headers["www-authenticate"].startswith("Bearer")
+    assert page.headers["content-type"].startswith("text/html") and policy_of(page)["form-action"] == "'self'"
+    assert "<title>reviewdepth: sign in</title>" in page.text and "missing API key" in page.text
+    assert "reviewdepth keys create" in page.text and "Authorization: Bearer" in page.text
+    assert not re.search(r"<script|javascript:|\son\w+\s*=", page.text, re.I)
+    (form, inputs), = forms(page.text)
+    assert form["method"] == "get" and form["action"] == "/"
+    assert [(i["type"], i["name"], i.get("value")) for i in inputs] == [
+        ("hidden", "target", "0.6"), ("hidden", "q", "T"), ("password", "key", None)]
+    # what the form sends is the sign-in: a cookie, and back to the dashboard with the same query
+    secret = api.new_key("rita", "read")["Authorization"].split()[1]
+    signed_in = client.get("/", params={"target": "0.6", "q": "T", "key": secret}, follow_redirects=False)
+    assert signed_in.status_code == 303 and signed_in.headers["location"] == "/?target=0.6&q=T"
+    dashboard = client.get(signed_in.headers["location"])
+    assert dashboard.status_code == 200 and [r["cells"][0].split()[0] for r in parsed(dashboard.text).rows] == ["T"]
+    # a wrong key: the same page, saying so; an HTML-blind client still gets the problem JSON
+    wrong = client.get("/?key=rd_wrong", headers={"Accept": "text/html"})
+    assert wrong.status_code == 401 and "unknown API key" in wrong.text and forms(wrong.text)
+    problem(client.get("/?key=rd_wrong", headers={"Accept": "application/json"}), 401, "unknown API key")
+
+
+def test_dashboard_active_topics_first_with_a_filter(api: Api) -> None:
+    """The most recently judged topics first, never-judged ones after them by name; ``q`` (a part of the name,
+    any case) and ``judged`` filter, the form shows them, the pager keeps them; a bad filter is a 422."""
+    topics(api)  # T (judged last), U (judged before), 'a <b>&' (never judged)
+    for name in ("A-idle", "B-idle"):
+        create_topic(api.engine, name)
+        store_ranking(api.engine, name, "q", [RankedDocument(d, float(-i)) for i, d in enumerate(DOCS)])
+    reader = api.new_key("rita", "read")
+
+    def shown(query: str) -> tuple[list[str], Page, str]:
+        response = api.client.get(f"/{query}", headers=reader)
+        assert response.status_code == 200, response.text
+        page = parsed(response.text)
+        return [str(r["cells"][0]).split(" report")[0] for r in page.rows], page, response.text  # type: ignore[index]
+
+    assert shown("")[0] == ["T", "U", "A-idle", "B-idle", "a <b>&"]
+    judge(api, "U", DOCS[5:6])
+    assert shown("")[0] == ["U", "T", "A-idle", "B-idle", "a <b>&"]
+    assert shown("?q=idle")[0] == ["A-idle", "B-idle"]
+    assert shown("?q=B")[0] == ["B-idle", "a <b>&"]  # any case
+    assert shown("?judged=true")[0] == ["U", "T"]
+    names, _, html = shown("?q=%3Cb&judged=false")
+    assert names == ["a <b>&"] and 'name="q" maxlength="200" value="&lt;b"' in html
+    names, _, html = shown("?judged=true&limit=1")
+    assert names == ["U"] and "topics 1–1 of 2 with a judgment" in html
+    assert 'href="/?target=0.95&amp;confidence=0.95&amp;judged=true&amp;page=2&amp;limit=1" rel="next"' in html
+    assert shown("?judged=true&limit=1&page=2")[0] == ["T"]
+    names, _, html = shown("?q=IDLE&judged=false&limit=1")
+    assert names == ["A-idle"] and "topics 1–1 of 2 whose name contains “IDLE”" in html
+    assert 'href="/?target=0.95&amp;confidence=0.95&amp;q=IDLE&amp;page=2&amp;limit=1" rel="next"' in html
+    assert shown("?q=IDLE&page=2&limit=1")[0] == ["B-idle"]
+    (form, inputs), = forms(shown("?q=idle&judged=true&limit=7")[2])
+    assert form["method"] == "get" and form["action"] == "/"
+    fields = {i["name"]: i for i in inputs}
+    assert fields["q"]["value"] == "idle" and "checked" in fields["judged"] and fields["limit"]["value"] == "7"
+    assert "page" not in fields  # a new filter starts at page 1
+    assert "checked" not in {i["name"]: i for i in forms(html)[0][1]}["judged"]
+    assert shown("?q=nothing")[0] == []
+    problem(api.client.get("/?q=" + "x" * 201, headers=reader), 422)
+    problem(api.client.get("/?judged=maybe", headers=reader), 422)

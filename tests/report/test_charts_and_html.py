@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from markupsafe import escape
 from sqlalchemy import Engine
 
 from reviewdepth.report.charts import chart_figure, render_chart
@@ -107,3 +108,66 @@ def test_html_headers_wrappers_print_and_escaping(engine: Engine, tmp_path: Path
     assert page.count("<table") == page.count('<div class="table-wrap"') > 5
     assert re.search(r"\.table-wrap\s*\{[^}]*overflow-x:\s*auto", page)
     assert "@media print" in page and page.count("<svg") == 2
+
+
+def test_numbers_on_the_page_are_counts_and_fractions() -> None:
+    from reviewdepth.report.depth_render import number_text
+
+    assert [number_text(v, "count") for v in (137.0, 1234567.0, 47.275, 12, 0.0)] == [
+        "137", "1,234,567", "47.3", "12", "0"]
+    assert [number_text(v, "fraction") for v in (0.84614, 1.0, 0, 0.0005)] == ["0.846", "1.000", "0.000", "0.001"]
+    assert [number_text(v, "target") for v in (0.95, 0.8, 1.0)] == ["0.95", "0.8", "1"]
+    # auto: an int is a count, a float in [-1, 1] a fraction, any other float a count
+    assert [number_text(v) for v in (2500, 0.5, -0.25, 137.0, 88.25)] == ["2,500", "0.500", "-0.250", "137", "88.2"]
+    assert [number_text(v) for v in (None, True, "x")] == ["—", "yes", "x"]
+
+
+@pytest.mark.sqlite_only
+def test_html_page_fits_a_window_and_a_phone(engine: Engine, tmp_path: Path) -> None:
+    """A report with a rest sample: counts print whole (|R| bounds), estimates to 1 decimal, fractions to 3; the
+    answer is one paragraph a sentence (no terminal line breaks); the depth table leaves the text that every row
+    shares to a note under it; every cell carries its header for the phone layout."""
+    from reviewdepth.report.depth_render import answer_lines
+    from reviewdepth.services.samples import draw_sample
+
+    run = tmp_path / "t.run"
+    run.write_text("".join(f"t Q0 d{i} {i + 1} {300 - i} sys\n" for i in range(300)))
+    import_run(engine, str(run))
+    relevant = {f"d{i}" for i in range(0, 300, 7)} | {f"d{i}" for i in range(0, 60, 2)}
+    record_judgments(engine, "t", [(f"d{i}", str(int(f"d{i}" in relevant))) for i in range(120)], reviewer="r")
+    sample = draw_sample(engine, "t", 60, frame="unreviewed", seed=3)
+    record_judgments(engine, "t", [(d, str(int(d in relevant))) for d in sample.doc_ids], reviewer="r",
+                     role="sample")
+    report = build_report(engine, "t", ReportOptions())
+    page = render_html(report)
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", page, re.S)
+    assert cells and not [c for c in cells if re.fullmatch(r"-?[\d,]+\.\d{4,}", c)], "no 137.0000 on the page"
+    elusion = next(e for e in report.estimates if e["method"] == "elusion")
+    bounds = [float(elusion[k]) for k in ("point", "lower", "upper")]
+    assert all(isinstance(v, float) for v in bounds) and bounds[1].is_integer()  # |R| as floats: 58.0, 50.0, …
+    row = re.search(r"<tr><td[^>]*>elusion</td>(.*?)</tr>", page.split("Estimates of")[1], re.S)
+    assert row is not None
+    assert re.findall(r"<td[^>]*>(.*?)</td>", row.group(1))[:3] == [
+        f"{v:,.0f}" if v.is_integer() else f"{v:,.1f}" for v in bounds]
+    # the answer: each sentence whole in its own paragraph, longer than a terminal line and without <br>
+    answer = page.split('<div class="answer">')[1].split("</div>")[0]
+    assert "<br" not in answer
+    lines = answer_lines(report)
+    assert max(map(len, lines)) > 80 and all(f"<p>{line}</p>" in answer for line in lines if "'" not in line)
+    # the depth table: each distinct sentence of the projection's and the estimate's basis said once, under the
+    # table, and named in the cells
+    depth = page.split('id="depth"')[1].split("</div>")[0]
+    depth_cells = re.findall(r'<td data-label="([^"]+)"[^>]*>(.*?)</td>', depth)
+    assert depth_cells[0] == ("Target recall", "0.8")  # a target as written
+    bases = {(r["forward_basis"], r["basis"]) for r in report.depth}
+    assert len(report.depth) == 4 and len(bases) == 2  # the first row's projection basis differs from the others'
+    named = [text for label, text in depth_cells if label in ("Projection basis", "Estimate basis")]
+    assert named == ["note 1", "note 2", "note 3", "note 2", "note 3", "note 2", "note 3", "note 2"]
+    for name, column, text in (("note 1", "Projection basis", report.depth[0]["forward_basis"]),
+                               ("note 2", "Estimate basis", report.depth[0]["basis"]),
+                               ("note 3", "Projection basis", report.depth[1]["forward_basis"])):
+        assert f'<p class="note"><b>{name}</b> ({column}): {escape(text)}</p>' in page and escape(text) not in depth
+    # every cell is labelled with its column for the phone layout, and the stylesheet has that layout
+    assert len(re.findall(r'<td data-label="[^"]+"', page)) == len(cells)
+    phone = re.search(r"@media screen and \(max-width: 40rem\)\s*\{([^@]*)\}", page)
+    assert phone is not None and re.search(r"table\.rows td::before\s*\{[^}]*attr\(data-label\)", phone.group(1))

@@ -195,12 +195,46 @@ def test_dashboard_rows_and_the_change_marker(engine: Engine) -> None:
     judge(engine, audit, "audit")
     assert change_marker(engine, "T") != moved
     board = build_dashboard(engine, target="0.6")
-    assert [(e.topic, e.state) for e in board.entries] == [("A-empty", "no queue"), ("T", "reached"),
-                                                          ("U", "unknown")]
-    assert board.entries[0].last_activity is None and board.entries[1].last_activity is not None
-    t = board.entries[1].monitor
+    # the most recently judged first (T's audit judgments came after U's review), never-judged topics last
+    assert [(e.topic, e.state) for e in board.entries] == [("T", "reached"), ("U", "unknown"),
+                                                          ("A-empty", "no queue")]
+    assert board.entries[2].last_activity is None and board.entries[0].last_activity is not None
+    t = board.entries[0].monitor
     assert t is not None and t.one_look_rules == [] and t.target == "0.6"
     assert Fraction(board.target) == Fraction(3, 5)
+
+
+def test_dashboard_active_topics_first_and_its_filter(engine: Engine) -> None:
+    """Order: newest judgment first, then the never-judged topics by name (whatever the names); the filter by a
+    part of the name (any case) and to judged topics only; pages over the filtered list."""
+    for name in ("b-idle", "a-idle", "Z-idle"):  # a queue, no judgment
+        create_topic(engine, name)
+        store_ranking(engine, name, "q", [RankedDocument(d, float(-i)) for i, d in enumerate(DOCS)])
+    topic_with_review(engine, reviewed=3, topic="y-old")
+    topic_with_review(engine, reviewed=3, topic="x-new")
+    create_topic(engine, "c-empty")
+
+    def names(**kwargs: Any) -> list[str]:
+        return [e.topic for e in build_dashboard(engine, **kwargs).entries]
+
+    assert names() == ["x-new", "y-old", "Z-idle", "a-idle", "b-idle", "c-empty"]
+    judge(engine, DOCS[:1], topic="b-idle")  # b-idle is now the most recently active
+    assert names() == ["b-idle", "x-new", "y-old", "Z-idle", "a-idle", "c-empty"]
+    assert names(name_contains="IDLE") == ["b-idle", "Z-idle", "a-idle"]
+    assert names(name_contains="  z-i ") == ["Z-idle"]
+    assert names(judged_only=True) == ["b-idle", "x-new", "y-old"]
+    assert names(judged_only=True, name_contains="idle") == ["b-idle"]
+    assert names(name_contains="nothing") == []
+    board = build_dashboard(engine, name_contains="idle", page=2, limit=2)
+    assert [e.topic for e in board.entries] == ["a-idle"] and board.total == 3 and not board.has_next
+    assert board.name_contains == "idle" and not board.judged_only
+    assert names(topics=["a-idle", "x-new"], judged_only=True) == ["x-new"]
+    last = {e.topic: e.last_activity for e in build_dashboard(engine).entries}
+    assert last["b-idle"] is not None and last["b-idle"] >= str(last["x-new"]) and last["c-empty"] is None
+    with pytest.raises(Invalid, match="q: "):
+        build_dashboard(engine, name_contains="x" * 201)
+    with pytest.raises(Invalid, match=r"q: .*control"):
+        build_dashboard(engine, name_contains="a\x00")
 
 
 def _inputs(engine: Engine, monkeypatch: pytest.MonkeyPatch, by_rank: bool, **settings: object) -> tuple[Any, ...]:

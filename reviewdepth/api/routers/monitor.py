@@ -17,7 +17,7 @@ from reviewdepth.api.problems import problem_responses
 from reviewdepth.api.routers.common import ConfidenceQuery, EngineDep, Reader
 from reviewdepth.services.monitor import DASHBOARD_PAGE, DASHBOARD_PAGE_MAX
 from reviewdepth.store.labels import LabelPolicy
-from reviewdepth.store.validation import INT64_MAX
+from reviewdepth.store.validation import INT64_MAX, TOPIC_LENGTH
 
 READ = problem_responses(401, 403, 404, 409, 422)
 TargetQuery = Annotated[str, Query(description="Target recall in (0, 1], fixed before the review starts.",
@@ -48,10 +48,15 @@ def add_routes(router: APIRouter) -> None:
                   confidence: ConfidenceQuery = 0.95,
                   page: Annotated[int, Query(ge=1, le=INT64_MAX, description="The page of topics, from 1.")] = 1,
                   limit: Annotated[int, Query(ge=1, le=DASHBOARD_PAGE_MAX, description="Topics on a page.")]
-                  = DASHBOARD_PAGE) -> HTMLResponse:
-        """One page of the topics (by name, ``limit`` a page, links to the next and previous) with each one's
-        monitor status (continue / stop certified / no audit), progress along its newest queue, recall lower
-        bound, last activity, and links to its report and monitor. Server-rendered HTML, no scripts. One render
+                  = DASHBOARD_PAGE,
+                  q: Annotated[str, Query(max_length=TOPIC_LENGTH,
+                                          description="Only topics whose name contains this (ignoring case).")] = "",
+                  judged: Annotated[bool, Query(description="Only topics with at least one judgment.")] = False,
+                  ) -> HTMLResponse:
+        """One page of the topics (the most recently judged first, then those never judged, each by name;
+        ``limit`` a page, links to the next and previous) with each one's status, progress along its newest
+        queue, recall lower bound, last activity, and links to its report and monitor; a filter form on the page
+        sets ``q`` and ``judged``. Server-rendered HTML, no scripts. One render
         at a time per process, in a worker thread: requests meanwhile for the same page wait for it and share
         its page; a topic's monitor is reused while the topic is unchanged. A read key suffices; browsers may
         open ``/?key=KEY`` once (the key is then kept in an HttpOnly cookie for the browser session and the
@@ -61,7 +66,8 @@ def add_routes(router: APIRouter) -> None:
 
         state = request.app.state
         html: str = await state.dashboards.run(
-            (target, confidence, page, limit),
+            (target, confidence, page, limit, q, judged),
             lambda: render_dashboard(build_dashboard(engine, target=target, confidence=confidence, page=page,
-                                                     limit=limit, cache=state.monitor_cache)))
+                                                     limit=limit, cache=state.monitor_cache, name_contains=q,
+                                                     judged_only=judged)))
         return HTMLResponse(html, headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
