@@ -46,7 +46,8 @@ def _assessed(size: int, screened: int, found: int, confidence: float) -> tuple[
     return figure.lower_one_sided, a.headline.status, a.conservative_upper
 
 
-@pytest.mark.parametrize(("topic", "fraction"), [("CD009579", 0.15), ("CD008803", 0.3), ("CD010772", 0.5), ("CD010705", 0.4)])
+@pytest.mark.parametrize(("topic", "fraction"),
+                         [("CD009579", 0.15), ("CD008803", 0.3), ("CD010772", 0.5), ("CD010705", 0.4)])
 def test_the_screened_bound_and_reached_keep_their_confidence(topic: str, fraction: float) -> None:
     size, relevant = clef_2017()[topic]
     screened = int(size * fraction)
