@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from reviewdepth.report.charts import gain_svg, inline_svg, precision_recall_svg
 from reviewdepth.report.model import Report
 from reviewdepth.report.templating import templates
-from reviewdepth.report.wording import stop_label
+from reviewdepth.report.wording import stop_label, with_topic
 
 if TYPE_CHECKING:
     from rich.console import Group
@@ -226,7 +226,7 @@ def answer_lines(report: Report) -> list[str]:
                          f"about {floor['review_more']:,} more reviewed; every path: reviewdepth plan TOPIC")
         else:
             lines.append("every certified path with its cost and chance: reviewdepth plan TOPIC")
-    return lines
+    return [with_topic(line, report.topic) for line in lines]
 
 
 def more_text(row: dict[str, Any]) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 
 def stop_label(kind: str, stop_now: bool | None) -> str:
     """A stopping rule's "stop now" in words: ``yes`` / ``no`` / ``—`` (not applicable, or not enough evidence),
@@ -12,3 +14,14 @@ def stop_label(kind: str, stop_now: bool | None) -> str:
     if not stop_now:
         return "no"
     return "yes" if kind == "certified" else f"yes ({kind}, no guarantee)"
+
+
+_COMMAND_WITH_TOPIC = re.compile(r"(reviewdepth [a-z][a-z -]*?) TOPIC\b")
+
+
+def with_topic(text: str, topic: str) -> str:
+    """``text`` with each ``reviewdepth <command> TOPIC`` naming ``topic`` (quoted for a shell when it needs it),
+    so that a next step can be copied and run as it stands."""
+    import shlex
+
+    return _COMMAND_WITH_TOPIC.sub(lambda m: f"{m.group(1)} {shlex.quote(topic)}", text)

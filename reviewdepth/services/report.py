@@ -20,7 +20,7 @@ from reviewdepth.measures.suite import MeasureSpec, evaluate_ranked
 from reviewdepth.measures.tar_suite import TopicRun, clean_topic
 from reviewdepth.report.model import Report
 from reviewdepth.report.status_model import TopicStatus
-from reviewdepth.report.wording import stop_label
+from reviewdepth.report.wording import stop_label, with_topic
 from reviewdepth.services.agreement import agreement_of
 from reviewdepth.services.confidence import checked_confidence
 from reviewdepth.services.conflicts import conflicts_of
@@ -197,6 +197,12 @@ def build_report(engine: Engine, topic: str, options: ReportOptions) -> Report:
                              certify_expected=cost.expected, certify_low=cost.low, certify_high=cost.high,
                              certify_to_rank=evidence.queue_rank(reviewed + cost.review_more) if cost.review_more
                              else None)
+    for key in ("text", "next_step"):  # commands in the answer name this topic, ready to run
+        value = answer.get(key)
+        if isinstance(value, str):
+            answer[key] = with_topic(value, topic)
+    if "certify" in answer and isinstance(answer["certify"].get("step"), str):
+        answer["certify"]["step"] = with_topic(answer["certify"]["step"], topic)
     settings = {"targets": fig.targets, "stopping_target": tau, "confidence": confidence,
                 "interval": options.interval, "independent_screening": options.independent,
                 "label_policy": options.policy, "ordering": row.ordering, "as_of_judgment": as_of,

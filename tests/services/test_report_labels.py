@@ -246,3 +246,14 @@ def test_monitor_one_look_rules_mark_heuristics(engine: Engine, tmp_path: Path) 
     for rule in result.one_look_rules:
         if rule["kind"] == "heuristic" and rule["stop_now"]:
             assert "yes (heuristic, no guarantee)" in text
+
+
+def test_commands_in_the_answer_name_the_topic() -> None:
+    """Issue 25: a next step is a command to copy, so it names the topic, not a placeholder."""
+    from reviewdepth.report.wording import with_topic
+
+    assert with_topic("next: reviewdepth plan TOPIC compares the paths", "CD009579") == (
+        "next: reviewdepth plan CD009579 compares the paths")
+    assert with_topic("(reviewdepth sample stream TOPIC --every 1)", "a b") == (
+        "(reviewdepth sample stream 'a b' --every 1)")
+    assert with_topic("TOPIC is a word here", "T") == "TOPIC is a word here"
