@@ -201,8 +201,9 @@ def build_report(engine: Engine, topic: str, options: ReportOptions) -> Report:
         value = answer.get(key)
         if isinstance(value, str):
             answer[key] = with_topic(value, topic)
-    if "certify" in answer and isinstance(answer["certify"].get("step"), str):
-        answer["certify"]["step"] = with_topic(answer["certify"]["step"], topic)
+    certify = answer.get("certify")
+    if isinstance(certify, dict) and isinstance(certify.get("step"), str):
+        certify["step"] = with_topic(certify["step"], topic)
     settings = {"targets": fig.targets, "stopping_target": tau, "confidence": confidence,
                 "interval": options.interval, "independent_screening": options.independent,
                 "label_policy": options.policy, "ordering": row.ordering, "as_of_judgment": as_of,
