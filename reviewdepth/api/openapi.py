@@ -5,6 +5,9 @@
 * the problem responses every operation can give beyond its own: 503 when the database is busy or unavailable
   (any operation that reads or writes it), and for operations with a body 400 (a body that cannot be decoded:
   bad multipart, bad gzip), 413 (over a size limit) and 415 (a content type the operation does not take);
+* what the application's parameter check (`reviewdepth.api.parameters`) accepts, stated on every path and query
+  parameter (`parameter_schemas`), and integer bounds written as integers (FastAPI's document model holds them as
+  floats, which rounds the int64 limits to 2**63);
 * OpenAPI links between operations (create a topic → store a queue → record judgments → report, draw a sample
   → read it, start an audit stream → read it, serve it, a topic or its stream → its monitor), which clients and
   stateful testers (schemathesis) follow with real names and ids.
@@ -20,7 +23,9 @@ from pydantic import BaseModel
 from pydantic.json_schema import GenerateJsonSchema
 
 from reviewdepth.api import schemas
+from reviewdepth.api.parameters import parameter_schema
 from reviewdepth.api.problems import PROBLEM_TYPE
+from reviewdepth.store.validation import INT64_MAX, INT64_MIN
 
 PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
 BODY_STATUSES = {400: "Bad Request", 413: "Content Too Large", 415: "Unsupported Media Type"}
@@ -92,12 +97,33 @@ def _components(models: Iterable[type[BaseModel]],
     return found
 
 
+BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+
+
+def exact_integer_bounds(node: object) -> None:
+    """The bounds of every integer schema under ``node`` as integers (in place): FastAPI's document model stores
+    them as floats, so ``le=INT64_MAX`` arrives as 9.223372036854776e18 = 2**63, one past the limit. Every
+    integer bound of this API lies within int64, the store's integers."""
+    if isinstance(node, dict):
+        if node.get("type") == "integer":
+            for key in BOUNDS:
+                value = node.get(key)
+                if isinstance(value, float) and value.is_integer():
+                    node[key] = min(max(int(value), INT64_MIN), INT64_MAX)
+        for value in node.values():
+            exact_integer_bounds(value)
+    elif isinstance(node, list):
+        for value in node:
+            exact_integer_bounds(value)
+
+
 def complete(document: dict[str, Any]) -> dict[str, Any]:
     """Add the components, problem responses and links of the module docstring to ``document`` (in place)."""
     components = document.setdefault("components", {}).setdefault("schemas", {})
     for name, schema in {**_components(schemas.DOCUMENTED_BODIES),
                          **_components(schemas.JSON_SAFE_BODIES, schemas.JsonSafeSchema)}.items():
         components.setdefault(name, schema)
+    exact_integer_bounds(document)
     operation_ids: dict[tuple[str, str], str] = {}
     for path, item in document.get("paths", {}).items():
         for method, operation in item.items():
@@ -105,8 +131,15 @@ def complete(document: dict[str, Any]) -> dict[str, Any]:
                 continue
             if "operationId" in operation:
                 operation_ids[(path, method)] = operation["operationId"]
+            for parameter in operation.get("parameters", ()):
+                if parameter.get("in") in ("path", "query"):
+                    parameter["schema"] = parameter_schema(parameter["name"], parameter["schema"])
             responses = operation["responses"]
             problem = {"content": {PROBLEM_TYPE: {"schema": PROBLEM_REF}}}
+            if operation.get("parameters") and (
+                    "422" not in responses or "application/json" in responses["422"].get("content", {})):
+                # the parameter check answers 422, as problem+json (FastAPI's own declaration says JSON)
+                responses["422"] = {"description": "Unprocessable Content", **problem}
             if path not in NO_DATABASE:
                 responses.setdefault("503", {"description": "Service Unavailable: the database is busy or "
                                                             "unavailable (see Retry-After)", **problem})

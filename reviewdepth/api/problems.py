@@ -113,12 +113,28 @@ def transient_database_response(exc: BaseException, request: Request | Scope) ->
                             headers={"Retry-After": str(wait)})
 
 
+def allowed_methods(request: Request) -> list[str]:
+    """The methods of every route of the request's path (``Allow`` of a 405: one path is often several routes,
+    ``GET /topics`` and ``POST /topics``)."""
+    from starlette.routing import Match
+
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        match, _ = route.matches({**request.scope, "method": "GET"}) if hasattr(route, "matches") else (None, None)
+        if match in (Match.FULL, Match.PARTIAL):
+            methods.update(getattr(route, "methods", None) or ())
+    return sorted(methods)
+
+
 def install_problem_handlers(app: FastAPI) -> None:
     """Every 4xx/5xx leaves as problem+json."""
 
-    async def http_error(_request: Request, exc: Exception) -> Response:
+    async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
-        return problem_response(exc.status_code, str(exc.detail), headers=exc.headers)
+        headers = exc.headers
+        if exc.status_code == 405:  # Starlette names the methods of the first route of the path only
+            headers = {**(headers or {}), "Allow": ", ".join(allowed_methods(request))}
+        return problem_response(exc.status_code, str(exc.detail), headers=headers)
 
     async def validation_error(_request: Request, exc: Exception) -> Response:
         assert isinstance(exc, RequestValidationError)

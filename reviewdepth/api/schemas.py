@@ -15,7 +15,16 @@ from functools import cache
 from types import UnionType
 from typing import Annotated, Any, ClassVar, Literal, Union, get_args, get_origin, get_type_hints
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, RootModel, create_model
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    RootModel,
+    WithJsonSchema,
+    create_model,
+)
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import SchemaValidator
 from pydantic_core import core_schema as cs
@@ -32,6 +41,7 @@ from reviewdepth.report.model import Report
 from reviewdepth.report.monitor_model import MonitorReport
 from reviewdepth.report.tar_model import TarEvaluation
 from reviewdepth.services.audit_stream import ServedDocument, StreamRecord
+from reviewdepth.services.imports import label_pattern
 from reviewdepth.services.judgments import JudgmentRecord
 from reviewdepth.services.keys import KeyRecord
 from reviewdepth.services.prisma import PrismaCounts
@@ -39,6 +49,7 @@ from reviewdepth.services.queues import QueueRecord, QueueSummary
 from reviewdepth.services.report import CertifyCost
 from reviewdepth.services.topics import TopicRecord
 from reviewdepth.store import validation
+from reviewdepth.store.models import USER_ROLES
 from reviewdepth.store.validation import INT64_MAX
 
 Measure = float | int | str | None
@@ -60,31 +71,63 @@ def _note(value: object, field: str) -> str:
     return validation.free_text(value, field)
 
 
+def integral(value: object) -> object:
+    """A JSON number with no fractional part (``9830.0``, ``1e3``) as the integer it is: JSON Schema's
+    ``integer`` is any such number, so a client generating from the document may send one. Anything else is left
+    as it is, for the (strict) integer check to take or refuse."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
 def label_from_json(value: object) -> object:
-    """A JSON integer label (``1``, ``0``, a grade) or boolean as the text the same label has in a file (``"1"``,
-    ``"true"``): what is recorded, and what the label's checks and the service read. Anything else is left as it
-    is, for the string checks to take or refuse (a float such as ``1.0`` is refused: it is no label of a file)."""
+    """A JSON integer label (``1``, ``0``, a grade, also written ``1.0``) or boolean as the text the same label
+    has in a file (``"1"``, ``"true"``): what is recorded, and what the label's checks and the service read.
+    Anything else is left as it is, for the string checks to take or refuse (``1.5`` is no label)."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    value = integral(value)
     if isinstance(value, int):
         return str(value)
     return value
 
 
-TopicName = Annotated[str, Field(min_length=1, max_length=validation.TOPIC_LENGTH),
+JsonInt = Annotated[int, BeforeValidator(integral)]
+"""An integer of a JSON body: strict (no strings, no booleans), integral floats taken as integers."""
+# the same with their bounds inside, for optional fields (pydantic leaves a field's bounds out of the document's
+# integer branch when the type is a union)
+PositiveInt64 = Annotated[int, Field(ge=1, le=INT64_MAX, strict=True), BeforeValidator(integral)]
+NonNegativeInt64 = Annotated[int, Field(ge=0, le=INT64_MAX, strict=True), BeforeValidator(integral)]
+PositiveInt32 = Annotated[int, Field(ge=1, le=validation.INT32_MAX, strict=True), BeforeValidator(integral)]
+
+
+def _name(max_length: int, *, in_urls: bool = False) -> Any:
+    """The length and pattern of an identifier of the store's vocabulary (`validation.identifier_pattern`), for
+    the document; its check (`_checked`) runs beside it."""
+    return Field(min_length=1, max_length=max_length,
+                 json_schema_extra={"pattern": validation.identifier_pattern(in_urls=in_urls)})
+
+
+TopicName = Annotated[str, _name(validation.TOPIC_LENGTH, in_urls=True),
                       AfterValidator(_checked(validation.topic_name, "name"))]
-QueueName = Annotated[str, Field(min_length=1, max_length=validation.QUEUE_LENGTH),
+QueueName = Annotated[str, _name(validation.QUEUE_LENGTH, in_urls=True),
                       AfterValidator(_checked(validation.queue_name, "queue"))]
-DocId = Annotated[str, Field(min_length=1, max_length=validation.DOC_ID_LENGTH),
-                  AfterValidator(_checked(validation.doc_id, "doc_id"))]
-Label = Annotated[str, BeforeValidator(label_from_json, json_schema_input_type=str | int | bool),
-                  Field(min_length=1, max_length=validation.LABEL_LENGTH),
-                  AfterValidator(_checked(validation.label_text, "label"))]
-Reviewer = Annotated[str, Field(min_length=1, max_length=validation.REVIEWER_LENGTH),
+DocId = Annotated[str, _name(validation.DOC_ID_LENGTH), AfterValidator(_checked(validation.doc_id, "doc_id"))]
+Reviewer = Annotated[str, _name(validation.REVIEWER_LENGTH),
                      AfterValidator(_checked(validation.reviewer_name, "reviewer"))]
-KeyName = Annotated[str, Field(min_length=1, max_length=validation.KEY_LENGTH),
-                    AfterValidator(_checked(validation.key_name, "idempotency_key"))]
-Note = Annotated[str, Field(max_length=validation.NOTE_LENGTH), AfterValidator(_checked(_note, "note"))]
+KeyName = Annotated[str, _name(validation.KEY_LENGTH), AfterValidator(_checked(validation.key_name,
+                                                                                "idempotency_key"))]
+Label = Annotated[str, BeforeValidator(label_from_json), Field(min_length=1, max_length=validation.LABEL_LENGTH),
+                  AfterValidator(_checked(validation.label_text, "label")),
+                  WithJsonSchema({"anyOf": [
+                      {"type": "string", "minLength": 1, "maxLength": validation.LABEL_LENGTH,
+                       "pattern": label_pattern()},
+                      {"type": "integer", "minimum": validation.INT32_MIN, "maximum": validation.INT32_MAX},
+                      {"type": "boolean"}]})]
+Note = Annotated[str, Field(max_length=validation.NOTE_LENGTH, json_schema_extra={
+    "pattern": validation.free_text_pattern()}), AfterValidator(_checked(_note, "note"))]
+Role = Literal["review", "sample", "qc", "adjudication", "audit"]
+assert get_args(Role) == USER_ROLES, "the roles a judgment is recorded with are the store's"
 
 
 # Response bodies generated from the result dataclasses the services return: a field added to one of them appears in
@@ -146,7 +189,7 @@ class TopicIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: TopicName = Field(description="Topic name (unique): no '/', control or invisible characters.")
-    population_size: int | None = Field(default=None, ge=1, le=INT64_MAX, strict=True,
+    population_size: PositiveInt64 | None = Field(default=None,
                                         description="N: documents in the collection.")
     screening_order: Literal["queue", "random"] = Field(
         default="queue", description="How the team screens: random (declared: a uniformly random order fixed in "
@@ -216,9 +259,9 @@ class JudgmentIn(BaseModel):
     doc_id: DocId
     label: Label = Field(description="1/0, yes/no, true/false, relevant/irrelevant, include/exclude, or an integer "
                                      "grade; as a string, or as a JSON integer or boolean (recorded as its text).")
-    role: str = Field(default="review", description="review, sample, qc, adjudication or audit.")
-    queue: str | None = Field(default=None, min_length=1, max_length=200,
-                              description="The queue it was served from (default: the batch's queue).")
+    role: Role = Field(default="review", description="review, sample, qc, adjudication or audit.")
+    queue: QueueName | None = Field(default=None, description="The queue it was served from (default: the batch's "
+                                                              "queue).")
     note: Note | None = None
 
 
@@ -226,8 +269,8 @@ class JudgmentBatchIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     judgments: list[JudgmentIn] = Field(min_length=1)
-    queue: str | None = Field(default=None, min_length=1, max_length=200,
-                              description="The queue the judgments were served from (default: the topic's newest).")
+    queue: QueueName | None = Field(default=None, description="The queue the judgments were served from (default: "
+                                                              "the topic's newest).")
     allow_unqueued: bool = Field(default=False, strict=True,
                                  description="Record documents that are in no queue of the topic (else 422).")
     idempotency_key: KeyName | None = Field(default=None, description="The same key again returns the first result.")
@@ -251,18 +294,18 @@ def judgment_batch_validator() -> SchemaValidator:
         return cs.no_info_after_validator_function(_checked(check, field), cs.str_schema(
             min_length=min_length, max_length=max_length))
 
+    queue = checked(validation.queue_name, "queue", validation.QUEUE_LENGTH)
     item = cs.dataclass_schema(BatchItem, cs.dataclass_args_schema("BatchItem", [
         cs.dataclass_field("doc_id", checked(validation.doc_id, "doc_id", validation.DOC_ID_LENGTH)),
         cs.dataclass_field("label", cs.no_info_before_validator_function(
             label_from_json, checked(validation.label_text, "label", validation.LABEL_LENGTH))),
-        cs.dataclass_field("role", optional(cs.str_schema(), "review")),
-        cs.dataclass_field("queue", optional(cs.nullable_schema(cs.str_schema(min_length=1, max_length=200)))),
+        cs.dataclass_field("role", optional(cs.literal_schema(list(USER_ROLES)), "review")),
+        cs.dataclass_field("queue", optional(cs.nullable_schema(queue))),
         cs.dataclass_field("note", optional(cs.nullable_schema(checked(_note, "note", validation.NOTE_LENGTH, 0)))),
     ], extra_behavior="forbid"), ["doc_id", "label", "role", "note", "queue"], frozen=True)
     return SchemaValidator(cs.typed_dict_schema({
         "judgments": cs.typed_dict_field(cs.list_schema(item, min_length=1)),
-        "queue": cs.typed_dict_field(optional(cs.nullable_schema(cs.str_schema(min_length=1, max_length=200))),
-                                     required=False),
+        "queue": cs.typed_dict_field(optional(cs.nullable_schema(queue)), required=False),
         "allow_unqueued": cs.typed_dict_field(optional(cs.bool_schema(strict=True), False), required=False),
         "idempotency_key": cs.typed_dict_field(optional(cs.nullable_schema(
             checked(validation.key_name, "idempotency_key", validation.KEY_LENGTH))), required=False),
@@ -316,11 +359,11 @@ class ConflictList(BaseModel):
 class SampleIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    size: int = Field(ge=1, le=INT64_MAX, strict=True, description="Documents to draw without replacement.")
+    size: JsonInt = Field(ge=1, le=INT64_MAX, strict=True, description="Documents to draw without replacement.")
     frame: str = Field(default="all", pattern=r"^(all|unreviewed|judged|below-rank:[0-9]{1,18}|"
                        r"ranks:[0-9]{1,18}-[0-9]{1,18})$",
                        description="all, unreviewed, judged, below-rank:K or ranks:A-B.")
-    seed: int | None = Field(default=None, ge=0, le=INT64_MAX, strict=True,
+    seed: NonNegativeInt64 | None = Field(default=None,
                              description="Random seed (stored; default random).")
     queue: QueueName | None = Field(default=None, description="Queue name (default: the topic's only queue).")
 
@@ -358,13 +401,17 @@ class SampleVoidIn(BaseModel):
 
 
 class StreamIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    """Exactly one of ``every`` and ``rate`` gives the pace."""
 
-    every: int | None = Field(default=None, ge=1, le=validation.INT32_MAX, strict=True,
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"oneOf": [
+        {"required": ["every"], "properties": {"every": {"type": "integer"}}},
+        {"required": ["rate"], "properties": {"rate": {"type": "number"}}}]})
+
+    every: PositiveInt32 | None = Field(default=None,
                               description="One audit document after every K ranked documents reviewed (or rate).")
     rate: float | None = Field(default=None, gt=0, lt=1, allow_inf_nan=False,
                                description="Audit documents as a share of all documents served (or every).")
-    seed: int | None = Field(default=None, ge=0, le=INT64_MAX, strict=True,
+    seed: NonNegativeInt64 | None = Field(default=None,
                              description="Random seed (stored; default random).")
     queue: QueueName | None = Field(default=None, description="The queue whose documents make the population "
                                                               "(default: the topic's newest).")
@@ -390,7 +437,7 @@ class StreamVoidIn(BaseModel):
 class NextIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    count: int = Field(default=10, ge=1, le=10_000, strict=True, description="How many documents.")
+    count: JsonInt = Field(default=10, ge=1, le=10_000, strict=True, description="How many documents.")
     queue: QueueName | None = Field(default=None, description="The ranked queue to serve (default: the newest).")
 
 

@@ -173,7 +173,7 @@ def _queue(conn: Connection, topic_id: int, topic: str, name: str | None, field_
         for row in rows:
             session.expunge(row)
     if not rows:
-        raise NotFound(f"topic {topic!r} has no queue; import a run first")
+        raise Conflict(f"topic {topic!r} has no queue; import a run first")
     if name is None:
         return rows[-1]
     name = validation.queue_name(name, field_name)

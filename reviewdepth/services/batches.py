@@ -122,7 +122,7 @@ def record_batch(engine: Engine, topic: str, items: Sequence[BatchItem], *, revi
             queue_ids = [default_queue if item.queue is None else served.queue_id(item.queue, f"judgments[{i}].queue")
                          for i, item in enumerate(items)]
             served.require_queued([item.doc_id for item in items], allow_unqueued=allow_unqueued, hint=unqueued_hint,
-                                  refuse=lambda i, message: Invalid(f"judgments[{i}].doc_id: {message}"))
+                                  refuse=lambda i, message: Conflict(f"judgments[{i}].doc_id: {message}"))
             marker = None
             if key is not None and cutoff is not None:  # an expired record is forgotten: its key is new again
                 conn.execute(delete(ApiIdempotency).where(

@@ -2,10 +2,12 @@
 simulations, portfolio calibration, agreement intervals), checked here so that both doors refuse the same values
 with the same words.
 
-0.5 ≤ confidence < 1, written with at most 6 decimals (so at most 0.999999). Below 0.5 a one-sided lower bound
-would lie above the point estimate; past 6 decimals 1 − confidence loses its digits to rounding, and from about
-1 − 1e-17 on it rounds to 1.0 and the estimators' alpha to 0 or 1 (``confidence=1e-20`` was a 500). The API
-declares the same range in its parameter schemas (`CONFIDENCE_MIN`, `CONFIDENCE_MAX`).
+0.5 ≤ confidence ≤ 0.999999. Below 0.5 a one-sided lower bound would lie above the point estimate; close to 1,
+1 − confidence loses its digits to rounding, and from about 1 − 1e-17 on it rounds to 0 and the estimators'
+alpha to 0 or 1 (``confidence=1e-20`` was a 500). At most 0.999999, alpha = 1 − confidence is at least 1e-6 and
+keeps about 10 significant digits (a double's absolute error there is 1.1e-16), so any number of decimals is used
+as given. The API declares the same range in its parameter schemas (`CONFIDENCE_MIN`, `CONFIDENCE_MAX`), and a
+schema cannot state a count of decimals of a binary float, which is why there is no such rule.
 """
 
 from __future__ import annotations
@@ -15,16 +17,13 @@ import math
 from reviewdepth.services.errors import Invalid
 
 CONFIDENCE_MIN = 0.5
-CONFIDENCE_DECIMALS = 6
-CONFIDENCE_MAX = 0.999999  # the largest with CONFIDENCE_DECIMALS decimals
-CONFIDENCE_RULE = f"from {CONFIDENCE_MIN} to {CONFIDENCE_MAX:.{CONFIDENCE_DECIMALS}f} (at most " \
-                  f"{CONFIDENCE_DECIMALS} decimals)"
+CONFIDENCE_MAX = 0.999999  # alpha >= 1e-6
+CONFIDENCE_RULE = f"from {CONFIDENCE_MIN} to {CONFIDENCE_MAX}"
 
 
 def checked_confidence(confidence: object) -> float:
     """``confidence`` as a float when it is in the domain (module docstring); `Invalid` naming it otherwise."""
     if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not math.isfinite(confidence) \
-            or not CONFIDENCE_MIN <= confidence <= CONFIDENCE_MAX \
-            or round(confidence, CONFIDENCE_DECIMALS) != confidence:
+            or not CONFIDENCE_MIN <= confidence <= CONFIDENCE_MAX:
         raise Invalid(f"confidence: must be a number {CONFIDENCE_RULE}, not {confidence!r}")
     return float(confidence)

@@ -26,7 +26,7 @@ from reviewdepth.formats.scan import StringColumn
 from reviewdepth.formats.source import read_bytes
 from reviewdepth.formats.trec import QRELS_FIELDS, parse_qrels
 from reviewdepth.measures.ranking import factorize_queries, rank_order, repeated_rows
-from reviewdepth.services.errors import Conflict, Invalid
+from reviewdepth.services.errors import Conflict
 from reviewdepth.services.served_queues import ServedQueues
 from reviewdepth.store import validation
 from reviewdepth.store.chain import SharedJudgments, append_judgments
@@ -391,6 +391,17 @@ def read_label(value: str, path: str, line: int, column: str, level: int) -> tup
     raise InputError(path, line, column, f"label {text!r} is {label_vocabulary(level)}")
 
 
+def label_pattern() -> str:
+    """The regular expression of the labels `read_label` accepts (for documents that state them): a whole number
+    within int32 in ASCII digits, or a word of the vocabulary in any case."""
+    def any_case(word: str) -> str:
+        return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c for c in word)  # letters, "-", " "
+
+    words = sorted(w for w in RELEVANT_WORDS | NONRELEVANT_WORDS if not w.isdigit())
+    return (f"^(?:{validation.integer_pattern(validation.INT32_MIN, validation.INT32_MAX)}|"
+            f"{'|'.join(any_case(w) for w in words)})$")
+
+
 def label_vocabulary(level: int) -> str:
     """Every label ``read_label`` accepts, in words, generated from the one vocabulary so a word added there is
     listed too."""
@@ -415,7 +426,7 @@ def _served_queue_ids(conn: Connection, path: str, topic_ids: dict[str, int], ju
         served = ServedQueues(conn, topic_ids[topic], topic)
         try:
             queue_id = served.queue_id(queue_name)
-        except Invalid as exc:
+        except Conflict as exc:
             raise InputError(path, None, "queue", str(exc)) from None
 
         def refuse(i: int, message: str, where: list[int] = where) -> InputError:

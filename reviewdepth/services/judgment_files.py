@@ -16,7 +16,7 @@ from sqlalchemy import Engine
 from reviewdepth.formats.csv_judgments import read_sheet
 from reviewdepth.formats.errors import InputError
 from reviewdepth.formats.source import read_bytes
-from reviewdepth.services.errors import Invalid, NotFound
+from reviewdepth.services.errors import Conflict, NotFound
 from reviewdepth.services.imports import check_new_file, file_digest, read_label, record_import
 from reviewdepth.services.served_queues import ServedQueues
 from reviewdepth.store.chain import append_judgments
@@ -91,13 +91,13 @@ def record_judgment_file(engine: Engine, topic: str, path: str, *, reviewer: str
         served = ServedQueues(conn, topic_id, topic)
         try:
             default_queue = served.queue_id(queue)
-        except Invalid as exc:
+        except Conflict as exc:
             raise InputError("--queue", None, "queue", str(exc)) from None
         queue_ids: list[int | None] = []
         for item in lines:
             try:
                 queue_ids.append(default_queue if item.queue is None else served.queue_id(item.queue))
-            except Invalid as exc:
+            except Conflict as exc:
                 raise InputError(path, item.line, "queue", str(exc)) from None
         served.require_queued([item.doc_id for item in lines], allow_unqueued=allow_unqueued,
                               refuse=lambda i, message: InputError(path, lines[i].line, "doc", message))

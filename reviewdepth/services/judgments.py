@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from sqlalchemy import Engine, func, insert, select
 
 from reviewdepth.formats.errors import InputError
-from reviewdepth.services.errors import Invalid, NotFound
+from reviewdepth.services.errors import Conflict, Invalid, NotFound
 from reviewdepth.services.imports import read_label
 from reviewdepth.services.served_queues import ServedQueues
 from reviewdepth.store import validation
@@ -114,7 +114,7 @@ def recorded_judgment(engine: Engine, judgment_id: int) -> int:
             return judgment_id
         last = conn.execute(select(func.max(Judgment.id))).scalar_one()
     recorded = "no judgment is recorded yet" if last is None else f"the last one recorded is {last}"
-    raise Invalid(f"--as-of {judgment_id}: no judgment has this id ({recorded})")
+    raise NotFound(f"--as-of {judgment_id}: no judgment has this id ({recorded})")
 
 
 def judgment_id_as_of(engine: Engine, value: str | None, command: str) -> int | None:
@@ -183,7 +183,7 @@ def record_judgments(engine: Engine, topic: str, items: list[tuple[str, str]], *
         served = ServedQueues(conn, int(topic_row), topic)
         queue_id = served.queue_id(queue)
         served.require_queued([p[0] for p in parsed], allow_unqueued=allow_unqueued,
-                              refuse=lambda i, message: Invalid(f"judgment {i + 1}: {message}"))
+                              refuse=lambda i, message: Conflict(f"judgment {i + 1}: {message}"))
         now = utc_now()
         return append_judgments(conn, [
             (topic_row, doc_id, label, relevant, grade, reviewer, role, source, note, now, None)

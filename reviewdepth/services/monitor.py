@@ -41,7 +41,7 @@ from reviewdepth.report.status_model import TopicStatus
 from reviewdepth.report.wording import stop_label
 from reviewdepth.services.audit_stream import AuditEvidence, audit_doc_ids, load_audit
 from reviewdepth.services.confidence import checked_confidence
-from reviewdepth.services.errors import Invalid, NotFound, ServiceError
+from reviewdepth.services.errors import Conflict, Invalid, NotFound, ServiceError
 from reviewdepth.services.judgments import as_utc, recorded_judgment
 from reviewdepth.services.sample_evidence import queue_evidence
 from reviewdepth.services.topic_status import audit_figure, sample_figure, topic_status
@@ -103,7 +103,7 @@ def _topic(conn: Connection, topic: str) -> _Topic:
 
 def _current(info: _Topic, name: str | None) -> Queue:
     if not info.queues:
-        raise NotFound(f"topic {info.name!r} has no queue; import a run first")
+        raise Conflict(f"topic {info.name!r} has no queue; import a run first")
     if name is None:
         return info.queues[-1]
     name = validation.queue_name(name)

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 
 from reviewdepth.measures.ranking import NOT_IN_QRELS, RankedQueries
 from reviewdepth.measures.suite import MeasureSpec, evaluate_ranked
-from reviewdepth.services.errors import Invalid, NotFound
+from reviewdepth.services.errors import Conflict, Invalid, NotFound
 from reviewdepth.services.judgments import _db_time, as_utc, parse_as_of, topic_id_of
 from reviewdepth.store.labels import POLICIES
 from reviewdepth.store.loaders import QueueLabels, load_queue_labels
@@ -77,10 +77,10 @@ def find_queue(engine: Engine, topic: str, queue: str | None) -> tuple[int, Queu
     with Session(engine, expire_on_commit=False) as session:
         rows = session.execute(select(Queue).where(Queue.topic_id == topic_id).order_by(Queue.id)).scalars().all()
     if not rows:
-        raise NotFound(f"topic {topic!r} has no queue; import a run first")
+        raise Conflict(f"topic {topic!r} has no queue; import a run first")
     if queue is None:
         if len(rows) > 1:
-            raise Invalid(f"topic {topic!r} has several queues ({', '.join(q.name for q in rows)}); "
+            raise Conflict(f"topic {topic!r} has several queues ({', '.join(q.name for q in rows)}); "
                           "choose one with --queue")
         return topic_id, rows[0]
     for row in rows:

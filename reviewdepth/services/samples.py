@@ -11,7 +11,7 @@ from sqlalchemy import Engine, func, insert, select
 from sqlalchemy.orm import Session
 
 from reviewdepth.estimation.assessment import reviewed_prefix as assessment_prefix
-from reviewdepth.services.errors import Invalid, NotFound
+from reviewdepth.services.errors import Conflict, Invalid, NotFound
 from reviewdepth.services.queues import find_queue, queue_labels
 from reviewdepth.store.ingest import bulk_insert, utc_now
 from reviewdepth.store.labels import UNJUDGED
@@ -146,7 +146,7 @@ def draw_sample(engine: Engine, topic: str, size: int, *, frame: str = "all", qu
     else:
         ranks = np.flatnonzero(labels.labels != UNJUDGED) + 1
     if size > len(ranks):
-        raise Invalid(f"cannot draw {size} documents from a frame of {len(ranks)}")
+        raise Conflict(f"cannot draw {size} documents from a frame of {len(ranks)}")
     seed = secrets.randbits(63) if seed is None else seed
     if not 0 <= seed < 2**63:
         raise Invalid("seed must be in [0, 2^63)")

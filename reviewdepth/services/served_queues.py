@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 from sqlalchemy import Connection
 
-from reviewdepth.services.errors import Invalid
+from reviewdepth.services.errors import Conflict
 from reviewdepth.store.queue_membership import documents_in_no_queue, topic_queues
 
 CLI_HINT = "pass --allow-unqueued"
@@ -48,17 +48,18 @@ class ServedQueues:
         if found is None:
             known = ", ".join(n for _, n in self.queues) or "none"
             message = f"topic {self.topic!r} has no queue {name!r} (its queues: {known})"
-            raise Invalid(message if where is None else f"{where}: {message}")
+            raise Conflict(message if where is None else f"{where}: {message}")
         return found
 
     def require_queued(self, doc_ids: Sequence[str], *, allow_unqueued: bool, hint: str = CLI_HINT,
                        refuse: Callable[[int, str], Exception] | None = None) -> None:
         """Refuse the batch when a document is in no queue of the topic: ``refuse(position, message)`` makes the
-        error for the first such document (default: `Invalid` with the message)."""
+        error for the first such document (default: `Conflict` with the message: the request is well formed, the
+        topic's queues refuse it)."""
         if allow_unqueued or not doc_ids:
             return
         if not self.queues:
-            raise Invalid(f"topic {self.topic!r} has no queue; import one first or {hint}")
+            raise Conflict(f"topic {self.topic!r} has no queue; import one first or {hint}")
         if self.queued is not None and all(d in self.queued for d in doc_ids):
             return
         missing = documents_in_no_queue(self.conn, self.topic_id, doc_ids)
@@ -68,4 +69,4 @@ class ServedQueues:
         more = f" ({len(missing) - 1} more such document(s) in this batch)" if len(missing) > 1 else ""
         message = (f"document {doc_ids[position]!r} is in no queue of topic {self.topic!r}{more}; {hint} to "
                    "record it anyway")
-        raise Invalid(message) if refuse is None else refuse(position, message)
+        raise Conflict(message) if refuse is None else refuse(position, message)

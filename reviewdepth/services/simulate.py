@@ -58,7 +58,7 @@ from reviewdepth.formats.trec import read_qrels
 from reviewdepth.measures.ranking import rank_order
 from reviewdepth.report.simulation_model import SimulationReport
 from reviewdepth.services.confidence import checked_confidence
-from reviewdepth.services.errors import Invalid, NotFound
+from reviewdepth.services.errors import Conflict, Invalid, NotFound
 from reviewdepth.store import validation
 from reviewdepth.store.labels import POLICIES
 from reviewdepth.store.loaders import load_queue_labels
@@ -218,7 +218,7 @@ def queues_from_store(engine: Engine, topics: Sequence[str] = (), *, queue: str 
                 continue
             out.append(NamedQueue(name, (labels == 1).astype(np.int8), f"store queue {queue_name!r}"))
     if not out:
-        raise Invalid("topic: no topic of the store has a fully judged queue; name topics, or give --qrels and --run")
+        raise Conflict("topic: no topic of the store has a fully judged queue; name topics, or give --qrels and --run")
     return out
 
 

@@ -11,7 +11,9 @@ can simply be sent again.
 restarting, starting up, out of connection slots), closing them (a restart: ``57P01 admin_shutdown``,
 ``pg_terminate_backend``; a crash; any ``08`` connection exception; a connection lost on the way, which the driver
 reports without a state); a SQLite file that cannot be opened (its folder or volume gone: ``SQLITE_CANTOPEN``) or
-read (``SQLITE_IOERR``). The transaction did not complete; one cut off while committing may have been recorded,
+read (``SQLITE_IOERR``); every connection of the process's pool in use past the pool's timeout (SQLAlchemy's
+``TimeoutError``: more concurrent requests than connections; nothing was sent to the database). The transaction
+did not complete; one cut off while committing may have been recorded,
 which a judgment batch's ``idempotency_key`` makes safe to resend.
 
 `transient_error` recognises both (wrapped by SQLAlchemy or raised by the driver connection the bulk paths use)
@@ -37,6 +39,7 @@ POSTGRES_UNAVAILABLE_STATES = {"57P01": "the server ended the connection: shutdo
                                "57P03": "the server is starting up or shutting down",
                                "53300": "the server has no connection slot free"}
 CONNECTION_LOST = "the connection was refused or lost"
+POOL_EXHAUSTED = "every connection of the server's pool was in use until the pool's timeout"
 _STATEMENT = re.compile(r"^\s*(INSERT\s+INTO|UPDATE|DELETE\s+FROM|SELECT\b.*?\bFROM|BEGIN|COMMIT)\s*\"?(\w*)",
                         re.IGNORECASE | re.DOTALL)
 
@@ -127,9 +130,12 @@ def unavailable_error(exc: BaseException) -> DatabaseUnavailable | None:
     """``exc`` as a `DatabaseUnavailable` when it says the database cannot be reached or dropped the connection
     (module docstring), else None."""
     from sqlalchemy.exc import DBAPIError, DisconnectionError
+    from sqlalchemy.exc import TimeoutError as PoolTimeout
 
     if isinstance(exc, DatabaseUnavailable):
         return exc
+    if isinstance(exc, PoolTimeout):
+        return DatabaseUnavailable(POOL_EXHAUSTED)
     if isinstance(exc, DisconnectionError) or (isinstance(exc, DBAPIError) and exc.connection_invalidated):
         return DatabaseUnavailable(CONNECTION_LOST)
     original = getattr(exc, "orig", None) or exc
@@ -160,10 +166,12 @@ def transient_error(exc: BaseException) -> TransientDatabaseError | None:
 
 def driver_error_types() -> tuple[type[Exception], ...]:
     """The exception classes a transient error can arrive as: SQLAlchemy's wrapper, the pool's report of a dead
-    connection, and the drivers' own (the bulk paths use the driver connection directly)."""
+    connection or of no free connection, and the drivers' own (the bulk paths use the driver connection
+    directly)."""
     from sqlalchemy.exc import DBAPIError, DisconnectionError
+    from sqlalchemy.exc import TimeoutError as PoolTimeout
 
-    kinds: list[type[Exception]] = [DBAPIError, DisconnectionError, sqlite3.Error]
+    kinds: list[type[Exception]] = [DBAPIError, DisconnectionError, PoolTimeout, sqlite3.Error]
     try:
         import psycopg
     except ImportError:  # PostgreSQL support not installed

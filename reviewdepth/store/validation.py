@@ -24,7 +24,8 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from functools import cache
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
@@ -232,3 +233,81 @@ def invalid_utf8_offset(data: bytes) -> int | None:
 _REFUSED_BYTES = re.compile(rb"[\x00-\x08\x0e-\x1f\x7f]")
 _REFUSED_BYTE_SET = bytes([*range(0x00, 0x09), *range(0x0E, 0x20), 0x7F])
 _CLEAN_CHECK_BLOCK = 1 << 24
+
+
+# The same rules as regular expressions, for documents that state them (the API's OpenAPI document): each pattern
+# matches exactly the values the check above accepts, for values of at most the stated length (the length is
+# stated beside the pattern, as maxLength). A lone surrogate is no Unicode scalar value, so no JSON Schema string
+# holds one; the patterns leave it out (the checks refuse it).
+
+
+def _escaped(code: int) -> str:
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def _char_class(codes: Iterable[int], *, negated: bool) -> str:
+    """A regex character class of ``codes`` (escaped, as ranges), or of every other character when ``negated``."""
+    ordered = sorted(set(codes))
+    parts: list[str] = []
+    start = previous = -2
+    for code in [*ordered, -1]:
+        if code == previous + 1:
+            previous = code
+            continue
+        if start >= 0:
+            parts.append(_escaped(start) if start == previous else f"{_escaped(start)}-{_escaped(previous)}")
+        start = previous = code
+    return f"[{'^' if negated else ''}{''.join(parts)}]"
+
+
+@cache
+def _refused_codes() -> frozenset[int]:
+    """The characters no identifier may hold (`_refused_character`), lone surrogates aside."""
+    return frozenset(code for code in range(0x110000) if not 0xD800 <= code <= 0xDFFF
+                     and unicodedata.category(chr(code)) in _REFUSED_CATEGORIES)
+
+
+@cache
+def identifier_pattern(*, in_urls: bool = False) -> str:
+    """The regular expression of `identifier` (with ``in_urls``: of `topic_name` and `queue_name`): no refused
+    character, no white space (``str.isspace``) at either end; in URLs no ``/``, nor ``.`` or ``..``."""
+    refused = set(_refused_codes()) | ({ord("/")} if in_urls else set())
+    spaces = {code for code in range(0x110000) if code not in refused and chr(code).isspace()}
+    inner = _char_class(refused, negated=True)
+    edge = _char_class(refused | spaces, negated=True)
+    if not in_urls:
+        return f"^{edge}(?:{inner}*{edge})?$"
+    edge_no_dot = _char_class(refused | spaces | {ord(".")}, negated=True)
+    return f"^(?:{edge_no_dot}|{edge_no_dot}{edge}|\\.{edge_no_dot}|{edge}{inner}+{edge})$"
+
+
+def free_text_pattern() -> str:
+    """The regular expression of `free_text`."""
+    return f"^{_char_class([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F], negated=True)}*$"
+
+
+def integer_pattern(minimum: int, maximum: int, *, signs: bool = True) -> str:
+    """A regular expression (without anchors) of the decimal integers in [minimum, maximum] as `digits` reads
+    them: ASCII digits, leading zeros allowed, a ``-`` sign for a negative one (``-0`` is 0) and an optional ``+``
+    for the others (no sign at all unless ``signs``). ``minimum`` is 0 or negative, ``maximum`` is 0 or
+    positive."""
+    assert minimum <= 0 <= maximum
+
+    def up_to(limit: int) -> str:  # 0..limit without a sign, leading zeros allowed
+        text = str(limit)
+        options = ["0"] if len(text) == 1 else ["0", f"[1-9][0-9]{{0,{len(text) - 2}}}"]
+        for i, digit in enumerate(text):
+            low = 1 if i == 0 else 0
+            high = int(digit) - 1
+            if high >= low:
+                rest = len(text) - i - 1
+                options.append(text[:i] + (f"[{low}-{high}]" if high > low else str(low))
+                               + (f"[0-9]{{{rest}}}" if rest else ""))
+        options.append(text)
+        return "0*(?:" + "|".join(dict.fromkeys(options)) + ")"
+
+    if not signs:
+        assert minimum == 0
+        return up_to(maximum)
+    positive = "\\+?" + up_to(maximum)
+    return f"(?:{positive}|-{'0+' if minimum == 0 else up_to(-minimum)})"

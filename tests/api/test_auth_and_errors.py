@@ -99,7 +99,7 @@ def test_not_found_and_validation_errors(api: Api) -> None:
     assert client.get("/topics/t/report", params={"target": "1"}, headers=ana).status_code == 200
     problem(client.get("/topics/t/report", params={"interval": "magic"}, headers=ana), 422, "interval")
     problem(client.get("/topics/t/report", params={"confidence": "x"}, headers=ana), 422, "confidence")
-    problem(client.post("/topics/t/samples", json={"size": 50, "frame": "all"}, headers=ana), 422, "frame of 20")
+    problem(client.post("/topics/t/samples", json={"size": 50, "frame": "all"}, headers=ana), 409, "frame of 20")
     problem(client.post("/topics/t/samples", json={"size": 5, "frame": "sideways"}, headers=ana), 422, "frame")
     problem(client.get("/topics/t/queues/q/entries", params={"limit": 0}, headers=ana), 422, "limit")
 

@@ -1,8 +1,9 @@
 """What a JSON body may say (issue 26), on SQLite and PostgreSQL:
 
-* a judgment's ``label`` may be a JSON integer (``1``, ``0``, a grade) or boolean, recorded as the text the same
-  label has in a file (``"1"``, ``"true"``), beside the strings accepted before; anything else (a float, null, a
-  list) is a 422 naming the label, and nothing is recorded;
+* a judgment's ``label`` may be a JSON integer (``1``, ``0``, a grade; ``1.0`` too, which JSON Schema's
+  ``integer`` includes) or boolean, recorded as the text the same label has in a file (``"1"``, ``"true"``),
+  beside the strings accepted before; anything else (a fraction, null, a list) is a 422 naming the label, and
+  nothing is recorded;
 * a body sent to a JSON endpoint in another media type (or none) is 415, as docs/api.md promises, on every
   endpoint that takes a JSON body; JSON that does not parse stays 422."""
 
@@ -19,8 +20,8 @@ from .test_auth_and_errors import problem, seeded
 
 ACCEPTED: list[tuple[Any, str, bool]] = [  # the label sent, the label recorded, relevant
     (1, "1", True), (0, "0", False), (True, "true", True), (False, "false", False), (2, "2", True),
-    ("1", "1", True), ("yes", "yes", True), ("irrelevant", "irrelevant", False)]
-REFUSED: list[Any] = [1.0, 0.5, None, [1], {"label": 1}, 2**31, -(2**31) - 1, "", "perhaps"]
+    ("1", "1", True), ("yes", "yes", True), ("irrelevant", "irrelevant", False), (1.0, "1", True), (3e1, "30", True)]
+REFUSED: list[Any] = [1.5, 0.5, None, [1], {"label": 1}, 2**31, -(2**31) - 1, "", "perhaps"]
 
 
 def test_integer_and_boolean_labels_are_recorded_as_their_text(api: Api) -> None:

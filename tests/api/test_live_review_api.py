@@ -90,4 +90,4 @@ def test_no_sample_over_http(api: Api) -> None:
     assert plan.status_code == 200, plan.text
     assert plan.json()["frame"] == "unreviewed" and plan.json()["target"] == 0.9
     bad = api.client.get("/topics/T/samples/plan", params={"target": "1"}, headers=ana)
-    assert bad.status_code == 422 and "judging every document" in bad.text
+    assert bad.status_code == 422 and "target" in bad.text  # the pattern of a certifiable target, in (0, 1)

@@ -1,12 +1,24 @@
 """Property-based runs of the OpenAPI document (schemathesis, bounded), on SQLite and PostgreSQL: every operation
 with generated requests, then a stateful run following the document's links (create a topic → store a queue →
 record judgments → report, draw a sample → read it). No 5xx, and every response conforms to the schema, status
-codes and content types the document declares. The document itself has no dangling reference."""
+codes and content types the document declares. The document itself has no dangling reference.
+
+`test_schemathesis_cli_every_check` runs the schemathesis command itself against a real server with an admin and
+a read key: every check (``--checks all``: the conformance checks, negative data rejected, positive data
+accepted, use after free, resource availability, ignored auth, unsupported methods and their ``Allow``), every
+phase (examples, coverage, fuzzing, stateful), and asserts no failure of any check. The default suite runs a few
+examples per operation with the admin key; ``pytest -m stress`` runs `STRESS_EXAMPLES` with both keys and prints
+the per-check table."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from collections import Counter
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,6 +33,8 @@ from reviewdepth.services.keys import create_key
 from reviewdepth.services.rankings import RankedDocument, store_ranking
 from reviewdepth.services.topics import create_topic
 from reviewdepth.store.models import ApiIdempotency, Judgment, Sample, Topic
+
+from .server import started_server
 
 CHECKS = [checks.not_a_server_error, checks.response_schema_conformance, checks.status_code_conformance,
           checks.content_type_conformance]
@@ -133,7 +147,9 @@ def test_stateful_runs_follow_the_links(fuzzed: Fuzzed) -> None:
     # Which linked operations a bounded random walk reaches depends on Hypothesis's draws (a new release of
     # schemathesis or Hypothesis draws differently), so the walk must reach the first link, and the chain to the
     # report is read from the document itself.
-    assert {"POST /topics", "PUT /topics/{topic}/queues/{queue}"} <= set(fuzzed.calls), fuzzed.calls
+    assert "POST /topics" in fuzzed.calls, fuzzed.calls
+    assert {"GET /topics/{topic}", "PUT /topics/{topic}/queues/{queue}", "POST /topics/{topic}/judgments",
+            "GET /topics/{topic}/report"} & set(fuzzed.calls), fuzzed.calls
     links: dict[tuple[str, str], set[str]] = {}
     for path, item in fuzzed.schema.raw_schema["paths"].items():
         for method, operation in item.items():
@@ -145,3 +161,86 @@ def test_stateful_runs_follow_the_links(fuzzed: Fuzzed) -> None:
     assert not [s for s in fuzzed.statuses if s >= 500]
     print(f"\nstateful: {len(fuzzed.calls)} operations, {sum(fuzzed.calls.values())} requests, "
           f"statuses {dict(sorted(fuzzed.statuses.items()))}")
+
+
+CLI_CONFIG = Path(__file__).with_name("schemathesis.toml")  # why three operations may answer 422 to valid data
+QUICK_EXAMPLES = 4
+STRESS_EXAMPLES = 30
+SEED = 1
+
+
+def run_schemathesis(base: str, key: str, examples: int, workdir: Path) -> tuple[int, str, Path]:
+    """``schemathesis run`` (every check and phase) against ``base`` with ``key``: its exit status, output and
+    NDJSON event report."""
+    report = workdir / f"schemathesis-{key[:8]}.ndjson"
+    command = [sys.executable, "-c", "from schemathesis.cli import schemathesis; schemathesis()",
+               "--config-file", str(CLI_CONFIG), "run", f"{base}/openapi.json",
+               "-H", f"Authorization: Bearer {key}", "--checks", "all", "--max-examples", str(examples),
+               "--seed", str(SEED), "--workers", "1", "--generation-database", "none", "--no-color",
+               "--report", "ndjson", "--report-ndjson-path", str(report)]
+    done = subprocess.run(command, cwd=workdir, capture_output=True, text=True, timeout=1800,
+                          env={**os.environ, "NO_COLOR": "1"})
+    return done.returncode, done.stdout + done.stderr, report
+
+
+def check_table(report: Path) -> tuple[set[str], int, dict[str, tuple[int, int]], Counter[str]]:
+    """From a run's NDJSON events: the operations tested, the test cases, per check (cases it ran on, failures)
+    and the scenarios per phase."""
+    operations: set[str] = set()
+    cases: set[str] = set()
+    per_check: dict[str, list[int]] = {}
+    phases: Counter[str] = Counter()
+    for line in report.read_text().splitlines():
+        event = json.loads(line)
+        finished = event.get("ScenarioFinished")
+        if finished is None:
+            continue
+        phases[finished["phase"]] += 1
+        recorder = finished["recorder"]
+        if finished["phase"] != "stateful":  # a stateful scenario's recorder is the whole walk
+            operations.add(recorder["label"])
+        for case_id, results in (recorder.get("checks") or {}).items():
+            cases.add(case_id)
+            for result in results:
+                counts = per_check.setdefault(result["name"], [0, 0])
+                if result["status"] in ("success", "failure"):
+                    counts[0] += 1
+                    counts[1] += result["status"] == "failure"
+    return operations, len(cases), {name: (ran, failed) for name, (ran, failed) in per_check.items()}, phases
+
+
+def seeded_server_keys(engine: Engine) -> dict[str, str]:
+    """A topic with a queue to find (and its stateful links to follow), and an admin and a read key."""
+    create_topic(engine, "t", 50)
+    store_ranking(engine, "t", "q", [RankedDocument(f"d{i}", float(-i)) for i in range(30)])
+    return {scope: create_key(engine, f"fuzzer-{scope}", scope)[1] for scope in ("admin", "read")}
+
+
+def exercise_cli(engine: Engine, empty_db_url: str, tmp_path: Path, examples: int, scopes: tuple[str, ...]) -> None:
+    keys = seeded_server_keys(engine)
+    backend = engine.dialect.name
+    with started_server(empty_db_url, tmp_path) as server:
+        for scope in scopes:
+            key = keys[scope]
+            status, output, report = run_schemathesis(server.base, key, examples, tmp_path)
+            operations, cases, per_check, phases = check_table(report)
+            print(f"\nschemathesis {schemathesis.__version__}, {backend}, {scope} key, --max-examples {examples}: "
+                  f"{len(operations)} operations, {cases} cases, phases {dict(phases)}")
+            for name, (ran, failed) in sorted(per_check.items()):
+                print(f"  {name:30} {ran:6} cases {failed:3} failures")
+            assert status == 0, output[-6000:]
+            assert not {name for name, (_, failed) in per_check.items() if failed}, output[-6000:]
+            assert {"examples", "coverage", "fuzzing", "stateful"} <= set(phases), phases
+            assert len(operations) >= 29, operations
+            assert {"not_a_server_error", "positive_data_acceptance", "negative_data_rejection",
+                    "use_after_free", "ensure_resource_availability", "ignored_auth",
+                    "unsupported_method"} <= set(per_check), per_check
+
+
+def test_schemathesis_cli_every_check(engine: Engine, empty_db_url: str, tmp_path: Path) -> None:
+    exercise_cli(engine, empty_db_url, tmp_path, QUICK_EXAMPLES, ("admin",))
+
+
+@pytest.mark.stress
+def test_schemathesis_cli_every_check_at_length(engine: Engine, empty_db_url: str, tmp_path: Path) -> None:
+    exercise_cli(engine, empty_db_url, tmp_path, STRESS_EXAMPLES, ("admin", "read"))

@@ -1,6 +1,6 @@
 """The judgment endpoint records the queue each judgment was served from and refuses documents in no queue of the
-topic (422 naming the item), on both of its paths (the fast path and FastAPI's handler); ``allow_unqueued`` lets
-them in; the log lists the queue."""
+topic (409 naming the item: the request is well formed, the topic's queues refuse it), on both of its paths (the
+fast path and FastAPI's handler); ``allow_unqueued`` lets them in; the log lists the queue."""
 
 from __future__ import annotations
 
@@ -17,13 +17,13 @@ def test_queue_recorded_and_unqueued_documents_refused(api: Api) -> None:
     for _ in range(2):  # a new key takes FastAPI's handler first, then the fast path
         r = client.post("/topics/t/judgments", headers=ana,
                         json={"judgments": [{"doc_id": "d1", "label": "1"}, {"doc_id": "nowhere", "label": "0"}]})
-        problem(r, 422, "judgments[1].doc_id: document 'nowhere' is in no queue of topic 't'", "allow_unqueued")
+        problem(r, 409, "judgments[1].doc_id: document 'nowhere' is in no queue of topic 't'", "allow_unqueued")
         r = client.post("/topics/t/judgments", headers=ana,
                         json={"judgments": [{"doc_id": "d1", "label": "1"}], "queue": "missing"})
-        problem(r, 422, "queue: topic 't' has no queue 'missing' (its queues: q, rerank)")
+        problem(r, 409, "queue: topic 't' has no queue 'missing' (its queues: q, rerank)")
         r = client.post("/topics/t/judgments", headers=ana,
                         json={"judgments": [{"doc_id": "d1", "label": "1", "queue": "missing"}]})
-        problem(r, 422, "judgments[0].queue: topic 't' has no queue 'missing'")
+        problem(r, 409, "judgments[0].queue: topic 't' has no queue 'missing'")
         problem(client.post("/topics/t/judgments", headers=ana,
                             json={"judgments": [{"doc_id": "d1", "label": "1"}], "allow_unqueued": "yes"}), 422)
     assert client.get("/topics/t/judgments", headers=ana).json()["judgments"] == before
@@ -39,7 +39,7 @@ def test_queue_recorded_and_unqueued_documents_refused(api: Api) -> None:
 
     assert client.post("/topics", json={"name": "bare"}, headers=ana).status_code == 201
     problem(client.post("/topics/bare/judgments", headers=ana, json={"judgments": [{"doc_id": "a", "label": "1"}]}),
-            422, "topic 'bare' has no queue; import one first or send \"allow_unqueued\": true")
+            409, "topic 'bare' has no queue; import one first or send \"allow_unqueued\": true")
     r = client.post("/topics/bare/judgments", headers=ana,
                     json={"judgments": [{"doc_id": "a", "label": "1"}], "allow_unqueued": True})
     assert r.status_code == 201

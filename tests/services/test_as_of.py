@@ -11,7 +11,7 @@ from sqlalchemy import Engine
 from typer.testing import CliRunner
 
 from reviewdepth.cli.app import create_cli
-from reviewdepth.services.errors import Invalid
+from reviewdepth.services.errors import NotFound
 from reviewdepth.services.imports import import_run
 from reviewdepth.services.judgments import list_judgments, record_judgment
 from reviewdepth.services.monitor import build_monitor
@@ -49,9 +49,9 @@ def test_every_as_of_command_refuses_an_id_never_recorded(engine: Engine, tmp_pa
 
 def test_the_services_refuse_it_at_both_doors(engine: Engine, tmp_path: Path) -> None:
     ids = reviewed(engine, tmp_path)
-    with pytest.raises(Invalid, match=f"--as-of {NEVER}: no judgment has this id"):
+    with pytest.raises(NotFound, match=f"--as-of {NEVER}: no judgment has this id"):
         list_judgments(engine, "T", as_of=NEVER)
-    with pytest.raises(Invalid, match="--as-of 0: no judgment has this id"):
+    with pytest.raises(NotFound, match="--as-of 0: no judgment has this id"):
         build_monitor(engine, "T", target="0.5", as_of=0)
     assert [j.id for j in list_judgments(engine, "T", as_of=str(ids[2]))] == ids[:2]
     assert [j.id for j in list_judgments(engine, "T", as_of="2999-01-01T00:00:00")] == ids[:2] + ids[3:]

@@ -11,7 +11,7 @@ from sqlalchemy import Engine
 
 from reviewdepth.measures import trec
 from reviewdepth.report.depth_render import render_csv, render_html
-from reviewdepth.services.errors import Invalid
+from reviewdepth.services.errors import Conflict, Invalid
 from reviewdepth.services.imports import import_run
 from reviewdepth.services.judgments import record_judgments
 from reviewdepth.services.report import ReportOptions, build_report
@@ -49,7 +49,7 @@ def test_sample_draw_is_reproducible_and_tracks_missing(engine: Engine, tmp_path
     assert all(10 <= r <= 20 for r in band.ranks)
     qc = draw_sample(engine, "T", 20, frame="judged", seed=2)
     assert all(r <= 500 for r in qc.ranks)
-    with pytest.raises(Invalid):
+    with pytest.raises(Conflict, match="cannot draw 5000 documents from a frame of 2000"):
         draw_sample(engine, "T", 5000, frame="all")
     with pytest.raises(Invalid):
         draw_sample(engine, "T", 5, frame="somewhere")

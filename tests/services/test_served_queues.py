@@ -15,7 +15,7 @@ from reviewdepth.cli.app import create_cli
 from reviewdepth.formats.errors import InputError
 from reviewdepth.services.audit import verify_chains
 from reviewdepth.services.batches import BatchItem, record_batch
-from reviewdepth.services.errors import Invalid
+from reviewdepth.services.errors import Conflict
 from reviewdepth.services.imports import import_csv, import_qrels, import_run
 from reviewdepth.services.judgment_files import record_judgment_file
 from reviewdepth.services.judgments import list_judgments, record_judgment, record_judgments
@@ -68,29 +68,29 @@ def test_judgments_record_the_named_or_newest_queue(engine: Engine, tmp_path: Pa
     assert verify_chains(engine, "T")[0].intact  # the queue is not part of the chain hash
 
     before = log_state(engine)
-    with pytest.raises(Invalid, match="topic 'T' has no queue 'third' \\(its queues: first, second\\)"):
+    with pytest.raises(Conflict, match="topic 'T' has no queue 'third' \\(its queues: first, second\\)"):
         record_judgment(engine, "T", "d1", "1", reviewer="ann", queue="third")
-    with pytest.raises(Invalid, match=r"judgments\[1\]\.queue: topic 'T' has no queue 'x'"):
+    with pytest.raises(Conflict, match=r"judgments\[1\]\.queue: topic 'T' has no queue 'x'"):
         record_batch(engine, "T", [BatchItem("d1", "1"), BatchItem("d2", "1", queue="x")], reviewer="ann")
     assert log_state(engine) == before
 
 
 def test_documents_in_no_queue_are_refused_unless_allowed(engine: Engine, tmp_path: Path) -> None:
     create_topic(engine, "empty")
-    with pytest.raises(Invalid, match="topic 'empty' has no queue; import one first or pass --allow-unqueued"):
+    with pytest.raises(Conflict, match="topic 'empty' has no queue; import one first or pass --allow-unqueued"):
         record_judgment(engine, "empty", "a", "1", reviewer="ann")
-    with pytest.raises(Invalid, match="topic 'empty' has no queue; import one first or send \"allow_unqueued\""):
+    with pytest.raises(Conflict, match="topic 'empty' has no queue; import one first or send \"allow_unqueued\""):
         record_batch(engine, "empty", [BatchItem("a", "1")], reviewer="ann")
     record_judgment(engine, "empty", "a", "1", reviewer="ann", allow_unqueued=True)
     assert stored_queue_ids(engine) == [None]
 
     import_run(engine, run_file(tmp_path, "q", "T", ["d1", "d2", "d3"]))
     before = log_state(engine)
-    with pytest.raises(Invalid, match="document 'zz' is in no queue of topic 'T'; pass --allow-unqueued"):
+    with pytest.raises(Conflict, match="document 'zz' is in no queue of topic 'T'; pass --allow-unqueued"):
         record_judgment(engine, "T", "zz", "1", reviewer="ann")
-    with pytest.raises(Invalid, match=r"judgment 3: document 'x1' is in no queue of topic 'T' \(1 more"):
+    with pytest.raises(Conflict, match=r"judgment 3: document 'x1' is in no queue of topic 'T' \(1 more"):
         record_judgments(engine, "T", [("d1", "1"), ("d2", "0"), ("x1", "1"), ("x2", "0")], reviewer="ann")
-    with pytest.raises(Invalid, match=r"judgments\[1\]\.doc_id: document 'x1' is in no queue"):
+    with pytest.raises(Conflict, match=r"judgments\[1\]\.doc_id: document 'x1' is in no queue"):
         record_batch(engine, "T", [BatchItem("d1", "1"), BatchItem("x1", "1")], reviewer="ann")
     assert log_state(engine) == before
     record_batch(engine, "T", [BatchItem("d1", "1"), BatchItem("x1", "1")], reviewer="ann", allow_unqueued=True)
@@ -102,7 +102,7 @@ def test_many_documents_are_checked_in_chunks(engine: Engine, tmp_path: Path) ->
     create_topic(engine, "T")
     store_ranking(engine, "T", "big", [RankedDocument(d) for d in docs])
     wanted = [*docs[::2], "outside", *docs[1::2][:3000]]
-    with pytest.raises(Invalid, match=f"judgment {len(docs[::2]) + 1}: document 'outside'"):
+    with pytest.raises(Conflict, match=f"judgment {len(docs[::2]) + 1}: document 'outside'"):
         record_judgments(engine, "T", [(d, "0") for d in wanted], reviewer="ann")
     ids = record_judgments(engine, "T", [(d, "0") for d in wanted if d != "outside"], reviewer="ann")
     assert len(ids) == len(wanted) - 1

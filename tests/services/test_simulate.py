@@ -17,7 +17,7 @@ from reviewdepth.estimation.replay import CHUNK, RULES, replay, summarise
 from reviewdepth.report.render import render
 from reviewdepth.services import simulate
 from reviewdepth.services.batches import BatchItem, record_batch
-from reviewdepth.services.errors import Invalid, NotFound
+from reviewdepth.services.errors import Conflict, Invalid, NotFound
 from reviewdepth.services.imports import import_qrels, import_run
 from reviewdepth.services.simulate import (
     NamedQueue,
@@ -100,7 +100,7 @@ def test_a_topic_not_fully_judged_is_refused_and_nothing_is_written(engine: Engi
         store_source(engine, ["CD012551"])
     with pytest.raises(NotFound, match="unknown topic 'nope'"):
         store_source(engine, ["nope"])
-    with pytest.raises(Invalid, match="no topic of the store has a fully judged queue"):
+    with pytest.raises(Conflict, match="no topic of the store has a fully judged queue"):
         store_source(engine)
     with engine.connect() as conn:
         after = (conn.execute(select(func.count()).select_from(Judgment)).scalar_one(),

@@ -9,7 +9,7 @@ from sqlalchemy import Engine, func, select, text
 
 from reviewdepth.services.audit import verify_chains
 from reviewdepth.services.batches import BatchItem, record_batch
-from reviewdepth.services.errors import Invalid, NotFound
+from reviewdepth.services.errors import Conflict, NotFound
 from reviewdepth.services.rankings import RankedDocument, store_ranking
 from reviewdepth.services.topics import create_topic
 from reviewdepth.store import engine as engine_module
@@ -49,12 +49,12 @@ def test_a_batch_records_ids_queues_and_links_in_order(topic: Engine) -> None:
 def test_refusals_of_the_one_read_name_what_is_wrong_and_store_nothing(topic: Engine) -> None:
     with pytest.raises(NotFound, match="unknown topic 'nope'"):
         record_batch(topic, "nope", [BatchItem("d1", "1")], reviewer="ann")
-    with pytest.raises(Invalid, match=r"judgments\[1\].doc_id: document 'x9' is in no queue"):
+    with pytest.raises(Conflict, match=r"judgments\[1\].doc_id: document 'x9' is in no queue"):
         record_batch(topic, "T", [BatchItem("d1", "1"), BatchItem("x9", "1")], reviewer="ann")
-    with pytest.raises(Invalid, match="queue: topic 'T' has no queue 'third'"):
+    with pytest.raises(Conflict, match="queue: topic 'T' has no queue 'third'"):
         record_batch(topic, "T", [BatchItem("d1", "1")], reviewer="ann", queue="third")
     create_topic(topic, "empty")
-    with pytest.raises(Invalid, match="topic 'empty' has no queue"):
+    with pytest.raises(Conflict, match="topic 'empty' has no queue"):
         record_batch(topic, "empty", [BatchItem("d1", "1")], reviewer="ann")
     assert judgments(topic) == []
     record_batch(topic, "empty", [BatchItem("x1", "1")], reviewer="ann", allow_unqueued=True)

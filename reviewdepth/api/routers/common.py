@@ -5,21 +5,33 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import Depends, Query
+from pydantic import StringConstraints
 from sqlalchemy import Engine
 
 from reviewdepth.api.auth import admin_key, engine_of, read_key, write_key
 from reviewdepth.api.problems import problem_responses
 from reviewdepth.services.confidence import CONFIDENCE_MAX, CONFIDENCE_MIN, CONFIDENCE_RULE
 from reviewdepth.services.keys import KeyRecord
+from reviewdepth.store.validation import INT64_MAX
 
 EngineDep = Annotated[Engine, Depends(engine_of)]
 Reader = Annotated[KeyRecord, Depends(read_key)]
 Writer = Annotated[KeyRecord, Depends(write_key)]
 Admin = Annotated[KeyRecord, Depends(admin_key)]
 AUTH = problem_responses(401, 403)
-READ = {**AUTH, **problem_responses(404, 422)}
+READ = {**AUTH, **problem_responses(404, 409, 422)}  # 409: the state refuses it (a topic with no queue)
 WRITE = {**AUTH, **problem_responses(404, 409, 413, 422)}
 JSON = "application/json"
 CONFIDENCE_DESCRIPTION = f"Confidence level, {CONFIDENCE_RULE}."
 # the range in the OpenAPI document; the decimals are checked by the service (`checked_confidence`), for both doors
 ConfidenceQuery = Annotated[float, Query(ge=CONFIDENCE_MIN, le=CONFIDENCE_MAX, description=CONFIDENCE_DESCRIPTION)]
+# a target recall as a decimal (what `services.monitor.checked_target` and the report read as a fraction)
+TARGET_PATTERN = r"^(?:0*\.[0-9]*[1-9][0-9]*|0*1(?:\.0*)?)$"  # in (0, 1]
+BELOW_ONE_PATTERN = r"^0*\.[0-9]*[1-9][0-9]*$"  # in (0, 1): a sample cannot certify recall 1
+TARGET_LENGTH = 40
+Target = Annotated[str, StringConstraints(max_length=TARGET_LENGTH, pattern=TARGET_PATTERN)]
+TargetQuery = Annotated[str, Query(description="Target recall in (0, 1], as a decimal (0.95).",
+                                   max_length=TARGET_LENGTH, pattern=TARGET_PATTERN)]
+CertifiableTargetQuery = Annotated[str, Query(description="Target recall to certify, in (0, 1), as a decimal.",
+                                              max_length=TARGET_LENGTH, pattern=BELOW_ONE_PATTERN)]
+AsOfId = Annotated[int | None, Query(ge=0, le=INT64_MAX, description="Judgment id: the state when it was recorded.")]

@@ -34,7 +34,7 @@ def add_routes(router: APIRouter) -> None:
                  per_query: Annotated[bool, Form(description="-q")] = False,
                  complete: Annotated[bool, Form(description="-c")] = False,
                  level: Annotated[int, Form(description="-l", ge=-INT32, le=INT32)] = 1,
-                 max_docs: Annotated[int | None, Form(description="-M", ge=0, le=INT64_MAX)] = None,
+                 max_docs: Annotated[int | None, Form(description="-M", ge=1, le=INT64_MAX)] = None,
                  trec_eval_version: Annotated[int, Form(ge=9, le=10)] = 9,
                  suite: Annotated[Suite, Form()] = "trec",
                  compat: Annotated[CompatMode, Form()] = "none",

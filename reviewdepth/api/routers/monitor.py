@@ -14,14 +14,12 @@ from fastapi.responses import HTMLResponse
 
 from reviewdepth.api import schemas
 from reviewdepth.api.problems import problem_responses
-from reviewdepth.api.routers.common import ConfidenceQuery, EngineDep, Reader
+from reviewdepth.api.routers.common import ConfidenceQuery, EngineDep, Reader, TargetQuery
 from reviewdepth.services.monitor import DASHBOARD_PAGE, DASHBOARD_PAGE_MAX
 from reviewdepth.store.labels import LabelPolicy
 from reviewdepth.store.validation import INT64_MAX, TOPIC_LENGTH
 
 READ = problem_responses(401, 403, 404, 409, 422)
-TargetQuery = Annotated[str, Query(description="Target recall in (0, 1], fixed before the review starts.",
-                                   max_length=40)]
 
 
 def add_routes(router: APIRouter) -> None:

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query, Request, Response
 
 from reviewdepth.api import schemas
 from reviewdepth.api.problems import ApiProblem, problem_responses
-from reviewdepth.api.routers.common import JSON, READ, ConfidenceQuery, EngineDep, Reader
+from reviewdepth.api.routers.common import JSON, READ, AsOfId, ConfidenceQuery, EngineDep, Reader, Target
 from reviewdepth.estimation.assessment import ReportInterval
 from reviewdepth.measures.depth import TargetRule
 from reviewdepth.report.charts import ChartFormat, ChartKind
@@ -33,11 +33,12 @@ def add_routes(router: APIRouter) -> None:
     @router.get("/topics/{topic}/report", response_class=Response, responses={**READ, **report_content()},
                 tags=["report"])
     async def get_report(topic: str, request: Request, engine: EngineDep, _key: Reader, queue: str | None = None,
-                   target: Annotated[list[str] | None, Query(description="Target recall in (0, 1]; repeat.")] = None,
+                   target: Annotated[list[Target] | None, Query(
+                       description="Target recall in (0, 1], as a decimal; repeat.", max_length=20)] = None,
                    confidence: ConfidenceQuery = 0.95, interval: Annotated[ReportInterval, Query(
                        description="hypergeometric (exact, default) or clopper-pearson.")] = "hypergeometric",
                    policy: LabelPolicy = "latest",
-                   as_of: int | None = None, target_rule: TargetRule = "ceil",
+                   as_of: AsOfId = None, target_rule: TargetRule = "ceil",
                    relevant: Annotated[int | None, Query(ge=0, description="|R| when known.")] = None,
                    independent: Annotated[bool | None, Query(
                        description="Whether reviewers screened independently (stated, for PRISMA).")] = None,
@@ -76,7 +77,7 @@ def add_routes(router: APIRouter) -> None:
                 responses={**READ, **PLOT_CONTENT, **problem_responses(501)}, tags=["report"])
     async def get_plot(topic: str, kind: ChartKind, fmt: ChartFormat, request: Request, engine: EngineDep,
                        _key: Reader, queue: str | None = None, policy: LabelPolicy = "latest",
-                       as_of: int | None = None) -> Response:
+                       as_of: AsOfId = None) -> Response:
         """Recall against depth (``gain``) or precision-recall (``pr``), as SVG or PNG: the chart `reviewdepth
         plot` writes (one report or chart at a time per process, as the report)."""
         from reviewdepth.services.plots import build_plot

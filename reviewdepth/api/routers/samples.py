@@ -7,7 +7,16 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 
 from reviewdepth.api import schemas
-from reviewdepth.api.routers.common import READ, WRITE, Admin, ConfidenceQuery, EngineDep, Reader, Writer
+from reviewdepth.api.routers.common import (
+    READ,
+    WRITE,
+    Admin,
+    CertifiableTargetQuery,
+    ConfidenceQuery,
+    EngineDep,
+    Reader,
+    Writer,
+)
 from reviewdepth.services.sample_plan import PlanFrame
 from reviewdepth.store.labels import LabelPolicy
 
@@ -31,7 +40,7 @@ def add_routes(router: APIRouter) -> None:
     @router.get("/topics/{topic}/samples/plan", response_model=None, tags=["samples"], responses={
         **READ, 200: {"description": "The plan.", "content": schemas.body_content(schemas.SamplePlanOut)}})
     def get_sample_plan(topic: str, engine: EngineDep, _key: Reader, queue: str | None = None,
-                        target: Annotated[str, Query(description="Target recall to certify, in (0, 1).")] = "0.95",
+                        target: CertifiableTargetQuery = "0.95",
                         confidence: ConfidenceQuery = 0.95,
                         frame: Annotated[PlanFrame, Query(description="unreviewed or all.")] = "unreviewed",
                         power: Annotated[float, Query(gt=0, lt=1)] = 0.8,
@@ -49,7 +58,7 @@ def add_routes(router: APIRouter) -> None:
     @router.get("/topics/{topic}/plan", response_model=None, tags=["samples"], responses={
         **READ, 200: {"description": "The stop plan (as `reviewdepth plan --format json`)."}})
     def get_stop_plan(topic: str, engine: EngineDep, _key: Reader, queue: str | None = None,
-                      target: Annotated[str, Query(description="Target recall to certify, in (0, 1).")] = "0.95",
+                      target: CertifiableTargetQuery = "0.95",
                       confidence: ConfidenceQuery = 0.95,
                       power: Annotated[float, Query(gt=0, lt=1)] = 0.8,
                       review_cost: Annotated[float, Query(gt=0, le=1e6)] = 1.0,

@@ -15,8 +15,17 @@ from fastapi import APIRouter, Path, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from reviewdepth.api.problems import problem_responses
-from reviewdepth.api.routers.common import AUTH, CONFIDENCE_DESCRIPTION, READ, EngineDep, Reader, Writer
-from reviewdepth.api.schemas import TopicName
+from reviewdepth.api.routers.common import (
+    AUTH,
+    BELOW_ONE_PATTERN,
+    CONFIDENCE_DESCRIPTION,
+    READ,
+    TARGET_LENGTH,
+    EngineDep,
+    Reader,
+    Writer,
+)
+from reviewdepth.api.schemas import JsonInt, TopicName
 from reviewdepth.services.confidence import CONFIDENCE_MAX, CONFIDENCE_MIN
 from reviewdepth.services.simulation_jobs import MAX_REPLICATES, MAX_TOPICS, JobRecord
 from reviewdepth.store.validation import INT64_MAX
@@ -37,9 +46,9 @@ class DesignIn(BaseModel):
     kind: DesignKind = Field(default="none", description=(
         "none (nothing: the heuristics only), rest (a fresh random sample of the unreviewed rest at every look), "
         "population (one random sample of the whole queue before the review), audit (the audit stream)."))
-    sample_size: int = Field(default=0, ge=0, le=INT64_MAX, strict=True,
+    sample_size: JsonInt = Field(default=0, ge=0, le=INT64_MAX, strict=True,
                              description="Sample size n (rest, population).")
-    every: int = Field(default=0, ge=0, le=INT64_MAX, strict=True,
+    every: JsonInt = Field(default=0, ge=0, le=INT64_MAX, strict=True,
                        description="One audit document after every K ranked documents (audit).")
 
 
@@ -53,14 +62,14 @@ class SimulationIn(BaseModel):
     design: DesignIn = Field(default_factory=DesignIn)
     rules: list[RuleName] = Field(default_factory=list, max_length=20,
                                   description="Rules to replay; none: every rule the design allows.")
-    target: str = Field(default="0.95", min_length=1, max_length=40, pattern=r"^[0-9]*\.?[0-9]+$",
+    target: str = Field(default="0.95", min_length=1, max_length=TARGET_LENGTH, pattern=BELOW_ONE_PATTERN,
                         description="Target recall, strictly between 0 and 1, as a decimal.")
     confidence: float = Field(default=0.95, ge=CONFIDENCE_MIN, le=CONFIDENCE_MAX, description=CONFIDENCE_DESCRIPTION)
-    looks: int = Field(default=100, ge=1, le=INT64_MAX, strict=True,
+    looks: JsonInt = Field(default=100, ge=1, le=INT64_MAX, strict=True,
                        description="The replayed team looks after every K ranked documents.")
-    replicates: int = Field(default=100, ge=1, le=MAX_REPLICATES, strict=True,
+    replicates: JsonInt = Field(default=100, ge=1, le=MAX_REPLICATES, strict=True,
                             description="Seeded replays per topic.")
-    seed: int = Field(default=0, ge=0, le=INT64_MAX, strict=True, description="Seed of the replays.")
+    seed: JsonInt = Field(default=0, ge=0, le=INT64_MAX, strict=True, description="Seed of the replays.")
 
 
 class ProgressOut(BaseModel):
@@ -181,7 +190,7 @@ def queued(job: JobRecord, request: Request, response: Response) -> dict[str, An
 
 def add_routes(router: APIRouter) -> None:
     @router.post("/simulations", status_code=202, response_model=SimulationJobOut, tags=["simulations"],
-                 responses={**AUTH, **problem_responses(404, 413, 422)})
+                 responses={**AUTH, **problem_responses(404, 409, 413, 422)})
     def post_simulation(body: SimulationIn, request: Request, response: Response, engine: EngineDep,
                         key: Writer) -> dict[str, Any]:
         """Replay the store's fully judged topics under a sampling design, ``replicates`` seeded times each, and

@@ -9,8 +9,7 @@ from fastapi import APIRouter, Query, Request, Response
 
 from reviewdepth.api import schemas
 from reviewdepth.api.problems import problem_responses
-from reviewdepth.api.routers.common import AUTH, READ, ConfidenceQuery, EngineDep, Reader, Writer
-from reviewdepth.api.routers.monitor import TargetQuery
+from reviewdepth.api.routers.common import AUTH, READ, ConfidenceQuery, EngineDep, Reader, TargetQuery, Writer
 
 STATUS_LIMIT = 200
 
