@@ -33,23 +33,22 @@ def add_routes(router: APIRouter) -> None:
                 tags=["topics"])
     def list_topics(request: Request, engine: EngineDep, _key: Reader, offset: Annotated[int, Query(ge=0)] = 0,
                     limit: Annotated[int | None, Query(ge=1, le=10_000, description="Topics per page (default "
-                                                       "1000, or 200 with status=true).")] = None,
+                                                       "1000; with status=true at most 200 are returned).")] = None,
                     status: Annotated[bool, Query(description="Also each topic's status (the dashboard's); at "
                                                               "most 200 topics then.")] = False,
                     target: TargetQuery = "0.95", confidence: ConfidenceQuery = 0.95) -> dict[str, object]:
         """The topics in creation order, each with its queues, judgments logged and last judgment time, and its
         newest queue's size, reviewed set (as the report counts it) and relevant documents in it; with
-        ``status=true`` also its status word and line at ``target`` and ``confidence`` (``limit`` at most 200:
-        each status is a monitor, cached while the topic is unchanged); the rows of ``reviewdepth topics --format
-        json``."""
-        from reviewdepth.services.errors import Invalid
+        ``status=true`` also its status word and line at ``target`` and ``confidence`` (a page is then at most
+        200 topics: each status is a monitor, cached while the topic is unchanged); the rows of ``reviewdepth
+        topics --format json``."""
         from reviewdepth.services.monitor import topic_statuses
         from reviewdepth.services.topics import list_topics as service
 
         if limit is None:
-            limit = STATUS_LIMIT if status else 1000
-        if status and limit > STATUS_LIMIT:
-            raise Invalid(f"limit: at most {STATUS_LIMIT} topics with status=true, not {limit}")
+            limit = 1000
+        if status:
+            limit = min(limit, STATUS_LIMIT)  # a page of at most 200 with statuses (stated in the document)
         records = service(engine, offset=offset, limit=limit)
         if status:
             found = topic_statuses(engine, [t.name for t in records], target=target, confidence=confidence,
