@@ -20,10 +20,10 @@ import json
 import threading
 from collections.abc import Collection
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Engine, insert, update
+from sqlalchemy import Engine, insert, or_, update
 from sqlalchemy.orm import Session
 
 from reviewdepth.services.errors import Conflict, Invalid, NotFound
@@ -113,14 +113,46 @@ def create_job(engine: Engine, request: SimulationRequest, *, reviewer: str, key
     with engine.begin() as conn:
         new_id = conn.execute(insert(SimulationJob).values(
             status="queued", request=json.dumps(request.as_dict(), ensure_ascii=False), created_by=reviewer,
-            created_by_key_id=key_id, created_at=now).returning(SimulationJob.id)).scalar_one()
+            created_by_key_id=key_id, created_at=now, heartbeat_at=now).returning(SimulationJob.id)).scalar_one()
     return get_job(engine, int(new_id))
 
 
-def get_job(engine: Engine, job_id: int, *, viewer: KeyRecord | None = None) -> JobRecord:
+# a queued or running job whose heartbeat is older than this lost its server (which renews it every
+# `reviewdepth.api.jobs.HEARTBEAT_SECONDS`): it is marked interrupted when the jobs are next read
+STALE_SECONDS = 60.0
+LOST = ("interrupted: the server holding the job stopped without a word (no heartbeat for {seconds:g} s, e.g. "
+        "killed); run it again")
+
+
+def heartbeat(engine: Engine, job_ids: Collection[int]) -> None:
+    """Renew the heartbeat of the jobs of ``job_ids`` that are still queued or running (their server lives)."""
+    if job_ids:
+        with engine.begin() as conn:
+            conn.execute(update(SimulationJob).where(SimulationJob.id.in_(list(job_ids)),
+                                                     SimulationJob.status.in_(("queued", "running")))
+                         .values(heartbeat_at=utc_now()))
+
+
+def expire_stale_jobs(engine: Engine, stale_seconds: float = STALE_SECONDS) -> int:
+    """Mark ``interrupted`` every queued or running job whose heartbeat is older than ``stale_seconds`` (or that
+    has none: stored before heartbeats); how many. Its server died without marking it (SIGKILL, a lost
+    machine); a live server renews the heartbeat of each job it holds far more often."""
+    limit = utc_now() - timedelta(seconds=stale_seconds)
+    with engine.begin() as conn:
+        done = conn.execute(update(SimulationJob).where(
+            SimulationJob.status.in_(("queued", "running")),
+            or_(SimulationJob.heartbeat_at.is_(None), SimulationJob.heartbeat_at < limit))
+            .values(status="interrupted", error=LOST.format(seconds=stale_seconds), finished_at=utc_now()))
+    return int(done.rowcount or 0)
+
+
+def get_job(engine: Engine, job_id: int, *, viewer: KeyRecord | None = None,
+            stale_seconds: float = STALE_SECONDS) -> JobRecord:
     """The job ``job_id``; `NotFound` when there is none, or when ``viewer`` (an API key; None: anyone) is
-    neither the key that posted it nor an admin key."""
+    neither the key that posted it nor an admin key. Jobs whose server died are marked interrupted first
+    (`expire_stale_jobs`)."""
     validation.integer(job_id, "job id", minimum=1)
+    expire_stale_jobs(engine, stale_seconds)
     with Session(engine) as session:
         row = session.get(SimulationJob, job_id)
     if row is None or (viewer is not None and not viewer.allows(ADMIN) and row.created_by_key_id != viewer.id):
@@ -196,6 +228,6 @@ def rerun_job(engine: Engine, job_id: int, *, viewer: KeyRecord | None = None) -
     job in any other status, `NotFound` for an unknown one or one ``viewer`` may not see (`get_job`)."""
     job = get_job(engine, job_id, viewer=viewer)
     if not _set(engine, job_id, only_if="interrupted", status="queued", started_at=None, finished_at=None,
-                error=None, result=None, progress_done=0, progress_total=None):
+                error=None, result=None, progress_done=0, progress_total=None, heartbeat_at=utc_now()):
         raise Conflict(f"simulation job {job_id} is {job.status}: only an interrupted job can be run again")
     return get_job(engine, job_id)

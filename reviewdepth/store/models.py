@@ -350,3 +350,6 @@ class SimulationJob(Base):
     progress_done: Mapped[int] = mapped_column(BigInteger, server_default="0")
     progress_total: Mapped[int | None] = mapped_column(BigInteger)
     created_by_key_id: Mapped[int | None] = mapped_column(ForeignKey("api_keys.id", ondelete="SET NULL"))
+    # renewed every few seconds by the server holding the job while it is queued or running; a stale one means that
+    # server died without marking it (`reviewdepth.services.simulation_jobs.expire_stale_jobs`)
+    heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

@@ -89,3 +89,38 @@ def test_sigterm_after_a_job_stops_within_10_s_and_the_job_stays_done(
         took = seconds_to_stop(server)
         assert took < STOP_SECONDS, (took, server.log_text()[-3000:])
     assert get_job(engine, job_id).status == "done"
+
+
+def test_sigkill_leaves_no_job_running_for_ever(engine: Engine, empty_db_url: str, tmp_path: Path) -> None:
+    """Issue 26: a server killed outright cannot mark its jobs; its heartbeat stops instead, and once it is stale
+    the jobs read as interrupted (with the reason) and can be run again. While the server lived, the heartbeat
+    of its running job was renewed."""
+    from sqlalchemy import select
+
+    from reviewdepth.services.simulation_jobs import rerun_job
+    from reviewdepth.store.models import SimulationJob
+
+    def beat(job_id: int) -> Any:
+        with engine.connect() as conn:
+            return conn.execute(select(SimulationJob.heartbeat_at).where(SimulationJob.id == job_id)).scalar_one()
+
+    key = seeded(engine)
+    with started_server(empty_db_url, tmp_path) as server, httpx.Client(base_url=server.base, headers=key) as client:
+        job_id = client.post("/simulations", json=LONG_JOB).json()["id"]
+        behind = client.post("/simulations", json=LONG_JOB).json()["id"]
+        assert job_when(client, job_id, lambda job: job["progress"]["done"] >= 1)["status"] == "running"
+        first = beat(job_id)
+        deadline = time.monotonic() + 20
+        while beat(job_id) == first and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert beat(job_id) > first and beat(behind) > first  # renewed, the queued job's too
+        server.process.kill()  # SIGKILL: no shutdown, nothing marked
+        server.process.wait()
+    # within the stale limit the job still reads as running: its server might be alive
+    assert get_job(engine, job_id).status == "running"
+    time.sleep(1.5)
+    for lost in (get_job(engine, job_id, stale_seconds=1), get_job(engine, behind, stale_seconds=1)):
+        assert lost.status == "interrupted" and lost.error is not None and "no heartbeat" in lost.error
+        assert lost.finished_at is not None and lost.result is None
+    again = rerun_job(engine, job_id)
+    assert again.status == "queued" and get_job(engine, job_id, stale_seconds=1).status == "queued"
