@@ -11,7 +11,7 @@ Serving (`next_documents`): the next unjudged documents of a queue in rank order
 documents (role ``audit``) interleaved at the stream's pace: with ``every`` k, one audit document is due after
 every k ranked documents reviewed; with ``rate`` r, ``floor(reviewed · r / (1 − r))`` are due, so audit documents
 are a share r of all served. "Reviewed" is the queue's reviewed prefix as the report counts it
-(`reviewdepth.services.sample_evidence.queue_evidence`). Advancing the stream passes permutation elements whose
+(`reviewdepth.services.evidence.queue_evidence.queue_evidence`). Advancing the stream passes permutation elements whose
 document already has a judgment (any role; they cost nothing: ``position`` advances, ``served`` does not) and
 serves the first that still needs one (both advance). A served audit document that is still unjudged is served
 again, first, by every later call, so none is lost. The stream's row is locked while it advances, so two calls at
@@ -30,14 +30,27 @@ from fractions import Fraction
 from sqlalchemy import Connection, Engine, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
-from reviewdepth.estimation.audit_order import SEED_LIMIT, audit_permutation, population_digest, sorted_population
+from reviewdepth.estimation.audit_order import SEED_LIMIT, population_digest, sorted_population
 from reviewdepth.services.errors import Conflict, Invalid, NotFound
+from reviewdepth.services.evidence import audit as evidence_audit
+from reviewdepth.services.evidence.audit import (
+    AuditEvidence,
+    active_stream,
+    queue_docs,
+    stream_description,
+    stream_population,
+    stream_queue,
+    streams_of,
+    topic_of,
+)
+from reviewdepth.services.evidence.queue_evidence import queue_evidence
 from reviewdepth.services.sample_void import checked_void
 from reviewdepth.store import validation
 from reviewdepth.store.ingest import utc_now
-from reviewdepth.store.labels import POLICIES, UNJUDGED, resolve_labels
-from reviewdepth.store.loaders import load_judgment_arrays, load_queue_labels
-from reviewdepth.store.models import VOID_ROLE, AuditStream, Judgment, Queue, QueueEntry, Topic
+from reviewdepth.store.labels import POLICIES, UNJUDGED
+from reviewdepth.store.loaders import load_queue_labels
+from reviewdepth.store.models import VOID_ROLE, AuditStream, Judgment, Queue
+from reviewdepth.store.snapshot import read_snapshot
 
 AUDIT_ROLE = "audit"
 REVIEW_ROLE = "review"
@@ -85,28 +98,6 @@ class StreamRecord:
 
 
 @dataclass(frozen=True)
-class AuditEvidence:
-    """What an audit stream shows at one moment, for the monitor (`reviewdepth.estimation.monitor`).
-
-    Only the judged prefix is evidence: the first ``judged`` documents of the permutation, each with a resolved
-    label. A stream with a gap (a document served or passed but not labelled yet) is used up to the gap: skipping
-    the unlabelled document and counting those after it would make the sample depend on which documents got
-    judged, and a reviewer who leaves a document for later may do so because of what it is (its label)."""
-
-    stream_id: int
-    seed: int
-    population_size: int  # N
-    position: int  # permutation elements passed
-    served: int
-    judged: int  # m: the longest prefix of the permutation (up to position) whose documents all have a label
-    doc_ids: list[str]  # the first m documents of the permutation, in permutation order
-    relevant: list[bool]  # their labels, resolved under the `policy` of `load_audit`
-    ranks: list[int | None]  # each one's rank on the requested queue (None: not in that queue)
-    pending: list[str]  # documents at positions >= m and < position lacking a label, in order
-    description: str
-
-
-@dataclass(frozen=True)
 class ServedDocument:
     """One document to judge: ``role`` is the role to record it with (``review`` or ``audit``); ``rank`` its rank on
     the queue served (None: an audit document outside that queue); ``audit_position`` its 1-based place in the
@@ -146,7 +137,7 @@ class NextBatch:
 
 
 def _iso(moment: datetime) -> str:
-    from reviewdepth.services.judgments import as_utc
+    from reviewdepth.store.ingest import as_utc
 
     return as_utc(moment).isoformat()
 
@@ -155,88 +146,11 @@ def _iso(moment: datetime) -> str:
 # lookups
 
 
-def _topic(conn: Connection, topic: str) -> tuple[int, int | None]:
-    """(id, population size) of ``topic``; `NotFound` when it is not stored."""
-    topic = validation.topic_name(topic)
-    found = conn.execute(select(Topic.id, Topic.population_size).where(Topic.name == topic)).first()
-    if found is None:
-        raise NotFound(f"unknown topic {topic!r}")
-    return int(found[0]), None if found[1] is None else int(found[1])
-
-
-def _queue(conn: Connection, topic_id: int, topic: str, name: str | None, field_name: str = "queue") -> Queue:
-    """The named queue of the topic, else its newest (highest id)."""
-    from sqlalchemy.orm import Session
-
-    with Session(bind=conn, expire_on_commit=False) as session:
-        rows = session.execute(select(Queue).where(Queue.topic_id == topic_id).order_by(Queue.id)).scalars().all()
-        for row in rows:
-            session.expunge(row)
-    if not rows:
-        raise Conflict(f"topic {topic!r} has no queue; import a run first")
-    if name is None:
-        return rows[-1]
-    name = validation.queue_name(name, field_name)
-    for row in rows:
-        if row.name == name:
-            return row
-    raise NotFound(f"{field_name}: topic {topic!r} has no queue {name!r} (its queues: "
-                   f"{', '.join(q.name for q in rows)})")
-
-
-def _queue_docs(conn: Connection, queue_id: int) -> list[str]:
-    """The queue's doc ids in rank order."""
-    return list(conn.execute(select(QueueEntry.doc_id).where(QueueEntry.queue_id == queue_id)
-                             .order_by(QueueEntry.rank)).scalars())
-
-
 def _decided_docs(conn: Connection, topic_id: int) -> set[str]:
     """Documents of the topic with at least one judgment that gives a decision (any role but ``void``)."""
     return set(conn.execute(select(Judgment.doc_id).where(
         Judgment.topic_id == topic_id, Judgment.relevant.is_not(None), Judgment.role != VOID_ROLE).distinct())
         .scalars())
-
-
-def _population(conn: Connection, stream: AuditStream, topic: str,
-                known: dict[int, list[str]] | None = None) -> tuple[list[str], str | None]:
-    """The stream's population in permutation order, and the name of the queue it was read from.
-
-    Read from the queue the stream was created on; when that queue is gone, from the newest queue of the topic
-    whose distinct documents have the stored digest. The digest is checked either way. ``known``: doc ids of
-    queues the caller has read already (queue id -> ids)."""
-    candidates: list[tuple[int, str]] = []
-    if stream.queue_id is not None:
-        name = conn.execute(select(Queue.name).where(Queue.id == stream.queue_id)).scalar_one_or_none()
-        if name is not None:
-            candidates.append((int(stream.queue_id), name))
-    if not candidates:
-        rows = conn.execute(select(Queue.id, Queue.name).where(
-            Queue.topic_id == stream.topic_id, Queue.size == stream.population_size).order_by(Queue.id.desc())).all()
-        candidates = [(int(i), n) for i, n in rows]
-    for queue_id, name in candidates:
-        ids = sorted_population(known[queue_id] if known and queue_id in known else _queue_docs(conn, queue_id))
-        if len(ids) == stream.population_size and population_digest(ids) == stream.population_digest:
-            order = audit_permutation(ids, int(stream.seed))
-            return [ids[i] for i in order], name
-        if queue_id == stream.queue_id:
-            raise Conflict(f"audit stream {stream.id} of topic {topic!r}: the documents of queue {name!r} no longer "
-                           "match the stream's population digest; the stream cannot be used")
-    raise Conflict(f"audit stream {stream.id} of topic {topic!r}: no stored queue holds its {stream.population_size:,} "
-                   "documents any more; the stream cannot be used")
-
-
-def _pace(every: int | None, rate: float | None) -> str:
-    return f"every {every}" if every is not None else f"rate {rate:g}"
-
-
-def _description(stream: AuditStream, queue: str | None, topic_population: int | None) -> str:
-    where = f"queue {queue}" if queue is not None else "a queue no longer stored"
-    text = (f"a seeded random permutation of the {int(stream.population_size):,} documents of {where} "
-            f"({_pace(stream.every_k, stream.rate)})")
-    if topic_population is not None and topic_population > stream.population_size:
-        text += (f"; the topic's collection has {topic_population:,} documents: the audit covers the queue's "
-                 "documents only")
-    return text
 
 
 def _record(conn: Connection, stream: AuditStream, topic: str, topic_population: int | None) -> StreamRecord:
@@ -247,24 +161,8 @@ def _record(conn: Connection, stream: AuditStream, topic: str, topic_population:
         int(stream.id), topic, queue, int(stream.seed), int(stream.population_size), stream.population_digest,
         stream.every_k, stream.rate, int(stream.position), int(stream.served),
         None if stream.as_of is None else int(stream.as_of), stream.created_at, stream.created_by,
-        _description(stream, queue, topic_population), stream.voided_at is not None, stream.voided_at,
+        stream_description(stream, queue, topic_population), stream.voided_at is not None, stream.voided_at,
         stream.void_reason, stream.voided_by)
-
-
-def _streams(conn: Connection, topic_id: int) -> list[AuditStream]:
-    """The topic's streams, newest first (detached rows)."""
-    from sqlalchemy.orm import Session
-
-    with Session(bind=conn, expire_on_commit=False) as session:
-        rows = list(session.execute(select(AuditStream).where(AuditStream.topic_id == topic_id)
-                                    .order_by(AuditStream.id.desc())).scalars())
-        for row in rows:
-            session.expunge(row)
-    return rows
-
-
-def _active(conn: Connection, topic_id: int) -> AuditStream | None:
-    return next((s for s in _streams(conn, topic_id) if s.voided_at is None), None)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -332,15 +230,15 @@ def create_stream(engine: Engine, topic: str, *, every: int | None = None, rate:
     reviewer = validation.reviewer_name(reviewer)
     topic = validation.topic_name(topic)
     with engine.connect() as conn:
-        topic_id, _ = _topic(conn, topic)
-        row = _queue(conn, topic_id, topic, queue)
-        ids = sorted_population(_queue_docs(conn, row.id))
+        topic_id, _ = topic_of(conn, topic)
+        row = stream_queue(conn, topic_id, topic, queue)
+        ids = sorted_population(queue_docs(conn, row.id))
     if not ids:
         raise Invalid(f"queue: queue {row.name!r} of topic {topic!r} has no documents")
     digest = population_digest(ids)
     try:
         with engine.begin() as conn:
-            existing = _active(conn, topic_id)
+            existing = active_stream(conn, topic_id)
             if existing is not None:
                 raise Conflict(_existing_message(topic, int(existing.id)))
             last = conn.execute(select(func.max(Judgment.id)).where(Judgment.topic_id == topic_id)).scalar_one()
@@ -350,7 +248,7 @@ def create_stream(engine: Engine, topic: str, *, every: int | None = None, rate:
                 created_by=reviewer).returning(AuditStream.id)).scalar_one())
     except IntegrityError:  # another stream was created meanwhile: the partial unique index refused this one
         with engine.connect() as conn:
-            existing = _active(conn, topic_id)
+            existing = active_stream(conn, topic_id)
         if existing is None:
             raise
         raise Conflict(_existing_message(topic, int(existing.id))) from None
@@ -361,8 +259,8 @@ def show_stream(engine: Engine, topic: str, *, policy: str = "latest", stream_id
     """The topic's newest audit stream (or stream ``stream_id``) with its evidence counts; `NotFound` when the
     topic has none."""
     with engine.connect() as conn:
-        topic_id, topic_population = _topic(conn, topic)
-        streams = _streams(conn, topic_id)
+        topic_id, topic_population = topic_of(conn, topic)
+        streams = streams_of(conn, topic_id)
         if stream_id is not None:
             streams = [s for s in streams if s.id == stream_id]
         if not streams:
@@ -384,18 +282,16 @@ def change_pace(engine: Engine, topic: str, *, every: int | None = None,
     pace's count over the documents reviewed from now. The permutation, its position and the evidence stay as they
     are; the monitor's guarantee does not depend on the pace, which may follow what the audit has found (the
     monitor's docstring and tests/estimation/test_adaptive_rate_dp.py), as long as the ranking does not."""
-    from reviewdepth.services.sample_evidence import queue_evidence
-
     every, rate = _checked_pace(every, rate)
     topic = validation.topic_name(topic)
     with engine.connect() as conn:
-        topic_id, _ = _topic(conn, topic)
-        active = _active(conn, topic_id)
+        topic_id, _ = topic_of(conn, topic)
+        active = active_stream(conn, topic_id)
         if active is None:
             raise NotFound(f"topic {topic!r} has no active audit stream: start one with reviewdepth sample stream")
-        row = _queue(conn, topic_id, topic, None)
+        row = stream_queue(conn, topic_id, topic, None)
         labels = load_queue_labels(conn, row.id, topic_id, int(row.size), "latest")
-    reviewed = queue_evidence(engine, topic_id, row, labels, None).reviewed
+        reviewed = queue_evidence(conn, topic_id, row, labels, None).reviewed
     with engine.begin() as conn:
         locked = _lock_stream(conn, int(active.id))
         if locked is None:
@@ -411,8 +307,8 @@ def void_stream(engine: Engine, topic: str, *, reason: str, reviewer: str) -> St
     as-of query: the void is not a judgment and is not in the judgment log). A new stream may then be created."""
     reason, reviewer = checked_void(reason, reviewer, "say why the audit stream is voided")
     with engine.begin() as conn:
-        topic_id, _ = _topic(conn, topic)
-        active = _active(conn, topic_id)
+        topic_id, _ = topic_of(conn, topic)
+        active = active_stream(conn, topic_id)
         if active is None:
             raise NotFound(f"topic {topic!r} has no active audit stream")
         done = conn.execute(update(AuditStream).where(AuditStream.id == active.id, AuditStream.voided_at.is_(None))
@@ -445,21 +341,19 @@ def next_documents(engine: Engine, topic: str, *, queue: str | None = None, coun
     """The next ``count`` documents to judge: the queue's next unjudged documents in rank order, with the audit
     stream's documents interleaved at its pace (module docstring). Advances and stores the stream's position and
     served count in one transaction that holds the stream's lock."""
-    from reviewdepth.services.sample_evidence import queue_evidence
-
     if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_COUNT:
         raise Invalid(f"count: must be an integer from 1 to {MAX_COUNT:,}, not {count!r}")
     if policy not in POLICIES:
         raise Invalid(f"policy: unknown label policy {policy!r}; choose one of {', '.join(POLICIES)}")
     topic = validation.topic_name(topic)
     with engine.connect() as conn:
-        topic_id, _ = _topic(conn, topic)
-        row = _queue(conn, topic_id, topic, queue)
+        topic_id, _ = topic_of(conn, topic)
+        row = stream_queue(conn, topic_id, topic, queue)
         labels = load_queue_labels(conn, row.id, topic_id, int(row.size), policy)
-        docs = _queue_docs(conn, row.id)
-        stream = _active(conn, topic_id)
-        order = _population(conn, stream, topic, {row.id: docs})[0] if stream is not None else []
-    reviewed = queue_evidence(engine, topic_id, row, labels, None).reviewed
+        docs = queue_docs(conn, row.id)
+        stream = active_stream(conn, topic_id)
+        order = stream_population(conn, stream, topic, {row.id: docs})[0] if stream is not None else []
+        reviewed = queue_evidence(conn, topic_id, row, labels, None).reviewed
 
     judged_mask = labels.labels != UNJUDGED
     in_batch: dict[str, int] = {}  # doc id -> index in `out`
@@ -555,51 +449,13 @@ def next_documents(engine: Engine, topic: str, *, queue: str | None = None, coun
 
 def load_audit(engine: Engine, topic: str, queue: str | None = None, *, policy: str = "latest",
                as_of: int | None = None) -> AuditEvidence | None:
-    """The topic's audit stream as evidence at judgment id ``as_of`` (default: now): the judged prefix of the
-    permutation with labels resolved under ``policy`` (as `reviewdepth.services.queues.queue_labels` resolves
-    them) and ranks on ``queue`` (default: the topic's newest).
-
-    None when the topic has no active stream, or when it was created after ``as_of`` (its ``as_of`` field, the
-    topic's last judgment id at creation, is later). A voided stream is never evidence. Only the judged prefix
-    counts (see `AuditEvidence`): a document passed or served but not labelled stops the evidence there, and the
-    documents after it wait in ``pending``."""
-    if policy not in POLICIES:
-        raise Invalid(f"policy: unknown label policy {policy!r}; choose one of {', '.join(POLICIES)}")
-    if as_of is not None and (isinstance(as_of, bool) or not 0 <= as_of <= validation.INT64_MAX):
-        raise Invalid(f"as_of: must be a judgment id, not {as_of!r}")
-    topic = validation.topic_name(topic)
-    with engine.connect() as conn:
-        topic_id, topic_population = _topic(conn, topic)
-        stream = _active(conn, topic_id)
-        if stream is None or (as_of is not None and stream.as_of is not None and stream.as_of > as_of):
-            return None
-        target = _queue(conn, topic_id, topic, queue)
-        target_docs = _queue_docs(conn, target.id)
-        order, origin = _population(conn, stream, topic, {target.id: target_docs})
-        docs, ids, rel, adj = load_judgment_arrays(conn, topic_id, as_of)
-        resolved = resolve_labels(docs, ids, rel, adj, policy)
-        label_of = dict(zip(resolved.doc_ids.tolist(), resolved.labels.tolist(), strict=True))
-    position = int(stream.position)
-    judged = 0
-    while judged < position and label_of.get(order[judged], UNJUDGED) != UNJUDGED:
-        judged += 1
-    prefix = order[:judged]
-    rank_of = {d: i + 1 for i, d in enumerate(target_docs)}
-    return AuditEvidence(
-        stream_id=int(stream.id), seed=int(stream.seed), population_size=int(stream.population_size),
-        position=position, served=int(stream.served), judged=judged, doc_ids=prefix,
-        relevant=[label_of[d] == 1 for d in prefix], ranks=[rank_of.get(d) for d in prefix],
-        pending=[d for d in order[judged:position] if label_of.get(d, UNJUDGED) == UNJUDGED],
-        description=_description(stream, origin, topic_population))
+    """`reviewdepth.services.evidence.audit.load_audit` in one read snapshot of its own."""
+    with read_snapshot(engine) as conn:
+        return evidence_audit.load_audit(conn, topic, queue, policy=policy, as_of=as_of)
 
 
 def audit_doc_ids(engine: Engine, topic: str, count: int | None = None) -> Sequence[str]:
     """The first ``count`` documents of the topic's active stream in permutation order (all when None); for
     tests and tools that replay a stream."""
     with engine.connect() as conn:
-        topic_id, _ = _topic(conn, topic)
-        stream = _active(conn, topic_id)
-        if stream is None:
-            raise NotFound(f"topic {topic!r} has no active audit stream")
-        order = _population(conn, stream, topic)[0]
-    return order if count is None else order[:count]
+        return evidence_audit.audit_doc_ids(conn, topic, count)

@@ -16,11 +16,10 @@ from sqlalchemy.exc import IntegrityError
 from reviewdepth.formats.errors import InputError
 from reviewdepth.services.errors import Conflict, Invalid, NotFound
 from reviewdepth.services.imports import read_label
-from reviewdepth.services.judgments import as_utc
 from reviewdepth.services.served_queues import API_HINT, ServedQueues
 from reviewdepth.store import validation
 from reviewdepth.store.chain import NewJudgment, SharedJudgments, append_judgments
-from reviewdepth.store.ingest import utc_now
+from reviewdepth.store.ingest import as_utc, utc_now
 from reviewdepth.store.models import USER_ROLES, ApiIdempotency
 from reviewdepth.store.queue_membership import topic_and_queued
 

@@ -14,7 +14,8 @@ from typing import Literal, get_args
 from sqlalchemy import Engine
 
 from reviewdepth.services.errors import Invalid
-from reviewdepth.services.judgments import as_utc, judgment_id_as_of, topic_id_of
+from reviewdepth.services.judgments import judgment_id_as_of, topic_id_of
+from reviewdepth.store.ingest import as_utc
 from reviewdepth.store.votes import DocumentVotes, Vote, load_votes
 
 ConflictStatus = Literal["open", "resolved", "all"]

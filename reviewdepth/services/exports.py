@@ -14,8 +14,9 @@ from sqlalchemy import Engine, select
 
 from reviewdepth.formats.exports import LABEL_FORMATS, RUN_FORMATS, write_labels, write_run
 from reviewdepth.services.errors import Invalid
-from reviewdepth.services.judgments import _db_time, parse_as_of, topic_id_of
+from reviewdepth.services.evidence import topic as evidence_topic
 from reviewdepth.services.queues import find_queue
+from reviewdepth.store.ingest import db_time
 from reviewdepth.store.labels import POLICIES, UNJUDGED, resolve_labels
 from reviewdepth.store.loaders import load_judgment_arrays
 from reviewdepth.store.models import Queue, QueueEntry
@@ -41,11 +42,11 @@ def export_labels(engine: Engine, topic: str, fmt: str, *, policy: str = "latest
         raise Invalid(f"--format must be one of {', '.join(LABEL_FORMATS)}, not {fmt!r}")
     if policy not in POLICIES:
         raise Invalid(f"unknown label policy {policy!r}; choose one of {', '.join(POLICIES)}")
-    topic_id = topic_id_of(engine, topic)
-    as_of_id, as_of_time = parse_as_of(engine, as_of)
     with engine.connect() as conn:
+        topic_id = evidence_topic.topic_id(conn, topic)
+        as_of_id, as_of_time = evidence_topic.parse_as_of(conn, as_of)
         docs, ids, relevant, adjudication = load_judgment_arrays(
-            conn, topic_id, as_of_id, None if as_of_time is None else _db_time(engine, as_of_time))
+            conn, topic_id, as_of_id, None if as_of_time is None else db_time(conn, as_of_time))
         queued = conn.execute(select(QueueEntry.doc_id).join(Queue, Queue.id == QueueEntry.queue_id)
                               .where(Queue.topic_id == topic_id).order_by(Queue.id, QueueEntry.rank)).scalars()
         order = list(dict.fromkeys(queued))

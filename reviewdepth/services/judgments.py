@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
-from sqlalchemy import Engine, func, insert, select
+from sqlalchemy import Engine, insert, select
 
 from reviewdepth.formats.errors import InputError
 from reviewdepth.services.errors import Conflict, Invalid, NotFound
+from reviewdepth.services.evidence import topic as evidence_topic
 from reviewdepth.services.imports import read_label
 from reviewdepth.services.served_queues import ServedQueues
 from reviewdepth.store import validation
 from reviewdepth.store.chain import append_judgments
-from reviewdepth.store.ingest import utc_now
+from reviewdepth.store.ingest import as_utc, db_time, utc_now
 from reviewdepth.store.models import USER_ROLES, Judgment, Queue, Topic
 
 
@@ -38,18 +39,9 @@ class JudgmentRecord:
         return out
 
 
-def as_utc(moment: datetime) -> datetime:
-    """SQLite hands back naive UTC; PostgreSQL aware datetimes."""
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-
-
 def topic_id_of(engine: Engine, topic: str) -> int:
-    topic = validation.topic_name(topic)
     with engine.connect() as conn:
-        found = conn.execute(select(Topic.id).where(Topic.name == topic)).scalar_one_or_none()
-    if found is None:
-        raise NotFound(f"unknown topic {topic!r}")
-    return int(found)
+        return evidence_topic.topic_id(conn, topic)
 
 
 def record_judgment(engine: Engine, topic: str, doc_id: str, label: str, *, reviewer: str, role: str = "review",
@@ -92,65 +84,45 @@ def record_judgment(engine: Engine, topic: str, doc_id: str, label: str, *, revi
 
 
 def parse_as_of(engine: Engine, value: str | None) -> tuple[int | None, datetime | None]:
-    """``--as-of``: the id of a recorded judgment (`recorded_judgment`) or an ISO 8601 time (UTC when no offset is
-    given)."""
-    if value is None or value == "":
-        return None, None
-    if value.strip().isdigit():  # any digits, ASCII or not (²): `digits` says which are refused
-        return recorded_judgment(engine, validation.digits(value, "as_of")), None
-    try:
-        moment = datetime.fromisoformat(value)
-    except ValueError:
-        raise Invalid(f"--as-of must be a judgment id or an ISO 8601 time, not {value!r}") from None
-    return None, as_utc(moment)
+    """``--as-of`` (`reviewdepth.services.evidence.topic.parse_as_of`) in a connection of its own."""
+    with engine.connect() as conn:
+        return evidence_topic.parse_as_of(conn, value)
 
 
 def recorded_judgment(engine: Engine, judgment_id: int) -> int:
-    """``judgment_id`` when a judgment of that id was recorded, of any topic (ids order the one log of every
-    topic, so another topic's judgment is a point in this one's); `Invalid` otherwise: the log "as of" an id never
-    recorded would silently be the whole log (or none of it)."""
+    """`reviewdepth.services.evidence.topic.recorded_judgment` in a connection of its own."""
     with engine.connect() as conn:
-        if conn.execute(select(Judgment.id).where(Judgment.id == judgment_id)).first() is not None:
-            return judgment_id
-        last = conn.execute(select(func.max(Judgment.id))).scalar_one()
-    recorded = "no judgment is recorded yet" if last is None else f"the last one recorded is {last}"
-    raise NotFound(f"--as-of {judgment_id}: no judgment has this id ({recorded})")
+        return evidence_topic.recorded_judgment(conn, judgment_id)
 
 
 def judgment_id_as_of(engine: Engine, value: str | None, command: str) -> int | None:
     """``--as-of`` for commands that take only a judgment id."""
-    as_of_id, as_of_time = parse_as_of(engine, value)
-    if as_of_time is not None:
-        raise Invalid(f"{command} takes --as-of as a judgment id")
-    return as_of_id
+    with engine.connect() as conn:
+        return evidence_topic.judgment_id_as_of(conn, value, command)
 
 
 def list_judgments(engine: Engine, topic: str, *, as_of: str | None = None, reviewer: str | None = None,
                    offset: int = 0, limit: int | None = None) -> list[JudgmentRecord]:
     """The log of a topic in recording order, up to ``as_of`` (judgment id or time)."""
-    topic_id = topic_id_of(engine, topic)
-    as_of_id, as_of_time = parse_as_of(engine, as_of)
-    stmt = select(Judgment).where(Judgment.topic_id == topic_id).order_by(Judgment.id)
-    if as_of_id is not None:
-        stmt = stmt.where(Judgment.id <= as_of_id)
-    if as_of_time is not None:
-        stmt = stmt.where(Judgment.recorded_at <= _db_time(engine, as_of_time))
-    if reviewer:
-        stmt = stmt.where(Judgment.reviewer == validation.reviewer_name(reviewer))
-    stmt = stmt.offset(offset)
-    if limit is not None:
-        stmt = stmt.limit(limit)
     with engine.connect() as conn:
-        rows = conn.execute(stmt.with_only_columns(
-            Judgment.id, Judgment.doc_id, Judgment.label, Judgment.relevant, Judgment.grade, Judgment.reviewer,
-            Judgment.role, Judgment.source, Judgment.note, Judgment.recorded_at, Judgment.queue_id)).all()
+        topic_id = evidence_topic.topic_id(conn, topic)
+        as_of_id, as_of_time = evidence_topic.parse_as_of(conn, as_of)
+        stmt = select(Judgment.id, Judgment.doc_id, Judgment.label, Judgment.relevant, Judgment.grade,
+                      Judgment.reviewer, Judgment.role, Judgment.source, Judgment.note, Judgment.recorded_at,
+                      Judgment.queue_id).where(Judgment.topic_id == topic_id).order_by(Judgment.id)
+        if as_of_id is not None:
+            stmt = stmt.where(Judgment.id <= as_of_id)
+        if as_of_time is not None:
+            stmt = stmt.where(Judgment.recorded_at <= db_time(conn, as_of_time))
+        if reviewer:
+            stmt = stmt.where(Judgment.reviewer == validation.reviewer_name(reviewer))
+        stmt = stmt.offset(offset)
+        if limit is not None:
+            stmt = stmt.limit(limit)
+        rows = conn.execute(stmt).all()
         names = dict(conn.execute(select(Queue.id, Queue.name).where(Queue.topic_id == topic_id)).all())
     return [JudgmentRecord(int(r[0]), topic, r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], as_utc(r[9]),
                            names.get(r[10])) for r in rows]
-
-
-def _db_time(engine: Engine, moment: datetime) -> datetime:
-    return moment.replace(tzinfo=None) if engine.dialect.name == "sqlite" else moment
 
 
 def record_judgments(engine: Engine, topic: str, items: list[tuple[str, str]], *, reviewer: str,

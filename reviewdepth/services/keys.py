@@ -11,9 +11,8 @@ from datetime import datetime
 from sqlalchemy import Engine, insert, select, update
 
 from reviewdepth.services.errors import Invalid, NotFound
-from reviewdepth.services.judgments import as_utc
 from reviewdepth.store import validation
-from reviewdepth.store.ingest import utc_now
+from reviewdepth.store.ingest import as_utc, utc_now
 from reviewdepth.store.models import ApiKey
 from reviewdepth.store.table_changes import TableChanges
 

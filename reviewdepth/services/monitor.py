@@ -6,16 +6,16 @@ What goes in (`build_monitor`):
 * the population N: the audit stream's (the distinct documents of the queue it was created on); with no stream,
   the current queue's size, and nothing audited;
 * the reviewed set S: the union over the topic's queues of each queue's reviewed prefix as the report counts it
-  (`reviewdepth.services.sample_evidence.queue_evidence`), within the population. A re-ranking adds a queue whose
-  prefix starts short, but the documents reviewed along the old ranking stay in S: S never shrinks;
+  (`reviewdepth.services.evidence.queue_evidence.queue_evidence`), within the population. A re-ranking adds a
+  queue whose prefix starts short, but the documents reviewed along the old ranking stay in S: S never shrinks;
 * F, the relevant documents in S, and R_known, every distinct document of the population with a relevant label
   (any role), under the label policy as of the judgment id;
 * the current queue (named, else the topic's newest): its reviewed prefix and size, and the ranks on it of the
   audit documents outside S and of the known relevant documents outside S (0 when not in it).
 
 The depth report's one-look stopping rules (elusion, QBCB, …) are shown beside the monitor, each labelled "valid
-for one look only"; they come from the report's own computation for the current queue (`_figures`), without the
-rest of the report.
+for one look only"; they come from the report's own computation for the current queue
+(`reviewdepth.services.assessment`), without the rest of the report.
 """
 
 from __future__ import annotations
@@ -39,18 +39,20 @@ from reviewdepth.estimation.stop_plan import certification_floor
 from reviewdepth.report.monitor_model import ONE_LOOK, Dashboard, DashboardEntry, MonitorReport, lower_text
 from reviewdepth.report.status_model import TopicStatus
 from reviewdepth.report.wording import stop_label
-from reviewdepth.services.audit_stream import AuditEvidence, audit_doc_ids, load_audit
+from reviewdepth.services.assessment import fully_judged, queue_assessment, queue_population
 from reviewdepth.services.confidence import checked_confidence
 from reviewdepth.services.errors import Conflict, Invalid, NotFound, ServiceError
-from reviewdepth.services.judgments import as_utc, recorded_judgment
-from reviewdepth.services.sample_evidence import queue_evidence
+from reviewdepth.services.evidence.audit import AuditEvidence, audit_doc_ids, load_audit
+from reviewdepth.services.evidence.queue_evidence import QueueEvidence, queue_evidence
+from reviewdepth.services.evidence.topic import recorded_judgment
 from reviewdepth.services.topic_status import audit_figure, sample_figure, topic_status
 from reviewdepth.store import validation
 from reviewdepth.store.chain import chain_head_at
-from reviewdepth.store.ingest import driver_columns
+from reviewdepth.store.ingest import as_utc, driver_columns
 from reviewdepth.store.labels import POLICIES, resolve_labels
-from reviewdepth.store.loaders import load_judgment_arrays, load_queue_labels
+from reviewdepth.store.loaders import QueueLabels, load_judgment_arrays, load_queue_labels
 from reviewdepth.store.models import AuditStream, Judgment, Queue, Sample, Topic
+from reviewdepth.store.snapshot import read_snapshot
 
 START_STREAM = "reviewdepth sample stream {topic} --every auto"
 MAX_PENDING_SHOWN = 20
@@ -219,7 +221,7 @@ def _reviewed_docs(docs: Sequence[str], evidence: Any) -> list[str]:
     return [docs[int(r) - 1] for r in evidence.order[:evidence.reviewed]]
 
 
-def _sets_by_document(engine: Engine, conn: Connection, info: _Topic, current: Queue, prefixes: dict[int, Any],
+def _sets_by_document(conn: Connection, info: _Topic, current: Queue, prefixes: dict[int, Any],
                       audit: AuditEvidence | None, origin: int | None, relevant_docs: set[str]) -> _Sets:
     """`_Sets` in general (several queues, or a stream over another queue): by document. The population is the
     audit stream's queue's documents (load_audit has checked them against the stored digest), else the current
@@ -236,7 +238,7 @@ def _sets_by_document(engine: Engine, conn: Connection, info: _Topic, current: Q
     elif origin is not None:
         population = set(_docs(conn, origin))
     else:
-        population = set(audit_doc_ids(engine, info.name))  # its queue is gone: the stream found another
+        population = set(audit_doc_ids(conn, info.name))  # its queue is gone: the stream found another
     reviewed_docs: set[str] = set(current_docs[:prefixes[current.id].reviewed])
     for q in info.queues:
         if q.id != current.id and prefixes[q.id].reviewed:
@@ -274,38 +276,46 @@ def _percent(confidence: float) -> str:
 def build_monitor(engine: Engine, topic: str, *, queue: str | None = None, target: object = "0.95",
                   confidence: float = 0.95, policy: str = "latest", as_of: int | None = None,
                   one_look: bool = True, with_samples: bool = True) -> MonitorReport:
-    """The monitor's status of ``topic`` as of judgment ``as_of`` (default: now); module docstring for what goes
-    in. ``one_look``: also compute the depth report's one-look stopping rules for the current queue (the
-    dashboard leaves them out). ``with_samples``: put the random samples' figure in the topic status (the report,
-    which has its own, leaves it out). `Invalid` for a bad setting, `NotFound` for an unknown topic or queue."""
+    """`monitor_of` in one read snapshot."""
+    with read_snapshot(engine) as conn:
+        return monitor_of(conn, topic, queue=queue, target=target, confidence=confidence, policy=policy,
+                          as_of=as_of, one_look=one_look, with_samples=with_samples)
+
+
+def monitor_of(conn: Connection, topic: str, *, queue: str | None = None, target: object = "0.95",
+               confidence: float = 0.95, policy: str = "latest", as_of: int | None = None,
+               one_look: bool = True, with_samples: bool = True) -> MonitorReport:
+    """The monitor's status of ``topic`` as of judgment ``as_of`` (default: now), read through ``conn``; module
+    docstring for what goes in. ``one_look``: also compute the depth report's one-look stopping rules for the
+    current queue (the dashboard leaves them out). ``with_samples``: put the random samples' figure in the topic
+    status (the report, which has its own, leaves it out). `Invalid` for a bad setting, `NotFound` for an
+    unknown topic or queue."""
     tau, level = _settings(target, confidence, policy, as_of)
     if as_of is not None:
-        recorded_judgment(engine, as_of)
-    with engine.connect() as conn:
-        info = _topic(conn, topic)
-        current = _current(info, queue)
-        last_id, last_time = _last_judgment(conn, info.id, as_of)
-        point = as_of if as_of is not None else last_id
-        labels_by_queue = {q.id: load_queue_labels(conn, q.id, info.id, q.size, policy, point) for q in info.queues}
-        docs, ids, rel, adj = load_judgment_arrays(conn, info.id, point)
-        resolved = resolve_labels(docs, ids, rel, adj, policy)
-        chain_head = chain_head_at(conn, info.id, as_of)
+        recorded_judgment(conn, as_of)
+    info = _topic(conn, topic)
+    current = _current(info, queue)
+    last_id, last_time = _last_judgment(conn, info.id, as_of)
+    point = as_of if as_of is not None else last_id
+    labels_by_queue = {q.id: load_queue_labels(conn, q.id, info.id, q.size, policy, point) for q in info.queues}
+    docs, ids, rel, adj = load_judgment_arrays(conn, info.id, point)
+    resolved = resolve_labels(docs, ids, rel, adj, policy)
+    chain_head = chain_head_at(conn, info.id, as_of)
     if current.size == 0:
         raise Invalid(f"queue: queue {current.name!r} of topic {info.name!r} has no documents")
-    prefixes = {q.id: queue_evidence(engine, info.id, q, labels_by_queue[q.id], point) for q in info.queues}
+    prefixes = {q.id: queue_evidence(conn, info.id, q, labels_by_queue[q.id], point) for q in info.queues}
     # each queue on its review order: its reviewed set S first (documents reviewed out of queue order included)
     labels_by_queue = {q.id: prefixes[q.id].in_review_order(labels_by_queue[q.id]) for q in info.queues}
-    audit = _on_review_order(load_audit(engine, info.name, current.name, policy=policy, as_of=point),
+    audit = _on_review_order(load_audit(conn, info.name, current.name, policy=policy, as_of=point),
                              prefixes[current.id].order)
     queue_reviewed = prefixes[current.id].reviewed
     relevant_docs = {d for d, lab in zip(resolved.doc_ids.tolist(), resolved.labels.tolist(), strict=True)
                      if lab == 1}
-    with engine.connect() as conn:
-        origin = _audit_origin(conn, audit)
-        if _one_queue(info, current, audit, origin):
-            sets = _sets_by_rank(labels_by_queue[current.id].labels, queue_reviewed, audit, len(relevant_docs))
-        else:
-            sets = _sets_by_document(engine, conn, info, current, prefixes, audit, origin, relevant_docs)
+    origin = _audit_origin(conn, audit)
+    if _one_queue(info, current, audit, origin):
+        sets = _sets_by_rank(labels_by_queue[current.id].labels, queue_reviewed, audit, len(relevant_docs))
+    else:
+        sets = _sets_by_document(conn, info, current, prefixes, audit, origin, relevant_docs)
     inp = MonitorInput(
         population=sets.population if audit is None else audit.population_size, reviewed=sets.reviewed,
         found=sets.found, audited=0 if audit is None else audit.judged, known_relevant=sets.known,
@@ -329,7 +339,7 @@ def build_monitor(engine: Engine, topic: str, *, queue: str | None = None, targe
         notes.append(f"the reviewed set joins the reviewed prefixes of the topic's {len(info.queues)} queues "
                      f"({inp.reviewed:,} documents; {queue_reviewed:,} of them along queue {current.name})")
     evidence = prefixes[current.id]
-    assessment = _assessment(info, current, labels_by_queue[current.id], evidence, tau, level, policy, point) if (
+    assessment = _assessment(info, labels_by_queue[current.id], evidence, tau, level) if (
         one_look or (with_samples and evidence.draws)) else None
     rules = _one_look_rules(assessment, tau) if one_look else []
     sample = sample_figure(assessment) if assessment is not None and with_samples else None
@@ -346,17 +356,12 @@ def build_monitor(engine: Engine, topic: str, *, queue: str | None = None, targe
                    chain_head, prefixes[current.id].order, status)
 
 
-def _assessment(info: _Topic, current: Queue, labels: Any, evidence: Any, tau: Fraction, level: float,
-                policy: str, point: int | None) -> Assessment | None:
-    """The depth report's assessment of the current queue at this moment (its own computation)."""
-    from reviewdepth.services.report import ReportOptions, _figures
-
-    options = ReportOptions(queue=current.name, targets=[_fraction_text(tau)], confidence=level, policy=policy,
-                            as_of=point)
-    try:
-        return _figures(labels, evidence, info.population_size, options).assessment
-    except ServiceError:
-        return None
+def _assessment(info: _Topic, labels: QueueLabels, evidence: QueueEvidence, tau: Fraction,
+                level: float) -> Assessment:
+    """The depth report's assessment of the current queue at this moment (`reviewdepth.services.assessment`)."""
+    population = queue_population(labels, info.population_size)
+    return queue_assessment(labels, evidence, population, fully_judged(labels, population), [_fraction_text(tau)],
+                            confidence=level)
 
 
 def _one_look_rules(assessment: Assessment | None, tau: Fraction) -> list[dict[str, Any]]:

@@ -17,13 +17,13 @@ from datetime import datetime
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Engine, delete, insert, select
-from sqlalchemy.orm import Session
+from sqlalchemy import Connection, Engine, delete, insert, select
 
 from reviewdepth.services.errors import Invalid, NotFound
-from reviewdepth.services.judgments import as_utc
+from reviewdepth.services.evidence import calibration as evidence_calibration
+from reviewdepth.services.evidence.calibration import CalibrationRecord
 from reviewdepth.store import validation
-from reviewdepth.store.ingest import utc_now
+from reviewdepth.store.ingest import as_utc, utc_now
 from reviewdepth.store.loaders import load_queue_labels
 from reviewdepth.store.models import Calibration, PortfolioTopic, Queue, Topic
 
@@ -130,39 +130,10 @@ class CalibrationInterrupted(Invalid):
     stored."""
 
 
-@dataclass(frozen=True)
-class CalibrationRecord:
-    """A stored calibration: its settings, the topics it rests on, and one summary per calibrated rule."""
-
-    id: int
-    target: str
-    confidence: float
-    topic_count: int
-    settings: dict[str, Any]
-    rules: list[dict[str, Any]]
-    created_at: datetime
-    created_by: str
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "target": self.target, "confidence": self.confidence, "topics": self.topic_count,
-                "settings": self.settings, "rules": self.rules, "created_at": as_utc(self.created_at).isoformat(),
-                "created_by": self.created_by}
-
-    def rule(self, name: str) -> dict[str, Any] | None:
-        return next((r for r in self.rules if r.get("rule") == name), None)
-
-
-def _record(row: Calibration) -> CalibrationRecord:
-    return CalibrationRecord(int(row.id), row.target, float(row.confidence), int(row.topic_count),
-                             json.loads(row.settings), json.loads(row.summary), as_utc(row.created_at),
-                             row.created_by)
-
-
 def latest_calibration(engine: Engine) -> CalibrationRecord | None:
     """The newest calibration, or None when the portfolio was never calibrated."""
-    with Session(engine) as session:
-        row = session.execute(select(Calibration).order_by(Calibration.id.desc()).limit(1)).scalars().first()
-    return None if row is None else _record(row)
+    with engine.connect() as conn:
+        return evidence_calibration.latest_calibration(conn)
 
 
 def calibrated_rules(design: str) -> tuple[str, ...]:
@@ -243,23 +214,14 @@ def calibration_text(rule: dict[str, Any], target: str, confidence: float, topic
             f" median cost {_ratio(reviewed)} the oracle depth{sampled}; on {topics:,} topics")
 
 
-def calibration_for_report(engine: Engine, target: str) -> CalibrationRecord | None:
-    """The latest calibration when it was run for the target ``target`` (compared as exact fractions), else
-    None: a calibration for another target says nothing about this one."""
-    latest = latest_calibration(engine)
-    if latest is None or Fraction(latest.target) != Fraction(str(target)):
-        return None
-    return latest
-
-
-def calibrate_stopping_rows(engine: Engine, rows: list[dict[str, Any]], target: str) -> None:
+def calibrate_stopping_rows(conn: Connection, rows: list[dict[str, Any]], target: str) -> None:
     """Beside each heuristic row of a report's stopping evidence that the latest calibration (for ``target``)
     measured, a ``calibration`` entry: the calibration's id, target, confidence, topics, the rule's figures and
     its one-line ``text``. Rows stay exactly as they were when there is none."""
     heuristic = [row for row in rows if row.get("kind") == "heuristic"]
     if not heuristic:
         return
-    record = calibration_for_report(engine, target)
+    record = evidence_calibration.calibration_for_report(conn, target)
     if record is None:
         return
     for row in heuristic:

@@ -9,8 +9,8 @@
 - not screened because the review stopped: identified − screened (in PRISMA 2020's flow, the records a
   prioritised screening tool's stopping decision removed; report the stopping method with them);
 - reviewed and relevant in reviewed: the reviewed set S and the relevant documents in it, the same set the depth
-  report, ``watch`` and the dashboard count (`reviewdepth.services.sample_evidence.QueueEvidence`): every document
-  judged in a review role wherever it sits in the queue, plus the judged prefix. Screened also counts documents
+  report, ``watch`` and the dashboard count (`reviewdepth.services.evidence.queue_evidence.QueueEvidence`): every
+  document judged in a review role wherever it sits in the queue, plus the judged prefix. Screened also counts documents
   judged only as sample, audit or QC documents; ``stopped_at_rank`` is given only when S is a prefix of the
   queue (screening in queue order), since a set screened in another order stops at no rank;
 - reviewers per record: how many screened records have 1, 2, 3, … distinct reviewers;
@@ -27,10 +27,17 @@ from typing import Any
 import numpy as np
 from sqlalchemy import Connection, Engine, exists, select
 
+from reviewdepth.services.conflicts import conflicts_of
+from reviewdepth.services.evidence.labels import queue_labels
+from reviewdepth.services.evidence.queue_evidence import queue_evidence
+from reviewdepth.services.evidence.topic import find_queue, judgment_id_as_of, last_judgment_id
+from reviewdepth.services.evidence.topic import population_size as topic_population
 from reviewdepth.store.labels import resolve_labels
 from reviewdepth.store.loaders import QueueLabels
 from reviewdepth.store.models import VOID_ROLE, Judgment, Queue, QueueEntry
 from reviewdepth.store.queue_membership import topic_queues
+from reviewdepth.store.snapshot import read_snapshot
+from reviewdepth.store.votes import load_votes, reviewers_per_document
 
 
 @dataclass(frozen=True)
@@ -112,30 +119,26 @@ def outside_queue_counts(conn: Connection, topic_id: int, labels: QueueLabels, *
 
 def topic_prisma(engine: Engine, topic: str, *, queue: str | None = None, policy: str = "latest",
                  as_of: str | None = None, independent: bool | None = None) -> PrismaCounts:
-    """The counts for a stored topic and queue, as of a judgment id (the same numbers the report shows)."""
-    from sqlalchemy import func
+    """The counts for a stored topic and queue, as of a judgment id (the same numbers the report shows), read in
+    one snapshot."""
+    with read_snapshot(engine) as conn:
+        return prisma_of(conn, topic, queue=queue, policy=policy, as_of=as_of, independent=independent)
 
-    from reviewdepth.services.conflicts import conflicts_of
-    from reviewdepth.services.judgments import judgment_id_as_of
-    from reviewdepth.services.queues import find_queue, queue_labels
-    from reviewdepth.services.sample_evidence import queue_evidence
-    from reviewdepth.store.models import Judgment, Topic
-    from reviewdepth.store.votes import load_votes, reviewers_per_document
 
-    as_of_id = judgment_id_as_of(engine, as_of, "prisma")
-    topic_id, row = find_queue(engine, topic, queue)
-    with engine.connect() as conn:
-        population_size = conn.execute(select(Topic.population_size).where(Topic.id == topic_id)).scalar_one()
-        if as_of_id is None:
-            as_of_id = conn.execute(select(func.max(Judgment.id)).where(Judgment.topic_id == topic_id)).scalar_one()
-    _, labels = queue_labels(engine, topic, row.name, policy, None if as_of_id is None else str(as_of_id))
-    evidence = queue_evidence(engine, topic_id, row, labels, as_of_id)
+def prisma_of(conn: Connection, topic: str, *, queue: str | None = None, policy: str = "latest",
+              as_of: str | None = None, independent: bool | None = None) -> PrismaCounts:
+    """`topic_prisma` read through ``conn``."""
+    as_of_id = judgment_id_as_of(conn, as_of, "prisma")
+    topic_id, row = find_queue(conn, topic, queue)
+    population_size = topic_population(conn, topic_id)
+    if as_of_id is None:
+        as_of_id = last_judgment_id(conn, topic_id)
+    _, labels = queue_labels(conn, topic, row.name, policy, None if as_of_id is None else str(as_of_id))
+    evidence = queue_evidence(conn, topic_id, row, labels, as_of_id)
     in_order = evidence.in_review_order(labels)
-    with engine.connect() as conn:
-        per_record = reviewers_per_document(conn, topic_id, as_of_id)
-        multi = load_votes(conn, topic_id, as_of_id, min_reviewers=2) if max(per_record, default=0) >= 2 else []
-        outside = outside_queue_counts(conn, topic_id, labels, population_stated=bool(population_size),
-                                       as_of=as_of_id)
+    per_record = reviewers_per_document(conn, topic_id, as_of_id)
+    multi = load_votes(conn, topic_id, as_of_id, min_reviewers=2) if max(per_record, default=0) >= 2 else []
+    outside = outside_queue_counts(conn, topic_id, labels, population_stated=bool(population_size), as_of=as_of_id)
     conflicts = conflicts_of(multi)
     return prisma_counts(
         population=int(population_size) if population_size else labels.size, population_stated=bool(population_size),

@@ -7,15 +7,15 @@ from datetime import datetime
 
 import numpy as np
 from sqlalchemy import Engine, select
-from sqlalchemy.orm import Session
 
 from reviewdepth.measures.ranking import NOT_IN_QRELS, RankedQueries
 from reviewdepth.measures.suite import MeasureSpec, evaluate_ranked
-from reviewdepth.services.errors import Conflict, Invalid, NotFound
-from reviewdepth.services.judgments import _db_time, as_utc, parse_as_of, topic_id_of
-from reviewdepth.store.labels import POLICIES
-from reviewdepth.store.loaders import QueueLabels, load_queue_labels
+from reviewdepth.services.evidence import labels as evidence_labels
+from reviewdepth.services.evidence import topic as evidence_topic
+from reviewdepth.store.ingest import as_utc
+from reviewdepth.store.loaders import QueueLabels
 from reviewdepth.store.models import Queue
+from reviewdepth.store.snapshot import read_snapshot
 
 
 @dataclass
@@ -61,8 +61,8 @@ class QueueRecord:
 
 def list_queues(engine: Engine, topic: str) -> list[QueueRecord]:
     """The topic's queues, oldest first (the last is the newest); `NotFound` for an unknown topic."""
-    topic_id = topic_id_of(engine, topic)
     with engine.connect() as conn:
+        topic_id = evidence_topic.topic_id(conn, topic)
         rows = conn.execute(select(Queue.name, Queue.size, Queue.ordering, Queue.source, Queue.run_tag,
                                    Queue.threshold_rank, Queue.created_at)
                             .where(Queue.topic_id == topic_id).order_by(Queue.id)).all()
@@ -72,33 +72,17 @@ def list_queues(engine: Engine, topic: str) -> list[QueueRecord]:
 
 
 def find_queue(engine: Engine, topic: str, queue: str | None) -> tuple[int, Queue]:
-    """The topic id and the named queue (or the topic's only queue)."""
-    topic_id = topic_id_of(engine, topic)
-    with Session(engine, expire_on_commit=False) as session:
-        rows = session.execute(select(Queue).where(Queue.topic_id == topic_id).order_by(Queue.id)).scalars().all()
-    if not rows:
-        raise Conflict(f"topic {topic!r} has no queue; import a run first")
-    if queue is None:
-        if len(rows) > 1:
-            raise Conflict(f"topic {topic!r} has several queues ({', '.join(q.name for q in rows)}); "
-                          "choose one with --queue")
-        return topic_id, rows[0]
-    for row in rows:
-        if row.name == queue:
-            return topic_id, row
-    raise NotFound(f"topic {topic!r} has no queue {queue!r} (it has {', '.join(q.name for q in rows)})")
+    """The topic id and the named queue (or the topic's only queue), in a connection of its own
+    (`reviewdepth.services.evidence.topic.find_queue`)."""
+    with engine.connect() as conn:
+        return evidence_topic.find_queue(conn, topic, queue)
 
 
 def queue_labels(engine: Engine, topic: str, queue: str | None, policy: str = "latest",
                  as_of: str | None = None) -> tuple[Queue, QueueLabels]:
-    if policy not in POLICIES:
-        raise Invalid(f"unknown label policy {policy!r}; choose one of {', '.join(POLICIES)}")
-    topic_id, row = find_queue(engine, topic, queue)
-    as_of_id, as_of_time = parse_as_of(engine, as_of)
-    with engine.connect() as conn:
-        labels = load_queue_labels(conn, row.id, topic_id, int(row.size), policy, as_of_id,
-                                   None if as_of_time is None else _db_time(engine, as_of_time))
-    return row, labels
+    """The queue and its labels (`reviewdepth.services.evidence.labels.queue_labels`) in one read snapshot."""
+    with read_snapshot(engine) as conn:
+        return evidence_labels.queue_labels(conn, topic, queue, policy, as_of)
 
 
 def ranked_from_labels(labels: QueueLabels, name: str) -> RankedQueries:

@@ -8,12 +8,12 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Engine, exists, func, select
+from sqlalchemy import Connection, Engine, exists, func, select
 
 from reviewdepth import __version__
 from reviewdepth.estimation import relevant, stopping
 from reviewdepth.estimation.agreement import corrected_relevant_count
-from reviewdepth.estimation.assessment import REPORT_INTERVALS, Assessment, ReviewState, assess
+from reviewdepth.estimation.assessment import REPORT_INTERVALS, Assessment
 from reviewdepth.estimation.stop_plan import FloorFigure, floor_figure
 from reviewdepth.measures import tar, trec
 from reviewdepth.measures.suite import MeasureSpec, evaluate_ranked
@@ -22,22 +22,27 @@ from reviewdepth.report.model import Report
 from reviewdepth.report.status_model import TopicStatus
 from reviewdepth.report.wording import stop_label, with_topic
 from reviewdepth.services.agreement import agreement_of
+from reviewdepth.services.assessment import fully_judged as is_fully_judged
+from reviewdepth.services.assessment import queue_assessment, queue_population, stopping_target
 from reviewdepth.services.confidence import checked_confidence
 from reviewdepth.services.conflicts import conflicts_of
 from reviewdepth.services.errors import Invalid, ServiceError
-from reviewdepth.services.judgments import topic_id_of
+from reviewdepth.services.evidence.labels import queue_labels
+from reviewdepth.services.evidence.queue_evidence import QueueEvidence, queue_evidence
+from reviewdepth.services.evidence.samples import SampleRecord, load_samples
+from reviewdepth.services.evidence.topic import find_queue, last_judgment_id
+from reviewdepth.services.evidence.topic import population_size as topic_population
 from reviewdepth.services.portfolio import calibrate_stopping_rows
 from reviewdepth.services.prisma import outside_queue_counts, prisma_counts
 from reviewdepth.services.qc import qc_result
-from reviewdepth.services.queues import find_queue, queue_labels, ranked_from_labels
-from reviewdepth.services.sample_evidence import QueueEvidence, queue_evidence
+from reviewdepth.services.queues import ranked_from_labels
 from reviewdepth.services.sample_plan import sample_plan_figures
-from reviewdepth.services.samples import SampleRecord, load_samples
 from reviewdepth.services.topic_status import AUDIT_BASIS, audit_figure, sample_figure, topic_status
 from reviewdepth.store.chain import chain_head_at
 from reviewdepth.store.labels import POLICIES
 from reviewdepth.store.loaders import QueueLabels
 from reviewdepth.store.models import AuditStream, ImportRecord, Judgment, Queue, Topic
+from reviewdepth.store.snapshot import read_snapshot
 from reviewdepth.store.votes import load_votes, reviewers_per_document
 
 DEFAULT_TARGETS = ("0.80", "0.90", "0.95", "0.99")
@@ -103,17 +108,22 @@ def _estimate_dict(estimate: relevant.Estimate, assessment: Assessment) -> dict[
 
 
 def build_report(engine: Engine, topic: str, options: ReportOptions) -> Report:
-    """Collect the evidence (labels as of a judgment id, samples) and compute every section of the report."""
+    """The report of ``topic`` (`report_of`), every section read in one snapshot."""
+    with read_snapshot(engine) as conn:
+        return report_of(conn, topic, options)
+
+
+def report_of(conn: Connection, topic: str, options: ReportOptions) -> Report:
+    """Collect the evidence (labels as of a judgment id, samples) through ``conn`` and compute every section of the
+    report."""
     options.validate()
-    topic_id = topic_id_of(engine, topic)
-    _, row = find_queue(engine, topic, options.queue)
-    with engine.connect() as conn:
-        last_id = conn.execute(select(func.max(Judgment.id)).where(Judgment.topic_id == topic_id)).scalar_one()
-        population_size = conn.execute(select(Topic.population_size).where(Topic.id == topic_id)).scalar_one()
-    as_of = options.as_of if options.as_of is not None else (int(last_id) if last_id is not None else None)
-    _, labels = queue_labels(engine, topic, row.name, options.policy, None if as_of is None else str(as_of))
-    evidence = queue_evidence(engine, topic_id, row, labels, as_of)
-    samples = load_samples(engine, topic, row.name, labels=labels, as_of=as_of)
+    topic_id, row = find_queue(conn, topic, options.queue)
+    last_id = last_judgment_id(conn, topic_id)
+    population_size = topic_population(conn, topic_id)
+    as_of = options.as_of if options.as_of is not None else last_id
+    _, labels = queue_labels(conn, topic, row.name, options.policy, None if as_of is None else str(as_of))
+    evidence = queue_evidence(conn, topic_id, row, labels, as_of)
+    samples = load_samples(conn, topic, row, labels, as_of=as_of)
     labels = evidence.in_review_order(labels)
 
     fig = _figures(labels, evidence, population_size, options)
@@ -164,7 +174,7 @@ def build_report(engine: Engine, topic: str, options: ReportOptions) -> Report:
     answer = {"target": headline.target, "status": headline.status, "text": headline.text,
               "confidence": confidence, "as_of_judgment": as_of, "next_step": headline.next_step,
               "basis": assessment.basis.method, "scope": assessment.scope}
-    status = _topic_status(engine, topic, row.name, options, as_of, tau, fig)
+    status = _topic_status(conn, topic, row.name, options, as_of, tau, fig)
     answer["topic_status"] = status.as_dict()
     if status.decided_by == AUDIT_BASIS:
         # the audit stream decides (the status rule in `reviewdepth.report.status_model`): the answer says so
@@ -210,16 +220,16 @@ def build_report(engine: Engine, topic: str, options: ReportOptions) -> Report:
                 "target_rule": options.target_rule, "depth_basis": assessment.basis.method,
                 "sample_choice": SAMPLE_CHOICE_RULE}
     provenance = {"software": f"reviewdepth {__version__}", "queue_source": row.source,
-                  "input_digests": _digests(engine, topic_id, as_of),
+                  "input_digests": _digests(conn, topic_id, as_of),
                   # the judgment chain's head the report was computed at: keep it to prove later that the log
                   # still extends it (`reviewdepth audit verify TOPIC --head HASH`)
-                  "judgment_chain_head": chain_head_at(engine, topic_id, options.as_of),
+                  "judgment_chain_head": chain_head_at(conn, topic_id, options.as_of),
                   "sample_seeds": [seed for _, seed in sorted({**{x.id: x.seed for x in samples},
                                                                **{e.id: e.seed for e in evidence.entries}}.items())]}
     stopping_rows = [_evidence_dict(e) for e in assessment.stopping]
-    calibrate_stopping_rows(engine, stopping_rows, tau)
+    calibrate_stopping_rows(conn, stopping_rows, tau)
     gain, pr = _curves(labels.labels[:reviewed], assessment)
-    quality, prisma = _review_quality(engine, topic, topic_id, row, labels, samples, fig, population_size,
+    quality, prisma = _review_quality(conn, topic, topic_id, row, labels, samples, fig, population_size,
                                       options, as_of, in_queue_order=evidence.order is None)
     return Report(topic=topic, queue=row.name, summary=summary, answer=answer,
                   estimates=[_estimate_dict(e, assessment) for e in assessment.estimates],
@@ -253,19 +263,18 @@ class _Figures:
     current: dict[str, Any]
 
 
-def _topic_status(engine: Engine, topic: str, queue: str, options: ReportOptions, as_of: int | None, tau: str,
+def _topic_status(conn: Connection, topic: str, queue: str, options: ReportOptions, as_of: int | None, tau: str,
                   fig: _Figures) -> TopicStatus:
     """The topic's one status (`reviewdepth.services.topic_status`): this report's samples, and the audit
     stream's monitor when the topic has a stream (the figure `reviewdepth watch` shows)."""
-    from reviewdepth.services.monitor import build_monitor
+    from reviewdepth.services.monitor import monitor_of
 
     audit = None
-    with engine.connect() as conn:
-        streams = conn.execute(select(func.count()).select_from(AuditStream).join(Topic).where(
-            Topic.name == topic, AuditStream.voided_at.is_(None))).scalar_one()
+    streams = conn.execute(select(func.count()).select_from(AuditStream).join(Topic).where(
+        Topic.name == topic, AuditStream.voided_at.is_(None))).scalar_one()
     if streams:
         try:
-            monitor = build_monitor(engine, topic, queue=queue, target=tau, confidence=options.confidence,
+            monitor = monitor_of(conn, topic, queue=queue, target=tau, confidence=options.confidence,
                                     policy=options.policy, as_of=as_of, one_look=False, with_samples=False)
         except ServiceError:  # e.g. a target of 1, which no audit certifies: the samples' answer stands
             monitor = None
@@ -280,21 +289,20 @@ def _topic_status(engine: Engine, topic: str, queue: str, options: ReportOptions
 def _figures(labels: QueueLabels, evidence: QueueEvidence, population_size: int | None,
              options: ReportOptions) -> _Figures:
     size = labels.size
-    population = max(int(population_size), size) if population_size else size
+    population = queue_population(labels, population_size)
     reviewed = evidence.reviewed
     rel_queue = labels.labels == 1
     found_prefix = int(np.count_nonzero(rel_queue[:reviewed]))
     found_topic = labels.relevant_total
     judged_ranks = np.flatnonzero(labels.labels >= 0)
-    fully_judged = labels.judged_total >= population and len(judged_ranks) == size and population == size
+    fully_judged = is_fully_judged(labels, population)
     targets = [str(t) for t in options.targets]
     if options.known_relevant is not None and options.known_relevant < found_topic:
         raise Invalid(f"--relevant {options.known_relevant} is below the {found_topic:,} documents already judged "
                       "relevant in this topic")
-    state = ReviewState(labels.labels, reviewed, population, found_topic, options.known_relevant, fully_judged,
-                        evidence.screened_random, evidence.order)
-    assessment = assess(state, evidence.draws, targets, confidence=options.confidence, interval=options.interval,
-                        stopping_target=stopping_target(targets), target_rule=options.target_rule)
+    assessment = queue_assessment(labels, evidence, population, fully_judged, targets, confidence=options.confidence,
+                                  interval=options.interval, target_rule=options.target_rule,
+                                  known_relevant=options.known_relevant)
     depth_rows = [dataclasses.asdict(a) for a in assessment.targets]
     current: dict[str, Any] = {"depth": reviewed, "relevant_found": found_prefix,
                                "precision": found_prefix / reviewed if reviewed else None}
@@ -400,16 +408,15 @@ def _plan(fig: _Figures, labels: np.ndarray, tau: str, confidence: float) -> dic
                                prefix_labels=labels)
 
 
-def _review_quality(engine: Engine, topic: str, topic_id: int, queue: Queue, labels: QueueLabels,
+def _review_quality(conn: Connection, topic: str, topic_id: int, queue: Queue, labels: QueueLabels,
                     samples: list[SampleRecord], fig: _Figures, population_size: int | None, options: ReportOptions,
                     as_of: int | None, in_queue_order: bool = True) -> tuple[dict[str, Any], dict[str, Any]]:
     """Several reviewers and QC: conflicts, agreement, QC error rates, the figures under every label policy, and
     the PRISMA counts. Documents judged by one reviewer only cost one grouped count."""
-    with engine.connect() as conn:
-        per_record = reviewers_per_document(conn, topic_id, as_of)
-        multi = load_votes(conn, topic_id, as_of, min_reviewers=2) if max(per_record, default=0) >= 2 else []
-        qc = [qc_result(conn, topic_id, s, options.policy, as_of, options.confidence, "clopper-pearson")
-              for s in samples if s.frame == "judged"]
+    per_record = reviewers_per_document(conn, topic_id, as_of)
+    multi = load_votes(conn, topic_id, as_of, min_reviewers=2) if max(per_record, default=0) >= 2 else []
+    qc = [qc_result(conn, topic_id, s, options.policy, as_of, options.confidence, "clopper-pearson")
+          for s in samples if s.frame == "judged"]
     conflicts = conflicts_of(multi)
     resolved = sum(c.status == "resolved" for c in conflicts)
     quality: dict[str, Any] = {
@@ -424,8 +431,8 @@ def _review_quality(engine: Engine, topic: str, topic_id: int, queue: Queue, lab
         for policy in POLICIES:
             figures = fig
             if policy != options.policy:
-                _, other = queue_labels(engine, topic, queue.name, policy, None if as_of is None else str(as_of))
-                other_evidence = queue_evidence(engine, topic_id, queue, other, as_of)
+                _, other = queue_labels(conn, topic, queue.name, policy, None if as_of is None else str(as_of))
+                other_evidence = queue_evidence(conn, topic_id, queue, other, as_of)
                 figures = _figures(other_evidence.in_review_order(other), other_evidence, population_size,
                                    dataclasses.replace(options, policy=policy))
             sensitivity.append(_sensitivity_row(policy, figures, tau))
@@ -442,9 +449,8 @@ def _review_quality(engine: Engine, topic: str, topic_id: int, queue: Queue, lab
                 "QC error rates hold for every judged document (the QC reviewer taken as right); depths not "
                 "recomputed"})
     quality["policy_sensitivity"] = sensitivity
-    with engine.connect() as conn:
-        outside_included, outside_excluded = outside_queue_counts(
-            conn, topic_id, labels, population_stated=bool(population_size), as_of=as_of)
+    outside_included, outside_excluded = outside_queue_counts(
+        conn, topic_id, labels, population_stated=bool(population_size), as_of=as_of)
     prisma = prisma_counts(
         population=fig.population, population_stated=bool(population_size), included=labels.relevant_total,
         excluded=labels.nonrelevant_total, reviewed_prefix=fig.reviewed, reviewed=fig.reviewed,
@@ -470,14 +476,6 @@ def _sensitivity_row(policy: str, fig: _Figures, tau: float) -> dict[str, Any]:
             "conservative_depth": None if row is None else row.conservative_depth}
 
 
-def stopping_target(targets: list[str]) -> str:
-    """The target the stopping rules are evaluated for: 0.95 when asked for, else the largest target below 1."""
-    below_one = [t for t in targets if Fraction(t) < 1]
-    if "0.95" in targets or not below_one:
-        return "0.95"
-    return max(below_one, key=Fraction)
-
-
 def _evidence_dict(evidence: stopping.StoppingEvidence) -> dict[str, Any]:
     out = dataclasses.asdict(evidence)
     out["assumptions"] = list(evidence.assumptions)
@@ -485,14 +483,13 @@ def _evidence_dict(evidence: stopping.StoppingEvidence) -> dict[str, Any]:
     return out
 
 
-def _digests(engine: Engine, topic_id: int, as_of: int | None) -> list[str]:
+def _digests(conn: Connection, topic_id: int, as_of: int | None) -> list[str]:
     # EXISTS per import (few) over ix_judgments_import_id, rather than a join over every judgment of the topic
     used = exists().where(Judgment.import_id == ImportRecord.id, Judgment.topic_id == topic_id)
     if as_of is not None:
         used = used.where(Judgment.id <= as_of)
     stmt = select(ImportRecord.digest).where(used).distinct()
-    with engine.connect() as conn:
-        return sorted(str(d) for d in conn.execute(stmt).scalars())
+    return sorted(str(d) for d in conn.execute(stmt).scalars())
 
 
 def _curves(prefix_labels: np.ndarray, assessment: Assessment) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -10,7 +10,7 @@ from fractions import Fraction
 from typing import Any, Literal, get_args
 
 import numpy as np
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Connection, Engine
 
 from reviewdepth.estimation.assessment import Assessment, ReviewState, assess
 from reviewdepth.estimation.depth_unknown import default_window
@@ -18,11 +18,13 @@ from reviewdepth.estimation.planning import plan_elusion, plan_population
 from reviewdepth.estimation.stop_plan import project_yield
 from reviewdepth.services.confidence import checked_confidence
 from reviewdepth.services.errors import Invalid
-from reviewdepth.services.judgments import topic_id_of
-from reviewdepth.services.queues import find_queue, queue_labels
-from reviewdepth.services.sample_evidence import QueueEvidence, queue_evidence
+from reviewdepth.services.evidence.labels import queue_labels
+from reviewdepth.services.evidence.queue_evidence import QueueEvidence, queue_evidence
+from reviewdepth.services.evidence.topic import find_queue, last_judgment_id
+from reviewdepth.services.evidence.topic import population_size as topic_population
 from reviewdepth.store.loaders import QueueLabels
-from reviewdepth.store.models import Judgment, Queue, Topic
+from reviewdepth.store.models import Queue
+from reviewdepth.store.snapshot import read_snapshot
 
 PlanFrame = Literal["unreviewed", "all"]
 PLAN_FRAMES: tuple[str, ...] = get_args(PlanFrame)
@@ -132,15 +134,20 @@ class CurrentEvidence:
 
 def current_evidence(engine: Engine, topic: str, *, queue: str | None, policy: str, target: str,
                      confidence: float) -> CurrentEvidence:
+    """`evidence_now` in one read snapshot."""
+    with read_snapshot(engine) as conn:
+        return evidence_now(conn, topic, queue=queue, policy=policy, target=target, confidence=confidence)
+
+
+def evidence_now(conn: Connection, topic: str, *, queue: str | None, policy: str, target: str,
+                 confidence: float) -> CurrentEvidence:
     """Load :class:`CurrentEvidence` for the topic's queue (named, else the only/newest one) as of its last
-    judgment."""
-    topic_id = topic_id_of(engine, topic)
-    _, row = find_queue(engine, topic, queue)
-    with engine.connect() as conn:
-        as_of = conn.execute(select(func.max(Judgment.id)).where(Judgment.topic_id == topic_id)).scalar_one()
-        population = conn.execute(select(Topic.population_size).where(Topic.id == topic_id)).scalar_one()
-    _, labels = queue_labels(engine, topic, row.name, policy, None if as_of is None else str(as_of))
-    evidence = queue_evidence(engine, topic_id, row, labels, as_of)
+    judgment, through ``conn``."""
+    topic_id, row = find_queue(conn, topic, queue)
+    as_of = last_judgment_id(conn, topic_id)
+    population = topic_population(conn, topic_id)
+    _, labels = queue_labels(conn, topic, row.name, policy, None if as_of is None else str(as_of))
+    evidence = queue_evidence(conn, topic_id, row, labels, as_of)
     labels = evidence.in_review_order(labels)
     state = ReviewState(labels.labels, evidence.reviewed, population, labels.relevant_total,
                         reviewed_random=evidence.screened_random, queue_ranks=evidence.order)

@@ -27,10 +27,9 @@ from sqlalchemy import Engine, insert, or_, update
 from sqlalchemy.orm import Session
 
 from reviewdepth.services.errors import Conflict, Invalid, NotFound
-from reviewdepth.services.judgments import as_utc
 from reviewdepth.services.keys import ADMIN, KeyRecord
 from reviewdepth.store import validation
-from reviewdepth.store.ingest import utc_now
+from reviewdepth.store.ingest import as_utc, utc_now
 from reviewdepth.store.models import SimulationJob
 
 MAX_TOPICS = 1_000

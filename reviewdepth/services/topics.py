@@ -12,12 +12,12 @@ from sqlalchemy import Connection, Engine, Select, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from reviewdepth.services.errors import Conflict, Invalid, NotFound
-from reviewdepth.services.judgments import as_utc
-from reviewdepth.services.sample_evidence import queue_evidence
+from reviewdepth.services.evidence.queue_evidence import queue_evidence
 from reviewdepth.store import validation
-from reviewdepth.store.ingest import utc_now
+from reviewdepth.store.ingest import as_utc, utc_now
 from reviewdepth.store.loaders import load_queue_labels
 from reviewdepth.store.models import VOID_ROLE, Judgment, Queue, Topic
+from reviewdepth.store.snapshot import read_snapshot
 
 
 @dataclass
@@ -27,7 +27,7 @@ class TopicRecord:
     ``judgments``: the rows of its judgment log (not the rows that log a voided sample). ``newest_queue``: its
     newest queue (the last of ``queues``, the one a judgment is served from unless it names another), with that
     queue's ``queue_size``, ``reviewed`` prefix as the depth report counts it
-    (`reviewdepth.services.sample_evidence.queue_evidence`, labels by the ``latest`` policy) and the relevant
+    (`reviewdepth.services.evidence.queue_evidence.queue_evidence`, labels by the ``latest`` policy) and the relevant
     documents in that prefix (``relevant_found_in_reviewed``, the report's name); all None when the topic has no
     queue. ``last_activity``: when its newest judgment was logged (None: none yet). ``screening_order``: ``random``
     when the team declared it screened in a random order fixed in advance (`declare_screening_order`), else
@@ -123,7 +123,7 @@ def _described(engine: Engine, chosen: Select[Any]) -> list[TopicRecord]:
     """The topics whose ids ``chosen`` selects, in id order, described: four grouped queries for all of them,
     then, for each topic with a queue, its newest queue's labels loaded once (`load_queue_labels`) and its
     reviewed prefix found from them and the topic's samples (`queue_evidence`)."""
-    with engine.connect() as conn:
+    with read_snapshot(engine) as conn:
         rows = conn.execute(select(Topic.id, Topic.name, Topic.population_size, Topic.created_at,
                                    Topic.screening_order).where(Topic.id.in_(chosen)).order_by(Topic.id)).all()
         if not rows:
@@ -139,18 +139,19 @@ def _described(engine: Engine, chosen: Select[Any]) -> list[TopicRecord]:
         last = newest_judgments(conn, chosen)
         labels = {topic_id: load_queue_labels(conn, found[-1].id, topic_id, found[-1].size)
                   for topic_id, found in queues.items()}
-    records = []
-    for topic_id, name, population_size, created_at, screening_order in rows:
-        topic_id = int(topic_id)
-        record = TopicRecord(topic_id, name, population_size, created_at, [q.name for q in queues.get(topic_id, [])],
-                             counts.get(topic_id, 0), screening_order=screening_order or "queue")
-        if topic_id in labels:
-            newest = queues[topic_id][-1]
-            evidence = queue_evidence(engine, topic_id, newest, labels[topic_id], None)
-            reviewed, in_order = evidence.reviewed, evidence.in_review_order(labels[topic_id])
-            record.newest_queue, record.queue_size, record.reviewed = newest.name, newest.size, reviewed
-            record.relevant_found_in_reviewed = int(np.count_nonzero(in_order.labels[:reviewed] == 1))
-        if topic_id in last:
-            record.last_activity = last[topic_id][1]
-        records.append(record)
+        records = []
+        for topic_id, name, population_size, created_at, screening_order in rows:
+            topic_id = int(topic_id)
+            record = TopicRecord(topic_id, name, population_size, created_at,
+                                 [q.name for q in queues.get(topic_id, [])], counts.get(topic_id, 0),
+                                 screening_order=screening_order or "queue")
+            if topic_id in labels:
+                newest = queues[topic_id][-1]
+                evidence = queue_evidence(conn, topic_id, newest, labels[topic_id], None)
+                reviewed, in_order = evidence.reviewed, evidence.in_review_order(labels[topic_id])
+                record.newest_queue, record.queue_size, record.reviewed = newest.name, newest.size, reviewed
+                record.relevant_found_in_reviewed = int(np.count_nonzero(in_order.labels[:reviewed] == 1))
+            if topic_id in last:
+                record.last_activity = last[topic_id][1]
+            records.append(record)
     return records

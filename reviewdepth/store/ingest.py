@@ -26,6 +26,16 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+def as_utc(moment: datetime) -> datetime:
+    """A stored time as an aware UTC datetime: SQLite hands back naive UTC, PostgreSQL aware datetimes."""
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def db_time(conn: Connection, moment: datetime) -> datetime:
+    """An aware UTC ``moment`` as the database compares it with a stored time (SQLite stores naive UTC)."""
+    return moment.replace(tzinfo=None) if conn.dialect.name == "sqlite" else moment
+
+
 def db_timestamp(conn: Connection, moment: datetime) -> Any:
     """The value a raw driver insert needs for a DateTime(timezone=True) column (SQLite stores naive UTC text,
     formatted as SQLAlchemy writes it, so ORM reads and raw loads agree)."""

@@ -9,13 +9,13 @@ from sqlalchemy import Engine, func, select
 
 from reviewdepth.services.batches import BatchItem, record_batch
 from reviewdepth.services.errors import NotFound
-from reviewdepth.services.judgments import as_utc
 from reviewdepth.services.queues import list_queues
 from reviewdepth.services.rankings import RankedDocument, store_ranking
 from reviewdepth.services.report import ReportOptions, build_report
 from reviewdepth.services.sample_void import void_sample
 from reviewdepth.services.samples import draw_sample
 from reviewdepth.services.topics import create_topic, get_topic, list_topics
+from reviewdepth.store.ingest import as_utc
 from reviewdepth.store.models import Judgment
 
 DOCS = [f"d{i:02d}" for i in range(30)]

@@ -15,11 +15,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
-from sqlalchemy import Engine, select
+from sqlalchemy import Connection, select
 from sqlalchemy.orm import Session
 
 from reviewdepth.estimation.assessment import SampleDraw, reviewed_prefix
-from reviewdepth.services.samples import frame_definition
+from reviewdepth.services.evidence.samples import frame_definition
 from reviewdepth.store.labels import UNJUDGED
 from reviewdepth.store.loaders import QueueLabels
 from reviewdepth.store.models import Judgment, Queue, QueueEntry, Sample, SampleItem, Topic
@@ -94,7 +94,7 @@ def _queue_doc_ids(session: Session, queue_id: int) -> list[str]:
                                           .order_by(QueueEntry.rank))]
 
 
-def _reviewed_prefix(engine: Engine, topic_id: int, labels: QueueLabels,
+def _reviewed_prefix(conn: Connection, topic_id: int, labels: QueueLabels,
                      staged: list[tuple[Sample, str, np.ndarray, list[str], int | None, str]],
                      as_of: int | None) -> int:
     """The reviewed prefix, less sample documents at its end that were judged only as sample documents (a sample
@@ -112,8 +112,7 @@ def _reviewed_prefix(engine: Engine, topic_id: int, labels: QueueLabels,
                                          Judgment.role.in_(("review", "adjudication"))).distinct()
     if as_of is not None:
         stmt = stmt.where(Judgment.id <= as_of)
-    with engine.connect() as conn:
-        in_turn = set(conn.execute(stmt).scalars())
+    in_turn = set(conn.execute(stmt).scalars())
     return reviewed_prefix(labels.labels, np.array([r for r in ranks if doc_at[int(r)] not in in_turn],
                                                    dtype=np.int64))
 
@@ -121,7 +120,7 @@ def _reviewed_prefix(engine: Engine, topic_id: int, labels: QueueLabels,
 REVIEW_ROLES = ("review", "adjudication")
 
 
-def _reviewed_beyond(engine: Engine, topic_id: int, queue_id: int, labels: QueueLabels, prefix: int,
+def _reviewed_beyond(conn: Connection, topic_id: int, queue_id: int, labels: QueueLabels, prefix: int,
                      as_of: int | None) -> npt.NDArray[np.int64]:
     """Queue ranks after ``prefix`` whose document was judged in a review role (and has a label now): documents
     the team reviewed out of queue order (random order, another tool's order, batches by custodian)."""
@@ -131,8 +130,7 @@ def _reviewed_beyond(engine: Engine, topic_id: int, queue_id: int, labels: Queue
         judged_in_review = judged_in_review.where(Judgment.id <= as_of)
     stmt = (select(QueueEntry.rank).where(QueueEntry.queue_id == queue_id, QueueEntry.rank > prefix,
                                           QueueEntry.doc_id.in_(judged_in_review)))
-    with engine.connect() as conn:
-        ranks = np.fromiter(conn.execute(stmt).scalars(), dtype=np.int64)
+    ranks = np.fromiter(conn.execute(stmt).scalars(), dtype=np.int64)
     ranks = ranks[(ranks >= 1) & (ranks <= labels.size)]
     return np.unique(ranks[labels.labels[ranks - 1] >= 0])
 
@@ -164,10 +162,10 @@ def _deepest(position: npt.NDArray[np.int64], ranks: npt.NDArray[np.int64] | ran
     return int(picked.max()) if len(picked) else 0
 
 
-def queue_evidence(engine: Engine, topic_id: int, queue: Queue, labels: QueueLabels,
+def queue_evidence(conn: Connection, topic_id: int, queue: Queue, labels: QueueLabels,
                    as_of: int | None) -> QueueEvidence:
     """Every non-QC sample of the topic drawn at or before ``as_of``, expressed on ``queue``."""
-    with Session(engine) as session:
+    with Session(bind=conn) as session:
         found = session.execute(select(Sample, Queue.name).join(Queue, Queue.id == Sample.queue_id)
                                 .where(Sample.topic_id == topic_id, Sample.frame.in_(REST_FRAMES))
                                 .order_by(Sample.id)).all()
@@ -203,17 +201,16 @@ def queue_evidence(engine: Engine, topic_id: int, queue: Queue, labels: QueueLab
             origin = f"drawn from queue {origin_name}"
         staged.append((s, origin_name, ranks, docs, frame_start, origin))
 
-    with engine.connect() as conn:
-        screened_random = conn.execute(select(Topic.screening_order).where(Topic.id == topic_id)).scalar() == "random"
+    screened_random = conn.execute(select(Topic.screening_order).where(Topic.id == topic_id)).scalar() == "random"
     if screened_random:
         # declared random order: S is exactly what was judged in a review role (no judged prefix to extend it
         # through sample or audit documents, whose place in a random order says nothing about the review)
-        beyond = _reviewed_beyond(engine, topic_id, queue.id, labels, 0, as_of)
+        beyond = _reviewed_beyond(conn, topic_id, queue.id, labels, 0, as_of)
         prefix = int(np.count_nonzero(beyond == np.arange(1, len(beyond) + 1)))
         beyond = beyond[prefix:]
     else:
-        prefix = _reviewed_prefix(engine, topic_id, labels, staged, as_of)
-        beyond = _reviewed_beyond(engine, topic_id, queue.id, labels, prefix, as_of)
+        prefix = _reviewed_prefix(conn, topic_id, labels, staged, as_of)
+        beyond = _reviewed_beyond(conn, topic_id, queue.id, labels, prefix, as_of)
     reviewed = prefix + len(beyond)
     order: npt.NDArray[np.int64] | None = None
     band_end: dict[int, int | None] = {}

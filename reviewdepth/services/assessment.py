@@ -1,0 +1,43 @@
+"""The depth assessment of one queue at one moment, from the evidence loaded for it: the step the depth report,
+the monitor's one-look rules and the topic status share (`reviewdepth.estimation.assessment.assess` does the
+statistics; this module only states the review for it)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+
+from reviewdepth.estimation.assessment import Assessment, ReviewState, assess
+from reviewdepth.services.evidence.queue_evidence import QueueEvidence
+from reviewdepth.store.loaders import QueueLabels
+
+
+def stopping_target(targets: list[str]) -> str:
+    """The target the stopping rules are evaluated for: 0.95 when asked for, else the largest target below 1."""
+    below_one = [t for t in targets if Fraction(t) < 1]
+    if "0.95" in targets or not below_one:
+        return "0.95"
+    return max(below_one, key=Fraction)
+
+
+def queue_population(labels: QueueLabels, population_size: int | None) -> int:
+    """N: the topic's stated population (never below the queue's size), else the queue's size."""
+    return max(int(population_size), labels.size) if population_size else labels.size
+
+
+def fully_judged(labels: QueueLabels, population: int) -> bool:
+    """Whether every document of the population is judged (then recall is known, not estimated)."""
+    judged_in_queue = int((labels.labels >= 0).sum())
+    return labels.judged_total >= population and judged_in_queue == labels.size and population == labels.size
+
+
+def queue_assessment(labels: QueueLabels, evidence: QueueEvidence, population: int, is_fully_judged: bool,
+                     targets: Sequence[str], *, confidence: float, interval: str = "hypergeometric",
+                     target_rule: str = "ceil", known_relevant: int | None = None) -> Assessment:
+    """`assess` on ``labels`` (in review order: `QueueEvidence.in_review_order`) with the samples ``evidence``
+    holds, for ``targets`` (the stopping rules at `stopping_target`)."""
+    chosen = [str(t) for t in targets]
+    state = ReviewState(labels.labels, evidence.reviewed, population, labels.relevant_total, known_relevant,
+                        is_fully_judged, evidence.screened_random, evidence.order)
+    return assess(state, evidence.draws, chosen, confidence=confidence, interval=interval,
+                  stopping_target=stopping_target(chosen), target_rule=target_rule)
