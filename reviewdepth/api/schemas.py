@@ -669,7 +669,7 @@ class ReportCurrent(BaseModel):
 
 
 class ReportSample(BaseModel):
-    """A stored sample (`services.evidence.queue_evidence.SampleEntry.as_row`) and its use at the current cutoff."""
+    """A stored sample (`services.sample_evidence.SampleEntry.as_row`) and its use at the current cutoff."""
 
     id: int
     queue: str
