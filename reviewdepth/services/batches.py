@@ -138,7 +138,7 @@ def record_batch(engine: Engine, topic: str, items: Sequence[BatchItem], *, revi
                     [topic_id] * len(parsed), [p[0] for p in parsed], [p[1] for p in parsed], [p[2] for p in parsed],
                     [p[3] for p in parsed], reviewer, role, source, note, now, None)
             else:
-                rows = [(topic_id, d, lab, rel, g, reviewer, role, source, note, now, None)
+                rows = [NewJudgment(topic_id, d, lab, rel, g, reviewer, role, source, note, now)
                         for d, lab, rel, g, role, note in parsed]
             ids = append_judgments(conn, rows, return_ids=True, queue_ids=queue_ids)
             if marker is not None:

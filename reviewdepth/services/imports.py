@@ -29,7 +29,7 @@ from reviewdepth.measures.ranking import factorize_queries, rank_order, repeated
 from reviewdepth.services.errors import Conflict
 from reviewdepth.services.served_queues import ServedQueues
 from reviewdepth.store import validation
-from reviewdepth.store.chain import SharedJudgments, append_judgments
+from reviewdepth.store.chain import NewJudgment, SharedJudgments, append_judgments
 from reviewdepth.store.ingest import Progress, bulk_insert, insert_entries, utc_now
 from reviewdepth.store.models import USER_ROLES, ImportRecord, Queue, Topic
 from reviewdepth.store.ranking_blob import encode_ranking
@@ -553,8 +553,8 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
         # after the file's own queue is stored: its documents are queued, and it is the topic's newest queue
         queue_ids = _served_queue_ids(conn, path, ids, [(j[0], j[1]) for j in judgments], judgment_lines,
                                       queue_name, cols["doc"], allow_unqueued)
-        append_judgments(conn, [(ids[t], d, lab, rel, g, who, the_role, source, None,
-                                 now if when is None else when, import_id)
+        append_judgments(conn, [NewJudgment(ids[t], d, lab, rel, g, who, the_role, source, None,
+                                            now if when is None else when, import_id)
                                 for (t, d, lab, rel, g, who, when), the_role in zip(judgments, judgment_roles,
                                                                                    strict=True)],
                          progress=progress, queue_ids=queue_ids)

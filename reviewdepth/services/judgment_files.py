@@ -19,12 +19,13 @@ from reviewdepth.formats.source import read_bytes
 from reviewdepth.services.errors import Conflict, NotFound
 from reviewdepth.services.imports import check_new_file, file_digest, read_label, record_import
 from reviewdepth.services.served_queues import ServedQueues
-from reviewdepth.store.chain import append_judgments
+from reviewdepth.store import validation
+from reviewdepth.store.chain import NewJudgment, append_judgments
 from reviewdepth.store.ingest import driver_rows, utc_now
 from reviewdepth.store.models import USER_ROLES
 
-# column limits of the judgments table (reviewdepth.store.models.Judgment)
-LIMITS = {"doc": 300, "label": 100, "reviewer": 200}
+# the columns' limits (`reviewdepth.store.validation`, which the judgments table's columns are declared with)
+LIMITS = {"doc": validation.DOC_ID_LENGTH, "label": validation.LABEL_LENGTH, "reviewer": validation.REVIEWER_LENGTH}
 JUDGE_FILE_KIND = "judge-file"  # its kind in the imports table (reviewdepth.store.models.ImportRecord)
 
 
@@ -103,6 +104,7 @@ def record_judgment_file(engine: Engine, topic: str, path: str, *, reviewer: str
                               refuse=lambda i, message: InputError(path, lines[i].line, "doc", message))
         import_id = record_import(conn, JUDGE_FILE_KIND, path, digest, len(lines), 1, f"topic={topic}")
         now = utc_now()
-        return append_judgments(conn, [(topic_id, item.doc_id, item.label, item.relevant, item.grade, item.reviewer,
-                                        item.role, source, item.note, now, import_id) for item in lines],
+        return append_judgments(conn, [NewJudgment(topic_id, item.doc_id, item.label, item.relevant, item.grade,
+                                                   item.reviewer, item.role, source, item.note, now, import_id)
+                                       for item in lines],
                                 return_ids=True, queue_ids=queue_ids)

@@ -13,7 +13,7 @@ from reviewdepth.services.evidence import topic as evidence_topic
 from reviewdepth.services.imports import read_label
 from reviewdepth.services.served_queues import ServedQueues
 from reviewdepth.store import validation
-from reviewdepth.store.chain import append_judgments
+from reviewdepth.store.chain import NewJudgment, append_judgments
 from reviewdepth.store.ingest import as_utc, db_time, utc_now
 from reviewdepth.store.models import USER_ROLES, Judgment, Queue, Topic
 
@@ -76,8 +76,8 @@ def record_judgment(engine: Engine, topic: str, doc_id: str, label: str, *, revi
         queue_id = served.queue_id(queue)
         served.require_queued([doc_id], allow_unqueued=allow_unqueued)
         now = utc_now()
-        [new_id] = append_judgments(conn, [(topic_row, doc_id, label.strip(), relevant, grade, reviewer, role, source,
-                                            note, now, None)], return_ids=True, queue_ids=[queue_id])
+        [new_id] = append_judgments(conn, [NewJudgment(topic_row, doc_id, label.strip(), relevant, grade, reviewer,
+                                                       role, source, note, now)], return_ids=True, queue_ids=[queue_id])
     queue_name = next((n for i, n in served.queues if i == queue_id), None)
     return JudgmentRecord(new_id, topic, doc_id, label.strip(), relevant, grade, reviewer, role, source, note,
                           now, queue_name)
@@ -158,6 +158,6 @@ def record_judgments(engine: Engine, topic: str, items: list[tuple[str, str]], *
                               refuse=lambda i, message: Conflict(f"judgment {i + 1}: {message}"))
         now = utc_now()
         return append_judgments(conn, [
-            (topic_row, doc_id, label, relevant, grade, reviewer, role, source, note, now, None)
+            NewJudgment(topic_row, doc_id, label, relevant, grade, reviewer, role, source, note, now)
             for (doc_id, label, relevant, grade), note in zip(parsed, notes or [None] * len(parsed), strict=True)],
             return_ids=True, queue_ids=[queue_id] * len(parsed))

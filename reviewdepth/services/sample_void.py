@@ -16,7 +16,7 @@ from sqlalchemy import Engine, select, update
 from reviewdepth.services.errors import Conflict, Invalid, NotFound
 from reviewdepth.services.samples import SampleRecord, load_samples
 from reviewdepth.store import validation
-from reviewdepth.store.chain import append_judgments
+from reviewdepth.store.chain import NewJudgment, append_judgments
 from reviewdepth.store.ingest import utc_now
 from reviewdepth.store.models import VOID_ROLE, Queue, Sample, Topic
 
@@ -62,8 +62,8 @@ def void_sample(engine: Engine, topic: str, sample_id: int, *, reason: str, revi
                            f"at {found[0]:%Y-%m-%d %H:%M} UTC")
         queue_name = found[2]
         now = utc_now()
-        [log_id] = append_judgments(conn, [(int(topic_id), void_doc_id(sample_id), "void", None, None, reviewer,
-                                            VOID_ROLE, source, reason, now, None)], return_ids=True)
+        [log_id] = append_judgments(conn, [NewJudgment(int(topic_id), void_doc_id(sample_id), "void", None, None,
+                                                       reviewer, VOID_ROLE, source, reason, now)], return_ids=True)
         # the chain lock is held now: a concurrent void of the same sample that got here first has committed
         done = conn.execute(update(Sample).where(Sample.id == sample_id, Sample.void_judgment_id.is_(None))
                             .values(voided_at=now, void_reason=reason, voided_by=reviewer,

@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from hashlib import sha256
 from itertools import repeat
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import Connection, Engine, insert, select, update
 
@@ -155,8 +155,22 @@ def _reserve(conn: Connection, counts: dict[int, int]) -> tuple[dict[int, int], 
     return first, head, names
 
 
-# topic_id, doc_id, label, relevant, grade, reviewer, role, source, note, recorded_at, import_id
-NewJudgment = tuple[int, str, str, bool | None, int | None, str, str, str, str | None, datetime, int | None]
+class NewJudgment(NamedTuple):
+    """One judgment to append (`append_judgments`): a tuple, so that the linking loop slices the fields an import
+    repeats on every row (reviewer to import_id) without a look-up per field."""
+
+    topic_id: int
+    doc_id: str
+    label: str
+    relevant: bool | None
+    grade: int | None
+    reviewer: str
+    role: str
+    source: str
+    note: str | None
+    recorded_at: datetime
+    import_id: int | None = None
+
 JUDGMENT_COLUMNS = ("topic_id", "doc_id", "label", "relevant", "grade", "reviewer", "role", "source", "note",
                     "recorded_at", "import_id", "seq", "chain_hash")
 

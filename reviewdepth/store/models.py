@@ -26,6 +26,17 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+# the column lengths are the validators' (one declaration: what `validation` accepts is what a column holds)
+from reviewdepth.store.validation import (
+    DOC_ID_LENGTH,
+    KEY_LENGTH,
+    LABEL_LENGTH,
+    QUEUE_LENGTH,
+    REVIEWER_LENGTH,
+    RUN_TAG_LENGTH,
+    TOPIC_LENGTH,
+)
+
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
     "uq": "uq_%(table_name)s_%(column_0_name)s",
@@ -56,7 +67,7 @@ class Topic(Base):
     __tablename__ = "topics"
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
-    name: Mapped[str] = mapped_column(String(200), unique=True)
+    name: Mapped[str] = mapped_column(String(TOPIC_LENGTH), unique=True)
     population_size: Mapped[int | None] = mapped_column(BigInteger)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     # The judgment hash chain (`reviewdepth.store.chain`): how many judgments it links and the last hash.
@@ -97,7 +108,7 @@ class ChainAcknowledgement(Base):
     previous_head: Mapped[str] = mapped_column(String(64))
     broken: Mapped[str] = mapped_column(Text)
     reason: Mapped[str] = mapped_column(Text)
-    reviewer: Mapped[str] = mapped_column(String(200))
+    reviewer: Mapped[str] = mapped_column(String(REVIEWER_LENGTH))
     recorded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     chain_hash: Mapped[str] = mapped_column(String(64))
 
@@ -115,9 +126,9 @@ class Queue(Base):
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
     topic_id: Mapped[int] = mapped_column(ForeignKey("topics.id", ondelete="CASCADE"), index=True)
-    name: Mapped[str] = mapped_column(String(200))
+    name: Mapped[str] = mapped_column(String(QUEUE_LENGTH))
     ordering: Mapped[str] = mapped_column(String(20))
-    run_tag: Mapped[str | None] = mapped_column(String(200))
+    run_tag: Mapped[str | None] = mapped_column(String(RUN_TAG_LENGTH))
     threshold_rank: Mapped[int | None] = mapped_column(BigInteger)
     size: Mapped[int] = mapped_column(BigInteger)
     source: Mapped[str] = mapped_column(String(100))
@@ -135,7 +146,7 @@ class QueueEntry(Base):
 
     queue_id: Mapped[int] = mapped_column(ForeignKey("queues.id", ondelete="CASCADE"), primary_key=True)
     rank: Mapped[int] = mapped_column(BigInteger, primary_key=True)
-    doc_id: Mapped[str] = mapped_column(String(300))
+    doc_id: Mapped[str] = mapped_column(String(DOC_ID_LENGTH))
     score: Mapped[float | None] = mapped_column(Float)
     flag: Mapped[str | None] = mapped_column(String(10))
 
@@ -159,11 +170,11 @@ class Judgment(Base):
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
     topic_id: Mapped[int] = mapped_column(ForeignKey("topics.id", ondelete="CASCADE"))
-    doc_id: Mapped[str] = mapped_column(String(300))
-    label: Mapped[str] = mapped_column(String(100))
+    doc_id: Mapped[str] = mapped_column(String(DOC_ID_LENGTH))
+    label: Mapped[str] = mapped_column(String(LABEL_LENGTH))
     relevant: Mapped[bool | None] = mapped_column(Boolean)
     grade: Mapped[int | None] = mapped_column(Integer)
-    reviewer: Mapped[str] = mapped_column(String(200))
+    reviewer: Mapped[str] = mapped_column(String(REVIEWER_LENGTH))
     role: Mapped[str] = mapped_column(String(20))
     source: Mapped[str] = mapped_column(String(100))
     note: Mapped[str | None] = mapped_column(Text)
@@ -203,7 +214,7 @@ class Sample(Base):
     # (role ``void``) that logs the void.
     voided_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     void_reason: Mapped[str | None] = mapped_column(Text)
-    voided_by: Mapped[str | None] = mapped_column(String(200))
+    voided_by: Mapped[str | None] = mapped_column(String(REVIEWER_LENGTH))
     void_judgment_id: Mapped[int | None] = mapped_column(ForeignKey("judgments.id"))
 
 
@@ -215,7 +226,7 @@ class SampleItem(Base):
 
     sample_id: Mapped[int] = mapped_column(ForeignKey("samples.id", ondelete="CASCADE"), primary_key=True)
     position: Mapped[int] = mapped_column(BigInteger, primary_key=True)
-    doc_id: Mapped[str] = mapped_column(String(300))
+    doc_id: Mapped[str] = mapped_column(String(DOC_ID_LENGTH))
     rank: Mapped[int | None] = mapped_column(BigInteger)
 
 
@@ -250,10 +261,10 @@ class AuditStream(Base):
     served: Mapped[int] = mapped_column(BigInteger, server_default="0")
     as_of: Mapped[int | None] = mapped_column(BigInteger)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    created_by: Mapped[str] = mapped_column(String(200))
+    created_by: Mapped[str] = mapped_column(String(REVIEWER_LENGTH))
     voided_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     void_reason: Mapped[str | None] = mapped_column(Text)
-    voided_by: Mapped[str | None] = mapped_column(String(200))
+    voided_by: Mapped[str | None] = mapped_column(String(REVIEWER_LENGTH))
     # the reviewed and served counts when the pace was last set: due = pace_from_served + the pace's count over the
     # documents reviewed since (0 and 0 for a pace set at creation)
     pace_from_reviewed: Mapped[int] = mapped_column(BigInteger, server_default="0")
@@ -270,7 +281,7 @@ class ApiKey(Base):
     __tablename__ = "api_keys"
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
-    reviewer: Mapped[str] = mapped_column(String(200))
+    reviewer: Mapped[str] = mapped_column(String(REVIEWER_LENGTH))
     scope: Mapped[str] = mapped_column(String(20))
     prefix: Mapped[str] = mapped_column(String(20))
     digest: Mapped[str] = mapped_column(String(64), unique=True)
@@ -288,8 +299,8 @@ class ApiIdempotency(Base):
     __table_args__ = (UniqueConstraint("reviewer", "key", name="uq_api_idempotency_reviewer_key"),)
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
-    reviewer: Mapped[str] = mapped_column(String(200))
-    key: Mapped[str] = mapped_column(String(200))
+    reviewer: Mapped[str] = mapped_column(String(REVIEWER_LENGTH))
+    key: Mapped[str] = mapped_column(String(KEY_LENGTH))
     topic_id: Mapped[int] = mapped_column(ForeignKey("topics.id", ondelete="CASCADE"), index=True)
     request_digest: Mapped[str] = mapped_column(String(64))
     response: Mapped[str] = mapped_column(Text)
@@ -307,7 +318,7 @@ class PortfolioTopic(Base):
 
     topic_id: Mapped[int] = mapped_column(ForeignKey("topics.id", ondelete="CASCADE"), primary_key=True)
     added_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    added_by: Mapped[str] = mapped_column(String(200))
+    added_by: Mapped[str] = mapped_column(String(REVIEWER_LENGTH))
 
 
 class Calibration(Base):
@@ -324,7 +335,7 @@ class Calibration(Base):
     settings: Mapped[str] = mapped_column(Text)
     summary: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    created_by: Mapped[str] = mapped_column(String(200))
+    created_by: Mapped[str] = mapped_column(String(REVIEWER_LENGTH))
 
 
 class SimulationJob(Base):
@@ -343,7 +354,7 @@ class SimulationJob(Base):
     request: Mapped[str] = mapped_column(Text)
     result: Mapped[str | None] = mapped_column(Text)
     error: Mapped[str | None] = mapped_column(Text)
-    created_by: Mapped[str] = mapped_column(String(200))
+    created_by: Mapped[str] = mapped_column(String(REVIEWER_LENGTH))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
