@@ -32,6 +32,7 @@ from reviewdepth.services.evidence.queue_evidence import QueueEvidence, queue_ev
 from reviewdepth.services.evidence.samples import SampleRecord, load_samples
 from reviewdepth.services.evidence.topic import find_queue, last_judgment_id
 from reviewdepth.services.evidence.topic import population_size as topic_population
+from reviewdepth.services.monitor import monitor_of
 from reviewdepth.services.portfolio import calibrate_stopping_rows
 from reviewdepth.services.prisma import outside_queue_counts, prisma_counts
 from reviewdepth.services.qc import qc_result
@@ -267,8 +268,6 @@ def _topic_status(conn: Connection, topic: str, queue: str, options: ReportOptio
                   fig: _Figures) -> TopicStatus:
     """The topic's one status (`reviewdepth.services.topic_status`): this report's samples, and the audit
     stream's monitor when the topic has a stream (the figure `reviewdepth watch` shows)."""
-    from reviewdepth.services.monitor import monitor_of
-
     audit = None
     streams = conn.execute(select(func.count()).select_from(AuditStream).join(Topic).where(
         Topic.name == topic, AuditStream.voided_at.is_(None))).scalar_one()
