@@ -17,6 +17,7 @@ from reviewdepth.services.errors import Conflict, Invalid
 from reviewdepth.services.imports import checked_text, import_run
 from reviewdepth.services.judgments import topic_id_of
 from reviewdepth.services.queues import queue_labels
+from reviewdepth.services.run_upload import store_run_stream
 from reviewdepth.store import validation
 from reviewdepth.store.ingest import bulk_insert, utc_now
 from reviewdepth.store.models import Queue, QueueEntry
@@ -71,10 +72,25 @@ def store_ranking(engine: Engine, topic: str, queue: str, documents: Sequence[Ra
 
 
 def store_run_file(engine: Engine, topic: str, queue: str, path: str, *, order: str = "given") -> None:
-    """Store a run file holding one topic's ranking as ``queue`` (every line must name ``topic``)."""
+    """Store a run file holding one topic's ranking as ``queue`` (every line must name ``topic``).
+
+    In file order (the default, CLEF's rule) the file is read in chunks and stored in memory bounded by a chunk
+    (`reviewdepth.services.run_upload`); ``order="trec_eval"`` ranks by score, which needs every line's score and
+    doc id at once (`import_run`: about 400 bytes a line)."""
     queue = _check_queue_name(queue)
     topic_id = topic_id_of(engine, topic)
     _refuse_existing(engine, topic_id, topic, queue)
+    try:
+        if order == "given":
+            store_run_stream(engine, topic_id, topic, queue, path)
+            return
+        _check_one_topic(path, topic)
+        import_run(engine, path, queue_name=queue, order=order, again=True)
+    except InputError as exc:  # the upload's name, not the server's temporary file
+        raise InputError("run", exc.line, exc.field, exc.message) from None
+
+
+def _check_one_topic(path: str, topic: str) -> None:
     data = read_bytes(path)
     checked_text(data, "run", RUN_FIELDS)
     scanned = scan(data, "s", min_fields=6, path="run", names=RUN_FIELDS)
@@ -87,10 +103,6 @@ def store_run_file(engine: Engine, topic: str, queue: str, path: str, *, order: 
         line = int(scanned.line_numbers[wrong[0]])
         other = bytes(qids.values[wrong[0]]).decode("utf-8", "replace")
         raise InputError("run", line, "qid", f"topic {other!r} is not {topic!r}; upload one topic's ranking")
-    try:
-        import_run(engine, path, queue_name=queue, order=order, again=True)
-    except InputError as exc:  # the upload's name, not the server's temporary file
-        raise InputError("run", exc.line, exc.field, exc.message) from None
 
 
 @dataclass(frozen=True)
