@@ -16,8 +16,9 @@ line-aligned chunks of `CHUNK_BYTES`, twice:
 
 What it holds at once: one chunk's text and columns, the hashes and their sort order (24 bytes a line: 144 MB for
 6,000,000 lines, about 170 MB at the 256 MiB cap of the shortest lines). Same rules, same stored rows, same errors
-(file, line, field) as `import_run` with ``order="given"``, except that a file with several faults reports the
-first in line order (`import_run` checks the whole file for one kind of fault before the next).
+(file, line, field) as `import_run`, except that a file with several faults reports the first in line order
+(`import_run` checks the whole file for one kind of fault before the next). Ranked by score (``order="trec_eval"``)
+it keeps each line's doc id, score and action packed too (see `store_run_stream`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from sqlalchemy import Connection, Engine, insert, select, text
 from reviewdepth.formats.errors import InputError
 from reviewdepth.formats.runs import FLAG_ACTIONS, NOT_SHOWN, THRESHOLD_FLAG, ActionKind, Run, action_kind, parse_run
 from reviewdepth.formats.trec import RUN_FIELDS
+from reviewdepth.measures.ranking import rank_order
 from reviewdepth.services.errors import Conflict
 from reviewdepth.services.imports import checked_column, checked_text, checked_value, record_import, text_values
 from reviewdepth.store import validation
@@ -42,6 +44,7 @@ from reviewdepth.store.models import Queue
 from reviewdepth.store.ranking_blob import HEADER, MAGIC, strings_with_hashes_or_none
 
 CHUNK_BYTES = 8 * 1024 * 1024
+RANKED_SLICE = 200_000  # order="trec_eval": entries inserted at a time, in rank order
 # the 2017 interaction codes and the 2018/2019 flags: while every action seen is one of these, the kind is open
 _KNOWN_ACTIONS = frozenset({b"AF", b"NF", b"NS", b"AFN", b"DFN", b"DFS", b"NFS", b"NFN"}) | FLAG_ACTIONS
 
@@ -143,6 +146,11 @@ class _Checked:
     chunks: list[Chunk] = field(default_factory=list)
     hashes: list[npt.NDArray[np.uint64]] = field(default_factory=list)
     digest: Any = field(default_factory=hashlib.sha256)
+    # order="trec_eval" only: every line's stored doc id, score and action, to rank them by score at the end
+    keep_columns: bool = False
+    values: list[npt.NDArray[np.bytes_]] = field(default_factory=list)
+    scores: list[npt.NDArray[np.float64]] = field(default_factory=list)
+    action_values: list[npt.NDArray[np.bytes_]] = field(default_factory=list)
 
     def threshold(self) -> int | None:
         """`reviewdepth.formats.runs.threshold_rank` of the whole file."""
@@ -155,8 +163,8 @@ class _Checked:
         return action_kind(np.array(sorted(self.actions), dtype=np.bytes_))
 
 
-def _check(handle: BinaryIO, path: str, topic: str, chunk_bytes: int) -> _Checked:
-    checked = _Checked()
+def _check(handle: BinaryIO, path: str, topic: str, chunk_bytes: int, keep_columns: bool) -> _Checked:
+    checked = _Checked(keep_columns=keep_columns)
     for chunk, piece in line_chunks(handle, chunk_bytes):
         checked.digest.update(piece)
         parsed = _parse(piece, chunk, path, topic)
@@ -169,6 +177,10 @@ def _check(handle: BinaryIO, path: str, topic: str, chunk_bytes: int) -> _Checke
         checked.width = max(checked.width, parsed.doc_bytes.dtype.itemsize)
         checked.run_id = run.run_id
         checked.hashes.append(parsed.hashes)
+        if keep_columns:
+            checked.values.append(parsed.doc_bytes)
+            checked.scores.append(run.scores())
+            checked.action_values.append(run.actions())
         if not checked.other_actions:
             actions = run.actions()
             checked.actions.update(np.unique(actions).tolist())
@@ -266,44 +278,91 @@ class _RankingIndexWriter:
             self.conn.execute(text("DROP TABLE ranking_parts"))
 
 
-def store_run_stream(engine: Engine, topic_id: int, topic: str, queue: str, path: str,
+def _ranked_columns(checked: _Checked) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bytes_],
+                                                 npt.NDArray[np.float64], npt.NDArray[np.bytes_]]:
+    """order="trec_eval": the file rows by score descending (float32, as trec_eval), ties by docno descending, and
+    the kept columns."""
+    values = np.concatenate(checked.values)
+    scores = np.concatenate(checked.scores)
+    actions = np.concatenate(checked.action_values)
+    checked.values.clear()
+    checked.scores.clear()
+    checked.action_values.clear()
+    ranked = rank_order(np.zeros(len(scores), dtype=np.int64), scores, values, 9)
+    return ranked, values, scores, actions
+
+
+def _threshold_of(kind: ActionKind, actions: npt.NDArray[np.bytes_]) -> int | None:
+    """`reviewdepth.formats.runs.threshold_rank` of actions in rank order."""
+    if kind == "2017":
+        shown = np.flatnonzero(actions != NOT_SHOWN)
+        return int(shown[-1]) + 1 if len(shown) else 0
+    if kind == "flags":
+        marked = np.flatnonzero(actions == THRESHOLD_FLAG)
+        return int(marked[-1]) + 1 if len(marked) else None
+    return None
+
+
+def store_run_stream(engine: Engine, topic_id: int, topic: str, queue: str, path: str, *, order: str = "given",
                      chunk_bytes: int = CHUNK_BYTES) -> int:
     """Store the one-topic run file at ``path`` (plain text; the API has decompressed it) as queue ``queue`` of
-    ``topic`` in file order (CLEF's rule), in one transaction: nothing is stored when any line is refused.
-    Returns the number of entries."""
+    ``topic``, in one transaction: nothing is stored when any line is refused. Returns the number of entries.
+
+    ``order="given"`` (file order, CLEF's rule) holds one chunk and 24 bytes a line; ``order="trec_eval"`` (score
+    descending as float32, ties by docno descending) must see every line before the first rank is known, so it
+    also keeps each line's doc id, score and action as packed columns: the doc id's width and about 35 bytes more a
+    line, where Python objects took about 400."""
+    if order not in ("given", "trec_eval"):
+        raise InputError(path, None, "order", f"order must be given or trec_eval, not {order!r}")
     with open(path, "rb") as handle:
-        checked = _check(handle, path, topic, chunk_bytes)
+        checked = _check(handle, path, topic, chunk_bytes, keep_columns=order == "trec_eval")
         hashes = np.concatenate(checked.hashes)
         checked.hashes.clear()
-        order = np.argsort(hashes, kind="stable").astype(np.int64, copy=False)
-        _refuse_duplicates(handle, checked, path, topic, hashes, order)
+        by_hash = np.argsort(hashes, kind="stable").astype(np.int64, copy=False)
+        _refuse_duplicates(handle, checked, path, topic, hashes, by_hash)
         kind = checked.kind()
         tag = checked_value(validation.queue_name, checked.run_id, path, None, "run_id")
         digest = checked.digest.hexdigest()
         n, width = checked.rows, checked.width
+        threshold = checked.threshold()
+        if order == "trec_eval":
+            ranked, values, scores, actions = _ranked_columns(checked)
+            actions = actions[ranked]
+            threshold = _threshold_of(kind, actions)
+            hashes = hashes[ranked]
+            by_hash = np.argsort(hashes, kind="stable").astype(np.int64, copy=False)
         with engine.begin() as conn:
             taken = conn.execute(select(Queue.id).where(Queue.topic_id == topic_id, Queue.name == queue)).first()
             if taken is not None:
                 raise Conflict(f"{path}: queue {queue!r} already exists for topic {topic!r}; choose --queue NAME")
-            record_import(conn, "run", path, digest, n, 1, f"queue={queue};order=given")
+            record_import(conn, "run", path, digest, n, 1, f"queue={queue};order={order}")
             queue_id = int(conn.execute(insert(Queue).values(
-                topic_id=topic_id, name=queue, ordering="given", run_tag=tag, threshold_rank=checked.threshold(),
+                topic_id=topic_id, name=queue, ordering=order, run_tag=tag, threshold_rank=threshold,
                 size=n, source=f"import:{digest}", created_at=utc_now(),
             ).returning(Queue.id)).scalar_one())
             index = _RankingIndexWriter(conn, queue_id, HEADER.size + n * (width + 16))
             index.write(HEADER.pack(MAGIC, width, n))
-            for chunk in checked.chunks:
-                parsed = _parse(read_chunk(handle, chunk), chunk, path, topic)
-                assert parsed is not None
-                actions = parsed.run.actions()
-                flags = [a.decode() for a in actions.tolist()] if kind != "other" else None
-                insert_entries(conn, queue_id, text_values(parsed.doc_bytes), parsed.run.scores().tolist(), flags,
-                               first_rank=chunk.row_offset + 1)
-                index.write(parsed.doc_bytes.astype(f"S{width}").tobytes())
+            if order == "given":
+                for chunk in checked.chunks:
+                    parsed = _parse(read_chunk(handle, chunk), chunk, path, topic)
+                    assert parsed is not None
+                    chunk_actions = parsed.run.actions()
+                    flags = [a.decode() for a in chunk_actions.tolist()] if kind != "other" else None
+                    insert_entries(conn, queue_id, text_values(parsed.doc_bytes), parsed.run.scores().tolist(),
+                                   flags, first_rank=chunk.row_offset + 1)
+                    index.write(parsed.doc_bytes.astype(f"S{width}").tobytes())
+            else:
+                for start in range(0, n, RANKED_SLICE):
+                    rows = ranked[start:start + RANKED_SLICE]
+                    flags = [a.decode() for a in actions[start:start + RANKED_SLICE].tolist()] \
+                        if kind != "other" else None
+                    insert_entries(conn, queue_id, text_values(values[rows]), scores[rows].tolist(), flags,
+                                   first_rank=start + 1)
+                    index.write(values[rows].astype(f"S{width}").tobytes())
             step = 1 << 22
             for start in range(0, n, step):
-                index.write(hashes[order[start:start + step]].astype("<u8").tobytes())
+                index.write(hashes[by_hash[start:start + step]].astype("<u8").tobytes())
             for start in range(0, n, step):
-                index.write(order[start:start + step].astype("<i8").tobytes())
+                index.write(by_hash[start:start + step].astype("<i8").tobytes())
             index.close()
         return n

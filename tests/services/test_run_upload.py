@@ -35,19 +35,23 @@ def _stored(engine: Engine, queue: str) -> tuple[tuple[object, ...], list[tuple[
 
 
 def _both(engine: Engine, path: str, chunk: int, topic: str = "T") -> None:
-    """Store ``path`` both ways (queues ``whole`` and ``stream``) and require the same queue and entries."""
-    import_run(engine, path, queue_name="whole", again=True)
-    topic_id = engine.connect().execute(select(Queue.topic_id).where(Queue.name == "whole")).scalar_one()
-    assert store_run_stream(engine, topic_id, topic, "stream", path, chunk_bytes=chunk) > 0
-    assert _stored(engine, "stream") == _stored(engine, "whole")
+    """Store ``path`` both ways (queues ``whole`` and ``stream``), in each order, and require the same queue and
+    entries."""
+    for order in ("given", "trec_eval"):
+        import_run(engine, path, queue_name=f"whole-{order}", order=order, again=True)
+        topic_id = engine.connect().execute(select(Queue.topic_id)).scalar()
+        assert store_run_stream(engine, topic_id, topic, f"stream-{order}", path, order=order, chunk_bytes=chunk) > 0
+        assert _stored(engine, f"stream-{order}") == _stored(engine, f"whole-{order}")
 
 
 @pytest.mark.parametrize("chunk", CHUNKS)
 def test_a_trec_run_is_stored_as_the_whole_file_reader_stores_it(engine: Engine, tmp_path: Path, chunk: int) -> None:
     composed = unicodedata.normalize("NFD", "café")  # NFC changes it: stored as the composed form
-    lines = [f"T Q0 d{i} {i + 1} {10 - i * 0.5} tagA" for i in range(9)]
+    # scores with ties (docno descending breaks them under trec_eval's order) and float32-equal ones
+    lines = [f"T Q0 d{i} {i + 1} {10 - (i // 3) * 0.5} tagA" for i in range(9)] + ["T Q0 z 10 1.00000001 tagA",
+                                                                                  "T Q0 y 11 1.00000002 tagA"]
     lines.insert(3, "")  # a blank line
-    lines.append(f"T Q0 {composed} 11 0.25 tagB")  # the last line's tag is the run's
+    lines.append(f"T Q0 {composed} 12 0.25 tagB")  # the last line's tag is the run's
     _both(engine, _write(tmp_path, "run.txt", lines, newline_at_end=False), chunk)
 
 
@@ -56,7 +60,7 @@ def test_a_trec_run_is_stored_as_the_whole_file_reader_stores_it(engine: Engine,
                                      ["0", "0"], ["AF", "1", "NS"]])
 def test_clef_actions_give_the_same_flags_and_stopping_point(engine: Engine, tmp_path: Path, chunk: int,
                                                              actions: list[str]) -> None:
-    lines = [f"T {a} doc{i} {i + 1} {1.0 / (i + 1)} run" for i, a in enumerate(actions)]
+    lines = [f"T {a} doc{i} {i + 1} {(i * 7) % 5} run" for i, a in enumerate(actions)]  # not in score order
     _both(engine, _write(tmp_path, "clef.txt", lines), chunk)
 
 
@@ -88,6 +92,8 @@ def test_a_refused_file_names_the_same_line_and_field_and_stores_nothing(engine:
 
     topic_id = topic_id_of(engine, "T")
     streamed = _error(lambda: store_run_stream(engine, topic_id, "T", "stream", path, chunk_bytes=chunk))
+    assert _error(lambda: store_run_stream(engine, topic_id, "T", "stream", path, order="trec_eval",
+                                           chunk_bytes=chunk)) == streamed
     if fault == "qid":  # import_run takes several topics; the upload's own check names the line
         assert streamed == (3, "qid", "topic 'U' is not 'T'; upload one topic's ranking")
     else:
