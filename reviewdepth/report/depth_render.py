@@ -357,6 +357,11 @@ def render_table(report: Report) -> Group:
         cur.add_row(key, fmt(value))
     for key, value in report.measures.items():
         cur.add_row(key, fmt(value))
+    completed = Table(title="completed review (fully judged topic)")
+    completed.add_column("measure")
+    completed.add_column("value", justify="right")
+    for key, value in (report.completed_review or {}).items():
+        completed.add_row(key, fmt(value))
 
     quality = Table(title="review quality and PRISMA 2020 counts")
     for col in ("section", "row", "quantity", "value"):
@@ -385,7 +390,7 @@ def render_table(report: Report) -> Group:
     parts: list[Any] = [headline, head, depth, recall, stop, *([portfolio] if calibrated else []), est]
     if report.samples:
         parts.append(samples)
-    parts += [cur, quality]
+    parts += [cur, *([completed] if report.completed_review else []), quality]
     if report.review_quality.policy_sensitivity:
         parts.append(sensitivity)
     return Group(*parts, foot)
