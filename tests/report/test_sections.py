@@ -235,3 +235,17 @@ def test_the_written_keys_follow_the_markers() -> None:
     assert _written(Section) == {"kept": True, "optional": False}
     assert _dataclasses_in(list[Section] | None) == [Section]
     assert _dataclasses_in(Mapping[str, Section]) == [Section]
+
+
+def test_a_plot_draws_the_reports_chart(engine: Engine, tmp_path: Path) -> None:
+    """`reviewdepth plot` builds only the curves (`services.report.build_curves`), not the whole report: the same
+    bytes as the report's own chart."""
+    from reviewdepth.report.charts import chart_title, render_chart
+    from reviewdepth.report.depth_render import main_target
+    from reviewdepth.services.plots import build_plot
+
+    report = _reports(engine, tmp_path)[0]
+    for kind in ("gain", "pr"):
+        chart = render_chart(kind, report.gain, report.precision_recall, main_target(report),
+                             chart_title(kind, "T"), "svg", report.settings.confidence)
+        assert build_plot(engine, "T", kind, "svg").content == chart
