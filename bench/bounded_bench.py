@@ -1,7 +1,7 @@
 """Memory and event-loop stalls of the heavy requests (issue 26, item 1), against a real ``reviewdepth serve``.
 
     python bench/bounded_bench.py [--db URL] [--queue 1000000] [--judged 100000] [--batch 300000]
-                                  [--replicates 100000] [--sim-docs 5000]
+                                  [--replicates 100000] [--sim-docs 5000] [--upload-lines 6000000]
 
 Builds, in a fresh database (a SQLite file in a temporary folder unless ``--db`` names an empty, migrated or
 new one), topic ``big`` with a ``--queue``-entry queue whose first ``--judged`` documents are judged (one in ten
@@ -13,7 +13,9 @@ keep-alive connection) while sampling the server's resident memory (VmRSS, serve
 * ``dashboard, warm``: again, nothing changed (the topics' monitors come from the cache);
 * ``3 dashboards at once``: three concurrent ``GET /`` after a judgment of ``big`` (one render, shared);
 * ``batch POST``: ``--batch`` judgments of ``big`` in one request;
-* ``simulation``: ``POST /simulations`` of ``sim`` with ``--replicates``, polled until done.
+* ``simulation``: ``POST /simulations`` of ``sim`` with ``--replicates``, polled until done;
+* ``run upload``: ``PUT /topics/up/queues/q`` of a gzip run of ``--upload-lines`` lines (6,000,000 by default:
+  about 40 MB compressed, 244 MB of text, under the 256 MiB cap), streamed from a file.
 
 Prints one line per case: wall seconds, the server's RSS before it (idle), its peak above that, and the slowest
 ``/health`` answer (with the number of probes). Goal (issue 26): every case under idle + 300 MB, ``/health``
@@ -127,9 +129,20 @@ def build(url: str, args: argparse.Namespace) -> None:
         items = [BatchItem(f"s{i:06d}", "1" if i % 40 == 0 or (i < 200 and i % 3 == 0) else "0")
                  for i in range(start, min(args.sim_docs, start + CHUNK))]
         record_batch(engine, "sim", items, reviewer="ana", source="bench")
+    create_topic(engine, "up")
     engine.dispose()
     print(f"built: big {args.queue:,} entries, {args.judged:,} judged; sim {args.sim_docs:,} judged "
           f"({time.perf_counter() - started:.0f} s)", flush=True)
+
+
+def write_gzip_run(path: Path, lines: int) -> None:
+    """A one-topic (``up``) gzip run of ``lines`` lines, about 40 bytes a line unpacked."""
+    import gzip
+
+    with gzip.open(path, "wt", compresslevel=6) as handle:
+        for start in range(0, lines, 100_000):
+            handle.write("".join(f"up Q0 D{i:07d} {i + 1} {(lines - i) / 7:.4f} tagA\n"
+                                 for i in range(start, min(lines, start + 100_000))))
 
 
 def main() -> None:
@@ -140,12 +153,15 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=300_000)
     parser.add_argument("--replicates", type=int, default=100_000)
     parser.add_argument("--sim-docs", type=int, default=5_000)
+    parser.add_argument("--upload-lines", type=int, default=6_000_000)
     args = parser.parse_args()
     if args.judged + args.batch >= args.queue:
         parser.error("--judged + --batch must be below --queue (the batch judges the next documents)")
     with tempfile.TemporaryDirectory(prefix="bounded-bench-") as folder:
         url = args.db or f"sqlite:///{folder}/bench.db"
         build(url, args)
+        run_path = Path(folder) / "up.run.gz"
+        write_gzip_run(run_path, args.upload_lines)
         engine = create_engine_for(url)
         key = create_key(engine, "ana", "write")[1]
         engine.dispose()
@@ -186,11 +202,18 @@ def main() -> None:
                         return
                     time.sleep(0.5)
 
+            def upload() -> None:
+                with run_path.open("rb") as handle:
+                    response = client.put("/topics/up/queues/q", content=handle,
+                                          headers={"Content-Type": "text/plain"})
+                assert response.status_code == 201, response.text[:300]
+
             cases: list[tuple[str, Callable[[], None]]] = [
                 ("dashboard, cold", dashboard), ("dashboard, warm", dashboard),
                 ("3 dashboards at once", dashboards), (f"batch POST ({args.batch:,})", batch),
                 ("dashboard after the batch", dashboard),
-                (f"simulation ({args.replicates:,} replicates)", simulation)]
+                (f"simulation ({args.replicates:,} replicates)", simulation),
+                (f"run upload (gzip, {args.upload_lines:,} lines)", upload)]
             print(f"{'case':<34} {'seconds':>8} {'idle MB':>8} {'peak +MB':>9} {'slowest /health':>16} "
                   f"{'probes':>7}", flush=True)
             for name, case in cases:

@@ -9,7 +9,7 @@ that no 2xx JSON body is an untyped object and that real bodies match."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from functools import cache
 from types import UnionType
@@ -29,24 +29,39 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import SchemaValidator
 from pydantic_core import core_schema as cs
 
-from reviewdepth.estimation.agreement import AlphaResult, ErrorRates, KappaResult, ProportionResult
-from reviewdepth.estimation.assessment import Headline, RecallFigure, TargetAnswer
 from reviewdepth.estimation.planning import ElusionPlan, PopulationPlan
-from reviewdepth.estimation.relevant import Estimate
 from reviewdepth.estimation.replay import RuleSummary
 from reviewdepth.estimation.stop_plan import FloorFigure
-from reviewdepth.estimation.stopping import StoppingEvidence
 from reviewdepth.measures.suite import Evaluation
-from reviewdepth.report.model import Report
+from reviewdepth.report.model import (
+    Agreement,
+    Answer,
+    CertifyCost,
+    ChainHead,
+    Current,
+    EstimateRow,
+    Gain,
+    PairAgreement,
+    PrecisionRecall,
+    Provenance,
+    QcSample,
+    Report,
+    ReviewQuality,
+    SamplePlan,
+    SampleRow,
+    Settings,
+    StoppingRow,
+    Summary,
+)
 from reviewdepth.report.monitor_model import MonitorReport
+from reviewdepth.report.prisma_model import PrismaCounts
+from reviewdepth.report.status_model import Status, StatusFigure, TopicStatus
 from reviewdepth.report.tar_model import TarEvaluation
 from reviewdepth.services.audit_stream import ServedDocument, StreamRecord
 from reviewdepth.services.imports import label_pattern
 from reviewdepth.services.judgments import JudgmentRecord
 from reviewdepth.services.keys import KeyRecord
-from reviewdepth.services.prisma import PrismaCounts
 from reviewdepth.services.queues import QueueRecord, QueueSummary
-from reviewdepth.services.report import CertifyCost
 from reviewdepth.services.topics import TopicRecord
 from reviewdepth.store import validation
 from reviewdepth.store.models import USER_ROLES
@@ -138,23 +153,18 @@ def dataclass_model(source: type[Any], *, name: str | None = None, extra: dict[s
                     optional: dict[str, Any] | None = None, override: dict[str, Any] | None = None,
                     drop: tuple[str, ...] = (), base: type[BaseModel] | None = None,
                     describe: dict[str, str] | None = None) -> type[BaseModel]:
-    """A response model with one required field per field of the dataclass ``source`` (its type as declared,
-    datetimes as the ISO 8601 text the records' ``as_dict`` write, or as ``override`` gives it), in field order, as
-    `dataclasses.asdict` writes it, plus the keys a service adds beside them: ``extra`` always present,
-    ``optional`` sometimes. ``describe``: field descriptions for the document. Fields of ``source``'s subclasses
-    come along."""
-    hints = get_type_hints(source)
-    notes = describe or {}
+    """A response model with one field per field of the dataclass ``source`` (its type as written, or as
+    ``override`` gives it), in field order, as `reviewdepth.report.model.as_json_data` writes it, plus the keys a
+    service adds beside them: ``extra`` always present, ``optional`` sometimes. ``describe``: field descriptions
+    for the document (a field's ``doc`` metadata describes it too). Fields of ``source``'s subclasses come along.
 
-    def field_of(key: str, kind: Any, default: Any = ...) -> tuple[Any, Any]:
-        return (kind, Field(default, description=notes[key]) if key in notes else default)
-
-    fields: dict[str, Any] = {}
-    for item in dataclasses.fields(source):
-        if item.name not in drop:
-            fields[item.name] = field_of(item.name, (override or {}).get(item.name, _as_written(hints[item.name])))
-    fields.update({key: field_of(key, kind) for key, kind in (extra or {}).items()})
-    fields.update({key: field_of(key, kind, None) for key, kind in (optional or {}).items()})
+    What the JSON writer does, the model does: a field marked `OMITTED_WHEN_NONE` is not required; a `FLATTENED`
+    one brings its own fields, prefixed, in its place; the class's ``JSON_PROPERTIES`` follow its fields; a field
+    whose type is a report section (a dataclass of `reviewdepth.report`, or one named in `SECTION_NAMES`) is that
+    section's generated model (`section_model`), through lists, dicts and unions."""
+    fields = _written_fields(source, override or {}, describe or {}, drop)
+    fields.update({key: _field(kind, describe, key) for key, kind in (extra or {}).items()})
+    fields.update({key: _field(kind, describe, key, None) for key, kind in (optional or {}).items()})
     doc = source.__doc__
     if doc is not None and doc.startswith(f"{source.__name__}("):  # the signature dataclasses write when none
         doc = None
@@ -162,13 +172,91 @@ def dataclass_model(source: type[Any], *, name: str | None = None, extra: dict[s
     return model
 
 
+def _field(kind: Any, describe: dict[str, str] | None, key: str, default: Any = ..., doc: str | None = None,
+           ) -> tuple[Any, Any]:
+    note = doc or (describe or {}).get(key)
+    return (kind, Field(default, description=note) if note else default)
+
+
+def _written_fields(source: type[Any], override: dict[str, Any], describe: dict[str, str],
+                    drop: tuple[str, ...] = (), prefix: str = "", omitted: bool = False) -> dict[str, Any]:
+    """The model fields of the dataclass ``source`` as the JSON writer writes them (see `dataclass_model`);
+    ``omitted``: every one may be absent (a flattened field that is None)."""
+    from reviewdepth.report.model import FLATTEN, OMIT_NONE
+
+    hints = get_type_hints(source)
+    fields: dict[str, Any] = {}
+    for item in dataclasses.fields(source):
+        if item.name in drop:
+            continue
+        absent = omitted or bool(item.metadata.get(OMIT_NONE))
+        inline = item.metadata.get(FLATTEN)
+        if inline is not None:
+            fields.update(_written_fields(_without_none(hints[item.name]), {}, describe, (), prefix + inline, absent))
+            continue
+        kind = override.get(item.name, _as_written(hints[item.name]))
+        if absent:  # never written as null: absent instead
+            kind = _without_none(kind)
+        doc = item.metadata.get("doc")
+        fields[prefix + item.name] = _field(kind, describe, item.name, None if absent else ..., doc)
+    for prop in getattr(source, "JSON_PROPERTIES", ()):
+        kind = get_type_hints(getattr(source, prop).fget)["return"]
+        fields[prefix + prop] = _field(kind, describe, prop, None if omitted else ...)
+    return fields
+
+
+def _without_none(kind: Any) -> Any:
+    if get_origin(kind) in (Union, UnionType):
+        rest = tuple(arg for arg in get_args(kind) if arg is not type(None))
+        return rest[0] if len(rest) == 1 else Union[rest]  # noqa: UP007 (built from a tuple)
+    return kind
+
+
 def _as_written(kind: Any) -> Any:
-    """The type of a record's field as its ``as_dict`` writes it: a datetime as ISO 8601 text."""
+    """The type of a dataclass field as the JSON writer writes it: a datetime as ISO 8601 text, a mapping as an
+    object with text keys, a report section as its generated model (`section_model`), through containers."""
     if kind is datetime:
         return str
-    if get_origin(kind) in (Union, UnionType):
-        return Union[tuple(_as_written(arg) for arg in get_args(kind))]  # noqa: UP007 (built from a tuple)
+    if isinstance(kind, type) and dataclasses.is_dataclass(kind) and _is_section(kind):
+        return section_model(kind)
+    origin, args = get_origin(kind), get_args(kind)
+    if origin in (Union, UnionType):
+        return Union[tuple(_as_written(arg) for arg in args)]  # noqa: UP007 (built from a tuple)
+    if origin in (dict, Mapping) and args:
+        return dict[str if args[0] is int else args[0], _as_written(args[1])]  # type: ignore[misc]
+    if origin is list and args:
+        return list[_as_written(args[0])]  # type: ignore[misc]
     return kind
+
+
+def _is_section(kind: type[Any]) -> bool:
+    return kind in SECTION_NAMES or kind.__module__.startswith("reviewdepth.report.")
+
+
+@cache
+def section_model(section: type[Any]) -> type[BaseModel]:
+    """The response model of a report section (one per class, so a section used twice is one schema), named
+    from `SECTION_NAMES` (the names the document had when these models were written by hand) or the class."""
+    return dataclass_model(section, name=SECTION_NAMES.get(section, section.__name__),
+                           override=SECTION_OVERRIDES.get(section), describe=SECTION_DESCRIPTIONS.get(section))
+
+
+# the report's sections (`reviewdepth.report.model`) and the core types it writes as they are: the schema names
+# the document gave them when they were written by hand; the report's other dataclasses keep their class names
+SECTION_NAMES: dict[type[Any], str] = {
+    Report: "Report", Answer: "ReportAnswer", Summary: "ReportSummary", EstimateRow: "ReportEstimate",
+    Current: "ReportCurrent", StoppingRow: "ReportStopping", SampleRow: "ReportSample", Settings: "ReportSettings",
+    Provenance: "ReportProvenance", ChainHead: "ChainHeadOut", Gain: "ReportGain",
+    PrecisionRecall: "ReportPrecisionRecall", PairAgreement: "PairAgreementOut", Agreement: "AgreementOut",
+    QcSample: "QcOut", ReviewQuality: "ReportReviewQuality", PrismaCounts: "ReportPrisma", FloorFigure: "ReportFloor",
+    CertifyCost: "ReportCertify", SamplePlan: "ElusionPlanOut", TopicStatus: "TopicStatusOut",
+    StatusFigure: "StatusFigureOut"}
+# what the generated models cannot know: a field's schema stated for the document (filled below, where it is built)
+SECTION_OVERRIDES: dict[type[Any], dict[str, Any]] = {TopicStatus: {"status": Status}}
+SECTION_DESCRIPTIONS: dict[type[Any], dict[str, str]] = {
+    EstimateRow: {"upper": "The two-sided interval's upper bound (null: none).",
+                  "upper_one_sided": "On the depth basis: the one-sided upper bound at the report's confidence (the "
+                                     "headline's \"R ≤ …\"); null on the others."}}
 
 
 class JsonSafeSchema(GenerateJsonSchema):
@@ -518,39 +606,10 @@ class OneLookRuleOut(BaseModel):
                                         "says so: \"yes (heuristic, no guarantee)\".")
 
 
-class ChainHeadOut(BaseModel):
-    seq: int
-    hash: str
-    recorded_at: str | None
-
-
-class StatusFigureOut(BaseModel):
-    """One bound on the recall of the reviewed set, named by its evidence and validity
-    (`reviewdepth.report.status_model.StatusFigure`)."""
-
-    basis: str = Field(description="elusion, srs, stratified, known, or audit stream.")
-    evidence: str
-    validity: Literal["one look", "anytime-valid", "exact"]
-    recall_lower: float | None = Field(description="One-sided lower bound on recall at `confidence`.")
-    confidence: float
-    certifies: bool
-    text: str
-
-
-class TopicStatusOut(BaseModel):
-    """The topic's one status: the same in the report (`answer.topic_status`), `watch`, the monitor and the
-    dashboard. It rests on one basis fixed in advance: the audit stream when the topic has one, else its random
-    samples; the other figure is shown beside it, never combined with it."""
-
-    target: str
-    confidence: float
-    status: Literal["reached", "not reached", "unknown"]
-    decided_by: str | None
-    reviewed: int
-    relevant_found: int
-    figures: list[StatusFigureOut]
-    missing: list[str]
-    text: str
+# the report's and the monitor's (`TopicStatus.as_dict`, `chain_head_at`): generated from the report's sections
+ChainHeadOut = section_model(ChainHead)
+StatusFigureOut = section_model(StatusFigure)
+TopicStatusOut = section_model(TopicStatus)
 
 
 MonitorOut = dataclass_model(MonitorReport, name="MonitorOut", override={
@@ -605,7 +664,6 @@ class PlanHeader(BaseModel):
 # `services.sample_plan.sample_plan_figures`: the plan's own fields and what the service says beside them
 ELUSION_EXTRA: dict[str, Any] = {"frame": Literal["unreviewed"], "rate_source": str,
                                  "chance_at_cautious_rate": float | None, "command": str | None, "summary": str}
-ElusionPlanOut = dataclass_model(ElusionPlan, name="ElusionPlanOut", extra=ELUSION_EXTRA)
 UnreviewedPlanOut = dataclass_model(ElusionPlan, name="UnreviewedPlanOut", extra=ELUSION_EXTRA, base=PlanHeader)
 PopulationPlanOut = dataclass_model(PopulationPlan, name="PopulationPlanOut", base=PlanHeader, extra={
     "frame": Literal["all"], "estimate_source": str, "summary": str})
@@ -624,195 +682,15 @@ class SamplePlanOut(RootModel[UnreviewedPlanOut | PopulationPlanOut | NothingToP
     certifies it and its chance."""
 
 
-# the depth report (`reviewdepth.report.model.Report`): its sections as `services.report.build_report` fills them
-
-ReportFloor = dataclass_model(FloorFigure, name="ReportFloor")
-ReportCertify = dataclass_model(CertifyCost, name="ReportCertify")
-ReportAnswer = dataclass_model(Headline, name="ReportAnswer", extra={
-    "as_of_judgment": int | None, "basis": str, "scope": str, "topic_status": TopicStatusOut},
-    optional={"plan": ElusionPlanOut, "floor": ReportFloor, "review_order": str, "certify": ReportCertify})
-ReportEstimate = dataclass_model(Estimate, name="ReportEstimate", extra={"scope": str, "upper_one_sided": float | None},
-                                 describe={"upper": "The two-sided interval's upper bound (null: none).",
-                                           "upper_one_sided": "On the depth basis: the one-sided upper bound at the "
-                                           "report's confidence (the headline's \"R ≤ …\"); null on the others."})
-# a heuristic rule's record on the team's portfolio (`services.portfolio.calibrate_stopping_rows`): the calibration's
-# own keys, then the rule's summary as `services.simulate` writes it, with its one-line text
+# the depth report (`reviewdepth.report.model.Report`): generated from its sections, the one thing said here being
+# the shape of a heuristic rule's record on the team's portfolio (`services.portfolio.stopping_calibrations`),
+# which the report carries as it was stored: the calibration's own keys, then the rule's summary as
+# `services.simulate` writes it, with its one-line text
 StoppingCalibration = dataclass_model(RuleSummary, name="StoppingCalibration", drop=("recall_quantiles",), extra={
     "id": int, "target": str, "confidence": float, "created_at": str, "description": str,
     "recall_at_stop": dict[str, float], "text": str})
-ReportStopping = dataclass_model(StoppingEvidence, name="ReportStopping", extra={"stop_label": str},
-                                 optional={"calibration": StoppingCalibration})
-
-
-class ReportSummary(BaseModel):
-    queue_size: int
-    population: int
-    population_source: Literal["topic", "queue size"]
-    estimate_scope: str
-    scope_note: str
-    ordering: str
-    reviewed: int
-    judged: int
-    relevant_found: int
-    relevant_found_in_reviewed: int
-    relevant_judged_in_topic: int
-    deepest_judged_rank: int | None
-    last_relevant_rank: int | None
-    run_threshold_rank: int | None
-    fully_judged: bool
-
-
-class ReportCurrent(BaseModel):
-    depth: int
-    relevant_found: int
-    precision: float | None
-
-
-class ReportSample(BaseModel):
-    """A stored sample (`services.sample_evidence.SampleEntry.as_row`) and its use at the current cutoff."""
-
-    id: int
-    queue: str
-    frame: str
-    frame_definition: str
-    size: int
-    frame_size: int
-    seed: int
-    drawn_at_judgment: int | None
-    missing: int
-    relevant: int | None
-    voided: bool
-    void_reason: str | None
-    status: str
-    use: str
-    in_unreviewed_rest: int | None
-    positives_in_rest: int | None
-
-
-class ReportSettings(BaseModel):
-    targets: list[str]
-    stopping_target: str
-    confidence: float
-    interval: str
-    independent_screening: bool | None
-    label_policy: str
-    ordering: str
-    as_of_judgment: int | None
-    target_rule: str
-    depth_basis: str
-    sample_choice: str
-
-
-class ReportProvenance(BaseModel):
-    software: str
-    queue_source: str
-    input_digests: list[str]
-    judgment_chain_head: ChainHeadOut
-    sample_seeds: list[int]
-
-
-class GainMarker(BaseModel):
-    target: float
-    depth: int | None
-    conservative: int | None
-
-
-class ReportGain(BaseModel):
-    depth: list[int]
-    found: list[int]
-    relevant_estimate: float | None
-    relevant_lower: float | None
-    relevant_upper: float | None
-    markers: list[GainMarker]
-
-
-class ReportPrecisionRecall(BaseModel):
-    """Empty when there is no estimate of R to draw it against."""
-
-    recall: list[float] = []
-    precision: list[float] = []
-    interpolated_precision: list[float] = []
-
-
-class PairAgreementOut(BaseModel):
-    reviewer_a: str
-    reviewer_b: str
-    agreement: ProportionResult
-    cohen_kappa: KappaResult
-
-
-class AgreementOut(BaseModel):
-    reviewers: list[str]
-    documents: int
-    agreement: ProportionResult
-    krippendorff_alpha: AlphaResult
-    pairs: list[PairAgreementOut]
-
-
-class QcOut(BaseModel):
-    sample_id: int
-    seed: int
-    size: int
-    checked: int
-    missing: int
-    error_rates: ErrorRates | None
-    by_original_reviewer: dict[str, ErrorRates]
-
-
-class PolicySensitivityRow(BaseModel):
-    """The depth figures under one label policy."""
-
-    policy: str
-    relevant_judged: int
-    relevant_in_reviewed: int
-    depth_basis: str
-    relevant_estimate: float
-    relevant_lower: float
-    relevant_upper: float | None
-    recall: float | None
-    recall_lower: float | None
-    recall_upper: float | None
-    target: float
-    status: str | None
-    depth: int | None
-    conservative_depth: int | None
-
-
-class CorrectedSensitivityRow(BaseModel):
-    """The relevant count corrected by the QC error rates."""
-
-    policy: str
-    relevant_judged: float
-    relevant_judged_lower: float
-    relevant_judged_upper: float
-    relevant_in_reviewed: float
-    note: str
-
-
-class ReportReviewQuality(BaseModel):
-    documents_with_several_reviewers: int
-    conflicts: int
-    conflicts_open: int
-    conflicts_resolved: int
-    agreement: AgreementOut | None
-    qc_samples: list[QcOut]
-    policy_sensitivity: list[PolicySensitivityRow | CorrectedSensitivityRow]
-
-
-ReportPrisma = dataclass_model(PrismaCounts, name="ReportPrisma", override={"reviewers_per_record": dict[str, int]})
-
-REPORT_SECTIONS: dict[str, Any] = {
-    "answer": ReportAnswer, "summary": ReportSummary,
-    "estimates": list[ReportEstimate],  # type: ignore[valid-type]
-    "depth": list[TargetAnswer], "current": ReportCurrent, "recall": list[RecallFigure],
-    "stopping": list[ReportStopping],  # type: ignore[valid-type]
-    "measures": dict[str, Cell], "completed_review": dict[str, Cell] | None,
-    "samples": list[ReportSample], "settings": ReportSettings, "provenance": ReportProvenance, "gain": ReportGain,
-    "precision_recall": ReportPrecisionRecall, "review_quality": ReportReviewQuality, "prisma": ReportPrisma,
-}
-"""The sections `Report` declares as plain dicts, by field name; its other fields keep their declared types."""
-
-ReportOut = dataclass_model(Report, name="Report", override=REPORT_SECTIONS)
+SECTION_OVERRIDES[StoppingRow] = {"calibration": StoppingCalibration}
+ReportOut = section_model(Report)
 
 # bodies documented through `responses=` (their routes answer bytes or plain dicts), added to the components by
 # `api.openapi`; `body_content` is the reference to one

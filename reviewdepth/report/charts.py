@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import io
 import threading
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
+
+    from reviewdepth.report.model import Gain, PrecisionRecall
 
 ChartKind = Literal["gain", "pr"]
 ChartFormat = Literal["svg", "png"]
@@ -43,19 +45,20 @@ def _recall_axis(ax: Axes, which: Literal["x", "y"], label: str) -> None:
     (ax.set_xlabel if which == "x" else ax.set_ylabel)(label)
 
 
-def _draw_gain(ax: Axes, gain: dict[str, Any], target: float | None, confidence: float | None) -> None:
+def _draw_gain(ax: Axes, gain: Gain | None, target: float | None, confidence: float | None) -> None:
     """Recall (relevant found / estimated |R|) against depth, the band from |R|'s interval bounds, the stopping
     target and the point and conservative depths. Without an estimate of |R|, relevant found is plotted."""
     from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-    depth = [float(d) for d in gain.get("depth", [])]
-    found = [float(f) for f in gain.get("found", [])]
-    r_point = gain.get("relevant_estimate")
+    depth = [float(d) for d in gain.depth] if gain is not None else []
+    found = [float(f) for f in gain.found] if gain is not None else []
+    r_point = gain.relevant_estimate if gain is not None else None
     level = f"{confidence:.0%} " if confidence is not None else ""
     if r_point:
         ax.plot(depth, [f / r_point for f in found], color=LINE, linewidth=1.5,
                 label=f"recall (|R| point estimate {r_point:,.0f})")
-        upper_r, lower_r = gain.get("relevant_upper"), gain.get("relevant_lower")
+        assert gain is not None
+        upper_r, lower_r = gain.relevant_upper, gain.relevant_lower
         if upper_r and lower_r:
             ax.fill_between(depth, [f / float(upper_r) for f in found],
                             [min(f / float(lower_r), 1.0) for f in found], color=BAND, alpha=0.6, linewidth=0,
@@ -68,10 +71,9 @@ def _draw_gain(ax: Axes, gain: dict[str, Any], target: float | None, confidence:
         ax.set_ylabel("relevant found")
         ax.set_ylim(bottom=0)
     labelled: set[str] = set()
-    for marker in gain.get("markers", []):
-        for key, colour, name in (("depth", POINT, "point depth"), ("conservative", CONSERVATIVE,
-                                                                    "conservative depth")):
-            value = marker.get(key)
+    for marker in gain.markers if gain is not None else []:
+        for value, colour, name in ((marker.depth, POINT, "point depth"), (marker.conservative, CONSERVATIVE,
+                                                                          "conservative depth")):
             if value:
                 ax.axvline(float(value), color=colour, linestyle=":", linewidth=1,
                            label=None if name in labelled else f"{name} per target recall")
@@ -82,12 +84,13 @@ def _draw_gain(ax: Axes, gain: dict[str, Any], target: float | None, confidence:
     ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:,.0f}"))
 
 
-def _draw_pr(ax: Axes, pr: dict[str, Any], target: float | None) -> None:
+def _draw_pr(ax: Axes, pr: PrecisionRecall | None, target: float | None) -> None:
     """Raw (sawtooth) and interpolated precision against estimated recall over the reviewed prefix."""
-    recall = [min(float(v), 1.0) for v in pr.get("recall", [])]
+    recall = [min(float(v), 1.0) for v in (pr.recall or [])] if pr is not None else []
     if recall:
-        ax.plot(recall, [float(v) for v in pr["precision"]], color=RAW, linewidth=1, label="precision")
-        ax.plot(recall, [float(v) for v in pr["interpolated_precision"]], color=LINE, linewidth=1.8,
+        assert pr is not None
+        ax.plot(recall, [float(v) for v in pr.precision or []], color=RAW, linewidth=1, label="precision")
+        ax.plot(recall, [float(v) for v in pr.interpolated_precision or []], color=LINE, linewidth=1.8,
                 label="interpolated precision")
         if target is not None:
             ax.axvline(target, color=TARGET, linestyle="--", linewidth=1, label=f"stopping target {target:g}")
@@ -98,7 +101,7 @@ def _draw_pr(ax: Axes, pr: dict[str, Any], target: float | None) -> None:
     _recall_axis(ax, "y", "precision")
 
 
-def chart_figure(kind: ChartKind, gain: dict[str, Any], pr: dict[str, Any], target: float | None, title: str,
+def chart_figure(kind: ChartKind, gain: Gain | None, pr: PrecisionRecall | None, target: float | None, title: str,
                  confidence: float | None = None) -> Figure:
     """The chart as a matplotlib Figure (no pyplot: no global figure registry, safe beside other threads)."""
     from matplotlib.figure import Figure
@@ -126,9 +129,10 @@ def _finished(fig: Figure, ax: Axes, kind: ChartKind, title: str) -> Figure:
     fig.subplots_adjust(left=0.1, right=0.97, bottom=0.15, top=0.9)
     return fig
 
-def render_chart(kind: ChartKind, gain: dict[str, Any], pr: dict[str, Any], target: float | None, title: str,
+def render_chart(kind: ChartKind, gain: Gain | None, pr: PrecisionRecall | None, target: float | None, title: str,
                  fmt: ChartFormat, confidence: float | None = None) -> bytes:
-    """The chart's file content: SVG (``<svg`` first, no XML prolog, so it embeds in HTML as is) or PNG."""
+    """The chart's file content: SVG (``<svg`` first, no XML prolog, so it embeds in HTML as is) or PNG. Only the
+    curve of ``kind`` is drawn (the other may be None)."""
     return _saved(lambda: chart_figure(kind, gain, pr, target, title, confidence), fmt)
 
 
@@ -152,10 +156,10 @@ def _saved(draw: Callable[[], Figure], fmt: ChartFormat) -> bytes:
     return data
 
 
-def overlay_figure(kind: ChartKind, series: list[tuple[str, dict[str, Any]]], title: str,
+def overlay_figure(kind: ChartKind, series: Sequence[tuple[str, Gain | PrecisionRecall]], title: str,
                    known_r: bool = False) -> Figure:
     """Several queues (or runs) of one topic on one chart: ``series`` is ``(label, curve)`` pairs, a curve the
-    report's gain dict (``depth``, ``found``, ``relevant_estimate``) for ``gain`` or its precision-recall dict for
+    report's `Gain` (``depth``, ``found``, ``relevant_estimate``) for ``gain`` or its `PrecisionRecall` for
     ``pr``. Gain: recall = found / |R| estimate against depth when every series has an estimate, else relevant
     found (recalls over different estimates of |R| would not be comparable to the eye otherwise). ``known_r``:
     ``relevant_estimate`` is R itself (run files against qrels), and the labels say so."""
@@ -165,12 +169,15 @@ def overlay_figure(kind: ChartKind, series: list[tuple[str, dict[str, Any]]], ti
     fig = Figure(figsize=SIZE_INCHES, dpi=DPI)
     ax = fig.add_subplot()
     colours = [LINE, CONSERVATIVE, POINT, TARGET, RAW, "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]
+    from reviewdepth.report.model import Gain, PrecisionRecall
+
     if kind == "gain":
-        as_recall = all(curve.get("relevant_estimate") for _, curve in series)
-        for i, (label, curve) in enumerate(series):
-            depth = [float(d) for d in curve.get("depth", [])]
-            found = [float(f) for f in curve.get("found", [])]
-            r_point = float(curve["relevant_estimate"]) if as_recall else 1.0
+        gains = [(label, curve) for label, curve in series if isinstance(curve, Gain)]
+        as_recall = all(curve.relevant_estimate for _, curve in gains)
+        for i, (label, curve) in enumerate(gains):
+            depth = [float(d) for d in curve.depth]
+            found = [float(f) for f in curve.found]
+            r_point = float(curve.relevant_estimate or 1.0) if as_recall else 1.0
             suffix = f" ({'R' if known_r else '|R|'} {r_point:,.0f})" if as_recall else ""
             ax.plot(depth, [f / r_point for f in found], color=colours[i % len(colours)], linewidth=1.4,
                     label=f"{label}{suffix}")
@@ -184,16 +191,17 @@ def overlay_figure(kind: ChartKind, series: list[tuple[str, dict[str, Any]]], ti
         ax.xaxis.set_major_locator(MaxNLocator(nbins=6, integer=True))
         ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:,.0f}"))
     else:
-        for i, (label, curve) in enumerate(series):
-            recall = [min(float(v), 1.0) for v in curve.get("recall", [])]
-            ax.plot(recall, [float(v) for v in curve.get("interpolated_precision", [])],
+        curves = [(label, pr) for label, pr in series if isinstance(pr, PrecisionRecall)]
+        for i, (label, pr) in enumerate(curves):
+            recall = [min(float(v), 1.0) for v in pr.recall or []]
+            ax.plot(recall, [float(v) for v in pr.interpolated_precision or []],
                     color=colours[i % len(colours)], linewidth=1.4, label=label)
         _recall_axis(ax, "x", "recall" if known_r else "recall (estimated)")
         _recall_axis(ax, "y", "precision")
     return _finished(fig, ax, kind, title)
 
 
-def render_overlay(kind: ChartKind, series: list[tuple[str, dict[str, Any]]], title: str,
+def render_overlay(kind: ChartKind, series: Sequence[tuple[str, Gain | PrecisionRecall]], title: str,
                    fmt: ChartFormat, known_r: bool = False) -> bytes:
     """`overlay_figure` as SVG or PNG (deterministic SVG like `render_chart`)."""
     return _saved(lambda: overlay_figure(kind, series, title, known_r), fmt)
@@ -211,12 +219,12 @@ def _bare_svg(data: bytes) -> bytes:
     return data
 
 
-def gain_svg(gain: dict[str, Any], target: float | None, title: str, confidence: float | None = 0.95) -> str:
-    return render_chart("gain", gain, {}, target, title, "svg", confidence).decode("utf-8")
+def gain_svg(gain: Gain, target: float | None, title: str, confidence: float | None = 0.95) -> str:
+    return render_chart("gain", gain, None, target, title, "svg", confidence).decode("utf-8")
 
 
-def precision_recall_svg(pr: dict[str, Any], title: str, target: float | None = None) -> str:
-    return render_chart("pr", {}, pr, target, title, "svg").decode("utf-8")
+def precision_recall_svg(pr: PrecisionRecall, title: str, target: float | None = None) -> str:
+    return render_chart("pr", None, pr, target, title, "svg").decode("utf-8")
 
 
 def inline_svg(svg: str) -> str:

@@ -10,12 +10,14 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from reviewdepth.report.charts import gain_svg, inline_svg, precision_recall_svg
-from reviewdepth.report.model import Report
+from reviewdepth.report.model import Report, StoppingRow, section_items
 from reviewdepth.report.templating import templates
-from reviewdepth.report.wording import stop_label, with_topic
+from reviewdepth.report.wording import with_topic
 
 if TYPE_CHECKING:
     from rich.console import Group
+
+    from reviewdepth.estimation.assessment import TargetAnswer
 
 
 # identifiers, not quantities: printed without thousands separators
@@ -61,61 +63,68 @@ def _csv_count(value: Any) -> Any:
 ESTIMATE_COUNTS = ("point", "lower", "upper", "upper_one_sided")
 
 
-def main_target(report: Report) -> float | None:
+def main_target(report: Report) -> float:
     """The stopping target (the headline's), marked on the charts."""
-    stop = report.settings.get("stopping_target")
-    if stop is not None:
-        return float(Fraction(str(stop)))
-    targets = report.settings.get("targets") or []
-    return float(Fraction(targets[min(2, len(targets) - 1)])) if targets else None
+    return float(Fraction(report.settings.stopping_target))
+
+
+def _joined(items: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """A list value as one cell (``a; b``), for the settings and provenance rows of the CSV."""
+    return [(key, "; ".join(map(str, value)) if isinstance(value, list) else value) for key, value in items]
 
 
 def _rows(report: Report) -> list[tuple[str, str, str, Any]]:
     """(section, row, column, value) for every number in the report: the CSV and the table share it."""
     out: list[tuple[str, str, str, Any]] = []
-    for key, value in report.answer.items():
+    for key, value in section_items(report.answer):
         if isinstance(value, dict):
             for sub, sub_value in value.items():
                 out.append(("answer", f"{key}.{sub}", "value", sub_value))
         else:
             out.append(("answer", key, "value", value))
-    for key, value in report.summary.items():
+    for key, value in section_items(report.summary):
         out.append(("summary", key, "value", value))
-    for est in report.estimates:
-        for key in ("point", "lower", "upper", "upper_one_sided", "recall_point", "recall_lower", "recall_upper",
-                    "interval", "confidence", "scope"):
-            if key in est:
-                out.append(("relevant_estimate", est["method"], key,
-                            _csv_count(est[key]) if key in ESTIMATE_COUNTS else est[key]))
-        out.append(("relevant_estimate", est["method"], "assumptions", "; ".join(est.get("assumptions", []))))
-    for row in report.depth:
-        for key, value in row.items():
+    for row in report.estimates:
+        est = row.estimate
+        for key, value in (("point", _csv_count(est.point)), ("lower", _csv_count(est.lower)),
+                           ("upper", _csv_count(est.upper)), ("upper_one_sided", _csv_count(row.upper_one_sided)),
+                           ("recall_point", est.recall_point), ("recall_lower", est.recall_lower),
+                           ("recall_upper", est.recall_upper), ("interval", est.interval),
+                           ("confidence", est.confidence), ("scope", row.scope)):
+            out.append(("relevant_estimate", est.method, key, value))
+        out.append(("relevant_estimate", est.method, "assumptions", "; ".join(est.assumptions)))
+    for target in report.depth:
+        for key, value in section_items(target):
             if key != "target":
-                out.append(("depth", str(row.get("target")), key, value))
-    for key, value in report.current.items():
+                out.append(("depth", str(target.target), key, value))
+    for key, value in section_items(report.current):
         out.append(("current", key, "value", value))
     for fig in report.recall:
-        for key, value in fig.items():
+        for key, value in section_items(fig):
             if key != "basis":
-                out.append(("recall", fig["basis"], key, value))
-    for ev in report.stopping:
-        for key in ("kind", "stop_now", "stop_label", "stop_depth", "certifies", "guarantee", "reason"):
-            out.append(("stopping", ev["rule"], key, ev.get(key)))
-        for key in CALIBRATION_KEYS if "calibration" in ev else ():
-            out.append(("stopping", ev["rule"], f"calibration_{key}", ev["calibration"].get(key)))
+                out.append(("recall", fig.basis, key, value))
+    for stop in report.stopping:
+        ev = stop.evidence
+        for key, value in (("kind", ev.kind), ("stop_now", ev.stop_now), ("stop_label", stop.stop_label),
+                           ("stop_depth", ev.stop_depth), ("certifies", ev.certifies), ("guarantee", ev.guarantee),
+                           ("reason", ev.reason)):
+            out.append(("stopping", ev.rule, key, value))
+        for key in CALIBRATION_KEYS if stop.calibration is not None else ():
+            assert stop.calibration is not None
+            out.append(("stopping", ev.rule, f"calibration_{key}", stop.calibration.get(key)))
     for key, value in report.measures.items():
         out.append(("measures_reviewed_prefix", key, "value", value))
     for key, value in (report.completed_review or {}).items():
         out.append(("completed_review", key, "value", value))
     for sample in report.samples:
-        for key, value in sample.items():
+        for key, value in section_items(sample):
             if key != "id":
-                out.append(("samples", str(sample["id"]), key, value))
+                out.append(("samples", str(sample.id), key, value))
     out += _quality_rows(report)
-    for key, value in report.settings.items():
-        out.append(("settings", key, "value", "; ".join(map(str, value)) if isinstance(value, list) else value))
-    for key, value in report.provenance.items():
-        out.append(("provenance", key, "value", "; ".join(map(str, value)) if isinstance(value, list) else value))
+    for key, value in _joined(section_items(report.settings)):
+        out.append(("settings", key, "value", value))
+    for key, value in _joined(section_items(report.provenance)):
+        out.append(("provenance", key, "value", value))
     return out
 
 
@@ -123,35 +132,44 @@ def _quality_rows(report: Report) -> list[tuple[str, str, str, Any]]:
     """Rows of the review-quality and PRISMA sections (shared by the CSV, the table and the HTML page)."""
     out: list[tuple[str, str, str, Any]] = []
     q = report.review_quality
-    for key in ("documents_with_several_reviewers", "conflicts", "conflicts_open", "conflicts_resolved"):
-        if key in q:
-            out.append(("review_quality", key, "value", q[key]))
-    agreement = q.get("agreement")
+    for key, value in (("documents_with_several_reviewers", q.documents_with_several_reviewers),
+                       ("conflicts", q.conflicts), ("conflicts_open", q.conflicts_open),
+                       ("conflicts_resolved", q.conflicts_resolved)):
+        out.append(("review_quality", key, "value", value))
+    agreement = q.agreement
     if agreement:
-        for key in ("point", "lower", "upper"):
-            out.append(("agreement", "percent_agreement", key, agreement["agreement"][key]))
-        for key in ("alpha", "lower", "upper", "units_used"):
-            out.append(("agreement", "krippendorff_alpha", key, agreement["krippendorff_alpha"][key]))
-        for pair in agreement["pairs"]:
-            name = f"{pair['reviewer_a']} / {pair['reviewer_b']}"
-            kappa = pair["cohen_kappa"]
-            for key in ("n", "kappa", "lower", "upper"):
-                out.append(("agreement", name, f"cohen_{key}" if key != "n" else "documents", kappa[key]))
-            out.append(("agreement", name, "percent_agreement", pair["agreement"]["point"]))
-    for qc in q.get("qc_samples", []):
-        name = f"sample {qc['sample_id']}"
-        out.append(("qc", name, "checked", qc["checked"]))
-        out.append(("qc", name, "missing", qc["missing"]))
-        rates = qc.get("error_rates")
+        share = agreement.agreement
+        for key, number in (("point", share.point), ("lower", share.lower), ("upper", share.upper)):
+            out.append(("agreement", "percent_agreement", key, number))
+        alpha = agreement.krippendorff_alpha
+        figures: tuple[tuple[str, float | int], ...] = (("alpha", alpha.alpha), ("lower", alpha.lower),
+                                                        ("upper", alpha.upper), ("units_used", alpha.units_used))
+        for key, number in figures:
+            out.append(("agreement", "krippendorff_alpha", key, number))
+        for pair in agreement.pairs:
+            name = f"{pair.reviewer_a} / {pair.reviewer_b}"
+            kappa = pair.cohen_kappa
+            figures = (("documents", kappa.n), ("cohen_kappa", kappa.kappa), ("cohen_lower", kappa.lower),
+                       ("cohen_upper", kappa.upper))
+            for key, number in figures:
+                out.append(("agreement", name, key, number))
+            out.append(("agreement", name, "percent_agreement", pair.agreement.point))
+    for qc in q.qc_samples:
+        name = f"sample {qc.sample_id}"
+        out.append(("qc", name, "checked", qc.checked))
+        out.append(("qc", name, "missing", qc.missing))
+        rates = qc.error_rates
         if rates:
-            for rate in ("false_negative_rate", "false_positive_rate", "error_rate"):
-                for key in ("point", "lower", "upper"):
-                    out.append(("qc", name, f"{rate}_{key}", rates[rate][key]))
-    for row in q.get("policy_sensitivity", []):
-        for key, value in row.items():
+            for rate_name, rate in (("false_negative_rate", rates.false_negative_rate),
+                                    ("false_positive_rate", rates.false_positive_rate),
+                                    ("error_rate", rates.error_rate)):
+                for key, number in (("point", rate.point), ("lower", rate.lower), ("upper", rate.upper)):
+                    out.append(("qc", name, f"{rate_name}_{key}", number))
+    for row in q.policy_sensitivity:
+        for key, value in section_items(row):
             if key != "policy":
-                out.append(("policy_sensitivity", row["policy"], key, value))
-    for key, value in report.prisma.items():
+                out.append(("policy_sensitivity", row.policy, key, value))
+    for key, value in section_items(report.prisma):
         if isinstance(value, dict):
             for sub, count in value.items():
                 out.append(("prisma", f"{key}.{sub}", "value", count))
@@ -181,85 +199,79 @@ def answer_lines(report: Report) -> list[str]:
     """The answer, one sentence a line, unwrapped (a page wraps them to its width): target and status,
     confidence and as-of, next step, the plan and the floor."""
     a = report.answer
-    as_of = fmt(a.get("as_of_judgment"), "as_of_judgment")
-    scope = "the queue's relevant documents" if a.get("scope") == "queue" else "population"
-    status = a.get("topic_status") or {}
+    as_of = fmt(a.as_of_judgment, "as_of_judgment")
+    scope = "the queue's relevant documents" if a.scope == "queue" else "population"
+    status = a.topic_status
     # the topic's one status line first: `reviewdepth watch` and the dashboard print the same words
-    lines = [str(status["text"])] if status.get("text") and status["text"] != a.get("text") else []
-    lines += [str(a.get("text", "")),
-             f"confidence {a.get('confidence', 0):.0%} · basis {a.get('basis')} · scope {scope} · "
-             f"as of judgment {as_of}"]
-    if a.get("review_order"):
-        lines.append(str(a["review_order"]))
-    if a.get("next_step"):
-        lines.append(f"next: {a['next_step']}")
-    plan = a.get("plan")
-    floor = a.get("floor")
-    if plan and plan.get("feasible") and plan.get("size") and floor and plan["size"] > 1.25 * floor["least_total"]:
+    lines = [status.text] if status.text and status.text != a.text else []
+    lines += [a.text, f"confidence {a.confidence:.0%} · basis {a.basis} · scope {scope} · as of judgment {as_of}"]
+    if a.review_order:
+        lines.append(a.review_order)
+    if a.next_step:
+        lines.append(f"next: {a.next_step}")
+    plan = a.plan
+    floor = a.floor
+    if plan and plan.feasible and plan.size and floor and plan.size > 1.25 * floor.least_total:
         # the one-look sample now is not the way to a cheap stop: say what it costs beside the cheapest projection
-        lines.append(f"plan: a sample now needs {plan['size']:,} of the unreviewed rest for a "
-                     f"{plan.get('chance', 0):.0%} chance; reviewing on first can cost less (the floor over "
-                     f"further depths is about {floor['least_total']:,.0f}): reviewdepth plan TOPIC compares "
+        lines.append(f"plan: a sample now needs {plan.size:,} of the unreviewed rest for a "
+                     f"{plan.chance or 0:.0%} chance; reviewing on first can cost less (the floor over "
+                     f"further depths is about {floor.least_total:,.0f}): reviewdepth plan TOPIC compares "
                      "the paths")
-    elif plan and plan.get("feasible") and plan.get("size"):
-        lines.append(f"plan: sample {plan['size']:,} of the unreviewed rest; at most {plan.get('max_positives')} "
-                     f"relevant in it certifies the target (chance {plan.get('chance', 0):.0%} at an assumed "
-                     f"elusion rate of {plan.get('elusion_rate', 0):.2%}"
-                     + (f"; {plan['chance_at_cautious_rate']:.0%} at the cautious rate: the sample so far is too "
-                        "small to tell" if plan.get("chance_at_cautious_rate") is not None else "") + ")")
-    elif plan and plan.get("reason"):
-        lines.append(f"plan: {plan['reason']}")
+    elif plan and plan.feasible and plan.size:
+        lines.append(f"plan: sample {plan.size:,} of the unreviewed rest; at most {plan.max_positives} "
+                     f"relevant in it certifies the target (chance {plan.chance or 0:.0%} at an assumed "
+                     f"elusion rate of {plan.elusion_rate:.2%}"
+                     + (f"; {plan.chance_at_cautious_rate:.0%} at the cautious rate: the sample so far is too "
+                        "small to tell" if plan.chance_at_cautious_rate is not None else "") + ")")
+    elif plan and plan.reason:
+        lines.append(f"plan: {plan.reason}")
     if floor:
-        what = f"{floor['target']:.0%} recall at {floor['confidence']:.0%} confidence"
-        if floor["documents"]:
+        what = f"{floor.target:.0%} recall at {floor.confidence:.0%} confidence"
+        if floor.documents:
             lines.append(f"floor: no random-sample design can certify {what} with fewer than "
-                         f"{floor['documents']:,} more judged documents (of {floor['unreviewed']:,} unreviewed)"
-                         + ("; that is over half of them: no valid method is cheap here" if floor["above_half"]
+                         f"{floor.documents:,} more judged documents (of {floor.unreviewed:,} unreviewed)"
+                         + ("; that is over half of them: no valid method is cheap here" if floor.above_half
                             else ""))
-            if floor.get("alternatives"):
+            if floor.alternatives:
                 lines.append("floor at lower settings: " + "; ".join(
-                    f"{t:.0%} at {c:.0%}: {n:,}" for t, c, n in floor["alternatives"]))
+                    f"{t:.0%} at {c:.0%}: {n:,}" for t, c, n in floor.alternatives))
         else:
             lines.append(f"floor: {what} holds even if every unreviewed document were relevant")
-        if floor["review_more"]:
-            lines.append(f"under the projection the floor falls to about {floor['least_total']:,.0f} after "
-                         f"about {floor['review_more']:,} more reviewed; every path: reviewdepth plan TOPIC")
+        if floor.review_more:
+            lines.append(f"under the projection the floor falls to about {floor.least_total:,.0f} after "
+                         f"about {floor.review_more:,} more reviewed; every path: reviewdepth plan TOPIC")
         else:
             lines.append("every certified path with its cost and chance: reviewdepth plan TOPIC")
     return [with_topic(line, report.topic) for line in lines]
 
 
-def more_text(row: dict[str, Any]) -> str:
+def more_text(row: TargetAnswer) -> str:
     """The depth row's "more documents": to review, with its range; or, when the point estimate is met but the
     target is not reached, what certification costs (the plan's expected documents and range, else its floor)."""
-    if row.get("certify_expected") is not None:
-        return (f"certify: ~{row['certify_expected']:,.0f} judged [{row['certify_low']:,.0f}–"
-                f"{row['certify_high']:,.0f}]")
-    if row.get("certify_floor"):
-        return f"certify: ≥ {count(row['certify_floor'])} judged"
-    if row.get("more_documents") is None:
+    if row.certify_expected is not None:
+        low, high = row.certify_low or 0, row.certify_high or 0  # set together with the expected cost
+        return f"certify: ~{row.certify_expected:,.0f} judged [{low:,.0f}–{high:,.0f}]"
+    if row.certify_floor:
+        return f"certify: ≥ {count(row.certify_floor)} judged"
+    if row.more_documents is None:
         return "—"
-    text = fmt(row["more_documents"])
-    if row.get("more_low") is not None and row.get("more_high") is not None:
-        text += f" [{fmt(row['more_low'])}–{fmt(row['more_high'])}]"
+    text = fmt(row.more_documents)
+    if row.more_low is not None and row.more_high is not None:
+        text += f" [{fmt(row.more_low)}–{fmt(row.more_high)}]"
     return text
 
 
-# a heuristic row's portfolio calibration (`reviewdepth.services.portfolio.calibrate_stopping_rows`), in the CSV
+# a heuristic row's portfolio calibration (`reviewdepth.services.portfolio.stopping_calibrations`), in the CSV
 CALIBRATION_KEYS = ("id", "topics", "runs", "stops", "failures", "failure_rate", "failure_low", "failure_high",
                     "reviewed_ratio_median", "total_ratio_median", "never_stopped", "text")
 
 
-def _stop_cell(row: dict[str, Any]) -> str:
-    """"stop now" in words; a heuristic's yes says it has no guarantee (reports stored before the label: computed)."""
-    return str(row.get("stop_label") or stop_label(str(row.get("kind")), row.get("stop_now")))
-
-
-def calibration_cell(row: dict[str, Any]) -> str:
+def calibration_cell(row: StoppingRow) -> str:
     """The portfolio calibration beside a stopping rule: the rule's measured record on the team's completed
     reviews, or an empty cell."""
-    calibration = row.get("calibration")
-    return "" if calibration is None else f"{row['rule']}: {calibration['text']} (calibration {calibration['id']})"
+    calibration = row.calibration
+    return ("" if calibration is None else
+            f"{row.evidence.rule}: {calibration.get('text')} (calibration {calibration.get('id')})")
 
 
 def render_table(report: Report) -> Group:
@@ -269,82 +281,87 @@ def render_table(report: Report) -> Group:
     from rich.text import Text
 
     s = report.summary
-    as_of = fmt(report.settings.get("as_of_judgment"), "as_of_judgment")
+    as_of = fmt(report.settings.as_of_judgment, "as_of_judgment")
     headline = Text("\n".join(headline_lines(report)))
     head = Table(title=f"topic {report.topic} · queue {report.queue} · as of judgment {as_of} · policy "
-                       f"{report.settings['label_policy']}")
+                       f"{report.settings.label_policy}")
     head.add_column("reviewed", justify="right")
     head.add_column("queue", justify="right")
     head.add_column("population N", justify="right")
     head.add_column("judged", justify="right")
     head.add_column("relevant found", justify="right")
-    head.add_row(fmt(s["reviewed"]), fmt(s["queue_size"]), fmt(s["population"]), fmt(s["judged"]),
-                 fmt(s["relevant_found"]))
+    head.add_row(fmt(s.reviewed), fmt(s.queue_size), fmt(s.population), fmt(s.judged), fmt(s.relevant_found))
 
-    level = f"{report.settings['confidence']:.0%}"
-    est = Table(title=f"|R| estimates (depth uses {report.depth_basis}; scope {s.get('estimate_scope')}; "
+    level = f"{report.settings.confidence:.0%}"
+    est = Table(title=f"|R| estimates (depth uses {report.depth_basis}; scope {s.estimate_scope}; "
                       "assumptions in JSON and HTML)")
     # the headline's "R ≤ …" is the basis' one-sided bound: it has its own column, beside the two-sided interval
     for col in ("method", "point", f"two-sided {level} interval", f"one-sided {level} upper", "interval method"):
         est.add_column(col, justify="left" if col in ("method", "interval method") else "right")
-    for e in report.estimates:
-        interval = f"[{count(e['lower'])}, {count(e['upper'])}]"
-        est.add_row(e["method"], count(e["point"]), interval, count(e.get("upper_one_sided")), fmt(e["interval"]))
+    for row in report.estimates:
+        e = row.estimate
+        est.add_row(e.method, count(e.point), f"[{count(e.lower)}, {count(e.upper)}]", count(row.upper_one_sided),
+                    fmt(e.interval))
 
     depth = Table(title=f"depth to target recall (from the {report.depth_basis} estimate; point depths are "
                         "estimates, never 'reached')")
     for title in ("target", "status", "point depth", "conservative depth", "more documents", "to rank"):
         depth.add_column(title, justify="left" if title == "status" else "right")
-    for row in report.depth:
-        point = row.get("depth") if row.get("depth") is not None else row.get("point_depth")
-        to_rank = fmt(row.get("forward_depth"))
-        if row.get("forward_depth") is None and row.get("certify_to_rank"):
+    for target in report.depth:
+        point = target.depth if target.depth is not None else target.point_depth
+        to_rank = fmt(target.forward_depth)
+        if target.forward_depth is None and target.certify_to_rank:
             # the certification path reviews on first: the queue rank it reviews to
-            to_rank = fmt(row["certify_to_rank"]) + " (then certify)"
-        status = str(row["status"])
-        if status == "not reached" and row.get("point_reached") and row.get("conservative_needed") is not None:
+            to_rank = fmt(target.certify_to_rank) + " (then certify)"
+        status = str(target.status)
+        if status == "not reached" and target.point_reached and target.conservative_needed is not None:
             status = "not reached (point met, not certified)"
-        conservative = fmt(row.get("conservative_depth"))
-        if row.get("conservative_depth") is None and row.get("conservative_forward") is not None:
-            conservative = f"~{fmt(row['conservative_forward'])} (projected)"
-        depth.add_row(f"{row['target']:g}", status, fmt(point), conservative, more_text(row), to_rank)
+        conservative = fmt(target.conservative_depth)
+        if target.conservative_depth is None and target.conservative_forward is not None:
+            conservative = f"~{fmt(target.conservative_forward)} (projected)"
+        depth.add_row(f"{target.target:g}", status, fmt(point), conservative, more_text(target), to_rank)
 
-    recall = Table(title=f"recall of the reviewed prefix ({report.settings['confidence']:.0%}; one row per basis)")
+    recall = Table(title=f"recall of the reviewed prefix ({report.settings.confidence:.0%}; one row per basis)")
     for col in ("basis", "point", "two-sided interval", "one-sided lower bound", "note"):
         recall.add_column(col, justify="left" if col in ("basis", "note") else "right")
     for r in report.recall:
-        interval = "—" if r.get("lower") is None and r.get("upper") is None else (
-            f"[{fmt(r.get('lower'))}, {fmt(r.get('upper'))}]")
-        recall.add_row(r["basis"], fmt(r.get("point")), interval, fmt(r.get("lower_one_sided")), r.get("note", ""))
+        interval = "—" if r.lower is None and r.upper is None else f"[{fmt(r.lower)}, {fmt(r.upper)}]"
+        recall.add_row(r.basis, fmt(r.point), interval, fmt(r.lower_one_sided), r.note)
 
     stop = Table(title="stopping evidence")
     for col in ("rule", "kind", "stop now", "stop depth", "why"):
         stop.add_column(col)
-    for ev in report.stopping:
-        stop.add_row(ev["rule"], ev["kind"], _stop_cell(ev), fmt(ev.get("stop_depth")), ev.get("reason", ""))
+    for rule in report.stopping:
+        ev = rule.evidence
+        stop.add_row(ev.rule, ev.kind, rule.stop_label, fmt(ev.stop_depth), ev.reason)
     # the heuristics' record on the team's portfolio, right under the stopping table (a sixth column would squeeze
     # every row of it on an 80-column terminal)
-    calibrated = [ev for ev in report.stopping if "calibration" in ev]
+    calibrated = [rule for rule in report.stopping if rule.calibration is not None]
     portfolio = Table(title="heuristic rules on the team's portfolio of completed reviews")
     for col in ("rule", "record"):
         portfolio.add_column(col)
-    for ev in calibrated:
-        portfolio.add_row(ev["rule"], calibration_cell(ev).removeprefix(f"{ev['rule']}: "))
+    for rule in calibrated:
+        portfolio.add_row(rule.evidence.rule, calibration_cell(rule).removeprefix(f"{rule.evidence.rule}: "))
 
-    samples = Table(title=f"samples (choice: {report.settings.get('sample_choice')})")
+    samples = Table(title=f"samples (choice: {report.settings.sample_choice})")
     for col in ("id", "queue", "drawn", "in rest", "relevant in rest", "use", "status"):
         samples.add_column(col, justify="right" if col in ("drawn", "in rest", "relevant in rest") else "left")
     for x in report.samples:
-        samples.add_row(str(x["id"]), str(x.get("queue")), fmt(x.get("size")), fmt(x.get("in_unreviewed_rest")),
-                        fmt(x.get("positives_in_rest")), str(x.get("use")), str(x.get("status", "")))
+        samples.add_row(str(x.id), x.queue, fmt(x.size), fmt(x.in_unreviewed_rest), fmt(x.positives_in_rest), x.use,
+                        x.status)
 
     cur = Table(title="at the current depth (trec_eval measures: R = relevant judged so far)")
     cur.add_column("quantity")
     cur.add_column("value", justify="right")
-    for key, value in report.current.items():
+    for key, value in section_items(report.current):
         cur.add_row(key, fmt(value))
     for key, value in report.measures.items():
         cur.add_row(key, fmt(value))
+    completed = Table(title="completed review (fully judged topic)")
+    completed.add_column("measure")
+    completed.add_column("value", justify="right")
+    for key, value in (report.completed_review or {}).items():
+        completed.add_row(key, fmt(value))
 
     quality = Table(title="review quality and PRISMA 2020 counts")
     for col in ("section", "row", "quantity", "value"):
@@ -353,26 +370,28 @@ def render_table(report: Report) -> Group:
         if section != "policy_sensitivity":
             quality.add_row(section, row_name, column, fmt(value))
     sensitivity = Table(title="sensitivity to the label policy (stopping target "
-                              f"{report.settings.get('stopping_target')})")
+                              f"{report.settings.stopping_target})")
     sens_columns = ("policy", "relevant_judged", "relevant_in_reviewed", "depth_basis", "relevant_estimate",
                     "relevant_upper", "recall", "status", "depth", "conservative_depth")
     for col in sens_columns:
         sensitivity.add_column(col.replace("_", " "), justify="left" if col in ("policy", "status") else "right")
-    for sens in report.review_quality.get("policy_sensitivity", []):
-        sensitivity.add_row(*(str(sens.get(c)) if c in ("policy", "status") else
-                              count(sens.get(c)) if c.startswith("relevant") else fmt(sens.get(c))
+    for sens in report.review_quality.policy_sensitivity:
+        # a row corrected by QC has only some of the columns
+        cells = dict(section_items(sens))
+        sensitivity.add_row(*(str(cells.get(c)) if c in ("policy", "status") else
+                              count(cells.get(c)) if c.startswith("relevant") else fmt(cells.get(c))
                               for c in sens_columns))
 
     foot = Table(title="settings and provenance", show_header=False)
     foot.add_column("key")
     foot.add_column("value", overflow="fold")
-    for key, value in {**report.settings, **report.provenance}.items():
+    for key, value in section_items(report.settings) + section_items(report.provenance):
         foot.add_row(key, fmt(value, key))
     parts: list[Any] = [headline, head, depth, recall, stop, *([portfolio] if calibrated else []), est]
     if report.samples:
         parts.append(samples)
-    parts += [cur, quality]
-    if report.review_quality.get("policy_sensitivity"):
+    parts += [cur, *([completed] if report.completed_review else []), quality]
+    if report.review_quality.policy_sensitivity:
         parts.append(sensitivity)
     return Group(*parts, foot)
 
@@ -427,8 +446,9 @@ def _depth_table(report: Report) -> tuple[dict[str, Any], list[tuple[str, str, s
     rows = []
     for row in report.depth:
         cells = []
+        values = dict(section_items(row))
         for key, title in DEPTH_COLUMNS:
-            value = more_text(row) if key == "more_documents" else row.get(key)
+            value = more_text(row) if key == "more_documents" else values[key]
             if key in DEPTH_NOTES and value is not None:
                 name = names.get((key, str(value)))
                 if name is None:
@@ -450,51 +470,53 @@ def render_html(report: Report) -> str:
 
     s = report.summary
     target = main_target(report)
-    confidence = report.settings.get("confidence")
-    calibrated = any("calibration" in e for e in report.stopping)
+    confidence = report.settings.confidence
+    calibrated = any(e.calibration is not None for e in report.stopping)
     depth, depth_notes = _depth_table(report)
     context = {
         "topic": report.topic, "queue": report.queue, "depth_basis": report.depth_basis,
         "headline": answer_lines(report),
-        "summary": {"ordering": s["ordering"], "reviewed": fmt(s["reviewed"]), "queue_size": fmt(s["queue_size"]),
-                    "relevant_found": fmt(s["relevant_found_in_reviewed"]), "population": fmt(s["population"]),
-                    "population_source": s["population_source"], "scope_note": s.get("scope_note", "")},
-        "as_of": fmt(report.settings.get("as_of_judgment"), "as_of_judgment"),
-        "policy": report.settings["label_policy"],
+        "summary": {"ordering": s.ordering, "reviewed": fmt(s.reviewed), "queue_size": fmt(s.queue_size),
+                    "relevant_found": fmt(s.relevant_found_in_reviewed), "population": fmt(s.population),
+                    "population_source": s.population_source, "scope_note": s.scope_note},
+        "as_of": fmt(report.settings.as_of_judgment, "as_of_judgment"),
+        "policy": report.settings.label_policy,
         "depth": depth, "depth_notes": depth_notes,
         # the SVG comes from matplotlib, not from report text: its only text is titles and labels it escaped
         "gain_chart": Markup(inline_svg(gain_svg(report.gain, target, f"recall against depth ({report.topic})",
                                                  confidence))),
         "recall": _table(["Basis", "Point", "Lower (two-sided)", "Upper (two-sided)", "Lower (one-sided)",
                           "Confidence", "Scope", "Note"],
-                         [[r["basis"], r.get("point"), r.get("lower"), r.get("upper"), r.get("lower_one_sided"),
-                           r.get("confidence"), r.get("scope"), r.get("note")] for r in report.recall],
+                         [[r.basis, r.point, r.lower, r.upper, r.lower_one_sided, r.confidence, r.scope, r.note]
+                          for r in report.recall],
                          kinds={i: "fraction" for i in range(1, 6)}),
         "stopping": _table(["Rule", "Kind", "Stop now", "Stop depth", "Certifies", "Guarantee", "Why",
                             *(("On the team's portfolio",) if calibrated else ())],
-                           [[e["rule"], e["kind"], _stop_cell(e), e.get("stop_depth"), e.get("certifies"),
-                             e.get("guarantee"), e.get("reason"), *((calibration_cell(e),) if calibrated else ())]
+                           [[e.evidence.rule, e.evidence.kind, e.stop_label, e.evidence.stop_depth,
+                             e.evidence.certifies, e.evidence.guarantee, e.evidence.reason,
+                             *((calibration_cell(e),) if calibrated else ())]
                             for e in report.stopping], kinds={3: "count"}),
         "estimates": _table(["Method", "Point", f"Lower (two-sided {confidence:.0%})",
                              f"Upper (two-sided {confidence:.0%})", f"Upper (one-sided {confidence:.0%})", "Interval",
                              "Recall", "Assumptions"],
-                            [[e["method"], e["point"], e["lower"], e["upper"], e.get("upper_one_sided"), e["interval"],
-                              e.get("recall_point"), "; ".join(e.get("assumptions", []))] for e in report.estimates],
+                            [[e.estimate.method, e.estimate.point, e.estimate.lower, e.estimate.upper,
+                              e.upper_one_sided, e.estimate.interval, e.estimate.recall_point,
+                              "; ".join(e.estimate.assumptions)] for e in report.estimates],
                             kinds={1: "count", 2: "count", 3: "count", 4: "count", 6: "fraction"}),
-        "current": _table(["Quantity", "Value"], [[k, v] for k, v in {**report.current, **report.measures}.items()]),
+        "current": _table(["Quantity", "Value"], [[k, v] for k, v in section_items(report.current)
+                                                  + list(report.measures.items())]),
         "pr_chart": Markup(inline_svg(precision_recall_svg(
             report.precision_recall, f"precision-recall, reviewed prefix ({report.topic})", target))),
         "completed": _table(["Measure", "Value"], [[k, v] for k, v in report.completed_review.items()])
         if report.completed_review else None,
         "samples": _table(["Id", "Queue", "Frame", "Size", "Frame size", "Seed", "Missing", "In rest",
                            "Relevant in rest", "Use", "Status"],
-                          [[str(x["id"]), x.get("queue"), x["frame_definition"], x["size"], x["frame_size"],
-                            str(x["seed"]), x["missing"], x.get("in_unreviewed_rest"), x.get("positives_in_rest"),
-                            x.get("use"), x.get("status")] for x in report.samples],
+                          [[str(x.id), x.queue, x.frame_definition, x.size, x.frame_size, str(x.seed), x.missing,
+                            x.in_unreviewed_rest, x.positives_in_rest, x.use, x.status] for x in report.samples],
                           kinds={i: "count" for i in (3, 4, 6, 7, 8)}) if report.samples else None,
         "quality": _table(["Section", "Row", "Quantity", "Value"], [list(r) for r in _quality_rows(report)]),
         "settings": _table(["Key", "Value"],
                            [[k, number_text(v) if isinstance(v, float) else fmt(v, k)]
-                            for k, v in {**report.settings, **report.provenance}.items()]),
+                            for k, v in section_items(report.settings) + section_items(report.provenance)]),
     }
     return str(templates().get_template("depth_report.html.j2").render(context))

@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
-STATUSES = ("reached", "not reached", "unknown")
-VALIDITIES = ("one look", "anytime-valid", "exact")
+Status = Literal["reached", "not reached", "unknown"]
+Validity = Literal["one look", "anytime-valid", "exact"]
+STATUSES: tuple[Status, ...] = get_args(Status)
+VALIDITIES: tuple[Validity, ...] = get_args(Validity)
 
 
 def _lower(value: float) -> str:
@@ -36,16 +38,17 @@ def percent(confidence: float) -> str:
 
 @dataclass(frozen=True)
 class StatusFigure:
-    """One bound on the recall of the reviewed set: its basis (``elusion``, ``srs``, ``stratified``, ``known``,
-    ``audit stream``), the evidence in words, its validity, the one-sided lower bound at ``confidence`` and
-    whether it certifies the target."""
+    """One bound on the recall of the reviewed set, named by its evidence and validity
+    (`reviewdepth.report.status_model.StatusFigure`)."""
 
-    basis: str
+    basis: str = field(metadata={"doc": "elusion, srs, stratified, known, or audit stream."})
     evidence: str
-    validity: str
-    recall_lower: float | None
+    validity: Validity
+    recall_lower: float | None = field(metadata={"doc": "One-sided lower bound on recall at `confidence`."})
     confidence: float
     certifies: bool
+    # written after the fields (`reviewdepth.report.model.as_json_data`)
+    JSON_PROPERTIES = ("text",)
 
     @property
     def text(self) -> str:
@@ -62,17 +65,20 @@ class StatusFigure:
 
 @dataclass(frozen=True)
 class TopicStatus:
-    """The topic's status at one moment: the target, the status word, the basis it rests on, every figure, the
-    reviewed set and what it holds, and the one line every door prints first."""
+    """The topic's one status: the same in the report (`answer.topic_status`), `watch`, the monitor and the
+    dashboard. It rests on one basis fixed in advance: the audit stream when the topic has one, else its random
+    samples; the other figure is shown beside it, never combined with it."""
 
     target: str
     confidence: float
+    # one of `Status` (the core's answer status, a string until it is a code of its own)
     status: str
     decided_by: str | None
     reviewed: int
     relevant_found: int
     figures: list[StatusFigure] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    JSON_PROPERTIES = ("text",)
 
     @property
     def text(self) -> str:

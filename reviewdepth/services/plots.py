@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 from sqlalchemy import Engine
 
 from reviewdepth.report.charts import ChartFormat, ChartKind, chart_title, render_chart, render_overlay
-from reviewdepth.report.depth_render import main_target
+from reviewdepth.report.model import Gain, PrecisionRecall
 from reviewdepth.report.tar_model import TarEvaluation
 from reviewdepth.services.errors import Invalid
 from reviewdepth.services.evaluate import EvalInput, EvalRequest, evaluate
-from reviewdepth.services.report import ReportOptions, build_report
+from reviewdepth.services.report import ReportOptions, build_curves
 
 MEDIA_TYPES: dict[str, str] = {"svg": "image/svg+xml", "png": "image/png"}
 
@@ -27,9 +27,10 @@ class Plot:
 def build_plot(engine: Engine, topic: str, kind: ChartKind, fmt: ChartFormat, *, queue: str | None = None,
                policy: str = "latest", as_of: int | None = None) -> Plot:
     """Recall against depth (``gain``) or precision-recall (``pr``) of the topic's default report, as SVG or PNG."""
-    report = build_report(engine, topic, ReportOptions(queue=queue, policy=policy, as_of=as_of))
-    content = render_chart(kind, report.gain, report.precision_recall, main_target(report),
-                           chart_title(kind, topic), fmt, report.settings.get("confidence"))
+    # the chart's curves only: not the whole report (its plan replays, topic status and review quality)
+    curves = build_curves(engine, topic, ReportOptions(queue=queue, policy=policy, as_of=as_of))
+    content = render_chart(kind, curves.gain, curves.precision_recall, curves.target, chart_title(kind, topic), fmt,
+                           curves.confidence)
     return Plot(content, MEDIA_TYPES[fmt])
 
 
@@ -39,15 +40,15 @@ def build_queues_plot(engine: Engine, topic: str, kind: ChartKind, fmt: ChartFor
     its recall against depth (``gain``) or interpolated precision against recall (``pr``)."""
     if len(set(queues)) < 2:
         raise Invalid("--queue: give two or more different queues to draw them on one chart")
-    series = []
+    series: list[tuple[str, Gain | PrecisionRecall]] = []
     for queue in dict.fromkeys(queues):
-        report = build_report(engine, topic, ReportOptions(queue=queue, policy=policy, as_of=as_of))
-        series.append((queue, report.gain if kind == "gain" else report.precision_recall))
+        curves = build_curves(engine, topic, ReportOptions(queue=queue, policy=policy, as_of=as_of))
+        series.append((queue, curves.gain if kind == "gain" else curves.precision_recall))
     content = render_overlay(kind, series, chart_title(kind, topic), fmt)
     return Plot(content, MEDIA_TYPES[fmt])
 
 
-def run_curves(order: list[int], num_rels: int) -> tuple[dict[str, Any], dict[str, Any]]:
+def run_curves(order: list[int], num_rels: int) -> tuple[Gain, PrecisionRecall]:
     """A run's gain and precision-recall curves for one topic from its review order (1 = relevant) and R:
     ``found(k) = Σ_{i ≤ k} rel_i``, ``recall(k) = found(k) / R``, ``precision(k) = found(k) / k`` and the
     interpolated precision ``max_{j ≥ k} precision(j)``."""
@@ -55,9 +56,9 @@ def run_curves(order: list[int], num_rels: int) -> tuple[dict[str, Any], dict[st
     depth = np.arange(1, len(found) + 1)
     precision = found / depth
     interpolated = np.maximum.accumulate(precision[::-1])[::-1]
-    gain = {"depth": depth.tolist(), "found": found.tolist(), "relevant_estimate": num_rels}
-    pr = {"recall": (found / num_rels).tolist(), "precision": precision.tolist(),
-          "interpolated_precision": interpolated.tolist()}
+    gain = Gain(depth=depth.tolist(), found=found.tolist(), relevant_estimate=num_rels)
+    pr = PrecisionRecall(recall=(found / num_rels).tolist(), precision=precision.tolist(),
+                         interpolated_precision=interpolated.tolist())
     return gain, pr
 
 
@@ -69,7 +70,7 @@ def build_runs_plot(qrels: EvalInput, runs: list[EvalInput], topic: str, kind: C
     if not runs:
         raise Invalid("--run: give one or more run files")
     qrels = EvalInput(qrels.name, qrels.read())  # read once: it may be standard input
-    series = []
+    series: list[tuple[str, Gain | PrecisionRecall]] = []
     for run in runs:
         result = evaluate(qrels, run, EvalRequest(suite="tar", relevance_level=relevance_level))
         assert isinstance(result, TarEvaluation)

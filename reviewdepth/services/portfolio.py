@@ -214,19 +214,20 @@ def calibration_text(rule: dict[str, Any], target: str, confidence: float, topic
             f" median cost {_ratio(reviewed)} the oracle depth{sampled}; on {topics:,} topics")
 
 
-def calibrate_stopping_rows(conn: Connection, rows: list[dict[str, Any]], target: str) -> None:
-    """Beside each heuristic row of a report's stopping evidence that the latest calibration (for ``target``)
-    measured, a ``calibration`` entry: the calibration's id, target, confidence, topics, the rule's figures and
-    its one-line ``text``. Rows stay exactly as they were when there is none."""
-    heuristic = [row for row in rows if row.get("kind") == "heuristic"]
-    if not heuristic:
-        return
+def stopping_calibrations(conn: Connection, heuristic_rules: Sequence[str], target: str) -> dict[str, dict[str, Any]]:
+    """For each heuristic rule of a report's stopping evidence that the latest calibration (for ``target``)
+    measured, by rule: the calibration's id, target, confidence, topics, the rule's figures and its one-line
+    ``text``. Empty when there is none."""
+    if not heuristic_rules:
+        return {}
     record = evidence_calibration.calibration_for_report(conn, target)
     if record is None:
-        return
-    for row in heuristic:
-        figures = record.rule(str(row.get("rule")))
+        return {}
+    out: dict[str, dict[str, Any]] = {}
+    for rule in heuristic_rules:
+        figures = record.rule(rule)
         if figures is not None:
-            row["calibration"] = {"id": record.id, "target": record.target, "confidence": record.confidence,
-                                  "topics": record.topic_count,
-                                  "created_at": as_utc(record.created_at).isoformat(), **figures}
+            out[rule] = {"id": record.id, "target": record.target, "confidence": record.confidence,
+                         "topics": record.topic_count, "created_at": as_utc(record.created_at).isoformat(),
+                         **figures}
+    return out

@@ -21,12 +21,10 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any
-
 import numpy as np
 from sqlalchemy import Connection, Engine, exists, select
 
+from reviewdepth.report.prisma_model import PrismaCounts
 from reviewdepth.services.conflicts import conflicts_of
 from reviewdepth.services.evidence.labels import queue_labels
 from reviewdepth.services.evidence.queue_evidence import queue_evidence
@@ -38,31 +36,6 @@ from reviewdepth.store.models import VOID_ROLE, Judgment, Queue, QueueEntry
 from reviewdepth.store.queue_membership import topic_queues
 from reviewdepth.store.snapshot import read_snapshot
 from reviewdepth.store.votes import load_votes, reviewers_per_document
-
-
-@dataclass(frozen=True)
-class PrismaCounts:
-    identified: int
-    identified_source: str
-    screened: int
-    included: int
-    excluded_by_reviewers: int
-    not_screened_review_stopped: int
-    judged_outside_queue: int
-    included_outside_queue: int
-    stopped_at_rank: int | None
-    reviewed: int
-    relevant_in_reviewed: int
-    reviewers_per_record: dict[int, int]
-    conflicts: int
-    conflicts_resolved: int
-    independent: bool | None
-    label_policy: str
-
-    def as_dict(self) -> dict[str, Any]:
-        out = asdict(self)
-        out["reviewers_per_record"] = {str(k): v for k, v in sorted(self.reviewers_per_record.items())}
-        return out
 
 
 def prisma_counts(*, population: int, population_stated: bool, included: int, excluded: int,

@@ -10,6 +10,7 @@ from sqlalchemy import Engine, select
 
 from reviewdepth.measures.ranking import NOT_IN_QRELS, RankedQueries
 from reviewdepth.measures.suite import MeasureSpec, evaluate_ranked
+from reviewdepth.measures.trec import DEFAULT_UTILITY
 from reviewdepth.services.evidence import labels as evidence_labels
 from reviewdepth.services.evidence import topic as evidence_topic
 from reviewdepth.store.ingest import as_utc
@@ -106,7 +107,55 @@ def queue_summary(engine: Engine, topic: str, queue: str | None = None, *, polic
         deepest_judged_rank=int(judged_ranks[-1]) + 1 if len(judged_ranks) else None,
         threshold_rank=row.threshold_rank, relevant_in_topic=labels.relevant_total, policy=policy, as_of=as_of)
     if labels.size:
-        spec = MeasureSpec.parse(measures or ["all"])
-        result = evaluate_ranked(ranked_from_labels(labels, topic), spec, run_id=row.run_tag or row.name)
-        summary.measures = {k: v for k, v in result.summary.items() if k not in ("runid", "num_q")}
+        summary.measures = queue_measures(labels, topic, row.run_tag or row.name, measures)
     return summary
+
+
+def _length_measures(retrieved: int, found: int, relevant: int) -> dict[str, float | int]:
+    """`LENGTH_MEASURES` of one ranking from its counts, with the same operations in the same order as
+    `reviewdepth.measures.trec` (so the same bits): ``retrieved`` = n > 0, ``found`` = CG(n), ``relevant`` = R."""
+    n, a, big_r = float(retrieved), float(found), float(relevant)
+    p1, p2, p3, p4 = DEFAULT_UTILITY
+    set_f = 0.0
+    if found > 0 and relevant > 0:
+        p, r = a / n, a / big_r
+        set_f = (1.0 + 1.0) * p * r / (1.0 * p + r)
+    return {
+        "num_ret": retrieved,
+        "set_P": a / n,
+        "set_relative_P": a / float(min(retrieved, relevant)) if relevant > 0 else 0.0,
+        "set_map": (a * a) / (n * big_r) if relevant > 0 else 0.0,
+        "set_F": set_f,
+        "utility": p1 * a + p2 * float(retrieved - found) + p3 * float(relevant - found)
+        + p4 * float(found - retrieved - relevant),
+    }
+
+
+# the measures of "all" that the unjudged entries after the deepest judged rank change: they count the ranking's
+# length (num_ret and the set measures over it); every other measure of a ranking ends at its deepest judged rank
+LENGTH_MEASURES = ("num_ret", "set_P", "set_relative_P", "set_map", "set_F", "utility")
+
+
+def queue_measures(labels: QueueLabels, topic: str, run_id: str, measures: list[str] | None = None
+                   ) -> dict[str, float | int | str]:
+    """trec_eval's measures of the queue as ranked with its labels (as `evaluate_ranked` of the whole queue, to the
+    bit: `tests/services/test_queue_measures.py`).
+
+    A stored queue may hold millions of entries of which a few thousand are judged; every measure of "all" but
+    `LENGTH_MEASURES` is the same over the queue cut after its deepest judged rank, so those are evaluated on that
+    cut and the length measures on the whole queue's counts alone: memory follows the judged depth, not the queue
+    (a 6,000,000-entry queue: 660 MB above idle before). Other measure lists are evaluated on the whole queue."""
+    if measures:
+        whole = ranked_from_labels(labels, topic)
+        result = evaluate_ranked(whole, MeasureSpec.parse(measures), run_id=run_id).summary
+        return {k: v for k, v in result.items() if k not in ("runid", "num_q")}
+    judged = np.flatnonzero(labels.labels >= 0)
+    cut = int(judged[-1]) + 1 if len(judged) else 1
+    if cut >= labels.size:
+        result = evaluate_ranked(ranked_from_labels(labels, topic), MeasureSpec.parse(["all"]), run_id=run_id).summary
+        return {k: v for k, v in result.items() if k not in ("runid", "num_q")}
+    prefix = QueueLabels(cut, labels.labels[:cut], labels.relevant_total, labels.nonrelevant_total,
+                         labels.judged_total, labels.policy, labels.as_of)
+    result = evaluate_ranked(ranked_from_labels(prefix, topic), MeasureSpec.parse(["all"]), run_id=run_id).summary
+    lengths = _length_measures(labels.size, int(np.count_nonzero(prefix.labels == 1)), labels.relevant_total)
+    return {k: lengths.get(k, v) for k, v in result.items() if k not in ("runid", "num_q")}

@@ -1,22 +1,19 @@
 """Storing one topic's ranked queue from a request: a JSON list of documents, or a TREC/CLEF run file that
-`reviewdepth.services.imports.import_run` parses and stores (same rules as ``reviewdepth import run``); and
-paging a stored ranking with its current labels."""
+`reviewdepth.services.run_upload` checks and stores in bounded memory (same rules as ``reviewdepth import run``);
+and paging a stored ranking with its current labels."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
 from sqlalchemy import Engine, insert, select
 
 from reviewdepth.formats.errors import InputError
-from reviewdepth.formats.scan import StringColumn, scan
-from reviewdepth.formats.trec import RUN_FIELDS, read_bytes
 from reviewdepth.services.errors import Conflict, Invalid
-from reviewdepth.services.imports import checked_text, import_run
 from reviewdepth.services.judgments import topic_id_of
 from reviewdepth.services.queues import queue_labels
+from reviewdepth.services.run_upload import store_run_stream
 from reviewdepth.store import validation
 from reviewdepth.store.ingest import bulk_insert, utc_now
 from reviewdepth.store.models import Queue, QueueEntry
@@ -71,24 +68,16 @@ def store_ranking(engine: Engine, topic: str, queue: str, documents: Sequence[Ra
 
 
 def store_run_file(engine: Engine, topic: str, queue: str, path: str, *, order: str = "given") -> None:
-    """Store a run file holding one topic's ranking as ``queue`` (every line must name ``topic``)."""
+    """Store a run file holding one topic's ranking as ``queue`` (every line must name ``topic``).
+
+    The file is read in chunks and stored in bounded memory (`reviewdepth.services.run_upload`): in file order (the
+    default, CLEF's rule) one chunk and 24 bytes a line; ranked by score (``order="trec_eval"``) every line's doc id,
+    score and action packed as well."""
     queue = _check_queue_name(queue)
     topic_id = topic_id_of(engine, topic)
     _refuse_existing(engine, topic_id, topic, queue)
-    data = read_bytes(path)
-    checked_text(data, "run", RUN_FIELDS)
-    scanned = scan(data, "s", min_fields=6, path="run", names=RUN_FIELDS)
-    if len(scanned) == 0:
-        raise InputError("run", None, None, "empty run file: no result lines")
-    qids = scanned.columns[0]
-    assert isinstance(qids, StringColumn)
-    wrong = np.flatnonzero(qids.values != topic.encode("utf-8", "surrogateescape"))
-    if len(wrong):
-        line = int(scanned.line_numbers[wrong[0]])
-        other = bytes(qids.values[wrong[0]]).decode("utf-8", "replace")
-        raise InputError("run", line, "qid", f"topic {other!r} is not {topic!r}; upload one topic's ranking")
     try:
-        import_run(engine, path, queue_name=queue, order=order, again=True)
+        store_run_stream(engine, topic_id, topic, queue, path, order=order)
     except InputError as exc:  # the upload's name, not the server's temporary file
         raise InputError("run", exc.line, exc.field, exc.message) from None
 

@@ -5,23 +5,46 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any
 
 import numpy as np
 from sqlalchemy import Connection, Engine, exists, func, select
 
 from reviewdepth import __version__
-from reviewdepth.estimation import relevant, stopping
+from reviewdepth.estimation import relevant
 from reviewdepth.estimation.agreement import corrected_relevant_count
 from reviewdepth.estimation.assessment import REPORT_INTERVALS, Assessment
 from reviewdepth.estimation.stop_plan import FloorFigure, floor_figure
 from reviewdepth.measures import tar, trec
 from reviewdepth.measures.suite import MeasureSpec, evaluate_ranked
 from reviewdepth.measures.tar_suite import TopicRun, clean_topic
-from reviewdepth.report.model import Report
+from reviewdepth.report.model import (
+    Agreement,
+    Answer,
+    CertifyCost,
+    ChainHead,
+    CorrectedSensitivityRow,
+    Current,
+    EstimateRow,
+    Gain,
+    GainMarker,
+    Measure,
+    PairAgreement,
+    PolicySensitivityRow,
+    PrecisionRecall,
+    Provenance,
+    QcSample,
+    Report,
+    ReviewQuality,
+    SamplePlan,
+    SampleRow,
+    Settings,
+    StoppingRow,
+    Summary,
+)
+from reviewdepth.report.prisma_model import PrismaCounts
 from reviewdepth.report.status_model import TopicStatus
 from reviewdepth.report.wording import stop_label, with_topic
-from reviewdepth.services.agreement import agreement_of
+from reviewdepth.services.agreement import AgreementSummary, agreement_of
 from reviewdepth.services.assessment import fully_judged as is_fully_judged
 from reviewdepth.services.assessment import queue_assessment, queue_population, stopping_target
 from reviewdepth.services.confidence import checked_confidence
@@ -33,7 +56,7 @@ from reviewdepth.services.evidence.samples import SampleRecord, load_samples
 from reviewdepth.services.evidence.topic import find_queue, last_judgment_id
 from reviewdepth.services.evidence.topic import population_size as topic_population
 from reviewdepth.services.monitor import monitor_of
-from reviewdepth.services.portfolio import calibrate_stopping_rows
+from reviewdepth.services.portfolio import stopping_calibrations
 from reviewdepth.services.prisma import outside_queue_counts, prisma_counts
 from reviewdepth.services.qc import qc_result
 from reviewdepth.services.queues import ranked_from_labels
@@ -97,15 +120,56 @@ def _thin(n: int) -> np.ndarray:
     return np.unique(np.concatenate((np.linspace(0, n - 1, MAX_CURVE_POINTS).round().astype(np.int64), [n - 1])))
 
 
-def _estimate_dict(estimate: relevant.Estimate, assessment: Assessment) -> dict[str, Any]:
+def _estimate_row(estimate: relevant.Estimate, assessment: Assessment) -> EstimateRow:
     """One |R| estimate; the depth basis also carries the one-sided upper bound the headline's "R ≤ …" and the
     conservative depths use (``upper`` is the two-sided interval's)."""
-    out = dataclasses.asdict(estimate)
-    out["assumptions"] = list(estimate.assumptions)
-    out["scope"] = "population" if estimate.method in ("judged", "known") else assessment.scope
-    out["upper_one_sided"] = (assessment.conservative_upper if estimate.method == assessment.basis.method
-                              else None)
-    return out
+    return EstimateRow(estimate, "population" if estimate.method in ("judged", "known") else assessment.scope,
+                       assessment.conservative_upper if estimate.method == assessment.basis.method else None)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Evidence:
+    """What one report reads from the store: the queue, its labels in review order, its samples, the as-of point."""
+
+    topic_id: int
+    queue: Queue
+    population_size: int | None
+    as_of: int | None
+    labels: QueueLabels
+    evidence: QueueEvidence
+    samples: list[SampleRecord]
+
+
+def _evidence(conn: Connection, topic: str, options: ReportOptions) -> _Evidence:
+    options.validate()
+    topic_id, row = find_queue(conn, topic, options.queue)
+    last_id = last_judgment_id(conn, topic_id)
+    population_size = topic_population(conn, topic_id)
+    as_of = options.as_of if options.as_of is not None else last_id
+    _, labels = queue_labels(conn, topic, row.name, options.policy, None if as_of is None else str(as_of))
+    evidence = queue_evidence(conn, topic_id, row, labels, as_of)
+    samples = load_samples(conn, topic, row, labels, as_of=as_of)
+    return _Evidence(topic_id, row, population_size, as_of, evidence.in_review_order(labels), evidence, samples)
+
+
+@dataclasses.dataclass(frozen=True)
+class Curves:
+    """What a chart of the report draws: its two curves, the stopping target marked on them and the confidence."""
+
+    gain: Gain
+    precision_recall: PrecisionRecall
+    target: float
+    confidence: float
+
+
+def build_curves(engine: Engine, topic: str, options: ReportOptions) -> Curves:
+    """The report's charts' data alone (`reviewdepth plot`): the same evidence and assessment as `build_report`,
+    without the sections a chart does not draw (measures, plan, topic status, review quality, provenance)."""
+    with read_snapshot(engine) as conn:
+        ev = _evidence(conn, topic, options)
+    fig = _figures(ev.labels, ev.evidence, ev.population_size, options)
+    gain, pr = _curves(ev.labels.labels[:fig.reviewed], fig.assessment)
+    return Curves(gain, pr, float(Fraction(stopping_target(fig.targets))), options.confidence)
 
 
 def build_report(engine: Engine, topic: str, options: ReportOptions) -> Report:
@@ -117,15 +181,9 @@ def build_report(engine: Engine, topic: str, options: ReportOptions) -> Report:
 def report_of(conn: Connection, topic: str, options: ReportOptions) -> Report:
     """Collect the evidence (labels as of a judgment id, samples) through ``conn`` and compute every section of the
     report."""
-    options.validate()
-    topic_id, row = find_queue(conn, topic, options.queue)
-    last_id = last_judgment_id(conn, topic_id)
-    population_size = topic_population(conn, topic_id)
-    as_of = options.as_of if options.as_of is not None else last_id
-    _, labels = queue_labels(conn, topic, row.name, options.policy, None if as_of is None else str(as_of))
-    evidence = queue_evidence(conn, topic_id, row, labels, as_of)
-    samples = load_samples(conn, topic, row, labels, as_of=as_of)
-    labels = evidence.in_review_order(labels)
+    ev = _evidence(conn, topic, options)
+    topic_id, row, population_size, as_of, labels, evidence, samples = (
+        ev.topic_id, ev.queue, ev.population_size, ev.as_of, ev.labels, ev.evidence, ev.samples)
 
     fig = _figures(labels, evidence, population_size, options)
     size, population, reviewed, rel_queue = fig.size, fig.population, fig.reviewed, fig.rel_queue
@@ -135,108 +193,106 @@ def report_of(conn: Connection, topic: str, options: ReportOptions) -> Report:
 
     # trec_eval's measures over the reviewed prefix: unjudged = non-relevant and R = relevant judged so far, as
     # trec_eval counts them (so recall@k is left out: the recall section gives recall against estimated R)
-    measures: dict[str, Any] = {}
+    measures: dict[str, Measure] = {}
     if reviewed:
         prefix = dataclasses.replace(labels, size=reviewed, labels=labels.labels[:reviewed])
         spec = MeasureSpec.parse(["map", "Rprec", "recip_rank", "P." + ",".join(map(str, PREFIX_CUTOFFS))])
         result = evaluate_ranked(ranked_from_labels(prefix, topic), spec, run_id=row.run_tag or row.name)
         measures = {k: v for k, v in result.summary.items() if k not in ("runid", "num_q")}
-    completed: dict[str, Any] | None = None
+    completed: dict[str, Measure] | None = None
     if fully_judged and found_topic == 0:
         completed = {"note": "no relevant document in the topic: the recall-oriented measures are undefined"}
     elif fully_judged:
         values = clean_topic(TopicRun.plain(topic, rel_queue.astype(np.int64), population, found_topic)).values
         completed = {k: v for k, v in values.items()}
 
-    summary = {
-        "queue_size": size, "population": population,
-        "population_source": "topic" if population_size else "queue size",
-        "estimate_scope": assessment.scope, "scope_note": assessment.scope_note,
-        "ordering": row.ordering, "reviewed": reviewed, "judged": len(judged_ranks),
-        "relevant_found": int(np.count_nonzero(rel_queue)), "relevant_found_in_reviewed": found_prefix,
-        "relevant_judged_in_topic": found_topic,
-        "deepest_judged_rank": int(judged_ranks[-1]) + 1 if len(judged_ranks) else None,
-        "last_relevant_rank": tar.last_rel(rel_queue[:reviewed].astype(np.int64)) if found_prefix else None,
-        "run_threshold_rank": row.threshold_rank, "fully_judged": fully_judged,
-    }
+    summary = Summary(
+        queue_size=size, population=population, population_source="topic" if population_size else "queue size",
+        estimate_scope=assessment.scope, scope_note=assessment.scope_note,
+        ordering=row.ordering, reviewed=reviewed, judged=len(judged_ranks),
+        relevant_found=int(np.count_nonzero(rel_queue)), relevant_found_in_reviewed=found_prefix,
+        relevant_judged_in_topic=found_topic,
+        deepest_judged_rank=int(judged_ranks[-1]) + 1 if len(judged_ranks) else None,
+        last_relevant_rank=tar.last_rel(rel_queue[:reviewed].astype(np.int64)) if found_prefix else None,
+        run_threshold_rank=row.threshold_rank, fully_judged=fully_judged)
     uses = {u.sample_id: u for u in assessment.samples}
     sample_rows = []
     for entry in evidence.entries:
-        row_dict = entry.as_row()
         use = uses.get(entry.id)
-        if use is not None:
-            row_dict.update(use=use.role, status=use.status, in_unreviewed_rest=use.in_rest,
-                            positives_in_rest=use.rest_positives)
-        else:
-            row_dict.update(use="unused", in_unreviewed_rest=None, positives_in_rest=None)
-        sample_rows.append(row_dict)
+        sample_rows.append(SampleRow(
+            id=entry.id, queue=entry.queue, frame=entry.frame, frame_definition=entry.frame_definition,
+            size=entry.size, frame_size=entry.frame_size, seed=entry.seed, drawn_at_judgment=entry.drawn_at,
+            missing=len(entry.missing), relevant=entry.relevant, voided=entry.voided, void_reason=entry.void_reason,
+            status=entry.status if use is None else use.status, use="unused" if use is None else use.role,
+            in_unreviewed_rest=None if use is None else use.in_rest,
+            positives_in_rest=None if use is None else use.rest_positives))
     tau = stopping_target(fig.targets)
     headline = assessment.headline
-    answer = {"target": headline.target, "status": headline.status, "text": headline.text,
-              "confidence": confidence, "as_of_judgment": as_of, "next_step": headline.next_step,
-              "basis": assessment.basis.method, "scope": assessment.scope}
+    depth_rows = list(assessment.targets)
+    status_word, text, next_step = headline.status, headline.text, headline.next_step
     status = _topic_status(conn, topic, row.name, options, as_of, tau, fig)
-    answer["topic_status"] = status.as_dict()
     if status.decided_by == AUDIT_BASIS:
         # the audit stream decides (the status rule in `reviewdepth.report.status_model`): the answer says so
-        answer["status"], answer["text"] = status.status, status.text
+        status_word, text = status.status, status.text
+    review_order = None
     if evidence.out_of_order:
-        answer["review_order"] = (
+        review_order = (
             f"{evidence.out_of_order:,} of the {reviewed:,} reviewed documents were reviewed out of queue order: "
             "they count as reviewed wherever they sit; 'more documents' are the queue's next unreviewed ones in "
             "rank order (or, declared random, the next in the same random order), and 'to rank' is a queue rank")
-    if fig.size > fig.reviewed:
-        answer["floor"] = dataclasses.asdict(_floor(fig, labels.labels, tau, confidence))
+    floor = _floor(fig, labels.labels, tau, confidence) if fig.size > fig.reviewed else None
+    plan: SamplePlan | None = None
+    certify: CertifyCost | None = None
     if headline.status != "reached":
         plan = _plan(fig, labels.labels, tau, confidence)
-        if plan is not None:
-            answer["plan"] = plan
-            if not plan.get("feasible") and not str(headline.next_step).startswith("review about"):
-                # the next step must not send the reader to a plan that says no sample can certify yet (a next
-                # step that already says how many more to review stands)
-                reason = plan.get("reason")
-                answer["next_step"] = (f"review on before sampling: {reason}" if headline.status != "unknown"
-                                       else "review on, then draw a random sample of the rest (reviewdepth sample "
-                                            f"plan TOPIC); the recent yield says: {reason}")
-        cost = _certify(fig, labels.labels, tau, confidence, answer)
-        if cost is not None:
-            answer["certify"] = dataclasses.asdict(cost)
-            answer["text"] = _certify_text(headline.text, cost)
-            answer["next_step"] = f"{cost.step}; {_certify_range(cost)}"
-            depth_row = next(r for r in fig.depth_rows if r["target"] == float(Fraction(tau)))
-            depth_row.update(certify_path=cost.path, certify_review_more=cost.review_more,
-                             certify_expected=cost.expected, certify_low=cost.low, certify_high=cost.high,
-                             certify_to_rank=evidence.queue_rank(reviewed + cost.review_more) if cost.review_more
-                             else None)
-    for key in ("text", "next_step"):  # commands in the answer name this topic, ready to run
-        value = answer.get(key)
-        if isinstance(value, str):
-            answer[key] = with_topic(value, topic)
-    certify = answer.get("certify")
-    if isinstance(certify, dict) and isinstance(certify.get("step"), str):
-        certify["step"] = with_topic(certify["step"], topic)
-    settings = {"targets": fig.targets, "stopping_target": tau, "confidence": confidence,
-                "interval": options.interval, "independent_screening": options.independent,
-                "label_policy": options.policy, "ordering": row.ordering, "as_of_judgment": as_of,
-                "target_rule": options.target_rule, "depth_basis": assessment.basis.method,
-                "sample_choice": SAMPLE_CHOICE_RULE}
-    provenance = {"software": f"reviewdepth {__version__}", "queue_source": row.source,
-                  "input_digests": _digests(conn, topic_id, as_of),
-                  # the judgment chain's head the report was computed at: keep it to prove later that the log
-                  # still extends it (`reviewdepth audit verify TOPIC --head HASH`)
-                  "judgment_chain_head": chain_head_at(conn, topic_id, options.as_of),
-                  "sample_seeds": [seed for _, seed in sorted({**{x.id: x.seed for x in samples},
-                                                               **{e.id: e.seed for e in evidence.entries}}.items())]}
-    stopping_rows = [_evidence_dict(e) for e in assessment.stopping]
-    calibrate_stopping_rows(conn, stopping_rows, tau)
+        if plan is not None and not plan.feasible and not str(next_step).startswith("review about"):
+            # the next step must not send the reader to a plan that says no sample can certify yet (a next
+            # step that already says how many more to review stands)
+            next_step = (f"review on before sampling: {plan.reason}" if headline.status != "unknown"
+                         else "review on, then draw a random sample of the rest (reviewdepth sample "
+                              f"plan TOPIC); the recent yield says: {plan.reason}")
+        certify = _certify(fig, labels.labels, tau, confidence, floor, plan)
+        if certify is not None:
+            text = _certify_text(headline.text, certify)
+            next_step = f"{certify.step}; {_certify_range(certify)}"
+            at = next(i for i, r in enumerate(depth_rows) if r.target == float(Fraction(tau)))
+            depth_rows[at] = dataclasses.replace(
+                depth_rows[at], certify_path=certify.path, certify_review_more=certify.review_more,
+                certify_expected=certify.expected, certify_low=certify.low, certify_high=certify.high,
+                certify_to_rank=evidence.queue_rank(reviewed + certify.review_more) if certify.review_more
+                else None)
+            # commands in the answer name this topic, ready to run
+            certify = dataclasses.replace(certify, step=with_topic(certify.step, topic))
+    answer = Answer(target=headline.target, status=status_word, text=with_topic(text, topic), confidence=confidence,
+                    as_of_judgment=as_of, next_step=None if next_step is None else with_topic(next_step, topic),
+                    basis=assessment.basis.method, scope=assessment.scope, topic_status=status,
+                    review_order=review_order, floor=floor, plan=plan, certify=certify)
+    settings = Settings(targets=fig.targets, stopping_target=tau, confidence=confidence,
+                        interval=options.interval, independent_screening=options.independent,
+                        label_policy=options.policy, ordering=row.ordering, as_of_judgment=as_of,
+                        target_rule=options.target_rule, depth_basis=assessment.basis.method,
+                        sample_choice=SAMPLE_CHOICE_RULE)
+    head = chain_head_at(conn, topic_id, options.as_of)
+    provenance = Provenance(
+        software=f"reviewdepth {__version__}", queue_source=row.source,
+        input_digests=_digests(conn, topic_id, as_of),
+        # the judgment chain's head the report was computed at: keep it to prove later that the log still
+        # extends it (`reviewdepth audit verify TOPIC --head HASH`)
+        judgment_chain_head=ChainHead(**head),  # type: ignore[arg-type]  # the store's dict of these three keys
+        sample_seeds=[seed for _, seed in sorted({**{x.id: x.seed for x in samples},
+                                                  **{e.id: e.seed for e in evidence.entries}}.items())])
+    calibrations = stopping_calibrations(conn, [e.rule for e in assessment.stopping if e.kind == "heuristic"], tau)
+    stopping_rows = [StoppingRow(e, stop_label(e.kind, e.stop_now), calibrations.get(e.rule))
+                     for e in assessment.stopping]
     gain, pr = _curves(labels.labels[:reviewed], assessment)
     quality, prisma = _review_quality(conn, topic, topic_id, row, labels, samples, fig, population_size,
                                       options, as_of, in_queue_order=evidence.order is None)
+    current = Current(depth=reviewed, relevant_found=found_prefix,
+                      precision=found_prefix / reviewed if reviewed else None)
     return Report(topic=topic, queue=row.name, summary=summary, answer=answer,
-                  estimates=[_estimate_dict(e, assessment) for e in assessment.estimates],
-                  depth_basis=assessment.basis.method, depth=fig.depth_rows, current=fig.current,
-                  recall=[dataclasses.asdict(r) for r in assessment.recall],
-                  stopping=stopping_rows, measures=measures,
+                  estimates=[_estimate_row(e, assessment) for e in assessment.estimates],
+                  depth_basis=assessment.basis.method, depth=depth_rows, current=current,
+                  recall=list(assessment.recall), stopping=stopping_rows, measures=measures,
                   completed_review=completed, samples=sample_rows, settings=settings, provenance=provenance,
                   gain=gain, precision_recall=pr, review_quality=quality, prisma=prisma)
 
@@ -260,8 +316,6 @@ class _Figures:
     fully_judged: bool
     targets: list[str]
     assessment: Assessment
-    depth_rows: list[dict[str, Any]]
-    current: dict[str, Any]
 
 
 def _topic_status(conn: Connection, topic: str, queue: str, options: ReportOptions, as_of: int | None, tau: str,
@@ -274,7 +328,7 @@ def _topic_status(conn: Connection, topic: str, queue: str, options: ReportOptio
     if streams:
         try:
             monitor = monitor_of(conn, topic, queue=queue, target=tau, confidence=options.confidence,
-                                    policy=options.policy, as_of=as_of, one_look=False, with_samples=False)
+                                 policy=options.policy, as_of=as_of, one_look=False, with_samples=False)
         except ServiceError:  # e.g. a target of 1, which no audit certifies: the samples' answer stands
             monitor = None
         if monitor is not None and monitor.audit is not None:
@@ -302,11 +356,8 @@ def _figures(labels: QueueLabels, evidence: QueueEvidence, population_size: int 
     assessment = queue_assessment(labels, evidence, population, fully_judged, targets, confidence=options.confidence,
                                   interval=options.interval, target_rule=options.target_rule,
                                   known_relevant=options.known_relevant)
-    depth_rows = [dataclasses.asdict(a) for a in assessment.targets]
-    current: dict[str, Any] = {"depth": reviewed, "relevant_found": found_prefix,
-                               "precision": found_prefix / reviewed if reviewed else None}
     return _Figures(size, population, reviewed, rel_queue, found_prefix, found_topic, judged_ranks, fully_judged,
-                    targets, assessment, depth_rows, current)
+                    targets, assessment)
 
 
 def _floor(fig: _Figures, labels: np.ndarray, tau: str, confidence: float) -> FloorFigure:
@@ -326,36 +377,14 @@ def _floor(fig: _Figures, labels: np.ndarray, tau: str, confidence: float) -> Fl
 REPORT_PLAN_MAX = 10_000
 
 
-@dataclasses.dataclass(frozen=True)
-class CertifyCost:
-    """What certifying the stopping target costs when its point estimate is met but the target is not reached:
-    ``source`` ``plan`` (the stop plan's recommended path: ``path``, D = ``review_more`` reviewed first, the
-    ``expected`` documents judged beyond the reviewed set with their 10–90 % range ``low``–``high``, as `reviewdepth
-    plan` prints them) or ``floor`` (a queue too large to replay in a report: from ``low`` = the least projected
-    total over further depths, a lower bound, to ``high`` = a one-look sample of the rest now that certifies with
-    the plan's power, or the whole rest; ``expected`` None). ``floor``: n_min(F, N_u) now. ``step``: the action."""
-
-    source: str
-    path: str | None
-    review_more: int
-    sample_size: int | None
-    expected: float | None
-    low: float
-    high: float
-    floor: int
-    certified_by: str
-    step: str
-
-
-def _certify(fig: _Figures, labels: np.ndarray, tau: str, confidence: float,
-             answer: dict[str, Any]) -> CertifyCost | None:
+def _certify(fig: _Figures, labels: np.ndarray, tau: str, confidence: float, floor: FloorFigure | None,
+             sample: SamplePlan | None) -> CertifyCost | None:
     """The certification cost of the stopping target (:class:`CertifyCost`) when its point estimate is met."""
     from reviewdepth.estimation.stop_plan import ReviewEvidence, plan_stop
     from reviewdepth.report.stop_plan_render import path_sentence
 
     target = Fraction(tau)
     row = next((a for a in fig.assessment.targets if a.target == float(target)), None)
-    floor = answer.get("floor")
     if row is None or row.status != "not reached" or not row.point_reached or row.certify_floor is None or not floor:
         return None
     size, rel = 0, 0
@@ -373,13 +402,13 @@ def _certify(fig: _Figures, labels: np.ndarray, tau: str, confidence: float,
             return CertifyCost("plan", best.kind, best.review_more, best.sample_size, best.expected_cost,
                                best.cost_range[0], best.cost_range[1], plan.floor, best.certified_by,
                                path_sentence(best))
-    sample = answer.get("plan") or {}
-    high = float(sample["size"]) if sample.get("feasible") and sample.get("size") else float(rest)
-    step = (f"judge a random sample of {sample['size']:,} of the unreviewed rest ({sample.get('command')}); it "
-            f"certifies if at most {sample.get('max_positives')} are relevant" if sample.get("feasible")
-            and sample.get("size") else "review on: no sample of the rest now is likely to certify")
-    return CertifyCost("floor", None, int(floor["review_more"]), sample.get("size"), None,
-                       float(floor["least_total"]), max(high, float(floor["least_total"])), int(floor["documents"]),
+    sized = sample is not None and sample.feasible and bool(sample.size)
+    high = float(sample.size) if sample is not None and sample.size and sized else float(rest)
+    step = (f"judge a random sample of {sample.size:,} of the unreviewed rest ({sample.command}); it "
+            f"certifies if at most {sample.max_positives} are relevant" if sample is not None and sample.size
+            and sized else "review on: no sample of the rest now is likely to certify")
+    return CertifyCost("floor", None, floor.review_more, None if sample is None else sample.size, None,
+                       floor.least_total, max(high, floor.least_total), floor.documents,
                        "elusion test (one look)", step)
 
 
@@ -398,18 +427,19 @@ def _certify_text(text: str, cost: CertifyCost) -> str:
     return f"{head}; to certify: {_certify_range(cost)}{how}"
 
 
-def _plan(fig: _Figures, labels: np.ndarray, tau: str, confidence: float) -> dict[str, Any] | None:
+def _plan(fig: _Figures, labels: np.ndarray, tau: str, confidence: float) -> SamplePlan | None:
     """What a fresh sample of the unreviewed rest would need to certify the stopping target now."""
     rest = fig.size - fig.reviewed
     if rest <= 0:
         return None
-    return sample_plan_figures(fig.found_prefix, fig.reviewed, rest, fig.assessment, tau, confidence,
-                               prefix_labels=labels)
+    # the service's keys are the section's fields: one renamed on either side fails here, not in a renderer
+    return SamplePlan(**sample_plan_figures(fig.found_prefix, fig.reviewed, rest, fig.assessment, tau, confidence,
+                                            prefix_labels=labels))
 
 
 def _review_quality(conn: Connection, topic: str, topic_id: int, queue: Queue, labels: QueueLabels,
                     samples: list[SampleRecord], fig: _Figures, population_size: int | None, options: ReportOptions,
-                    as_of: int | None, in_queue_order: bool = True) -> tuple[dict[str, Any], dict[str, Any]]:
+                    as_of: int | None, in_queue_order: bool = True) -> tuple[ReviewQuality, PrismaCounts]:
     """Several reviewers and QC: conflicts, agreement, QC error rates, the figures under every label policy, and
     the PRISMA counts. Documents judged by one reviewer only cost one grouped count."""
     per_record = reviewers_per_document(conn, topic_id, as_of)
@@ -418,13 +448,7 @@ def _review_quality(conn: Connection, topic: str, topic_id: int, queue: Queue, l
           for s in samples if s.frame == "judged"]
     conflicts = conflicts_of(multi)
     resolved = sum(c.status == "resolved" for c in conflicts)
-    quality: dict[str, Any] = {
-        "documents_with_several_reviewers": len(multi), "conflicts": len(conflicts), "conflicts_open":
-        len(conflicts) - resolved, "conflicts_resolved": resolved,
-        "agreement": agreement_of(multi, options.confidence).as_dict() if multi else None,
-        "qc_samples": [q.as_dict() for q in qc],
-    }
-    sensitivity: list[dict[str, Any]] = []
+    sensitivity: list[PolicySensitivityRow | CorrectedSensitivityRow] = []
     if multi or qc:
         tau = float(Fraction(stopping_target(fig.targets)))
         for policy in POLICIES:
@@ -441,13 +465,19 @@ def _review_quality(conn: Connection, topic: str, topic_id: int, queue: Queue, l
             assert rates is not None
             point, lower, upper = corrected_relevant_count(fig.found_topic, labels.nonrelevant_total, rates)
             in_prefix = corrected_relevant_count(fig.found_prefix, fig.reviewed - fig.found_prefix, rates)
-            sensitivity.append({
-                "policy": f"{options.policy}, corrected by QC sample {rated[-1].sample_id}",
-                "relevant_judged": point, "relevant_judged_lower": lower, "relevant_judged_upper": upper,
-                "relevant_in_reviewed": in_prefix[0], "note": "expected relevant among the judged documents if the "
+            sensitivity.append(CorrectedSensitivityRow(
+                policy=f"{options.policy}, corrected by QC sample {rated[-1].sample_id}",
+                relevant_judged=point, relevant_judged_lower=lower, relevant_judged_upper=upper,
+                relevant_in_reviewed=in_prefix[0], note="expected relevant among the judged documents if the "
                 "QC error rates hold for every judged document (the QC reviewer taken as right); depths not "
-                "recomputed"})
-    quality["policy_sensitivity"] = sensitivity
+                "recomputed"))
+    quality = ReviewQuality(
+        documents_with_several_reviewers=len(multi), conflicts=len(conflicts),
+        conflicts_open=len(conflicts) - resolved, conflicts_resolved=resolved,
+        agreement=_agreement(agreement_of(multi, options.confidence)) if multi else None,
+        qc_samples=[QcSample(q.sample_id, q.seed, q.size, q.checked, len(q.missing), q.rates,
+                             dict(sorted(q.by_reviewer.items()))) for q in qc],
+        policy_sensitivity=sensitivity)
     outside_included, outside_excluded = outside_queue_counts(
         conn, topic_id, labels, population_stated=bool(population_size), as_of=as_of)
     prisma = prisma_counts(
@@ -456,30 +486,30 @@ def _review_quality(conn: Connection, topic: str, topic_id: int, queue: Queue, l
         relevant_in_reviewed=fig.found_prefix, in_queue_order=in_queue_order, reviewers_per_record=per_record,
         conflicts=len(conflicts), conflicts_resolved=resolved, independent=options.independent,
         policy=options.policy, outside_included=outside_included, outside_excluded=outside_excluded)
-    return quality, prisma.as_dict()
+    # by number of reviewers, as `PrismaCounts.as_dict` writes them
+    return quality, dataclasses.replace(prisma, reviewers_per_record=dict(sorted(prisma.reviewers_per_record.items())))
 
 
-def _sensitivity_row(policy: str, fig: _Figures, tau: float) -> dict[str, Any]:
+def _agreement(summary: AgreementSummary) -> Agreement:
+    return Agreement(summary.reviewers, summary.documents, summary.agreement, summary.alpha,
+                     [PairAgreement(p.reviewer_a, p.reviewer_b, p.agreement, p.kappa) for p in summary.pairs])
+
+
+def _sensitivity_row(policy: str, fig: _Figures, tau: float) -> PolicySensitivityRow:
     a = fig.assessment
     row = next((r for r in a.targets if abs(r.target - tau) < 1e-12), None)
     recall = a.recall[0] if a.recall and a.recall[0].basis == a.basis.method else None
-    return {"policy": policy, "relevant_judged": fig.found_topic, "relevant_in_reviewed": fig.found_prefix,
-            "depth_basis": a.basis.method, "relevant_estimate": a.basis.point,
-            "relevant_lower": a.basis.lower, "relevant_upper": a.basis.upper,
-            "recall": None if recall is None else recall.point,
-            "recall_lower": None if recall is None else recall.lower,
-            "recall_upper": None if recall is None else recall.upper, "target": tau,
-            "status": None if row is None else row.status,
-            "depth": None if row is None else next((d for d in (row.depth, row.point_depth, row.forward_depth)
-                                                     if d is not None), None),
-            "conservative_depth": None if row is None else row.conservative_depth}
-
-
-def _evidence_dict(evidence: stopping.StoppingEvidence) -> dict[str, Any]:
-    out = dataclasses.asdict(evidence)
-    out["assumptions"] = list(evidence.assumptions)
-    out["stop_label"] = stop_label(evidence.kind, evidence.stop_now)
-    return out
+    return PolicySensitivityRow(
+        policy=policy, relevant_judged=fig.found_topic, relevant_in_reviewed=fig.found_prefix,
+        depth_basis=a.basis.method, relevant_estimate=a.basis.point,
+        relevant_lower=a.basis.lower, relevant_upper=a.basis.upper,
+        recall=None if recall is None else recall.point,
+        recall_lower=None if recall is None else recall.lower,
+        recall_upper=None if recall is None else recall.upper, target=tau,
+        status=None if row is None else row.status,
+        depth=None if row is None else next((d for d in (row.depth, row.point_depth, row.forward_depth)
+                                              if d is not None), None),
+        conservative_depth=None if row is None else row.conservative_depth)
 
 
 def _digests(conn: Connection, topic_id: int, as_of: int | None) -> list[str]:
@@ -491,20 +521,20 @@ def _digests(conn: Connection, topic_id: int, as_of: int | None) -> list[str]:
     return sorted(str(d) for d in conn.execute(stmt).scalars())
 
 
-def _curves(prefix_labels: np.ndarray, assessment: Assessment) -> tuple[dict[str, Any], dict[str, Any]]:
+def _curves(prefix_labels: np.ndarray, assessment: Assessment) -> tuple[Gain, PrecisionRecall]:
     basis = assessment.basis
     n = len(prefix_labels)
     cg = np.cumsum(prefix_labels == 1)
     keep = _thin(n)
     r_point = basis.point if basis.point > 0 and basis.method != "judged" else None
-    gain: dict[str, Any] = {"depth": (keep + 1).tolist(), "found": cg[keep].tolist(), "relevant_estimate": r_point,
-                            "relevant_lower": basis.lower if r_point else None,
-                            "relevant_upper": basis.upper if r_point else None,
-                            "markers": [{"target": r.target, "depth": r.depth if r.depth is not None else r.point_depth,
-                                         "conservative": r.conservative_depth} for r in assessment.targets]}
-    pr: dict[str, Any] = {}
+    gain = Gain(depth=(keep + 1).tolist(), found=cg[keep].tolist(), relevant_estimate=r_point,
+                relevant_lower=basis.lower if r_point else None, relevant_upper=basis.upper if r_point else None,
+                markers=[GainMarker(r.target, r.depth if r.depth is not None else r.point_depth,
+                                    r.conservative_depth) for r in assessment.targets])
+    pr = PrecisionRecall()
     if n and r_point:
         curve = trec.precision_recall_points(prefix_labels == 1, r_point)
-        pr = {"recall": np.minimum(curve["recall"][keep], 1.0).tolist(), "precision": curve["precision"][keep].tolist(),
-              "interpolated_precision": curve["interpolated_precision"][keep].tolist()}
+        pr = PrecisionRecall(recall=np.minimum(curve["recall"][keep], 1.0).tolist(),
+                             precision=curve["precision"][keep].tolist(),
+                             interpolated_precision=curve["interpolated_precision"][keep].tolist())
     return gain, pr

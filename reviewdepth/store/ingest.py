@@ -214,14 +214,15 @@ ENTRY_COLUMNS = ("queue_id", "rank", "doc_id", "score", "flag")
 
 
 def insert_entries(conn: Connection, queue_id: int, doc_ids: Sequence[str], scores: Sequence[float | None],
-                   flags: Sequence[str] | None, progress: Progress | None = None) -> int:
-    """A queue's entries, ranked 1, 2, … in the order of ``doc_ids`` (``scores`` and ``flags`` beside them;
-    ``flags`` None: no flag), in the caller's transaction."""
+                   flags: Sequence[str] | None, progress: Progress | None = None, *, first_rank: int = 1) -> int:
+    """A queue's entries, ranked ``first_rank``, ``first_rank + 1``, … in the order of ``doc_ids`` (``scores`` and
+    ``flags`` beside them; ``flags`` None: no flag), in the caller's transaction."""
     n = len(doc_ids)
+    ranks = range(first_rank, first_rank + n)
     if conn.dialect.name != "postgresql" or n < SMALL:
         flag_values: Sequence[str | None] = [None] * n if flags is None else flags
         return bulk_insert(conn, "queue_entries", ENTRY_COLUMNS, zip(
-            [queue_id] * n, range(1, n + 1), doc_ids, scores, flag_values, strict=True), progress)
+            [queue_id] * n, ranks, doc_ids, scores, flag_values, strict=True), progress)
     docs = [copy_field(d) for d in doc_ids] if needs_escape(doc_ids) else doc_ids
     # repr: the shortest text that reads back as the same double (what psycopg sends too)
     score_text = [NULL if s is None else repr(float(s)) for s in scores]
@@ -229,4 +230,4 @@ def insert_entries(conn: Connection, queue_id: int, doc_ids: Sequence[str], scor
     prefix = f"{int(queue_id)}\t"
     return copy_lines(conn, "queue_entries", ENTRY_COLUMNS, (
         f"{prefix}{rank}\t{doc}\t{score}\t{flag}\n"
-        for rank, doc, score, flag in zip(range(1, n + 1), docs, score_text, flag_text, strict=True)), progress)
+        for rank, doc, score, flag in zip(ranks, docs, score_text, flag_text, strict=True)), progress)

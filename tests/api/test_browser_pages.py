@@ -290,7 +290,7 @@ def test_html_report_in_chromium(chromium: Any, site: Site) -> None:
         driver.get(f"{site.server.base}/topics/{TOPIC}/report?format=html")
         assert driver.title == f"reviewdepth report: {TOPIC}"
         lines = [p.text for p in driver.find_elements(By.CSS_SELECTOR, ".answer p")]
-        assert lines and lines[0].startswith("95% recall: not reached") and report.answer["status"] == "not reached"
+        assert lines and lines[0].startswith("95% recall: not reached") and report.answer.status == "not reached"
         assert len(lines) > 3 and max(map(len, lines)) > 80  # sentences whole, wrapped by the page, not at 80
         assert _errors(driver) == []
         _fits(driver, width)

@@ -74,6 +74,8 @@ def test_sigterm_during_a_job_stops_within_10_s_and_the_job_is_interrupted(
         assert client.get(f"/simulations/{behind}").json()["status"] == "queued"  # one job at a time
         took = seconds_to_stop(server)
         assert took < STOP_SECONDS, (took, server.log_text()[-3000:])
+    print(f"\n{engine.dialect.name}: SIGTERM during a job: stopped in {took:.2f} s; the running job "
+          f"{get_job(engine, job_id).status}, the queued one {get_job(engine, behind).status}")
     for stored in (get_job(engine, job_id), get_job(engine, behind)):
         assert stored.status == "interrupted", (stored, server.log_text()[-3000:])
         assert stored.finished_at is not None and stored.result is None
@@ -88,6 +90,8 @@ def test_sigterm_after_a_job_stops_within_10_s_and_the_job_stays_done(
         assert job_when(client, job_id, lambda job: job["status"] not in ("queued", "running"))["status"] == "done"
         took = seconds_to_stop(server)
         assert took < STOP_SECONDS, (took, server.log_text()[-3000:])
+    print(f"\n{engine.dialect.name}: SIGTERM after a job: stopped in {took:.2f} s; "
+          f"the job {get_job(engine, job_id).status}")
     assert get_job(engine, job_id).status == "done"
 
 

@@ -48,13 +48,14 @@ def test_two_queues_on_one_chart(tmp_path: Path) -> None:
 
 
 def test_run_curves_by_hand() -> None:
+    from reviewdepth.report.model import Gain
     from reviewdepth.services.plots import run_curves
 
     gain, pr = run_curves([0, 1, 1, 0, 1], 4)
-    assert gain == {"depth": [1, 2, 3, 4, 5], "found": [0, 1, 2, 2, 3], "relevant_estimate": 4}
-    assert pr["recall"] == [0.0, 0.25, 0.5, 0.5, 0.75]
-    assert pr["precision"] == [0.0, 0.5, 2 / 3, 0.5, 0.6]
-    assert pr["interpolated_precision"] == [2 / 3, 2 / 3, 2 / 3, 0.6, 0.6]
+    assert gain == Gain(depth=[1, 2, 3, 4, 5], found=[0, 1, 2, 2, 3], relevant_estimate=4)
+    assert pr.recall == [0.0, 0.25, 0.5, 0.5, 0.75]
+    assert pr.precision == [0.0, 0.5, 2 / 3, 0.5, 0.6]
+    assert pr.interpolated_precision == [2 / 3, 2 / 3, 2 / 3, 0.6, 0.6]
 
 
 def test_run_files_on_one_chart(tmp_path: Path) -> None:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Any
 
 import pytest
 from markupsafe import escape
@@ -14,6 +14,7 @@ from sqlalchemy import Engine
 
 from reviewdepth.report.charts import chart_figure, render_chart
 from reviewdepth.report.depth_render import render_html
+from reviewdepth.report.model import Gain, GainMarker, PrecisionRecall
 from reviewdepth.services.imports import import_run
 from reviewdepth.services.judgments import record_judgments
 from reviewdepth.services.report import ReportOptions, build_report
@@ -22,16 +23,15 @@ SVG = "{http://www.w3.org/2000/svg}"
 BAND_RGB = (0x9E, 0xCA, 0xE1)
 
 
-def series(band: bool = True) -> tuple[dict[str, Any], dict[str, Any]]:
+def series(band: bool = True) -> tuple[Gain, PrecisionRecall]:
     depth = list(range(1, 401))
     found = [min(d // 4, 80) for d in depth]
-    gain: dict[str, Any] = {"depth": depth, "found": found, "relevant_estimate": 90.0,
-                            "relevant_lower": 84.0 if band else None, "relevant_upper": 120.0 if band else None,
-                            "markers": [{"target": 0.8, "depth": 290, "conservative": 390}]}
+    gain = Gain(depth=depth, found=found, relevant_estimate=90.0, relevant_lower=84.0 if band else None,
+                relevant_upper=120.0 if band else None, markers=[GainMarker(0.8, 290, 390)])
     recall = [f / 90 for f in found]
     precision = [f / d for f, d in zip(found, depth, strict=True)]
-    pr = {"recall": recall, "precision": precision,
-          "interpolated_precision": [max(precision[i:]) for i in range(len(precision))]}
+    pr = PrecisionRecall(recall=recall, precision=precision,
+                         interpolated_precision=[max(precision[i:]) for i in range(len(precision))])
     return gain, pr
 
 
@@ -85,11 +85,11 @@ def test_confidence_band_in_svg_and_png() -> None:
 
 
 def test_no_estimate_of_r_plots_relevant_found() -> None:
-    gain, _ = series()
-    gain["relevant_estimate"] = None
-    words = texts(render_chart("gain", gain, {}, 0.95, "t", "svg"))
+    gain = dataclasses.replace(series()[0], relevant_estimate=None)
+    words = texts(render_chart("gain", gain, PrecisionRecall(), 0.95, "t", "svg"))
     assert "relevant found" in words and "stopping target 0.95" not in words
-    assert "no estimate of |R| yet: nothing to plot" in texts(render_chart("pr", gain, {}, 0.95, "t", "svg"))
+    assert "no estimate of |R| yet: nothing to plot" in texts(render_chart("pr", gain, PrecisionRecall(), 0.95, "t",
+                                                                           "svg"))
 
 
 @pytest.mark.sqlite_only
@@ -142,8 +142,8 @@ def test_html_page_fits_a_window_and_a_phone(engine: Engine, tmp_path: Path) -> 
     page = render_html(report)
     cells = re.findall(r"<td[^>]*>(.*?)</td>", page, re.S)
     assert cells and not [c for c in cells if re.fullmatch(r"-?[\d,]+\.\d{4,}", c)], "no 137.0000 on the page"
-    elusion = next(e for e in report.estimates if e["method"] == "elusion")
-    bounds = [float(elusion[k]) for k in ("point", "lower", "upper")]
+    elusion = next(e.estimate for e in report.estimates if e.estimate.method == "elusion")
+    bounds = [float(v) for v in (elusion.point, elusion.lower, elusion.upper or 0)]
     assert all(isinstance(v, float) for v in bounds) and bounds[1].is_integer()  # |R| as floats: 58.0, 50.0, …
     row = re.search(r"<tr><td[^>]*>elusion</td>(.*?)</tr>", page.split("Estimates of")[1], re.S)
     assert row is not None
@@ -159,13 +159,13 @@ def test_html_page_fits_a_window_and_a_phone(engine: Engine, tmp_path: Path) -> 
     depth = page.split('id="depth"')[1].split("</div>")[0]
     depth_cells = re.findall(r'<td data-label="([^"]+)"[^>]*>(.*?)</td>', depth)
     assert depth_cells[0] == ("Target recall", "0.8")  # a target as written
-    bases = {(r["forward_basis"], r["basis"]) for r in report.depth}
+    bases = {(r.forward_basis, r.basis) for r in report.depth}
     assert len(report.depth) == 4 and len(bases) == 2  # the first row's projection basis differs from the others'
     named = [text for label, text in depth_cells if label in ("Projection basis", "Estimate basis")]
     assert named == ["note 1", "note 2", "note 3", "note 2", "note 3", "note 2", "note 3", "note 2"]
-    for name, column, text in (("note 1", "Projection basis", report.depth[0]["forward_basis"]),
-                               ("note 2", "Estimate basis", report.depth[0]["basis"]),
-                               ("note 3", "Projection basis", report.depth[1]["forward_basis"])):
+    for name, column, text in (("note 1", "Projection basis", str(report.depth[0].forward_basis)),
+                               ("note 2", "Estimate basis", report.depth[0].basis),
+                               ("note 3", "Projection basis", str(report.depth[1].forward_basis))):
         assert f'<p class="note"><b>{name}</b> ({column}): {escape(text)}</p>' in page and escape(text) not in depth
     # every cell is labelled with its column for the phone layout, and the stylesheet has that layout
     assert len(re.findall(r'<td data-label="[^"]+"', page)) == len(cells)

@@ -3,6 +3,7 @@ grid formats shared by both evaluations, and the formats a result does not have 
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 from collections.abc import Callable
@@ -107,3 +108,26 @@ def test_eval_command_prints_every_format_through_the_dispatch() -> None:
             done = CliRunner().invoke(create_cli(), ["eval", *args, "--format", fmt])
             assert done.exit_code == 0, done.output
             assert done.stdout == render(result, fmt, per_query=True)
+
+
+def test_one_table_of_renderers_by_result_type_and_format() -> None:
+    """`RENDERERS` names every result type's formats, the default first (what `formats_of` said before the
+    table), each key a real class; a result of no registered type is refused by name."""
+    from reviewdepth.report.render import RENDERERS
+
+    expected = {
+        "reviewdepth.measures.suite.Evaluation": ("trec", "json", "csv", "table", "html"),
+        "reviewdepth.report.tar_model.TarEvaluation": ("tar", "trec", "json", "csv", "table", "html"),
+        "reviewdepth.report.model.Report": ("table", "json", "csv", "html"),
+        "reviewdepth.report.monitor_model.MonitorReport": ("table", "json"),
+        "reviewdepth.report.simulation_model.SimulationReport": ("table", "json", "csv", "html"),
+        "reviewdepth.report.compare_model.Comparison": ("table", "json", "csv", "latex", "markdown"),
+    }
+    for name, formats in expected.items():
+        module, _, cls = name.rpartition(".")
+        assert isinstance(getattr(importlib.import_module(module), cls), type)
+        assert tuple(fmt for key, fmt in RENDERERS if key == name) == formats
+    assert {key for key, _ in RENDERERS} == set(expected)
+    with pytest.raises(TypeError, match="no renderer for a dict"):
+        render({}, "json")  # type: ignore[arg-type]
+

@@ -5,6 +5,7 @@ refuses them (`reviewdepth.store.validation` refuses them first, on both)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -14,7 +15,7 @@ from urllib.parse import quote
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine, select
 from typer.testing import CliRunner
 
 from reviewdepth.api import ApiSettings, create_app
@@ -23,6 +24,7 @@ from reviewdepth.services.keys import create_key
 from reviewdepth.services.rankings import RankedDocument, store_ranking
 from reviewdepth.services.samples import draw_sample
 from reviewdepth.services.topics import create_topic
+from reviewdepth.store.models import Base
 
 INT64_OVER = str(2**63)
 INT32_OVER = str(2**31)
@@ -39,10 +41,17 @@ LEAKS = re.compile(r"Traceback|Error\b|Exception|psycopg|sqlalchemy|sqlite3")
 TEMP_PATH = re.compile(r"/tmp/|reviewdepth-upload-|\.run\b")  # the API names an upload ``run``, never its file
 
 
-def counts(engine: Engine) -> tuple[int, ...]:
+def counts(engine: Engine) -> str:
+    """A digest of every row of every table (in primary-key order): the database "exactly as it was" is the same
+    digest, not only the same row counts."""
+    digest = hashlib.sha256()
     with engine.connect() as conn:
-        return tuple(int(conn.execute(text(f"SELECT count(*) FROM {table}")).scalar_one())
-                     for table in ("topics", "queues", "queue_entries", "judgments", "imports", "samples"))
+        for table in Base.metadata.sorted_tables:
+            keys = list(table.primary_key.columns) or list(table.columns)
+            for row in conn.execute(select(table).order_by(*keys)):
+                digest.update(repr(tuple(row)).encode())
+            digest.update(b"|")
+    return digest.hexdigest()
 
 
 @pytest.fixture

@@ -56,7 +56,7 @@ def _judge(engine: Engine, topic: str, truth: dict[str, str], docs: list[str], r
 
 def _doors(engine: Engine, topic: str) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """The topic status as the report, the monitor (watch and GET /topics/{t}/monitor) and the dashboard give it."""
-    report = build_report(engine, topic, ReportOptions(targets=["0.95"])).answer["topic_status"]
+    report = build_report(engine, topic, ReportOptions(targets=["0.95"])).answer.topic_status.as_dict()
     watch = build_monitor(engine, topic, target="0.95").topic_status
     board = build_dashboard(engine, target="0.95", topics=[topic])
     (entry,) = board.entries
@@ -84,7 +84,7 @@ def test_the_cd009579_scenario_gives_one_status_at_every_door(engine: Engine, tm
     assert report["text"].startswith("95% recall: not reached — recall ≥ 0.778 (elusion: rest sample")
     assert "no audit stream, so no anytime-valid bound" in report["missing"]
     full = build_report(engine, TOPIC, ReportOptions(targets=["0.95"]))
-    assert full.answer["status"] == report["status"]
+    assert full.answer.status == report["status"]
     watch_report = build_monitor(engine, TOPIC, target="0.95")
     assert "start an audit stream" not in watch_report.next_step.split(";")[0]
 
@@ -136,39 +136,39 @@ def test_adhd_screened_in_random_order_counts_one_reviewed_set(engine: Engine) -
     (listed,) = list_topics(engine)
     monitor = build_monitor(engine, "ADHD", target="0.95")
     # before issue 25: PRISMA "stopped at rank 1", the report "reviewed 1", the dashboard "0 relevant found"
-    assert report.summary["reviewed"] == prisma.reviewed == listed.reviewed == monitor.reviewed == 500
-    assert (report.summary["relevant_found_in_reviewed"] == prisma.relevant_in_reviewed == monitor.relevant_found
+    assert report.summary.reviewed == prisma.reviewed == listed.reviewed == monitor.reviewed == 500
+    assert (report.summary.relevant_found_in_reviewed == prisma.relevant_in_reviewed == monitor.relevant_found
             == included)
     assert listed.relevant_found_in_reviewed == included and prisma.screened == 500
     assert prisma.stopped_at_rank is None  # screening in random order stops at no rank
     # the guarantee restated for reviewed sets that grow in any order fixed without looking at the audit
     assert any("may grow in any order" in a and "fixed without looking at the audit" in a
                for a in monitor.assumptions)
-    assert "reviewed out of queue order" in report.answer["review_order"]
+    assert "reviewed out of queue order" in report.answer.review_order
 
-    assert report.answer["basis"] == "judged" and report.answer["topic_status"]["status"] == "unknown"
+    assert report.answer.basis == "judged" and report.answer.topic_status.status == "unknown"
 
     # declared random (never guessed): the screened set is a random sample of the queue, and the report says so
     declare_screening_order(engine, "ADHD", "random")
     declared = build_report(engine, "ADHD", ReportOptions(targets=["0.95"]))
-    assert declared.answer["basis"] == "screened" and declared.summary["reviewed"] == 500
-    screened_estimate = next(e for e in declared.estimates if e["method"] == "screened")
+    assert declared.answer.basis == "screened" and declared.summary.reviewed == 500
+    screened_estimate = next(e.estimate for e in declared.estimates if e.estimate.method == "screened")
     low, high = hypergeometric_interval(included, 500, 851, 0.95)
-    assert (screened_estimate["lower"], screened_estimate["upper"]) == (max(low, included), high)
-    assert any("uniformly random order" in a for a in screened_estimate["assumptions"])
-    status = declared.answer["topic_status"]
-    assert status == build_monitor(engine, "ADHD", target="0.95").topic_status
-    assert (status["decided_by"], status["figures"][0]["validity"]) == ("screened", "one look")
-    assert "declared screened in random order" in status["figures"][0]["evidence"]
+    assert (screened_estimate.lower, screened_estimate.upper) == (max(low, included), high)
+    assert any("uniformly random order" in a for a in screened_estimate.assumptions)
+    status = declared.answer.topic_status
+    assert status.as_dict() == build_monitor(engine, "ADHD", target="0.95").topic_status
+    assert (status.decided_by, status.figures[0].validity) == ("screened", "one look")
+    assert "declared screened in random order" in status.figures[0].evidence
     # how many more to screen in the same random order: k(N_u + 1)/(b + 1) for the k-th of the b relevant left
-    row = next(r for r in declared.depth if r["target"] == 0.95)
-    point = screened_estimate["point"]
+    row = next(r for r in declared.depth if r.target == 0.95)
+    point = screened_estimate.point
     need = math.ceil(Fraction(95, 100) * Fraction(repr(point))) - included
     left = math.floor(point) - included
-    assert row["more_documents"] == (0 if need <= 0 else 351 if need > left else
+    assert row.more_documents == (0 if need <= 0 else 351 if need > left else
                                      min(351, math.ceil(need * 352 / (left + 1))))
-    assert row["forward_depth"] is None and row["more_low"] <= row["more_documents"] <= row["more_high"]
-    assert f"about {row['more_documents']:,} more documents" in declared.answer["text"]
+    assert row.forward_depth is None and row.more_low <= row.more_documents <= row.more_high
+    assert f"about {row.more_documents:,} more documents" in declared.answer.text
     declare_screening_order(engine, "ADHD", "queue")
 
     # a rest sample now is drawn from what is not yet screened, and speaks for it
@@ -176,20 +176,20 @@ def test_adhd_screened_in_random_order_counts_one_reviewed_set(engine: Engine) -
     assert not set(sample.doc_ids) & set(screened) and sample.frame_size == 351
     _judge(engine, "ADHD", truth, sample.doc_ids, "sample", "cleo")
     after = build_report(engine, "ADHD", ReportOptions(targets=["0.95"]))
-    use = next(s for s in after.samples if s["id"] == sample.id)
+    use = next(s for s in after.samples if s.id == sample.id)
     # undeclared, a sample document inside the judged prefix (ranks 1..k all judged) counts as passed by the
     # review, as it does for a review in rank order; declared random, only review-role judgments make S
     passed = _expected_reviewed(docs, set(screened), set(sample.doc_ids)) - set(screened)
-    assert use["use"] == "rest" and use["in_unreviewed_rest"] == 100 - len(passed)
-    assert after.summary["reviewed"] == 500 + len(passed)
+    assert use.use == "rest" and use.in_unreviewed_rest == 100 - len(passed)
+    assert after.summary.reviewed == 500 + len(passed)
     declare_screening_order(engine, "ADHD", "random")
     after = build_report(engine, "ADHD", ReportOptions(targets=["0.95"]))
-    use = next(s for s in after.samples if s["id"] == sample.id)
-    assert use["use"] == "rest" and use["in_unreviewed_rest"] == 100 and after.summary["reviewed"] == 500
-    assert after.answer["basis"] == "elusion"  # a sample of the rest is the stronger evidence
-    status = after.answer["topic_status"]
-    assert status == build_monitor(engine, "ADHD", target="0.95").topic_status
-    assert status["figures"][0]["basis"] == "elusion"
+    use = next(s for s in after.samples if s.id == sample.id)
+    assert use.use == "rest" and use.in_unreviewed_rest == 100 and after.summary.reviewed == 500
+    assert after.answer.basis == "elusion"  # a sample of the rest is the stronger evidence
+    status = after.answer.topic_status
+    assert status.as_dict() == build_monitor(engine, "ADHD", target="0.95").topic_status
+    assert status.figures[0].basis == "elusion"
     assert load_samples(engine, "ADHD", sample_id=sample.id)[0].complete
 
 
@@ -209,15 +209,15 @@ def test_a_rest_sample_drawn_before_out_of_order_review_rolls_forward(engine: En
     _judge(engine, "R", truth, later, "review", "ana")
     reviewed = _expected_reviewed(docs, set(docs[:50]) | set(later), set(sample.doc_ids))
     report = build_report(engine, "R", ReportOptions(targets=["0.9"]))
-    use = next(s for s in report.samples if s["id"] == sample.id)
+    use = next(s for s in report.samples if s.id == sample.id)
     in_rest = [d for d in sample.doc_ids if d not in reviewed]
-    assert report.summary["reviewed"] == len(reviewed)
-    assert report.summary["relevant_found_in_reviewed"] == sum(truth[d] == "1" for d in reviewed)
-    assert use["use"] == "rest" and use["in_unreviewed_rest"] == len(in_rest)
-    assert use["positives_in_rest"] == sum(truth[d] == "1" for d in in_rest)
+    assert report.summary.reviewed == len(reviewed)
+    assert report.summary.relevant_found_in_reviewed == sum(truth[d] == "1" for d in reviewed)
+    assert use.use == "rest" and use.in_unreviewed_rest == len(in_rest)
+    assert use.positives_in_rest == sum(truth[d] == "1" for d in in_rest)
     # "review to rank k" is a queue rank: the (more documents)-th unreviewed document in queue order
     unreviewed = [i + 1 for i, d in enumerate(docs) if d not in reviewed]
-    forward = [row for row in report.depth if row["forward_depth"] is not None and row["more_documents"]]
+    forward = [row for row in report.depth if row.forward_depth is not None and row.more_documents]
     assert forward
     for row in forward:
-        assert row["forward_depth"] == unreviewed[row["more_documents"] - 1]
+        assert row.forward_depth == unreviewed[row.more_documents - 1]

@@ -70,28 +70,28 @@ def test_cd009579_point_met_answer_is_the_plans_certification_cost(engine: Engin
     cd009579(engine, tmp_path)
     report = build_report(engine, TOPIC, ReportOptions())
     answer = report.answer
-    assert answer["status"] == "not reached"
-    row = next(r for r in report.depth if r["target"] == 0.95)
-    assert row["point_reached"]  # premise: the point estimate is met, the one-sided bound is not
+    assert answer.status == "not reached"
+    row = next(r for r in report.depth if r.target == 0.95)
+    assert row.point_reached  # premise: the point estimate is met, the one-sided bound is not
     plan = topic_stop_plan(engine, TOPIC).plan
     best = next(p for p in plan.paths if p.kind == plan.recommended)
-    certify = answer["certify"]
+    certify = answer.certify
     # the plan's recommended path, with its expected documents and range, exactly as `reviewdepth plan` says
-    assert certify["path"] == plan.recommended and certify["source"] == "plan"
-    assert certify["expected"] == pytest.approx(best.expected_cost)
-    assert (certify["low"], certify["high"]) == pytest.approx(best.cost_range)
-    assert f"about {best.expected_cost:,.0f} more judged documents" in answer["text"]
-    assert f"[{best.cost_range[0]:,.0f}–{best.cost_range[1]:,.0f}]" in answer["text"]
+    assert certify.path == plan.recommended and certify.source == "plan"
+    assert certify.expected == pytest.approx(best.expected_cost)
+    assert (certify.low, certify.high) == pytest.approx(best.cost_range)
+    assert f"about {best.expected_cost:,.0f} more judged documents" in answer.text
+    assert f"[{best.cost_range[0]:,.0f}–{best.cost_range[1]:,.0f}]" in answer.text
     # the next step is an action with a number, not a dangling "or review on"
-    assert "or review on" not in answer["next_step"] and re.search(r"\d", answer["next_step"])
+    assert "or review on" not in answer.next_step and re.search(r"\d", answer.next_step)
     # every target not reached has a number, never "0 to N" alone, never "to rank 1,000" (the current depth)
     text = table(report)
     depth = section(text, "depth to target recall")
     assert "0 to " not in depth
     for r in report.depth:
-        assert r["status"] == "not reached"
-        assert r["more_documents"] != 0 and r["forward_depth"] != 1000
-        assert r["certify_floor"] and r["certify_floor"] > 0
+        assert r.status == "not reached"
+        assert r.more_documents != 0 and r.forward_depth != 1000
+        assert r.certify_floor and r.certify_floor > 0
     cells = rows_of(depth)
     assert cells and all(c[5] != "1,000" for c in cells if c[0])
     assert any(f"{best.expected_cost:,.0f}" in " ".join(c) for c in cells)
@@ -112,13 +112,13 @@ def test_point_not_met_answer_says_how_many_more_after_the_reviewed_set(engine: 
     sample = draw_sample(engine, "T", 300, frame="unreviewed", seed=3)
     record_judgments(engine, "T", [(d, str(truth[d])) for d in sample.doc_ids], reviewer="r", role="sample")
     report = build_report(engine, "T", ReportOptions())
-    row = next(r for r in report.depth if r["target"] == 0.95)
-    assert row["status"] == "not reached" and not row["point_reached"]  # premise
-    more, low, high = row["more_documents"], row["more_low"], row["more_high"]
+    row = next(r for r in report.depth if r.target == 0.95)
+    assert row.status == "not reached" and not row.point_reached  # premise
+    more, low, high = row.more_documents, row.more_low, row.more_high
     assert more and more > 0
     assert (f"about {more:,} more documents [{low:,}–{high:,}] after the 400 reviewed"
-            in report.answer["text"])
-    assert re.search(r"review about [\d,]+ more", report.answer["next_step"])
+            in report.answer.text)
+    assert re.search(r"review about [\d,]+ more", report.answer.next_step)
 
 def test_point_met_answer_on_a_queue_too_large_to_replay_gives_the_floor_and_a_sample(
         engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -138,27 +138,27 @@ def test_point_met_answer_on_a_queue_too_large_to_replay_gives_the_floor_and_a_s
     record_judgments(engine, "T", [(d, str(truth[d])) for d in sample.doc_ids], reviewer="r", role="sample")
     report = build_report(engine, "T", ReportOptions())
     answer = report.answer
-    assert answer["status"] == "not reached" and "the point estimate is met" in answer["text"]  # premise
-    certify, floor, plan = answer["certify"], answer["floor"], answer["plan"]
-    assert certify["source"] == "floor" and certify["expected"] is None
-    assert (certify["low"], certify["high"]) == (floor["least_total"], plan["size"])
-    assert f"to certify: {floor['least_total']:,.0f} to {plan['size']:,} more judged documents" in answer["text"]
-    assert answer["next_step"].startswith(f"judge a random sample of {plan['size']:,} of the unreviewed rest")
-    row = next(r for r in report.depth if r["target"] == 0.95)
-    assert row["more_documents"] is None and row["certify_floor"] == floor["documents"]
+    assert answer.status == "not reached" and "the point estimate is met" in answer.text  # premise
+    certify, floor, plan = answer.certify, answer.floor, answer.plan
+    assert certify.source == "floor" and certify.expected is None
+    assert (certify.low, certify.high) == (floor.least_total, plan.size)
+    assert f"to certify: {floor.least_total:,.0f} to {plan.size:,} more judged documents" in answer.text
+    assert answer.next_step.startswith(f"judge a random sample of {plan.size:,} of the unreviewed rest")
+    row = next(r for r in report.depth if r.target == 0.95)
+    assert row.more_documents is None and row.certify_floor == floor.documents
 
 def test_r_table_shows_the_headline_bound_with_its_sidedness(engine: Engine, tmp_path: Path) -> None:
     cd009579(engine, tmp_path)
     report = build_report(engine, TOPIC, ReportOptions())
-    assert "R ≤ 176 at 95% one-sided" in report.answer["text"]
+    assert "R ≤ 176 at 95% one-sided" in report.answer.text
     text = table(report)
     estimates = section(text, "|R| estimates")
     assert "one-sided 95% upper" in estimates and "two-sided 95% interval" in estimates
     elusion = next(c for c in rows_of(estimates) if c[0] == "elusion")
     assert "176" in elusion and "[137, 185]" in elusion  # the headline's number, beside the two-sided interval
     assert "137.0000" not in text and "185.0000" not in text
-    basis = next(e for e in report.estimates if e["method"] == "elusion")
-    assert basis["upper_one_sided"] == 176.0 and basis["upper"] == 185.0  # JSON: full precision, both bounds
+    basis = next(e for e in report.estimates if e.estimate.method == "elusion")
+    assert basis.upper_one_sided == 176.0 and basis.estimate.upper == 185.0  # JSON: full precision, both bounds
     rows = list(csv.reader(io.StringIO(render_csv(report))))
     got = {(r[1], r[2]): r[3] for r in rows if r[0] == "relevant_estimate"}
     assert (got["elusion", "point"], got["elusion", "upper"], got["elusion", "upper_one_sided"]) == (
@@ -169,24 +169,24 @@ def test_r_table_shows_the_headline_bound_with_its_sidedness(engine: Engine, tmp
 def test_status_words_start_with_the_json_status(engine: Engine, tmp_path: Path) -> None:
     cd009579(engine, tmp_path)
     report = build_report(engine, TOPIC, ReportOptions())
-    assert status_of(report.answer["text"]).startswith(report.answer["status"])
-    assert "not certified" in report.answer["text"]  # the reason stays, after the status
+    assert status_of(report.answer.text).startswith(report.answer.status)
+    assert "not certified" in report.answer.text  # the reason stays, after the status
     assert status_of(table(report).splitlines()[0]).startswith("not reached")
     depth = rows_of(section(table(report), "depth to target recall"))
     statuses = [c[1] for c in depth if c[0]]
     assert len(statuses) == len(report.depth)
     for shown, row in zip(statuses, report.depth, strict=True):
-        assert shown.startswith(row["status"]), (shown, row["status"])
+        assert shown.startswith(row.status), (shown, row.status)
 
 def test_heuristic_stop_is_marked_as_having_no_guarantee(engine: Engine, tmp_path: Path) -> None:
     cd009579(engine, tmp_path)
     report = build_report(engine, TOPIC, ReportOptions())
-    kinds = [e["kind"] for e in report.stopping]
+    kinds = [e.evidence.kind for e in report.stopping]
     assert kinds == sorted(kinds, key=lambda k: k != "certified")  # certified rules first
-    budget = next(e for e in report.stopping if e["rule"] == "budget")
-    assert budget["kind"] == "heuristic" and budget["stop_now"] is True  # premise: the heuristic says stop
-    assert budget["stop_label"] == "yes (heuristic, no guarantee)"
-    assert next(e for e in report.stopping if e["rule"] == "elusion")["stop_label"] == "no"
+    budget = next(e for e in report.stopping if e.evidence.rule == "budget")
+    assert budget.evidence.kind == "heuristic" and budget.evidence.stop_now is True  # premise: the heuristic says stop
+    assert budget.stop_label == "yes (heuristic, no guarantee)"
+    assert next(e for e in report.stopping if e.evidence.rule == "elusion").stop_label == "no"
     stop = rows_of(section(table(report), "stopping evidence"))
     assert any(c[0] == "budget" and c[2] == "yes (heuristic, no guarantee)" for c in stop)
     assert "yes (heuristic, no guarantee)" in render_html(report)
@@ -197,10 +197,10 @@ def test_heuristic_stop_is_marked_as_having_no_guarantee(engine: Engine, tmp_pat
 def test_knee_rule_names_the_documents_reviewed(engine: Engine, tmp_path: Path) -> None:
     cd009579(engine, tmp_path)
     report = build_report(engine, TOPIC, ReportOptions())
-    knee = next(e for e in report.stopping if e["rule"] == "knee")
-    assert "after 990 reviewed" not in knee["reason"]
-    assert "1,000 reviewed" in knee["reason"] and "990" in knee["reason"]  # the batch end, said as such
-    assert "batch" in knee["reason"]
+    knee = next(e.evidence for e in report.stopping if e.evidence.rule == "knee")
+    assert "after 990 reviewed" not in knee.reason
+    assert "1,000 reviewed" in knee.reason and "990" in knee.reason  # the batch end, said as such
+    assert "batch" in knee.reason
 
 def test_headline_names_the_queue_scope(engine: Engine, tmp_path: Path) -> None:
     size = 1500
@@ -213,8 +213,8 @@ def test_headline_names_the_queue_scope(engine: Engine, tmp_path: Path) -> None:
     sample = draw_sample(engine, "Q", 400, frame="unreviewed", seed=2)
     record_judgments(engine, "Q", [(d, str(truth[d])) for d in sample.doc_ids], reviewer="r", role="sample")
     report = build_report(engine, "Q", ReportOptions(targets=("0.8",)))
-    assert report.summary["estimate_scope"] == "queue" and report.answer["status"] == "reached"  # premise
-    assert report.answer["text"].startswith("80% recall of the queue's relevant documents: reached")
+    assert report.summary.estimate_scope == "queue" and report.answer.status == "reached"  # premise
+    assert report.answer.text.startswith("80% recall of the queue's relevant documents: reached")
 
 def monitored_topic(engine: Engine, tmp_path: Path) -> None:
     """A topic of 400 with 150 reviewed and an audit stream of 60 judged documents: a bound, not yet a stop, at

@@ -104,43 +104,43 @@ def test_qc_error_rates_sensitivity_and_prisma_in_the_report(engine: Engine, tmp
     assert load_samples(engine, "T", sample_id=sample.id)[0].complete
     report = build_report(engine, "T", ReportOptions(policy="latest", independent=True))
     quality = report.review_quality
-    [qc] = quality["qc_samples"]
-    assert qc["checked"] == 20 and qc["missing"] == 0
+    [qc] = quality.qc_samples
+    assert qc.checked == 20 and qc.missing == 0
     original = np.array([truth[d] for d in sample.doc_ids])
     false_neg = sum(1 for d in flipped if truth[d] == 0)
     false_pos = sum(1 for d in flipped if truth[d] == 1)
-    rates = qc["error_rates"]
-    assert rates["disagreements"] == 3
-    assert rates["false_negative_rate"]["successes"] == false_neg
-    assert rates["false_negative_rate"]["trials"] == int((original == 0).sum())
-    assert rates["false_positive_rate"]["successes"] == false_pos
-    assert set(qc["by_original_reviewer"]) == {"ann"}
+    rates = qc.error_rates
+    assert rates.disagreements == 3
+    assert rates.false_negative_rate.successes == false_neg
+    assert rates.false_negative_rate.trials == int((original == 0).sum())
+    assert rates.false_positive_rate.successes == false_pos
+    assert set(qc.by_original_reviewer) == {"ann"}
 
     # the QC judgments are votes: each flipped document is a conflict between ann and the QC reviewer
-    assert quality["conflicts"] == 3 and quality["conflicts_open"] == 3
-    policies = [row["policy"] for row in quality["policy_sensitivity"]]
+    assert quality.conflicts == 3 and quality.conflicts_open == 3
+    policies = [row.policy for row in quality.policy_sensitivity]
     assert policies[:4] == ["latest", "adjudicated", "majority", "any_relevant"]
     assert policies[4].startswith("latest, corrected by QC sample")
-    by_policy = {row["policy"]: row for row in quality["policy_sensitivity"]}
+    by_policy = {row.policy: row for row in quality.policy_sensitivity}
     relevant_ann = sum(truth.values())
     latest_relevant = relevant_ann - false_pos + false_neg  # the QC vote is the latest judgment
-    assert by_policy["latest"]["relevant_judged"] == latest_relevant
-    assert by_policy["any_relevant"]["relevant_judged"] == relevant_ann + false_neg
-    assert by_policy["majority"]["relevant_judged"] == latest_relevant  # 1-1 ties go to the latest
+    assert by_policy["latest"].relevant_judged == latest_relevant
+    assert by_policy["any_relevant"].relevant_judged == relevant_ann + false_neg
+    assert by_policy["majority"].relevant_judged == latest_relevant  # 1-1 ties go to the latest
 
     prisma = report.prisma
-    assert prisma["identified"] == 60 and prisma["screened"] == 40
-    assert prisma["included"] == latest_relevant and prisma["excluded_by_reviewers"] == 40 - latest_relevant
-    assert prisma["not_screened_review_stopped"] == 20 and prisma["stopped_at_rank"] == 40
-    assert prisma["reviewers_per_record"] == {"1": 20, "2": 20}
-    assert prisma["independent"] is True
+    assert prisma.identified == 60 and prisma.screened == 40
+    assert prisma.included == latest_relevant and prisma.excluded_by_reviewers == 40 - latest_relevant
+    assert prisma.not_screened_review_stopped == 20 and prisma.stopped_at_rank == 40
+    assert prisma.reviewers_per_record == {1: 20, 2: 20}
+    assert prisma.independent is True
     # the prisma service and command give the same counts as the report
-    assert topic_prisma(engine, "T", policy="latest", independent=True).as_dict() == prisma
+    assert topic_prisma(engine, "T", policy="latest", independent=True).as_dict() == prisma.as_dict()
     url = engine.url.render_as_string(hide_password=False)
     result = CliRunner().invoke(create_cli(), ["prisma", "T", "--policy", "latest", "--independent", "--format",
                                                "json", "--db", url])
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout) == prisma
+    assert json.loads(result.stdout) == prisma.as_dict()
     # every renderer carries the new sections
     from reviewdepth.report.depth_render import render_csv, render_html
 
@@ -157,16 +157,16 @@ def test_report_as_of_reproduces_review_quality_sections(engine: Engine, tmp_pat
                         reviewer="bob").ids[-1]
     options = ReportOptions(policy="adjudicated", as_of=last)
     before = build_report(engine, "T", options)
-    assert before.review_quality["conflicts_open"] > 0
+    assert before.review_quality.conflicts_open > 0
     # more judgments arrive: adjudications, a QC sample and its checks
     for conflict in list_conflicts(engine, "T"):
         record_judgment(engine, "T", conflict.doc_id, "1", reviewer="judge", role="adjudication")
     qc = draw_sample(engine, "T", 5, frame="judged", seed=1)
     record_batch(engine, "T", [BatchItem(d, "0", role="qc") for d in qc.doc_ids], reviewer="qc")
     now = build_report(engine, "T", ReportOptions(policy="adjudicated"))
-    assert now.review_quality["conflicts_resolved"] > 0 and now.review_quality["qc_samples"]
+    assert now.review_quality.conflicts_resolved > 0 and now.review_quality.qc_samples
     assert now.to_json() != before.to_json()
     again = build_report(engine, "T", options)
     assert again.to_json() == before.to_json()
     assert render_html(again) == render_html(before)
-    assert again.provenance["sample_seeds"] == [] and now.provenance["sample_seeds"] == [1]
+    assert again.provenance.sample_seeds == [] and now.provenance.sample_seeds == [1]

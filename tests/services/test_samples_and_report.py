@@ -62,22 +62,22 @@ def test_report_with_elusion_sample(engine: Engine, tmp_path: Path) -> None:
     assert before.depth_basis == "judged"
     sample = draw_sample(engine, "T", 300, frame="unreviewed", seed=3)
     incomplete = build_report(engine, "T", ReportOptions())
-    assert [s["missing"] for s in incomplete.samples] == [300]  # not used until every drawn doc is judged
+    assert [s.missing for s in incomplete.samples] == [300]  # not used until every drawn doc is judged
     assert incomplete.depth_basis == "judged"
     judge(engine, truth, sample.doc_ids, role="sample")
     report = build_report(engine, "T", ReportOptions(targets=("0.8", "0.95")))
     assert report.depth_basis == "elusion"
-    methods = {e["method"]: e for e in report.estimates}
+    methods = {e.estimate.method: e.estimate for e in report.estimates}
     true_r = sum(truth.values())
     elusion = methods["elusion"]
-    assert elusion["lower"] <= true_r <= elusion["upper"]
-    assert report.summary["reviewed"] == 800 and report.summary["relevant_found_in_reviewed"] == sum(
+    assert elusion.lower <= true_r <= elusion.upper
+    assert report.summary.reviewed == 800 and report.summary.relevant_found_in_reviewed == sum(
         truth[f"d{i}"] for i in range(800))
-    assert [row["target"] for row in report.depth] == [0.8, 0.95]
-    assert {e["kind"] for e in report.stopping} == {"certified", "heuristic"}
-    assert report.settings["label_policy"] == "latest" and report.provenance["sample_seeds"] == [3]
+    assert [row.target for row in report.depth] == [0.8, 0.95]
+    assert {e.evidence.kind for e in report.stopping} == {"certified", "heuristic"}
+    assert report.settings.label_policy == "latest" and report.provenance.sample_seeds == [3]
     # the same inputs give the same bytes, and --as-of reproduces an earlier state after more judgments
-    as_of = report.settings["as_of_judgment"]
+    as_of = report.settings.as_of_judgment
     assert build_report(engine, "T", ReportOptions(targets=("0.8", "0.95"))).to_json() == report.to_json()
     judge(engine, truth, [f"d{i}" for i in range(800, 900)])
     replay = build_report(engine, "T", ReportOptions(targets=("0.8", "0.95"), as_of=as_of))
@@ -95,15 +95,15 @@ def test_fully_judged_topic_gets_known_depths_and_completed_review(engine: Engin
     assert report.depth_basis == "known"
     rel_ranks = [i + 1 for i in range(400) if truth[f"d{i}"]]
     k = -(-95 * len(rel_ranks) // 100)
-    assert report.depth[0]["depth"] == rel_ranks[k - 1]
+    assert report.depth[0].depth == rel_ranks[k - 1]
     assert report.completed_review is not None
     assert report.completed_review["last_rel"] == rel_ranks[-1]
     # the report's precision-recall chart is the measures' curve (R known), thinned at the gain chart's depths
     curve = trec.precision_recall_points(np.array([truth[f"d{i}"] == 1 for i in range(400)]), len(rel_ranks))
-    at = np.array(report.gain["depth"]) - 1
-    assert report.precision_recall["precision"] == curve["precision"][at].tolist()
-    assert report.precision_recall["interpolated_precision"] == curve["interpolated_precision"][at].tolist()
-    assert report.precision_recall["recall"] == curve["recall"][at].tolist()
+    at = np.array(report.gain.depth) - 1
+    assert report.precision_recall.precision == curve["precision"][at].tolist()
+    assert report.precision_recall.interpolated_precision == curve["interpolated_precision"][at].tolist()
+    assert report.precision_recall.recall == curve["recall"][at].tolist()
 
 
 def test_report_rejects_bad_settings(engine: Engine, tmp_path: Path) -> None:

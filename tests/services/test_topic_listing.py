@@ -51,7 +51,7 @@ def test_topic_rows(engine: Engine) -> None:
             a.last_activity) == ("A", [], 0, None, None, None, None, None)
     assert (t.name, t.population_size, t.queues, t.newest_queue, t.queue_size) == ("T", 100, ["q1", "q2"], "q2", 30)
     summary = build_report(engine, "T", ReportOptions(queue="q2")).summary
-    assert (t.reviewed, t.relevant_found_in_reviewed) == (summary["reviewed"], summary["relevant_found_in_reviewed"])
+    assert (t.reviewed, t.relevant_found_in_reviewed) == (summary.reviewed, summary.relevant_found_in_reviewed)
     assert (t.reviewed, t.relevant_found_in_reviewed, t.judgments) == (10, 2, 11)  # not the relevant sample d29
     with engine.connect() as conn:
         newest = conn.execute(select(Judgment.recorded_at).order_by(Judgment.id.desc()).limit(1)).scalar_one()
@@ -66,7 +66,7 @@ def test_topic_rows(engine: Engine) -> None:
     with engine.connect() as conn:
         assert conn.execute(select(func.count()).select_from(Judgment)).scalar_one() == 12
     assert after.judgments == 11 and after.last_activity is not None and after.last_activity > newest
-    assert after.reviewed == build_report(engine, "T", ReportOptions(queue="q2")).summary["reviewed"]
+    assert after.reviewed == build_report(engine, "T", ReportOptions(queue="q2")).summary.reviewed
     with pytest.raises(NotFound, match="unknown topic 'nope'"):
         get_topic(engine, "nope")
 

@@ -50,7 +50,7 @@ def add_routes(router: APIRouter) -> None:
         dashboard links it) gives the HTML report, ``text/csv`` (``format=csv``) the CSV. One report or chart
         is computed at a time per process, in a worker thread (`api/single_flight.py`): identical requests
         meanwhile share it, others wait, so the memory held is one report's at a time."""
-        from reviewdepth.report.depth_render import render_csv, render_html
+        from reviewdepth.report.render import render
         from reviewdepth.services.report import DEFAULT_TARGETS, ReportOptions, build_report
 
         accept = request.headers.get("accept", "") if format is None else {"json": JSON, "html": "text/html",
@@ -61,13 +61,12 @@ def add_routes(router: APIRouter) -> None:
             queue=queue, targets=target or DEFAULT_TARGETS, confidence=confidence, interval=interval,
             policy=policy, as_of=as_of, target_rule=target_rule, known_relevant=relevant, independent=independent)
 
+        fmt: Literal["json", "html", "csv"] = ("html" if media.startswith("text/html") else
+                                               "csv" if media.startswith("text/csv") else "json")
+
         def rendered() -> bytes | str:
-            report = build_report(engine, topic, options)
-            if media.startswith("text/html"):
-                return render_html(report)
-            if media.startswith("text/csv"):
-                return render_csv(report)
-            return report.to_json()
+            # the renderers `reviewdepth report --format` uses (`report.render.RENDERERS`)
+            return render(build_report(engine, topic, options), fmt)
 
         key = ("report", topic, queue, tuple(target or ()), confidence, interval, policy, as_of, target_rule,
                relevant, independent, media)
