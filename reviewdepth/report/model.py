@@ -218,7 +218,7 @@ class StoppingRow:
 
 @dataclass(frozen=True)
 class SampleRow:
-    """A stored sample (`services.sample_evidence.SampleEntry.as_row`) and its use at the current cutoff."""
+    """A stored sample (`services.evidence.queue_evidence.SampleEntry.as_row`) and its use at the current cutoff."""
 
     id: int
     queue: str

@@ -61,7 +61,7 @@ def test_a_report_read_while_judgments_are_recorded_describes_one_state(
     # and the report equals the one computed afterwards as of that judgment
     assert build_report(engine, "R", ReportOptions(targets=["0.9"], as_of=as_of)).to_dict() == during
     # the batch is there for the next report
-    assert build_report(engine, "R", ReportOptions(targets=["0.9"])).summary["judged"] == 200
+    assert build_report(engine, "R", ReportOptions(targets=["0.9"])).summary.judged == 200
 
 
 def test_every_door_counts_one_reviewed_set_with_out_of_order_review(engine: Engine) -> None:
@@ -78,9 +78,9 @@ def test_every_door_counts_one_reviewed_set_with_out_of_order_review(engine: Eng
     prisma = topic_prisma(engine, "R")
     monitor = build_monitor(engine, "R", target="0.9")
     (listed,) = list_topics(engine)
-    assert "review_order" in report.answer  # S is not a prefix of the queue
-    reviewed, found = report.summary["reviewed"], report.summary["relevant_found_in_reviewed"]
+    assert report.answer.review_order is not None  # S is not a prefix of the queue
+    reviewed, found = report.summary.reviewed, report.summary.relevant_found_in_reviewed
     assert reviewed >= 50 + len(set(later))
     assert prisma.reviewed == monitor.reviewed == listed.reviewed == reviewed
     assert prisma.relevant_in_reviewed == monitor.relevant_found == listed.relevant_found_in_reviewed == found
-    assert report.prisma["reviewed"] == prisma.reviewed and prisma.stopped_at_rank is None
+    assert report.prisma.reviewed == prisma.reviewed and prisma.stopped_at_rank is None
