@@ -45,6 +45,7 @@ import numpy as np
 import numpy.typing as npt
 
 from reviewdepth.estimation import relevant, stopping
+from reviewdepth.estimation import rules as stopping_rules
 from reviewdepth.estimation.depth_unknown import forward_depth, recent_yield_projection
 from reviewdepth.estimation.stop_plan import certification_floor
 from reviewdepth.measures.depth import depth_to_recall, exact_fraction
@@ -93,6 +94,9 @@ class ReviewState:
     # when documents were reviewed out of queue order, ``labels`` is the queue in review order (S first, then the
     # rest in queue order) and this is the queue rank at each of its positions (None: review order = queue order)
     queue_ranks: IntArray | None = None
+    # the queue's scores, in the order of ``labels``, when declared per-document probabilities of relevance (the Quant
+    # rule reads them; None: not declared, and the rule is not shown)
+    probabilities: npt.NDArray[np.float64] | None = None
 
 
 @dataclass(frozen=True)
@@ -455,7 +459,12 @@ def assess(state: ReviewState, samples: Sequence[SampleDraw], targets: Sequence[
 
     # stopping rules at the stopping target ------------------------------------------------------------------
     tau_stop = _tau_of(stopping_target)
-    rules = _stopping(labels[:c], c, size, tau_stop, alpha, rest_choice, rest_size, found, population_choice)
+    rules = stopping_rules.evaluate(stopping_rules.Cutoff(
+        (labels[:c] == 1).astype(np.int64), c, size, found, rest_size, tau_stop, alpha,
+        population_choice.ranks[population_choice.labels == 1] if population_choice is not None
+        else np.array([], dtype=np.int64),
+        None if rest_choice is None else (len(rest_choice[1]), (rest_choice[2] == 1).astype(np.int64)),
+        state.probabilities))
     certified_stop = [r for r in rules if r.kind == "certified" and r.stop_now and r.certifies == "reviewed prefix"]
 
     # the answer per target ----------------------------------------------------------------------------------
@@ -502,32 +511,6 @@ def _strata(bands: Sequence[SampleDraw], reviewed: int, rel_queue: npt.NDArray[n
                                        found=False))
         covered = s.frame_end
     return strata if covered == size else None
-
-
-def _stopping(prefix_labels: LabelArray, reviewed: int, size: int, tau: Fraction, alpha: float,
-              rest_choice: tuple[SampleDraw, IntArray, IntArray] | None, rest_size: int, found: int,
-              population: SampleDraw | None) -> list[stopping.StoppingEvidence]:
-    rel = (prefix_labels == 1).astype(np.int64)
-    out: list[stopping.StoppingEvidence] = []
-    if 0 < tau < 1:
-        in_draw_order = (population.ranks[population.labels == 1] if population is not None
-                         else np.array([], dtype=np.int64))
-        out.append(stopping.target_method(in_draw_order, reviewed, tau=tau, alpha=alpha, in_draw_order=True))
-        out.append(stopping.qbcb(in_draw_order, reviewed, tau=tau, alpha=alpha))
-        out.append(stopping.direct_recall_rule(in_draw_order, reviewed, tau=tau, alpha=alpha))
-        if rest_choice is not None and rest_size:
-            _, r_ranks, r_labels = rest_choice
-            urn = (r_labels == 1).astype(np.int64)
-            out.append(stopping.elusion_rule(found, rest_size, len(r_ranks), int(urn.sum()), tau=tau, alpha=alpha,
-                                             reviewed=reviewed))
-            out.append(stopping.hypergeometric_test(np.concatenate((rel, urn)), size, tau=tau, alpha=alpha,
-                                                    urn_start=reviewed))
-        elif reviewed:
-            out.append(stopping.hypergeometric_test(rel, size, tau=tau, alpha=alpha))
-    out.append(stopping.knee_method(rel))
-    out.append(stopping.budget_method(rel, size))
-    # certified rules first: a heuristic's "stop" is never the first one read (stable: the order within a kind stays)
-    return sorted(out, key=lambda e: e.kind != "certified")
 
 
 def _target_answer(tau: Fraction, basis: relevant.Estimate, upper_one: float | None, rel_ranks: IntArray,

@@ -4,6 +4,12 @@ from __future__ import annotations
 
 import re
 
+# a stopping rule's kind (`reviewdepth.estimation.rules.KINDS`) in words, wherever a report prints it, and in the
+# terminal's short form (its table must fit 80 columns)
+KIND_LABELS = {"certified": "certified", "heuristic": "heuristic (no guarantee)",
+               "invalid": "invalid as used (one-look rule repeated)"}
+SHORT_KINDS = {"certified": "cert.", "heuristic": "heur.", "invalid": "inv.*"}
+
 
 def stop_label(kind: str, stop_now: bool | None) -> str:
     """A stopping rule's "stop now" in words: ``yes`` / ``no`` / ``—`` (not applicable, or not enough evidence),
