@@ -162,6 +162,22 @@ def every_design(how: Replay) -> tuple[tuple[str, Replay], ...]:
 
 AUDIT = OnAuditStream()
 
+
+def prefix_rule(name: str, label: str, description: str, evidence: Callable[[IntArray, int], StoppingEvidence], *,
+                stream: int) -> Rule:
+    """A heuristic that reads the reviewed prefix only: ``evidence(labels of the reviewed prefix, queue size)``.
+    The report evaluates it on the prefix; simulate replays it under every design, stopping at the first look at or
+    after the depth where it fires on the completed queue (the same in every replicate)."""
+
+    def evaluate(cut: Cutoff) -> StoppingEvidence:
+        return evidence(cut.prefix, cut.size)
+
+    def depth(labels: npt.NDArray[np.int8], size: int) -> int | None:
+        return evidence(labels.astype(np.int64), size).stop_depth
+
+    return Rule(name, "heuristic", label, description, "the reviewed prefix", evaluate,
+                every_design(OnPrefix(depth)), stream)
+
 # --- the evaluations at the report's cutoff ------------------------------------------------------------------
 
 
@@ -213,14 +229,6 @@ def _quant(cut: Cutoff) -> StoppingEvidence | None:
     return stopping.quant_rule(p, cut.reviewed, tau=cut.tau)
 
 
-def _knee(cut: Cutoff) -> StoppingEvidence:
-    return stopping.knee_method(cut.prefix)
-
-
-def _budget(cut: Cutoff) -> StoppingEvidence:
-    return stopping.budget_method(cut.prefix, cut.size)
-
-
 # --- the replays -------------------------------------------------------------------------------------------------
 
 
@@ -243,14 +251,6 @@ def _target_at(positives: IntArray, reviewed: int, tau: Fraction, alpha: float) 
 
 def _direct_at(positives: IntArray, reviewed: int, tau: Fraction, alpha: float) -> StoppingEvidence:
     return stopping.direct_recall_rule(positives, reviewed, tau, alpha)
-
-
-def _knee_depth(labels: npt.NDArray[np.int8], size: int) -> int | None:
-    return stopping.knee_method(labels).stop_depth
-
-
-def _budget_depth(labels: npt.NDArray[np.int8], size: int) -> int | None:
-    return stopping.budget_method(labels, size).stop_depth
 
 
 _ONE_SAMPLE = ("the one sample's guarantee does not cover an audit sample that grows with the looks",)
@@ -288,12 +288,12 @@ TABLE: tuple[Rule, ...] = (
          "per-document probabilities of relevance from the current model, for every document", _quant,
          not_replayed="a completed run's scores are its final model's, not the model's at each look: replaying "
                       "Quant on them would read the ranking with hindsight"),
-    Rule("knee", "heuristic", "knee method",
-         "knee method on the reviewed prefix (AutoTAR checkpoints, as in the report), acted on at the next look",
-         "the reviewed prefix", _knee, every_design(OnPrefix(_knee_depth)), 8),
-    Rule("budget", "heuristic", "budget method",
-         "budget method on the reviewed prefix (AutoTAR checkpoints, as in the report), acted on at the next look",
-         "the reviewed prefix", _budget, every_design(OnPrefix(_budget_depth)), 9),
+    prefix_rule("knee", "knee method",
+                "knee method on the reviewed prefix (AutoTAR checkpoints, as in the report), acted on at the next look",
+                lambda prefix, size: stopping.knee_method(prefix), stream=8),
+    prefix_rule("budget", "budget method",
+                "budget method on the reviewed prefix (AutoTAR checkpoints, as in the report), acted on at the next "
+                "look", stopping.budget_method, stream=9),
     Rule("monitor", "certified", "anytime-valid monitor",
          "anytime-valid monitor on the audit stream (valid however often the team looks)",
          "the audit stream", None, (("audit", AUDIT),), 0),
