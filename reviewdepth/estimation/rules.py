@@ -294,6 +294,10 @@ TABLE: tuple[Rule, ...] = (
     prefix_rule("budget", "budget method",
                 "budget method on the reviewed prefix (AutoTAR checkpoints, as in the report), acted on at the next "
                 "look", stopping.budget_method, stream=9),
+    prefix_rule("consecutive-irrelevant", "N consecutive irrelevant",
+                f"stop after {stopping.CONSECUTIVE_IRRELEVANT} irrelevant documents in a row (ASReview's "
+                "NConsecutiveIrrelevant), acted on at the next look", lambda prefix, size:
+                stopping.consecutive_irrelevant(prefix), stream=10),
     Rule("monitor", "certified", "anytime-valid monitor",
          "anytime-valid monitor on the audit stream (valid however often the team looks)",
          "the audit stream", None, (("audit", AUDIT),), 0),
