@@ -38,6 +38,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from fractions import Fraction
 from typing import Any, Literal, get_args
 
@@ -57,6 +58,30 @@ LabelArray = npt.NDArray[np.int8]
 ReportInterval = Literal["hypergeometric", "clopper-pearson"]
 REPORT_INTERVALS: tuple[str, ...] = get_args(ReportInterval)
 UNJUDGED = -1
+
+
+class Basis(StrEnum):
+    """The basis of an |R| estimate (`relevant.Estimate.method`) that the depth answer reads: R known, the elusion
+    test on a rest sample, the stratified estimate, a whole-queue simple random sample, the screened set declared a
+    random sample, the relevant judged so far (a lower bound only), and direct recall (shown, never the basis). The
+    values are the report's strings."""
+
+    KNOWN = "known"
+    ELUSION = "elusion"
+    STRATIFIED = "stratified"
+    SRS = "srs"
+    SCREENED = "screened"
+    JUDGED = "judged"
+    DIRECT = "direct"
+
+
+class AnswerStatus(StrEnum):
+    """Whether a target recall is reached: certified by the evidence (reached), not yet (not reached), or unknown
+    without a random sample (the rule is the module docstring's "Reached")."""
+
+    REACHED = "reached"
+    NOT_REACHED = "not reached"
+    UNKNOWN = "unknown"
 
 
 @dataclass(frozen=True)
@@ -132,7 +157,7 @@ class TargetAnswer:
     of the documents it judges, for the stopping target."""
 
     target: float
-    status: str
+    status: AnswerStatus
     reached_by: str | None
     needed: int | None
     depth: int | None
@@ -167,7 +192,7 @@ class RecallFigure:
     """Recall of the reviewed prefix by one basis: point, two-sided interval, one-sided lower bound (each at
     ``confidence``) and what to beware of."""
 
-    basis: str
+    basis: str  # a Basis
     point: float | None
     lower: float | None
     upper: float | None
@@ -182,7 +207,7 @@ class Headline:
     """The first lines of every report: the stopping target and its status, the confidence and the next step."""
 
     target: float
-    status: str
+    status: AnswerStatus
     text: str
     confidence: float
     next_step: str | None
@@ -288,7 +313,7 @@ def _floor_estimate(est: relevant.Estimate, floor: int, add: int, found: int) ->
     recall_point = min(1.0, found / point) if point > 0 else None
     recall_lower = None if upper is None else (min(1.0, found / upper) if upper > 0 else None)
     recall_upper = min(1.0, found / lower) if lower > 0 else None
-    if est.method == "direct":  # direct recall is measured on the sample, not derived from R
+    if est.method == Basis.DIRECT:  # direct recall is measured on the sample, not derived from R
         recall_point, recall_lower, recall_upper = est.recall_point, est.recall_lower, est.recall_upper
     return replace(est, point=point, lower=lower, upper=upper, details=details, recall_point=recall_point,
                    recall_lower=recall_lower, recall_upper=recall_upper)
@@ -426,11 +451,11 @@ def assess(state: ReviewState, samples: Sequence[SampleDraw], targets: Sequence[
                                          finite_population=interval == "hypergeometric")
         screened_one = relevant.estimate_srs(found, c, size, confidence=confidence, method="clopper-pearson",
                                              finite_population=interval == "hypergeometric", sided="upper")
-        estimates.append(replace(screened, method="screened", assumptions=SCREENED_ASSUMPTIONS))
+        estimates.append(replace(screened, method=Basis.SCREENED, assumptions=SCREENED_ASSUMPTIONS))
     strata = _strata(bands, c, rel_queue, size)
     if strata is not None:
         estimates.append(relevant.estimate_stratified(strata, confidence=confidence))
-    estimates = [e if e.method in ("judged", "known") else _floor_estimate(e, floor, outside, found)
+    estimates = [e if e.method in (Basis.JUDGED, Basis.KNOWN) else _floor_estimate(e, floor, outside, found)
                  for e in estimates]
     basis = _choose(estimates)
 
@@ -439,19 +464,19 @@ def assess(state: ReviewState, samples: Sequence[SampleDraw], targets: Sequence[
     # "reached" test and the recall table's one-sided lower bound all read this one estimate
     conservative_upper: float | None = None
     basis_one: relevant.Estimate | None = None
-    if basis.method == "known":
+    if basis.method == Basis.KNOWN:
         conservative_upper = basis.point
-    elif basis.method == "elusion" and elusion_one is not None:
+    elif basis.method == Basis.ELUSION and elusion_one is not None:
         basis_one = _floor_estimate(elusion_one, floor, outside, found)
-    elif basis.method == "srs" and population_choice is not None:
+    elif basis.method == Basis.SRS and population_choice is not None:
         n = len(population_choice.ranks)
         y_all = int(np.count_nonzero(population_choice.labels == 1))
         one = relevant.estimate_srs(y_all, n, size, confidence=confidence, method="clopper-pearson",
                                     finite_population=interval == "hypergeometric", sided="upper")
         basis_one = _floor_estimate(one, floor, outside, found)
-    elif basis.method == "screened" and screened_one is not None:
+    elif basis.method == Basis.SCREENED and screened_one is not None:
         basis_one = _floor_estimate(screened_one, floor, outside, found)
-    elif basis.method in ("stratified", "direct") and basis.upper is not None:
+    elif basis.method in (Basis.STRATIFIED, Basis.DIRECT) and basis.upper is not None:
         # these intervals are two-sided; their upper bound is (more than) a one-sided bound at this confidence
         conservative_upper = basis.upper
     if basis_one is not None:
@@ -489,7 +514,7 @@ def assess(state: ReviewState, samples: Sequence[SampleDraw], targets: Sequence[
 def _choose(estimates: list[relevant.Estimate]) -> relevant.Estimate:
     """The |R| estimate depths are computed from: known > elusion > stratified > srs > judged (lower bound).
     Direct recall gives R only through F/recall and is shown, not used as the basis."""
-    order = ["known", "elusion", "stratified", "srs", "screened", "judged"]
+    order: list[str] = [Basis.KNOWN, Basis.ELUSION, Basis.STRATIFIED, Basis.SRS, Basis.SCREENED, Basis.JUDGED]
     usable = [e for e in estimates if e.method in order]
     return min(usable, key=lambda e: order.index(e.method))
 
@@ -524,15 +549,15 @@ def _target_answer(tau: Fraction, basis: relevant.Estimate, upper_one: float | N
                  conservative_forward=None, certified_depth=None,
                  forward_depth=None, forward_low=None, forward_high=None, more_documents=None, more_low=None,
                  more_high=None, forward_basis=None)
-    if basis.method == "known":
+    if basis.method == Basis.KNOWN:
         r = int(basis.point)
         all_ranks = (np.flatnonzero(labels == 1) + 1).astype(np.int64)
         if r == 0:
-            return TargetAnswer(t, "reached", "R known: there is no relevant document", **{
+            return TargetAnswer(t, AnswerStatus.REACHED, "R known: there is no relevant document", **{
                 **empty, "needed": 0, "depth": 0}, basis="R = 0 (known)")
         [row] = depth_to_recall(all_ranks[:r], r, [str(tau)], rule=target_rule)
         reached = row.depth is not None and row.depth <= c
-        status = "reached" if reached else "not reached"
+        status = AnswerStatus.REACHED if reached else AnswerStatus.NOT_REACHED
         text = f"R = {r:,} known"
         out_known: dict[str, Any] = {**empty, "needed": row.needed, "depth": row.depth if reached else None}
         if not reached:
@@ -558,7 +583,7 @@ def _target_answer(tau: Fraction, basis: relevant.Estimate, upper_one: float | N
 
     out: dict[str, Any] = dict(empty)
     parts = [f"R estimate {basis.method} = {basis.point:g}"]
-    if basis.method != "judged":
+    if basis.method != Basis.JUDGED:
         out["point_needed"] = _ceil_times(tau, basis.point)
         out["point_depth"] = _depth_of(rel_ranks, out["point_needed"])
         out["point_reached"] = found >= out["point_needed"]
@@ -574,24 +599,24 @@ def _target_answer(tau: Fraction, basis: relevant.Estimate, upper_one: float | N
             out["certified_depth"] = int(positives[j - 1])
     reached_by = None
     if tau < 1 and out["conservative_reached"]:
-        reached_by = (f"the elusion test (one-sided {confidence:.0%})" if basis.method == "elusion"
+        reached_by = (f"the elusion test (one-sided {confidence:.0%})" if basis.method == Basis.ELUSION
                       else f"the {basis.method} upper bound (one-sided {confidence:.0%})")
     elif tau < 1 and certified_stop:
         # one criterion decides "reached" (taking whichever of several tests fires would spend α several times);
         # a rule that disagrees is named, not obeyed
         parts.append(f"rule {certified_stop[0].rule} would stop here; it is a different test, so the status "
                      "follows the basis' one-sided bound")
-    if basis.method == "judged":
-        status = "unknown"
+    if basis.method == Basis.JUDGED:
+        status = AnswerStatus.UNKNOWN
     elif reached_by is not None:
-        status = "reached"
+        status = AnswerStatus.REACHED
     else:
-        status = "not reached"
-    if tau == 1 and status == "not reached":
+        status = AnswerStatus.NOT_REACHED
+    if tau == 1 and status == AnswerStatus.NOT_REACHED:
         parts.append("recall 1 can only be confirmed by judging every document")
-    if status != "reached":
+    if status != AnswerStatus.REACHED:
         out.update(_forward(tau, basis, upper_one, found, c, size, rest_size, rest_choice, labels))
-    if status == "not reached" and out["point_reached"] and 0 < tau < 1 and rest_size:
+    if status == AnswerStatus.NOT_REACHED and out["point_reached"] and 0 < tau < 1 and rest_size:
         # the point projection says "already met": what is missing is certification, and it has a floor
         out.update(forward_depth=None, more_documents=None, forward_low=None, more_low=None,
                    certify_floor=certification_floor(found, rest_size, tau, confidence))
@@ -605,9 +630,9 @@ def _forward(tau: Fraction, basis: relevant.Estimate, upper_one: float | None, f
     (heuristic). The range comes from the two-sided interval on R."""
     if rest_size == 0:
         return {}
-    if basis.method == "screened" and rest_choice is None:
+    if basis.method == Basis.SCREENED and rest_choice is None:
         return _forward_in_random_order(tau, basis, found, rest_size)
-    if rest_choice is not None and basis.method != "judged":
+    if rest_choice is not None and basis.method != Basis.JUDGED:
         sample, r_ranks, r_labels = rest_choice
         positives = np.sort(r_ranks[r_labels == 1])
         m = len(r_ranks)
@@ -664,12 +689,12 @@ def _recall_figures(basis: relevant.Estimate, basis_one: relevant.Estimate | Non
     """One recall per basis, each labelled with its sidedness, confidence and caveat."""
     out: list[RecallFigure] = []
     stop_answer = next((a for a in answers if a.target == float(tau_stop)), None)
-    decided_by_sample = stop_answer is not None and stop_answer.status == "reached" and basis.method not in (
-        "known", "judged")
-    if basis.method == "known":
+    decided_by_sample = (stop_answer is not None and stop_answer.status == AnswerStatus.REACHED
+                         and basis.method not in (Basis.KNOWN, Basis.JUDGED))
+    if basis.method == Basis.KNOWN:
         value = found / basis.point if basis.point > 0 else 1.0
-        out.append(RecallFigure("known", value, value, value, value, 1.0, scope, "exact: R is known"))
-    elif basis.method != "judged":
+        out.append(RecallFigure(Basis.KNOWN, value, value, value, value, 1.0, scope, "exact: R is known"))
+    elif basis.method != Basis.JUDGED:
         one_sided = None
         if basis_one is not None:
             one_sided = basis_one.recall_lower
@@ -689,14 +714,14 @@ def _recall_figures(basis: relevant.Estimate, basis_one: relevant.Estimate | Non
             f = int(np.count_nonzero(positives <= c))
             direct = relevant.direct_recall(f, len(positives), confidence=confidence)
             one = relevant.direct_recall(f, len(positives), confidence=confidence, sided="lower")
-            out.append(RecallFigure("direct", direct.recall_point, direct.recall_lower, direct.recall_upper,
+            out.append(RecallFigure(Basis.DIRECT, direct.recall_point, direct.recall_lower, direct.recall_upper,
                                     one.recall_lower, confidence, scope,
                                     f"{f} of the {len(positives)} positives of the whole-queue sample lie in the "
                                     "reviewed prefix (Clopper–Pearson, conditional on the number of positives)"))
     if floor > 0:
         # the relevant documents judged in the estimates' own scope (the queue's, when the scope is the queue)
         value = found / floor
-        out.append(RecallFigure("judged", None, None, value, None, 1.0, scope,
+        out.append(RecallFigure(Basis.JUDGED, None, None, value, None, 1.0, scope,
                                 "relevant in the reviewed prefix over relevant judged so far: an upper bound on "
                                 "recall, not an estimate"))
     return out
@@ -708,14 +733,14 @@ def _headline(answers: list[TargetAnswer], tau: Fraction, confidence: float, bas
     ``unknown``) and name the recall's scope when the queue is not the whole population."""
     answer = next((a for a in answers if a.target == float(tau)), answers[0] if answers else None)
     if answer is None:
-        return Headline(float(tau), "unknown", "unknown: no target", confidence, None)
+        return Headline(float(tau), AnswerStatus.UNKNOWN, "unknown: no target", confidence, None)
     pct = f"{answer.target * 100:g}% recall" + (" of the queue's relevant documents" if scope == "queue" else "")
     next_step: str | None = None
-    if answer.status == "reached":
+    if answer.status == AnswerStatus.REACHED:
         text = f"{pct}: reached, by {answer.reached_by}"
-        if basis.method not in ("known", "judged"):
+        if basis.method not in (Basis.KNOWN, Basis.JUDGED):
             next_step = "to state recall after stopping, judge a fresh random sample of the rest"
-    elif answer.status == "not reached" and answer.point_reached and upper_one is not None:
+    elif answer.status == AnswerStatus.NOT_REACHED and answer.point_reached and upper_one is not None:
         text = (f"{pct}: not reached (not certified: the point estimate is met; R ≤ {upper_one:,.0f} at "
                 f"{confidence:.0%} one-sided)")
         if answer.certify_floor:
@@ -724,9 +749,9 @@ def _headline(answers: list[TargetAnswer], tau: Fraction, confidence: float, bas
                          "on the cheapest path (reviewdepth plan TOPIC gives it, with its expected cost)")
         else:
             next_step = "certify: reviewdepth plan TOPIC gives the cheapest path and its expected cost"
-    elif answer.status == "not reached":
+    elif answer.status == AnswerStatus.NOT_REACHED:
         text = f"{pct}: not reached"
-        if answer.more_documents is not None and answer.forward_depth is None and basis.method == "screened":
+        if answer.more_documents is not None and answer.forward_depth is None and basis.method == Basis.SCREENED:
             rng = ""
             if answer.more_low is not None and answer.more_high is not None:
                 rng = f" [{answer.more_low:,}–{answer.more_high:,}]"
