@@ -628,8 +628,10 @@ class SamplePlanOut(RootModel[UnreviewedPlanOut | PopulationPlanOut | NothingToP
 
 ReportFloor = dataclass_model(FloorFigure, name="ReportFloor")
 ReportCertify = dataclass_model(CertifyCost, name="ReportCertify")
-ReportAnswer = dataclass_model(Headline, name="ReportAnswer", extra={
-    "as_of_judgment": int | None, "basis": str, "scope": str, "topic_status": TopicStatusOut},
+# the headline's next step is a code and counts in the core; the answer carries it in words (report.wording)
+ReportAnswer = dataclass_model(Headline, name="ReportAnswer", drop=("step", "step_counts"), extra={
+    "next_step": str | None, "as_of_judgment": int | None, "basis": str, "scope": str,
+    "topic_status": TopicStatusOut},
     optional={"plan": ElusionPlanOut, "floor": ReportFloor, "review_order": str, "certify": ReportCertify})
 ReportEstimate = dataclass_model(Estimate, name="ReportEstimate", extra={"scope": str, "upper_one_sided": float | None},
                                  describe={"upper": "The two-sided interval's upper bound (null: none).",

@@ -84,6 +84,19 @@ class AnswerStatus(StrEnum):
     UNKNOWN = "unknown"
 
 
+class NextStep(StrEnum):
+    """What the team should do next, as the headline says it (`reviewdepth.report.wording.next_step` gives the
+    words; its counts are in ``Headline.step_counts``)."""
+
+    STATE_RECALL = "state recall"  # reached: judge a fresh random sample of the rest to state recall
+    CERTIFY_FLOOR = "certify floor"  # point met, not certified: at least (floor,) more judged documents
+    CERTIFY = "certify"  # point met, not certified: the plan gives the cheapest path
+    SCREEN_MORE = "screen more"  # declared random order: (more,) in the same order, then a fresh rest sample
+    REVIEW_MORE = "review more"  # (more, to rank), then a fresh rest sample
+    REVIEW_ON = "review on"
+    DRAW_SAMPLE = "draw sample"  # no random sample: draw one of the unreviewed rest
+
+
 @dataclass(frozen=True)
 class SampleDraw:
     """A complete random sample expressed on the current queue.
@@ -210,7 +223,9 @@ class Headline:
     status: AnswerStatus
     text: str
     confidence: float
-    next_step: str | None
+    # the next step as a code and its counts; `reviewdepth.report.wording.next_step` says it in words
+    step: NextStep | None
+    step_counts: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -735,20 +750,20 @@ def _headline(answers: list[TargetAnswer], tau: Fraction, confidence: float, bas
     if answer is None:
         return Headline(float(tau), AnswerStatus.UNKNOWN, "unknown: no target", confidence, None)
     pct = f"{answer.target * 100:g}% recall" + (" of the queue's relevant documents" if scope == "queue" else "")
-    next_step: str | None = None
+    step: NextStep | None = None
+    counts: tuple[int, ...] = ()
     if answer.status == AnswerStatus.REACHED:
         text = f"{pct}: reached, by {answer.reached_by}"
         if basis.method not in (Basis.KNOWN, Basis.JUDGED):
-            next_step = "to state recall after stopping, judge a fresh random sample of the rest"
+            step = NextStep.STATE_RECALL
     elif answer.status == AnswerStatus.NOT_REACHED and answer.point_reached and upper_one is not None:
         text = (f"{pct}: not reached (not certified: the point estimate is met; R ≤ {upper_one:,.0f} at "
                 f"{confidence:.0%} one-sided)")
         if answer.certify_floor:
             text += f"; to certify: at least {answer.certify_floor:,} more judged documents"
-            next_step = (f"certify: judge at least {answer.certify_floor:,} more documents outside the reviewed set "
-                         "on the cheapest path (reviewdepth plan TOPIC gives it, with its expected cost)")
+            step, counts = NextStep.CERTIFY_FLOOR, (answer.certify_floor,)
         else:
-            next_step = "certify: reviewdepth plan TOPIC gives the cheapest path and its expected cost"
+            step = NextStep.CERTIFY
     elif answer.status == AnswerStatus.NOT_REACHED:
         text = f"{pct}: not reached"
         if answer.more_documents is not None and answer.forward_depth is None and basis.method == Basis.SCREENED:
@@ -757,21 +772,19 @@ def _headline(answers: list[TargetAnswer], tau: Fraction, confidence: float, bas
                 rng = f" [{answer.more_low:,}–{answer.more_high:,}]"
             text += (f"; about {answer.more_documents:,} more documents{rng} after the {reviewed:,} screened, in "
                      "the same random order")
-            next_step = (f"screen about {answer.more_documents:,} more in the same random order, then judge a "
-                         "fresh random sample of the rest (reviewdepth sample plan TOPIC)")
+            step, counts = NextStep.SCREEN_MORE, (answer.more_documents,)
         elif answer.more_documents is not None and answer.forward_depth is not None:
             rng = ""
             if answer.more_low is not None and answer.more_high is not None:
                 rng = f" [{answer.more_low:,}–{answer.more_high:,}]"
             text += (f"; about {answer.more_documents:,} more documents{rng} after the {reviewed:,} reviewed, to "
                      f"rank {answer.forward_depth:,}")
-            next_step = (f"review about {answer.more_documents:,} more (to rank {answer.forward_depth:,}), then judge "
-                         "a fresh random sample of the rest (reviewdepth sample plan TOPIC)")
+            step, counts = NextStep.REVIEW_MORE, (answer.more_documents, answer.forward_depth)
         else:
-            next_step = "review on; then judge a fresh sample of the rest, or use the sample plan"
+            step = NextStep.REVIEW_ON
     else:
         text = f"{pct}: unknown (no random sample)"
         if answer.more_documents is not None:
             text += f"; heuristic guess: {answer.more_documents:,} more documents"
-        next_step = "draw a random sample of the unreviewed rest: reviewdepth sample plan TOPIC"
-    return Headline(answer.target, answer.status, text, confidence, next_step)
+        step = NextStep.DRAW_SAMPLE
+    return Headline(answer.target, answer.status, text, confidence, step, counts)

@@ -13,14 +13,14 @@ from sqlalchemy import Engine, exists, func, select
 from reviewdepth import __version__
 from reviewdepth.estimation import relevant, stopping
 from reviewdepth.estimation.agreement import corrected_relevant_count
-from reviewdepth.estimation.assessment import REPORT_INTERVALS, Assessment, ReviewState, assess
+from reviewdepth.estimation.assessment import REPORT_INTERVALS, Assessment, NextStep, ReviewState, assess
 from reviewdepth.estimation.stop_plan import FloorFigure, floor_figure
 from reviewdepth.measures import tar, trec
 from reviewdepth.measures.suite import MeasureSpec, evaluate_ranked
 from reviewdepth.measures.tar_suite import TopicRun, clean_topic
 from reviewdepth.report.model import Report
 from reviewdepth.report.status_model import TopicStatus
-from reviewdepth.report.wording import stop_label, with_topic
+from reviewdepth.report.wording import next_step, stop_label, with_topic
 from reviewdepth.services.agreement import agreement_of
 from reviewdepth.services.confidence import checked_confidence
 from reviewdepth.services.conflicts import conflicts_of
@@ -162,7 +162,8 @@ def build_report(engine: Engine, topic: str, options: ReportOptions) -> Report:
     tau = stopping_target(fig.targets)
     headline = assessment.headline
     answer = {"target": headline.target, "status": headline.status, "text": headline.text,
-              "confidence": confidence, "as_of_judgment": as_of, "next_step": headline.next_step,
+              "confidence": confidence, "as_of_judgment": as_of,
+              "next_step": next_step(headline.step, headline.step_counts),
               "basis": assessment.basis.method, "scope": assessment.scope}
     status = _topic_status(engine, topic, row.name, options, as_of, tau, fig)
     answer["topic_status"] = status.as_dict()
@@ -180,7 +181,7 @@ def build_report(engine: Engine, topic: str, options: ReportOptions) -> Report:
         plan = _plan(fig, labels.labels, tau, confidence)
         if plan is not None:
             answer["plan"] = plan
-            if not plan.get("feasible") and not str(headline.next_step).startswith("review about"):
+            if not plan.get("feasible") and headline.step is not NextStep.REVIEW_MORE:
                 # the next step must not send the reader to a plan that says no sample can certify yet (a next
                 # step that already says how many more to review stands)
                 reason = plan.get("reason")
