@@ -53,3 +53,12 @@ def next_step(step: NextStep | str | None, counts: tuple[int, ...] = ()) -> str 
         "draw sample": "draw a random sample of the unreviewed rest: reviewdepth sample plan TOPIC",
     }
     return None if step is None else words[str(step)].format(*counts)
+
+
+# the commands a next step names, by code (a door's next step says which one and for which topic)
+COMMANDS = {"start stream": "reviewdepth sample stream {topic} --every auto"}
+
+
+def command(code: str, topic: str) -> str:
+    """The command line ``code`` (:data:`COMMANDS`) for ``topic``, as a person copies it."""
+    return COMMANDS[code].format(topic=topic)
