@@ -38,6 +38,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from fractions import Fraction
 from typing import Any, Literal, get_args
 
@@ -45,6 +46,7 @@ import numpy as np
 import numpy.typing as npt
 
 from reviewdepth.estimation import relevant, stopping
+from reviewdepth.estimation import rules as stopping_rules
 from reviewdepth.estimation.depth_unknown import forward_depth, recent_yield_projection
 from reviewdepth.estimation.stop_plan import certification_floor
 from reviewdepth.measures.depth import depth_to_recall, exact_fraction
@@ -56,6 +58,43 @@ LabelArray = npt.NDArray[np.int8]
 ReportInterval = Literal["hypergeometric", "clopper-pearson"]
 REPORT_INTERVALS: tuple[str, ...] = get_args(ReportInterval)
 UNJUDGED = -1
+
+
+class Basis(StrEnum):
+    """The basis of an |R| estimate (`relevant.Estimate.method`) that the depth answer reads: R known, the elusion
+    test on a rest sample, the stratified estimate, a whole-queue simple random sample, the screened set declared a
+    random sample, the relevant judged so far (a lower bound only), and direct recall (shown, never the basis). The
+    values are the report's strings."""
+
+    KNOWN = "known"
+    ELUSION = "elusion"
+    STRATIFIED = "stratified"
+    SRS = "srs"
+    SCREENED = "screened"
+    JUDGED = "judged"
+    DIRECT = "direct"
+
+
+class AnswerStatus(StrEnum):
+    """Whether a target recall is reached: certified by the evidence (reached), not yet (not reached), or unknown
+    without a random sample (the rule is the module docstring's "Reached")."""
+
+    REACHED = "reached"
+    NOT_REACHED = "not reached"
+    UNKNOWN = "unknown"
+
+
+class NextStep(StrEnum):
+    """What the team should do next, as the headline says it (`reviewdepth.report.wording.next_step` gives the
+    words; its counts are in ``Headline.step_counts``)."""
+
+    STATE_RECALL = "state recall"  # reached: judge a fresh random sample of the rest to state recall
+    CERTIFY_FLOOR = "certify floor"  # point met, not certified: at least (floor,) more judged documents
+    CERTIFY = "certify"  # point met, not certified: the plan gives the cheapest path
+    SCREEN_MORE = "screen more"  # declared random order: (more,) in the same order, then a fresh rest sample
+    REVIEW_MORE = "review more"  # (more, to rank), then a fresh rest sample
+    REVIEW_ON = "review on"
+    DRAW_SAMPLE = "draw sample"  # no random sample: draw one of the unreviewed rest
 
 
 @dataclass(frozen=True)
@@ -93,6 +132,9 @@ class ReviewState:
     # when documents were reviewed out of queue order, ``labels`` is the queue in review order (S first, then the
     # rest in queue order) and this is the queue rank at each of its positions (None: review order = queue order)
     queue_ranks: IntArray | None = None
+    # the queue's scores, in the order of ``labels``, when declared per-document probabilities of relevance (the Quant
+    # rule reads them; None: not declared, and the rule is not shown)
+    probabilities: npt.NDArray[np.float64] | None = None
 
 
 @dataclass(frozen=True)
@@ -128,7 +170,7 @@ class TargetAnswer:
     of the documents it judges, for the stopping target."""
 
     target: float
-    status: str
+    status: AnswerStatus
     reached_by: str | None
     needed: int | None
     depth: int | None
@@ -163,7 +205,7 @@ class RecallFigure:
     """Recall of the reviewed prefix by one basis: point, two-sided interval, one-sided lower bound (each at
     ``confidence``) and what to beware of."""
 
-    basis: str
+    basis: str  # a Basis
     point: float | None
     lower: float | None
     upper: float | None
@@ -178,10 +220,12 @@ class Headline:
     """The first lines of every report: the stopping target and its status, the confidence and the next step."""
 
     target: float
-    status: str
+    status: AnswerStatus
     text: str
     confidence: float
-    next_step: str | None
+    # the next step as a code and its counts; `reviewdepth.report.wording.next_step` says it in words
+    step: NextStep | None
+    step_counts: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -284,7 +328,7 @@ def _floor_estimate(est: relevant.Estimate, floor: int, add: int, found: int) ->
     recall_point = min(1.0, found / point) if point > 0 else None
     recall_lower = None if upper is None else (min(1.0, found / upper) if upper > 0 else None)
     recall_upper = min(1.0, found / lower) if lower > 0 else None
-    if est.method == "direct":  # direct recall is measured on the sample, not derived from R
+    if est.method == Basis.DIRECT:  # direct recall is measured on the sample, not derived from R
         recall_point, recall_lower, recall_upper = est.recall_point, est.recall_lower, est.recall_upper
     return replace(est, point=point, lower=lower, upper=upper, details=details, recall_point=recall_point,
                    recall_lower=recall_lower, recall_upper=recall_upper)
@@ -422,11 +466,11 @@ def assess(state: ReviewState, samples: Sequence[SampleDraw], targets: Sequence[
                                          finite_population=interval == "hypergeometric")
         screened_one = relevant.estimate_srs(found, c, size, confidence=confidence, method="clopper-pearson",
                                              finite_population=interval == "hypergeometric", sided="upper")
-        estimates.append(replace(screened, method="screened", assumptions=SCREENED_ASSUMPTIONS))
+        estimates.append(replace(screened, method=Basis.SCREENED, assumptions=SCREENED_ASSUMPTIONS))
     strata = _strata(bands, c, rel_queue, size)
     if strata is not None:
         estimates.append(relevant.estimate_stratified(strata, confidence=confidence))
-    estimates = [e if e.method in ("judged", "known") else _floor_estimate(e, floor, outside, found)
+    estimates = [e if e.method in (Basis.JUDGED, Basis.KNOWN) else _floor_estimate(e, floor, outside, found)
                  for e in estimates]
     basis = _choose(estimates)
 
@@ -435,19 +479,19 @@ def assess(state: ReviewState, samples: Sequence[SampleDraw], targets: Sequence[
     # "reached" test and the recall table's one-sided lower bound all read this one estimate
     conservative_upper: float | None = None
     basis_one: relevant.Estimate | None = None
-    if basis.method == "known":
+    if basis.method == Basis.KNOWN:
         conservative_upper = basis.point
-    elif basis.method == "elusion" and elusion_one is not None:
+    elif basis.method == Basis.ELUSION and elusion_one is not None:
         basis_one = _floor_estimate(elusion_one, floor, outside, found)
-    elif basis.method == "srs" and population_choice is not None:
+    elif basis.method == Basis.SRS and population_choice is not None:
         n = len(population_choice.ranks)
         y_all = int(np.count_nonzero(population_choice.labels == 1))
         one = relevant.estimate_srs(y_all, n, size, confidence=confidence, method="clopper-pearson",
                                     finite_population=interval == "hypergeometric", sided="upper")
         basis_one = _floor_estimate(one, floor, outside, found)
-    elif basis.method == "screened" and screened_one is not None:
+    elif basis.method == Basis.SCREENED and screened_one is not None:
         basis_one = _floor_estimate(screened_one, floor, outside, found)
-    elif basis.method in ("stratified", "direct") and basis.upper is not None:
+    elif basis.method in (Basis.STRATIFIED, Basis.DIRECT) and basis.upper is not None:
         # these intervals are two-sided; their upper bound is (more than) a one-sided bound at this confidence
         conservative_upper = basis.upper
     if basis_one is not None:
@@ -455,7 +499,12 @@ def assess(state: ReviewState, samples: Sequence[SampleDraw], targets: Sequence[
 
     # stopping rules at the stopping target ------------------------------------------------------------------
     tau_stop = _tau_of(stopping_target)
-    rules = _stopping(labels[:c], c, size, tau_stop, alpha, rest_choice, rest_size, found, population_choice)
+    rules = stopping_rules.evaluate(stopping_rules.Cutoff(
+        (labels[:c] == 1).astype(np.int64), c, size, found, rest_size, tau_stop, alpha,
+        population_choice.ranks[population_choice.labels == 1] if population_choice is not None
+        else np.array([], dtype=np.int64),
+        None if rest_choice is None else (len(rest_choice[1]), (rest_choice[2] == 1).astype(np.int64)),
+        state.probabilities))
     certified_stop = [r for r in rules if r.kind == "certified" and r.stop_now and r.certifies == "reviewed prefix"]
 
     # the answer per target ----------------------------------------------------------------------------------
@@ -480,7 +529,7 @@ def assess(state: ReviewState, samples: Sequence[SampleDraw], targets: Sequence[
 def _choose(estimates: list[relevant.Estimate]) -> relevant.Estimate:
     """The |R| estimate depths are computed from: known > elusion > stratified > srs > judged (lower bound).
     Direct recall gives R only through F/recall and is shown, not used as the basis."""
-    order = ["known", "elusion", "stratified", "srs", "screened", "judged"]
+    order: list[str] = [Basis.KNOWN, Basis.ELUSION, Basis.STRATIFIED, Basis.SRS, Basis.SCREENED, Basis.JUDGED]
     usable = [e for e in estimates if e.method in order]
     return min(usable, key=lambda e: order.index(e.method))
 
@@ -504,32 +553,6 @@ def _strata(bands: Sequence[SampleDraw], reviewed: int, rel_queue: npt.NDArray[n
     return strata if covered == size else None
 
 
-def _stopping(prefix_labels: LabelArray, reviewed: int, size: int, tau: Fraction, alpha: float,
-              rest_choice: tuple[SampleDraw, IntArray, IntArray] | None, rest_size: int, found: int,
-              population: SampleDraw | None) -> list[stopping.StoppingEvidence]:
-    rel = (prefix_labels == 1).astype(np.int64)
-    out: list[stopping.StoppingEvidence] = []
-    if 0 < tau < 1:
-        in_draw_order = (population.ranks[population.labels == 1] if population is not None
-                         else np.array([], dtype=np.int64))
-        out.append(stopping.target_method(in_draw_order, reviewed, tau=tau, alpha=alpha, in_draw_order=True))
-        out.append(stopping.qbcb(in_draw_order, reviewed, tau=tau, alpha=alpha))
-        out.append(stopping.direct_recall_rule(in_draw_order, reviewed, tau=tau, alpha=alpha))
-        if rest_choice is not None and rest_size:
-            _, r_ranks, r_labels = rest_choice
-            urn = (r_labels == 1).astype(np.int64)
-            out.append(stopping.elusion_rule(found, rest_size, len(r_ranks), int(urn.sum()), tau=tau, alpha=alpha,
-                                             reviewed=reviewed))
-            out.append(stopping.hypergeometric_test(np.concatenate((rel, urn)), size, tau=tau, alpha=alpha,
-                                                    urn_start=reviewed))
-        elif reviewed:
-            out.append(stopping.hypergeometric_test(rel, size, tau=tau, alpha=alpha))
-    out.append(stopping.knee_method(rel))
-    out.append(stopping.budget_method(rel, size))
-    # certified rules first: a heuristic's "stop" is never the first one read (stable: the order within a kind stays)
-    return sorted(out, key=lambda e: e.kind != "certified")
-
-
 def _target_answer(tau: Fraction, basis: relevant.Estimate, upper_one: float | None, rel_ranks: IntArray,
                    found: int, c: int, size: int, rest_size: int,
                    rest_choice: tuple[SampleDraw, IntArray, IntArray] | None, population: SampleDraw | None,
@@ -541,15 +564,15 @@ def _target_answer(tau: Fraction, basis: relevant.Estimate, upper_one: float | N
                  conservative_forward=None, certified_depth=None,
                  forward_depth=None, forward_low=None, forward_high=None, more_documents=None, more_low=None,
                  more_high=None, forward_basis=None)
-    if basis.method == "known":
+    if basis.method == Basis.KNOWN:
         r = int(basis.point)
         all_ranks = (np.flatnonzero(labels == 1) + 1).astype(np.int64)
         if r == 0:
-            return TargetAnswer(t, "reached", "R known: there is no relevant document", **{
+            return TargetAnswer(t, AnswerStatus.REACHED, "R known: there is no relevant document", **{
                 **empty, "needed": 0, "depth": 0}, basis="R = 0 (known)")
         [row] = depth_to_recall(all_ranks[:r], r, [str(tau)], rule=target_rule)
         reached = row.depth is not None and row.depth <= c
-        status = "reached" if reached else "not reached"
+        status = AnswerStatus.REACHED if reached else AnswerStatus.NOT_REACHED
         text = f"R = {r:,} known"
         out_known: dict[str, Any] = {**empty, "needed": row.needed, "depth": row.depth if reached else None}
         if not reached:
@@ -575,7 +598,7 @@ def _target_answer(tau: Fraction, basis: relevant.Estimate, upper_one: float | N
 
     out: dict[str, Any] = dict(empty)
     parts = [f"R estimate {basis.method} = {basis.point:g}"]
-    if basis.method != "judged":
+    if basis.method != Basis.JUDGED:
         out["point_needed"] = _ceil_times(tau, basis.point)
         out["point_depth"] = _depth_of(rel_ranks, out["point_needed"])
         out["point_reached"] = found >= out["point_needed"]
@@ -591,24 +614,24 @@ def _target_answer(tau: Fraction, basis: relevant.Estimate, upper_one: float | N
             out["certified_depth"] = int(positives[j - 1])
     reached_by = None
     if tau < 1 and out["conservative_reached"]:
-        reached_by = (f"the elusion test (one-sided {confidence:.0%})" if basis.method == "elusion"
+        reached_by = (f"the elusion test (one-sided {confidence:.0%})" if basis.method == Basis.ELUSION
                       else f"the {basis.method} upper bound (one-sided {confidence:.0%})")
     elif tau < 1 and certified_stop:
         # one criterion decides "reached" (taking whichever of several tests fires would spend α several times);
         # a rule that disagrees is named, not obeyed
         parts.append(f"rule {certified_stop[0].rule} would stop here; it is a different test, so the status "
                      "follows the basis' one-sided bound")
-    if basis.method == "judged":
-        status = "unknown"
+    if basis.method == Basis.JUDGED:
+        status = AnswerStatus.UNKNOWN
     elif reached_by is not None:
-        status = "reached"
+        status = AnswerStatus.REACHED
     else:
-        status = "not reached"
-    if tau == 1 and status == "not reached":
+        status = AnswerStatus.NOT_REACHED
+    if tau == 1 and status == AnswerStatus.NOT_REACHED:
         parts.append("recall 1 can only be confirmed by judging every document")
-    if status != "reached":
+    if status != AnswerStatus.REACHED:
         out.update(_forward(tau, basis, upper_one, found, c, size, rest_size, rest_choice, labels))
-    if status == "not reached" and out["point_reached"] and 0 < tau < 1 and rest_size:
+    if status == AnswerStatus.NOT_REACHED and out["point_reached"] and 0 < tau < 1 and rest_size:
         # the point projection says "already met": what is missing is certification, and it has a floor
         out.update(forward_depth=None, more_documents=None, forward_low=None, more_low=None,
                    certify_floor=certification_floor(found, rest_size, tau, confidence))
@@ -622,9 +645,9 @@ def _forward(tau: Fraction, basis: relevant.Estimate, upper_one: float | None, f
     (heuristic). The range comes from the two-sided interval on R."""
     if rest_size == 0:
         return {}
-    if basis.method == "screened" and rest_choice is None:
+    if basis.method == Basis.SCREENED and rest_choice is None:
         return _forward_in_random_order(tau, basis, found, rest_size)
-    if rest_choice is not None and basis.method != "judged":
+    if rest_choice is not None and basis.method != Basis.JUDGED:
         sample, r_ranks, r_labels = rest_choice
         positives = np.sort(r_ranks[r_labels == 1])
         m = len(r_ranks)
@@ -681,12 +704,12 @@ def _recall_figures(basis: relevant.Estimate, basis_one: relevant.Estimate | Non
     """One recall per basis, each labelled with its sidedness, confidence and caveat."""
     out: list[RecallFigure] = []
     stop_answer = next((a for a in answers if a.target == float(tau_stop)), None)
-    decided_by_sample = stop_answer is not None and stop_answer.status == "reached" and basis.method not in (
-        "known", "judged")
-    if basis.method == "known":
+    decided_by_sample = (stop_answer is not None and stop_answer.status == AnswerStatus.REACHED
+                         and basis.method not in (Basis.KNOWN, Basis.JUDGED))
+    if basis.method == Basis.KNOWN:
         value = found / basis.point if basis.point > 0 else 1.0
-        out.append(RecallFigure("known", value, value, value, value, 1.0, scope, "exact: R is known"))
-    elif basis.method != "judged":
+        out.append(RecallFigure(Basis.KNOWN, value, value, value, value, 1.0, scope, "exact: R is known"))
+    elif basis.method != Basis.JUDGED:
         one_sided = None
         if basis_one is not None:
             one_sided = basis_one.recall_lower
@@ -706,14 +729,14 @@ def _recall_figures(basis: relevant.Estimate, basis_one: relevant.Estimate | Non
             f = int(np.count_nonzero(positives <= c))
             direct = relevant.direct_recall(f, len(positives), confidence=confidence)
             one = relevant.direct_recall(f, len(positives), confidence=confidence, sided="lower")
-            out.append(RecallFigure("direct", direct.recall_point, direct.recall_lower, direct.recall_upper,
+            out.append(RecallFigure(Basis.DIRECT, direct.recall_point, direct.recall_lower, direct.recall_upper,
                                     one.recall_lower, confidence, scope,
                                     f"{f} of the {len(positives)} positives of the whole-queue sample lie in the "
                                     "reviewed prefix (Clopper–Pearson, conditional on the number of positives)"))
     if floor > 0:
         # the relevant documents judged in the estimates' own scope (the queue's, when the scope is the queue)
         value = found / floor
-        out.append(RecallFigure("judged", None, None, value, None, 1.0, scope,
+        out.append(RecallFigure(Basis.JUDGED, None, None, value, None, 1.0, scope,
                                 "relevant in the reviewed prefix over relevant judged so far: an upper bound on "
                                 "recall, not an estimate"))
     return out
@@ -725,45 +748,43 @@ def _headline(answers: list[TargetAnswer], tau: Fraction, confidence: float, bas
     ``unknown``) and name the recall's scope when the queue is not the whole population."""
     answer = next((a for a in answers if a.target == float(tau)), answers[0] if answers else None)
     if answer is None:
-        return Headline(float(tau), "unknown", "unknown: no target", confidence, None)
+        return Headline(float(tau), AnswerStatus.UNKNOWN, "unknown: no target", confidence, None)
     pct = f"{answer.target * 100:g}% recall" + (" of the queue's relevant documents" if scope == "queue" else "")
-    next_step: str | None = None
-    if answer.status == "reached":
+    step: NextStep | None = None
+    counts: tuple[int, ...] = ()
+    if answer.status == AnswerStatus.REACHED:
         text = f"{pct}: reached, by {answer.reached_by}"
-        if basis.method not in ("known", "judged"):
-            next_step = "to state recall after stopping, judge a fresh random sample of the rest"
-    elif answer.status == "not reached" and answer.point_reached and upper_one is not None:
+        if basis.method not in (Basis.KNOWN, Basis.JUDGED):
+            step = NextStep.STATE_RECALL
+    elif answer.status == AnswerStatus.NOT_REACHED and answer.point_reached and upper_one is not None:
         text = (f"{pct}: not reached (not certified: the point estimate is met; R ≤ {upper_one:,.0f} at "
                 f"{confidence:.0%} one-sided)")
         if answer.certify_floor:
             text += f"; to certify: at least {answer.certify_floor:,} more judged documents"
-            next_step = (f"certify: judge at least {answer.certify_floor:,} more documents outside the reviewed set "
-                         "on the cheapest path (reviewdepth plan TOPIC gives it, with its expected cost)")
+            step, counts = NextStep.CERTIFY_FLOOR, (answer.certify_floor,)
         else:
-            next_step = "certify: reviewdepth plan TOPIC gives the cheapest path and its expected cost"
-    elif answer.status == "not reached":
+            step = NextStep.CERTIFY
+    elif answer.status == AnswerStatus.NOT_REACHED:
         text = f"{pct}: not reached"
-        if answer.more_documents is not None and answer.forward_depth is None and basis.method == "screened":
+        if answer.more_documents is not None and answer.forward_depth is None and basis.method == Basis.SCREENED:
             rng = ""
             if answer.more_low is not None and answer.more_high is not None:
                 rng = f" [{answer.more_low:,}–{answer.more_high:,}]"
             text += (f"; about {answer.more_documents:,} more documents{rng} after the {reviewed:,} screened, in "
                      "the same random order")
-            next_step = (f"screen about {answer.more_documents:,} more in the same random order, then judge a "
-                         "fresh random sample of the rest (reviewdepth sample plan TOPIC)")
+            step, counts = NextStep.SCREEN_MORE, (answer.more_documents,)
         elif answer.more_documents is not None and answer.forward_depth is not None:
             rng = ""
             if answer.more_low is not None and answer.more_high is not None:
                 rng = f" [{answer.more_low:,}–{answer.more_high:,}]"
             text += (f"; about {answer.more_documents:,} more documents{rng} after the {reviewed:,} reviewed, to "
                      f"rank {answer.forward_depth:,}")
-            next_step = (f"review about {answer.more_documents:,} more (to rank {answer.forward_depth:,}), then judge "
-                         "a fresh random sample of the rest (reviewdepth sample plan TOPIC)")
+            step, counts = NextStep.REVIEW_MORE, (answer.more_documents, answer.forward_depth)
         else:
-            next_step = "review on; then judge a fresh sample of the rest, or use the sample plan"
+            step = NextStep.REVIEW_ON
     else:
         text = f"{pct}: unknown (no random sample)"
         if answer.more_documents is not None:
             text += f"; heuristic guess: {answer.more_documents:,} more documents"
-        next_step = "draw a random sample of the unreviewed rest: reviewdepth sample plan TOPIC"
-    return Headline(answer.target, answer.status, text, confidence, next_step)
+        step = NextStep.DRAW_SAMPLE
+    return Headline(answer.target, answer.status, text, confidence, step, counts)

@@ -67,13 +67,11 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
-from reviewdepth.estimation import stopping
 from reviewdepth.estimation.intervals import proportion_interval
 from reviewdepth.estimation.monitor_simulation import (
     Decisions,
     Queue,
     audit_permutations,
-    elusion_thresholds,
     first_look,
     fresh_sample_counts,
     fresh_sample_union,
@@ -81,6 +79,9 @@ from reviewdepth.estimation.monitor_simulation import (
     simulate_audit_rules,
     stream_positions,
 )
+from reviewdepth.estimation.rules import DESIGNS as DESIGNS
+from reviewdepth.estimation.rules import KINDS as KINDS
+from reviewdepth.estimation.rules import REPLAYABLE, OnPrefix, OnRestSample, OnWholeQueueSample, Rule
 from reviewdepth.estimation.stop_plan import Certifier, PlannedPolicy, run_planned
 from reviewdepth.measures.depth import exact_fraction
 
@@ -88,58 +89,12 @@ IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 
-DESIGNS: tuple[str, ...] = ("none", "rest", "population", "audit", "planned")
-KINDS: tuple[str, ...] = ("certified", "heuristic", "invalid")
 CHUNK = 50
 QUANTILES: tuple[tuple[str, float], ...] = (("p05", 0.05), ("p25", 0.25), ("p50", 0.5), ("p75", 0.75),
                                             ("p95", 0.95))
 
-
-@dataclass(frozen=True)
-class RuleInfo:
-    """One replayable rule: its name, ``kind`` (certified | heuristic | invalid: a one-look guarantee repeated at
-    every look), the designs it can be replayed under and a one-line description."""
-
-    name: str
-    kind: str
-    designs: tuple[str, ...]
-    description: str
-    # (design, kind) where the rule's kind differs under a design: QBCB and the target method are certified for one
-    # sample drawn before the review, not for an audit sample that grows with the looks
-    kind_by_design: tuple[tuple[str, str], ...] = ()
-
-    def kind_under(self, design: str) -> str:
-        """The rule's kind as replayed under ``design``."""
-        return dict(self.kind_by_design).get(design, self.kind)
-
-
-RULES: dict[str, RuleInfo] = {info.name: info for info in (
-    RuleInfo("monitor", "certified", ("audit",),
-             "anytime-valid monitor on the audit stream (valid however often the team looks)"),
-    RuleInfo("fixed", "invalid", ("audit",),
-             "one-look hypergeometric bound on the audit stream, repeated at every look"),
-    RuleInfo("qbcb", "certified", ("population", "audit"),
-             "QBCB: stop once the j-th sample positive in rank order is reviewed (on an audit stream: re-evaluated "
-             "as the audit grows, which its one-sample guarantee does not cover)", (("audit", "invalid"),)),
-    RuleInfo("target", "certified", ("population", "audit"),
-             "target method: stop once the first K sample positives are all reviewed (on an audit stream: the "
-             "first K audit positives, which its one-sample guarantee does not formally cover)",
-             (("audit", "invalid"),)),
-    RuleInfo("direct", "certified", ("population",),
-             "direct method: one-sided Clopper-Pearson lower bound on the sample positives' recall >= target"),
-    RuleInfo("elusion", "invalid", ("rest",),
-             "elusion test on a fresh rest sample at every look (certified for one look only)"),
-    RuleInfo("hypergeometric", "invalid", ("rest",),
-             "random-urn hypergeometric test on a fresh rest sample at every look (certified for one look only)"),
-    RuleInfo("planned", "certified", ("planned",),
-             "the cheapest-stop plan followed at every look (review on or audit, whichever it projects cheaper); "
-             "stops when the anytime-valid monitor certifies"),
-    RuleInfo("knee", "heuristic", DESIGNS,
-             "knee method on the reviewed prefix (AutoTAR checkpoints, as in the report), acted on at the next look"),
-    RuleInfo("budget", "heuristic", DESIGNS,
-             "budget method on the reviewed prefix (AutoTAR checkpoints, as in the report), acted on at the next look"),
-)}
-HEURISTICS: tuple[str, ...] = ("knee", "budget")
+#: the replayable rules of the one table (`reviewdepth.estimation.rules`), in replay order
+RULES: dict[str, Rule] = {rule.name: rule for rule in REPLAYABLE}
 
 
 def rules_for(design: str) -> tuple[str, ...]:
@@ -285,16 +240,16 @@ def queue_of(labels: npt.ArrayLike, target: Fraction) -> Queue:
 @dataclass
 class _Replayer:
     """One queue under one plan's design, rules, target, confidence and looks (``setup``: the plan with seed 0 and
-    one replicate): what every chunk shares — the looks, the heuristics' depths, the elusion thresholds and cached
-    rule decisions. Kept in a small cache (`_replayer_for`), so chunk after chunk of one queue pays for them once."""
+    one replicate): what every chunk shares — the looks, the prefix rules' depths and cached rule decisions. Kept in
+    a small cache (`_replayer_for`), so chunk after chunk of one queue pays for them once. How each rule is replayed
+    under the design is its line of the rule table (`reviewdepth.estimation.rules`)."""
 
     queue: Queue
     plan: ReplayPlan
     decisions: Decisions
     looks: IntArray = field(init=False)
-    heuristic_look: dict[str, int] = field(init=False)
-    hyper_cache: dict[tuple[int, int], bool] = field(default_factory=dict)
-    elusion: tuple[IntArray, IntArray] | None = None
+    prefix_look: dict[str, int] = field(init=False)
+    rest_cache: dict[tuple[str, int, int], bool] = field(default_factory=dict)
     policy: PlannedPolicy | None = None
 
     def __post_init__(self) -> None:
@@ -303,20 +258,18 @@ class _Replayer:
             raise ValueError(f"sample_size: a population sample of {plan.design.sample_size} exceeds the queue's "
                              f"{queue.size} documents")
         self.looks = look_ranks(queue.size, plan.look_every)
-        self.heuristic_look = {rule: self._heuristic_look(rule) for rule in plan.rules if rule in HEURISTICS}
+        self.prefix_look = {rule: self._prefix_look(how) for rule in plan.rules
+                            for how in [RULES[rule].replay_under(plan.design.kind)] if isinstance(how, OnPrefix)}
 
     @property
     def alpha(self) -> float:
         return 1 - self.plan.confidence
 
-    def _heuristic_look(self, rule: str) -> int:
-        """Index of the first look where the heuristic stops (−1: never). The rule is the report's row: checked at
-        its own AutoTAR checkpoints on the prefix, so at a look k it says stop exactly when its first firing
-        checkpoint is ≤ k — the team stops at the first look at or after that checkpoint."""
-        if rule == "knee":
-            depth = stopping.knee_method(self.queue.labels).stop_depth
-        else:
-            depth = stopping.budget_method(self.queue.labels, self.queue.size).stop_depth
+    def _prefix_look(self, how: OnPrefix) -> int:
+        """Index of the first look where a prefix rule stops (−1: never). The rule is the report's row: checked on
+        the prefix (the knee and budget rules at their own AutoTAR checkpoints), so at a look k it says stop exactly
+        when its first firing depth is ≤ k — the team stops at the first look at or after that depth."""
+        depth = how.depth(self.queue.labels, self.queue.size)
         if depth is None:
             return -1
         look = int(np.searchsorted(self.looks, depth, side="left"))
@@ -333,8 +286,12 @@ class _Replayer:
         depth[stopped] = self.looks[stop_look[stopped]]
         sampled = np.where(stopped, sampled_at(depth), 0).astype(np.int64)
         found = queue.found[depth] if urn_found is None else queue.found[depth] + urn_found
-        return RuleRuns(rule, RULES[rule].kind, stopped, depth, found, sampled, queue.size, queue.relevant,
-                        queue.needed, queue.oracle_depth)
+        return RuleRuns(rule, RULES[rule].kind_under(self.plan.design.kind), stopped, depth, found, sampled,
+                        queue.size, queue.relevant, queue.needed, queue.oracle_depth)
+
+    def prefix_runs(self, rule: str, reps: int, sampled_at: Callable[[IntArray], IntArray]) -> RuleRuns:
+        """A prefix rule's runs: the same stop in every replicate."""
+        return self.runs(rule, np.full(reps, self.prefix_look[rule], dtype=np.int64), sampled_at)
 
     def chunk(self, plan: ReplayPlan, chunk: int, key: Sequence[int]) -> dict[str, RuleRuns]:
         """Chunk ``chunk`` of ``plan`` (whose design, rules, target, confidence and looks are this replayer's)."""
@@ -353,8 +310,7 @@ class _Replayer:
         elif kind == "planned":
             out = self._planned(reps, rng)
         else:
-            out = {rule: self.runs(rule, np.full(reps, self.heuristic_look[rule], dtype=np.int64),
-                                   lambda depth: np.zeros_like(depth)) for rule in plan.rules}
+            out = {rule: self.prefix_runs(rule, reps, lambda depth: np.zeros_like(depth)) for rule in plan.rules}
         return {rule: out[rule] for rule in plan.rules}
 
     def _audit(self, reps: int, seed: int, spawn_key: tuple[int, ...]) -> dict[str, RuleRuns]:
@@ -369,7 +325,7 @@ class _Replayer:
             count: IntArray = np.count_nonzero(inside & (perms >= depth[:, None]), axis=1).astype(np.int64)
             return count
 
-        audit_rules = [rule for rule in plan.rules if rule not in HEURISTICS]
+        audit_rules = [rule for rule in plan.rules if rule not in self.prefix_look]
         out: dict[str, RuleRuns] = {}
         if audit_rules:
             outcomes = simulate_audit_rules(queue, perms, plan.look_every, every, target=_target(plan),
@@ -379,8 +335,8 @@ class _Replayer:
                 out[rule] = RuleRuns(rule, RULES[rule].kind_under("audit"), o.stopped, o.depth, o.found,
                                      o.cost - o.depth,
                                      queue.size, queue.relevant, queue.needed, queue.oracle_depth)
-        for rule, look in self.heuristic_look.items():
-            out[rule] = self.runs(rule, np.full(reps, look, dtype=np.int64), audited_after)
+        for rule in self.prefix_look:
+            out[rule] = self.prefix_runs(rule, reps, audited_after)
         return out
 
     def _planned(self, reps: int, rng: np.random.Generator) -> dict[str, RuleRuns]:
@@ -397,38 +353,35 @@ class _Replayer:
         cost = np.array([r.cost for r in runs], dtype=np.int64)
         out: dict[str, RuleRuns] = {}
         for rule in plan.rules:
-            if rule == "planned":
+            if rule in self.prefix_look:
+                out[rule] = self.prefix_runs(rule, reps, lambda d: np.zeros_like(d))
+            else:
                 out[rule] = RuleRuns(rule, RULES[rule].kind, stopped, depth, queue.found[depth],
                                      np.where(stopped, cost - depth, 0), queue.size, queue.relevant, queue.needed,
                                      queue.oracle_depth)
-            else:
-                look = self.heuristic_look[rule]
-                out[rule] = self.runs(rule, np.full(reps, look, dtype=np.int64), lambda d: np.zeros_like(d))
         return out
 
-    def _hyper_stops(self, t: int, y: int, size: int) -> bool:
-        """The random-urn hypergeometric test at look t with an urn of ``size`` holding y relevant: p < α."""
-        hit = self.hyper_cache.get((t, y))
+    def _rest_stops(self, rule: str, how: OnRestSample, t: int, y: int, size: int) -> bool:
+        """The rule at look t with a fresh sample of ``size`` holding y relevant (cached: it depends on nothing
+        else)."""
+        hit = self.rest_cache.get((rule, t, y))
         if hit is None:
             k = int(self.looks[t])
-            p, _ = stopping.hypergeometric_p_value(self.queue.size, k + size, int(self.queue.found[k]), size, y,
-                                                   _target(self.plan))
-            hit = self.hyper_cache[(t, y)] = p < self.alpha
+            hit = self.rest_cache[(rule, t, y)] = how.stops(self.queue.size, k, int(self.queue.found[k]), size, y,
+                                                            _target(self.plan), self.alpha)
         return hit
 
     def _rest(self, reps: int, rng: np.random.Generator, seq: np.random.SeedSequence) -> dict[str, RuleRuns]:
         plan, queue, looks = self.plan, self.queue, self.looks
-        if self.elusion is None:
-            self.elusion = elusion_thresholds(queue, looks, plan.design.sample_size, _target(plan), plan.confidence)
-        sizes, ymax = self.elusion
+        sizes = np.minimum(plan.design.sample_size, queue.size - looks).astype(np.int64)
         ys = fresh_sample_counts(queue, looks, sizes, reps, rng)
-        names = list(RULES)
 
         def union(rule: str, stop_look: IntArray) -> IntArray:
-            # elusion continues on the chunk's stream (as monitor_simulation.simulate_fresh_elusion does); any
-            # other rule draws its union from a stream of its own
-            gen = rng if rule == "elusion" else np.random.default_rng(
-                np.random.SeedSequence(seq.entropy, spawn_key=(*seq.spawn_key, 1 + names.index(rule))))
+            # a rule whose line says so continues on the chunk's stream (elusion, as
+            # monitor_simulation.simulate_fresh_elusion does); any other rule draws its union from a stream of its own
+            how = RULES[rule].replay_under("rest")
+            gen = rng if isinstance(how, OnRestSample) and how.chunk_stream else np.random.default_rng(
+                np.random.SeedSequence(seq.entropy, spawn_key=(*seq.spawn_key, 1 + (RULES[rule].stream or 0))))
             cost = fresh_sample_union(queue, looks, sizes, ys, stop_look, gen)
             return cost
 
@@ -438,23 +391,22 @@ class _Replayer:
 
         out: dict[str, RuleRuns] = {}
         for rule in plan.rules:
-            if rule == "elusion":
-                stop_look = first_look(ys <= ymax[None, :])
-                out[rule] = self.runs(rule, stop_look, sampled_from(rule, stop_look))
-            elif rule == "hypergeometric":
+            how = RULES[rule].replay_under("rest")
+            if isinstance(how, OnRestSample):
                 stops = np.zeros(ys.shape, dtype=bool)
                 for t in range(len(looks)):
                     column = ys[:, t]
-                    says = {y: self._hyper_stops(t, y, int(sizes[t])) for y in np.unique(column).tolist()}
+                    says = {y: self._rest_stops(rule, how, t, y, int(sizes[t])) for y in np.unique(column).tolist()}
                     stops[:, t] = [says[y] for y in column.tolist()]
                 stop_look = first_look(stops)
-                urn_positives = np.zeros(reps, dtype=np.int64)
-                stopped = np.flatnonzero(stop_look >= 0)
-                urn_positives[stopped] = ys[stopped, stop_look[stopped]]
+                urn_positives: IntArray | None = None
+                if how.urn_found:
+                    urn_positives = np.zeros(reps, dtype=np.int64)
+                    stopped = np.flatnonzero(stop_look >= 0)
+                    urn_positives[stopped] = ys[stopped, stop_look[stopped]]
                 out[rule] = self.runs(rule, stop_look, sampled_from(rule, stop_look), urn_positives)
             else:
-                look = self.heuristic_look[rule]
-                stop_look = np.full(reps, look, dtype=np.int64)
+                stop_look = np.full(reps, self.prefix_look[rule], dtype=np.int64)
                 out[rule] = self.runs(rule, stop_look, sampled_from(rule, stop_look))
         return out
 
@@ -476,27 +428,25 @@ class _Replayer:
 
         out: dict[str, RuleRuns] = {}
         for rule in plan.rules:
-            if rule == "qbcb":
-                stop_look = np.array([look_of(stopping.qbcb(p, 0, tau, alpha).stop_depth) for p in positives])
-            elif rule == "target":
-                stop_look = np.array([look_of(stopping.target_method(p, 0, tau, alpha, in_draw_order=True)
-                                              .stop_depth) for p in positives])
-            elif rule == "direct":
-                stop_look = np.array([self._direct_look(p) for p in positives])
+            how = RULES[rule].replay_under("population")
+            if isinstance(how, OnWholeQueueSample) and how.by_depth:
+                stop_look = np.array([look_of(how.evidence(p, 0, tau, alpha).stop_depth) for p in positives])
+            elif isinstance(how, OnWholeQueueSample):
+                stop_look = np.array([self._first_look_saying_stop(how, p) for p in positives])
             else:
-                stop_look = np.full(reps, self.heuristic_look[rule])
+                stop_look = np.full(reps, self.prefix_look[rule])
             stop_look = stop_look.astype(np.int64)
             stop_look[stop_look >= len(looks)] = -1
             out[rule] = self.runs(rule, stop_look, sampled_after)
         return out
 
-    def _direct_look(self, positive_ranks: IntArray) -> int:
-        """First look where `stopping.direct_recall_rule` says stop (its bound only grows with the depth, so a
-        bisection over the looks finds it); −1 if none."""
+    def _first_look_saying_stop(self, how: OnWholeQueueSample, positive_ranks: IntArray) -> int:
+        """First look where the rule says stop (its evidence only grows with the depth, so a bisection over the
+        looks finds it); −1 if none."""
         tau, alpha = _target(self.plan), self.alpha
 
         def says(t: int) -> bool:
-            return bool(stopping.direct_recall_rule(positive_ranks, int(self.looks[t]), tau, alpha).stop_now)
+            return bool(how.evidence(positive_ranks, int(self.looks[t]), tau, alpha).stop_now)
 
         lo, hi = 0, len(self.looks)
         if hi == 0 or not says(hi - 1):

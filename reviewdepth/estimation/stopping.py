@@ -469,3 +469,32 @@ def quant_rule(probabilities: npt.ArrayLike, reviewed: int, tau: Tau = 0.95, m: 
     return StoppingEvidence(name, "heuristic", stop, depth, "none (model-based)",
                             ("the model's probabilities are calibrated for every document",
                              "the estimate moves after each retraining"), details, reason, certifies=PREFIX)
+
+
+CONSECUTIVE_IRRELEVANT = 100
+
+
+def consecutive_irrelevant(labels: npt.ArrayLike, n: int = CONSECUTIVE_IRRELEVANT) -> StoppingEvidence:
+    """N consecutive irrelevant (ASReview's ``NConsecutiveIrrelevant``): stop at the first depth d ≥ n whose last n
+    reviewed documents, d − n + 1 … d, are all irrelevant (labels in review order). Stop depth = that d.
+    Heuristic: no guarantee. The default n = 100: ASReview leaves n to the user; at a local prevalence still at
+    5 % a run of 100 irrelevant documents has probability 0.95¹⁰⁰ ≈ 0.6 %, so the rule seldom fires while relevant
+    documents still come at that rate."""
+    if n < 1:
+        raise ValueError(f"n must be at least 1, got {n!r}")
+    y = _labels(labels)
+    depth = np.arange(1, len(y) + 1, dtype=np.int64)
+    last_relevant = np.maximum.accumulate(np.where(y == 1, depth, 0))
+    run = depth - last_relevant  # irrelevant documents in a row ending at each depth
+    fired = np.flatnonzero(run >= n)
+    stop_depth = int(fired[0]) + 1 if len(fired) else None
+    trailing = int(run[-1]) if len(y) else 0
+    details: dict[str, Detail] = {"n": n, "run_at_end": trailing}
+    if stop_depth is not None:
+        reason = (f"{n:,} irrelevant documents in a row at ranks {stop_depth - n + 1:,}–{stop_depth:,}: stop "
+                  "(heuristic, no recall guarantee).")
+    else:
+        reason = f"the last {trailing:,} reviewed are irrelevant; the rule stops after {n:,} in a row: not yet."
+    return StoppingEvidence("consecutive-irrelevant", "heuristic", stop_depth is not None, stop_depth, "none",
+                            ("the ranking puts relevant documents first, so a long run of irrelevant ones means "
+                             "few are left",), details, reason, certifies=PREFIX)

@@ -9,9 +9,6 @@ from typing import Any
 
 from reviewdepth.report.model import JsonResult
 
-# what the report calls each kind of rule, wherever it is printed
-KIND_LABELS = {"certified": "certified", "heuristic": "heuristic (no guarantee)",
-               "invalid": "invalid as used (one-look rule repeated)"}
 QUANTILES = ("p05", "p25", "p50", "p75", "p95")
 
 

@@ -9,7 +9,8 @@ import math
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from reviewdepth.report.simulation_model import KIND_LABELS, QUANTILES, SimulationReport
+from reviewdepth.report.simulation_model import QUANTILES, SimulationReport
+from reviewdepth.report.wording import KIND_LABELS, SHORT_KINDS
 
 if TYPE_CHECKING:
     from rich.console import Group
@@ -23,7 +24,6 @@ TABLE_HEADERS = ("Rule", "Kind", "Failure rate\n[CI]", "Stops", "False\n/run", "
 HTML_HEADERS = ("Rule", "Kind", "Failure rate", "Clopper–Pearson interval", "Stops / runs", "Never stopped",
                 "False stops per run [interval]",
                 "Recall at stop p05 · p50 · p95", "Reviewed / oracle depth", "(Reviewed + sampled) / oracle depth")
-SHORT_KINDS = {"certified": "cert.", "heuristic": "heur.", "invalid": "inv.*"}
 KIND_NOTE = ("cert.: certified; heur.: heuristic, no guarantee; inv.*: invalid as used, a one-look rule used at "
              "every look, which its guarantee does not cover; False/run: false stops per run; d*: the oracle "
              "depth (the smallest depth holding the target's share of the relevant documents); rev: reviewed, "

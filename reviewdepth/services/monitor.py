@@ -38,7 +38,7 @@ from reviewdepth.estimation.monitor import MonitorInput, MonitorResult, monitor
 from reviewdepth.estimation.stop_plan import certification_floor
 from reviewdepth.report.monitor_model import ONE_LOOK, Dashboard, DashboardEntry, MonitorReport, lower_text
 from reviewdepth.report.status_model import TopicStatus
-from reviewdepth.report.wording import stop_label
+from reviewdepth.report.wording import command, stop_label
 from reviewdepth.services.assessment import fully_judged, queue_assessment, queue_population
 from reviewdepth.services.confidence import checked_confidence
 from reviewdepth.services.errors import Conflict, Invalid, NotFound, ServiceError
@@ -54,7 +54,6 @@ from reviewdepth.store.loaders import QueueLabels, load_judgment_arrays, load_qu
 from reviewdepth.store.models import AuditStream, Judgment, Queue, Sample, Topic
 from reviewdepth.store.snapshot import read_snapshot
 
-START_STREAM = "reviewdepth sample stream {topic} --every auto"
 MAX_PENDING_SHOWN = 20
 DASHBOARD_PAGE = 50  # topics on one dashboard page unless asked otherwise
 DASHBOARD_PAGE_MAX = 200  # topics on one dashboard page at most
@@ -463,9 +462,9 @@ def _next_step(topic: str, result: MonitorResult, audit: AuditEvidence | None, t
     if audit is None and not result.certified and sampled:
         return (f"the samples bound recall for one look; `reviewdepth plan {topic}` gives the cheapest certified "
                 f"path from here (a larger sample of the rest, review on, or an audit stream: "
-                f"`{START_STREAM.format(topic=topic)}` for a bound valid at every look)")
+                f"`{command('start stream', topic)}` for a bound valid at every look)")
     if audit is None and not result.certified:
-        return (f"start an audit stream: `{START_STREAM.format(topic=topic)}`, then judge what "
+        return (f"start an audit stream: `{command('start stream', topic)}`, then judge what "
                 f"`reviewdepth next {topic}` serves (audit documents with --role audit)")
     if audit is not None and audit.pending:
         shown = ", ".join(audit.pending[:5]) + (", …" if len(audit.pending) > 5 else "")

@@ -12,7 +12,7 @@ from sqlalchemy import Connection, Engine, exists, func, select
 from reviewdepth import __version__
 from reviewdepth.estimation import relevant
 from reviewdepth.estimation.agreement import corrected_relevant_count
-from reviewdepth.estimation.assessment import REPORT_INTERVALS, Assessment
+from reviewdepth.estimation.assessment import REPORT_INTERVALS, Assessment, NextStep
 from reviewdepth.estimation.stop_plan import FloorFigure, floor_figure
 from reviewdepth.measures import tar, trec
 from reviewdepth.measures.suite import MeasureSpec, evaluate_ranked
@@ -43,6 +43,7 @@ from reviewdepth.report.model import (
 )
 from reviewdepth.report.prisma_model import PrismaCounts
 from reviewdepth.report.status_model import TopicStatus
+from reviewdepth.report.wording import next_step as next_step_words
 from reviewdepth.report.wording import stop_label, with_topic
 from reviewdepth.services.agreement import AgreementSummary, agreement_of
 from reviewdepth.services.assessment import fully_judged as is_fully_judged
@@ -229,7 +230,9 @@ def report_of(conn: Connection, topic: str, options: ReportOptions) -> Report:
     tau = stopping_target(fig.targets)
     headline = assessment.headline
     depth_rows = list(assessment.targets)
-    status_word, text, next_step = headline.status, headline.text, headline.next_step
+    status_word: str = headline.status
+    text = headline.text
+    next_step = next_step_words(headline.step, headline.step_counts)
     status = _topic_status(conn, topic, row.name, options, as_of, tau, fig)
     if status.decided_by == AUDIT_BASIS:
         # the audit stream decides (the status rule in `reviewdepth.report.status_model`): the answer says so
@@ -245,7 +248,7 @@ def report_of(conn: Connection, topic: str, options: ReportOptions) -> Report:
     certify: CertifyCost | None = None
     if headline.status != "reached":
         plan = _plan(fig, labels.labels, tau, confidence)
-        if plan is not None and not plan.feasible and not str(next_step).startswith("review about"):
+        if plan is not None and not plan.feasible and headline.step is not NextStep.REVIEW_MORE:
             # the next step must not send the reader to a plan that says no sample can certify yet (a next
             # step that already says how many more to review stands)
             next_step = (f"review on before sampling: {plan.reason}" if headline.status != "unknown"

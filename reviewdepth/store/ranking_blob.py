@@ -43,7 +43,7 @@ def encode_ranking(doc_ids: list[str], column: StringColumn | None = None) -> by
                      column.hashes[order].astype("<u8").tobytes(), order.astype("<i8").tobytes()))
 
 
-def decode_ranking(blob: bytes) -> RankingIndex | None:
+def decode_ranking(blob: bytes | bytearray) -> RankingIndex | None:
     """The index, or None for a blob of another layout (then the caller reads entries in SQL)."""
     if len(blob) < HEADER.size:
         return None

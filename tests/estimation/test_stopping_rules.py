@@ -12,6 +12,7 @@ from scipy import stats
 from reviewdepth.estimation.stopping import (
     autotar_checkpoints,
     budget_method,
+    consecutive_irrelevant,
     direct_recall_rule,
     elusion_rule,
     hypergeometric_p_value,
@@ -227,3 +228,23 @@ def test_target_method_in_draw_order_reaches_tau_by_simulation() -> None:
         assert depth is not None
         hits += depth / 300 >= 0.95
     assert hits / reps >= 0.95 - 3 * math.sqrt(0.05 * 0.95 / reps)
+
+
+def test_consecutive_irrelevant_stops_at_the_end_of_the_first_run_of_n() -> None:
+    labels = [1, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0]
+    fired = consecutive_irrelevant(labels, n=3)
+    assert (fired.stop_now, fired.stop_depth, fired.kind) == (True, 7, "heuristic")  # ranks 5-7, not 9-11
+    assert consecutive_irrelevant(labels[:6], n=3).stop_now is False  # a run of 2 so far
+    assert consecutive_irrelevant(labels[:6], n=3).details["run_at_end"] == 2
+    assert consecutive_irrelevant(labels, n=4).stop_depth == 12  # only the last run is 4 long
+    assert consecutive_irrelevant(labels, n=5).stop_now is False
+
+
+def test_consecutive_irrelevant_with_n_equal_to_the_reviewed() -> None:
+    assert consecutive_irrelevant([0, 0, 0, 0], n=4).stop_depth == 4  # fires exactly at the last reviewed
+    assert consecutive_irrelevant([0, 0, 0, 1], n=4).stop_now is False
+    assert consecutive_irrelevant([0, 0, 0], n=4).stop_now is False  # fewer reviewed than n
+    assert consecutive_irrelevant([], n=4).stop_now is False
+    assert consecutive_irrelevant([0] * 100).stop_depth == 100 and consecutive_irrelevant([0] * 99).stop_now is False
+    with pytest.raises(ValueError):
+        consecutive_irrelevant([0], n=0)

@@ -9,7 +9,7 @@ by admin keys: any other key gets the 404 of an unknown id."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
@@ -26,13 +26,16 @@ from reviewdepth.api.routers.common import (
     Writer,
 )
 from reviewdepth.api.schemas import JsonInt, TopicName
+from reviewdepth.estimation.replay import RULES
 from reviewdepth.services.confidence import CONFIDENCE_MAX, CONFIDENCE_MIN
 from reviewdepth.services.simulation_jobs import MAX_REPLICATES, MAX_TOPICS, JobRecord
 from reviewdepth.store.validation import INT64_MAX
 
 DesignKind = Literal["none", "rest", "population", "audit", "planned"]
-RuleName = Literal["monitor", "fixed", "qbcb", "target", "direct", "elusion", "hypergeometric", "planned", "knee",
-                   "budget"]
+if TYPE_CHECKING:
+    RuleName = str
+else:  # the replayable rules of the one rule table (reviewdepth.estimation.rules), in replay order
+    RuleName = Literal[tuple(RULES)]
 JobStatus = Literal["queued", "running", "done", "failed", "cancelled", "interrupted"]
 JobId = Annotated[int, Path(ge=1, le=INT64_MAX)]
 Number = float | None  # NaN and infinities are written as null
