@@ -37,7 +37,7 @@ class QueueLabels:
 # a judgment's label and role as one digit: (relevant 1/0/-1) + 1, plus 3 for an adjudication
 _RELEVANT = "CASE WHEN relevant IS NULL THEN -1 WHEN relevant THEN 1 ELSE 0 END"
 _ADJUDICATION = "CASE WHEN role = 'adjudication' THEN 1 ELSE 0 END"
-RANKING_SLICE_BYTES = 32 * 1024 * 1024  # PostgreSQL: the ranking index is read this much at a time
+RANKING_SLICE_BYTES = 8 * 1024 * 1024  # PostgreSQL: the ranking index is read this much at a time
 
 
 def _judgment_filter(conn: Connection, topic_id: int, as_of: int | None,
