@@ -150,54 +150,78 @@ class SampleUse:
 
 
 @dataclass(frozen=True)
+class NeedFigure:
+    """The relevant documents ``needed`` for a target at one value of R, the ``depth`` (queue rank) where the
+    reviewed prefix holds them, and whether it does (``reached``); None: not computed on this basis."""
+
+    needed: int | None = None
+    depth: int | None = None
+    reached: bool | None = None
+
+
+@dataclass(frozen=True)
+class ConservativeFigure(NeedFigure):
+    """The need at the one-sided upper bound R_U, and ``forward``: the projected rank where it is met."""
+
+    forward: int | None = None
+
+
+@dataclass(frozen=True)
+class RankRange:
+    """The queue rank to review to (``depth``), with its range ``low``–``high``."""
+
+    depth: int | None = None
+    low: int | None = None
+    high: int | None = None
+
+
+@dataclass(frozen=True)
+class CountRange:
+    """The documents still to review (``documents``), with its range ``low``–``high``."""
+
+    documents: int | None = None
+    low: int | None = None
+    high: int | None = None
+
+
+@dataclass(frozen=True)
+class Projection:
+    """Where reviewing on reaches the target when it is not reached: the rank to review to, the documents that
+    means, and how it was projected (``basis``)."""
+
+    to_rank: RankRange = field(default_factory=RankRange)
+    more: CountRange = field(default_factory=CountRange)
+    basis: str | None = None
+
+
+@dataclass(frozen=True)
 class TargetAnswer:
     """The answer for one target recall.
 
-    ``status``: ``reached`` / ``not reached`` / ``unknown``; ``reached_by`` names the evidence. ``point_*``: the
-    depth from the point estimate R̂ (labelled point, never "reached" by itself). ``conservative_*``: from the
-    one-sided upper bound R_U. ``forward_*``: when not reached, the projected depth (queue rank) to review to and
-    ``more_*`` the documents that means (point and range), with ``forward_basis`` saying how it was projected;
-    ``conservative_forward`` the projected rank where the conservative need (from the one-sided R_U) is met.
-    ``certified_depth``: QBCB's depth from a whole-queue sample (certified for the stopping target).
+    ``status``: ``reached`` / ``not reached`` / ``unknown``; ``reached_by`` names the evidence; ``needed`` and
+    ``depth``: from R itself when known. ``point``: the need and depth from the point estimate R̂ (labelled point,
+    never "reached" by itself). ``conservative``: from the one-sided upper bound R_U, with the projected rank
+    where it is met. ``forward``: when not reached, the projected rank to review to and the documents that means
+    (point and range), with how it was projected. ``certified_depth``: QBCB's depth from a whole-queue sample
+    (certified for the stopping target).
 
     When the point estimate is met but the target is not reached, reviewing on is not what is missing: the answer
-    is what certification costs. ``forward_depth``/``more_documents`` and their low end are then None (the point
+    is what certification costs. The projection's rank and documents and their low ends are then None (the point
     projection sits at the current depth, and "0 more" would read as done; the high end stays: the documents to
     review if R is at its upper bound), and ``certify_floor`` is n_min(F, N_u) at this target
-    (`stop_plan.certification_floor`): no random-sample design certifies it with fewer further judged documents.
-    The report fills ``certify_path`` (the stop plan's recommended path, `stop_plan.plan_stop`), with
-    ``certify_review_more`` (D reviewed first), ``certify_expected`` and the ``certify_low``–``certify_high`` range
-    of the documents it judges, for the stopping target."""
+    (`stop_plan.certification_floor`): no random-sample design certifies it with fewer further judged documents."""
 
     target: float
     status: AnswerStatus
     reached_by: str | None
-    needed: int | None
-    depth: int | None
-    point_needed: int | None
-    point_depth: int | None
-    point_reached: bool | None
-    conservative_needed: int | None
-    conservative_depth: int | None
-    conservative_reached: bool | None
-    conservative_forward: int | None
-    certified_depth: int | None
-    forward_depth: int | None
-    forward_low: int | None
-    forward_high: int | None
-    more_documents: int | None
-    more_low: int | None
-    more_high: int | None
-    forward_basis: str | None
     basis: str
+    needed: int | None = None
+    depth: int | None = None
+    point: NeedFigure = field(default_factory=NeedFigure)
+    conservative: ConservativeFigure = field(default_factory=ConservativeFigure)
+    certified_depth: int | None = None
+    forward: Projection = field(default_factory=Projection)
     certify_floor: int | None = None
-    certify_path: str | None = None
-    certify_review_more: int | None = None
-    certify_expected: float | None = None
-    certify_low: float | None = None
-    certify_high: float | None = None
-    # the queue rank the recommended path reviews to before it certifies (None: it reviews no further)
-    certify_to_rank: int | None = None
 
 
 @dataclass(frozen=True)
@@ -671,19 +695,19 @@ def stopping_evidence(cut: ReviewCutoff, chosen: SampleChoice,
 
 # --- phase 6: the answer per target ----------------------------------------------------------------------------
 
-# the fields of a TargetAnswer that are ranks of the queue
-RANK_FIELDS = ("depth", "point_depth", "conservative_depth", "conservative_forward", "certified_depth",
-               "forward_depth", "forward_low", "forward_high")
-
-
 def _on_queue_ranks(answer: TargetAnswer, queue_ranks: IntArray, reviewed: int) -> TargetAnswer:
     """``answer`` with its ranks past the reviewed set carried from the review order back to queue ranks."""
-    changes: dict[str, Any] = {}
-    for key in RANK_FIELDS:
-        value = getattr(answer, key)
-        if value is not None and reviewed < value <= len(queue_ranks):
-            changes[key] = int(queue_ranks[value - 1])
-    return replace(answer, **changes) if changes else answer
+
+    def rank(value: int | None) -> int | None:
+        return int(queue_ranks[value - 1]) if value is not None and reviewed < value <= len(queue_ranks) else value
+
+    to_rank, point, conservative = answer.forward.to_rank, answer.point, answer.conservative
+    return replace(answer, depth=rank(answer.depth), certified_depth=rank(answer.certified_depth),
+                   point=replace(point, depth=rank(point.depth)),
+                   conservative=replace(conservative, depth=rank(conservative.depth),
+                                        forward=rank(conservative.forward)),
+                   forward=replace(answer.forward, to_rank=RankRange(rank(to_rank.depth), rank(to_rank.low),
+                                                                     rank(to_rank.high))))
 
 
 def _tau_of(target: str | float) -> Fraction:
@@ -700,13 +724,6 @@ def _depth_of(rel_ranks: IntArray, needed: int) -> int | None:
     return int(rel_ranks[needed - 1]) if len(rel_ranks) >= needed else None
 
 
-EMPTY_ANSWER: dict[str, Any] = dict(
-    needed=None, depth=None, point_needed=None, point_depth=None, point_reached=None, conservative_needed=None,
-    conservative_depth=None, conservative_reached=None, conservative_forward=None, certified_depth=None,
-    forward_depth=None, forward_low=None, forward_high=None, more_documents=None, more_low=None, more_high=None,
-    forward_basis=None)
-
-
 def target_answer(cut: ReviewCutoff, basis: DepthBasis, chosen: SampleChoice, tau: Fraction,
                   certified_stop: list[stopping.StoppingEvidence]) -> TargetAnswer:
     """The answer for target ``tau``: from R itself when it is known, else from the basis' estimate."""
@@ -719,42 +736,40 @@ def _known_answer(cut: ReviewCutoff, chosen: SampleChoice, tau: Fraction, r: int
     t, c, labels = float(tau), cut.reviewed, cut.labels
     all_ranks = (np.flatnonzero(labels == 1) + 1).astype(np.int64)
     if r == 0:
-        return TargetAnswer(t, AnswerStatus.REACHED, "R known: there is no relevant document", **{
-            **EMPTY_ANSWER, "needed": 0, "depth": 0}, basis="R = 0 (known)")
+        return TargetAnswer(t, AnswerStatus.REACHED, "R known: there is no relevant document", "R = 0 (known)",
+                            needed=0, depth=0)
     [row] = depth_to_recall(all_ranks[:r], r, [str(tau)], rule=cut.target_rule)
-    reached = row.depth is not None and row.depth <= c
     text = f"R = {r:,} known"
-    out: dict[str, Any] = {**EMPTY_ANSWER, "needed": row.needed, "depth": row.depth if reached else None}
-    if reached:
-        return TargetAnswer(t, AnswerStatus.REACHED, "R known", **out, basis=text)
+    if row.depth is not None and row.depth <= c:
+        return TargetAnswer(t, AnswerStatus.REACHED, "R known", text, needed=row.needed, depth=row.depth)
     if row.depth is not None and bool(np.all(labels[:row.depth] >= 0)):
         # every document up to the needed relevant one is judged: the depth is exact
-        out.update(depth=row.depth, forward_depth=row.depth, more_documents=row.depth - c,
-                   forward_basis="exact: R is known and every document up to that depth is judged")
-        return TargetAnswer(t, AnswerStatus.NOT_REACHED, None, **out, basis=text)
+        exact = Projection(RankRange(row.depth), CountRange(row.depth - c),
+                           "exact: R is known and every document up to that depth is judged")
+        return TargetAnswer(t, AnswerStatus.NOT_REACHED, None, text, needed=row.needed, depth=row.depth,
+                            forward=exact)
     if row.depth is None:
         text += f"; only {len(all_ranks):,} of the {row.needed:,} relevant documents needed are judged"
     else:
         text += (f"; the {row.needed:,}th judged relevant document is at rank {row.depth:,}, an upper "
                  "bound on the depth (unjudged documents lie before it)")
-    out.update(_forward(cut, relevant.estimate_known(r), float(r), chosen.rest, tau))
-    if row.depth is not None and (out["forward_depth"] is None or out["forward_depth"] > row.depth):
-        out.update(forward_depth=row.depth, more_documents=row.depth - c, forward_low=None, forward_high=None,
-                   more_low=None, more_high=None,
-                   forward_basis="upper bound: the judged relevant documents reach the need there")
-    return TargetAnswer(t, AnswerStatus.NOT_REACHED, None, **out, basis=text)
+    forward, conservative_forward = _forward(cut, relevant.estimate_known(r), float(r), chosen.rest, tau)
+    if row.depth is not None and (forward.to_rank.depth is None or forward.to_rank.depth > row.depth):
+        forward = Projection(RankRange(row.depth), CountRange(row.depth - c),
+                             "upper bound: the judged relevant documents reach the need there")
+    return TargetAnswer(t, AnswerStatus.NOT_REACHED, None, text, needed=row.needed,
+                        conservative=ConservativeFigure(forward=conservative_forward), forward=forward)
 
 
 def _estimated_answer(cut: ReviewCutoff, basis: DepthBasis, chosen: SampleChoice, tau: Fraction,
                       certified_stop: list[stopping.StoppingEvidence]) -> TargetAnswer:
     estimate, upper_one = basis.estimate, basis.upper
-    out: dict[str, Any] = {**EMPTY_ANSWER, **_point_and_conservative(cut, basis, tau),
-                           "certified_depth": _certified_depth(cut, chosen.population, tau)}
+    point, conservative = _point_and_conservative(cut, basis, tau)
     parts = [f"R estimate {estimate.method} = {estimate.point:g}"]
     if upper_one is not None:
         parts.append(f"one-sided {cut.confidence:.0%} upper bound {upper_one:g}")
     reached_by = None
-    if tau < 1 and out["conservative_reached"]:
+    if tau < 1 and conservative.reached:
         reached_by = (f"the elusion test (one-sided {cut.confidence:.0%})" if estimate.method == Basis.ELUSION
                       else f"the {estimate.method} upper bound (one-sided {cut.confidence:.0%})")
     elif tau < 1 and certified_stop:
@@ -766,28 +781,31 @@ def _estimated_answer(cut: ReviewCutoff, basis: DepthBasis, chosen: SampleChoice
               else AnswerStatus.REACHED if reached_by is not None else AnswerStatus.NOT_REACHED)
     if tau == 1 and status == AnswerStatus.NOT_REACHED:
         parts.append("recall 1 can only be confirmed by judging every document")
+    forward, floor = Projection(), None
     if status != AnswerStatus.REACHED:
-        out.update(_forward(cut, estimate, upper_one, chosen.rest, tau))
-    if status == AnswerStatus.NOT_REACHED and out["point_reached"] and 0 < tau < 1 and cut.rest_size:
+        forward, conservative_forward = _forward(cut, estimate, upper_one, chosen.rest, tau)
+        conservative = replace(conservative, forward=conservative_forward)
+    if status == AnswerStatus.NOT_REACHED and point.reached and 0 < tau < 1 and cut.rest_size:
         # the point projection says "already met": what is missing is certification, and it has a floor
-        out.update(forward_depth=None, more_documents=None, forward_low=None, more_low=None,
-                   certify_floor=certification_floor(cut.found, cut.rest_size, tau, cut.confidence))
-    return TargetAnswer(float(tau), status, reached_by, **out, basis="; ".join(parts))
+        forward = Projection(RankRange(high=forward.to_rank.high), CountRange(high=forward.more.high), forward.basis)
+        floor = certification_floor(cut.found, cut.rest_size, tau, cut.confidence)
+    return TargetAnswer(float(tau), status, reached_by, "; ".join(parts), point=point, conservative=conservative,
+                        certified_depth=_certified_depth(cut, chosen.population, tau), forward=forward,
+                        certify_floor=floor)
 
 
-def _point_and_conservative(cut: ReviewCutoff, basis: DepthBasis, tau: Fraction) -> dict[str, Any]:
+def _point_and_conservative(cut: ReviewCutoff, basis: DepthBasis,
+                            tau: Fraction) -> tuple[NeedFigure, ConservativeFigure]:
     """The relevant documents needed, the depth where the prefix holds them and whether it does: from R̂ (point)
     and from the one-sided R_U (conservative)."""
-    out: dict[str, Any] = {}
+    point, conservative = NeedFigure(), ConservativeFigure()
     if basis.method != Basis.JUDGED:
         needed = _ceil_times(tau, basis.estimate.point)
-        out.update(point_needed=needed, point_depth=_depth_of(cut.prefix_relevant, needed),
-                   point_reached=cut.found >= needed)
+        point = NeedFigure(needed, _depth_of(cut.prefix_relevant, needed), cut.found >= needed)
     if basis.upper is not None:
         needed = _ceil_times(tau, basis.upper)
-        out.update(conservative_needed=needed, conservative_depth=_depth_of(cut.prefix_relevant, needed),
-                   conservative_reached=cut.found >= needed)
-    return out
+        conservative = ConservativeFigure(needed, _depth_of(cut.prefix_relevant, needed), cut.found >= needed)
+    return point, conservative
 
 
 def _certified_depth(cut: ReviewCutoff, population: SampleDraw | None, tau: Fraction) -> int | None:
@@ -800,25 +818,26 @@ def _certified_depth(cut: ReviewCutoff, population: SampleDraw | None, tau: Frac
 
 
 def _forward(cut: ReviewCutoff, basis: relevant.Estimate, upper_one: float | None, rest: RestSample | None,
-             tau: Fraction) -> dict[str, Any]:
+             tau: Fraction) -> tuple[Projection, int | None]:
     """Where to review to: from the rest sample's positive ranks when there is one, else the recent yield
-    (heuristic). The range comes from the two-sided interval on R."""
+    (heuristic). The range comes from the two-sided interval on R. Also the projected rank where the
+    conservative need is met (None: not projected)."""
     if cut.rest_size == 0:
-        return {}
+        return Projection(), None
     if basis.method == Basis.SCREENED and rest is None:
-        return _forward_in_random_order(tau, basis, cut.found, cut.rest_size)
+        return _forward_in_random_order(tau, basis, cut.found, cut.rest_size), None
     if rest is not None and basis.method != Basis.JUDGED:
         return _forward_from_sample(cut, basis, upper_one, rest, tau)
     projection = recent_yield_projection(cut.labels[:cut.reviewed], cut.rest_size, cut.found, tau)
     if projection is None or projection.more_documents is None:
-        return {"forward_basis": "heuristic: no relevant document among the recently reviewed, so the recent yield "
-                                 "cannot project a depth; draw a sample"}
-    return {"forward_depth": cut.reviewed + projection.more_documents, "more_documents": projection.more_documents,
-            "forward_basis": f"heuristic: {projection.basis}"}
+        return Projection(basis="heuristic: no relevant document among the recently reviewed, so the recent yield "
+                                "cannot project a depth; draw a sample"), None
+    return Projection(RankRange(cut.reviewed + projection.more_documents), CountRange(projection.more_documents),
+                      f"heuristic: {projection.basis}"), None
 
 
 def _forward_from_sample(cut: ReviewCutoff, basis: relevant.Estimate, upper_one: float | None, rest: RestSample,
-                         tau: Fraction) -> dict[str, Any]:
+                         tau: Fraction) -> tuple[Projection, int | None]:
     """The projected depth from the rest sample's positives (`depth_unknown.forward_depth`): at R̂, at the ends of
     the two-sided interval and at the one-sided R_U."""
     positives, m = rest.positives, len(rest.ranks)
@@ -833,10 +852,10 @@ def _forward_from_sample(cut: ReviewCutoff, basis: relevant.Estimate, upper_one:
             f"{rest.draw.sample_id} in the unreviewed rest; range from the {basis.method} interval on R")
     if point.beyond_sample or (high is not None and high.beyond_sample):
         text += "; the sample cannot locate documents past its last positive: the range runs to the queue's end"
-    return {"forward_depth": point.depth, "forward_low": low.depth,
-            "forward_high": None if high is None else high.depth, "more_documents": point.more_documents,
-            "more_low": low.more_documents, "more_high": None if high is None else high.more_documents,
-            "conservative_forward": None if conservative is None else conservative.depth, "forward_basis": text}
+    return (Projection(RankRange(point.depth, low.depth, None if high is None else high.depth),
+                       CountRange(point.more_documents, low.more_documents,
+                                  None if high is None else high.more_documents), text),
+            None if conservative is None else conservative.depth)
 
 
 def _more_in_random_order(tau: Fraction, relevant_total: float, found: int, rest_size: int) -> int:
@@ -851,14 +870,14 @@ def _more_in_random_order(tau: Fraction, relevant_total: float, found: int, rest
     return min(rest_size, math.ceil(need * (rest_size + 1) / (left + 1)))
 
 
-def _forward_in_random_order(tau: Fraction, basis: relevant.Estimate, found: int, rest_size: int) -> dict[str, Any]:
+def _forward_in_random_order(tau: Fraction, basis: relevant.Estimate, found: int, rest_size: int) -> Projection:
     """How many more to screen when the screening order is declared random: no rank to review to (the order is
     not the queue's), a count with its range from the interval on R."""
     bounds = [_more_in_random_order(tau, r, found, rest_size) for r in (basis.lower, basis.upper) if r is not None]
-    return {"more_documents": _more_in_random_order(tau, basis.point, found, rest_size),
-            "more_low": min(bounds) if bounds else None, "more_high": max(bounds) if bounds else None,
-            "forward_basis": "random screening order (declared): the k-th of the b relevant documents left comes, "
-                             "on average, after k(N_u + 1)/(b + 1) more screened; range from the interval on R"}
+    return Projection(more=CountRange(_more_in_random_order(tau, basis.point, found, rest_size),
+                                      min(bounds) if bounds else None, max(bounds) if bounds else None),
+                      basis="random screening order (declared): the k-th of the b relevant documents left comes, "
+                            "on average, after k(N_u + 1)/(b + 1) more screened; range from the interval on R")
 
 
 # --- phase 7: recall per basis ----------------------------------------------------------------------------------
@@ -927,7 +946,7 @@ def headline(cut: ReviewCutoff, basis: DepthBasis, answers: list[TargetAnswer]) 
         text = f"{pct}: reached, by {answer.reached_by}"
         if basis.method not in (Basis.KNOWN, Basis.JUDGED):
             step = NextStep.STATE_RECALL
-    elif answer.status == AnswerStatus.NOT_REACHED and answer.point_reached and upper_one is not None:
+    elif answer.status == AnswerStatus.NOT_REACHED and answer.point.reached and upper_one is not None:
         text = (f"{pct}: not reached (not certified: the point estimate is met; R ≤ {upper_one:,.0f} at "
                 f"{confidence:.0%} one-sided)")
         if answer.certify_floor:
@@ -937,25 +956,26 @@ def headline(cut: ReviewCutoff, basis: DepthBasis, answers: list[TargetAnswer]) 
             step = NextStep.CERTIFY
     elif answer.status == AnswerStatus.NOT_REACHED:
         text = f"{pct}: not reached"
-        if answer.more_documents is not None and answer.forward_depth is None and basis.method == Basis.SCREENED:
+        more, to_rank = answer.forward.more, answer.forward.to_rank.depth
+        if more.documents is not None and to_rank is None and basis.method == Basis.SCREENED:
             rng = ""
-            if answer.more_low is not None and answer.more_high is not None:
-                rng = f" [{answer.more_low:,}–{answer.more_high:,}]"
-            text += (f"; about {answer.more_documents:,} more documents{rng} after the {reviewed:,} screened, in "
+            if more.low is not None and more.high is not None:
+                rng = f" [{more.low:,}–{more.high:,}]"
+            text += (f"; about {more.documents:,} more documents{rng} after the {reviewed:,} screened, in "
                      "the same random order")
-            step, counts = NextStep.SCREEN_MORE, (answer.more_documents,)
-        elif answer.more_documents is not None and answer.forward_depth is not None:
+            step, counts = NextStep.SCREEN_MORE, (more.documents,)
+        elif more.documents is not None and to_rank is not None:
             rng = ""
-            if answer.more_low is not None and answer.more_high is not None:
-                rng = f" [{answer.more_low:,}–{answer.more_high:,}]"
-            text += (f"; about {answer.more_documents:,} more documents{rng} after the {reviewed:,} reviewed, to "
-                     f"rank {answer.forward_depth:,}")
-            step, counts = NextStep.REVIEW_MORE, (answer.more_documents, answer.forward_depth)
+            if more.low is not None and more.high is not None:
+                rng = f" [{more.low:,}–{more.high:,}]"
+            text += (f"; about {more.documents:,} more documents{rng} after the {reviewed:,} reviewed, to "
+                     f"rank {to_rank:,}")
+            step, counts = NextStep.REVIEW_MORE, (more.documents, to_rank)
         else:
             step = NextStep.REVIEW_ON
     else:
         text = f"{pct}: unknown (no random sample)"
-        if answer.more_documents is not None:
-            text += f"; heuristic guess: {answer.more_documents:,} more documents"
+        if answer.forward.more.documents is not None:
+            text += f"; heuristic guess: {answer.forward.more.documents:,} more documents"
         step = NextStep.DRAW_SAMPLE
     return Headline(answer.target, answer.status, text, confidence, step, counts)
