@@ -241,15 +241,25 @@ class RecallFigure:
 
 @dataclass(frozen=True)
 class Headline:
-    """The first lines of every report: the stopping target and its status, the confidence and the next step."""
+    """The first lines of every report as codes and numbers (`reviewdepth.report.wording.headline` says them): the
+    stopping target and its status, the confidence, the next step (a code and its counts: the documents to
+    certify, or to review and the rank to review to), and what the sentence names beside them: the recall's
+    ``scope``, the evidence that reached the target, R_U (``upper``) when the point estimate is met but the target
+    is not certified, the range of the documents to review, the ``reviewed`` count, and without a random sample
+    the recent yield's ``guess`` of the documents to review. ``no_target``: no target was asked for."""
 
     target: float
     status: AnswerStatus
-    text: str
     confidence: float
-    # the next step as a code and its counts; `reviewdepth.report.wording.next_step` says it in words
     step: NextStep | None
     step_counts: tuple[int, ...] = ()
+    scope: str = "population"
+    reached_by: str | None = None
+    upper: float | None = None
+    more_range: tuple[int, int] | None = None
+    reviewed: int = 0
+    guess: int | None = None
+    no_target: bool = False
 
 
 @dataclass(frozen=True)
@@ -933,49 +943,28 @@ def _basis_recall(cut: ReviewCutoff, basis: DepthBasis, answers: list[TargetAnsw
 
 
 def headline(cut: ReviewCutoff, basis: DepthBasis, answers: list[TargetAnswer]) -> Headline:
-    """The status for the stopping target in words that start with its code (``reached`` / ``not reached`` /
-    ``unknown``) and name the recall's scope when the queue is not the whole population."""
-    tau, confidence, upper_one, reviewed = cut.stopping_target, cut.confidence, basis.upper, cut.reviewed
+    """The status for the stopping target (else the first target), the next step and the figures its sentence
+    names (`reviewdepth.report.wording.headline`)."""
+    tau, confidence = cut.stopping_target, cut.confidence
     answer = next((a for a in answers if a.target == float(tau)), answers[0] if answers else None)
     if answer is None:
-        return Headline(float(tau), AnswerStatus.UNKNOWN, "unknown: no target", confidence, None)
-    pct = f"{answer.target * 100:g}% recall" + (" of the queue's relevant documents" if cut.scope == "queue" else "")
-    step: NextStep | None = None
-    counts: tuple[int, ...] = ()
+        return Headline(float(tau), AnswerStatus.UNKNOWN, confidence, None, no_target=True)
+    figures = Headline(answer.target, answer.status, confidence, None, scope=cut.scope, reviewed=cut.reviewed)
+    more, to_rank = answer.forward.more, answer.forward.to_rank.depth
     if answer.status == AnswerStatus.REACHED:
-        text = f"{pct}: reached, by {answer.reached_by}"
-        if basis.method not in (Basis.KNOWN, Basis.JUDGED):
-            step = NextStep.STATE_RECALL
-    elif answer.status == AnswerStatus.NOT_REACHED and answer.point.reached and upper_one is not None:
-        text = (f"{pct}: not reached (not certified: the point estimate is met; R ≤ {upper_one:,.0f} at "
-                f"{confidence:.0%} one-sided)")
+        step = None if basis.method in (Basis.KNOWN, Basis.JUDGED) else NextStep.STATE_RECALL
+        return replace(figures, step=step, reached_by=answer.reached_by)
+    if answer.status == AnswerStatus.UNKNOWN:
+        return replace(figures, step=NextStep.DRAW_SAMPLE, guess=more.documents)
+    if answer.point.reached and basis.upper is not None:
         if answer.certify_floor:
-            text += f"; to certify: at least {answer.certify_floor:,} more judged documents"
-            step, counts = NextStep.CERTIFY_FLOOR, (answer.certify_floor,)
-        else:
-            step = NextStep.CERTIFY
-    elif answer.status == AnswerStatus.NOT_REACHED:
-        text = f"{pct}: not reached"
-        more, to_rank = answer.forward.more, answer.forward.to_rank.depth
-        if more.documents is not None and to_rank is None and basis.method == Basis.SCREENED:
-            rng = ""
-            if more.low is not None and more.high is not None:
-                rng = f" [{more.low:,}–{more.high:,}]"
-            text += (f"; about {more.documents:,} more documents{rng} after the {reviewed:,} screened, in "
-                     "the same random order")
-            step, counts = NextStep.SCREEN_MORE, (more.documents,)
-        elif more.documents is not None and to_rank is not None:
-            rng = ""
-            if more.low is not None and more.high is not None:
-                rng = f" [{more.low:,}–{more.high:,}]"
-            text += (f"; about {more.documents:,} more documents{rng} after the {reviewed:,} reviewed, to "
-                     f"rank {to_rank:,}")
-            step, counts = NextStep.REVIEW_MORE, (more.documents, to_rank)
-        else:
-            step = NextStep.REVIEW_ON
-    else:
-        text = f"{pct}: unknown (no random sample)"
-        if answer.forward.more.documents is not None:
-            text += f"; heuristic guess: {answer.forward.more.documents:,} more documents"
-        step = NextStep.DRAW_SAMPLE
-    return Headline(answer.target, answer.status, text, confidence, step, counts)
+            return replace(figures, step=NextStep.CERTIFY_FLOOR, step_counts=(answer.certify_floor,),
+                           upper=basis.upper)
+        return replace(figures, step=NextStep.CERTIFY, upper=basis.upper)
+    more_range = None if more.low is None or more.high is None else (more.low, more.high)
+    if more.documents is not None and to_rank is None and basis.method == Basis.SCREENED:
+        return replace(figures, step=NextStep.SCREEN_MORE, step_counts=(more.documents,), more_range=more_range)
+    if more.documents is not None and to_rank is not None:
+        return replace(figures, step=NextStep.REVIEW_MORE, step_counts=(more.documents, to_rank),
+                       more_range=more_range)
+    return replace(figures, step=NextStep.REVIEW_ON)

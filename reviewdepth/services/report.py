@@ -44,8 +44,9 @@ from reviewdepth.report.model import (
 )
 from reviewdepth.report.prisma_model import PrismaCounts
 from reviewdepth.report.status_model import TopicStatus
+from reviewdepth.report.wording import certify_range, stop_label, to_certify, with_topic
+from reviewdepth.report.wording import headline as headline_words
 from reviewdepth.report.wording import next_step as next_step_words
-from reviewdepth.report.wording import stop_label, with_topic
 from reviewdepth.services.agreement import AgreementSummary, agreement_of
 from reviewdepth.services.assessment import fully_judged as is_fully_judged
 from reviewdepth.services.assessment import queue_assessment, queue_population, stopping_target
@@ -232,7 +233,7 @@ def report_of(conn: Connection, topic: str, options: ReportOptions) -> Report:
     headline = assessment.headline
     depth_rows = [DepthRow.of(a) for a in assessment.targets]
     status_word: str = headline.status
-    text = headline.text
+    text = headline_words(headline)
     next_step = next_step_words(headline.step, headline.step_counts)
     status = _topic_status(conn, topic, row.name, options, as_of, tau, fig)
     if status.decided_by == AUDIT_BASIS:
@@ -257,8 +258,8 @@ def report_of(conn: Connection, topic: str, options: ReportOptions) -> Report:
                               f"plan TOPIC); the recent yield says: {plan.reason}")
         certify = _certify(fig, labels.labels, tau, confidence, floor, plan)
         if certify is not None:
-            text = _certify_text(headline.text, certify)
-            next_step = f"{certify.step}; {_certify_range(certify)}"
+            text = headline_words(headline, to_certify(certify))
+            next_step = f"{certify.step}; {certify_range(certify)}"
             at = next(i for i, r in enumerate(depth_rows) if r.target == float(Fraction(tau)))
             depth_rows[at] = dataclasses.replace(depth_rows[at], certify=dataclasses.replace(
                 depth_rows[at].certify, path=certify.path, review_more=certify.review_more,
@@ -413,21 +414,6 @@ def _certify(fig: _Figures, labels: np.ndarray, tau: str, confidence: float, flo
     return CertifyCost("floor", None, floor.review_more, None if sample is None else sample.size, None,
                        floor.least_total, max(high, floor.least_total), floor.documents,
                        "elusion test (one look)", step)
-
-
-def _certify_range(cost: CertifyCost) -> str:
-    if cost.expected is not None:
-        return f"about {cost.expected:,.0f} more judged documents [{cost.low:,.0f}–{cost.high:,.0f}]"
-    return (f"{cost.low:,.0f} to {cost.high:,.0f} more judged documents (the low end is the floor over further "
-            "depths, a lower bound; every path: reviewdepth plan TOPIC)")
-
-
-def _certify_text(text: str, cost: CertifyCost) -> str:
-    """The headline with the certification cost in place of the core's floor-only figure."""
-    head = text.split("; to certify:", 1)[0]
-    how = (" by the plan's recommended path (expected, 10–90 % range under the projection)" if cost.source == "plan"
-           else "")
-    return f"{head}; to certify: {_certify_range(cost)}{how}"
 
 
 def _plan(fig: _Figures, labels: np.ndarray, tau: str, confidence: float) -> SamplePlan | None:
