@@ -150,6 +150,17 @@ class SampleUse:
 
 
 @dataclass(frozen=True)
+class ReachedBy:
+    """What reached a target, as a code (`reviewdepth.report.wording.reached_by` says it): the ``basis``' one-sided
+    upper bound at ``confidence`` (the elusion test when the basis is the rest sample's), or R itself when the
+    basis is ``known`` (``no_relevant``: R = 0)."""
+
+    basis: Basis
+    confidence: float | None = None
+    no_relevant: bool = False
+
+
+@dataclass(frozen=True)
 class NeedFigure:
     """The relevant documents ``needed`` for a target at one value of R, the ``depth`` (queue rank) where the
     reviewed prefix holds them, and whether it does (``reached``); None: not computed on this basis."""
@@ -198,7 +209,7 @@ class Projection:
 class TargetAnswer:
     """The answer for one target recall.
 
-    ``status``: ``reached`` / ``not reached`` / ``unknown``; ``reached_by`` names the evidence; ``needed`` and
+    ``status``: ``reached`` / ``not reached`` / ``unknown``; ``reached_by`` the evidence, as a code; ``needed`` and
     ``depth``: from R itself when known. ``point``: the need and depth from the point estimate R̂ (labelled point,
     never "reached" by itself). ``conservative``: from the one-sided upper bound R_U, with the projected rank
     where it is met. ``forward``: when not reached, the projected rank to review to and the documents that means
@@ -213,7 +224,7 @@ class TargetAnswer:
 
     target: float
     status: AnswerStatus
-    reached_by: str | None
+    reached_by: ReachedBy | None
     basis: str
     needed: int | None = None
     depth: int | None = None
@@ -254,7 +265,7 @@ class Headline:
     step: NextStep | None
     step_counts: tuple[int, ...] = ()
     scope: str = "population"
-    reached_by: str | None = None
+    reached_by: ReachedBy | None = None
     upper: float | None = None
     more_range: tuple[int, int] | None = None
     reviewed: int = 0
@@ -746,12 +757,12 @@ def _known_answer(cut: ReviewCutoff, chosen: SampleChoice, tau: Fraction, r: int
     t, c, labels = float(tau), cut.reviewed, cut.labels
     all_ranks = (np.flatnonzero(labels == 1) + 1).astype(np.int64)
     if r == 0:
-        return TargetAnswer(t, AnswerStatus.REACHED, "R known: there is no relevant document", "R = 0 (known)",
+        return TargetAnswer(t, AnswerStatus.REACHED, ReachedBy(Basis.KNOWN, no_relevant=True), "R = 0 (known)",
                             needed=0, depth=0)
     [row] = depth_to_recall(all_ranks[:r], r, [str(tau)], rule=cut.target_rule)
     text = f"R = {r:,} known"
     if row.depth is not None and row.depth <= c:
-        return TargetAnswer(t, AnswerStatus.REACHED, "R known", text, needed=row.needed, depth=row.depth)
+        return TargetAnswer(t, AnswerStatus.REACHED, ReachedBy(Basis.KNOWN), text, needed=row.needed, depth=row.depth)
     if row.depth is not None and bool(np.all(labels[:row.depth] >= 0)):
         # every document up to the needed relevant one is judged: the depth is exact
         exact = Projection(RankRange(row.depth), CountRange(row.depth - c),
@@ -780,8 +791,7 @@ def _estimated_answer(cut: ReviewCutoff, basis: DepthBasis, chosen: SampleChoice
         parts.append(f"one-sided {cut.confidence:.0%} upper bound {upper_one:g}")
     reached_by = None
     if tau < 1 and conservative.reached:
-        reached_by = (f"the elusion test (one-sided {cut.confidence:.0%})" if estimate.method == Basis.ELUSION
-                      else f"the {estimate.method} upper bound (one-sided {cut.confidence:.0%})")
+        reached_by = ReachedBy(Basis(estimate.method), cut.confidence)
     elif tau < 1 and certified_stop:
         # one criterion decides "reached" (taking whichever of several tests fires would spend α several times);
         # a rule that disagrees is named, not obeyed

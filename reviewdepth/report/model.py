@@ -41,6 +41,7 @@ from reviewdepth.estimation.stop_plan import FloorFigure
 from reviewdepth.estimation.stopping import StoppingEvidence
 from reviewdepth.report.prisma_model import PrismaCounts
 from reviewdepth.report.status_model import TopicStatus
+from reviewdepth.report.wording import reached_by
 
 Scalar = float | int | str | bool | None
 # a trec_eval or tar measure's value (NaN is written as null)
@@ -260,9 +261,9 @@ class DepthRow:
     def of(cls, answer: TargetAnswer) -> DepthRow:
         """The core's answer (`reviewdepth.estimation.assessment.TargetAnswer`) as one row of the depth table."""
         forward = answer.forward
-        return cls(answer.target, answer.status, answer.reached_by, answer.needed, answer.depth, answer.point,
-                   answer.conservative, answer.certified_depth, forward.to_rank, forward.more, forward.basis,
-                   answer.basis, DepthCertify(answer.certify_floor))
+        return cls(answer.target, answer.status, reached_by(answer.reached_by), answer.needed, answer.depth,
+                   answer.point, answer.conservative, answer.certified_depth, forward.to_rank, forward.more,
+                   forward.basis, answer.basis, DepthCertify(answer.certify_floor))
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from reviewdepth.estimation.assessment import AnswerStatus, Headline, NextStep
+from reviewdepth.estimation.assessment import AnswerStatus, Basis, Headline, NextStep, ReachedBy
 
 if TYPE_CHECKING:
     from reviewdepth.report.model import CertifyCost
@@ -66,6 +66,16 @@ def command(code: str, topic: str) -> str:
     return COMMANDS[code].format(topic=topic)
 
 
+def reached_by(code: ReachedBy | None) -> str | None:
+    """What reached a target (`reviewdepth.estimation.assessment.ReachedBy`) in words."""
+    if code is None:
+        return None
+    if code.basis == Basis.KNOWN:
+        return "R known: there is no relevant document" if code.no_relevant else "R known"
+    level = f"one-sided {code.confidence or 0:.0%}"
+    return f"the elusion test ({level})" if code.basis == Basis.ELUSION else f"the {code.basis} upper bound ({level})"
+
+
 def headline(figures: Headline, to_certify: str | None = None) -> str:
     """The depth answer's headline (`reviewdepth.estimation.assessment.Headline`) in words that start with its status
     (``reached`` / ``not reached`` / ``unknown``) and name the recall's scope when the queue is not the whole
@@ -76,7 +86,7 @@ def headline(figures: Headline, to_certify: str | None = None) -> str:
                                                  else "")
     step, counts = figures.step, figures.step_counts
     if figures.status == AnswerStatus.REACHED:
-        text = f"{pct}: reached, by {figures.reached_by}"
+        text = f"{pct}: reached, by {reached_by(figures.reached_by)}"
     elif figures.status == AnswerStatus.UNKNOWN:
         text = f"{pct}: unknown (no random sample)"
         if figures.guess is not None:

@@ -236,9 +236,9 @@ def test_edge_cases_do_not_raise(case: str) -> None:
 def test_a_wholly_reviewed_queue_is_known_not_certified_by_a_missing_sample() -> None:
     import numpy as np
 
-    from reviewdepth.estimation.assessment import ReviewState, assess
+    from reviewdepth.estimation.assessment import Basis, ReachedBy, ReviewState, assess
 
     result = assess(ReviewState(np.array([1] * 5 + [0] * 45, dtype=np.int8), 50), [], ["0.95", "1"])
     assert result.basis.method == "known"
     assert [t.status for t in result.targets] == ["reached", "reached"]
-    assert all(t.reached_by == "R known" for t in result.targets)
+    assert all(t.reached_by == ReachedBy(Basis.KNOWN) for t in result.targets)

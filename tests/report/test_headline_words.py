@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from reviewdepth.estimation.assessment import AnswerStatus, Headline, NextStep
+from reviewdepth.estimation.assessment import AnswerStatus, Basis, Headline, NextStep, ReachedBy
 from reviewdepth.report.wording import headline
 
 NOT_REACHED = Headline(0.95, AnswerStatus.NOT_REACHED, 0.95, None, reviewed=1_200)
@@ -14,7 +14,7 @@ NOT_REACHED = Headline(0.95, AnswerStatus.NOT_REACHED, 0.95, None, reviewed=1_20
 def test_every_headline_in_words() -> None:
     cases = [
         (replace(NOT_REACHED, status=AnswerStatus.REACHED, step=NextStep.STATE_RECALL,
-                 reached_by="the elusion test (one-sided 95%)"),
+                 reached_by=ReachedBy(Basis.ELUSION, 0.95)),
          "95% recall: reached, by the elusion test (one-sided 95%)"),
         (replace(NOT_REACHED, step=NextStep.CERTIFY_FLOOR, step_counts=(476,), upper=126.6),
          "95% recall: not reached (not certified: the point estimate is met; R ≤ 127 at 95% one-sided); to "
