@@ -104,8 +104,9 @@ def new_outcome(result: Assessment, truth: Truth, c1: int, judged_relevant: int)
     # the "judged" figure (relevant found over relevant judged) is a bound, not an interval: no coverage to score
     figure = next((f for f in result.recall if f.basis == basis.method and basis.method != "judged"), None)
     answer = result.targets[0]
-    forward_given = answer.forward_low is not None and answer.forward_high is not None
-    projected = answer.forward_depth if answer.status != "reached" else c1
+    to_rank = answer.forward.to_rank
+    forward_given = to_rank.low is not None and to_rank.high is not None
+    projected = to_rank.depth if answer.status != "reached" else c1
     direct = next((f for f in result.recall if f.basis == "direct"), None)
     found_all = truth.found(c1)
     incoherent = any(e.lower < judged_relevant - 1e-9 or e.point < e.lower - 1e-9
@@ -120,10 +121,10 @@ def new_outcome(result: Assessment, truth: Truth, c1: int, judged_relevant: int)
         "recall_upper": _num(None if figure is None else figure.upper),
         "recall_lower_one": _num(None if figure is None else figure.lower_one_sided),
         "reached": float(answer.status == "reached"),
-        "conservative_depth": truth.depth_of(_num(answer.conservative_needed)),
+        "conservative_depth": truth.depth_of(_num(answer.conservative.needed)),
         "projected_depth": _num(projected),
-        "forward_low": _num(answer.forward_low) if forward_given else math.nan,
-        "forward_high": _num(answer.forward_high) if forward_given else math.nan,
+        "forward_low": _num(to_rank.low) if forward_given else math.nan,
+        "forward_high": _num(to_rank.high) if forward_given else math.nan,
         "forward_given": float(forward_given), "incoherent": float(incoherent),
         "direct_lower": _num(None if direct is None else direct.lower),
         "direct_upper": _num(None if direct is None else direct.upper),

@@ -39,6 +39,7 @@ from reviewdepth.report.model import (
     CertifyCost,
     ChainHead,
     Current,
+    DepthRow,
     EstimateRow,
     Gain,
     PairAgreement,
@@ -250,7 +251,7 @@ SECTION_NAMES: dict[type[Any], str] = {
     PrecisionRecall: "ReportPrecisionRecall", PairAgreement: "PairAgreementOut", Agreement: "AgreementOut",
     QcSample: "QcOut", ReviewQuality: "ReportReviewQuality", PrismaCounts: "ReportPrisma", FloorFigure: "ReportFloor",
     CertifyCost: "ReportCertify", SamplePlan: "ElusionPlanOut", TopicStatus: "TopicStatusOut",
-    StatusFigure: "StatusFigureOut"}
+    StatusFigure: "StatusFigureOut", DepthRow: "TargetAnswer"}
 # what the generated models cannot know: a field's schema stated for the document (filled below, where it is built)
 SECTION_OVERRIDES: dict[type[Any], dict[str, Any]] = {TopicStatus: {"status": Status}}
 SECTION_DESCRIPTIONS: dict[type[Any], dict[str, str]] = {

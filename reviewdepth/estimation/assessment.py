@@ -150,54 +150,89 @@ class SampleUse:
 
 
 @dataclass(frozen=True)
+class ReachedBy:
+    """What reached a target, as a code (`reviewdepth.report.wording.reached_by` says it): the ``basis``' one-sided
+    upper bound at ``confidence`` (the elusion test when the basis is the rest sample's), or R itself when the
+    basis is ``known`` (``no_relevant``: R = 0)."""
+
+    basis: Basis
+    confidence: float | None = None
+    no_relevant: bool = False
+
+
+@dataclass(frozen=True)
+class NeedFigure:
+    """The relevant documents ``needed`` for a target at one value of R, the ``depth`` (queue rank) where the
+    reviewed prefix holds them, and whether it does (``reached``); None: not computed on this basis."""
+
+    needed: int | None = None
+    depth: int | None = None
+    reached: bool | None = None
+
+
+@dataclass(frozen=True)
+class ConservativeFigure(NeedFigure):
+    """The need at the one-sided upper bound R_U, and ``forward``: the projected rank where it is met."""
+
+    forward: int | None = None
+
+
+@dataclass(frozen=True)
+class RankRange:
+    """The queue rank to review to (``depth``), with its range ``low``–``high``."""
+
+    depth: int | None = None
+    low: int | None = None
+    high: int | None = None
+
+
+@dataclass(frozen=True)
+class CountRange:
+    """The documents still to review (``documents``), with its range ``low``–``high``."""
+
+    documents: int | None = None
+    low: int | None = None
+    high: int | None = None
+
+
+@dataclass(frozen=True)
+class Projection:
+    """Where reviewing on reaches the target when it is not reached: the rank to review to, the documents that
+    means, and how it was projected (``basis``)."""
+
+    to_rank: RankRange = field(default_factory=RankRange)
+    more: CountRange = field(default_factory=CountRange)
+    basis: str | None = None
+
+
+@dataclass(frozen=True)
 class TargetAnswer:
     """The answer for one target recall.
 
-    ``status``: ``reached`` / ``not reached`` / ``unknown``; ``reached_by`` names the evidence. ``point_*``: the
-    depth from the point estimate R̂ (labelled point, never "reached" by itself). ``conservative_*``: from the
-    one-sided upper bound R_U. ``forward_*``: when not reached, the projected depth (queue rank) to review to and
-    ``more_*`` the documents that means (point and range), with ``forward_basis`` saying how it was projected;
-    ``conservative_forward`` the projected rank where the conservative need (from the one-sided R_U) is met.
-    ``certified_depth``: QBCB's depth from a whole-queue sample (certified for the stopping target).
+    ``status``: ``reached`` / ``not reached`` / ``unknown``; ``reached_by`` the evidence, as a code; ``needed`` and
+    ``depth``: from R itself when known. ``point``: the need and depth from the point estimate R̂ (labelled point,
+    never "reached" by itself). ``conservative``: from the one-sided upper bound R_U, with the projected rank
+    where it is met. ``forward``: when not reached, the projected rank to review to and the documents that means
+    (point and range), with how it was projected. ``certified_depth``: QBCB's depth from a whole-queue sample
+    (certified for the stopping target).
 
     When the point estimate is met but the target is not reached, reviewing on is not what is missing: the answer
-    is what certification costs. ``forward_depth``/``more_documents`` and their low end are then None (the point
+    is what certification costs. The projection's rank and documents and their low ends are then None (the point
     projection sits at the current depth, and "0 more" would read as done; the high end stays: the documents to
     review if R is at its upper bound), and ``certify_floor`` is n_min(F, N_u) at this target
-    (`stop_plan.certification_floor`): no random-sample design certifies it with fewer further judged documents.
-    The report fills ``certify_path`` (the stop plan's recommended path, `stop_plan.plan_stop`), with
-    ``certify_review_more`` (D reviewed first), ``certify_expected`` and the ``certify_low``–``certify_high`` range
-    of the documents it judges, for the stopping target."""
+    (`stop_plan.certification_floor`): no random-sample design certifies it with fewer further judged documents."""
 
     target: float
     status: AnswerStatus
-    reached_by: str | None
-    needed: int | None
-    depth: int | None
-    point_needed: int | None
-    point_depth: int | None
-    point_reached: bool | None
-    conservative_needed: int | None
-    conservative_depth: int | None
-    conservative_reached: bool | None
-    conservative_forward: int | None
-    certified_depth: int | None
-    forward_depth: int | None
-    forward_low: int | None
-    forward_high: int | None
-    more_documents: int | None
-    more_low: int | None
-    more_high: int | None
-    forward_basis: str | None
+    reached_by: ReachedBy | None
     basis: str
+    needed: int | None = None
+    depth: int | None = None
+    point: NeedFigure = field(default_factory=NeedFigure)
+    conservative: ConservativeFigure = field(default_factory=ConservativeFigure)
+    certified_depth: int | None = None
+    forward: Projection = field(default_factory=Projection)
     certify_floor: int | None = None
-    certify_path: str | None = None
-    certify_review_more: int | None = None
-    certify_expected: float | None = None
-    certify_low: float | None = None
-    certify_high: float | None = None
-    # the queue rank the recommended path reviews to before it certifies (None: it reviews no further)
-    certify_to_rank: int | None = None
 
 
 @dataclass(frozen=True)
@@ -217,15 +252,25 @@ class RecallFigure:
 
 @dataclass(frozen=True)
 class Headline:
-    """The first lines of every report: the stopping target and its status, the confidence and the next step."""
+    """The first lines of every report as codes and numbers (`reviewdepth.report.wording.headline` says them): the
+    stopping target and its status, the confidence, the next step (a code and its counts: the documents to
+    certify, or to review and the rank to review to), and what the sentence names beside them: the recall's
+    ``scope``, the evidence that reached the target, R_U (``upper``) when the point estimate is met but the target
+    is not certified, the range of the documents to review, the ``reviewed`` count, and without a random sample
+    the recent yield's ``guess`` of the documents to review. ``no_target``: no target was asked for."""
 
     target: float
     status: AnswerStatus
-    text: str
     confidence: float
-    # the next step as a code and its counts; `reviewdepth.report.wording.next_step` says it in words
     step: NextStep | None
     step_counts: tuple[int, ...] = ()
+    scope: str = "population"
+    reached_by: ReachedBy | None = None
+    upper: float | None = None
+    more_range: tuple[int, int] | None = None
+    reviewed: int = 0
+    guess: int | None = None
+    no_target: bool = False
 
 
 @dataclass(frozen=True)
@@ -272,6 +317,172 @@ def reviewed_prefix(labels: LabelArray, sample_ranks: IntArray | None = None) ->
     return c
 
 
+# --- the context: one cutoff of one review -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReviewCutoff:
+    """The figures of the reviewed set at the current cutoff and the settings the answer is computed with: what
+    every phase of :func:`assess` reads. ``prefix_relevant``: queue ranks of the relevant documents in the reviewed
+    prefix (F = ``found`` of them); ``floor``: the relevant judged in the estimates' scope, every bound on R at
+    least this; ``outside``: relevant judged outside the queue, added to the queue's estimates (0 when the scope is
+    the queue); ``known``: R when it is known (given, or everything is judged)."""
+
+    labels: LabelArray
+    size: int
+    reviewed: int
+    prefix_relevant: IntArray
+    relevant_judged: int
+    judged_in_queue: int
+    population: int
+    scope: str
+    scope_note: str
+    outside: int
+    floor: int
+    known: int | None
+    reviewed_random: bool
+    confidence: float
+    interval: str
+    stopping_target: Fraction
+    target_rule: str
+
+    @property
+    def found(self) -> int:
+        return len(self.prefix_relevant)
+
+    @property
+    def rest_size(self) -> int:
+        return self.size - self.reviewed
+
+    @property
+    def alpha(self) -> float:
+        return 1.0 - self.confidence
+
+    @property
+    def finite_population(self) -> bool:
+        return self.interval == "hypergeometric"
+
+
+@dataclass(frozen=True)
+class RestSample:
+    """The sample chosen for the unreviewed rest: its documents there (queue ranks, 1/0 labels)."""
+
+    draw: SampleDraw
+    ranks: IntArray
+    labels: IntArray
+
+    @property
+    def positives(self) -> IntArray:
+        return np.sort(self.ranks[self.labels == 1])
+
+
+@dataclass(frozen=True)
+class SampleChoice:
+    """Which samples speak for what at the cutoff (the module docstring's "Choosing among samples"): the rest
+    sample, the whole-queue sample, and the rank-band samples (strata)."""
+
+    rest: RestSample | None
+    population: SampleDraw | None
+    bands: list[SampleDraw]
+
+    @property
+    def population_positives(self) -> IntArray:
+        """Queue ranks of the whole-queue sample's positives, in draw order (empty: no such sample)."""
+        if self.population is None:
+            return np.array([], dtype=np.int64)
+        positives: IntArray = self.population.ranks[self.population.labels == 1]
+        return positives
+
+
+@dataclass(frozen=True)
+class RelevantEstimates:
+    """|R| by every basis the evidence allows (in report order), and the one-sided estimates kept for the basis."""
+
+    all: list[relevant.Estimate]
+    elusion_one: relevant.Estimate | None
+    screened_one: relevant.Estimate | None
+
+
+@dataclass(frozen=True)
+class DepthBasis:
+    """The |R| estimate depths are computed from, its one-sided estimate (R_U at the confidence, and recall ≥ F/R_U)
+    and that upper bound R_U: the headline's "R ≤ …", the "reached" test and the recall table's one-sided lower
+    bound all read this one bound."""
+
+    estimate: relevant.Estimate
+    one_sided: relevant.Estimate | None
+    upper: float | None
+
+    @property
+    def method(self) -> str:
+        return self.estimate.method
+
+
+def assess(state: ReviewState, samples: Sequence[SampleDraw], targets: Sequence[str | float], *,
+           confidence: float = 0.95, interval: str = "hypergeometric", stopping_target: str | float = "0.95",
+           target_rule: str = "ceil") -> Assessment:
+    """Everything the report says about depth, recall and stopping at the current cutoff (module docstring), in
+    phases over one :class:`ReviewCutoff`: which samples speak for what, |R| by every basis, the depth basis, the
+    stopping rules, the answer per target, recall per basis and the headline."""
+    cut = review_cutoff(state, confidence=confidence, interval=interval, stopping_target=stopping_target,
+                        target_rule=target_rule)
+    chosen = choose_samples(cut, samples)
+    uses = [sample_use(cut, chosen, s) for s in samples]
+    estimates = relevant_estimates(cut, chosen)
+    basis = depth_basis(cut, chosen, estimates)
+    rules = stopping_evidence(cut, chosen, state.probabilities)
+    certified_stop = [r for r in rules if r.kind == "certified" and r.stop_now and r.certifies == "reviewed prefix"]
+    answers = [target_answer(cut, basis, chosen, _tau_of(t),
+                             certified_stop if _tau_of(t) == cut.stopping_target else []) for t in targets]
+    if state.queue_ranks is not None:
+        # ranks past the reviewed set are positions on the review order until here; the team reads queue ranks
+        # ("review to rank k": the queue's unreviewed documents up to rank k); counts stay counts
+        answers = [_on_queue_ranks(a, state.queue_ranks, cut.reviewed) for a in answers]
+    recall = recall_figures(cut, basis, chosen, answers)
+    return Assessment(cut.size, cut.reviewed, cut.found, cut.scope, cut.scope_note, estimates.all, basis.estimate,
+                      basis.upper, answers, recall, rules, uses, headline(cut, basis, answers),
+                      None if chosen.rest is None else chosen.rest.draw.sample_id,
+                      None if chosen.population is None else chosen.population.sample_id,
+                      {"relevant_judged_in_rest": cut.judged_in_queue - cut.found,
+                       "relevant_judged_outside_queue": cut.outside, "population": cut.population,
+                       "rest_size": cut.rest_size})
+
+
+# --- phase 1: the figures of the reviewed set ---------------------------------------------------------------
+
+
+def review_cutoff(state: ReviewState, *, confidence: float, interval: str, stopping_target: str | float,
+                  target_rule: str) -> ReviewCutoff:
+    """The cutoff's figures: F, the relevant judged, the population and the estimates' scope, R when known."""
+    if interval not in REPORT_INTERVALS:
+        raise ValueError(f"interval must be one of {', '.join(REPORT_INTERVALS)}: approximate intervals (Wilson, "
+                         f"Jeffreys, Agresti–Coull) under-cover one-sided and are not used for certified figures")
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence!r}")
+    labels = np.asarray(state.labels)
+    size, c = len(labels), state.reviewed
+    rel_queue = labels == 1
+    judged_in_queue = int(np.count_nonzero(rel_queue))
+    relevant_judged = judged_in_queue if state.relevant_judged is None else max(state.relevant_judged,
+                                                                                 judged_in_queue)
+    population = size if state.population is None else max(state.population, size)
+    if population > size:
+        scope, outside, floor = "queue", 0, judged_in_queue
+        scope_note = (f"the estimates cover the {size:,} documents of the queue only: {population - size:,} "
+                      "documents of the population are outside it and are never sampled")
+    else:
+        scope, outside, floor = "population", relevant_judged - judged_in_queue, relevant_judged
+        scope_note = "the queue holds the whole population"
+    known = state.known_relevant if state.known_relevant is not None else (
+        relevant_judged if state.fully_judged or (size == c and population == size) else None)
+    return ReviewCutoff(labels, size, c, (np.flatnonzero(rel_queue[:c]) + 1).astype(np.int64), relevant_judged,
+                        judged_in_queue, population, scope, scope_note, outside, floor, known, state.reviewed_random,
+                        confidence, interval, _tau_of(stopping_target), target_rule)
+
+
+# --- phase 2: which samples speak for what ----------------------------------------------------------------------
+
+
 def _rest_part(sample: SampleDraw, reviewed: int, size: int) -> tuple[bool, IntArray, IntArray]:
     """(usable, ranks, labels) of the sample's documents in the current rest (ranks > reviewed)."""
     covers = sample.frame_start <= reviewed and (sample.frame_end is None or sample.frame_end >= size)
@@ -279,42 +490,136 @@ def _rest_part(sample: SampleDraw, reviewed: int, size: int) -> tuple[bool, IntA
     return covers, sample.ranks[keep], sample.labels[keep]
 
 
-# the fields of a TargetAnswer that are ranks of the queue
-RANK_FIELDS = ("depth", "point_depth", "conservative_depth", "conservative_forward", "certified_depth",
-               "forward_depth", "forward_low", "forward_high")
+def choose_samples(cut: ReviewCutoff, samples: Sequence[SampleDraw]) -> SampleChoice:
+    """The rest sample (most documents in the rest; ties: more drawn, then older) and the whole-queue sample (the
+    largest; ties: older)."""
+    whole = [s for s in samples if s.frame_end is None]
+    rest: RestSample | None = None
+    if cut.rest_size:
+        parts = [(s, *_rest_part(s, cut.reviewed, cut.size)) for s in whole]
+        usable = [(len(ranks), s.drawn, -s.sample_id, RestSample(s, ranks, labels))
+                  for s, covers, ranks, labels in parts if covers and len(ranks)]
+        rest = max(usable, key=lambda u: u[:3])[3] if usable else None
+    queue_wide = [s for s in whole if s.frame_start == 0 and len(s.ranks)]
+    population = max(queue_wide, key=lambda s: (len(s.ranks), -s.sample_id)) if queue_wide else None
+    return SampleChoice(rest, population, [s for s in samples if s.frame_end is not None])
 
 
-def _on_queue_ranks(answer: TargetAnswer, queue_ranks: IntArray, reviewed: int) -> TargetAnswer:
-    """``answer`` with its ranks past the reviewed set carried from the review order back to queue ranks."""
-    changes: dict[str, Any] = {}
-    for key in RANK_FIELDS:
-        value = getattr(answer, key)
-        if value is not None and reviewed < value <= len(queue_ranks):
-            changes[key] = int(queue_ranks[value - 1])
-    return replace(answer, **changes) if changes else answer
+def sample_use(cut: ReviewCutoff, chosen: SampleChoice, sample: SampleDraw) -> SampleUse:
+    """How ``sample`` is used at the cutoff, and why (a sentence for people)."""
+    covers, r_ranks, r_labels = _rest_part(sample, cut.reviewed, cut.size)
+    roles = [role for role, draw in (("rest", None if chosen.rest is None else chosen.rest.draw),
+                                     ("population", chosen.population))
+             if draw is not None and draw.sample_id == sample.sample_id]
+    if sample.frame_end is not None:
+        role = "stratum"
+        status = f"rank band {sample.frame_start + 1}–{sample.frame_end}: a stratum of the stratified estimate"
+    elif roles:
+        role = "+".join(roles)
+        parts = []
+        if "rest" in roles:
+            parts.append(f"{len(r_ranks):,} of its {sample.drawn:,} documents are in the unreviewed rest "
+                         f"(ranks > {cut.reviewed:,}): used as a random sample of it")
+        if "population" in roles:
+            parts.append("a random sample of the whole queue: used for the whole-queue rules")
+        status = "; ".join(parts)
+    else:
+        role, status = "unused", _unused_status(cut, sample, covers, len(r_ranks))
+    return SampleUse(sample.sample_id, role, len(r_ranks), int(np.count_nonzero(r_labels == 1)),
+                     (sample.origin + ": " if sample.origin else "") + status)
 
 
-def _tau_of(target: str | float) -> Fraction:
-    return exact_fraction(target)
+def _unused_status(cut: ReviewCutoff, sample: SampleDraw, covers: bool, in_rest: int) -> str:
+    c = cut.reviewed
+    if not covers:
+        return (f"not used: its frame starts after rank {sample.frame_start:,} but the review has reached only "
+                f"{c:,}, so it says nothing about ranks {c + 1:,}–{sample.frame_start:,}")
+    if not cut.rest_size:
+        return "not used: nothing is left unreviewed"
+    if not in_rest:
+        return "superseded: the review has passed every document it drew"
+    return f"not used: another sample has more documents in the unreviewed rest ({in_rest:,} here); the largest is used"
 
 
-def _ceil_times(tau: Fraction, value: float) -> int:
-    return max(0, math.ceil(tau * Fraction(repr(float(value)))))
+# --- phase 3: |R| by every basis --------------------------------------------------------------------------------
 
 
-def _depth_of(rel_ranks: IntArray, needed: int) -> int | None:
-    if needed <= 0:
-        return 0
-    return int(rel_ranks[needed - 1]) if len(rel_ranks) >= needed else None
+def relevant_estimates(cut: ReviewCutoff, chosen: SampleChoice) -> RelevantEstimates:
+    """|R| by every basis the evidence allows: judged (a lower bound), known, elusion, whole-queue SRS and direct
+    recall, the screened set declared random, stratified; each but judged and known floored at the judged."""
+    estimates: list[relevant.Estimate] = [relevant.estimate_judged(cut.relevant_judged)]
+    if cut.known is not None:
+        estimates.append(relevant.estimate_known(max(cut.known, 0)))
+    elusion_two, elusion_one = _elusion_estimates(cut, chosen.rest)
+    if elusion_two is not None:
+        estimates.append(elusion_two)
+    estimates += _whole_queue_estimates(cut, chosen.population)
+    screened_one: relevant.Estimate | None = None
+    if cut.reviewed_random and 0 < cut.reviewed < cut.size:
+        # S itself is a simple random sample of the queue: found of c screened speaks for all size documents.
+        # Only R and recall come from it; the whole-queue rules (QBCB, target, direct) would compare S with itself
+        screened = relevant.estimate_srs(cut.found, cut.reviewed, cut.size, found=0, confidence=cut.confidence,
+                                         method="clopper-pearson", finite_population=cut.finite_population)
+        screened_one = relevant.estimate_srs(cut.found, cut.reviewed, cut.size, confidence=cut.confidence,
+                                             method="clopper-pearson", finite_population=cut.finite_population,
+                                             sided="upper")
+        estimates.append(replace(screened, method=Basis.SCREENED, assumptions=SCREENED_ASSUMPTIONS))
+    strata = _strata(chosen.bands, cut.reviewed, cut.labels == 1, cut.size)
+    if strata is not None:
+        estimates.append(relevant.estimate_stratified(strata, confidence=cut.confidence))
+    floored = [e if e.method in (Basis.JUDGED, Basis.KNOWN) else _floor_estimate(cut, e) for e in estimates]
+    return RelevantEstimates(floored, elusion_one, screened_one)
 
 
-def _floor_estimate(est: relevant.Estimate, floor: int, add: int, found: int) -> relevant.Estimate:
-    """R estimates speak for the queue: add the relevant judged outside it (``add``, known exactly), keep every
-    bound at least the relevant judged (``floor``), and recompute recall = F/R within [0, 1]."""
+def _elusion(cut: ReviewCutoff, m: int, y: int, sided: str) -> relevant.Estimate:
+    method = "hypergeometric" if cut.interval == "hypergeometric" else "clopper-pearson"
+    return relevant.estimate_elusion(cut.found, cut.rest_size, m, y, confidence=cut.confidence, method=method,
+                                     sided=sided)
+
+
+def _elusion_estimates(cut: ReviewCutoff, rest: RestSample | None,
+                       ) -> tuple[relevant.Estimate | None, relevant.Estimate | None]:
+    """The elusion estimate (two-sided, as reported) and its one-sided upper estimate."""
+    if cut.rest_size == 0 and cut.known is None:
+        two = one = relevant.estimate_elusion(cut.found, 0, 0, 0, confidence=cut.confidence)
+    elif rest is not None:
+        m, y = len(rest.ranks), int(np.count_nonzero(rest.labels == 1))
+        two, one = _elusion(cut, m, y, "two"), _elusion(cut, m, y, "upper")
+    else:
+        return None, None
+    assumptions = (*two.assumptions,
+                   "a sample drawn at an earlier cutoff is rolled forward: its documents still unreviewed are a "
+                   "random sample of the rest given their number, as long as the review's progress does not "
+                   "depend on which documents were drawn")
+    details = dict(two.details)
+    if rest is not None:
+        details["sample_id"] = rest.draw.sample_id
+    return replace(two, assumptions=assumptions, details=details), one
+
+
+def _whole_queue_estimates(cut: ReviewCutoff, population: SampleDraw | None) -> list[relevant.Estimate]:
+    """SRS prevalence and direct recall from the whole-queue sample."""
+    if population is None:
+        return []
+    n = len(population.ranks)
+    y_all = int(np.count_nonzero(population.labels == 1))
+    out = [relevant.estimate_srs(y_all, n, cut.size, found=0, confidence=cut.confidence, method="clopper-pearson",
+                                 finite_population=cut.finite_population)]
+    if y_all:
+        positives = population.ranks[population.labels == 1]
+        out.append(relevant.direct_recall(int(np.count_nonzero(positives <= cut.reviewed)), y_all,
+                                          confidence=cut.confidence, found=cut.found))
+    return out
+
+
+def _floor_estimate(cut: ReviewCutoff, est: relevant.Estimate) -> relevant.Estimate:
+    """R estimates speak for the queue: add the relevant judged outside it (known exactly), keep every bound at
+    least the relevant judged (the cutoff's floor), and recompute recall = F/R within [0, 1]."""
     if math.isnan(est.point):
         return est
-    point = max(est.point + add, float(floor))
-    lower = max(est.lower + add, float(floor))
+    add, floor = cut.outside, float(cut.floor)
+    point = max(est.point + add, floor)
+    lower = max(est.lower + add, floor)
     upper = None if est.upper is None else max(est.upper + add, lower)
     point = min(max(point, lower), upper) if upper is not None else max(point, lower)
     raised = [name for name, before, after in (("point", est.point + add, point), ("lower", est.lower + add, lower),
@@ -325,205 +630,21 @@ def _floor_estimate(est: relevant.Estimate, floor: int, add: int, found: int) ->
         details["raised_to_judged"] = ",".join(raised)
     if add:
         details["relevant_judged_outside_queue"] = add
+    if est.method == Basis.DIRECT:  # direct recall is measured on the sample, not derived from R
+        recall = est.recall_point, est.recall_lower, est.recall_upper
+    else:
+        recall = _recall_of(cut.found, point, lower, upper)
+    return replace(est, point=point, lower=lower, upper=upper, details=details, recall_point=recall[0],
+                   recall_lower=recall[1], recall_upper=recall[2])
+
+
+def _recall_of(found: int, point: float, lower: float, upper: float | None,
+               ) -> tuple[float | None, float | None, float | None]:
+    """Recall F/R (point, lower, upper) within [0, 1] for R = point in [lower, upper]."""
     recall_point = min(1.0, found / point) if point > 0 else None
     recall_lower = None if upper is None else (min(1.0, found / upper) if upper > 0 else None)
     recall_upper = min(1.0, found / lower) if lower > 0 else None
-    if est.method == Basis.DIRECT:  # direct recall is measured on the sample, not derived from R
-        recall_point, recall_lower, recall_upper = est.recall_point, est.recall_lower, est.recall_upper
-    return replace(est, point=point, lower=lower, upper=upper, details=details, recall_point=recall_point,
-                   recall_lower=recall_lower, recall_upper=recall_upper)
-
-
-def _elusion(found: int, rest_size: int, m: int, y: int, confidence: float, interval: str,
-             sided: str) -> relevant.Estimate:
-    method = "hypergeometric" if interval == "hypergeometric" else "clopper-pearson"
-    return relevant.estimate_elusion(found, rest_size, m, y, confidence=confidence, method=method, sided=sided)
-
-
-def assess(state: ReviewState, samples: Sequence[SampleDraw], targets: Sequence[str | float], *,
-           confidence: float = 0.95, interval: str = "hypergeometric", stopping_target: str | float = "0.95",
-           target_rule: str = "ceil") -> Assessment:
-    """Everything the report says about depth, recall and stopping at the current cutoff (module docstring)."""
-    if interval not in REPORT_INTERVALS:
-        raise ValueError(f"interval must be one of {', '.join(REPORT_INTERVALS)}: approximate intervals (Wilson, "
-                         f"Jeffreys, Agresti–Coull) under-cover one-sided and are not used for certified figures")
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence!r}")
-    labels = np.asarray(state.labels)
-    size = len(labels)
-    c = state.reviewed
-    rel_queue = labels == 1
-    prefix_rel_ranks = (np.flatnonzero(rel_queue[:c]) + 1).astype(np.int64)
-    found = len(prefix_rel_ranks)
-    judged_in_queue = int(np.count_nonzero(rel_queue))
-    judged_in_rest = judged_in_queue - found
-    relevant_judged = judged_in_queue if state.relevant_judged is None else max(state.relevant_judged,
-                                                                                 judged_in_queue)
-    population = size if state.population is None else max(state.population, size)
-    rest_size = size - c
-    if population > size:
-        scope = "queue"
-        scope_note = (f"the estimates cover the {size:,} documents of the queue only: {population - size:,} "
-                      "documents of the population are outside it and are never sampled")
-        outside = 0
-        floor = judged_in_queue
-    else:
-        scope = "population"
-        scope_note = "the queue holds the whole population"
-        outside = relevant_judged - judged_in_queue
-        floor = relevant_judged
-    alpha = 1.0 - confidence
-
-    # which samples speak for what --------------------------------------------------------------------------
-    uses: list[SampleUse] = []
-    rest_choice: tuple[SampleDraw, IntArray, IntArray] | None = None
-    rest_key: tuple[int, int, int] | None = None
-    population_choice: SampleDraw | None = None
-    bands = [s for s in samples if s.frame_end is not None]
-    for s in samples:
-        if s.frame_end is not None:
-            continue
-        covers, r_ranks, r_labels = _rest_part(s, c, size)
-        if covers and len(r_ranks) and rest_size:
-            key = (len(r_ranks), s.drawn, -s.sample_id)
-            if rest_key is None or key > rest_key:
-                rest_key, rest_choice = key, (s, r_ranks, r_labels)
-        if s.frame_start == 0 and len(s.ranks) and (population_choice is None or
-                                                   (len(s.ranks), -s.sample_id) >
-                                                   (len(population_choice.ranks), -population_choice.sample_id)):
-            population_choice = s
-    rest_sample = rest_choice[0] if rest_choice else None
-    for s in samples:
-        covers, r_ranks, r_labels = _rest_part(s, c, size)
-        roles = []
-        if rest_sample is not None and s.sample_id == rest_sample.sample_id:
-            roles.append("rest")
-        if population_choice is not None and s.sample_id == population_choice.sample_id:
-            roles.append("population")
-        if s.frame_end is not None:
-            status = f"rank band {s.frame_start + 1}–{s.frame_end}: a stratum of the stratified estimate"
-            role = "stratum"
-        elif roles:
-            role = "+".join(roles)
-            parts = []
-            if "rest" in roles:
-                parts.append(f"{len(r_ranks):,} of its {s.drawn:,} documents are in the unreviewed rest "
-                             f"(ranks > {c:,}): used as a random sample of it")
-            if "population" in roles:
-                parts.append("a random sample of the whole queue: used for the whole-queue rules")
-            status = "; ".join(parts)
-        elif not covers:
-            status = (f"not used: its frame starts after rank {s.frame_start:,} but the review has reached only "
-                      f"{c:,}, so it says nothing about ranks {c + 1:,}–{s.frame_start:,}")
-        elif not rest_size:
-            status = "not used: nothing is left unreviewed"
-        elif not len(r_ranks):
-            status = "superseded: the review has passed every document it drew"
-        else:
-            status = (f"not used: another sample has more documents in the unreviewed rest ({len(r_ranks):,} "
-                      "here); the largest is used")
-        uses.append(SampleUse(s.sample_id, role if (roles or s.frame_end is not None) else "unused", len(r_ranks),
-                              int(np.count_nonzero(r_labels == 1)), (s.origin + ": " if s.origin else "") + status))
-
-    # |R| by every basis -------------------------------------------------------------------------------------
-    estimates: list[relevant.Estimate] = [relevant.estimate_judged(relevant_judged)]
-    known = state.known_relevant if state.known_relevant is not None else (
-        relevant_judged if state.fully_judged or (rest_size == 0 and population == size) else None)
-    if known is not None:
-        estimates.append(relevant.estimate_known(max(known, 0)))
-    elusion_two = elusion_one = None
-    if rest_size == 0 and known is None:
-        elusion_two = elusion_one = relevant.estimate_elusion(found, 0, 0, 0, confidence=confidence)
-    elif rest_choice is not None:
-        _, r_ranks, r_labels = rest_choice
-        m, y = len(r_ranks), int(np.count_nonzero(r_labels == 1))
-        elusion_two = _elusion(found, rest_size, m, y, confidence, interval, "two")
-        elusion_one = _elusion(found, rest_size, m, y, confidence, interval, "upper")
-    if elusion_two is not None:
-        assumptions = (*elusion_two.assumptions,
-                       "a sample drawn at an earlier cutoff is rolled forward: its documents still unreviewed are a "
-                       "random sample of the rest given their number, as long as the review's progress does not "
-                       "depend on which documents were drawn")
-        details = dict(elusion_two.details)
-        if rest_sample is not None:
-            details["sample_id"] = rest_sample.sample_id
-        estimates.append(replace(elusion_two, assumptions=assumptions, details=details))
-    if population_choice is not None:
-        n = len(population_choice.ranks)
-        y_all = int(np.count_nonzero(population_choice.labels == 1))
-        estimates.append(relevant.estimate_srs(y_all, n, size, found=0, confidence=confidence,
-                                               method="clopper-pearson",
-                                               finite_population=interval == "hypergeometric"))
-        if y_all:
-            positives = population_choice.ranks[population_choice.labels == 1]
-            estimates.append(relevant.direct_recall(int(np.count_nonzero(positives <= c)), y_all,
-                                                    confidence=confidence, found=found))
-    screened_one: relevant.Estimate | None = None
-    if state.reviewed_random and 0 < c < size:
-        # S itself is a simple random sample of the queue: found of c screened speaks for all size documents.
-        # Only R and recall come from it; the whole-queue rules (QBCB, target, direct) would compare S with itself
-        screened = relevant.estimate_srs(found, c, size, found=0, confidence=confidence, method="clopper-pearson",
-                                         finite_population=interval == "hypergeometric")
-        screened_one = relevant.estimate_srs(found, c, size, confidence=confidence, method="clopper-pearson",
-                                             finite_population=interval == "hypergeometric", sided="upper")
-        estimates.append(replace(screened, method=Basis.SCREENED, assumptions=SCREENED_ASSUMPTIONS))
-    strata = _strata(bands, c, rel_queue, size)
-    if strata is not None:
-        estimates.append(relevant.estimate_stratified(strata, confidence=confidence))
-    estimates = [e if e.method in (Basis.JUDGED, Basis.KNOWN) else _floor_estimate(e, floor, outside, found)
-                 for e in estimates]
-    basis = _choose(estimates)
-
-    # the one-sided upper bound behind "conservative" and "reached" -------------------------------------------
-    # the basis' one-sided estimate (R_U at the confidence, and recall ≥ F/R_U): the headline's "R ≤ …", the
-    # "reached" test and the recall table's one-sided lower bound all read this one estimate
-    conservative_upper: float | None = None
-    basis_one: relevant.Estimate | None = None
-    if basis.method == Basis.KNOWN:
-        conservative_upper = basis.point
-    elif basis.method == Basis.ELUSION and elusion_one is not None:
-        basis_one = _floor_estimate(elusion_one, floor, outside, found)
-    elif basis.method == Basis.SRS and population_choice is not None:
-        n = len(population_choice.ranks)
-        y_all = int(np.count_nonzero(population_choice.labels == 1))
-        one = relevant.estimate_srs(y_all, n, size, confidence=confidence, method="clopper-pearson",
-                                    finite_population=interval == "hypergeometric", sided="upper")
-        basis_one = _floor_estimate(one, floor, outside, found)
-    elif basis.method == Basis.SCREENED and screened_one is not None:
-        basis_one = _floor_estimate(screened_one, floor, outside, found)
-    elif basis.method in (Basis.STRATIFIED, Basis.DIRECT) and basis.upper is not None:
-        # these intervals are two-sided; their upper bound is (more than) a one-sided bound at this confidence
-        conservative_upper = basis.upper
-    if basis_one is not None:
-        conservative_upper = basis_one.upper
-
-    # stopping rules at the stopping target ------------------------------------------------------------------
-    tau_stop = _tau_of(stopping_target)
-    rules = stopping_rules.evaluate(stopping_rules.Cutoff(
-        (labels[:c] == 1).astype(np.int64), c, size, found, rest_size, tau_stop, alpha,
-        population_choice.ranks[population_choice.labels == 1] if population_choice is not None
-        else np.array([], dtype=np.int64),
-        None if rest_choice is None else (len(rest_choice[1]), (rest_choice[2] == 1).astype(np.int64)),
-        state.probabilities))
-    certified_stop = [r for r in rules if r.kind == "certified" and r.stop_now and r.certifies == "reviewed prefix"]
-
-    # the answer per target ----------------------------------------------------------------------------------
-    answers = [_target_answer(_tau_of(t), basis, conservative_upper, prefix_rel_ranks, found, c, size, rest_size,
-                              rest_choice, population_choice, certified_stop if _tau_of(t) == tau_stop else [],
-                              labels, confidence, target_rule) for t in targets]
-    if state.queue_ranks is not None:
-        # ranks past the reviewed set are positions on the review order until here; the team reads queue ranks
-        # ("review to rank k": the queue's unreviewed documents up to rank k); counts stay counts
-        answers = [_on_queue_ranks(a, state.queue_ranks, c) for a in answers]
-
-    recall = _recall_figures(basis, basis_one, found, relevant_judged, confidence, scope, certified_stop,
-                             answers, tau_stop, outside, floor, population_choice, c)
-    headline = _headline(answers, tau_stop, confidence, basis, conservative_upper, scope, c)
-    return Assessment(size, c, found, scope, scope_note, estimates, basis, conservative_upper, answers, recall, rules,
-                      uses, headline, None if rest_sample is None else rest_sample.sample_id,
-                      None if population_choice is None else population_choice.sample_id,
-                      {"relevant_judged_in_rest": judged_in_rest, "relevant_judged_outside_queue": outside,
-                       "population": population, "rest_size": rest_size})
+    return recall_point, recall_lower, recall_upper
 
 
 def _choose(estimates: list[relevant.Estimate]) -> relevant.Estimate:
@@ -553,125 +674,208 @@ def _strata(bands: Sequence[SampleDraw], reviewed: int, rel_queue: npt.NDArray[n
     return strata if covered == size else None
 
 
-def _target_answer(tau: Fraction, basis: relevant.Estimate, upper_one: float | None, rel_ranks: IntArray,
-                   found: int, c: int, size: int, rest_size: int,
-                   rest_choice: tuple[SampleDraw, IntArray, IntArray] | None, population: SampleDraw | None,
-                   certified_stop: list[stopping.StoppingEvidence], labels: LabelArray, confidence: float,
-                   target_rule: str) -> TargetAnswer:
-    t = float(tau)
-    empty: dict[str, Any] = dict(needed=None, depth=None, point_needed=None, point_depth=None, point_reached=None,
-                 conservative_needed=None, conservative_depth=None, conservative_reached=None,
-                 conservative_forward=None, certified_depth=None,
-                 forward_depth=None, forward_low=None, forward_high=None, more_documents=None, more_low=None,
-                 more_high=None, forward_basis=None)
-    if basis.method == Basis.KNOWN:
-        r = int(basis.point)
-        all_ranks = (np.flatnonzero(labels == 1) + 1).astype(np.int64)
-        if r == 0:
-            return TargetAnswer(t, AnswerStatus.REACHED, "R known: there is no relevant document", **{
-                **empty, "needed": 0, "depth": 0}, basis="R = 0 (known)")
-        [row] = depth_to_recall(all_ranks[:r], r, [str(tau)], rule=target_rule)
-        reached = row.depth is not None and row.depth <= c
-        status = AnswerStatus.REACHED if reached else AnswerStatus.NOT_REACHED
-        text = f"R = {r:,} known"
-        out_known: dict[str, Any] = {**empty, "needed": row.needed, "depth": row.depth if reached else None}
-        if not reached:
-            if row.depth is not None and bool(np.all(labels[:row.depth] >= 0)):
-                # every document up to the needed relevant one is judged: the depth is exact
-                out_known.update(depth=row.depth, forward_depth=row.depth, more_documents=row.depth - c,
-                                 forward_basis="exact: R is known and every document up to that depth is judged")
-            else:
-                if row.depth is None:
-                    text += f"; only {len(all_ranks):,} of the {row.needed:,} relevant documents needed are judged"
-                else:
-                    text += (f"; the {row.needed:,}th judged relevant document is at rank {row.depth:,}, an upper "
-                             "bound on the depth (unjudged documents lie before it)")
-                known_estimate = relevant.estimate_known(r)
-                out_known.update(_forward(tau, known_estimate, float(r), found, c, size, rest_size, rest_choice,
-                                          labels))
-                if row.depth is not None and (out_known["forward_depth"] is None
-                                              or out_known["forward_depth"] > row.depth):
-                    out_known.update(forward_depth=row.depth, more_documents=row.depth - c, forward_low=None,
-                                     forward_high=None, more_low=None, more_high=None,
-                                     forward_basis="upper bound: the judged relevant documents reach the need there")
-        return TargetAnswer(t, status, "R known" if reached else None, **out_known, basis=text)
+# --- phase 4: the depth basis and its one-sided bound ------------------------------------------------------
 
-    out: dict[str, Any] = dict(empty)
-    parts = [f"R estimate {basis.method} = {basis.point:g}"]
-    if basis.method != Basis.JUDGED:
-        out["point_needed"] = _ceil_times(tau, basis.point)
-        out["point_depth"] = _depth_of(rel_ranks, out["point_needed"])
-        out["point_reached"] = found >= out["point_needed"]
+
+def depth_basis(cut: ReviewCutoff, chosen: SampleChoice, estimates: RelevantEstimates) -> DepthBasis:
+    """The basis (:func:`_choose`) and the one-sided upper bound behind "conservative" and "reached"."""
+    basis = _choose(estimates.all)
+    one: relevant.Estimate | None = None
+    if basis.method == Basis.KNOWN:
+        return DepthBasis(basis, None, basis.point)
+    if basis.method == Basis.ELUSION:
+        one = estimates.elusion_one
+    elif basis.method == Basis.SRS and chosen.population is not None:
+        population = chosen.population
+        one = relevant.estimate_srs(int(np.count_nonzero(population.labels == 1)), len(population.ranks), cut.size,
+                                    confidence=cut.confidence, method="clopper-pearson",
+                                    finite_population=cut.finite_population, sided="upper")
+    elif basis.method == Basis.SCREENED:
+        one = estimates.screened_one
+    elif basis.method in (Basis.STRATIFIED, Basis.DIRECT):
+        # these intervals are two-sided; their upper bound is (more than) a one-sided bound at this confidence
+        return DepthBasis(basis, None, basis.upper)
+    if one is None:
+        return DepthBasis(basis, None, None)
+    floored = _floor_estimate(cut, one)
+    return DepthBasis(basis, floored, floored.upper)
+
+
+# --- phase 5: the stopping rules at the stopping target ----------------------------------------------------
+
+
+def stopping_evidence(cut: ReviewCutoff, chosen: SampleChoice,
+                      probabilities: npt.NDArray[np.float64] | None) -> list[stopping.StoppingEvidence]:
+    """Every rule of the rule table that applies, evaluated on the cutoff (`rules.evaluate`)."""
+    rest = chosen.rest
+    return stopping_rules.evaluate(stopping_rules.Cutoff(
+        (cut.labels[:cut.reviewed] == 1).astype(np.int64), cut.reviewed, cut.size, cut.found, cut.rest_size,
+        cut.stopping_target, cut.alpha, chosen.population_positives,
+        None if rest is None else (len(rest.ranks), (rest.labels == 1).astype(np.int64)), probabilities))
+
+
+# --- phase 6: the answer per target ----------------------------------------------------------------------------
+
+def _on_queue_ranks(answer: TargetAnswer, queue_ranks: IntArray, reviewed: int) -> TargetAnswer:
+    """``answer`` with its ranks past the reviewed set carried from the review order back to queue ranks."""
+
+    def rank(value: int | None) -> int | None:
+        return int(queue_ranks[value - 1]) if value is not None and reviewed < value <= len(queue_ranks) else value
+
+    to_rank, point, conservative = answer.forward.to_rank, answer.point, answer.conservative
+    return replace(answer, depth=rank(answer.depth), certified_depth=rank(answer.certified_depth),
+                   point=replace(point, depth=rank(point.depth)),
+                   conservative=replace(conservative, depth=rank(conservative.depth),
+                                        forward=rank(conservative.forward)),
+                   forward=replace(answer.forward, to_rank=RankRange(rank(to_rank.depth), rank(to_rank.low),
+                                                                     rank(to_rank.high))))
+
+
+def _tau_of(target: str | float) -> Fraction:
+    return exact_fraction(target)
+
+
+def _ceil_times(tau: Fraction, value: float) -> int:
+    return max(0, math.ceil(tau * Fraction(repr(float(value)))))
+
+
+def _depth_of(rel_ranks: IntArray, needed: int) -> int | None:
+    if needed <= 0:
+        return 0
+    return int(rel_ranks[needed - 1]) if len(rel_ranks) >= needed else None
+
+
+def target_answer(cut: ReviewCutoff, basis: DepthBasis, chosen: SampleChoice, tau: Fraction,
+                  certified_stop: list[stopping.StoppingEvidence]) -> TargetAnswer:
+    """The answer for target ``tau``: from R itself when it is known, else from the basis' estimate."""
+    if basis.method == Basis.KNOWN:
+        return _known_answer(cut, chosen, tau, int(basis.estimate.point))
+    return _estimated_answer(cut, basis, chosen, tau, certified_stop)
+
+
+def _known_answer(cut: ReviewCutoff, chosen: SampleChoice, tau: Fraction, r: int) -> TargetAnswer:
+    t, c, labels = float(tau), cut.reviewed, cut.labels
+    all_ranks = (np.flatnonzero(labels == 1) + 1).astype(np.int64)
+    if r == 0:
+        return TargetAnswer(t, AnswerStatus.REACHED, ReachedBy(Basis.KNOWN, no_relevant=True), "R = 0 (known)",
+                            needed=0, depth=0)
+    [row] = depth_to_recall(all_ranks[:r], r, [str(tau)], rule=cut.target_rule)
+    text = f"R = {r:,} known"
+    if row.depth is not None and row.depth <= c:
+        return TargetAnswer(t, AnswerStatus.REACHED, ReachedBy(Basis.KNOWN), text, needed=row.needed, depth=row.depth)
+    if row.depth is not None and bool(np.all(labels[:row.depth] >= 0)):
+        # every document up to the needed relevant one is judged: the depth is exact
+        exact = Projection(RankRange(row.depth), CountRange(row.depth - c),
+                           "exact: R is known and every document up to that depth is judged")
+        return TargetAnswer(t, AnswerStatus.NOT_REACHED, None, text, needed=row.needed, depth=row.depth,
+                            forward=exact)
+    if row.depth is None:
+        text += f"; only {len(all_ranks):,} of the {row.needed:,} relevant documents needed are judged"
+    else:
+        text += (f"; the {row.needed:,}th judged relevant document is at rank {row.depth:,}, an upper "
+                 "bound on the depth (unjudged documents lie before it)")
+    forward, conservative_forward = _forward(cut, relevant.estimate_known(r), float(r), chosen.rest, tau)
+    if row.depth is not None and (forward.to_rank.depth is None or forward.to_rank.depth > row.depth):
+        forward = Projection(RankRange(row.depth), CountRange(row.depth - c),
+                             "upper bound: the judged relevant documents reach the need there")
+    return TargetAnswer(t, AnswerStatus.NOT_REACHED, None, text, needed=row.needed,
+                        conservative=ConservativeFigure(forward=conservative_forward), forward=forward)
+
+
+def _estimated_answer(cut: ReviewCutoff, basis: DepthBasis, chosen: SampleChoice, tau: Fraction,
+                      certified_stop: list[stopping.StoppingEvidence]) -> TargetAnswer:
+    estimate, upper_one = basis.estimate, basis.upper
+    point, conservative = _point_and_conservative(cut, basis, tau)
+    parts = [f"R estimate {estimate.method} = {estimate.point:g}"]
     if upper_one is not None:
-        out["conservative_needed"] = _ceil_times(tau, upper_one)
-        out["conservative_depth"] = _depth_of(rel_ranks, out["conservative_needed"])
-        out["conservative_reached"] = found >= out["conservative_needed"]
-        parts.append(f"one-sided {confidence:.0%} upper bound {upper_one:g}")
-    if population is not None and 0 < tau < 1:
-        positives = np.sort(population.ranks[population.labels == 1])
-        j = stopping.qbcb_threshold(len(positives), tau, 1 - confidence)
-        if j is not None:
-            out["certified_depth"] = int(positives[j - 1])
+        parts.append(f"one-sided {cut.confidence:.0%} upper bound {upper_one:g}")
     reached_by = None
-    if tau < 1 and out["conservative_reached"]:
-        reached_by = (f"the elusion test (one-sided {confidence:.0%})" if basis.method == Basis.ELUSION
-                      else f"the {basis.method} upper bound (one-sided {confidence:.0%})")
+    if tau < 1 and conservative.reached:
+        reached_by = ReachedBy(Basis(estimate.method), cut.confidence)
     elif tau < 1 and certified_stop:
         # one criterion decides "reached" (taking whichever of several tests fires would spend α several times);
         # a rule that disagrees is named, not obeyed
         parts.append(f"rule {certified_stop[0].rule} would stop here; it is a different test, so the status "
                      "follows the basis' one-sided bound")
-    if basis.method == Basis.JUDGED:
-        status = AnswerStatus.UNKNOWN
-    elif reached_by is not None:
-        status = AnswerStatus.REACHED
-    else:
-        status = AnswerStatus.NOT_REACHED
+    status = (AnswerStatus.UNKNOWN if estimate.method == Basis.JUDGED
+              else AnswerStatus.REACHED if reached_by is not None else AnswerStatus.NOT_REACHED)
     if tau == 1 and status == AnswerStatus.NOT_REACHED:
         parts.append("recall 1 can only be confirmed by judging every document")
+    forward, floor = Projection(), None
     if status != AnswerStatus.REACHED:
-        out.update(_forward(tau, basis, upper_one, found, c, size, rest_size, rest_choice, labels))
-    if status == AnswerStatus.NOT_REACHED and out["point_reached"] and 0 < tau < 1 and rest_size:
+        forward, conservative_forward = _forward(cut, estimate, upper_one, chosen.rest, tau)
+        conservative = replace(conservative, forward=conservative_forward)
+    if status == AnswerStatus.NOT_REACHED and point.reached and 0 < tau < 1 and cut.rest_size:
         # the point projection says "already met": what is missing is certification, and it has a floor
-        out.update(forward_depth=None, more_documents=None, forward_low=None, more_low=None,
-                   certify_floor=certification_floor(found, rest_size, tau, confidence))
-    return TargetAnswer(t, status, reached_by, **out, basis="; ".join(parts))
+        forward = Projection(RankRange(high=forward.to_rank.high), CountRange(high=forward.more.high), forward.basis)
+        floor = certification_floor(cut.found, cut.rest_size, tau, cut.confidence)
+    return TargetAnswer(float(tau), status, reached_by, "; ".join(parts), point=point, conservative=conservative,
+                        certified_depth=_certified_depth(cut, chosen.population, tau), forward=forward,
+                        certify_floor=floor)
 
 
-def _forward(tau: Fraction, basis: relevant.Estimate, upper_one: float | None, found: int, c: int, size: int,
-             rest_size: int, rest_choice: tuple[SampleDraw, IntArray, IntArray] | None,
-             labels: LabelArray) -> dict[str, Any]:
+def _point_and_conservative(cut: ReviewCutoff, basis: DepthBasis,
+                            tau: Fraction) -> tuple[NeedFigure, ConservativeFigure]:
+    """The relevant documents needed, the depth where the prefix holds them and whether it does: from R̂ (point)
+    and from the one-sided R_U (conservative)."""
+    point, conservative = NeedFigure(), ConservativeFigure()
+    if basis.method != Basis.JUDGED:
+        needed = _ceil_times(tau, basis.estimate.point)
+        point = NeedFigure(needed, _depth_of(cut.prefix_relevant, needed), cut.found >= needed)
+    if basis.upper is not None:
+        needed = _ceil_times(tau, basis.upper)
+        conservative = ConservativeFigure(needed, _depth_of(cut.prefix_relevant, needed), cut.found >= needed)
+    return point, conservative
+
+
+def _certified_depth(cut: ReviewCutoff, population: SampleDraw | None, tau: Fraction) -> int | None:
+    """QBCB's depth from the whole-queue sample: certified for ``tau`` at the cutoff's confidence."""
+    if population is None or not 0 < tau < 1:
+        return None
+    positives = np.sort(population.ranks[population.labels == 1])
+    j = stopping.qbcb_threshold(len(positives), tau, cut.alpha)
+    return None if j is None else int(positives[j - 1])
+
+
+def _forward(cut: ReviewCutoff, basis: relevant.Estimate, upper_one: float | None, rest: RestSample | None,
+             tau: Fraction) -> tuple[Projection, int | None]:
     """Where to review to: from the rest sample's positive ranks when there is one, else the recent yield
-    (heuristic). The range comes from the two-sided interval on R."""
-    if rest_size == 0:
-        return {}
-    if basis.method == Basis.SCREENED and rest_choice is None:
-        return _forward_in_random_order(tau, basis, found, rest_size)
-    if rest_choice is not None and basis.method != Basis.JUDGED:
-        sample, r_ranks, r_labels = rest_choice
-        positives = np.sort(r_ranks[r_labels == 1])
-        m = len(r_ranks)
-        point = forward_depth(found, c, rest_size, m, positives, basis.point, tau)
-        low = forward_depth(found, c, rest_size, m, positives, basis.lower, tau)
-        high_r = basis.upper if basis.upper is not None else upper_one
-        high = None if high_r is None else forward_depth(found, c, rest_size, m, positives, high_r, tau)
-        conservative = None if upper_one is None else forward_depth(found, c, rest_size, m, positives, upper_one,
-                                                                    tau)
-        text = (f"projected from the ranks of the {len(positives)} positives among the {m:,} documents of sample "
-                f"{sample.sample_id} in the unreviewed rest; range from the {basis.method} interval on R")
-        if point.beyond_sample or (high is not None and high.beyond_sample):
-            text += "; the sample cannot locate documents past its last positive: the range runs to the queue's end"
-        return {"forward_depth": point.depth, "forward_low": low.depth,
-                "forward_high": None if high is None else high.depth, "more_documents": point.more_documents,
-                "more_low": low.more_documents, "more_high": None if high is None else high.more_documents,
-                "conservative_forward": None if conservative is None else conservative.depth,
-                "forward_basis": text}
-    projection = recent_yield_projection(labels[:c], rest_size, found, tau)
+    (heuristic). The range comes from the two-sided interval on R. Also the projected rank where the
+    conservative need is met (None: not projected)."""
+    if cut.rest_size == 0:
+        return Projection(), None
+    if basis.method == Basis.SCREENED and rest is None:
+        return _forward_in_random_order(tau, basis, cut.found, cut.rest_size), None
+    if rest is not None and basis.method != Basis.JUDGED:
+        return _forward_from_sample(cut, basis, upper_one, rest, tau)
+    projection = recent_yield_projection(cut.labels[:cut.reviewed], cut.rest_size, cut.found, tau)
     if projection is None or projection.more_documents is None:
-        return {"forward_basis": "heuristic: no relevant document among the recently reviewed, so the recent yield "
-                                 "cannot project a depth; draw a sample"}
-    return {"forward_depth": c + projection.more_documents, "more_documents": projection.more_documents,
-            "forward_basis": f"heuristic: {projection.basis}"}
+        return Projection(basis="heuristic: no relevant document among the recently reviewed, so the recent yield "
+                                "cannot project a depth; draw a sample"), None
+    return Projection(RankRange(cut.reviewed + projection.more_documents), CountRange(projection.more_documents),
+                      f"heuristic: {projection.basis}"), None
+
+
+def _forward_from_sample(cut: ReviewCutoff, basis: relevant.Estimate, upper_one: float | None, rest: RestSample,
+                         tau: Fraction) -> tuple[Projection, int | None]:
+    """The projected depth from the rest sample's positives (`depth_unknown.forward_depth`): at R̂, at the ends of
+    the two-sided interval and at the one-sided R_U."""
+    positives, m = rest.positives, len(rest.ranks)
+
+    def at(r: float | None) -> Any:
+        return None if r is None else forward_depth(cut.found, cut.reviewed, cut.rest_size, m, positives, r, tau)
+
+    point, low = at(basis.point), at(basis.lower)
+    high = at(basis.upper if basis.upper is not None else upper_one)
+    conservative = at(upper_one)
+    text = (f"projected from the ranks of the {len(positives)} positives among the {m:,} documents of sample "
+            f"{rest.draw.sample_id} in the unreviewed rest; range from the {basis.method} interval on R")
+    if point.beyond_sample or (high is not None and high.beyond_sample):
+        text += "; the sample cannot locate documents past its last positive: the range runs to the queue's end"
+    return (Projection(RankRange(point.depth, low.depth, None if high is None else high.depth),
+                       CountRange(point.more_documents, low.more_documents,
+                                  None if high is None else high.more_documents), text),
+            None if conservative is None else conservative.depth)
 
 
 def _more_in_random_order(tau: Fraction, relevant_total: float, found: int, rest_size: int) -> int:
@@ -686,105 +890,91 @@ def _more_in_random_order(tau: Fraction, relevant_total: float, found: int, rest
     return min(rest_size, math.ceil(need * (rest_size + 1) / (left + 1)))
 
 
-def _forward_in_random_order(tau: Fraction, basis: relevant.Estimate, found: int, rest_size: int) -> dict[str, Any]:
+def _forward_in_random_order(tau: Fraction, basis: relevant.Estimate, found: int, rest_size: int) -> Projection:
     """How many more to screen when the screening order is declared random: no rank to review to (the order is
     not the queue's), a count with its range from the interval on R."""
     bounds = [_more_in_random_order(tau, r, found, rest_size) for r in (basis.lower, basis.upper) if r is not None]
-    return {"more_documents": _more_in_random_order(tau, basis.point, found, rest_size),
-            "more_low": min(bounds) if bounds else None, "more_high": max(bounds) if bounds else None,
-            "forward_basis": "random screening order (declared): the k-th of the b relevant documents left comes, "
-                             "on average, after k(N_u + 1)/(b + 1) more screened; range from the interval on R"}
+    return Projection(more=CountRange(_more_in_random_order(tau, basis.point, found, rest_size),
+                                      min(bounds) if bounds else None, max(bounds) if bounds else None),
+                      basis="random screening order (declared): the k-th of the b relevant documents left comes, "
+                            "on average, after k(N_u + 1)/(b + 1) more screened; range from the interval on R")
 
 
-def _recall_figures(basis: relevant.Estimate, basis_one: relevant.Estimate | None, found: int,
-                    relevant_judged: int, confidence: float, scope: str,
-                    certified_stop: list[stopping.StoppingEvidence], answers: list[TargetAnswer],
-                    tau_stop: Fraction, outside: int, floor: int, population: SampleDraw | None,
-                    c: int) -> list[RecallFigure]:
-    """One recall per basis, each labelled with its sidedness, confidence and caveat."""
+# --- phase 7: recall per basis ----------------------------------------------------------------------------------
+
+
+def recall_figures(cut: ReviewCutoff, basis: DepthBasis, chosen: SampleChoice,
+                   answers: list[TargetAnswer]) -> list[RecallFigure]:
+    """One recall per basis, each labelled with its sidedness, confidence and caveat: the basis', direct recall
+    from the whole-queue sample, and the judged upper bound."""
     out: list[RecallFigure] = []
-    stop_answer = next((a for a in answers if a.target == float(tau_stop)), None)
-    decided_by_sample = (stop_answer is not None and stop_answer.status == AnswerStatus.REACHED
-                         and basis.method not in (Basis.KNOWN, Basis.JUDGED))
-    if basis.method == Basis.KNOWN:
-        value = found / basis.point if basis.point > 0 else 1.0
-        out.append(RecallFigure(Basis.KNOWN, value, value, value, value, 1.0, scope, "exact: R is known"))
-    elif basis.method != Basis.JUDGED:
-        one_sided = None
-        if basis_one is not None:
-            one_sided = basis_one.recall_lower
-        elif basis.recall_lower is not None:
-            # stratified: its two-sided lower bound, which is (more than) a one-sided bound at this confidence
-            one_sided = basis.recall_lower
-        note = (f"two-sided {confidence:.0%} interval and one-sided {confidence:.0%} lower bound from the "
-                f"{basis.method} estimate of R")
-        if decided_by_sample:
-            note += ("; conditional: the same sample decided that the target is reached, and given that decision "
-                     "this interval is optimistic; a fresh sample drawn now gives an unconditional one")
-        out.append(RecallFigure(basis.method, basis.recall_point, basis.recall_lower, basis.recall_upper,
-                                one_sided, confidence, scope, note))
-    if population is not None:
-        positives = population.ranks[population.labels == 1]
+    estimate = basis.estimate
+    if estimate.method == Basis.KNOWN:
+        value = cut.found / estimate.point if estimate.point > 0 else 1.0
+        out.append(RecallFigure(Basis.KNOWN, value, value, value, value, 1.0, cut.scope, "exact: R is known"))
+    elif estimate.method != Basis.JUDGED:
+        out.append(_basis_recall(cut, basis, answers))
+    if chosen.population is not None:
+        positives = chosen.population.ranks[chosen.population.labels == 1]
         if len(positives):
-            f = int(np.count_nonzero(positives <= c))
-            direct = relevant.direct_recall(f, len(positives), confidence=confidence)
-            one = relevant.direct_recall(f, len(positives), confidence=confidence, sided="lower")
+            f = int(np.count_nonzero(positives <= cut.reviewed))
+            direct = relevant.direct_recall(f, len(positives), confidence=cut.confidence)
+            one = relevant.direct_recall(f, len(positives), confidence=cut.confidence, sided="lower")
             out.append(RecallFigure(Basis.DIRECT, direct.recall_point, direct.recall_lower, direct.recall_upper,
-                                    one.recall_lower, confidence, scope,
+                                    one.recall_lower, cut.confidence, cut.scope,
                                     f"{f} of the {len(positives)} positives of the whole-queue sample lie in the "
                                     "reviewed prefix (Clopper–Pearson, conditional on the number of positives)"))
-    if floor > 0:
+    if cut.floor > 0:
         # the relevant documents judged in the estimates' own scope (the queue's, when the scope is the queue)
-        value = found / floor
-        out.append(RecallFigure(Basis.JUDGED, None, None, value, None, 1.0, scope,
+        value = cut.found / cut.floor
+        out.append(RecallFigure(Basis.JUDGED, None, None, value, None, 1.0, cut.scope,
                                 "relevant in the reviewed prefix over relevant judged so far: an upper bound on "
                                 "recall, not an estimate"))
     return out
 
 
-def _headline(answers: list[TargetAnswer], tau: Fraction, confidence: float, basis: relevant.Estimate,
-              upper_one: float | None, scope: str = "population", reviewed: int = 0) -> Headline:
-    """The status for the stopping target in words that start with its code (``reached`` / ``not reached`` /
-    ``unknown``) and name the recall's scope when the queue is not the whole population."""
+def _basis_recall(cut: ReviewCutoff, basis: DepthBasis, answers: list[TargetAnswer]) -> RecallFigure:
+    """Recall from the basis' estimate of R, conditional when its own sample decided the stopping target."""
+    estimate = basis.estimate
+    stop_answer = next((a for a in answers if a.target == float(cut.stopping_target)), None)
+    decided_by_sample = stop_answer is not None and stop_answer.status == AnswerStatus.REACHED
+    # stratified: its two-sided lower bound, which is (more than) a one-sided bound at this confidence
+    one_sided = basis.one_sided.recall_lower if basis.one_sided is not None else estimate.recall_lower
+    note = (f"two-sided {cut.confidence:.0%} interval and one-sided {cut.confidence:.0%} lower bound from the "
+            f"{estimate.method} estimate of R")
+    if decided_by_sample:
+        note += ("; conditional: the same sample decided that the target is reached, and given that decision "
+                 "this interval is optimistic; a fresh sample drawn now gives an unconditional one")
+    return RecallFigure(estimate.method, estimate.recall_point, estimate.recall_lower, estimate.recall_upper,
+                        one_sided, cut.confidence, cut.scope, note)
+
+
+# --- phase 8: the headline ----------------------------------------------------------------------------------------
+
+
+def headline(cut: ReviewCutoff, basis: DepthBasis, answers: list[TargetAnswer]) -> Headline:
+    """The status for the stopping target (else the first target), the next step and the figures its sentence
+    names (`reviewdepth.report.wording.headline`)."""
+    tau, confidence = cut.stopping_target, cut.confidence
     answer = next((a for a in answers if a.target == float(tau)), answers[0] if answers else None)
     if answer is None:
-        return Headline(float(tau), AnswerStatus.UNKNOWN, "unknown: no target", confidence, None)
-    pct = f"{answer.target * 100:g}% recall" + (" of the queue's relevant documents" if scope == "queue" else "")
-    step: NextStep | None = None
-    counts: tuple[int, ...] = ()
+        return Headline(float(tau), AnswerStatus.UNKNOWN, confidence, None, no_target=True)
+    figures = Headline(answer.target, answer.status, confidence, None, scope=cut.scope, reviewed=cut.reviewed)
+    more, to_rank = answer.forward.more, answer.forward.to_rank.depth
     if answer.status == AnswerStatus.REACHED:
-        text = f"{pct}: reached, by {answer.reached_by}"
-        if basis.method not in (Basis.KNOWN, Basis.JUDGED):
-            step = NextStep.STATE_RECALL
-    elif answer.status == AnswerStatus.NOT_REACHED and answer.point_reached and upper_one is not None:
-        text = (f"{pct}: not reached (not certified: the point estimate is met; R ≤ {upper_one:,.0f} at "
-                f"{confidence:.0%} one-sided)")
+        step = None if basis.method in (Basis.KNOWN, Basis.JUDGED) else NextStep.STATE_RECALL
+        return replace(figures, step=step, reached_by=answer.reached_by)
+    if answer.status == AnswerStatus.UNKNOWN:
+        return replace(figures, step=NextStep.DRAW_SAMPLE, guess=more.documents)
+    if answer.point.reached and basis.upper is not None:
         if answer.certify_floor:
-            text += f"; to certify: at least {answer.certify_floor:,} more judged documents"
-            step, counts = NextStep.CERTIFY_FLOOR, (answer.certify_floor,)
-        else:
-            step = NextStep.CERTIFY
-    elif answer.status == AnswerStatus.NOT_REACHED:
-        text = f"{pct}: not reached"
-        if answer.more_documents is not None and answer.forward_depth is None and basis.method == Basis.SCREENED:
-            rng = ""
-            if answer.more_low is not None and answer.more_high is not None:
-                rng = f" [{answer.more_low:,}–{answer.more_high:,}]"
-            text += (f"; about {answer.more_documents:,} more documents{rng} after the {reviewed:,} screened, in "
-                     "the same random order")
-            step, counts = NextStep.SCREEN_MORE, (answer.more_documents,)
-        elif answer.more_documents is not None and answer.forward_depth is not None:
-            rng = ""
-            if answer.more_low is not None and answer.more_high is not None:
-                rng = f" [{answer.more_low:,}–{answer.more_high:,}]"
-            text += (f"; about {answer.more_documents:,} more documents{rng} after the {reviewed:,} reviewed, to "
-                     f"rank {answer.forward_depth:,}")
-            step, counts = NextStep.REVIEW_MORE, (answer.more_documents, answer.forward_depth)
-        else:
-            step = NextStep.REVIEW_ON
-    else:
-        text = f"{pct}: unknown (no random sample)"
-        if answer.more_documents is not None:
-            text += f"; heuristic guess: {answer.more_documents:,} more documents"
-        step = NextStep.DRAW_SAMPLE
-    return Headline(answer.target, answer.status, text, confidence, step, counts)
+            return replace(figures, step=NextStep.CERTIFY_FLOOR, step_counts=(answer.certify_floor,),
+                           upper=basis.upper)
+        return replace(figures, step=NextStep.CERTIFY, upper=basis.upper)
+    more_range = None if more.low is None or more.high is None else (more.low, more.high)
+    if more.documents is not None and to_rank is None and basis.method == Basis.SCREENED:
+        return replace(figures, step=NextStep.SCREEN_MORE, step_counts=(more.documents,), more_range=more_range)
+    if more.documents is not None and to_rank is not None:
+        return replace(figures, step=NextStep.REVIEW_MORE, step_counts=(more.documents, to_rank),
+                       more_range=more_range)
+    return replace(figures, step=NextStep.REVIEW_ON)

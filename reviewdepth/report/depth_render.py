@@ -17,7 +17,7 @@ from reviewdepth.report.wording import with_topic
 if TYPE_CHECKING:
     from rich.console import Group
 
-    from reviewdepth.estimation.assessment import TargetAnswer
+    from reviewdepth.report.model import DepthRow
 
 
 # identifiers, not quantities: printed without thousands separators
@@ -245,19 +245,20 @@ def answer_lines(report: Report) -> list[str]:
     return [with_topic(line, report.topic) for line in lines]
 
 
-def more_text(row: TargetAnswer) -> str:
+def more_text(row: DepthRow) -> str:
     """The depth row's "more documents": to review, with its range; or, when the point estimate is met but the
     target is not reached, what certification costs (the plan's expected documents and range, else its floor)."""
-    if row.certify_expected is not None:
-        low, high = row.certify_low or 0, row.certify_high or 0  # set together with the expected cost
-        return f"certify: ~{row.certify_expected:,.0f} judged [{low:,.0f}–{high:,.0f}]"
-    if row.certify_floor:
-        return f"certify: ≥ {count(row.certify_floor)} judged"
-    if row.more_documents is None:
+    certify, more = row.certify, row.more
+    if certify.expected is not None:
+        low, high = certify.low or 0, certify.high or 0  # set together with the expected cost
+        return f"certify: ~{certify.expected:,.0f} judged [{low:,.0f}–{high:,.0f}]"
+    if certify.floor:
+        return f"certify: ≥ {count(certify.floor)} judged"
+    if more.documents is None:
         return "—"
-    text = fmt(row.more_documents)
-    if row.more_low is not None and row.more_high is not None:
-        text += f" [{fmt(row.more_low)}–{fmt(row.more_high)}]"
+    text = fmt(more.documents)
+    if more.low is not None and more.high is not None:
+        text += f" [{fmt(more.low)}–{fmt(more.high)}]"
     return text
 
 
@@ -308,17 +309,17 @@ def render_table(report: Report) -> Group:
     for title in ("target", "status", "point depth", "conservative depth", "more documents", "to rank"):
         depth.add_column(title, justify="left" if title == "status" else "right")
     for target in report.depth:
-        point = target.depth if target.depth is not None else target.point_depth
-        to_rank = fmt(target.forward_depth)
-        if target.forward_depth is None and target.certify_to_rank:
+        point = target.depth if target.depth is not None else target.point.depth
+        to_rank = fmt(target.to_rank.depth)
+        if target.to_rank.depth is None and target.certify.to_rank:
             # the certification path reviews on first: the queue rank it reviews to
-            to_rank = fmt(target.certify_to_rank) + " (then certify)"
+            to_rank = fmt(target.certify.to_rank) + " (then certify)"
         status = str(target.status)
-        if status == "not reached" and target.point_reached and target.conservative_needed is not None:
+        if status == "not reached" and target.point.reached and target.conservative.needed is not None:
             status = "not reached (point met, not certified)"
-        conservative = fmt(target.conservative_depth)
-        if target.conservative_depth is None and target.conservative_forward is not None:
-            conservative = f"~{fmt(target.conservative_forward)} (projected)"
+        conservative = fmt(target.conservative.depth)
+        if target.conservative.depth is None and target.conservative.forward is not None:
+            conservative = f"~{fmt(target.conservative.forward)} (projected)"
         depth.add_row(f"{target.target:g}", status, fmt(point), conservative, more_text(target), to_rank)
 
     recall = Table(title=f"recall of the reviewed prefix ({report.settings.confidence:.0%}; one row per basis)")

@@ -27,12 +27,21 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from reviewdepth.estimation.agreement import AlphaResult, ErrorRates, KappaResult, ProportionResult
-from reviewdepth.estimation.assessment import RecallFigure, TargetAnswer
+from reviewdepth.estimation.assessment import (
+    AnswerStatus,
+    ConservativeFigure,
+    CountRange,
+    NeedFigure,
+    RankRange,
+    RecallFigure,
+    TargetAnswer,
+)
 from reviewdepth.estimation.relevant import Estimate
 from reviewdepth.estimation.stop_plan import FloorFigure
 from reviewdepth.estimation.stopping import StoppingEvidence
 from reviewdepth.report.prisma_model import PrismaCounts
 from reviewdepth.report.status_model import TopicStatus
+from reviewdepth.report.wording import reached_by
 
 Scalar = float | int | str | bool | None
 # a trec_eval or tar measure's value (NaN is written as null)
@@ -196,6 +205,65 @@ class EstimateRow:
     estimate: Estimate = field(metadata=FLATTENED)
     scope: str
     upper_one_sided: float | None
+
+
+@dataclass(frozen=True)
+class DepthCertify:
+    """What certifying a target costs, in its depth row: ``floor`` n_min(F, N_u) (the core's figure), and for the
+    stopping target the stop plan's recommended path (`stop_plan.plan_stop`, filled by the report) with
+    ``review_more`` (D reviewed first), the ``expected`` documents it judges with their ``low``–``high`` range,
+    and ``to_rank``: the queue rank the path reviews to before it certifies (None: it reviews no further)."""
+
+    floor: int | None = None
+    path: str | None = None
+    review_more: int | None = None
+    expected: float | None = None
+    low: float | None = None
+    high: float | None = None
+    to_rank: int | None = None
+
+
+@dataclass(frozen=True)
+class DepthRow:
+    """The answer for one target recall.
+
+    ``status``: ``reached`` / ``not reached`` / ``unknown``; ``reached_by`` names the evidence. ``point_*``: the
+    depth from the point estimate R̂ (labelled point, never "reached" by itself). ``conservative_*``: from the
+    one-sided upper bound R_U. ``forward_*``: when not reached, the projected depth (queue rank) to review to and
+    ``more_*`` the documents that means (point and range), with ``forward_basis`` saying how it was projected;
+    ``conservative_forward`` the projected rank where the conservative need (from the one-sided R_U) is met.
+    ``certified_depth``: QBCB's depth from a whole-queue sample (certified for the stopping target).
+
+    When the point estimate is met but the target is not reached, reviewing on is not what is missing: the answer
+    is what certification costs. ``forward_depth``/``more_documents`` and their low end are then None (the point
+    projection sits at the current depth, and "0 more" would read as done; the high end stays: the documents to
+    review if R is at its upper bound), and ``certify_floor`` is n_min(F, N_u) at this target
+    (`stop_plan.certification_floor`): no random-sample design certifies it with fewer further judged documents.
+    The report fills ``certify_path`` (the stop plan's recommended path, `stop_plan.plan_stop`), with
+    ``certify_review_more`` (D reviewed first), ``certify_expected`` and the ``certify_low``–``certify_high`` range
+    of the documents it judges, for the stopping target."""
+
+    target: float
+    status: AnswerStatus
+    reached_by: str | None
+    needed: int | None
+    depth: int | None
+    point: NeedFigure = field(metadata={FLATTEN: "point_"})
+    conservative: ConservativeFigure = field(metadata={FLATTEN: "conservative_"})
+    certified_depth: int | None
+    to_rank: RankRange = field(metadata={FLATTEN: "forward_"})
+    more: CountRange = field(metadata={FLATTEN: "more_"})
+    forward_basis: str | None
+    basis: str
+    certify: DepthCertify = field(metadata={FLATTEN: "certify_"})
+
+    @classmethod
+    def of(cls, answer: TargetAnswer) -> DepthRow:
+        """The core's answer (`reviewdepth.estimation.assessment.TargetAnswer`) as one row of the depth table."""
+        forward = answer.forward
+        return cls(answer.target, answer.status, reached_by(answer.reached_by), answer.needed, answer.depth,
+                   answer.point, answer.conservative, answer.certified_depth, forward.to_rank, forward.more,
+                   forward.basis, answer.basis, DepthCertify(answer.certify_floor))
 
 
 @dataclass(frozen=True)
@@ -380,7 +448,7 @@ class Report(JsonResult):
     summary: Summary
     estimates: list[EstimateRow]
     depth_basis: str
-    depth: list[TargetAnswer]
+    depth: list[DepthRow]
     current: Current
     # one recall of the reviewed prefix per basis, each with its sidedness, confidence and caveats
     recall: list[RecallFigure]

@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from reviewdepth.estimation.assessment import AnswerStatus, Basis, Headline, NextStep, ReachedBy
+
 if TYPE_CHECKING:
-    from reviewdepth.estimation.assessment import NextStep
+    from reviewdepth.report.model import CertifyCost
 
 # a stopping rule's kind (`reviewdepth.estimation.rules.KINDS`) in words, wherever a report prints it, and in the
 # terminal's short form (its table must fit 80 columns)
@@ -62,3 +64,66 @@ COMMANDS = {"start stream": "reviewdepth sample stream {topic} --every auto"}
 def command(code: str, topic: str) -> str:
     """The command line ``code`` (:data:`COMMANDS`) for ``topic``, as a person copies it."""
     return COMMANDS[code].format(topic=topic)
+
+
+def reached_by(code: ReachedBy | None) -> str | None:
+    """What reached a target (`reviewdepth.estimation.assessment.ReachedBy`) in words."""
+    if code is None:
+        return None
+    if code.basis == Basis.KNOWN:
+        return "R known: there is no relevant document" if code.no_relevant else "R known"
+    level = f"one-sided {code.confidence or 0:.0%}"
+    return f"the elusion test ({level})" if code.basis == Basis.ELUSION else f"the {code.basis} upper bound ({level})"
+
+
+def headline(figures: Headline, to_certify: str | None = None) -> str:
+    """The depth answer's headline (`reviewdepth.estimation.assessment.Headline`) in words that start with its status
+    (``reached`` / ``not reached`` / ``unknown``) and name the recall's scope when the queue is not the whole
+    population. ``to_certify``: what certifying costs (`to_certify`), said in place of the floor."""
+    if figures.no_target:
+        return "unknown: no target"
+    pct = f"{figures.target * 100:g}% recall" + (" of the queue's relevant documents" if figures.scope == "queue"
+                                                 else "")
+    step, counts = figures.step, figures.step_counts
+    if figures.status == AnswerStatus.REACHED:
+        text = f"{pct}: reached, by {reached_by(figures.reached_by)}"
+    elif figures.status == AnswerStatus.UNKNOWN:
+        text = f"{pct}: unknown (no random sample)"
+        if figures.guess is not None:
+            text += f"; heuristic guess: {figures.guess:,} more documents"
+    elif step in (NextStep.CERTIFY_FLOOR, NextStep.CERTIFY):
+        text = (f"{pct}: not reached (not certified: the point estimate is met; R ≤ {figures.upper or 0:,.0f} at "
+                f"{figures.confidence:.0%} one-sided)")
+        if step == NextStep.CERTIFY_FLOOR and to_certify is None:
+            text += f"; to certify: at least {counts[0]:,} more judged documents"
+    else:
+        text = f"{pct}: not reached" + _more_to_review(figures)
+    return text if to_certify is None else f"{text}; to certify: {to_certify}"
+
+
+def _more_to_review(figures: Headline) -> str:
+    """The headline's "about N more documents [low–high] after the c reviewed (to rank k)", when it says one."""
+    rng = "" if figures.more_range is None else f" [{figures.more_range[0]:,}–{figures.more_range[1]:,}]"
+    if figures.step == NextStep.SCREEN_MORE:
+        return (f"; about {figures.step_counts[0]:,} more documents{rng} after the {figures.reviewed:,} screened, in "
+                "the same random order")
+    if figures.step == NextStep.REVIEW_MORE:
+        more, to_rank = figures.step_counts
+        return f"; about {more:,} more documents{rng} after the {figures.reviewed:,} reviewed, to rank {to_rank:,}"
+    return ""
+
+
+def certify_range(cost: CertifyCost) -> str:
+    """What certifying costs (`reviewdepth.report.model.CertifyCost`): the plan's expected documents and range,
+    else the range from the floor over further depths to a one-look sample now."""
+    if cost.expected is not None:
+        return f"about {cost.expected:,.0f} more judged documents [{cost.low:,.0f}–{cost.high:,.0f}]"
+    return (f"{cost.low:,.0f} to {cost.high:,.0f} more judged documents (the low end is the floor over further "
+            "depths, a lower bound; every path: reviewdepth plan TOPIC)")
+
+
+def to_certify(cost: CertifyCost) -> str:
+    """The headline's "to certify: …": the cost, and whose figures they are."""
+    how = (" by the plan's recommended path (expected, 10–90 % range under the projection)" if cost.source == "plan"
+           else "")
+    return certify_range(cost) + how

@@ -24,6 +24,7 @@ from reviewdepth.report.model import (
     ChainHead,
     CorrectedSensitivityRow,
     Current,
+    DepthRow,
     EstimateRow,
     Gain,
     GainMarker,
@@ -43,8 +44,9 @@ from reviewdepth.report.model import (
 )
 from reviewdepth.report.prisma_model import PrismaCounts
 from reviewdepth.report.status_model import TopicStatus
+from reviewdepth.report.wording import certify_range, stop_label, to_certify, with_topic
+from reviewdepth.report.wording import headline as headline_words
 from reviewdepth.report.wording import next_step as next_step_words
-from reviewdepth.report.wording import stop_label, with_topic
 from reviewdepth.services.agreement import AgreementSummary, agreement_of
 from reviewdepth.services.assessment import fully_judged as is_fully_judged
 from reviewdepth.services.assessment import queue_assessment, queue_population, stopping_target
@@ -229,9 +231,9 @@ def report_of(conn: Connection, topic: str, options: ReportOptions) -> Report:
             positives_in_rest=None if use is None else use.rest_positives))
     tau = stopping_target(fig.targets)
     headline = assessment.headline
-    depth_rows = list(assessment.targets)
+    depth_rows = [DepthRow.of(a) for a in assessment.targets]
     status_word: str = headline.status
-    text = headline.text
+    text = headline_words(headline)
     next_step = next_step_words(headline.step, headline.step_counts)
     status = _topic_status(conn, topic, row.name, options, as_of, tau, fig)
     if status.decided_by == AUDIT_BASIS:
@@ -256,14 +258,13 @@ def report_of(conn: Connection, topic: str, options: ReportOptions) -> Report:
                               f"plan TOPIC); the recent yield says: {plan.reason}")
         certify = _certify(fig, labels.labels, tau, confidence, floor, plan)
         if certify is not None:
-            text = _certify_text(headline.text, certify)
-            next_step = f"{certify.step}; {_certify_range(certify)}"
+            text = headline_words(headline, to_certify(certify))
+            next_step = f"{certify.step}; {certify_range(certify)}"
             at = next(i for i, r in enumerate(depth_rows) if r.target == float(Fraction(tau)))
-            depth_rows[at] = dataclasses.replace(
-                depth_rows[at], certify_path=certify.path, certify_review_more=certify.review_more,
-                certify_expected=certify.expected, certify_low=certify.low, certify_high=certify.high,
-                certify_to_rank=evidence.queue_rank(reviewed + certify.review_more) if certify.review_more
-                else None)
+            depth_rows[at] = dataclasses.replace(depth_rows[at], certify=dataclasses.replace(
+                depth_rows[at].certify, path=certify.path, review_more=certify.review_more,
+                expected=certify.expected, low=certify.low, high=certify.high,
+                to_rank=evidence.queue_rank(reviewed + certify.review_more) if certify.review_more else None))
             # commands in the answer name this topic, ready to run
             certify = dataclasses.replace(certify, step=with_topic(certify.step, topic))
     answer = Answer(target=headline.target, status=status_word, text=with_topic(text, topic), confidence=confidence,
@@ -388,7 +389,7 @@ def _certify(fig: _Figures, labels: np.ndarray, tau: str, confidence: float, flo
 
     target = Fraction(tau)
     row = next((a for a in fig.assessment.targets if a.target == float(target)), None)
-    if row is None or row.status != "not reached" or not row.point_reached or row.certify_floor is None or not floor:
+    if row is None or row.status != "not reached" or not row.point.reached or row.certify_floor is None or not floor:
         return None
     size, rel = 0, 0
     assessment = fig.assessment
@@ -413,21 +414,6 @@ def _certify(fig: _Figures, labels: np.ndarray, tau: str, confidence: float, flo
     return CertifyCost("floor", None, floor.review_more, None if sample is None else sample.size, None,
                        floor.least_total, max(high, floor.least_total), floor.documents,
                        "elusion test (one look)", step)
-
-
-def _certify_range(cost: CertifyCost) -> str:
-    if cost.expected is not None:
-        return f"about {cost.expected:,.0f} more judged documents [{cost.low:,.0f}–{cost.high:,.0f}]"
-    return (f"{cost.low:,.0f} to {cost.high:,.0f} more judged documents (the low end is the floor over further "
-            "depths, a lower bound; every path: reviewdepth plan TOPIC)")
-
-
-def _certify_text(text: str, cost: CertifyCost) -> str:
-    """The headline with the certification cost in place of the core's floor-only figure."""
-    head = text.split("; to certify:", 1)[0]
-    how = (" by the plan's recommended path (expected, 10–90 % range under the projection)" if cost.source == "plan"
-           else "")
-    return f"{head}; to certify: {_certify_range(cost)}{how}"
 
 
 def _plan(fig: _Figures, labels: np.ndarray, tau: str, confidence: float) -> SamplePlan | None:
@@ -510,9 +496,9 @@ def _sensitivity_row(policy: str, fig: _Figures, tau: float) -> PolicySensitivit
         recall_lower=None if recall is None else recall.lower,
         recall_upper=None if recall is None else recall.upper, target=tau,
         status=None if row is None else row.status,
-        depth=None if row is None else next((d for d in (row.depth, row.point_depth, row.forward_depth)
+        depth=None if row is None else next((d for d in (row.depth, row.point.depth, row.forward.to_rank.depth)
                                               if d is not None), None),
-        conservative_depth=None if row is None else row.conservative_depth)
+        conservative_depth=None if row is None else row.conservative.depth)
 
 
 def _digests(conn: Connection, topic_id: int, as_of: int | None) -> list[str]:
@@ -532,8 +518,8 @@ def _curves(prefix_labels: np.ndarray, assessment: Assessment) -> tuple[Gain, Pr
     r_point = basis.point if basis.point > 0 and basis.method != "judged" else None
     gain = Gain(depth=(keep + 1).tolist(), found=cg[keep].tolist(), relevant_estimate=r_point,
                 relevant_lower=basis.lower if r_point else None, relevant_upper=basis.upper if r_point else None,
-                markers=[GainMarker(r.target, r.depth if r.depth is not None else r.point_depth,
-                                    r.conservative_depth) for r in assessment.targets])
+                markers=[GainMarker(r.target, r.depth if r.depth is not None else r.point.depth,
+                                    r.conservative.depth) for r in assessment.targets])
     pr = PrecisionRecall()
     if n and r_point:
         curve = trec.precision_recall_points(prefix_labels == 1, r_point)

@@ -108,10 +108,10 @@ def test_conservative_upper_is_the_one_sided_exact_bound_at_the_stated_confidenc
 def test_conservative_needed_of_the_095_row(y: int) -> None:
     result, found, m, rest = elusion_state(80, y)
     row = next(t for t in result.targets if t.target == 0.95)
-    assert row.conservative_needed == needed("0.95", found + missed_upper(y, m, rest, ALPHA))
-    assert row.conservative_needed != needed("0.95", found + missed_upper(y, m, rest, ALPHA / 2))
-    assert row.conservative_needed != needed("0.95", found + missed_upper(y, m, rest, LOWERED))
-    assert row.conservative_reached is False and row.status == "not reached"
+    assert row.conservative.needed == needed("0.95", found + missed_upper(y, m, rest, ALPHA))
+    assert row.conservative.needed != needed("0.95", found + missed_upper(y, m, rest, ALPHA / 2))
+    assert row.conservative.needed != needed("0.95", found + missed_upper(y, m, rest, LOWERED))
+    assert row.conservative.reached is False and row.status == "not reached"
 
 
 @pytest.mark.parametrize("y", [0, 6, 25])
@@ -147,8 +147,8 @@ def test_reached_follows_the_one_sided_bound_not_the_two_sided_one() -> None:
     one, two = missed_upper(y, m, rest, ALPHA), missed_upper(y, m, rest, ALPHA / 2)
     assert found >= needed("0.95", found + one) and found < needed("0.95", found + two)  # the case is a boundary
     row = next(t for t in result.targets if t.target == 0.95)
-    assert row.status == "reached" and row.conservative_reached is True
-    assert row.conservative_needed == needed("0.95", found + one)
+    assert row.status == "reached" and row.conservative.reached is True
+    assert row.conservative.needed == needed("0.95", found + one)
     assert next(r for r in result.stopping if r.rule == "elusion").stop_now is True
 
 
@@ -238,7 +238,7 @@ def test_srs_conservative_upper_is_one_sided_when_the_sample_lies_in_the_prefix(
     assert k_upper(ALPHA) > 50 and k_upper(ALPHA / 2) != k_upper(ALPHA) != k_upper(LOWERED)
     assert (result.basis.lower, result.basis.upper) == (max(k_lower(ALPHA / 2), 50), k_upper(ALPHA / 2))
     row = result.targets[0]
-    assert row.conservative_needed == needed("0.95", k_upper(ALPHA))
+    assert row.conservative.needed == needed("0.95", k_upper(ALPHA))
 
 
 def test_clopper_pearson_interval_option_is_one_sided_binomial_for_the_conservative_bound() -> None:

@@ -8,7 +8,7 @@ a known R, targets including 1.0 and a confidence level. ``assess`` must never r
 
 - every lower bound on R ≥ the relevant documents judged in its scope; every point and upper bound ≥ its lower
   bound; every recall (estimates and recall figures) in [0, 1];
-- a target is "reached" only when conservative_reached or R is known; a target of 1.0 only when R is known; never
+- a target is "reached" only when conservative.reached or R is known; a target of 1.0 only when R is known; never
   "reached" with neither a sample nor a known R;
 - forward depths lie in [reviewed, queue size] and "more documents" is the distance to them;
 - the rest sample is the usable one with the most documents in the rest (a 3-document sample never displaces a
@@ -116,18 +116,19 @@ def check_invariants(state: ReviewState, samples: list[SampleDraw], result: Asse
     for t in result.targets:
         assert t.status in ("reached", "not reached", "unknown")
         if t.status == "reached":
-            assert known or t.conservative_reached, t
+            assert known or t.conservative.reached, t
             if t.target == 1.0:
                 assert known, t
             assert known or usable_sample, t
-        for depth in (t.forward_depth, t.forward_low, t.forward_high):
+        to_rank, more_documents = t.forward.to_rank, t.forward.more
+        for depth in (to_rank.depth, to_rank.low, to_rank.high):
             assert depth is None or result.reviewed <= depth <= size, t
-        for depth, more in ((t.forward_depth, t.more_documents), (t.forward_low, t.more_low),
-                            (t.forward_high, t.more_high)):
+        for depth, more in ((to_rank.depth, more_documents.documents), (to_rank.low, more_documents.low),
+                            (to_rank.high, more_documents.high)):
             if depth is not None and more is not None:
                 assert more == depth - result.reviewed, t
-        if t.forward_low is not None and t.forward_high is not None:
-            assert t.forward_low <= t.forward_high, t
+        if to_rank.low is not None and to_rank.high is not None:
+            assert to_rank.low <= to_rank.high, t
     assert result.headline.status in ("reached", "not reached", "unknown")
     # the rest sample: the covering sample with the most documents in the rest
     c = result.reviewed
@@ -235,9 +236,9 @@ def test_edge_cases_do_not_raise(case: str) -> None:
 def test_a_wholly_reviewed_queue_is_known_not_certified_by_a_missing_sample() -> None:
     import numpy as np
 
-    from reviewdepth.estimation.assessment import ReviewState, assess
+    from reviewdepth.estimation.assessment import Basis, ReachedBy, ReviewState, assess
 
     result = assess(ReviewState(np.array([1] * 5 + [0] * 45, dtype=np.int8), 50), [], ["0.95", "1"])
     assert result.basis.method == "known"
     assert [t.status for t in result.targets] == ["reached", "reached"]
-    assert all(t.reached_by == "R known" for t in result.targets)
+    assert all(t.reached_by == ReachedBy(Basis.KNOWN) for t in result.targets)

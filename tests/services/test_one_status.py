@@ -165,10 +165,10 @@ def test_adhd_screened_in_random_order_counts_one_reviewed_set(engine: Engine) -
     point = screened_estimate.point
     need = math.ceil(Fraction(95, 100) * Fraction(repr(point))) - included
     left = math.floor(point) - included
-    assert row.more_documents == (0 if need <= 0 else 351 if need > left else
+    assert row.more.documents == (0 if need <= 0 else 351 if need > left else
                                      min(351, math.ceil(need * 352 / (left + 1))))
-    assert row.forward_depth is None and row.more_low <= row.more_documents <= row.more_high
-    assert f"about {row.more_documents:,} more documents" in declared.answer.text
+    assert row.to_rank.depth is None and row.more.low <= row.more.documents <= row.more.high
+    assert f"about {row.more.documents:,} more documents" in declared.answer.text
     declare_screening_order(engine, "ADHD", "queue")
 
     # a rest sample now is drawn from what is not yet screened, and speaks for it
@@ -217,7 +217,7 @@ def test_a_rest_sample_drawn_before_out_of_order_review_rolls_forward(engine: En
     assert use.positives_in_rest == sum(truth[d] == "1" for d in in_rest)
     # "review to rank k" is a queue rank: the (more documents)-th unreviewed document in queue order
     unreviewed = [i + 1 for i, d in enumerate(docs) if d not in reviewed]
-    forward = [row for row in report.depth if row.forward_depth is not None and row.more_documents]
+    forward = [row for row in report.depth if row.to_rank.depth is not None and row.more.documents]
     assert forward
     for row in forward:
-        assert row.forward_depth == unreviewed[row.more_documents - 1]
+        assert row.to_rank.depth == unreviewed[row.more.documents - 1]

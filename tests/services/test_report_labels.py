@@ -72,7 +72,7 @@ def test_cd009579_point_met_answer_is_the_plans_certification_cost(engine: Engin
     answer = report.answer
     assert answer.status == "not reached"
     row = next(r for r in report.depth if r.target == 0.95)
-    assert row.point_reached  # premise: the point estimate is met, the one-sided bound is not
+    assert row.point.reached  # premise: the point estimate is met, the one-sided bound is not
     plan = topic_stop_plan(engine, TOPIC).plan
     best = next(p for p in plan.paths if p.kind == plan.recommended)
     certify = answer.certify
@@ -90,8 +90,8 @@ def test_cd009579_point_met_answer_is_the_plans_certification_cost(engine: Engin
     assert "0 to " not in depth
     for r in report.depth:
         assert r.status == "not reached"
-        assert r.more_documents != 0 and r.forward_depth != 1000
-        assert r.certify_floor and r.certify_floor > 0
+        assert r.more.documents != 0 and r.to_rank.depth != 1000
+        assert r.certify.floor and r.certify.floor > 0
     cells = rows_of(depth)
     assert cells and all(c[5] != "1,000" for c in cells if c[0])
     assert any(f"{best.expected_cost:,.0f}" in " ".join(c) for c in cells)
@@ -113,8 +113,8 @@ def test_point_not_met_answer_says_how_many_more_after_the_reviewed_set(engine: 
     record_judgments(engine, "T", [(d, str(truth[d])) for d in sample.doc_ids], reviewer="r", role="sample")
     report = build_report(engine, "T", ReportOptions())
     row = next(r for r in report.depth if r.target == 0.95)
-    assert row.status == "not reached" and not row.point_reached  # premise
-    more, low, high = row.more_documents, row.more_low, row.more_high
+    assert row.status == "not reached" and not row.point.reached  # premise
+    more, low, high = row.more.documents, row.more.low, row.more.high
     assert more and more > 0
     assert (f"about {more:,} more documents [{low:,}–{high:,}] after the 400 reviewed"
             in report.answer.text)
@@ -145,7 +145,7 @@ def test_point_met_answer_on_a_queue_too_large_to_replay_gives_the_floor_and_a_s
     assert f"to certify: {floor.least_total:,.0f} to {plan.size:,} more judged documents" in answer.text
     assert answer.next_step.startswith(f"judge a random sample of {plan.size:,} of the unreviewed rest")
     row = next(r for r in report.depth if r.target == 0.95)
-    assert row.more_documents is None and row.certify_floor == floor.documents
+    assert row.more.documents is None and row.certify.floor == floor.documents
 
 def test_r_table_shows_the_headline_bound_with_its_sidedness(engine: Engine, tmp_path: Path) -> None:
     cd009579(engine, tmp_path)
