@@ -13,9 +13,8 @@ import argparse
 import math
 import time
 
+import coverage_simulation as sim
 import numpy as np
-
-from reviewdepth.estimation import simulation as sim
 
 SCENARIOS = [(20000, 0.005), (10000, 0.01), (10000, 0.02), (5000, 0.05), (5000, 0.2)]
 QUALITIES = {"good": 3.0, "poor": 0.7}

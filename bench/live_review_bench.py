@@ -3,8 +3,8 @@ on real CLEF TAR 2017/2018/2019 topics and real runs, against the truth from the
 the report as it was at commit deac6fe (before samples were rolled forward).
 
 Every figure of the current report comes from ``reviewdepth.estimation.assessment.assess`` (the function the report
-prints), called per replicate by ``reviewdepth.estimation.live_simulation.simulate_cell``; the old figures come from
-``live_simulation.old_behaviour``, which re-enacts ``git show deac6fe:reviewdepth/services/report.py`` with the
+prints), called per replicate by ``live_review_simulation.simulate_cell`` (bench/); the old figures come from
+``live_review_simulation.old_behaviour``, which re-enacts ``git show deac6fe:reviewdepth/services/report.py`` with the
 core functions it called (stale elusion estimate at the draw cutoff c0 with the whole sample, two-sided; recall =
 F(c1)/R̂; conservative depth from the two-sided upper bound).
 
@@ -31,9 +31,9 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from live_review_simulation import TARGET, CellResult, Count, Rates, needed_for, rates, simulate_cell
 from scipy import stats
 
-from reviewdepth.estimation.live_simulation import TARGET, CellResult, Count, Rates, needed_for, rates, simulate_cell
 from reviewdepth.formats.clef import read_clef_run
 from reviewdepth.formats.trec import read_qrels
 

@@ -1,14 +1,16 @@
 """PostgreSQL restarted under writers (issue 26): every refusal a 503 with ``Retry-After``, no 500, nothing partial.
 
-    python bench/pg_restart_bench.py [--server postgresql://postgres@127.0.0.1:5432] [--writers 4]
-                                     [--seconds 30] [--restart-at 8] [--batch 50]
+    python bench/pg_restart_bench.py [--server postgresql://postgres@127.0.0.1:5432] [--cluster main]
+                                     [--writers 4] [--seconds 30] [--restart-at 8] [--batch 50]
 
 Makes a throwaway database on ``--server``, a topic ``t`` with a queue of documents, and starts
 ``reviewdepth serve`` (tests/api/server.py). ``--writers`` threads then post judgment batches of ``--batch``
 documents, each batch with its own documents and its own ``idempotency_key``; a batch that is refused is sent again
 with the same key after the ``Retry-After`` it was given, until it is acknowledged. After ``--restart-at`` seconds
-the PostgreSQL cluster is restarted (``pg_ctlcluster --skip-systemctl-redirect VERSION main restart``: it stops
-every other user of the cluster for a few seconds too, so run it on a quiet machine).
+the PostgreSQL cluster is restarted (``pg_ctlcluster --skip-systemctl-redirect VERSION CLUSTER restart``: it stops
+every other user of that cluster for a few seconds too; a cluster of its own keeps other work out of it:
+``pg_createcluster 15 bench --port 5433``, trust auth, then ``--server postgresql://postgres@127.0.0.1:5433
+--cluster bench``).
 
 Prints the answers by status, how many 503s carried ``Retry-After`` and a problem body, and then checks the store:
 every acknowledged batch stored exactly once and whole, nothing stored of a batch never acknowledged.
@@ -39,10 +41,10 @@ from reviewdepth.store.engine import create_engine_for
 from tests.api.server import started_server
 
 
-def restart_cluster() -> float:
+def restart_cluster(cluster: str) -> float:
     version = sorted(p.name for p in Path("/etc/postgresql").iterdir())[-1]
     started = time.perf_counter()
-    subprocess.run(["pg_ctlcluster", "--skip-systemctl-redirect", version, "main", "restart"], check=True,
+    subprocess.run(["pg_ctlcluster", "--skip-systemctl-redirect", version, cluster, "restart"], check=True,
                    capture_output=True)
     return time.perf_counter() - started
 
@@ -54,9 +56,11 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--restart-at", type=float, default=8.0)
     parser.add_argument("--batch", type=int, default=50)
+    parser.add_argument("--cluster", default="main", help="the pg_ctlcluster name of --server's cluster")
     args = parser.parse_args()
     name = f"restart_bench_{uuid.uuid4().hex[:8]}"
-    admin = create_engine(f"{args.server}/postgres", isolation_level="AUTOCOMMIT")
+    # pre-ping: the restart ends the pooled connection that made the database, and the clean-up needs a live one
+    admin = create_engine(f"{args.server}/postgres", isolation_level="AUTOCOMMIT", pool_pre_ping=True)
     with admin.connect() as conn:
         conn.execute(text(f'CREATE DATABASE "{name}"'))
     url = f"{args.server}/{name}"
@@ -121,7 +125,7 @@ def main() -> None:
             for t in threads:
                 t.start()
             time.sleep(args.restart_at)
-            took = restart_cluster()
+            took = restart_cluster(args.cluster)
             print(f"restarted PostgreSQL at {args.restart_at:.0f} s (pg_ctlcluster took {took:.1f} s)", flush=True)
             time.sleep(max(0.0, args.seconds - (time.perf_counter() - started)))
             stop.set()

@@ -61,6 +61,9 @@ def serve(
         open_store(settings, notify=notify).dispose()
     except SchemaNotReady as exc:
         fail(str(exc))
+    from reviewdepth.api.memory import return_large_buffers
+
+    return_large_buffers()  # a request's large arrays go back to the system when freed (api/memory.py)
     # forwarded headers only from the configured proxies (uvicorn alone would trust any local client)
     # headers within REVIEWDEPTH_HEADER_TIMEOUT_SECONDS (uvicorn has no such bound: api/timeouts.py); uvicorn
     # calls the protocol "class" it is given, so a partial carries the setting (pickled to --workers N)

@@ -10,11 +10,11 @@ from fastapi import Depends, FastAPI
 
 from reviewdepth import __version__
 from reviewdepth.api.access_log import redact_access_log
-from reviewdepth.api.auth import KeyCache
 from reviewdepth.api.calls import Writes
 from reviewdepth.api.docs_pages import install_docs_pages
 from reviewdepth.api.gate import RequestGate
 from reviewdepth.api.jobs import JobRunner
+from reviewdepth.api.key_cache import KeyCache
 from reviewdepth.api.openapi import install_complete_openapi
 from reviewdepth.api.parameters import checked_media_type, checked_parameters
 from reviewdepth.api.problems import Problem, install_problem_handlers

@@ -46,7 +46,7 @@ from reviewdepth.api.problems import (
 from reviewdepth.services.keys import KeyRecord, authenticate, key_digest
 
 if TYPE_CHECKING:
-    from reviewdepth.api.auth import KeyCache
+    from reviewdepth.api.key_cache import KeyCache
     from reviewdepth.api.settings import ApiSettings
 
 KEY_STATE = "reviewdepth_key"  # request.state member holding the verified `KeyRecord`

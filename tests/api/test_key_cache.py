@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
 from reviewdepth.api import ApiSettings, create_app
-from reviewdepth.api.auth import KeyCache
+from reviewdepth.api.key_cache import KeyCache
 from reviewdepth.services.keys import KeyRecord, create_key, revoke_key
 
 from .test_auth_and_errors import problem

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from reviewdepth.estimation import simulation as sim
+from bench import coverage_simulation as sim
 from reviewdepth.estimation.intervals import proportion_interval
 
 REPS = 2000

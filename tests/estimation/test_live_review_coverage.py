@@ -2,9 +2,9 @@
 
 A real CLEF TAR 2019 topic copied into tests/data/clef2019 (CD012551, Sheffield's baseline ranking, abstract-level
 qrels: 591 documents, 68 relevant, 95 % recall at rank 458). The review goes on after a sample is drawn; every
-figure is the report's own (``assess``, through ``live_simulation.simulate_cell``). Thresholds: a coverage of at
-least 0.95 − 3σ and a failure rate of at most 0.05 + 3σ, σ = √(0.05·0.95/N) for N replicates. With the report's
-confidence lowered to 0.8 the one-sided and two-sided failure rates of these cells are 0.12–0.18 (measured with
+figure is the report's own (``assess``, through ``bench/live_review_simulation.simulate_cell``). Thresholds: a
+coverage of at least 0.95 − 3σ and a failure rate of at most 0.05 + 3σ, σ = √(0.05·0.95/N) for N replicates. With the
+report's confidence lowered to 0.8 the one-sided and two-sided failure rates of these cells are 0.12–0.18 (measured with
 ``simulate_cell(..., confidence=0.8)``, 600 replicates), about 3σ above the threshold or more, so such a change
 fails these tests with high probability.
 """
@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from reviewdepth.estimation.live_simulation import TARGET, CellResult, Count, Truth, needed_for, rates, simulate_cell
+from bench.live_review_simulation import TARGET, CellResult, Count, Truth, needed_for, rates, simulate_cell
 from reviewdepth.formats.clef import read_clef_run
 from reviewdepth.formats.trec import read_qrels
 

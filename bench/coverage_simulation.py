@@ -1,4 +1,4 @@
-"""Coverage simulation on synthetic collections with known R (used by tests/estimation and bench/coverage_bench.py).
+"""Coverage simulation on synthetic collections with known R (tests/estimation, bench/coverage_bench.py; not shipped).
 
 Pure numpy + scipy, vectorised over replicates, deterministic given the ``numpy.random.Generator`` passed in.
 A synthetic queue ranks N documents, R = round(prevalence·N) of them relevant, by score = quality·rel + ε with
