@@ -17,8 +17,6 @@ def create_cli() -> typer.Typer:
     """Build the Typer application (a factory: tests build their own)."""
     import typer
 
-    from reviewdepth import __version__
-
     from .api_cmds import register_api
     from .compare_cmds import register_compare
     from .eval_cmd import register_eval
@@ -27,6 +25,7 @@ def create_cli() -> typer.Typer:
     from .portfolio_cmds import register_portfolio
     from .report_cmds import register_reports
     from .review_cmds import register_review
+    from .root import root
     from .sample_cmds import register_plan, register_samples
     from .simulate_cmds import register_simulate
     from .store_cmds import register_store
@@ -41,14 +40,7 @@ def create_cli() -> typer.Typer:
         rich_markup_mode=None,
     )
 
-    # the option in a default rather than in `Annotated`: Typer evaluates string annotations in the module's
-    # globals, where Typer is not imported (`reviewdepth eval` runs without it)
-    @app.callback(invoke_without_command=True)
-    def root(version: bool = typer.Option(False, "--version", help="Print the version and exit.")) -> None:
-        if version:
-            typer.echo(f"reviewdepth {__version__}")
-            raise typer.Exit(0)
-
+    app.callback(invoke_without_command=True)(root)
     register_eval(app)
     register_compare(app)
     register_store(app)

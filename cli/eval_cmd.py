@@ -1,16 +1,17 @@
 """`reviewdepth eval`: trec_eval-exact evaluation (``--suite trec``) or recall-oriented review measures
 (``--suite tar``: CLEF TAR / ASReview) of a run file against a qrels file.
 
-Its parameters are declared once, in `PARAMS`: `register_eval` builds the Typer command from it, and
-`parse_args` reads the ordinary command lines from it without Typer (`app.main` runs those so: importing Typer
-and building the command took more time than evaluating a small file). Whatever `parse_args` does not take for
-certain (``--help``, a mistake, ``--``) goes to Typer, which gives the help and the usage errors.
+Its parameters are declared once, in `PARAMS`: `register_eval` gives the Typer command (`eval_command`) its
+signature from it, and `parse_args` reads the ordinary command lines from it without Typer (`app.main` runs those
+so: importing Typer and building the command took more time than evaluating a small file). Whatever
+`parse_args` does not take for certain (``--help``, a mistake, ``--``) goes to Typer, which gives the help and
+the usage errors.
 `tests/cli/test_eval_fast_path.py` checks both readings against each other."""
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -144,9 +145,17 @@ def run_eval(
     write_result(result, chosen.value, per_query=per_query)
 
 
-def register_eval(app: typer.Typer, run: Callable[..., None] = run_eval) -> None:
-    """Add the ``eval`` command to ``app``, its parameters from `PARAMS`; it calls ``run`` (`run_eval`; a test
-    passes its own to see what Typer read)."""
+def eval_command(**values: Any) -> None:
+    run_eval(**values)
+
+
+# Typer reads a command's help from its docstring, and its parameters from the signature `register_eval` gives it
+eval_command.__doc__ = run_eval.__doc__
+
+
+def register_eval(app: typer.Typer) -> None:
+    """Add the ``eval`` command to ``app``: `eval_command`, its parameters from `PARAMS` (built here, where Typer
+    is imported; ``reviewdepth eval`` on an ordinary command line runs without it)."""
     import inspect
     from typing import Annotated
 
@@ -162,18 +171,12 @@ def register_eval(app: typer.Typer, run: Callable[..., None] = run_eval) -> None
             kind = kind | None
         return Annotated[kind, typer.Option(*param.flags, help=param.help)]
 
-    signature = inspect.Signature([
+    # the same signature at every call (from the same table): setting it again changes nothing Typer reads
+    eval_command.__signature__ = inspect.Signature([  # type: ignore[attr-defined]
         inspect.Parameter(param.name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation(param),
                           default=param.default if param.flags else inspect.Parameter.empty)
         for param in PARAMS
     ])
-
-    def eval_command(**values: Any) -> None:
-        run(**values)
-
-    # Typer reads a command's parameters from its signature and its help from its docstring
-    eval_command.__signature__ = signature  # type: ignore[attr-defined]
-    eval_command.__doc__ = run_eval.__doc__
     app.command("eval")(eval_command)
 
 

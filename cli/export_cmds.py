@@ -23,50 +23,53 @@ def _write(text: str, output: str | None) -> None:
         fail(f"{output}: cannot write: {exc.strerror or exc}")
 
 
+def export_labels(
+    topic: Annotated[str, typer.Argument(help="Topic name.")],
+    fmt: Annotated[str, typer.Option("--format", help=(
+        "asreview (record_id,asreview_label), csv (topic,doc_id,label) or overlay (Control Number,"
+        "Responsiveness: Responsive / Not Responsive, judged documents only).")
+    )] = "csv",
+    policy: Annotated[str, typer.Option(
+        "--policy", help="Label policy: latest, adjudicated, majority or any_relevant.")] = "latest",
+    as_of: Annotated[str | None, typer.Option("--as-of", help="Judgment id or ISO 8601 time.")] = None,
+    output: OutputOption = None,
+    db: DbOption = None,
+) -> None:
+    """Every document of the topic (its queues' documents, then judged ones in no queue) with its label."""
+    from reviewdepth.services.exports import export_labels as service
+
+    engine = open_engine(db)
+    with handled_errors():
+        exported = service(engine, topic, fmt, policy=policy, as_of=as_of)
+    _write(exported.text, output)
+    if output not in (None, "-"):
+        typer.echo(f"wrote {exported.rows:,} documents of topic {topic!r} ({exported.relevant:,} relevant, "
+                   f"{exported.nonrelevant:,} not) to {output} ({fmt}, policy {policy})")
+
+
+def export_queue(
+    topic: Annotated[str, typer.Argument(help="Topic name.")],
+    queue: Annotated[str | None, typer.Option("--queue", help="Queue (default: the topic's only one).")] = None,
+    fmt: Annotated[str, typer.Option("--format", help="trec (qid Q0 doc rank score tag) or clef (threshold "
+                                     "flag 0/1, or the run's own action codes, in column 2).")] = "trec",
+    output: OutputOption = None,
+    db: DbOption = None,
+) -> None:
+    """A queue as a run file that trec_eval and reviewdepth eval rank in the queue's order."""
+    from reviewdepth.services.exports import export_queue as service
+
+    engine = open_engine(db)
+    with handled_errors():
+        exported = service(engine, topic, fmt, queue=queue)
+    _write(exported.text, output)
+    if output not in (None, "-"):
+        typer.echo(f"wrote {exported.rows:,} ranked documents of topic {topic!r} to {output} ({fmt})")
+
+
 def register_export(app: typer.Typer) -> None:
     export_app = typer.Typer(help="Write a topic's labels or a queue to a file other tools read.",
                              no_args_is_help=True, rich_markup_mode=None)
     app.add_typer(export_app, name="export")
 
-    @export_app.command("labels")
-    def export_labels(
-        topic: Annotated[str, typer.Argument(help="Topic name.")],
-        fmt: Annotated[str, typer.Option("--format", help=(
-            "asreview (record_id,asreview_label), csv (topic,doc_id,label) or overlay (Control Number,"
-            "Responsiveness: Responsive / Not Responsive, judged documents only).")
-        )] = "csv",
-        policy: Annotated[str, typer.Option(
-            "--policy", help="Label policy: latest, adjudicated, majority or any_relevant.")] = "latest",
-        as_of: Annotated[str | None, typer.Option("--as-of", help="Judgment id or ISO 8601 time.")] = None,
-        output: OutputOption = None,
-        db: DbOption = None,
-    ) -> None:
-        """Every document of the topic (its queues' documents, then judged ones in no queue) with its label."""
-        from reviewdepth.services.exports import export_labels as service
-
-        engine = open_engine(db)
-        with handled_errors():
-            exported = service(engine, topic, fmt, policy=policy, as_of=as_of)
-        _write(exported.text, output)
-        if output not in (None, "-"):
-            typer.echo(f"wrote {exported.rows:,} documents of topic {topic!r} ({exported.relevant:,} relevant, "
-                       f"{exported.nonrelevant:,} not) to {output} ({fmt}, policy {policy})")
-
-    @export_app.command("queue")
-    def export_queue(
-        topic: Annotated[str, typer.Argument(help="Topic name.")],
-        queue: Annotated[str | None, typer.Option("--queue", help="Queue (default: the topic's only one).")] = None,
-        fmt: Annotated[str, typer.Option("--format", help="trec (qid Q0 doc rank score tag) or clef (threshold "
-                                         "flag 0/1, or the run's own action codes, in column 2).")] = "trec",
-        output: OutputOption = None,
-        db: DbOption = None,
-    ) -> None:
-        """A queue as a run file that trec_eval and reviewdepth eval rank in the queue's order."""
-        from reviewdepth.services.exports import export_queue as service
-
-        engine = open_engine(db)
-        with handled_errors():
-            exported = service(engine, topic, fmt, queue=queue)
-        _write(exported.text, output)
-        if output not in (None, "-"):
-            typer.echo(f"wrote {exported.rows:,} ranked documents of topic {topic!r} to {output} ({fmt})")
+    export_app.command("labels")(export_labels)
+    export_app.command("queue")(export_queue)

@@ -27,61 +27,63 @@ def _show(report: Any, output_format: WatchFormat, compact: bool) -> None:
     sys.stdout.flush()
 
 
-def register_monitor(app: typer.Typer) -> None:
-    @app.command("watch")
-    def watch(
-        topic: Annotated[str, typer.Argument(help="Topic name.")],
-        queue: Annotated[str | None, typer.Option(
-            "--queue", help="The queue the review follows (default: the topic's newest).")] = None,
-        target: Annotated[str, typer.Option(
-            "--target", help="Target recall in (0, 1], fixed before the review starts.")] = "0.95",
-        confidence: ConfidenceOption = 0.95,
-        interval: Annotated[float, typer.Option(
-            "--interval", help="Seconds between checks for a change (judgments, queues, samples, the stream).")
-        ] = 10.0,
-        once: Annotated[bool, typer.Option(
-            "--once", help="Print once and exit: 0 when the stop is certified, 1 otherwise (for scripts).")] = False,
-        policy: Annotated[str, typer.Option("--policy", help="Label policy (latest, adjudicated, …).")] = "latest",
-        output_format: Annotated[WatchFormat, typer.Option(
-            "--format", help="table, or json (while watching: one JSON document per line).")] = WatchFormat.table,
-        db: DbOption = None,
-    ) -> None:
-        """Can we stop now? The anytime-valid stop signal from the topic's audit stream: valid however often you
-        look. Prints the status, then again after each change, until the stop is certified (exit 0) or Ctrl-C
-        (exit 1). With --once: print and exit 0 (certified) or 1 (continue). Bad input exits 2."""
-        if not math.isfinite(interval) or interval <= 0:
-            fail(f"--interval: must be a positive number of seconds, not {interval!r}")
-        from reviewdepth.services.monitor import build_monitor, change_marker
+def watch(
+    topic: Annotated[str, typer.Argument(help="Topic name.")],
+    queue: Annotated[str | None, typer.Option(
+        "--queue", help="The queue the review follows (default: the topic's newest).")] = None,
+    target: Annotated[str, typer.Option(
+        "--target", help="Target recall in (0, 1], fixed before the review starts.")] = "0.95",
+    confidence: ConfidenceOption = 0.95,
+    interval: Annotated[float, typer.Option(
+        "--interval", help="Seconds between checks for a change (judgments, queues, samples, the stream).")
+    ] = 10.0,
+    once: Annotated[bool, typer.Option(
+        "--once", help="Print once and exit: 0 when the stop is certified, 1 otherwise (for scripts).")] = False,
+    policy: Annotated[str, typer.Option("--policy", help="Label policy (latest, adjudicated, …).")] = "latest",
+    output_format: Annotated[WatchFormat, typer.Option(
+        "--format", help="table, or json (while watching: one JSON document per line).")] = WatchFormat.table,
+    db: DbOption = None,
+) -> None:
+    """Can we stop now? The anytime-valid stop signal from the topic's audit stream: valid however often you
+    look. Prints the status, then again after each change, until the stop is certified (exit 0) or Ctrl-C
+    (exit 1). With --once: print and exit 0 (certified) or 1 (continue). Bad input exits 2."""
+    if not math.isfinite(interval) or interval <= 0:
+        fail(f"--interval: must be a positive number of seconds, not {interval!r}")
+    from reviewdepth.services.monitor import build_monitor, change_marker
 
-        engine = open_engine(db)
+    engine = open_engine(db)
 
-        def current() -> Any:
-            with handled_errors():
-                return build_monitor(engine, topic, queue=queue, target=target, confidence=confidence,
-                                     policy=policy)
+    def current() -> Any:
+        with handled_errors():
+            return build_monitor(engine, topic, queue=queue, target=target, confidence=confidence,
+                                 policy=policy)
 
-        def marker() -> Any:
-            with handled_errors():
-                return change_marker(engine, topic)
+    def marker() -> Any:
+        with handled_errors():
+            return change_marker(engine, topic)
 
-        try:
-            seen = marker()
+    try:
+        seen = marker()
+        report = current()
+        _show(report, output_format, compact=not once)
+        if once or report.certified:
+            raise typer.Exit(0 if report.certified else 1)
+        while True:
+            time.sleep(interval)
+            now = marker()
+            if now == seen:
+                continue
+            seen = now
             report = current()
-            _show(report, output_format, compact=not once)
-            if once or report.certified:
-                raise typer.Exit(0 if report.certified else 1)
-            while True:
-                time.sleep(interval)
-                now = marker()
-                if now == seen:
-                    continue
-                seen = now
-                report = current()
-                if output_format is WatchFormat.table:
-                    typer.echo("")
-                _show(report, output_format, compact=True)
-                if report.certified:
-                    raise typer.Exit(0)
-        except KeyboardInterrupt:
-            typer.echo("reviewdepth: watch stopped (the stop is not certified)", err=True)
-            raise typer.Exit(1) from None
+            if output_format is WatchFormat.table:
+                typer.echo("")
+            _show(report, output_format, compact=True)
+            if report.certified:
+                raise typer.Exit(0)
+    except KeyboardInterrupt:
+        typer.echo("reviewdepth: watch stopped (the stop is not certified)", err=True)
+        raise typer.Exit(1) from None
+
+
+def register_monitor(app: typer.Typer) -> None:
+    app.command("watch")(watch)

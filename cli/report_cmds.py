@@ -23,115 +23,119 @@ class PlotKind(StrEnum):
     pr = "pr"
 
 
-def register_reports(app: typer.Typer) -> None:
-    @app.command("report")
-    def report(
-        topic: Annotated[str, typer.Argument(help="Topic name.")],
-        queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
-        target: Annotated[list[str] | None, typer.Option(
-            "--target", help="Target recall, repeatable (default 0.80 0.90 0.95 0.99).")] = None,
-        confidence: ConfidenceOption = 0.95,
-        interval: Annotated[str, typer.Option(
-            "--interval", help="hypergeometric (exact, default) or clopper-pearson (binomial exact, wider): "
-            "both keep their nominal coverage.")] = "hypergeometric",
-        policy: Annotated[
-            str, typer.Option("--policy", help="latest, adjudicated, majority, any_relevant.")
-        ] = "latest",
-        as_of: Annotated[int | None, typer.Option("--as-of", help="Judgment id: the report as of that point.")] = None,
-        rule: Annotated[str, typer.Option("--target-rule", help="ceil (default), tar_eval or asreview.")] = "ceil",
-        known_relevant: Annotated[int | None, typer.Option("--relevant", help="|R| when you know it.")] = None,
-        independent: Annotated[bool | None, typer.Option(
-            "--independent/--not-independent", help="State whether reviewers screened independently (PRISMA).")
-        ] = None,
-        output_format: Annotated[ReportFormat, typer.Option("--format")] = ReportFormat.table,
-        output: Annotated[Path | None, typer.Option("-o", "--output", help="Write to FILE.")] = None,
-        db: DbOption = None,
-    ) -> None:
-        """How deep to review to reach the target recall, how sure that is, and whether the evidence says stop."""
-        with one_shot():
-            from reviewdepth.services.report import DEFAULT_TARGETS, ReportOptions, build_report
+def report(
+    topic: Annotated[str, typer.Argument(help="Topic name.")],
+    queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
+    target: Annotated[list[str] | None, typer.Option(
+        "--target", help="Target recall, repeatable (default 0.80 0.90 0.95 0.99).")] = None,
+    confidence: ConfidenceOption = 0.95,
+    interval: Annotated[str, typer.Option(
+        "--interval", help="hypergeometric (exact, default) or clopper-pearson (binomial exact, wider): "
+        "both keep their nominal coverage.")] = "hypergeometric",
+    policy: Annotated[
+        str, typer.Option("--policy", help="latest, adjudicated, majority, any_relevant.")
+    ] = "latest",
+    as_of: Annotated[int | None, typer.Option("--as-of", help="Judgment id: the report as of that point.")] = None,
+    rule: Annotated[str, typer.Option("--target-rule", help="ceil (default), tar_eval or asreview.")] = "ceil",
+    known_relevant: Annotated[int | None, typer.Option("--relevant", help="|R| when you know it.")] = None,
+    independent: Annotated[bool | None, typer.Option(
+        "--independent/--not-independent", help="State whether reviewers screened independently (PRISMA).")
+    ] = None,
+    output_format: Annotated[ReportFormat, typer.Option("--format")] = ReportFormat.table,
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write to FILE.")] = None,
+    db: DbOption = None,
+) -> None:
+    """How deep to review to reach the target recall, how sure that is, and whether the evidence says stop."""
+    with one_shot():
+        from reviewdepth.services.report import DEFAULT_TARGETS, ReportOptions, build_report
 
-            engine = open_engine(db)
-            with handled_errors():
-                result = build_report(engine, topic, ReportOptions(
-                    queue=queue, targets=target or DEFAULT_TARGETS, confidence=confidence, interval=interval,
-                    policy=policy, as_of=as_of, target_rule=rule, known_relevant=known_relevant,
-                    independent=independent))
-            write_result(result, output_format.value, output=output)
-
-    @app.command("plot")
-    def plot(
-        topic: Annotated[str, typer.Argument(help="Topic name.")],
-        kind: Annotated[PlotKind, typer.Option("--kind", help="gain (recall vs depth) or pr.")] = PlotKind.gain,
-        output: Annotated[Path, typer.Option("-o", "--output", help="FILE.svg or FILE.png")] = Path("plot.svg"),
-        queue: Annotated[list[str] | None, typer.Option(
-            "--queue", help="Queue name (default: the only one); repeat it to draw several queues on one chart.")
-        ] = None,
-        policy: Annotated[str, typer.Option("--policy", help="Label policy.")] = "latest",
-        as_of: Annotated[int | None, typer.Option("--as-of", help="Judgment id.")] = None,
-        qrels: Annotated[str | None, typer.Option(
-            "--qrels", help="With --run: plot run files (no database); R from this qrels file.")] = None,
-        run: Annotated[list[str] | None, typer.Option(
-            "--run", help="A run file to draw for TOPIC (repeatable; needs --qrels).")] = None,
-        db: DbOption = None,
-    ) -> None:
-        """Write the recall-against-depth or precision-recall chart as SVG or PNG (by the file name); several
-        --queue options draw those queues of the topic on one chart, --qrels with --run options draw run files."""
-        suffix = output.suffix.lower()
-        if suffix not in (".svg", ".png"):
-            fail(f"{output}: the file name must end in .svg or .png")
-        if (qrels is None) != (not run):
-            fail("--qrels and --run go together")
-        if qrels is not None and run:
-            if queue or as_of is not None or db is not None or policy != "latest":
-                fail("--queue, --policy, --as-of and --db apply to stored queues, not to --run files")
-            from reviewdepth.services.evaluate import EvalInput
-            from reviewdepth.services.plots import build_runs_plot
-
-            with handled_errors():
-                try:
-                    chart = build_runs_plot(EvalInput(qrels), [EvalInput(r) for r in run], topic, kind.value,
-                                            "svg" if suffix == ".svg" else "png")
-                except ImportError as exc:
-                    fail(str(exc))
-            output.write_bytes(chart.content)
-            typer.echo(f"wrote {output}", err=True)
-            return
-        with one_shot():  # matplotlib's import alone adds ~6·10⁴ objects to the cycle collector's passes
-            from reviewdepth.services.plots import build_plot, build_queues_plot
-
-            engine = open_engine(db)
-            fmt: Literal["svg", "png"] = "svg" if suffix == ".svg" else "png"
-            with handled_errors():
-                try:
-                    if queue and len(queue) > 1:
-                        chart = build_queues_plot(engine, topic, kind.value, fmt, queue, policy=policy,
-                                                  as_of=as_of)
-                    else:
-                        chart = build_plot(engine, topic, kind.value, fmt, queue=queue[0] if queue else None,
-                                           policy=policy, as_of=as_of)
-                except ImportError as exc:
-                    fail(str(exc))
-        output.write_bytes(chart.content)
-        typer.echo(f"wrote {output}", err=True)
-
-    @app.command("demo")
-    def demo(
-        reviewed: Annotated[int, typer.Option("--reviewed", help="Documents reviewed in rank order.")] = 1000,
-        sample: Annotated[int, typer.Option("--sample", help="Random sample size from the unreviewed rest.")] = 400,
-        seed: Annotated[int, typer.Option("--seed", help="Sample seed.")] = 2017,
-        output_format: Annotated[ReportFormat, typer.Option("--format")] = ReportFormat.table,
-        output: Annotated[Path | None, typer.Option("-o", "--output", help="Write to FILE.")] = None,
-        db: DbOption = None,
-    ) -> None:
-        """Review a real CLEF TAR 2017 topic (CD008803, Waterloo's ranking) in rank order with a random sample,
-        and print the depth report. Uses a fresh demo database beside the embedded one unless --db is given."""
-        from reviewdepth.services.demo import fresh_demo_database, run_demo
-
-        if db is None:
-            db, path = fresh_demo_database()
-            typer.echo(f"reviewdepth: demo database {path} (fresh each run)", err=True)
         engine = open_engine(db)
         with handled_errors():
-            result = run_demo(engine, reviewed=reviewed, sample_size=sample, seed=seed)
+            result = build_report(engine, topic, ReportOptions(
+                queue=queue, targets=target or DEFAULT_TARGETS, confidence=confidence, interval=interval,
+                policy=policy, as_of=as_of, target_rule=rule, known_relevant=known_relevant,
+                independent=independent))
         write_result(result, output_format.value, output=output)
+
+
+def plot(
+    topic: Annotated[str, typer.Argument(help="Topic name.")],
+    kind: Annotated[PlotKind, typer.Option("--kind", help="gain (recall vs depth) or pr.")] = PlotKind.gain,
+    output: Annotated[Path, typer.Option("-o", "--output", help="FILE.svg or FILE.png")] = Path("plot.svg"),
+    queue: Annotated[list[str] | None, typer.Option(
+        "--queue", help="Queue name (default: the only one); repeat it to draw several queues on one chart.")
+    ] = None,
+    policy: Annotated[str, typer.Option("--policy", help="Label policy.")] = "latest",
+    as_of: Annotated[int | None, typer.Option("--as-of", help="Judgment id.")] = None,
+    qrels: Annotated[str | None, typer.Option(
+        "--qrels", help="With --run: plot run files (no database); R from this qrels file.")] = None,
+    run: Annotated[list[str] | None, typer.Option(
+        "--run", help="A run file to draw for TOPIC (repeatable; needs --qrels).")] = None,
+    db: DbOption = None,
+) -> None:
+    """Write the recall-against-depth or precision-recall chart as SVG or PNG (by the file name); several
+    --queue options draw those queues of the topic on one chart, --qrels with --run options draw run files."""
+    suffix = output.suffix.lower()
+    if suffix not in (".svg", ".png"):
+        fail(f"{output}: the file name must end in .svg or .png")
+    if (qrels is None) != (not run):
+        fail("--qrels and --run go together")
+    if qrels is not None and run:
+        if queue or as_of is not None or db is not None or policy != "latest":
+            fail("--queue, --policy, --as-of and --db apply to stored queues, not to --run files")
+        from reviewdepth.services.evaluate import EvalInput
+        from reviewdepth.services.plots import build_runs_plot
+
+        with handled_errors():
+            try:
+                chart = build_runs_plot(EvalInput(qrels), [EvalInput(r) for r in run], topic, kind.value,
+                                        "svg" if suffix == ".svg" else "png")
+            except ImportError as exc:
+                fail(str(exc))
+        output.write_bytes(chart.content)
+        typer.echo(f"wrote {output}", err=True)
+        return
+    with one_shot():  # matplotlib's import alone adds ~6·10⁴ objects to the cycle collector's passes
+        from reviewdepth.services.plots import build_plot, build_queues_plot
+
+        engine = open_engine(db)
+        fmt: Literal["svg", "png"] = "svg" if suffix == ".svg" else "png"
+        with handled_errors():
+            try:
+                if queue and len(queue) > 1:
+                    chart = build_queues_plot(engine, topic, kind.value, fmt, queue, policy=policy,
+                                              as_of=as_of)
+                else:
+                    chart = build_plot(engine, topic, kind.value, fmt, queue=queue[0] if queue else None,
+                                       policy=policy, as_of=as_of)
+            except ImportError as exc:
+                fail(str(exc))
+    output.write_bytes(chart.content)
+    typer.echo(f"wrote {output}", err=True)
+
+
+def demo(
+    reviewed: Annotated[int, typer.Option("--reviewed", help="Documents reviewed in rank order.")] = 1000,
+    sample: Annotated[int, typer.Option("--sample", help="Random sample size from the unreviewed rest.")] = 400,
+    seed: Annotated[int, typer.Option("--seed", help="Sample seed.")] = 2017,
+    output_format: Annotated[ReportFormat, typer.Option("--format")] = ReportFormat.table,
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write to FILE.")] = None,
+    db: DbOption = None,
+) -> None:
+    """Review a real CLEF TAR 2017 topic (CD008803, Waterloo's ranking) in rank order with a random sample,
+    and print the depth report. Uses a fresh demo database beside the embedded one unless --db is given."""
+    from reviewdepth.services.demo import fresh_demo_database, run_demo
+
+    if db is None:
+        db, path = fresh_demo_database()
+        typer.echo(f"reviewdepth: demo database {path} (fresh each run)", err=True)
+    engine = open_engine(db)
+    with handled_errors():
+        result = run_demo(engine, reviewed=reviewed, sample_size=sample, seed=seed)
+    write_result(result, output_format.value, output=output)
+
+
+def register_reports(app: typer.Typer) -> None:
+    app.command("report")(report)
+    app.command("plot")(plot)
+    app.command("demo")(demo)

@@ -36,190 +36,198 @@ def _shown(name: str) -> str:
     return name if name.isprintable() else ascii(name)
 
 
-def register_review(app: typer.Typer) -> None:
-    @app.command("conflicts")
-    def conflicts(
-        topic: Annotated[str, typer.Argument(help="Topic name.")],
-        status: Annotated[str, typer.Option("--status", help="open, resolved or all.")] = "all",
-        as_of: AsOfOption = None,
-        output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
-        db: DbOption = None,
-    ) -> None:
-        """Documents whose reviewers disagree (each reviewer's latest decision is their vote), with who said
-        what; an adjudication recorded after the last vote resolves one (`judge … --role adjudication`)."""
-        from reviewdepth.services.conflicts import list_conflicts
+def conflicts(
+    topic: Annotated[str, typer.Argument(help="Topic name.")],
+    status: Annotated[str, typer.Option("--status", help="open, resolved or all.")] = "all",
+    as_of: AsOfOption = None,
+    output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
+    db: DbOption = None,
+) -> None:
+    """Documents whose reviewers disagree (each reviewer's latest decision is their vote), with who said
+    what; an adjudication recorded after the last vote resolves one (`judge … --role adjudication`)."""
+    from reviewdepth.services.conflicts import list_conflicts
 
-        engine = open_engine(db)
-        with handled_errors():
-            found = list_conflicts(engine, topic, status=status, as_of=as_of)
-        if output_format is ListFormat.json:
-            _write_json([c.as_dict() for c in found])
-            return
-        if output_format is ListFormat.csv:
-            buffer = io.StringIO()
-            writer = csv.writer(buffer, lineterminator="\n")
-            writer.writerow(["doc_id", "status", "reviewer", "label", "relevant", "role", "judgment_id"])
-            for c in found:
-                for v in c.votes + ([c.adjudication] if c.adjudication else []):
-                    writer.writerow([c.doc_id, c.status, v.reviewer, v.label, int(v.relevant), v.role, v.judgment_id])
-            sys.stdout.write(buffer.getvalue())
-            return
-        open_count = sum(c.status == "open" for c in found)
-        if status == "all":
-            typer.echo(f"{len(found)} conflicts in topic {topic} ({open_count} open, "
-                       f"{len(found) - open_count} resolved)")
-        else:
-            typer.echo(f"{len(found)} {status} conflicts in topic {topic}")
+    engine = open_engine(db)
+    with handled_errors():
+        found = list_conflicts(engine, topic, status=status, as_of=as_of)
+    if output_format is ListFormat.json:
+        _write_json([c.as_dict() for c in found])
+        return
+    if output_format is ListFormat.csv:
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(["doc_id", "status", "reviewer", "label", "relevant", "role", "judgment_id"])
         for c in found:
-            votes = ", ".join(f"{v.reviewer}={v.label}" for v in c.votes)
-            settled = f"; adjudicated {c.adjudication.label} by {c.adjudication.reviewer}" if c.adjudication else ""
-            typer.echo(f"{c.status}\t{c.doc_id}\t{votes}{settled}")
+            for v in c.votes + ([c.adjudication] if c.adjudication else []):
+                writer.writerow([c.doc_id, c.status, v.reviewer, v.label, int(v.relevant), v.role, v.judgment_id])
+        sys.stdout.write(buffer.getvalue())
+        return
+    open_count = sum(c.status == "open" for c in found)
+    if status == "all":
+        typer.echo(f"{len(found)} conflicts in topic {topic} ({open_count} open, "
+                   f"{len(found) - open_count} resolved)")
+    else:
+        typer.echo(f"{len(found)} {status} conflicts in topic {topic}")
+    for c in found:
+        votes = ", ".join(f"{v.reviewer}={v.label}" for v in c.votes)
+        settled = f"; adjudicated {c.adjudication.label} by {c.adjudication.reviewer}" if c.adjudication else ""
+        typer.echo(f"{c.status}\t{c.doc_id}\t{votes}{settled}")
 
-    @app.command("agreement")
-    def agreement(
-        topic: Annotated[str, typer.Argument(help="Topic name.")],
-        confidence: ConfidenceOption = 0.95,
-        as_of: AsOfOption = None,
-        output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
-        db: DbOption = None,
-    ) -> None:
-        """Agreement between reviewers on the documents several of them judged: percent agreement, Cohen's kappa
-        per pair and Krippendorff's alpha overall, with intervals."""
-        from reviewdepth.services.agreement import topic_agreement
 
-        engine = open_engine(db)
+def agreement(
+    topic: Annotated[str, typer.Argument(help="Topic name.")],
+    confidence: ConfidenceOption = 0.95,
+    as_of: AsOfOption = None,
+    output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
+    db: DbOption = None,
+) -> None:
+    """Agreement between reviewers on the documents several of them judged: percent agreement, Cohen's kappa
+    per pair and Krippendorff's alpha overall, with intervals."""
+    from reviewdepth.services.agreement import topic_agreement
+
+    engine = open_engine(db)
+    with handled_errors():
+        summary = topic_agreement(engine, topic, as_of=as_of, confidence=confidence)
+    if output_format is not ListFormat.table:
+        _write_json(summary.as_dict())
+        return
+    if not summary.documents:
+        typer.echo(f"topic {topic}: no document was judged by two or more reviewers")
+        return
+    a, alpha = summary.agreement, summary.alpha
+    typer.echo(f"topic {topic}: {summary.documents} documents judged by 2+ of {len(summary.reviewers)} reviewers")
+    typer.echo(f"all votes agree on {_fmt(a.point)} of them [{_fmt(a.lower)}, {_fmt(a.upper)}] ({a.method})")
+    typer.echo(f"Krippendorff's alpha {_fmt(alpha.alpha)} [{_fmt(alpha.lower)}, {_fmt(alpha.upper)}] "
+               f"({alpha.method})")
+    typer.echo("reviewer A\treviewer B\tdocuments\tagreement\tkappa\tlower\tupper")
+    for p in summary.pairs:
+        typer.echo(f"{p.reviewer_a}\t{p.reviewer_b}\t{p.kappa.n}\t{_fmt(p.agreement.point)}\t"
+                   f"{_fmt(p.kappa.kappa)}\t{_fmt(p.kappa.lower)}\t{_fmt(p.kappa.upper)}")
+
+
+def prisma(
+    topic: Annotated[str, typer.Argument(help="Topic name.")],
+    queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
+    policy: Annotated[str, typer.Option("--policy", help="Label policy for included/excluded.")] = "adjudicated",
+    independent: Annotated[bool | None, typer.Option(
+        "--independent/--not-independent", help="State whether reviewers screened independently (blind).")] = None,
+    as_of: AsOfOption = None,
+    output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
+    db: DbOption = None,
+) -> None:
+    """PRISMA 2020 screening counts: identified, screened, excluded by reviewers, not screened because the
+    review stopped, included; reviewers per record and conflicts."""
+    from reviewdepth.services.prisma import topic_prisma
+
+    engine = open_engine(db)
+    with handled_errors():
+        counts = topic_prisma(engine, topic, queue=queue, policy=policy, as_of=as_of, independent=independent)
+    data = counts.as_dict()
+    if output_format is not ListFormat.table:
+        _write_json(data)
+        return
+    for key, value in data.items():
+        if isinstance(value, dict):
+            value = ", ".join(f"{n} reviewer(s): {c}" for n, c in value.items()) or "-"
+        typer.echo(f"{key.replace('_', ' ')}\t{_fmt(value)}")
+
+
+def audit_head(
+    topic: Annotated[str, typer.Argument(help="Topic name.")],
+    output_format: Annotated[ListFormat, typer.Option("--format", help="table (one anchor line) or json.")]
+    = ListFormat.table,
+    db: DbOption = None,
+) -> None:
+    """Print the topic's current chain head (seq, hash, time) as one line to keep outside the database (a
+    file, a ticket, an e-mail); `audit verify TOPIC --head FILE` later proves the log still extends it."""
+    from reviewdepth.services.audit import anchor_dict, format_anchor, topic_head
+
+    engine = open_engine(db)
+    with handled_errors():
+        anchor = topic_head(engine, topic)
+    if output_format is ListFormat.table:
+        typer.echo(format_anchor(anchor))
+    else:
+        _write_json(anchor_dict(anchor))
+
+
+def audit_acknowledge(
+    topic: Annotated[str, typer.Argument(help="Topic name.")],
+    reason: Annotated[str, typer.Option("--reason", help="Why the broken chain is accepted (kept in the chain).")],
+    reviewer: Annotated[str | None, typer.Option("--reviewer", help="Who acknowledges (default: login).")] = None,
+    db: DbOption = None,
+) -> None:
+    """Accept a broken judgment chain as it is now, so that writes are accepted again: the breaks found are
+    listed in an acknowledgement linked into the chain (it becomes the head). An admin's act: it needs
+    write access to the database."""
+    from reviewdepth.services.audit import acknowledge_chain, format_anchor, topic_head
+
+    from .store_cmds import default_reviewer
+
+    engine = open_engine(db)
+    with handled_errors():
+        check, seq, _ = acknowledge_chain(engine, topic, reason=reason, reviewer=reviewer or default_reviewer())
+        anchor = topic_head(engine, topic)
+    typer.echo(f"acknowledged {len(check.breaks)} break(s) of topic {_shown(topic)}'s chain up to seq {seq}; "
+               "new head:")
+    typer.echo(format_anchor(anchor))
+
+
+def audit_verify(
+    topic: Annotated[str | None, typer.Argument(help="Topic name (default: every topic).")] = None,
+    anchored: Annotated[str | None, typer.Option(
+        "--head", help="An anchored head (from `audit head`): its hash, or a file holding it.")] = None,
+    output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
+    db: DbOption = None,
+) -> None:
+    """Recompute each topic's judgment hash chain; name the first broken row. Exit 1 when a chain is broken
+    (the topic's writes are then refused until `audit acknowledge`). With --head, also prove that the log
+    still extends that anchored head (exit 1 when it does not)."""
+    from reviewdepth.services.audit import parse_anchor, verify_against, verify_chains
+
+    engine = open_engine(db)
+    if anchored is not None:
+        if topic is None:
+            fail("--head needs the TOPIC the head was taken of")
         with handled_errors():
-            summary = topic_agreement(engine, topic, as_of=as_of, confidence=confidence)
+            result = verify_against(engine, topic, parse_anchor(anchored))
+            verify_chains(engine, topic)  # flags the topic when broken
         if output_format is not ListFormat.table:
-            _write_json(summary.as_dict())
-            return
-        if not summary.documents:
-            typer.echo(f"topic {topic}: no document was judged by two or more reviewers")
-            return
-        a, alpha = summary.agreement, summary.alpha
-        typer.echo(f"topic {topic}: {summary.documents} documents judged by 2+ of {len(summary.reviewers)} reviewers")
-        typer.echo(f"all votes agree on {_fmt(a.point)} of them [{_fmt(a.lower)}, {_fmt(a.upper)}] ({a.method})")
-        typer.echo(f"Krippendorff's alpha {_fmt(alpha.alpha)} [{_fmt(alpha.lower)}, {_fmt(alpha.upper)}] "
-                   f"({alpha.method})")
-        typer.echo("reviewer A\treviewer B\tdocuments\tagreement\tkappa\tlower\tupper")
-        for p in summary.pairs:
-            typer.echo(f"{p.reviewer_a}\t{p.reviewer_b}\t{p.kappa.n}\t{_fmt(p.agreement.point)}\t"
-                       f"{_fmt(p.kappa.kappa)}\t{_fmt(p.kappa.lower)}\t{_fmt(p.kappa.upper)}")
+            _write_json(result.as_dict())
+        elif result.extends:
+            typer.echo(f"{_shown(topic)}\textends the anchored head\tseq {result.seq}\t{result.anchor.hash}")
+        else:
+            typer.echo(f"{_shown(topic)}\tDOES NOT extend the anchored head\tseq {result.seq}\t"
+                       f"{result.anchor.hash}")
+        if not result.extends:
+            sys.stderr.write(f"reviewdepth: topic {_shown(topic)}: {result.reason}\n")
+            fail("the judgment log does not extend the anchored head", code=1)
+        return
+    with handled_errors():
+        checks = verify_chains(engine, topic)
+    if output_format is not ListFormat.table:
+        _write_json([c.as_dict() for c in checks])
+    else:
+        for c in checks:
+            state = "intact" if c.intact else "BROKEN"
+            accepted = f" ({len(c.acknowledged)} acknowledged)" if c.acknowledged else ""
+            typer.echo(f"{_shown(c.topic)}\t{state}{accepted}\t{c.judgments} judgments\thead {c.head}")
+    broken = [c for c in checks if not c.intact]
+    for c in broken:
+        assert c.broken is not None
+        sys.stderr.write(f"reviewdepth: topic {_shown(c.topic)}: {c.broken.reason}\n")
+    if broken:
+        fail(f"{len(broken)} of {len(checks)} judgment chains are broken", code=1)
 
-    @app.command("prisma")
-    def prisma(
-        topic: Annotated[str, typer.Argument(help="Topic name.")],
-        queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
-        policy: Annotated[str, typer.Option("--policy", help="Label policy for included/excluded.")] = "adjudicated",
-        independent: Annotated[bool | None, typer.Option(
-            "--independent/--not-independent", help="State whether reviewers screened independently (blind).")] = None,
-        as_of: AsOfOption = None,
-        output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
-        db: DbOption = None,
-    ) -> None:
-        """PRISMA 2020 screening counts: identified, screened, excluded by reviewers, not screened because the
-        review stopped, included; reviewers per record and conflicts."""
-        from reviewdepth.services.prisma import topic_prisma
 
-        engine = open_engine(db)
-        with handled_errors():
-            counts = topic_prisma(engine, topic, queue=queue, policy=policy, as_of=as_of, independent=independent)
-        data = counts.as_dict()
-        if output_format is not ListFormat.table:
-            _write_json(data)
-            return
-        for key, value in data.items():
-            if isinstance(value, dict):
-                value = ", ".join(f"{n} reviewer(s): {c}" for n, c in value.items()) or "-"
-            typer.echo(f"{key.replace('_', ' ')}\t{_fmt(value)}")
+def register_review(app: typer.Typer) -> None:
+    app.command("conflicts")(conflicts)
+    app.command("agreement")(agreement)
+    app.command("prisma")(prisma)
 
     audit_app = typer.Typer(help="The tamper-evident judgment log.", no_args_is_help=True, rich_markup_mode=None)
     app.add_typer(audit_app, name="audit")
 
-    @audit_app.command("head")
-    def head(
-        topic: Annotated[str, typer.Argument(help="Topic name.")],
-        output_format: Annotated[ListFormat, typer.Option("--format", help="table (one anchor line) or json.")]
-        = ListFormat.table,
-        db: DbOption = None,
-    ) -> None:
-        """Print the topic's current chain head (seq, hash, time) as one line to keep outside the database (a
-        file, a ticket, an e-mail); `audit verify TOPIC --head FILE` later proves the log still extends it."""
-        from reviewdepth.services.audit import anchor_dict, format_anchor, topic_head
-
-        engine = open_engine(db)
-        with handled_errors():
-            anchor = topic_head(engine, topic)
-        if output_format is ListFormat.table:
-            typer.echo(format_anchor(anchor))
-        else:
-            _write_json(anchor_dict(anchor))
-
-    @audit_app.command("acknowledge")
-    def acknowledge(
-        topic: Annotated[str, typer.Argument(help="Topic name.")],
-        reason: Annotated[str, typer.Option("--reason", help="Why the broken chain is accepted (kept in the chain).")],
-        reviewer: Annotated[str | None, typer.Option("--reviewer", help="Who acknowledges (default: login).")] = None,
-        db: DbOption = None,
-    ) -> None:
-        """Accept a broken judgment chain as it is now, so that writes are accepted again: the breaks found are
-        listed in an acknowledgement linked into the chain (it becomes the head). An admin's act: it needs
-        write access to the database."""
-        from reviewdepth.services.audit import acknowledge_chain, format_anchor, topic_head
-
-        from .store_cmds import default_reviewer
-
-        engine = open_engine(db)
-        with handled_errors():
-            check, seq, _ = acknowledge_chain(engine, topic, reason=reason, reviewer=reviewer or default_reviewer())
-            anchor = topic_head(engine, topic)
-        typer.echo(f"acknowledged {len(check.breaks)} break(s) of topic {_shown(topic)}'s chain up to seq {seq}; "
-                   "new head:")
-        typer.echo(format_anchor(anchor))
-
-    @audit_app.command("verify")
-    def verify(
-        topic: Annotated[str | None, typer.Argument(help="Topic name (default: every topic).")] = None,
-        anchored: Annotated[str | None, typer.Option(
-            "--head", help="An anchored head (from `audit head`): its hash, or a file holding it.")] = None,
-        output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
-        db: DbOption = None,
-    ) -> None:
-        """Recompute each topic's judgment hash chain; name the first broken row. Exit 1 when a chain is broken
-        (the topic's writes are then refused until `audit acknowledge`). With --head, also prove that the log
-        still extends that anchored head (exit 1 when it does not)."""
-        from reviewdepth.services.audit import parse_anchor, verify_against, verify_chains
-
-        engine = open_engine(db)
-        if anchored is not None:
-            if topic is None:
-                fail("--head needs the TOPIC the head was taken of")
-            with handled_errors():
-                result = verify_against(engine, topic, parse_anchor(anchored))
-                verify_chains(engine, topic)  # flags the topic when broken
-            if output_format is not ListFormat.table:
-                _write_json(result.as_dict())
-            elif result.extends:
-                typer.echo(f"{_shown(topic)}\textends the anchored head\tseq {result.seq}\t{result.anchor.hash}")
-            else:
-                typer.echo(f"{_shown(topic)}\tDOES NOT extend the anchored head\tseq {result.seq}\t"
-                           f"{result.anchor.hash}")
-            if not result.extends:
-                sys.stderr.write(f"reviewdepth: topic {_shown(topic)}: {result.reason}\n")
-                fail("the judgment log does not extend the anchored head", code=1)
-            return
-        with handled_errors():
-            checks = verify_chains(engine, topic)
-        if output_format is not ListFormat.table:
-            _write_json([c.as_dict() for c in checks])
-        else:
-            for c in checks:
-                state = "intact" if c.intact else "BROKEN"
-                accepted = f" ({len(c.acknowledged)} acknowledged)" if c.acknowledged else ""
-                typer.echo(f"{_shown(c.topic)}\t{state}{accepted}\t{c.judgments} judgments\thead {c.head}")
-        broken = [c for c in checks if not c.intact]
-        for c in broken:
-            assert c.broken is not None
-            sys.stderr.write(f"reviewdepth: topic {_shown(c.topic)}: {c.broken.reason}\n")
-        if broken:
-            fail(f"{len(broken)} of {len(checks)} judgment chains are broken", code=1)
+    audit_app.command("head")(audit_head)
+    audit_app.command("acknowledge")(audit_acknowledge)
+    audit_app.command("verify")(audit_verify)

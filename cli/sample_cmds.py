@@ -12,289 +12,298 @@ from .common import ConfidenceOption, DbOption, fail, handled_errors, open_engin
 from .store_cmds import ListFormat, default_reviewer
 
 
+def sample_draw(
+    topic: Annotated[str, typer.Argument(help="Topic name.")],
+    size: Annotated[int, typer.Option("--size", help="Number of documents to draw.")],
+    frame: Annotated[str, typer.Option(
+        "--frame", help="all, unreviewed, judged, below-rank:K or ranks:A-B.")] = "all",
+    seed: Annotated[int | None, typer.Option("--seed", help="Random seed (stored; default: random).")] = None,
+    queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
+    output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
+    db: DbOption = None,
+) -> None:
+    """Draw documents without replacement from FRAME and print them for review (judge them with
+    `reviewdepth judge TOPIC DOC LABEL --role sample`)."""
+    from reviewdepth.services.samples import draw_sample
+
+    engine = open_engine(db)
+    with handled_errors():
+        record = draw_sample(engine, topic, size, frame=frame, queue=queue, seed=seed)
+    if output_format is ListFormat.json:
+        sys.stdout.write(json.dumps(record.as_dict(), indent=2) + "\n")
+        return
+    if output_format is ListFormat.csv:
+        sys.stdout.write("doc_id,rank\n" + "".join(f"{d},{r}\n" for d, r in zip(record.doc_ids, record.ranks,
+                                                                                 strict=True)))
+        return
+    typer.echo(f"sample {record.id}: {record.size} of {record.frame_size} documents "
+               f"({record.frame_definition}), seed {record.seed}")
+    for doc, rank in zip(record.doc_ids, record.ranks, strict=True):
+        typer.echo(f"{doc}\t{rank}")
+
+
+def sample_show(
+    topic: Annotated[str, typer.Argument(help="Topic name.")],
+    sample_id: Annotated[int, typer.Argument(help="Sample id.")],
+    queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
+    policy: Annotated[str, typer.Option("--policy", help="Label policy.")] = "latest",
+    output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
+    db: DbOption = None,
+) -> None:
+    """A sample's frame, seed, and which drawn documents are judged, relevant or still missing."""
+    from reviewdepth.services.samples import load_samples
+
+    engine = open_engine(db)
+    with handled_errors():
+        record = load_samples(engine, topic, queue, policy=policy, sample_id=sample_id)[0]
+    data = record.as_dict()
+    if output_format is not ListFormat.table:
+        sys.stdout.write(json.dumps(data, indent=2) + "\n")
+        return
+    state = "complete" if record.complete else f"{len(record.missing)} of {record.size} not judged yet"
+    typer.echo(f"sample {record.id} ({record.frame_definition}, seed {record.seed}): {state}; "
+               f"{record.relevant} relevant")
+    if record.voided:
+        typer.echo(f"voided: {record.void_reason} (used by no estimate)")
+    for doc in record.missing:
+        typer.echo(f"missing\t{doc}")
+
+
+def sample_void(
+    topic: Annotated[str, typer.Argument(help="Topic name.")],
+    sample_id: Annotated[int, typer.Argument(help="Sample id.")],
+    reason: Annotated[str, typer.Option("--reason", help="Why the sample is voided (required; logged).")],
+    reviewer: Annotated[str | None, typer.Option("--reviewer", help="Who voids it (default: login).")] = None,
+    output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
+    db: DbOption = None,
+) -> None:
+    """Void a sample drawn by mistake: kept for the record and in the judgment log (role void), used by no
+    estimate from then on. Cannot be undone; voiding twice is refused."""
+    from reviewdepth.services.sample_void import void_sample
+
+    engine = open_engine(db)
+    with handled_errors():
+        record = void_sample(engine, topic, sample_id, reason=reason, reviewer=reviewer or default_reviewer())
+    if output_format is not ListFormat.table:
+        sys.stdout.write(json.dumps(record.as_dict(), indent=2) + "\n")
+        return
+    typer.echo(f"sample {record.id} of {topic} voided: {record.void_reason}")
+
+
+def sample_stream(
+    topic: Annotated[str, typer.Argument(help="Topic name.")],
+    every: Annotated[str | None, typer.Option(
+        "--every", help="One audit document after every K ranked documents reviewed; auto: the K the plan "
+                        "chooses from the expected cost (see --target, --confidence).")] = None,
+    target: Annotated[str, typer.Option("--target", help="--every auto: the target recall.")] = "0.95",
+    confidence: Annotated[float, typer.Option("--confidence", help="--every auto: the confidence.")] = 0.95,
+    rate: Annotated[float | None, typer.Option(
+        "--rate", help="Audit documents as a share R of all documents served (0 < R < 1).")] = None,
+    seed: Annotated[int | None, typer.Option("--seed", help="Random seed (stored; default: random).")] = None,
+    queue: Annotated[str | None, typer.Option(
+        "--queue", help="The queue whose documents make the population (default: the topic's newest).")] = None,
+    pace: Annotated[str | None, typer.Option(
+        "--pace", help="Change the active stream's pace from now on: K (one audit document per K reviewed), "
+                       "or auto (the K the plan chooses now). The guarantee holds at any pace.")] = None,
+    show: Annotated[bool, typer.Option("--show", help="Print the stream's state instead of starting one.")]
+    = False,
+    void: Annotated[bool, typer.Option("--void", help="Stop the active stream (needs --reason).")] = False,
+    reason: Annotated[str | None, typer.Option("--reason", help="Why the stream is voided.")] = None,
+    reviewer: Annotated[str | None, typer.Option("--reviewer", help="Who acts (default: login).")] = None,
+    policy: Annotated[str, typer.Option("--policy", help="Label policy (--show).")] = "latest",
+    output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
+    db: DbOption = None,
+) -> None:
+    """Start the topic's audit stream: a seeded random permutation of the queue's documents, served by
+    `reviewdepth next` between the ranked documents at the pace given (--every K or --rate R) and judged
+    with --role audit. At most one active stream per topic. --show prints its state; --void stops it."""
+    from reviewdepth.services.audit_stream import change_pace, create_stream, show_stream, void_stream
+
+    if show or void:
+        given = [name for name, value in (("--every", every), ("--rate", rate), ("--seed", seed),
+                                          ("--queue", queue)) if value is not None]
+        if show and void:
+            fail("give --show or --void, not both")
+        if given:
+            fail(f"{'--show' if show else '--void'} takes no {', '.join(given)}")
+    if void and reason is None:
+        fail("--void needs --reason (why the stream is stopped)")
+    if pace is not None and (show or void or every is not None or rate is not None or seed is not None):
+        fail("--pace changes the active stream's pace: give it alone (no --every, --rate, --seed, --show or "
+             "--void)")
+    engine = open_engine(db)
+
+    def chosen(text: str, option: str) -> int:
+        if text.strip().lower() == "auto":
+            from reviewdepth.services.stop_plan import chosen_audit_rate
+
+            k, why = chosen_audit_rate(engine, topic, queue=queue, target=target, confidence=confidence)
+            typer.echo(f"{option} auto: {why}", err=True)
+            return k
+        if not text.strip().isdigit():
+            fail(f"{option}: a whole number K >= 1 or auto, not {text!r}")
+        return int(text)
+
+    with handled_errors():
+        if pace is not None:
+            record = change_pace(engine, topic, every=chosen(pace, "--pace"))
+        elif show:
+            record = show_stream(engine, topic, policy=policy)
+        elif void:
+            assert reason is not None
+            record = void_stream(engine, topic, reason=reason, reviewer=reviewer or default_reviewer())
+        else:
+            record = create_stream(engine, topic, every=None if every is None else chosen(every, "--every"),
+                                   rate=rate, seed=seed, queue=queue, reviewer=reviewer or default_reviewer())
+    if output_format is not ListFormat.table:
+        from reviewdepth.report.model import json_safe
+
+        sys.stdout.write(json.dumps(json_safe(record.as_dict()), indent=2, ensure_ascii=False) + "\n")
+        return
+    state = "voided" if record.voided else "active"
+    typer.echo(f"audit stream {record.id} of {topic} ({state}): {record.description}, seed {record.seed}")
+    if record.voided:
+        typer.echo(f"voided by {record.voided_by}: {record.void_reason}")
+    elif not show and not void:
+        typer.echo(f"serve it with `reviewdepth next {topic}`; judge its documents with --role audit")
+    typer.echo(f"position {record.position:,} of {record.population_size:,}, served {record.served:,}")
+    if record.judged is not None:
+        typer.echo(f"judged prefix (the evidence): {record.judged:,} documents, {record.relevant:,} relevant; "
+                   f"{len(record.pending):,} waiting for a judgment")
+        for doc in record.pending:
+            typer.echo(f"pending\t{doc}")
+
+
+def next_command(
+    topic: Annotated[str, typer.Argument(help="Topic name.")],
+    queue: Annotated[str | None, typer.Option(
+        "--queue", help="The ranked queue to serve (default: the topic's newest).")] = None,
+    count: Annotated[int, typer.Option("--count", help="How many documents (1 to 10,000).")] = 10,
+    output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
+    db: DbOption = None,
+) -> None:
+    """The next documents to judge: the queue's next unjudged documents in rank order (judge with --role
+    review) and, when the topic has an audit stream, its documents due at its pace (--role audit). An
+    audit document served before and still unjudged comes first again."""
+    from reviewdepth.services.audit_stream import next_documents
+
+    engine = open_engine(db)
+    with handled_errors():
+        batch = next_documents(engine, topic, queue=queue, count=count)
+    if output_format is ListFormat.json:
+        sys.stdout.write(json.dumps(batch.as_dict(), indent=2, ensure_ascii=False) + "\n")
+        return
+    if output_format is ListFormat.csv:
+        sys.stdout.write("doc_id,role,rank\n" + "".join(
+            f"{d.doc_id},{d.role},{'' if d.rank is None else d.rank}\n" for d in batch.documents))
+        return
+    audit = sum(d.role == "audit" for d in batch.documents)
+    stream = "no audit stream" if batch.stream_id is None else (
+        f"audit stream {batch.stream_id}: {batch.served:,} served, position {batch.position:,} of "
+        f"{batch.population_size:,}")
+    typer.echo(f"{topic}, queue {batch.queue}: {batch.reviewed:,} reviewed in rank order; {stream}")
+    if not batch.documents:
+        typer.echo("nothing to serve: every document of the queue is judged")
+        return
+    typer.echo(f"{len(batch.documents)} documents ({audit} audit); record each with `reviewdepth judge {topic} "
+               f"DOC LABEL --role ROLE --queue {batch.queue}`")
+    typer.echo("doc_id\trole\trank")
+    for d in batch.documents:
+        again = "\t(again)" if d.again else ""
+        typer.echo(f"{d.doc_id}\t{d.role}\t{'-' if d.rank is None else d.rank}{again}")
+
+
+def sample_plan(
+    topic: Annotated[str, typer.Argument(help="Topic name.")],
+    target: Annotated[str, typer.Option("--target", help="Target recall to certify, in (0, 1).")] = "0.95",
+    confidence: ConfidenceOption = 0.95,
+    frame: Annotated[str, typer.Option(
+        "--frame", help="unreviewed (elusion test at the current cutoff) or all (QBCB / direct rule).")
+    ] = "unreviewed",
+    power: Annotated[float, typer.Option(
+        "--power", help="Wanted chance of certifying if the estimate is right.")] = 0.8,
+    elusion: Annotated[float | None, typer.Option(
+        "--elusion-rate", help="Assumed share of relevant documents in the unreviewed rest (default: from the "
+        "best sample, else the recent yield).")] = None,
+    queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
+    output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
+    db: DbOption = None,
+) -> None:
+    """How many documents a random sample needs to certify TARGET recall at the current depth, which outcome
+    certifies it, and the chance of that outcome if the current estimate is right."""
+    from reviewdepth.report.model import json_safe
+    from reviewdepth.services.sample_plan import plan_sample
+
+    engine = open_engine(db)
+    with handled_errors():
+        result = plan_sample(engine, topic, queue=queue, target=target, confidence=confidence, frame=frame,
+                             power=power, rate=elusion)
+    if output_format is not ListFormat.table:
+        sys.stdout.write(json.dumps(json_safe(result), indent=2, ensure_ascii=False) + "\n")
+        return
+    typer.echo(f"topic {topic}, queue {result['queue']}: {result['reviewed']:,} of {result['queue_size']:,} "
+               f"reviewed, {result['relevant_found_in_reviewed']:,} relevant found there")
+    if result.get("min_size"):
+        typer.echo(f"smallest sample that can certify: {result['min_size']:,} (with no relevant document in it); "
+                   "no random-sample design certifies with fewer (reviewdepth plan TOPIC: every path)")
+    if not result.get("feasible"):
+        typer.echo(f"cannot certify {float(target):.0%} recall now: {result.get('reason')}")
+        return
+    typer.echo(result["summary"])
+    if result.get("size") == result.get("min_size") and result.get("chance") is not None \
+            and result["chance"] > power:
+        typer.echo(f"--power {power:g} does not change the size: the smallest certifying sample already has a "
+                   f"{result['chance']:.0%} chance at the assumed rate")
+
+
 def register_samples(app: typer.Typer) -> None:
     sample_app = typer.Typer(
         help="Random samples for estimating |R| and recall.", no_args_is_help=True, rich_markup_mode=None
     )
     app.add_typer(sample_app, name="sample")
 
-    @sample_app.command("draw")
-    def draw(
-        topic: Annotated[str, typer.Argument(help="Topic name.")],
-        size: Annotated[int, typer.Option("--size", help="Number of documents to draw.")],
-        frame: Annotated[str, typer.Option(
-            "--frame", help="all, unreviewed, judged, below-rank:K or ranks:A-B.")] = "all",
-        seed: Annotated[int | None, typer.Option("--seed", help="Random seed (stored; default: random).")] = None,
-        queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
-        output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
-        db: DbOption = None,
-    ) -> None:
-        """Draw documents without replacement from FRAME and print them for review (judge them with
-        `reviewdepth judge TOPIC DOC LABEL --role sample`)."""
-        from reviewdepth.services.samples import draw_sample
+    sample_app.command("draw")(sample_draw)
+    sample_app.command("show")(sample_show)
+    sample_app.command("void")(sample_void)
+    sample_app.command("stream")(sample_stream)
+    app.command("next")(next_command)
+    sample_app.command("plan")(sample_plan)
 
-        engine = open_engine(db)
-        with handled_errors():
-            record = draw_sample(engine, topic, size, frame=frame, queue=queue, seed=seed)
-        if output_format is ListFormat.json:
-            sys.stdout.write(json.dumps(record.as_dict(), indent=2) + "\n")
-            return
-        if output_format is ListFormat.csv:
-            sys.stdout.write("doc_id,rank\n" + "".join(f"{d},{r}\n" for d, r in zip(record.doc_ids, record.ranks,
-                                                                                     strict=True)))
-            return
-        typer.echo(f"sample {record.id}: {record.size} of {record.frame_size} documents "
-                   f"({record.frame_definition}), seed {record.seed}")
-        for doc, rank in zip(record.doc_ids, record.ranks, strict=True):
-            typer.echo(f"{doc}\t{rank}")
 
-    @sample_app.command("show")
-    def show(
-        topic: Annotated[str, typer.Argument(help="Topic name.")],
-        sample_id: Annotated[int, typer.Argument(help="Sample id.")],
-        queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
-        policy: Annotated[str, typer.Option("--policy", help="Label policy.")] = "latest",
-        output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
-        db: DbOption = None,
-    ) -> None:
-        """A sample's frame, seed, and which drawn documents are judged, relevant or still missing."""
-        from reviewdepth.services.samples import load_samples
+def stop_plan(
+    topic: Annotated[str, typer.Argument(help="Topic name.")],
+    target: Annotated[str, typer.Option("--target", help="Target recall to certify, in (0, 1).")] = "0.95",
+    confidence: Annotated[float, typer.Option("--confidence", help="Confidence level, in [0.5, 1).")] = 0.95,
+    power: Annotated[float, typer.Option(
+        "--power", help="Least chance a one-look sample path must have of certifying to be recommended.")] = 0.8,
+    cost: Annotated[str, typer.Option(
+        "--cost", help="Cost of a document judged in review and in a sample, e.g. review=1,sample=2.")
+    ] = "review=1,sample=1",
+    queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
+    output_format: Annotated[str, typer.Option("--format", help="table, json or html.")] = "table",
+    db: DbOption = None,
+) -> None:
+    """The cheapest defensible stop: the floor no random-sample design can beat, the certified paths open now
+    (sample now; review on, then sample; an audit stream; the plan followed look by look) with expected cost,
+    range and chance, the recommended one, and the target × confidence table."""
+    if output_format not in ("table", "json", "html"):
+        fail(f"--format: choose table, json or html, not {output_format!r}")
+    from reviewdepth.report.model import json_safe
+    from reviewdepth.report.stop_plan_render import as_data, render_html, render_text
+    from reviewdepth.services.stop_plan import parse_costs, topic_stop_plan
 
-        engine = open_engine(db)
-        with handled_errors():
-            record = load_samples(engine, topic, queue, policy=policy, sample_id=sample_id)[0]
-        data = record.as_dict()
-        if output_format is not ListFormat.table:
-            sys.stdout.write(json.dumps(data, indent=2) + "\n")
-            return
-        state = "complete" if record.complete else f"{len(record.missing)} of {record.size} not judged yet"
-        typer.echo(f"sample {record.id} ({record.frame_definition}, seed {record.seed}): {state}; "
-                   f"{record.relevant} relevant")
-        if record.voided:
-            typer.echo(f"voided: {record.void_reason} (used by no estimate)")
-        for doc in record.missing:
-            typer.echo(f"missing\t{doc}")
-
-    @sample_app.command("void")
-    def void(
-        topic: Annotated[str, typer.Argument(help="Topic name.")],
-        sample_id: Annotated[int, typer.Argument(help="Sample id.")],
-        reason: Annotated[str, typer.Option("--reason", help="Why the sample is voided (required; logged).")],
-        reviewer: Annotated[str | None, typer.Option("--reviewer", help="Who voids it (default: login).")] = None,
-        output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
-        db: DbOption = None,
-    ) -> None:
-        """Void a sample drawn by mistake: kept for the record and in the judgment log (role void), used by no
-        estimate from then on. Cannot be undone; voiding twice is refused."""
-        from reviewdepth.services.sample_void import void_sample
-
-        engine = open_engine(db)
-        with handled_errors():
-            record = void_sample(engine, topic, sample_id, reason=reason, reviewer=reviewer or default_reviewer())
-        if output_format is not ListFormat.table:
-            sys.stdout.write(json.dumps(record.as_dict(), indent=2) + "\n")
-            return
-        typer.echo(f"sample {record.id} of {topic} voided: {record.void_reason}")
-
-    @sample_app.command("stream")
-    def stream(
-        topic: Annotated[str, typer.Argument(help="Topic name.")],
-        every: Annotated[str | None, typer.Option(
-            "--every", help="One audit document after every K ranked documents reviewed; auto: the K the plan "
-                            "chooses from the expected cost (see --target, --confidence).")] = None,
-        target: Annotated[str, typer.Option("--target", help="--every auto: the target recall.")] = "0.95",
-        confidence: Annotated[float, typer.Option("--confidence", help="--every auto: the confidence.")] = 0.95,
-        rate: Annotated[float | None, typer.Option(
-            "--rate", help="Audit documents as a share R of all documents served (0 < R < 1).")] = None,
-        seed: Annotated[int | None, typer.Option("--seed", help="Random seed (stored; default: random).")] = None,
-        queue: Annotated[str | None, typer.Option(
-            "--queue", help="The queue whose documents make the population (default: the topic's newest).")] = None,
-        pace: Annotated[str | None, typer.Option(
-            "--pace", help="Change the active stream's pace from now on: K (one audit document per K reviewed), "
-                           "or auto (the K the plan chooses now). The guarantee holds at any pace.")] = None,
-        show: Annotated[bool, typer.Option("--show", help="Print the stream's state instead of starting one.")]
-        = False,
-        void: Annotated[bool, typer.Option("--void", help="Stop the active stream (needs --reason).")] = False,
-        reason: Annotated[str | None, typer.Option("--reason", help="Why the stream is voided.")] = None,
-        reviewer: Annotated[str | None, typer.Option("--reviewer", help="Who acts (default: login).")] = None,
-        policy: Annotated[str, typer.Option("--policy", help="Label policy (--show).")] = "latest",
-        output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
-        db: DbOption = None,
-    ) -> None:
-        """Start the topic's audit stream: a seeded random permutation of the queue's documents, served by
-        `reviewdepth next` between the ranked documents at the pace given (--every K or --rate R) and judged
-        with --role audit. At most one active stream per topic. --show prints its state; --void stops it."""
-        from reviewdepth.services.audit_stream import change_pace, create_stream, show_stream, void_stream
-
-        if show or void:
-            given = [name for name, value in (("--every", every), ("--rate", rate), ("--seed", seed),
-                                              ("--queue", queue)) if value is not None]
-            if show and void:
-                fail("give --show or --void, not both")
-            if given:
-                fail(f"{'--show' if show else '--void'} takes no {', '.join(given)}")
-        if void and reason is None:
-            fail("--void needs --reason (why the stream is stopped)")
-        if pace is not None and (show or void or every is not None or rate is not None or seed is not None):
-            fail("--pace changes the active stream's pace: give it alone (no --every, --rate, --seed, --show or "
-                 "--void)")
-        engine = open_engine(db)
-
-        def chosen(text: str, option: str) -> int:
-            if text.strip().lower() == "auto":
-                from reviewdepth.services.stop_plan import chosen_audit_rate
-
-                k, why = chosen_audit_rate(engine, topic, queue=queue, target=target, confidence=confidence)
-                typer.echo(f"{option} auto: {why}", err=True)
-                return k
-            if not text.strip().isdigit():
-                fail(f"{option}: a whole number K >= 1 or auto, not {text!r}")
-            return int(text)
-
-        with handled_errors():
-            if pace is not None:
-                record = change_pace(engine, topic, every=chosen(pace, "--pace"))
-            elif show:
-                record = show_stream(engine, topic, policy=policy)
-            elif void:
-                assert reason is not None
-                record = void_stream(engine, topic, reason=reason, reviewer=reviewer or default_reviewer())
-            else:
-                record = create_stream(engine, topic, every=None if every is None else chosen(every, "--every"),
-                                       rate=rate, seed=seed, queue=queue, reviewer=reviewer or default_reviewer())
-        if output_format is not ListFormat.table:
-            from reviewdepth.report.model import json_safe
-
-            sys.stdout.write(json.dumps(json_safe(record.as_dict()), indent=2, ensure_ascii=False) + "\n")
-            return
-        state = "voided" if record.voided else "active"
-        typer.echo(f"audit stream {record.id} of {topic} ({state}): {record.description}, seed {record.seed}")
-        if record.voided:
-            typer.echo(f"voided by {record.voided_by}: {record.void_reason}")
-        elif not show and not void:
-            typer.echo(f"serve it with `reviewdepth next {topic}`; judge its documents with --role audit")
-        typer.echo(f"position {record.position:,} of {record.population_size:,}, served {record.served:,}")
-        if record.judged is not None:
-            typer.echo(f"judged prefix (the evidence): {record.judged:,} documents, {record.relevant:,} relevant; "
-                       f"{len(record.pending):,} waiting for a judgment")
-            for doc in record.pending:
-                typer.echo(f"pending\t{doc}")
-
-    @app.command("next")
-    def next_command(
-        topic: Annotated[str, typer.Argument(help="Topic name.")],
-        queue: Annotated[str | None, typer.Option(
-            "--queue", help="The ranked queue to serve (default: the topic's newest).")] = None,
-        count: Annotated[int, typer.Option("--count", help="How many documents (1 to 10,000).")] = 10,
-        output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
-        db: DbOption = None,
-    ) -> None:
-        """The next documents to judge: the queue's next unjudged documents in rank order (judge with --role
-        review) and, when the topic has an audit stream, its documents due at its pace (--role audit). An
-        audit document served before and still unjudged comes first again."""
-        from reviewdepth.services.audit_stream import next_documents
-
-        engine = open_engine(db)
-        with handled_errors():
-            batch = next_documents(engine, topic, queue=queue, count=count)
-        if output_format is ListFormat.json:
-            sys.stdout.write(json.dumps(batch.as_dict(), indent=2, ensure_ascii=False) + "\n")
-            return
-        if output_format is ListFormat.csv:
-            sys.stdout.write("doc_id,role,rank\n" + "".join(
-                f"{d.doc_id},{d.role},{'' if d.rank is None else d.rank}\n" for d in batch.documents))
-            return
-        audit = sum(d.role == "audit" for d in batch.documents)
-        stream = "no audit stream" if batch.stream_id is None else (
-            f"audit stream {batch.stream_id}: {batch.served:,} served, position {batch.position:,} of "
-            f"{batch.population_size:,}")
-        typer.echo(f"{topic}, queue {batch.queue}: {batch.reviewed:,} reviewed in rank order; {stream}")
-        if not batch.documents:
-            typer.echo("nothing to serve: every document of the queue is judged")
-            return
-        typer.echo(f"{len(batch.documents)} documents ({audit} audit); record each with `reviewdepth judge {topic} "
-                   f"DOC LABEL --role ROLE --queue {batch.queue}`")
-        typer.echo("doc_id\trole\trank")
-        for d in batch.documents:
-            again = "\t(again)" if d.again else ""
-            typer.echo(f"{d.doc_id}\t{d.role}\t{'-' if d.rank is None else d.rank}{again}")
-
-    @sample_app.command("plan")
-    def plan(
-        topic: Annotated[str, typer.Argument(help="Topic name.")],
-        target: Annotated[str, typer.Option("--target", help="Target recall to certify, in (0, 1).")] = "0.95",
-        confidence: ConfidenceOption = 0.95,
-        frame: Annotated[str, typer.Option(
-            "--frame", help="unreviewed (elusion test at the current cutoff) or all (QBCB / direct rule).")
-        ] = "unreviewed",
-        power: Annotated[float, typer.Option(
-            "--power", help="Wanted chance of certifying if the estimate is right.")] = 0.8,
-        elusion: Annotated[float | None, typer.Option(
-            "--elusion-rate", help="Assumed share of relevant documents in the unreviewed rest (default: from the "
-            "best sample, else the recent yield).")] = None,
-        queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
-        output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
-        db: DbOption = None,
-    ) -> None:
-        """How many documents a random sample needs to certify TARGET recall at the current depth, which outcome
-        certifies it, and the chance of that outcome if the current estimate is right."""
-        from reviewdepth.report.model import json_safe
-        from reviewdepth.services.sample_plan import plan_sample
-
-        engine = open_engine(db)
-        with handled_errors():
-            result = plan_sample(engine, topic, queue=queue, target=target, confidence=confidence, frame=frame,
-                                 power=power, rate=elusion)
-        if output_format is not ListFormat.table:
-            sys.stdout.write(json.dumps(json_safe(result), indent=2, ensure_ascii=False) + "\n")
-            return
-        typer.echo(f"topic {topic}, queue {result['queue']}: {result['reviewed']:,} of {result['queue_size']:,} "
-                   f"reviewed, {result['relevant_found_in_reviewed']:,} relevant found there")
-        if result.get("min_size"):
-            typer.echo(f"smallest sample that can certify: {result['min_size']:,} (with no relevant document in it); "
-                       "no random-sample design certifies with fewer (reviewdepth plan TOPIC: every path)")
-        if not result.get("feasible"):
-            typer.echo(f"cannot certify {float(target):.0%} recall now: {result.get('reason')}")
-            return
-        typer.echo(result["summary"])
-        if result.get("size") == result.get("min_size") and result.get("chance") is not None \
-                and result["chance"] > power:
-            typer.echo(f"--power {power:g} does not change the size: the smallest certifying sample already has a "
-                       f"{result['chance']:.0%} chance at the assumed rate")
+    engine = open_engine(db)
+    with handled_errors():
+        review_cost, sample_cost = parse_costs(cost)
+        result = topic_stop_plan(engine, topic, queue=queue, target=target, confidence=confidence, power=power,
+                                 review_cost=review_cost, sample_cost=sample_cost)
+    if output_format == "json":
+        sys.stdout.write(json.dumps(json_safe(as_data(result)), indent=2, ensure_ascii=False) + "\n")
+    elif output_format == "html":
+        sys.stdout.write(render_html(result))
+    else:
+        sys.stdout.write(render_text(result))
 
 
 def register_plan(app: typer.Typer) -> None:
-    @app.command("plan")
-    def plan(
-        topic: Annotated[str, typer.Argument(help="Topic name.")],
-        target: Annotated[str, typer.Option("--target", help="Target recall to certify, in (0, 1).")] = "0.95",
-        confidence: Annotated[float, typer.Option("--confidence", help="Confidence level, in [0.5, 1).")] = 0.95,
-        power: Annotated[float, typer.Option(
-            "--power", help="Least chance a one-look sample path must have of certifying to be recommended.")] = 0.8,
-        cost: Annotated[str, typer.Option(
-            "--cost", help="Cost of a document judged in review and in a sample, e.g. review=1,sample=2.")
-        ] = "review=1,sample=1",
-        queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
-        output_format: Annotated[str, typer.Option("--format", help="table, json or html.")] = "table",
-        db: DbOption = None,
-    ) -> None:
-        """The cheapest defensible stop: the floor no random-sample design can beat, the certified paths open now
-        (sample now; review on, then sample; an audit stream; the plan followed look by look) with expected cost,
-        range and chance, the recommended one, and the target × confidence table."""
-        if output_format not in ("table", "json", "html"):
-            fail(f"--format: choose table, json or html, not {output_format!r}")
-        from reviewdepth.report.model import json_safe
-        from reviewdepth.report.stop_plan_render import as_data, render_html, render_text
-        from reviewdepth.services.stop_plan import parse_costs, topic_stop_plan
-
-        engine = open_engine(db)
-        with handled_errors():
-            review_cost, sample_cost = parse_costs(cost)
-            result = topic_stop_plan(engine, topic, queue=queue, target=target, confidence=confidence, power=power,
-                                     review_cost=review_cost, sample_cost=sample_cost)
-        if output_format == "json":
-            sys.stdout.write(json.dumps(json_safe(as_data(result)), indent=2, ensure_ascii=False) + "\n")
-        elif output_format == "html":
-            sys.stdout.write(render_html(result))
-        else:
-            sys.stdout.write(render_text(result))
+    app.command("plan")(stop_plan)

@@ -26,6 +26,341 @@ def default_reviewer() -> str:
         return "cli"
 
 
+def db_upgrade(revision: Annotated[str, typer.Argument(help="Target revision.")] = "head",
+               db: DbOption = None) -> None:
+    """Apply migrations up to REVISION (default: the latest)."""
+    from reviewdepth.services.database import upgrade_database
+
+    with handled_errors():
+        current = upgrade_database(settings_for(db), revision)
+    typer.echo(f"database at revision {current}")
+
+
+def db_downgrade(revision: Annotated[str, typer.Argument(help="Target revision (base = empty).")],
+                 yes: Annotated[bool, typer.Option("--yes", help=(
+                     "Really revert: the tables and columns listed are dropped with their data."))] = False,
+                 db: DbOption = None) -> None:
+    """Revert migrations down to REVISION. Prints what each reverted migration drops; needs --yes."""
+    from reviewdepth.services.database import downgrade_database, downgrade_plan
+
+    settings = settings_for(db)
+    with handled_errors():
+        plan = downgrade_plan(settings, revision)
+    if plan:
+        sys.stderr.write(f"reviewdepth db downgrade {revision} reverts {len(plan)} migration(s); each drops its "
+                         f"tables and columns with the data in them:\n")
+        for step in plan:
+            sys.stderr.write(f"  {step.describe()}\n")
+        if not yes:
+            fail("nothing was changed: run again with --yes to downgrade")
+    with handled_errors():
+        current = downgrade_database(settings, revision)
+    typer.echo(f"database at revision {current or 'base'}")
+
+
+def db_current(db: DbOption = None) -> None:
+    """Print the database's schema revision and the latest one."""
+    from reviewdepth.services.database import database_revisions
+
+    with handled_errors():
+        current, head = database_revisions(settings_for(db))
+    typer.echo(f"current: {current or 'none (run reviewdepth db upgrade)'}\nlatest:  {head}")
+
+
+def import_run(
+    file: Annotated[str, typer.Argument(help="TREC or CLEF TAR run (gzip ok, '-' for stdin).")],
+    queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the run tag).")] = None,
+    order: Annotated[str, typer.Option("--order", help="given (file order) or trec_eval (score).")] = "given",
+    topic: Annotated[list[str] | None, typer.Option(
+        "--topic", help="Import only this topic of the file (repeat for more; default: every topic).")] = None,
+    again: Annotated[bool, typer.Option("--again", help="Import a file already imported.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Store a run: one queue per topic; topics are created as needed. With --topic, only those topics (a
+    topic not in the file is refused, and nothing is stored); the file is refused as already imported only for
+    topics an earlier import of it took."""
+    from reviewdepth.services.imports import import_run as service
+
+    engine = open_engine(db)
+    with handled_errors(), row_progress("importing") as progress:
+        summary = service(engine, file, queue_name=queue, order=order, again=again, progress=progress,
+                          topics=topic)
+    typer.echo(f"imported {summary.rows:,} ranked documents into queue {summary.queues[0]!r} of "
+               f"{len(summary.topics)} topic(s) (import {summary.import_id}, sha256 {summary.digest[:12]}…)")
+
+
+def import_qrels(
+    file: Annotated[str, typer.Argument(help="TREC qrels (gzip ok, '-' for stdin).")],
+    reviewer: Annotated[str, typer.Option("--reviewer", help="Who judged.")] = "qrels",
+    level: Annotated[int, typer.Option("--level", help="Values >= N are relevant.")] = 1,
+    again: Annotated[bool, typer.Option("--again", help="Import a file already imported.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Store qrels as judgments (graded values kept; relevant = value >= --level)."""
+    from reviewdepth.services.imports import import_qrels as service
+
+    engine = open_engine(db)
+    with handled_errors(), row_progress("importing") as progress:
+        summary = service(engine, file, reviewer=reviewer, level=level, again=again, progress=progress)
+    typer.echo(f"imported {summary.rows:,} judgments for {len(summary.topics)} topic(s) "
+               f"(import {summary.import_id}, sha256 {summary.digest[:12]}…)")
+
+
+def import_csv(
+    file: Annotated[str, typer.Argument(help="CSV/TSV export (UTF-8, UTF-8-BOM or Windows-1252).")],
+    mapping: Annotated[str | None, typer.Option(
+        "--map", help="doc=COL,label=COL[,topic=COL,rank=COL,score=COL,reviewer=COL,time=COL,role=COL]")] = None,
+    topic: Annotated[str | None, typer.Option("--topic", help="Topic (when no topic column).")] = None,
+    reviewer: Annotated[str, typer.Option("--reviewer", help="Reviewer when no column names one.")] = "import",
+    level: Annotated[int, typer.Option("--level", help="Numeric labels >= N are relevant.")] = 1,
+    again: Annotated[bool, typer.Option("--again", help="Import a file already imported.")] = False,
+    role: Annotated[str, typer.Option(
+        "--role", help="review, sample, qc, adjudication or audit (when no role column is mapped).")] = "review",
+    queue: Annotated[str | None, typer.Option(
+        "--queue", help="The queue the judgments were served from (default: the topic's newest); with a "
+        "rank column, the name of the queue the file stores (default: the file name).")] = None,
+    allow_unqueued: Annotated[bool, typer.Option(
+        "--allow-unqueued", help="Record documents that are in no queue of the topic.")] = False,
+    date_format: Annotated[str | None, typer.Option(
+        "--date-format", help="Format of the time column in strftime syntax, e.g. '%m/%d/%Y %H:%M' (default: "
+        "ISO 8601, or day/month/year or month/day/year when a day above 12 in the file decides).")] = None,
+    db: DbOption = None,
+) -> None:
+    """Store a screening or review-platform export. Document, label and topic columns are recognised by their
+    names without --map (doc, doc_id, record_id, …; label, asreview_label, relevance, …; topic, qid, …); a
+    header naming none or two is refused with the --map values that would read it. Documents in no queue of
+    the topic are refused unless --allow-unqueued."""
+    from reviewdepth.services.imports import import_csv as service
+
+    engine = open_engine(db)
+    with handled_errors(), row_progress("importing") as progress:
+        summary = service(engine, file, mapping=mapping, topic=topic, reviewer=reviewer, level=level,
+                          again=again, progress=progress, role=role, queue_name=queue,
+                          allow_unqueued=allow_unqueued, date_format=date_format)
+    typer.echo(f"imported {summary.rows:,} rows for topic(s) {', '.join(summary.topics)} "
+               f"(import {summary.import_id}, sha256 {summary.digest[:12]}…): stored {summary.stored:,} "
+               f"judgments, skipped {summary.unlabelled:,} unlabelled rows, refused 0"
+               + (f"; queue {summary.queues[0]!r} from the rank column" if summary.queues else ""))
+
+
+def import_asreview(
+    file: Annotated[str, typer.Argument(help="ASReview LAB project file (.asreview).")],
+    topic: Annotated[str | None, typer.Option("--topic", help="Topic (default: the project's name).")] = None,
+    queue: Annotated[str | None, typer.Option(
+        "--queue", help="Name of the queue of ASReview's review order (default: asreview).")] = None,
+    reviewer: Annotated[str, typer.Option(
+        "--reviewer", help="Reviewer of decisions without an ASReview user (user N: REVIEWER-user-N)."
+    )] = "asreview",
+    again: Annotated[bool, typer.Option("--again", help="Import a file already imported.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Store an ASReview project: a topic, a queue in ASReview's order (labelled records in labelling order,
+    then the model's ranking), and its decisions as judgments with their reviewer and time."""
+    from reviewdepth.services.asreview_import import import_asreview as service
+
+    engine = open_engine(db)
+    with handled_errors():
+        s = service(engine, file, topic=topic, queue_name=queue, reviewer=reviewer, again=again)
+    typer.echo(f"imported ASReview project {s.project!r} into topic {s.topics[0]!r}: {s.rows:,} records in queue "
+               f"{s.queues[0]!r}; stored {s.stored:,} judgments ({s.labelled:,} current decisions, {s.relevant:,} "
+               f"relevant; {s.replaced:,} replaced decisions); {s.unlabelled:,} records unlabelled "
+               f"({s.pending:,} shown, undecided); {s.withdrawn:,} withdrawn decisions not stored; 0 refused "
+               f"(import {s.import_id}, sha256 {s.digest[:12]}…)")
+
+
+def import_ris(
+    file: Annotated[str, typer.Argument(help="RIS file of the records to screen.")],
+    topic: Annotated[str, typer.Option("--topic", help="The topic whose population the records are.")],
+    queue: Annotated[str | None, typer.Option(
+        "--queue", help="Name of the queue of the records in file order (default: records).")] = None,
+    again: Annotated[bool, typer.Option("--again", help="Import a file already imported.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Store a RIS file's records as the topic's population: its population size, and a queue of the records
+    in file order (ids: ID tag, else AN, else position). Needs pip install 'reviewdepth[ris]'."""
+    from reviewdepth.services.ris_import import import_ris as service
+
+    engine = open_engine(db)
+    with handled_errors():
+        s = service(engine, file, topic=topic, queue_name=queue, again=again)
+    typer.echo(f"imported {s.rows:,} records as the population of topic {s.topics[0]!r} (queue {s.queues[0]!r} "
+               f"in file order; import {s.import_id}, sha256 {s.digest[:12]}…)")
+
+
+def judge(
+    topic: Annotated[str, typer.Argument(help="Topic name.")],
+    doc: Annotated[str | None, typer.Argument(help="Document id (not with --file).")] = None,
+    label: Annotated[str | None, typer.Argument(
+        help="1/0, yes/no, relevant/irrelevant, include/exclude, or a grade (not with --file).")] = None,
+    reviewer: Annotated[str | None, typer.Option("--reviewer", help="Who judged (default: login).")] = None,
+    role: Annotated[str, typer.Option("--role", help="review, sample, qc, adjudication or audit.")] = "review",
+    note: Annotated[str | None, typer.Option("--note", help="Free text kept with the judgment.")] = None,
+    file: Annotated[str | None, typer.Option(
+        "--file", help="CSV/TSV with a header: doc and label, optionally reviewer, role, note, queue "
+        "(--reviewer, --role and --queue are the defaults). One transaction.")] = None,
+    queue: Annotated[str | None, typer.Option(
+        "--queue", help="The queue the document was served from (default: the topic's newest).")] = None,
+    allow_unqueued: Annotated[bool, typer.Option(
+        "--allow-unqueued", help="Record documents that are in no queue of the topic.")] = False,
+    again: Annotated[bool, typer.Option("--again", help="Record a --file recorded before once more.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Record one judgment, or every judgment of a --file (appended to the log; nothing is overwritten; a file
+    recorded before is refused unless --again). Documents in no queue of the topic are refused unless
+    --allow-unqueued."""
+    if file is not None:
+        if doc is not None or label is not None or note is not None:
+            fail("judge --file takes no DOC, LABEL or --note (put them in the file)")
+        from reviewdepth.services.judgment_files import record_judgment_file
+
+        engine = open_engine(db)
+        with handled_errors():
+            ids = record_judgment_file(engine, topic, file, reviewer=reviewer or default_reviewer(), role=role,
+                                       queue=queue, allow_unqueued=allow_unqueued, again=again)
+        recorded = f"1 judgment of {topic} (id {ids[0]})" if len(ids) == 1 else \
+            f"{len(ids):,} judgments of {topic} (ids {ids[0]}..{ids[-1]})"
+        typer.echo(f"recorded {recorded}")
+        return
+    if doc is None or label is None:
+        fail("judge needs TOPIC DOC LABEL, or TOPIC --file FILE")
+    if again:
+        fail("--again applies to judge --file")
+    from reviewdepth.services.judgments import record_judgment
+
+    engine = open_engine(db)
+    with handled_errors():
+        record = record_judgment(engine, topic, doc, label, reviewer=reviewer or default_reviewer(), role=role,
+                                 note=note, source="cli", queue=queue, allow_unqueued=allow_unqueued)
+    typer.echo(f"judgment {record.id}: {topic} {doc} = {record.label} "
+               f"({'relevant' if record.relevant else 'not relevant'}) by {record.reviewer}")
+
+
+def judgments(
+    topic: Annotated[str, typer.Argument(help="Topic name.")],
+    as_of: Annotated[str | None, typer.Option("--as-of", help="Judgment id or ISO time.")] = None,
+    reviewer: Annotated[str | None, typer.Option("--reviewer", help="Only this reviewer.")] = None,
+    output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
+    db: DbOption = None,
+) -> None:
+    """List a topic's judgment log in recording order."""
+    from reviewdepth.services.judgments import list_judgments
+
+    engine = open_engine(db)
+    with handled_errors():
+        records = list_judgments(engine, topic, as_of=as_of, reviewer=reviewer)
+    columns = ["id", "topic", "doc_id", "label", "relevant", "grade", "reviewer", "role", "source", "note",
+               "recorded_at", "queue"]
+    write_rows([r.as_dict() for r in records], output_format, columns, title=f"judgments of {topic}",
+               shown=("id", "doc_id", "label", "relevant", "reviewer", "role", "recorded_at", "source", "queue"))
+
+
+def topics(
+    output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
+    target: Annotated[str, typer.Option("--target", help="Target recall of the status.")] = "0.95",
+    confidence: Annotated[float, typer.Option("--confidence", help="Confidence of the status.")] = 0.95,
+    db: DbOption = None,
+) -> None:
+    """What the store holds: one row per topic with its status (the dashboard's and the report's: reached,
+    not reached, unknown), its queues (how many, and the newest), the newest queue's size, its reviewed set
+    as the report counts it and the relevant documents in it (latest label policy), the judgments logged and
+    when the last one was."""
+    from reviewdepth.services.monitor import topic_statuses
+    from reviewdepth.services.topics import list_topics
+
+    engine = open_engine(db)
+    with handled_errors():
+        records = list_topics(engine)
+        statuses = topic_statuses(engine, [r.name for r in records], target=target, confidence=confidence)
+    for record in records:
+        record.status, record.status_text = statuses.get(record.name, (None, None))
+    if not records:
+        hint = "no topics in the store yet: reviewdepth import run FILE (or import qrels, csv, asreview, ris)"
+        if output_format is ListFormat.table:
+            typer.echo(hint)
+            return
+        typer.echo(hint, err=True)
+    columns = ["topic", "status", "queues", "newest_queue", "queue_size", "reviewed",
+               "relevant_found_in_reviewed", "judgments", "last_activity", "screening_order", "status_text"]
+    rows = [{**r.as_dict(), "topic": r.name, "queues": len(r.queues)} for r in records]
+    write_rows(rows, output_format, columns, title="topics in the store", as_json=[r.as_dict() for r in records],
+               shown={"topic": "topic", "status": "status", "queues": "queues", "newest_queue": "newest queue",
+                      "queue_size": "size", "reviewed": "reviewed", "relevant_found_in_reviewed": "relevant in "
+                      "reviewed", "judgments": "judgments", "last_activity": "last judgment"})
+
+
+def screening_order(
+    topic: Annotated[str, typer.Argument(help="Topic name.")],
+    order: Annotated[str | None, typer.Argument(
+        help="random (screened in a uniformly random order fixed in advance) or queue (the default).")] = None,
+    db: DbOption = None,
+) -> None:
+    """Show, or declare, how the team screens TOPIC. Declared random, the screened set is a random sample of
+    the queue and the report estimates |R| and recall from it (basis 'screened', valid for one look);
+    reviewdepth never guesses it from the data."""
+    from reviewdepth.services.topics import declare_screening_order, get_topic
+
+    engine = open_engine(db)
+    with handled_errors():
+        record = get_topic(engine, topic) if order is None else declare_screening_order(engine, topic, order)
+    typer.echo(f"{record.name}: screening order {record.screening_order}")
+
+
+def queue_list(
+    topic: Annotated[str, typer.Argument(help="Topic name.")],
+    output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
+    db: DbOption = None,
+) -> None:
+    """A topic's queues, oldest first: size, ordering, source, run tag and stopping point, when stored, and
+    which is the newest (the queue judgments are served from unless they name another)."""
+    from reviewdepth.services.queues import list_queues
+
+    engine = open_engine(db)
+    with handled_errors():
+        records = list_queues(engine, topic)
+    if not records and output_format is ListFormat.table:
+        typer.echo(f"topic {topic!r} has no queue yet: reviewdepth import run FILE")
+        return
+    columns = ["name", "size", "ordering", "source", "run_tag", "threshold_rank", "created_at", "newest"]
+    write_rows([r.as_dict() for r in records], output_format, columns, title=f"queues of topic {topic!r}",
+               shown=("name", "size", "ordering", "source", "created_at", "newest"))
+
+
+def queue_show(
+    topic: Annotated[str, typer.Argument(help="Topic name.")],
+    queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
+    policy: Annotated[
+        str, typer.Option("--policy", help="latest, adjudicated, majority, any_relevant.")
+    ] = "latest",
+    as_of: Annotated[str | None, typer.Option("--as-of", help="Judgment id or ISO time.")] = None,
+    output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
+    db: DbOption = None,
+) -> None:
+    """Size, judged, relevant found, deepest judged rank and trec_eval measures of a stored queue."""
+    from reviewdepth.services.queues import queue_summary
+
+    engine = open_engine(db)
+    with handled_errors():
+        summary = queue_summary(engine, topic, queue, policy=policy, as_of=as_of)
+    data = summary.as_dict()
+    if output_format is ListFormat.json:
+        sys.stdout.write(json.dumps(data, indent=2) + "\n")
+        return
+    if output_format is ListFormat.csv:
+        fail("queue show prints table or json")
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"queue {summary.queue!r} of topic {topic!r} (policy {policy})")
+    table.add_column("field")
+    table.add_column("value", justify="right")
+    for key, value in data.items():
+        if key != "measures":
+            table.add_row(key, "" if value is None else str(value))
+    for key, value in summary.measures.items():
+        table.add_row(key, f"{value:.4f}" if isinstance(value, float) else str(value))
+    Console().print(table)
+
+
 def register_store(app: typer.Typer) -> None:
     db_app = typer.Typer(
         help="Create, inspect and migrate the database schema.", no_args_is_help=True, rich_markup_mode=None
@@ -40,337 +375,17 @@ def register_store(app: typer.Typer) -> None:
     app.add_typer(import_app, name="import")
     app.add_typer(queue_app, name="queue")
 
-    @db_app.command("upgrade")
-    def db_upgrade(revision: Annotated[str, typer.Argument(help="Target revision.")] = "head",
-                   db: DbOption = None) -> None:
-        """Apply migrations up to REVISION (default: the latest)."""
-        from reviewdepth.services.database import upgrade_database
-
-        with handled_errors():
-            current = upgrade_database(settings_for(db), revision)
-        typer.echo(f"database at revision {current}")
-
-    @db_app.command("downgrade")
-    def db_downgrade(revision: Annotated[str, typer.Argument(help="Target revision (base = empty).")],
-                     yes: Annotated[bool, typer.Option("--yes", help=(
-                         "Really revert: the tables and columns listed are dropped with their data."))] = False,
-                     db: DbOption = None) -> None:
-        """Revert migrations down to REVISION. Prints what each reverted migration drops; needs --yes."""
-        from reviewdepth.services.database import downgrade_database, downgrade_plan
-
-        settings = settings_for(db)
-        with handled_errors():
-            plan = downgrade_plan(settings, revision)
-        if plan:
-            sys.stderr.write(f"reviewdepth db downgrade {revision} reverts {len(plan)} migration(s); each drops its "
-                             f"tables and columns with the data in them:\n")
-            for step in plan:
-                sys.stderr.write(f"  {step.describe()}\n")
-            if not yes:
-                fail("nothing was changed: run again with --yes to downgrade")
-        with handled_errors():
-            current = downgrade_database(settings, revision)
-        typer.echo(f"database at revision {current or 'base'}")
-
-    @db_app.command("current")
-    def db_current(db: DbOption = None) -> None:
-        """Print the database's schema revision and the latest one."""
-        from reviewdepth.services.database import database_revisions
-
-        with handled_errors():
-            current, head = database_revisions(settings_for(db))
-        typer.echo(f"current: {current or 'none (run reviewdepth db upgrade)'}\nlatest:  {head}")
-
-    @import_app.command("run")
-    def import_run(
-        file: Annotated[str, typer.Argument(help="TREC or CLEF TAR run (gzip ok, '-' for stdin).")],
-        queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the run tag).")] = None,
-        order: Annotated[str, typer.Option("--order", help="given (file order) or trec_eval (score).")] = "given",
-        topic: Annotated[list[str] | None, typer.Option(
-            "--topic", help="Import only this topic of the file (repeat for more; default: every topic).")] = None,
-        again: Annotated[bool, typer.Option("--again", help="Import a file already imported.")] = False,
-        db: DbOption = None,
-    ) -> None:
-        """Store a run: one queue per topic; topics are created as needed. With --topic, only those topics (a
-        topic not in the file is refused, and nothing is stored); the file is refused as already imported only for
-        topics an earlier import of it took."""
-        from reviewdepth.services.imports import import_run as service
-
-        engine = open_engine(db)
-        with handled_errors(), row_progress("importing") as progress:
-            summary = service(engine, file, queue_name=queue, order=order, again=again, progress=progress,
-                              topics=topic)
-        typer.echo(f"imported {summary.rows:,} ranked documents into queue {summary.queues[0]!r} of "
-                   f"{len(summary.topics)} topic(s) (import {summary.import_id}, sha256 {summary.digest[:12]}…)")
-
-    @import_app.command("qrels")
-    def import_qrels(
-        file: Annotated[str, typer.Argument(help="TREC qrels (gzip ok, '-' for stdin).")],
-        reviewer: Annotated[str, typer.Option("--reviewer", help="Who judged.")] = "qrels",
-        level: Annotated[int, typer.Option("--level", help="Values >= N are relevant.")] = 1,
-        again: Annotated[bool, typer.Option("--again", help="Import a file already imported.")] = False,
-        db: DbOption = None,
-    ) -> None:
-        """Store qrels as judgments (graded values kept; relevant = value >= --level)."""
-        from reviewdepth.services.imports import import_qrels as service
-
-        engine = open_engine(db)
-        with handled_errors(), row_progress("importing") as progress:
-            summary = service(engine, file, reviewer=reviewer, level=level, again=again, progress=progress)
-        typer.echo(f"imported {summary.rows:,} judgments for {len(summary.topics)} topic(s) "
-                   f"(import {summary.import_id}, sha256 {summary.digest[:12]}…)")
-
-    @import_app.command("csv")
-    def import_csv(
-        file: Annotated[str, typer.Argument(help="CSV/TSV export (UTF-8, UTF-8-BOM or Windows-1252).")],
-        mapping: Annotated[str | None, typer.Option(
-            "--map", help="doc=COL,label=COL[,topic=COL,rank=COL,score=COL,reviewer=COL,time=COL,role=COL]")] = None,
-        topic: Annotated[str | None, typer.Option("--topic", help="Topic (when no topic column).")] = None,
-        reviewer: Annotated[str, typer.Option("--reviewer", help="Reviewer when no column names one.")] = "import",
-        level: Annotated[int, typer.Option("--level", help="Numeric labels >= N are relevant.")] = 1,
-        again: Annotated[bool, typer.Option("--again", help="Import a file already imported.")] = False,
-        role: Annotated[str, typer.Option(
-            "--role", help="review, sample, qc, adjudication or audit (when no role column is mapped).")] = "review",
-        queue: Annotated[str | None, typer.Option(
-            "--queue", help="The queue the judgments were served from (default: the topic's newest); with a "
-            "rank column, the name of the queue the file stores (default: the file name).")] = None,
-        allow_unqueued: Annotated[bool, typer.Option(
-            "--allow-unqueued", help="Record documents that are in no queue of the topic.")] = False,
-        date_format: Annotated[str | None, typer.Option(
-            "--date-format", help="Format of the time column in strftime syntax, e.g. '%m/%d/%Y %H:%M' (default: "
-            "ISO 8601, or day/month/year or month/day/year when a day above 12 in the file decides).")] = None,
-        db: DbOption = None,
-    ) -> None:
-        """Store a screening or review-platform export. Document, label and topic columns are recognised by their
-        names without --map (doc, doc_id, record_id, …; label, asreview_label, relevance, …; topic, qid, …); a
-        header naming none or two is refused with the --map values that would read it. Documents in no queue of
-        the topic are refused unless --allow-unqueued."""
-        from reviewdepth.services.imports import import_csv as service
-
-        engine = open_engine(db)
-        with handled_errors(), row_progress("importing") as progress:
-            summary = service(engine, file, mapping=mapping, topic=topic, reviewer=reviewer, level=level,
-                              again=again, progress=progress, role=role, queue_name=queue,
-                              allow_unqueued=allow_unqueued, date_format=date_format)
-        typer.echo(f"imported {summary.rows:,} rows for topic(s) {', '.join(summary.topics)} "
-                   f"(import {summary.import_id}, sha256 {summary.digest[:12]}…): stored {summary.stored:,} "
-                   f"judgments, skipped {summary.unlabelled:,} unlabelled rows, refused 0"
-                   + (f"; queue {summary.queues[0]!r} from the rank column" if summary.queues else ""))
-
-    @import_app.command("asreview")
-    def import_asreview(
-        file: Annotated[str, typer.Argument(help="ASReview LAB project file (.asreview).")],
-        topic: Annotated[str | None, typer.Option("--topic", help="Topic (default: the project's name).")] = None,
-        queue: Annotated[str | None, typer.Option(
-            "--queue", help="Name of the queue of ASReview's review order (default: asreview).")] = None,
-        reviewer: Annotated[str, typer.Option(
-            "--reviewer", help="Reviewer of decisions without an ASReview user (user N: REVIEWER-user-N)."
-        )] = "asreview",
-        again: Annotated[bool, typer.Option("--again", help="Import a file already imported.")] = False,
-        db: DbOption = None,
-    ) -> None:
-        """Store an ASReview project: a topic, a queue in ASReview's order (labelled records in labelling order,
-        then the model's ranking), and its decisions as judgments with their reviewer and time."""
-        from reviewdepth.services.asreview_import import import_asreview as service
-
-        engine = open_engine(db)
-        with handled_errors():
-            s = service(engine, file, topic=topic, queue_name=queue, reviewer=reviewer, again=again)
-        typer.echo(f"imported ASReview project {s.project!r} into topic {s.topics[0]!r}: {s.rows:,} records in queue "
-                   f"{s.queues[0]!r}; stored {s.stored:,} judgments ({s.labelled:,} current decisions, {s.relevant:,} "
-                   f"relevant; {s.replaced:,} replaced decisions); {s.unlabelled:,} records unlabelled "
-                   f"({s.pending:,} shown, undecided); {s.withdrawn:,} withdrawn decisions not stored; 0 refused "
-                   f"(import {s.import_id}, sha256 {s.digest[:12]}…)")
-
-    @import_app.command("ris")
-    def import_ris(
-        file: Annotated[str, typer.Argument(help="RIS file of the records to screen.")],
-        topic: Annotated[str, typer.Option("--topic", help="The topic whose population the records are.")],
-        queue: Annotated[str | None, typer.Option(
-            "--queue", help="Name of the queue of the records in file order (default: records).")] = None,
-        again: Annotated[bool, typer.Option("--again", help="Import a file already imported.")] = False,
-        db: DbOption = None,
-    ) -> None:
-        """Store a RIS file's records as the topic's population: its population size, and a queue of the records
-        in file order (ids: ID tag, else AN, else position). Needs pip install 'reviewdepth[ris]'."""
-        from reviewdepth.services.ris_import import import_ris as service
-
-        engine = open_engine(db)
-        with handled_errors():
-            s = service(engine, file, topic=topic, queue_name=queue, again=again)
-        typer.echo(f"imported {s.rows:,} records as the population of topic {s.topics[0]!r} (queue {s.queues[0]!r} "
-                   f"in file order; import {s.import_id}, sha256 {s.digest[:12]}…)")
-
-    @app.command("judge")
-    def judge(
-        topic: Annotated[str, typer.Argument(help="Topic name.")],
-        doc: Annotated[str | None, typer.Argument(help="Document id (not with --file).")] = None,
-        label: Annotated[str | None, typer.Argument(
-            help="1/0, yes/no, relevant/irrelevant, include/exclude, or a grade (not with --file).")] = None,
-        reviewer: Annotated[str | None, typer.Option("--reviewer", help="Who judged (default: login).")] = None,
-        role: Annotated[str, typer.Option("--role", help="review, sample, qc, adjudication or audit.")] = "review",
-        note: Annotated[str | None, typer.Option("--note", help="Free text kept with the judgment.")] = None,
-        file: Annotated[str | None, typer.Option(
-            "--file", help="CSV/TSV with a header: doc and label, optionally reviewer, role, note, queue "
-            "(--reviewer, --role and --queue are the defaults). One transaction.")] = None,
-        queue: Annotated[str | None, typer.Option(
-            "--queue", help="The queue the document was served from (default: the topic's newest).")] = None,
-        allow_unqueued: Annotated[bool, typer.Option(
-            "--allow-unqueued", help="Record documents that are in no queue of the topic.")] = False,
-        again: Annotated[bool, typer.Option("--again", help="Record a --file recorded before once more.")] = False,
-        db: DbOption = None,
-    ) -> None:
-        """Record one judgment, or every judgment of a --file (appended to the log; nothing is overwritten; a file
-        recorded before is refused unless --again). Documents in no queue of the topic are refused unless
-        --allow-unqueued."""
-        if file is not None:
-            if doc is not None or label is not None or note is not None:
-                fail("judge --file takes no DOC, LABEL or --note (put them in the file)")
-            from reviewdepth.services.judgment_files import record_judgment_file
-
-            engine = open_engine(db)
-            with handled_errors():
-                ids = record_judgment_file(engine, topic, file, reviewer=reviewer or default_reviewer(), role=role,
-                                           queue=queue, allow_unqueued=allow_unqueued, again=again)
-            recorded = f"1 judgment of {topic} (id {ids[0]})" if len(ids) == 1 else \
-                f"{len(ids):,} judgments of {topic} (ids {ids[0]}..{ids[-1]})"
-            typer.echo(f"recorded {recorded}")
-            return
-        if doc is None or label is None:
-            fail("judge needs TOPIC DOC LABEL, or TOPIC --file FILE")
-        if again:
-            fail("--again applies to judge --file")
-        from reviewdepth.services.judgments import record_judgment
-
-        engine = open_engine(db)
-        with handled_errors():
-            record = record_judgment(engine, topic, doc, label, reviewer=reviewer or default_reviewer(), role=role,
-                                     note=note, source="cli", queue=queue, allow_unqueued=allow_unqueued)
-        typer.echo(f"judgment {record.id}: {topic} {doc} = {record.label} "
-                   f"({'relevant' if record.relevant else 'not relevant'}) by {record.reviewer}")
-
-    @app.command("judgments")
-    def judgments(
-        topic: Annotated[str, typer.Argument(help="Topic name.")],
-        as_of: Annotated[str | None, typer.Option("--as-of", help="Judgment id or ISO time.")] = None,
-        reviewer: Annotated[str | None, typer.Option("--reviewer", help="Only this reviewer.")] = None,
-        output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
-        db: DbOption = None,
-    ) -> None:
-        """List a topic's judgment log in recording order."""
-        from reviewdepth.services.judgments import list_judgments
-
-        engine = open_engine(db)
-        with handled_errors():
-            records = list_judgments(engine, topic, as_of=as_of, reviewer=reviewer)
-        columns = ["id", "topic", "doc_id", "label", "relevant", "grade", "reviewer", "role", "source", "note",
-                   "recorded_at", "queue"]
-        write_rows([r.as_dict() for r in records], output_format, columns, title=f"judgments of {topic}",
-                   shown=("id", "doc_id", "label", "relevant", "reviewer", "role", "recorded_at", "source", "queue"))
-
-    @app.command("topics")
-    def topics(
-        output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
-        target: Annotated[str, typer.Option("--target", help="Target recall of the status.")] = "0.95",
-        confidence: Annotated[float, typer.Option("--confidence", help="Confidence of the status.")] = 0.95,
-        db: DbOption = None,
-    ) -> None:
-        """What the store holds: one row per topic with its status (the dashboard's and the report's: reached,
-        not reached, unknown), its queues (how many, and the newest), the newest queue's size, its reviewed set
-        as the report counts it and the relevant documents in it (latest label policy), the judgments logged and
-        when the last one was."""
-        from reviewdepth.services.monitor import topic_statuses
-        from reviewdepth.services.topics import list_topics
-
-        engine = open_engine(db)
-        with handled_errors():
-            records = list_topics(engine)
-            statuses = topic_statuses(engine, [r.name for r in records], target=target, confidence=confidence)
-        for record in records:
-            record.status, record.status_text = statuses.get(record.name, (None, None))
-        if not records:
-            hint = "no topics in the store yet: reviewdepth import run FILE (or import qrels, csv, asreview, ris)"
-            if output_format is ListFormat.table:
-                typer.echo(hint)
-                return
-            typer.echo(hint, err=True)
-        columns = ["topic", "status", "queues", "newest_queue", "queue_size", "reviewed",
-                   "relevant_found_in_reviewed", "judgments", "last_activity", "screening_order", "status_text"]
-        rows = [{**r.as_dict(), "topic": r.name, "queues": len(r.queues)} for r in records]
-        write_rows(rows, output_format, columns, title="topics in the store", as_json=[r.as_dict() for r in records],
-                   shown={"topic": "topic", "status": "status", "queues": "queues", "newest_queue": "newest queue",
-                          "queue_size": "size", "reviewed": "reviewed", "relevant_found_in_reviewed": "relevant in "
-                          "reviewed", "judgments": "judgments", "last_activity": "last judgment"})
-
-    @app.command("screening-order")
-    def screening_order(
-        topic: Annotated[str, typer.Argument(help="Topic name.")],
-        order: Annotated[str | None, typer.Argument(
-            help="random (screened in a uniformly random order fixed in advance) or queue (the default).")] = None,
-        db: DbOption = None,
-    ) -> None:
-        """Show, or declare, how the team screens TOPIC. Declared random, the screened set is a random sample of
-        the queue and the report estimates |R| and recall from it (basis 'screened', valid for one look);
-        reviewdepth never guesses it from the data."""
-        from reviewdepth.services.topics import declare_screening_order, get_topic
-
-        engine = open_engine(db)
-        with handled_errors():
-            record = get_topic(engine, topic) if order is None else declare_screening_order(engine, topic, order)
-        typer.echo(f"{record.name}: screening order {record.screening_order}")
-
-    @queue_app.command("list")
-    def queue_list(
-        topic: Annotated[str, typer.Argument(help="Topic name.")],
-        output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
-        db: DbOption = None,
-    ) -> None:
-        """A topic's queues, oldest first: size, ordering, source, run tag and stopping point, when stored, and
-        which is the newest (the queue judgments are served from unless they name another)."""
-        from reviewdepth.services.queues import list_queues
-
-        engine = open_engine(db)
-        with handled_errors():
-            records = list_queues(engine, topic)
-        if not records and output_format is ListFormat.table:
-            typer.echo(f"topic {topic!r} has no queue yet: reviewdepth import run FILE")
-            return
-        columns = ["name", "size", "ordering", "source", "run_tag", "threshold_rank", "created_at", "newest"]
-        write_rows([r.as_dict() for r in records], output_format, columns, title=f"queues of topic {topic!r}",
-                   shown=("name", "size", "ordering", "source", "created_at", "newest"))
-
-    @queue_app.command("show")
-    def queue_show(
-        topic: Annotated[str, typer.Argument(help="Topic name.")],
-        queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
-        policy: Annotated[
-            str, typer.Option("--policy", help="latest, adjudicated, majority, any_relevant.")
-        ] = "latest",
-        as_of: Annotated[str | None, typer.Option("--as-of", help="Judgment id or ISO time.")] = None,
-        output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
-        db: DbOption = None,
-    ) -> None:
-        """Size, judged, relevant found, deepest judged rank and trec_eval measures of a stored queue."""
-        from reviewdepth.services.queues import queue_summary
-
-        engine = open_engine(db)
-        with handled_errors():
-            summary = queue_summary(engine, topic, queue, policy=policy, as_of=as_of)
-        data = summary.as_dict()
-        if output_format is ListFormat.json:
-            sys.stdout.write(json.dumps(data, indent=2) + "\n")
-            return
-        if output_format is ListFormat.csv:
-            fail("queue show prints table or json")
-        from rich.console import Console
-        from rich.table import Table
-
-        table = Table(title=f"queue {summary.queue!r} of topic {topic!r} (policy {policy})")
-        table.add_column("field")
-        table.add_column("value", justify="right")
-        for key, value in data.items():
-            if key != "measures":
-                table.add_row(key, "" if value is None else str(value))
-        for key, value in summary.measures.items():
-            table.add_row(key, f"{value:.4f}" if isinstance(value, float) else str(value))
-        Console().print(table)
+    db_app.command("upgrade")(db_upgrade)
+    db_app.command("downgrade")(db_downgrade)
+    db_app.command("current")(db_current)
+    import_app.command("run")(import_run)
+    import_app.command("qrels")(import_qrels)
+    import_app.command("csv")(import_csv)
+    import_app.command("asreview")(import_asreview)
+    import_app.command("ris")(import_ris)
+    app.command("judge")(judge)
+    app.command("judgments")(judgments)
+    app.command("topics")(topics)
+    app.command("screening-order")(screening_order)
+    queue_app.command("list")(queue_list)
+    queue_app.command("show")(queue_show)

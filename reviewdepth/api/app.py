@@ -31,33 +31,36 @@ Every endpoint but `/health` and this document needs `Authorization: Bearer <key
 take the key from an HttpOnly cookie."""
 
 
+@asynccontextmanager
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    """The application's engine and per-process state, from startup to shutdown (over ``app.state.settings``,
+    which `create_app` sets)."""
+    from reviewdepth.services.database import open_store
+    from reviewdepth.services.monitor import MonitorCache
+
+    engine = open_store(app.state.settings)
+    app.state.engine = engine
+    app.state.writes = writes = Writes(engine)
+    app.state.jobs = jobs = JobRunner(engine)
+    app.state.dashboards = SingleFlight[str]()  # one dashboard render at a time (api/single_flight.py)
+    app.state.renders = SingleFlight[Any]()  # one report or chart at a time, shared by identical requests
+    app.state.monitor_cache = MonitorCache()  # per topic, while its change marker holds (services/monitor.py)
+    key_cache: KeyCache = app.state.key_cache
+    key_cache.watch()
+    try:
+        yield
+    finally:
+        jobs.close()  # within its grace: a stopping server leaves no job running (api/jobs.py)
+        key_cache.unwatch()
+        writes.close()
+        engine.dispose()
+
+
 def create_app(settings: Settings) -> FastAPI:
     """A new application over the database of ``settings``; it opens the engine at startup (the database must
     be at the latest schema: `reviewdepth db upgrade`) and disposes it at shutdown."""
     config = api_settings(settings)
     redact_access_log()  # the dashboard's ?key= would otherwise be written to the access log
-
-    @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        from reviewdepth.services.database import open_store
-        from reviewdepth.services.monitor import MonitorCache
-
-        engine = open_store(config)
-        app.state.engine = engine
-        app.state.writes = writes = Writes(engine)
-        app.state.jobs = jobs = JobRunner(engine)
-        app.state.dashboards = SingleFlight[str]()  # one dashboard render at a time (api/single_flight.py)
-        app.state.renders = SingleFlight[Any]()  # one report or chart at a time, shared by identical requests
-        app.state.monitor_cache = MonitorCache()  # per topic, while its change marker holds (services/monitor.py)
-        key_cache: KeyCache = app.state.key_cache
-        key_cache.watch()
-        try:
-            yield
-        finally:
-            jobs.close()  # within its grace: a stopping server leaves no job running (api/jobs.py)
-            key_cache.unwatch()
-            writes.close()
-            engine.dispose()
 
     # FastAPI's /docs and /redoc would load Swagger UI and ReDoc from a CDN: install_docs_pages serves them here
     app = FastAPI(title="reviewdepth", version=__version__, description=DESCRIPTION, lifespan=lifespan,

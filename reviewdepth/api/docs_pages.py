@@ -11,7 +11,6 @@ The one thing a bundle would fetch from elsewhere by itself (ReDoc's menu logo) 
 from __future__ import annotations
 
 import functools
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +32,7 @@ REWRITES: dict[str, tuple[tuple[bytes, bytes], ...]] = {
     "redoc.standalone.js": ((b'src:"https://cdn.redoc.ly/redoc/logo-mini.svg"', b'src:""'),)}
 
 
+@functools.cache
 def asset_folder() -> Path:
     """fastapi-offline's ``static/`` folder (Swagger UI's bundle and CSS, ReDoc's standalone bundle, an icon)."""
     import importlib.util
@@ -61,6 +61,46 @@ class DocsPaths:
     pages: frozenset[str]
 
 
+def base_path(request: Request) -> str:
+    """The path the application is mounted at (behind a proxy's prefix), without a trailing slash."""
+    return str(request.scope.get("root_path", "")).rstrip("/")
+
+
+async def swagger_ui(request: Request) -> Response:
+    """Swagger UI over the application's OpenAPI document, its files from this server."""
+    app: FastAPI = request.app
+    base = base_path(request)
+    return get_swagger_ui_html(
+        openapi_url=base + (app.openapi_url or "/openapi.json"), title=f"{app.title} - Swagger UI",
+        swagger_js_url=f"{base}{ASSET_PATH}swagger-ui-bundle.js",
+        swagger_css_url=f"{base}{ASSET_PATH}swagger-ui.css", swagger_favicon_url=f"{base}{ASSET_PATH}favicon.png",
+        oauth2_redirect_url=base + app.state.oauth2_redirect_url,
+        swagger_ui_parameters={**(app.swagger_ui_parameters or {}), **SWAGGER_PARAMETERS})
+
+
+async def swagger_ui_redirect(request: Request) -> Response:
+    """Swagger UI's OAuth2 redirect page."""
+    return get_swagger_ui_oauth2_redirect_html()
+
+
+async def redoc(request: Request) -> Response:
+    """ReDoc over the application's OpenAPI document, its files from this server."""
+    app: FastAPI = request.app
+    base = base_path(request)
+    return get_redoc_html(openapi_url=base + (app.openapi_url or "/openapi.json"), title=f"{app.title} - ReDoc",
+                          redoc_js_url=f"{base}{ASSET_PATH}redoc.standalone.js",
+                          redoc_favicon_url=f"{base}{ASSET_PATH}favicon.png", with_google_fonts=False)
+
+
+async def send_asset(request: Request) -> Response:
+    """One of `ASSETS`, named by the last segment of the path it is routed at (``ASSET_PATH + name``)."""
+    name = request.url.path.rsplit("/", 1)[-1]
+    media_type = ASSETS[name]
+    if name in REWRITES:
+        return Response(rewritten(name), media_type=media_type, headers={"Cache-Control": ASSET_CACHE})
+    return FileResponse(asset_folder() / name, media_type=media_type, headers={"Cache-Control": ASSET_CACHE})
+
+
 def install_docs_pages(app: FastAPI, docs_url: str = "/docs", redoc_url: str = "/redoc",
                        oauth2_redirect_url: str = "/docs/oauth2-redirect") -> DocsPaths:
     """Add ``docs_url``, ``redoc_url``, ``oauth2_redirect_url`` and the asset routes under `ASSET_PATH` to
@@ -69,45 +109,13 @@ def install_docs_pages(app: FastAPI, docs_url: str = "/docs", redoc_url: str = "
     missing = [name for name in ASSETS if not (folder / name).is_file()]
     if missing:
         raise RuntimeError(f"fastapi-offline's {folder} lacks {', '.join(missing)}")
-    openapi_url = app.openapi_url or "/openapi.json"
-
-    def root(request: Request) -> str:
-        return str(request.scope.get("root_path", "")).rstrip("/")
-
-    async def swagger_ui(request: Request) -> Response:
-        base = root(request)
-        return get_swagger_ui_html(
-            openapi_url=base + openapi_url, title=f"{app.title} - Swagger UI",
-            swagger_js_url=f"{base}{ASSET_PATH}swagger-ui-bundle.js",
-            swagger_css_url=f"{base}{ASSET_PATH}swagger-ui.css", swagger_favicon_url=f"{base}{ASSET_PATH}favicon.png",
-            oauth2_redirect_url=base + oauth2_redirect_url,
-            swagger_ui_parameters={**(app.swagger_ui_parameters or {}), **SWAGGER_PARAMETERS})
-
-    async def swagger_ui_redirect(request: Request) -> Response:
-        return get_swagger_ui_oauth2_redirect_html()
-
-    async def redoc(request: Request) -> Response:
-        base = root(request)
-        return get_redoc_html(openapi_url=base + openapi_url, title=f"{app.title} - ReDoc",
-                              redoc_js_url=f"{base}{ASSET_PATH}redoc.standalone.js",
-                              redoc_favicon_url=f"{base}{ASSET_PATH}favicon.png", with_google_fonts=False)
-
-    def asset(name: str, media_type: str) -> Callable[[Request], Awaitable[Response]]:
-        path = folder / name
-
-        async def send(request: Request) -> Response:
-            if name in REWRITES:
-                return Response(rewritten(name), media_type=media_type, headers={"Cache-Control": ASSET_CACHE})
-            return FileResponse(path, media_type=media_type, headers={"Cache-Control": ASSET_CACHE})
-
-        return send
-
+    app.state.oauth2_redirect_url = oauth2_redirect_url  # where Swagger UI's page sends OAuth2 logins back
     # plain Starlette routes, as FastAPI adds its own docs pages: outside the OpenAPI document and the API's
     # dependencies (they take no parameter)
     app.add_route(docs_url, swagger_ui, include_in_schema=False)
     app.add_route(oauth2_redirect_url, swagger_ui_redirect, include_in_schema=False)
     app.add_route(redoc_url, redoc, include_in_schema=False)
-    for name, media_type in ASSETS.items():
-        app.add_route(ASSET_PATH + name, asset(name, media_type), include_in_schema=False)
+    for name in ASSETS:
+        app.add_route(ASSET_PATH + name, send_asset, include_in_schema=False)
     pages = frozenset({docs_url, redoc_url, oauth2_redirect_url})
     return DocsPaths(public=pages | {ASSET_PATH + name for name in ASSETS}, pages=pages)

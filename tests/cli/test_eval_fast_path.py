@@ -9,12 +9,14 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 import pytest
 import typer
 from typer.main import get_command
 from typer.testing import CliRunner
 
+from reviewdepth.cli import eval_cmd
 from reviewdepth.cli.app import create_cli
 from reviewdepth.cli.eval_cmd import PARAMS, parse_args, register_eval
 
@@ -56,8 +58,9 @@ def typer_reading(args: list[str]) -> dict[str, Any] | None:
     def root() -> None:
         """A group, as the real application is."""
 
-    register_eval(app, run=lambda **values: seen.append(values))
-    result = CliRunner().invoke(app, ["eval", *args])
+    register_eval(app)
+    with patch.object(eval_cmd, "run_eval", lambda **values: seen.append(values)):  # the body `eval_command` calls
+        result = CliRunner().invoke(app, ["eval", *args])
     assert result.exit_code == 0 if seen else result.exit_code in (0, 2), result.output  # 0: help, 2: usage
     return seen[0] if seen else None
 

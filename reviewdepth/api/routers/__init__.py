@@ -1,4 +1,5 @@
-"""The endpoints, one module per resource; each module's ``add_routes`` adds its endpoints to a router.
+"""The endpoints, one module per resource: each endpoint a module-level function (importable and named in
+the OpenAPI document by its name), added to a router by its module's ``add_routes``.
 
 `add_all` adds them to the application's own router (so a request is matched once), in an order where a fixed
 path comes before a parameter that would take it (``/samples/stream`` before ``/samples/{sample_id}``)."""

@@ -22,56 +22,58 @@ OPTION_NAMES = {"measures": "measure", "complete": "complete", "max_docs": "max_
                 "judged_only": "judged_only"}
 
 
-def add_routes(router: APIRouter) -> None:
-    @router.post("/evaluate", response_class=Response, tags=["evaluate"],
-                 responses={**AUTH, **problem_responses(413, 422),
-                            200: {"description": "`reviewdepth eval --format json` output.",
-                                  "content": schemas.body_content(schemas.EvaluationOut)}})
-    def evaluate(qrels: Annotated[UploadFile, File(description="TREC qrels (gzip ok).")],
-                 run: Annotated[UploadFile, File(description="TREC or CLEF TAR run (gzip ok).")],
-                 request: Request, _key: Reader,
-                 measure: Annotated[list[str] | None, Form(description="-m, repeatable")] = None,
-                 per_query: Annotated[bool, Form(description="-q")] = False,
-                 complete: Annotated[bool, Form(description="-c")] = False,
-                 level: Annotated[int, Form(description="-l", ge=-INT32, le=INT32)] = 1,
-                 max_docs: Annotated[int | None, Form(description="-M", ge=1, le=INT64_MAX)] = None,
-                 trec_eval_version: Annotated[int, Form(ge=9, le=10)] = 9,
-                 suite: Annotated[Suite, Form()] = "trec",
-                 compat: Annotated[CompatMode, Form()] = "none",
-                 num_docs: Annotated[int | None, Form(description="trec: -N, documents in the collection; tar: "
-                                                                 "collection size of every topic",
-                                                     ge=0, le=INT64_MAX)] = None,
-                 run_format: Annotated[RunFormat, Form()] = "auto",
-                 judged_only: Annotated[bool, Form(description="-J")] = False) -> Response:
-        """Evaluate a run against qrels exactly as `reviewdepth eval QRELS RUN --format json` with the same
-        options (``suite=tar`` for the recall-oriented measures)."""
-        from reviewdepth.formats.errors import InputError
-        from reviewdepth.measures.suite import MeasureError
-        from reviewdepth.report.render import render
-        from reviewdepth.services.evaluate import EvalInput, EvalRequest, SuiteMismatch
-        from reviewdepth.services.evaluate import evaluate as service
+def evaluate(qrels: Annotated[UploadFile, File(description="TREC qrels (gzip ok).")],
+             run: Annotated[UploadFile, File(description="TREC or CLEF TAR run (gzip ok).")],
+             request: Request, _key: Reader,
+             measure: Annotated[list[str] | None, Form(description="-m, repeatable")] = None,
+             per_query: Annotated[bool, Form(description="-q")] = False,
+             complete: Annotated[bool, Form(description="-c")] = False,
+             level: Annotated[int, Form(description="-l", ge=-INT32, le=INT32)] = 1,
+             max_docs: Annotated[int | None, Form(description="-M", ge=1, le=INT64_MAX)] = None,
+             trec_eval_version: Annotated[int, Form(ge=9, le=10)] = 9,
+             suite: Annotated[Suite, Form()] = "trec",
+             compat: Annotated[CompatMode, Form()] = "none",
+             num_docs: Annotated[int | None, Form(description="trec: -N, documents in the collection; tar: "
+                                                             "collection size of every topic",
+                                                 ge=0, le=INT64_MAX)] = None,
+             run_format: Annotated[RunFormat, Form()] = "auto",
+             judged_only: Annotated[bool, Form(description="-J")] = False) -> Response:
+    """Evaluate a run against qrels exactly as `reviewdepth eval QRELS RUN --format json` with the same
+    options (``suite=tar`` for the recall-oriented measures)."""
+    from reviewdepth.formats.errors import InputError
+    from reviewdepth.measures.suite import MeasureError
+    from reviewdepth.report.render import render
+    from reviewdepth.services.evaluate import EvalInput, EvalRequest, SuiteMismatch
+    from reviewdepth.services.evaluate import evaluate as service
 
-        names = (qrels.filename or "qrels", run.filename or "run")
-        limit = request.app.state.settings.max_decompressed_bytes
-        qrels_input = EvalInput(names[0], _upload_bytes(qrels, names[0], limit))
-        run_input = EvalInput(names[1], _upload_bytes(run, names[1], limit))
-        options = EvalRequest(suite=suite, relevance_level=level, measures=list(measure or []), complete=complete,
-                              max_docs=max_docs, version=trec_eval_version, compat=compat, num_docs=num_docs,
-                              run_format=run_format, judged_only=judged_only)
-        try:
-            result = service(qrels_input, run_input, options)
-        except SuiteMismatch as exc:
-            named = [OPTION_NAMES[o] for o in (("measures", "complete", "max_docs", "version", "judged_only")
-                                               if exc.suite == "tar" else ("compat", "run_format"))]
-            tail = "apply to suite trec" if exc.suite == "tar" else "apply to suite tar only"
-            raise ApiProblem(422, f"{', '.join(named[:-1])} and {named[-1]} {tail}") from None
-        except MeasureError as exc:
-            raise ApiProblem(422, f"measure: {exc}") from None
-        except ValueError as exc:
-            if isinstance(exc, InputError):
-                raise
-            raise ApiProblem(422, str(exc)) from None
-        return Response(render(result, "json", per_query=per_query), media_type=JSON)
+    names = (qrels.filename or "qrels", run.filename or "run")
+    limit = request.app.state.settings.max_decompressed_bytes
+    qrels_input = EvalInput(names[0], _upload_bytes(qrels, names[0], limit))
+    run_input = EvalInput(names[1], _upload_bytes(run, names[1], limit))
+    options = EvalRequest(suite=suite, relevance_level=level, measures=list(measure or []), complete=complete,
+                          max_docs=max_docs, version=trec_eval_version, compat=compat, num_docs=num_docs,
+                          run_format=run_format, judged_only=judged_only)
+    try:
+        result = service(qrels_input, run_input, options)
+    except SuiteMismatch as exc:
+        named = [OPTION_NAMES[o] for o in (("measures", "complete", "max_docs", "version", "judged_only")
+                                           if exc.suite == "tar" else ("compat", "run_format"))]
+        tail = "apply to suite trec" if exc.suite == "tar" else "apply to suite tar only"
+        raise ApiProblem(422, f"{', '.join(named[:-1])} and {named[-1]} {tail}") from None
+    except MeasureError as exc:
+        raise ApiProblem(422, f"measure: {exc}") from None
+    except ValueError as exc:
+        if isinstance(exc, InputError):
+            raise
+        raise ApiProblem(422, str(exc)) from None
+    return Response(render(result, "json", per_query=per_query), media_type=JSON)
+
+
+def add_routes(router: APIRouter) -> None:
+    router.add_api_route("/evaluate", evaluate, methods=["POST"], response_class=Response, tags=["evaluate"],
+                         responses={**AUTH, **problem_responses(413, 422),
+                                    200: {"description": "`reviewdepth eval --format json` output.",
+                                          "content": schemas.body_content(schemas.EvaluationOut)}})
 
 
 def _upload_bytes(upload: UploadFile, name: str, limit: int) -> bytes:

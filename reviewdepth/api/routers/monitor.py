@@ -22,50 +22,54 @@ from reviewdepth.store.validation import INT64_MAX, TOPIC_LENGTH
 READ = problem_responses(401, 403, 404, 409, 422)
 
 
+def get_monitor(topic: str, engine: EngineDep, _key: Reader, queue: str | None = None,
+                target: TargetQuery = "0.95", confidence: ConfidenceQuery = 0.95, policy: LabelPolicy = "latest",
+                as_of: Annotated[int | None, Query(ge=0, le=INT64_MAX, description="Judgment id.")] = None,
+                ) -> dict[str, Any]:
+    """Can we stop now? The anytime-valid stop signal from the topic's audit stream, valid however often
+    it is asked: status (``stop certified`` / ``continue``), the recall lower bound, documents to go, audit
+    documents still needed, and the one-look tests beside it, each labelled "valid for one look only". The
+    same object as `reviewdepth watch TOPIC --once --format json`. 409 when the audit stream's documents no
+    longer match its stored digest."""
+    from reviewdepth.services.monitor import build_monitor
+
+    return build_monitor(engine, topic, queue=queue, target=target, confidence=confidence, policy=policy,
+                         as_of=as_of).to_dict()
+
+
+async def dashboard(request: Request, engine: EngineDep, _key: Reader, target: TargetQuery = "0.95",
+                    confidence: ConfidenceQuery = 0.95,
+                    page: Annotated[int, Query(ge=1, le=INT64_MAX, description="The page of topics, from 1.")] = 1,
+                    limit: Annotated[int, Query(ge=1, le=DASHBOARD_PAGE_MAX, description="Topics on a page.")]
+                    = DASHBOARD_PAGE,
+                    q: Annotated[str, Query(max_length=TOPIC_LENGTH,
+                                            description="Only topics whose name contains this (ignoring case).")] = "",
+                    judged: Annotated[bool, Query(description="Only topics with at least one judgment.")] = False,
+                    ) -> HTMLResponse:
+    """One page of the topics (the most recently judged first, then those never judged, each by name;
+    ``limit`` a page, links to the next and previous) with each one's status, progress along its newest
+    queue, recall lower bound, last activity, and links to its report and monitor; a filter form on the page
+    sets ``q`` and ``judged``. Server-rendered HTML, no scripts. One render
+    at a time per process, in a worker thread: requests meanwhile for the same page wait for it and share
+    its page; a topic's monitor is reused while the topic is unchanged. A read key suffices; browsers may
+    open ``/?key=KEY`` once (the key is then kept in an HttpOnly cookie for the browser session and the
+    address bar loses it)."""
+    from reviewdepth.report.monitor_render import render_dashboard
+    from reviewdepth.services.monitor import build_dashboard
+
+    state = request.app.state
+    html: str = await state.dashboards.run(
+        (target, confidence, page, limit, q, judged),
+        lambda: render_dashboard(build_dashboard(engine, target=target, confidence=confidence, page=page,
+                                                 limit=limit, cache=state.monitor_cache, name_contains=q,
+                                                 judged_only=judged)))
+    return HTMLResponse(html, headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
+
+
 def add_routes(router: APIRouter) -> None:
-    @router.get("/topics/{topic}/monitor", response_model=schemas.MonitorOut, responses=READ, tags=["report"])
-    def get_monitor(topic: str, engine: EngineDep, _key: Reader, queue: str | None = None,
-                    target: TargetQuery = "0.95", confidence: ConfidenceQuery = 0.95, policy: LabelPolicy = "latest",
-                    as_of: Annotated[int | None, Query(ge=0, le=INT64_MAX, description="Judgment id.")] = None,
-                    ) -> dict[str, Any]:
-        """Can we stop now? The anytime-valid stop signal from the topic's audit stream, valid however often
-        it is asked: status (``stop certified`` / ``continue``), the recall lower bound, documents to go, audit
-        documents still needed, and the one-look tests beside it, each labelled "valid for one look only". The
-        same object as `reviewdepth watch TOPIC --once --format json`. 409 when the audit stream's documents no
-        longer match its stored digest."""
-        from reviewdepth.services.monitor import build_monitor
-
-        return build_monitor(engine, topic, queue=queue, target=target, confidence=confidence, policy=policy,
-                             as_of=as_of).to_dict()
-
-    @router.get("/", response_class=HTMLResponse, tags=["service"],
-                responses={**problem_responses(401, 403, 422),
-                           200: {"description": "The dashboard page.",
-                                 "content": {"text/html": {"schema": {"type": "string"}}}}})
-    async def dashboard(request: Request, engine: EngineDep, _key: Reader, target: TargetQuery = "0.95",
-                  confidence: ConfidenceQuery = 0.95,
-                  page: Annotated[int, Query(ge=1, le=INT64_MAX, description="The page of topics, from 1.")] = 1,
-                  limit: Annotated[int, Query(ge=1, le=DASHBOARD_PAGE_MAX, description="Topics on a page.")]
-                  = DASHBOARD_PAGE,
-                  q: Annotated[str, Query(max_length=TOPIC_LENGTH,
-                                          description="Only topics whose name contains this (ignoring case).")] = "",
-                  judged: Annotated[bool, Query(description="Only topics with at least one judgment.")] = False,
-                  ) -> HTMLResponse:
-        """One page of the topics (the most recently judged first, then those never judged, each by name;
-        ``limit`` a page, links to the next and previous) with each one's status, progress along its newest
-        queue, recall lower bound, last activity, and links to its report and monitor; a filter form on the page
-        sets ``q`` and ``judged``. Server-rendered HTML, no scripts. One render
-        at a time per process, in a worker thread: requests meanwhile for the same page wait for it and share
-        its page; a topic's monitor is reused while the topic is unchanged. A read key suffices; browsers may
-        open ``/?key=KEY`` once (the key is then kept in an HttpOnly cookie for the browser session and the
-        address bar loses it)."""
-        from reviewdepth.report.monitor_render import render_dashboard
-        from reviewdepth.services.monitor import build_dashboard
-
-        state = request.app.state
-        html: str = await state.dashboards.run(
-            (target, confidence, page, limit, q, judged),
-            lambda: render_dashboard(build_dashboard(engine, target=target, confidence=confidence, page=page,
-                                                     limit=limit, cache=state.monitor_cache, name_contains=q,
-                                                     judged_only=judged)))
-        return HTMLResponse(html, headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
+    router.add_api_route("/topics/{topic}/monitor", get_monitor, methods=["GET"], response_model=schemas.MonitorOut,
+                         responses=READ, tags=["report"])
+    router.add_api_route("/", dashboard, methods=["GET"], response_class=HTMLResponse, tags=["service"],
+                         responses={**problem_responses(401, 403, 422),
+                                    200: {"description": "The dashboard page.",
+                                          "content": {"text/html": {"schema": {"type": "string"}}}}})

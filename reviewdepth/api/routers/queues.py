@@ -40,79 +40,86 @@ def ranking_documents(raw: bytes) -> list[RankedDocument]:
     return [RankedDocument(d.doc_id, d.score) for d in ranking.documents]
 
 
+def list_queues(topic: str, engine: EngineDep, _key: Reader) -> dict[str, object]:
+    """The topic's queues, oldest first, each with its size, ordering, source, run tag and stopping point,
+    when it was stored, and whether it is the newest (the queue judgments are served from unless they name
+    another); as ``reviewdepth queue list TOPIC --format json``."""
+    from reviewdepth.services.queues import list_queues as service
+
+    return {"queues": [q.as_dict() for q in service(engine, topic)]}
+
+
+async def put_queue(topic: str, queue: str, request: Request, engine: EngineDep, _key: Writer,
+                    order: Annotated[RunOrder, Query(description="Run files: file order or trec_eval's.")]
+                    = "given") -> dict[str, object]:
+    """Store a ranking as a new queue of the topic: JSON ``{"documents": [...]}`` in rank order, or a
+    TREC/CLEF TAR run of this topic as ``text/plain`` (streamed to disk; millions of lines are fine).
+    All or nothing: a bad line or a duplicate doc id stores nothing."""
+    from reviewdepth.services.judgments import topic_id_of
+    from reviewdepth.services.queues import queue_summary
+    from reviewdepth.services.rankings import store_ranking, store_run_file
+
+    content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if content_type == JSON or content_type.endswith("+json"):
+        raw = await request.body()
+        documents = await run_in_threadpool(ranking_documents, raw)  # up to 16 MiB of JSON: not on the loop
+        await run_in_threadpool(store_ranking, engine, topic, queue, documents)
+    elif content_type in ("text/plain", "application/octet-stream"):
+        from reviewdepth.formats.compressed import DecompressingWriter
+        from reviewdepth.formats.errors import InputError
+
+        await run_in_threadpool(topic_id_of, engine, topic)  # 404 before reading a large body
+        limit = request.app.state.settings.max_decompressed_bytes
+        with tempfile.TemporaryDirectory(prefix="reviewdepth-upload-") as folder:
+            path = Path(folder) / f"{queue.replace('/', '_')[:100] or 'queue'}.run"
+            with path.open("wb") as handle:
+                # gzip is decompressed here, capped, so the reader never sees more than the limit
+                writer = DecompressingWriter(handle, "run", limit)
+                async for chunk in request.stream():
+                    if writer.compressed:  # inflating may take a while: off the event loop
+                        await run_in_threadpool(writer.write, chunk)
+                    else:
+                        writer.write(chunk)
+                writer.close()
+            try:
+                await run_in_threadpool(store_run_file, engine, topic, queue, str(path), order=order)
+            except InputError as exc:  # the reader names the server's temporary file: the client sent "run"
+                if exc.path != str(path):
+                    raise
+                raise InputError("run", exc.line, exc.field, exc.message) from None
+    else:
+        raise ApiProblem(415, f"send the ranking as {JSON} or as a text/plain run file, not "
+                              f"{content_type or 'no content type'!r}")
+    summary = await run_in_threadpool(queue_summary, engine, topic, queue)
+    return json_safe(summary.as_dict())  # type: ignore[no-any-return]
+
+
+def get_queue(topic: str, queue: str, engine: EngineDep, _key: Reader, policy: LabelPolicy = "latest",
+              as_of: str | None = None) -> dict[str, object]:
+    """Size, judged, relevant found, deepest judged rank and trec_eval measures of the stored queue."""
+    from reviewdepth.services.queues import queue_summary
+
+    return json_safe(queue_summary(engine, topic, queue, policy=policy, as_of=as_of).as_dict())  # type: ignore[no-any-return]
+
+
+def get_entries(topic: str, queue: str, engine: EngineDep, _key: Reader,
+                offset: Annotated[int, Query(ge=0)] = 0, limit: Annotated[int, Query(ge=1, le=10_000)] = 100,
+                policy: LabelPolicy = "latest", as_of: str | None = None) -> dict[str, object]:
+    """A page of the ranking, each entry with its current label under the policy."""
+    from reviewdepth.services.rankings import ranking_page
+
+    page = ranking_page(engine, topic, queue, offset=offset, limit=limit, policy=policy, as_of=as_of)
+    return {"topic": topic, "queue": queue, "total": page.total, "offset": page.offset, "limit": limit,
+            "entries": json_safe(page.entries)}
+
+
 def add_routes(router: APIRouter) -> None:
-    @router.get("/topics/{topic}/queues", response_model=schemas.QueueList, responses=READ, tags=["queues"])
-    def list_queues(topic: str, engine: EngineDep, _key: Reader) -> dict[str, object]:
-        """The topic's queues, oldest first, each with its size, ordering, source, run tag and stopping point,
-        when it was stored, and whether it is the newest (the queue judgments are served from unless they name
-        another); as ``reviewdepth queue list TOPIC --format json``."""
-        from reviewdepth.services.queues import list_queues as service
-
-        return {"queues": [q.as_dict() for q in service(engine, topic)]}
-
-    @router.put("/topics/{topic}/queues/{queue}", status_code=201, response_model=schemas.QueueSummaryOut,
-                responses={**WRITE, **problem_responses(415)}, tags=["queues"], openapi_extra=RANKING_BODY)
-    async def put_queue(topic: str, queue: str, request: Request, engine: EngineDep, _key: Writer,
-                        order: Annotated[RunOrder, Query(description="Run files: file order or trec_eval's.")]
-                        = "given") -> dict[str, object]:
-        """Store a ranking as a new queue of the topic: JSON ``{"documents": [...]}`` in rank order, or a
-        TREC/CLEF TAR run of this topic as ``text/plain`` (streamed to disk; millions of lines are fine).
-        All or nothing: a bad line or a duplicate doc id stores nothing."""
-        from reviewdepth.services.judgments import topic_id_of
-        from reviewdepth.services.queues import queue_summary
-        from reviewdepth.services.rankings import store_ranking, store_run_file
-
-        content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
-        if content_type == JSON or content_type.endswith("+json"):
-            raw = await request.body()
-            documents = await run_in_threadpool(ranking_documents, raw)  # up to 16 MiB of JSON: not on the loop
-            await run_in_threadpool(store_ranking, engine, topic, queue, documents)
-        elif content_type in ("text/plain", "application/octet-stream"):
-            from reviewdepth.formats.compressed import DecompressingWriter
-            from reviewdepth.formats.errors import InputError
-
-            await run_in_threadpool(topic_id_of, engine, topic)  # 404 before reading a large body
-            limit = request.app.state.settings.max_decompressed_bytes
-            with tempfile.TemporaryDirectory(prefix="reviewdepth-upload-") as folder:
-                path = Path(folder) / f"{queue.replace('/', '_')[:100] or 'queue'}.run"
-                with path.open("wb") as handle:
-                    # gzip is decompressed here, capped, so the reader never sees more than the limit
-                    writer = DecompressingWriter(handle, "run", limit)
-                    async for chunk in request.stream():
-                        if writer.compressed:  # inflating may take a while: off the event loop
-                            await run_in_threadpool(writer.write, chunk)
-                        else:
-                            writer.write(chunk)
-                    writer.close()
-                try:
-                    await run_in_threadpool(store_run_file, engine, topic, queue, str(path), order=order)
-                except InputError as exc:  # the reader names the server's temporary file: the client sent "run"
-                    if exc.path != str(path):
-                        raise
-                    raise InputError("run", exc.line, exc.field, exc.message) from None
-        else:
-            raise ApiProblem(415, f"send the ranking as {JSON} or as a text/plain run file, not "
-                                  f"{content_type or 'no content type'!r}")
-        summary = await run_in_threadpool(queue_summary, engine, topic, queue)
-        return json_safe(summary.as_dict())  # type: ignore[no-any-return]
-
-    @router.get("/topics/{topic}/queues/{queue}", response_model=schemas.QueueSummaryOut, responses=READ,
-                tags=["queues"])
-    def get_queue(topic: str, queue: str, engine: EngineDep, _key: Reader, policy: LabelPolicy = "latest",
-                  as_of: str | None = None) -> dict[str, object]:
-        """Size, judged, relevant found, deepest judged rank and trec_eval measures of the stored queue."""
-        from reviewdepth.services.queues import queue_summary
-
-        return json_safe(queue_summary(engine, topic, queue, policy=policy, as_of=as_of).as_dict())  # type: ignore[no-any-return]
-
-    @router.get("/topics/{topic}/queues/{queue}/entries", response_model=schemas.EntryPage, responses=READ,
-                tags=["queues"])
-    def get_entries(topic: str, queue: str, engine: EngineDep, _key: Reader,
-                    offset: Annotated[int, Query(ge=0)] = 0, limit: Annotated[int, Query(ge=1, le=10_000)] = 100,
-                    policy: LabelPolicy = "latest", as_of: str | None = None) -> dict[str, object]:
-        """A page of the ranking, each entry with its current label under the policy."""
-        from reviewdepth.services.rankings import ranking_page
-
-        page = ranking_page(engine, topic, queue, offset=offset, limit=limit, policy=policy, as_of=as_of)
-        return {"topic": topic, "queue": queue, "total": page.total, "offset": page.offset, "limit": limit,
-                "entries": json_safe(page.entries)}
+    router.add_api_route("/topics/{topic}/queues", list_queues, methods=["GET"], response_model=schemas.QueueList,
+                         responses=READ, tags=["queues"])
+    router.add_api_route("/topics/{topic}/queues/{queue}", put_queue, methods=["PUT"], status_code=201,
+                         response_model=schemas.QueueSummaryOut, responses={**WRITE, **problem_responses(415)},
+                         tags=["queues"], openapi_extra=RANKING_BODY)
+    router.add_api_route("/topics/{topic}/queues/{queue}", get_queue, methods=["GET"],
+                         response_model=schemas.QueueSummaryOut, responses=READ, tags=["queues"])
+    router.add_api_route("/topics/{topic}/queues/{queue}/entries", get_entries, methods=["GET"],
+                         response_model=schemas.EntryPage, responses=READ, tags=["queues"])

@@ -29,62 +29,65 @@ PLOT_CONTENT: dict[int | str, dict[str, Any]] = {200: {
                 "image/png": {"schema": {"type": "string", "format": "binary"}}}}}
 
 
+async def get_report(topic: str, request: Request, engine: EngineDep, _key: Reader, queue: str | None = None,
+                     target: Annotated[list[Target] | None, Query(
+                         description="Target recall in (0, 1], as a decimal; repeat.", max_length=20)] = None,
+                     confidence: ConfidenceQuery = 0.95, interval: Annotated[ReportInterval, Query(
+                         description="hypergeometric (exact, default) or clopper-pearson.")] = "hypergeometric",
+                     policy: LabelPolicy = "latest",
+                     as_of: AsOfId = None, target_rule: TargetRule = "ceil",
+                     relevant: Annotated[int | None, Query(ge=0, description="|R| when known.")] = None,
+                     independent: Annotated[bool | None, Query(
+                         description="Whether reviewers screened independently (stated, for PRISMA).")] = None,
+                     format: Annotated[Literal["json", "html", "csv"] | None, Query(
+                         description="The format, overriding the Accept header (for links).")] = None,
+                     ) -> Response:
+    """How deep to review for each target recall, how sure that is, and the stopping evidence: the same
+    bytes as `reviewdepth report --format json`; ``Accept: text/html`` (or ``format=html``, as the
+    dashboard links it) gives the HTML report, ``text/csv`` (``format=csv``) the CSV. One report or chart
+    is computed at a time per process, in a worker thread (`api/single_flight.py`): identical requests
+    meanwhile share it, others wait, so the memory held is one report's at a time."""
+    from reviewdepth.report.render import render
+    from reviewdepth.services.report import DEFAULT_TARGETS, ReportOptions, build_report
+
+    accept = request.headers.get("accept", "") if format is None else {"json": JSON, "html": "text/html",
+                                                                        "csv": "text/csv"}[format]
+    media = ("text/html; charset=utf-8" if "text/html" in accept and JSON not in accept else
+             "text/csv; charset=utf-8" if "text/csv" in accept and JSON not in accept else JSON)
+    options = ReportOptions(
+        queue=queue, targets=target or DEFAULT_TARGETS, confidence=confidence, interval=interval,
+        policy=policy, as_of=as_of, target_rule=target_rule, known_relevant=relevant, independent=independent)
+
+    fmt: Literal["json", "html", "csv"] = ("html" if media.startswith("text/html") else
+                                           "csv" if media.startswith("text/csv") else "json")
+
+    def rendered() -> bytes | str:
+        # the renderers `reviewdepth report --format` uses (`report.render.RENDERERS`)
+        return render(build_report(engine, topic, options), fmt)
+
+    key = ("report", topic, queue, tuple(target or ()), confidence, interval, policy, as_of, target_rule,
+           relevant, independent, media)
+    return Response(await request.app.state.renders.run(key, rendered), media_type=media)
+
+
+async def get_plot(topic: str, kind: ChartKind, fmt: ChartFormat, request: Request, engine: EngineDep,
+                   _key: Reader, queue: str | None = None, policy: LabelPolicy = "latest",
+                   as_of: AsOfId = None) -> Response:
+    """Recall against depth (``gain``) or precision-recall (``pr``), as SVG or PNG: the chart `reviewdepth
+    plot` writes (one report or chart at a time per process, as the report)."""
+    from reviewdepth.services.plots import build_plot
+
+    try:
+        chart = await request.app.state.renders.run(
+            ("plot", topic, kind, fmt, queue, policy, as_of),
+            lambda: build_plot(engine, topic, kind, fmt, queue=queue, policy=policy, as_of=as_of))
+    except ImportError as exc:
+        raise ApiProblem(501, f"plots need matplotlib on the server: {exc}") from None
+    return Response(chart.content, media_type=chart.media_type)
+
+
 def add_routes(router: APIRouter) -> None:
-    @router.get("/topics/{topic}/report", response_class=Response, responses={**READ, **report_content()},
-                tags=["report"])
-    async def get_report(topic: str, request: Request, engine: EngineDep, _key: Reader, queue: str | None = None,
-                   target: Annotated[list[Target] | None, Query(
-                       description="Target recall in (0, 1], as a decimal; repeat.", max_length=20)] = None,
-                   confidence: ConfidenceQuery = 0.95, interval: Annotated[ReportInterval, Query(
-                       description="hypergeometric (exact, default) or clopper-pearson.")] = "hypergeometric",
-                   policy: LabelPolicy = "latest",
-                   as_of: AsOfId = None, target_rule: TargetRule = "ceil",
-                   relevant: Annotated[int | None, Query(ge=0, description="|R| when known.")] = None,
-                   independent: Annotated[bool | None, Query(
-                       description="Whether reviewers screened independently (stated, for PRISMA).")] = None,
-                   format: Annotated[Literal["json", "html", "csv"] | None, Query(
-                       description="The format, overriding the Accept header (for links).")] = None,
-                   ) -> Response:
-        """How deep to review for each target recall, how sure that is, and the stopping evidence: the same
-        bytes as `reviewdepth report --format json`; ``Accept: text/html`` (or ``format=html``, as the
-        dashboard links it) gives the HTML report, ``text/csv`` (``format=csv``) the CSV. One report or chart
-        is computed at a time per process, in a worker thread (`api/single_flight.py`): identical requests
-        meanwhile share it, others wait, so the memory held is one report's at a time."""
-        from reviewdepth.report.render import render
-        from reviewdepth.services.report import DEFAULT_TARGETS, ReportOptions, build_report
-
-        accept = request.headers.get("accept", "") if format is None else {"json": JSON, "html": "text/html",
-                                                                            "csv": "text/csv"}[format]
-        media = ("text/html; charset=utf-8" if "text/html" in accept and JSON not in accept else
-                 "text/csv; charset=utf-8" if "text/csv" in accept and JSON not in accept else JSON)
-        options = ReportOptions(
-            queue=queue, targets=target or DEFAULT_TARGETS, confidence=confidence, interval=interval,
-            policy=policy, as_of=as_of, target_rule=target_rule, known_relevant=relevant, independent=independent)
-
-        fmt: Literal["json", "html", "csv"] = ("html" if media.startswith("text/html") else
-                                               "csv" if media.startswith("text/csv") else "json")
-
-        def rendered() -> bytes | str:
-            # the renderers `reviewdepth report --format` uses (`report.render.RENDERERS`)
-            return render(build_report(engine, topic, options), fmt)
-
-        key = ("report", topic, queue, tuple(target or ()), confidence, interval, policy, as_of, target_rule,
-               relevant, independent, media)
-        return Response(await request.app.state.renders.run(key, rendered), media_type=media)
-
-    @router.get("/topics/{topic}/plots/{kind}.{fmt}", response_class=Response,
-                responses={**READ, **PLOT_CONTENT, **problem_responses(501)}, tags=["report"])
-    async def get_plot(topic: str, kind: ChartKind, fmt: ChartFormat, request: Request, engine: EngineDep,
-                       _key: Reader, queue: str | None = None, policy: LabelPolicy = "latest",
-                       as_of: AsOfId = None) -> Response:
-        """Recall against depth (``gain``) or precision-recall (``pr``), as SVG or PNG: the chart `reviewdepth
-        plot` writes (one report or chart at a time per process, as the report)."""
-        from reviewdepth.services.plots import build_plot
-
-        try:
-            chart = await request.app.state.renders.run(
-                ("plot", topic, kind, fmt, queue, policy, as_of),
-                lambda: build_plot(engine, topic, kind, fmt, queue=queue, policy=policy, as_of=as_of))
-        except ImportError as exc:
-            raise ApiProblem(501, f"plots need matplotlib on the server: {exc}") from None
-        return Response(chart.content, media_type=chart.media_type)
+    router.add_api_route("/topics/{topic}/report", get_report, methods=["GET"], response_class=Response,
+                         responses={**READ, **report_content()}, tags=["report"])
+    router.add_api_route("/topics/{topic}/plots/{kind}.{fmt}", get_plot, methods=["GET"], response_class=Response,
+                         responses={**READ, **PLOT_CONTENT, **problem_responses(501)}, tags=["report"])

@@ -15,22 +15,27 @@ from reviewdepth.api.routers.common import AUTH
 from reviewdepth.services.keys import KeyRecord
 
 
+async def health(request: Request, database: Annotated[bool, Query(description=(
+        "Also check that the database answers and is at the latest schema (503 if not): the container "
+        "health check."))] = False) -> schemas.Health:
+    """Liveness, and with ``database=true`` readiness: no key needed. Plain liveness is answered on the event
+    loop, so a threadpool busy with long requests does not delay it; the database check runs in a thread."""
+    if database:
+        from reviewdepth.services.database import database_problem
+
+        problem = await run_in_threadpool(database_problem, request.app.state.engine)
+        if problem is not None:
+            raise ApiProblem(503, problem)
+    return schemas.Health(status="ok", version=__version__)
+
+
+def whoami(key: Annotated[KeyRecord, Depends(current_key)]) -> dict[str, object]:
+    """The key the request was made with (its reviewer and scope)."""
+    return key.as_dict()
+
+
 def add_routes(router: APIRouter) -> None:
-    @router.get("/health", response_model=schemas.Health, tags=["service"], responses=problem_responses(503))
-    async def health(request: Request, database: Annotated[bool, Query(description=(
-            "Also check that the database answers and is at the latest schema (503 if not): the container "
-            "health check."))] = False) -> schemas.Health:
-        """Liveness, and with ``database=true`` readiness: no key needed. Plain liveness is answered on the event
-        loop, so a threadpool busy with long requests does not delay it; the database check runs in a thread."""
-        if database:
-            from reviewdepth.services.database import database_problem
-
-            problem = await run_in_threadpool(database_problem, request.app.state.engine)
-            if problem is not None:
-                raise ApiProblem(503, problem)
-        return schemas.Health(status="ok", version=__version__)
-
-    @router.get("/whoami", response_model=schemas.KeyOut, responses=AUTH, tags=["service"])
-    def whoami(key: Annotated[KeyRecord, Depends(current_key)]) -> dict[str, object]:
-        """The key the request was made with (its reviewer and scope)."""
-        return key.as_dict()
+    router.add_api_route("/health", health, methods=["GET"], response_model=schemas.Health, tags=["service"],
+                         responses=problem_responses(503))
+    router.add_api_route("/whoami", whoami, methods=["GET"], response_model=schemas.KeyOut, responses=AUTH,
+                         tags=["service"])

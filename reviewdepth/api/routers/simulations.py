@@ -191,41 +191,48 @@ def queued(job: JobRecord, request: Request, response: Response) -> dict[str, An
     return job.as_dict()
 
 
+def post_simulation(body: SimulationIn, request: Request, response: Response, engine: EngineDep,
+                    key: Writer) -> dict[str, Any]:
+    """Replay the store's fully judged topics under a sampling design, ``replicates`` seeded times each, and
+    measure every rule: failure rate (stops with recall below the target) with its Clopper–Pearson interval,
+    recall at stop, cost against the oracle depth. Answers 202 at once with the queued job (``Location``:
+    its URL); poll ``GET /simulations/{id}``. A bad plan, an unknown topic or one that is not fully judged is
+    refused here (422/404) and no job is stored."""
+    from reviewdepth.services.simulation_jobs import SimulationRequest, create_job
+
+    simulation = SimulationRequest(
+        topics=tuple(body.topics), design=body.design.kind, sample_size=body.design.sample_size,
+        every=body.design.every, rules=tuple(body.rules), target=body.target, confidence=body.confidence,
+        looks=body.looks, replicates=body.replicates, seed=body.seed)
+    return queued(create_job(engine, simulation, reviewer=key.reviewer, key_id=key.id), request, response)
+
+
+def rerun_simulation(job_id: JobId, request: Request, response: Response, engine: EngineDep,
+                     key: Writer) -> dict[str, Any]:
+    """Run an ``interrupted`` job again, from the start (a server that stopped while the job was queued or
+    running marks it so): 202 with the job, queued again; 409 for a job in any other status. Only the key
+    that posted the job, or an admin key, may (404 for any other)."""
+    from reviewdepth.services.simulation_jobs import rerun_job
+
+    return queued(rerun_job(engine, job_id, viewer=key), request, response)
+
+
+def get_simulation(job_id: JobId, engine: EngineDep, key: Reader) -> dict[str, Any]:
+    """A simulation job: ``queued``, ``running`` (with progress), ``done`` (with the report: the object of
+    ``reviewdepth simulate --format json``), ``failed`` (with the one-line reason) or ``interrupted`` (the
+    server stopped before it finished: ``POST /simulations/{id}/rerun``). Only the key that posted the job,
+    or an admin key, sees it (404 for any other, as for an unknown id)."""
+    from reviewdepth.services.simulation_jobs import get_job
+
+    return get_job(engine, job_id, viewer=key).as_dict()
+
+
 def add_routes(router: APIRouter) -> None:
-    @router.post("/simulations", status_code=202, response_model=SimulationJobOut, tags=["simulations"],
-                 responses={**AUTH, **problem_responses(404, 409, 413, 422)})
-    def post_simulation(body: SimulationIn, request: Request, response: Response, engine: EngineDep,
-                        key: Writer) -> dict[str, Any]:
-        """Replay the store's fully judged topics under a sampling design, ``replicates`` seeded times each, and
-        measure every rule: failure rate (stops with recall below the target) with its Clopper–Pearson interval,
-        recall at stop, cost against the oracle depth. Answers 202 at once with the queued job (``Location``:
-        its URL); poll ``GET /simulations/{id}``. A bad plan, an unknown topic or one that is not fully judged is
-        refused here (422/404) and no job is stored."""
-        from reviewdepth.services.simulation_jobs import SimulationRequest, create_job
-
-        simulation = SimulationRequest(
-            topics=tuple(body.topics), design=body.design.kind, sample_size=body.design.sample_size,
-            every=body.design.every, rules=tuple(body.rules), target=body.target, confidence=body.confidence,
-            looks=body.looks, replicates=body.replicates, seed=body.seed)
-        return queued(create_job(engine, simulation, reviewer=key.reviewer, key_id=key.id), request, response)
-
-    @router.post("/simulations/{job_id}/rerun", status_code=202, response_model=SimulationJobOut,
-                 tags=["simulations"], responses={**AUTH, **problem_responses(404, 409, 422)})
-    def rerun_simulation(job_id: JobId, request: Request, response: Response, engine: EngineDep,
-                         key: Writer) -> dict[str, Any]:
-        """Run an ``interrupted`` job again, from the start (a server that stopped while the job was queued or
-        running marks it so): 202 with the job, queued again; 409 for a job in any other status. Only the key
-        that posted the job, or an admin key, may (404 for any other)."""
-        from reviewdepth.services.simulation_jobs import rerun_job
-
-        return queued(rerun_job(engine, job_id, viewer=key), request, response)
-
-    @router.get("/simulations/{job_id}", response_model=SimulationJobOut, responses=READ, tags=["simulations"])
-    def get_simulation(job_id: JobId, engine: EngineDep, key: Reader) -> dict[str, Any]:
-        """A simulation job: ``queued``, ``running`` (with progress), ``done`` (with the report: the object of
-        ``reviewdepth simulate --format json``), ``failed`` (with the one-line reason) or ``interrupted`` (the
-        server stopped before it finished: ``POST /simulations/{id}/rerun``). Only the key that posted the job,
-        or an admin key, sees it (404 for any other, as for an unknown id)."""
-        from reviewdepth.services.simulation_jobs import get_job
-
-        return get_job(engine, job_id, viewer=key).as_dict()
+    router.add_api_route("/simulations", post_simulation, methods=["POST"], status_code=202,
+                         response_model=SimulationJobOut, tags=["simulations"],
+                         responses={**AUTH, **problem_responses(404, 409, 413, 422)})
+    router.add_api_route("/simulations/{job_id}/rerun", rerun_simulation, methods=["POST"], status_code=202,
+                         response_model=SimulationJobOut, tags=["simulations"],
+                         responses={**AUTH, **problem_responses(404, 409, 422)})
+    router.add_api_route("/simulations/{job_id}", get_simulation, methods=["GET"], response_model=SimulationJobOut,
+                         responses=READ, tags=["simulations"])

@@ -14,63 +14,70 @@ from reviewdepth.api.routers.common import AUTH, READ, ConfidenceQuery, EngineDe
 STATUS_LIMIT = 200
 
 
+def create_topic(body: schemas.TopicIn, response: Response, engine: EngineDep, _key: Writer) -> dict[str, object]:
+    """Create a topic (an information need), optionally with N, the size of its collection."""
+    from reviewdepth.services.topics import create_topic as service
+
+    record = service(engine, body.name, body.population_size)
+    if body.screening_order != "queue":
+        from reviewdepth.services.topics import declare_screening_order as declare_order
+
+        record = declare_order(engine, record.name, body.screening_order)
+    response.headers["Location"] = f"/topics/{quote(record.name, safe='')}"
+    return record.as_dict()
+
+
+def list_topics(request: Request, engine: EngineDep, _key: Reader, offset: Annotated[int, Query(ge=0)] = 0,
+                limit: Annotated[int | None, Query(ge=1, le=10_000, description="Topics per page (default "
+                                                   "1000; with status=true at most 200 are returned).")] = None,
+                status: Annotated[bool, Query(description="Also each topic's status (the dashboard's); at "
+                                                          "most 200 topics then.")] = False,
+                target: TargetQuery = "0.95", confidence: ConfidenceQuery = 0.95) -> dict[str, object]:
+    """The topics in creation order, each with its queues, judgments logged and last judgment time, and its
+    newest queue's size, reviewed set (as the report counts it) and relevant documents in it; with
+    ``status=true`` also its status word and line at ``target`` and ``confidence`` (a page is then at most
+    200 topics: each status is a monitor, cached while the topic is unchanged); the rows of ``reviewdepth
+    topics --format json``."""
+    from reviewdepth.services.monitor import topic_statuses
+    from reviewdepth.services.topics import list_topics as service
+
+    if limit is None:
+        limit = 1000
+    if status:
+        limit = min(limit, STATUS_LIMIT)  # a page of at most 200 with statuses (stated in the document)
+    records = service(engine, offset=offset, limit=limit)
+    if status:
+        found = topic_statuses(engine, [t.name for t in records], target=target, confidence=confidence,
+                               cache=request.app.state.monitor_cache)
+        for record in records:
+            record.status, record.status_text = found.get(record.name, (None, None))
+    return {"topics": [t.as_dict() for t in records]}
+
+
+def get_topic(topic: str, engine: EngineDep, _key: Reader) -> dict[str, object]:
+    """One topic, described as in the list."""
+    from reviewdepth.services.topics import get_topic as service
+
+    return service(engine, topic).as_dict()
+
+
+def declare_screening_order(topic: str, body: schemas.ScreeningOrderIn, engine: EngineDep,
+                            _key: Writer) -> dict[str, object]:
+    """Declare how the team screens the topic: ``random`` (a uniformly random order fixed before screening;
+    the screened set is then a random sample of the queue and every estimate from it says so) or ``queue``
+    (the default). ``reviewdepth screening-order TOPIC random``; never guessed from the data."""
+    from reviewdepth.services.topics import declare_screening_order as service
+
+    return service(engine, topic, body.screening_order).as_dict()
+
+
 def add_routes(router: APIRouter) -> None:
-    @router.post("/topics", status_code=201, response_model=schemas.TopicOut, tags=["topics"],
-                 responses={**AUTH, **problem_responses(409, 413, 422)})
-    def create_topic(body: schemas.TopicIn, response: Response, engine: EngineDep, _key: Writer) -> dict[str, object]:
-        """Create a topic (an information need), optionally with N, the size of its collection."""
-        from reviewdepth.services.topics import create_topic as service
-
-        record = service(engine, body.name, body.population_size)
-        if body.screening_order != "queue":
-            from reviewdepth.services.topics import declare_screening_order
-
-            record = declare_screening_order(engine, record.name, body.screening_order)
-        response.headers["Location"] = f"/topics/{quote(record.name, safe='')}"
-        return record.as_dict()
-
-    @router.get("/topics", response_model=schemas.TopicList, responses=problem_responses(401, 403, 422),
-                tags=["topics"])
-    def list_topics(request: Request, engine: EngineDep, _key: Reader, offset: Annotated[int, Query(ge=0)] = 0,
-                    limit: Annotated[int | None, Query(ge=1, le=10_000, description="Topics per page (default "
-                                                       "1000; with status=true at most 200 are returned).")] = None,
-                    status: Annotated[bool, Query(description="Also each topic's status (the dashboard's); at "
-                                                              "most 200 topics then.")] = False,
-                    target: TargetQuery = "0.95", confidence: ConfidenceQuery = 0.95) -> dict[str, object]:
-        """The topics in creation order, each with its queues, judgments logged and last judgment time, and its
-        newest queue's size, reviewed set (as the report counts it) and relevant documents in it; with
-        ``status=true`` also its status word and line at ``target`` and ``confidence`` (a page is then at most
-        200 topics: each status is a monitor, cached while the topic is unchanged); the rows of ``reviewdepth
-        topics --format json``."""
-        from reviewdepth.services.monitor import topic_statuses
-        from reviewdepth.services.topics import list_topics as service
-
-        if limit is None:
-            limit = 1000
-        if status:
-            limit = min(limit, STATUS_LIMIT)  # a page of at most 200 with statuses (stated in the document)
-        records = service(engine, offset=offset, limit=limit)
-        if status:
-            found = topic_statuses(engine, [t.name for t in records], target=target, confidence=confidence,
-                                   cache=request.app.state.monitor_cache)
-            for record in records:
-                record.status, record.status_text = found.get(record.name, (None, None))
-        return {"topics": [t.as_dict() for t in records]}
-
-    @router.get("/topics/{topic}", response_model=schemas.TopicOut, responses=READ, tags=["topics"])
-    def get_topic(topic: str, engine: EngineDep, _key: Reader) -> dict[str, object]:
-        """One topic, described as in the list."""
-        from reviewdepth.services.topics import get_topic as service
-
-        return service(engine, topic).as_dict()
-
-    @router.put("/topics/{topic}/screening-order", response_model=schemas.TopicOut, tags=["topics"],
-                responses={**AUTH, **problem_responses(404, 413, 422)})
-    def declare_screening_order(topic: str, body: schemas.ScreeningOrderIn, engine: EngineDep,
-                                _key: Writer) -> dict[str, object]:
-        """Declare how the team screens the topic: ``random`` (a uniformly random order fixed before screening;
-        the screened set is then a random sample of the queue and every estimate from it says so) or ``queue``
-        (the default). ``reviewdepth screening-order TOPIC random``; never guessed from the data."""
-        from reviewdepth.services.topics import declare_screening_order as service
-
-        return service(engine, topic, body.screening_order).as_dict()
+    router.add_api_route("/topics", create_topic, methods=["POST"], status_code=201, response_model=schemas.TopicOut,
+                         tags=["topics"], responses={**AUTH, **problem_responses(409, 413, 422)})
+    router.add_api_route("/topics", list_topics, methods=["GET"], response_model=schemas.TopicList,
+                         responses=problem_responses(401, 403, 422), tags=["topics"])
+    router.add_api_route("/topics/{topic}", get_topic, methods=["GET"], response_model=schemas.TopicOut,
+                         responses=READ, tags=["topics"])
+    router.add_api_route("/topics/{topic}/screening-order", declare_screening_order, methods=["PUT"],
+                         response_model=schemas.TopicOut, tags=["topics"],
+                         responses={**AUTH, **problem_responses(404, 413, 422)})
