@@ -3,12 +3,24 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from reviewdepth.estimation.assessment import AnswerStatus, Basis, Headline, NextStep, ReachedBy
 
-if TYPE_CHECKING:
-    from reviewdepth.report.model import CertifyCost
+
+class CertifyCost(Protocol):
+    """What the wording reads of a certification cost (`reviewdepth.report.model.CertifyCost`, which imports this
+    module: a protocol here keeps the two from importing each other)."""
+
+    @property
+    def expected(self) -> float | None: ...
+    @property
+    def low(self) -> float: ...
+    @property
+    def high(self) -> float: ...
+    @property
+    def source(self) -> str: ...
+
 
 # a stopping rule's kind (`reviewdepth.estimation.rules.KINDS`) in words, wherever a report prints it, and in the
 # terminal's short form (its table must fit 80 columns)
