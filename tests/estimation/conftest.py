@@ -1,7 +1,12 @@
-"""The real CLEF TAR 2019 topic in tests/data/clef2019 as a fully judged queue (tests/data/README.md)."""
+"""The real CLEF TAR 2019 topic in tests/data/clef2019 as a fully judged queue (tests/data/README.md).
+
+The coverage and live-review simulations live in bench/ (they are not shipped in the wheel): their tests import
+them from there, so bench/ goes on the path here. Only bench/ itself: the checkout's root would shadow the
+installed package (whose ``reviewdepth.cli`` is the checkout's ``cli/``)."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +17,9 @@ from reviewdepth.formats.clef import read_clef_run
 from reviewdepth.formats.trec import read_qrels
 
 CLEF2019 = Path(__file__).resolve().parents[1] / "data" / "clef2019"
+BENCH = str(Path(__file__).resolve().parents[2] / "bench")
+if BENCH not in sys.path:
+    sys.path.insert(0, BENCH)
 
 
 @pytest.fixture(scope="session")

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import math
 
+import coverage_simulation as sim  # bench/coverage_simulation.py, not shipped (tests/estimation/conftest.py)
 import numpy as np
 import pytest
 
-from bench import coverage_simulation as sim
 from reviewdepth.estimation.intervals import proportion_interval
 
 REPS = 2000

@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 import pytest
+from live_review_simulation import TARGET, CellResult, Count, Truth, needed_for, rates, simulate_cell
 
-from bench.live_review_simulation import TARGET, CellResult, Count, Truth, needed_for, rates, simulate_cell
 from reviewdepth.formats.clef import read_clef_run
 from reviewdepth.formats.trec import read_qrels
 
