@@ -54,7 +54,14 @@ from reviewdepth.report.model import (
     StoppingRow,
     Summary,
 )
-from reviewdepth.report.monitor_model import MonitorReport
+from reviewdepth.report.monitor_model import (
+    MonitorAudit,
+    MonitorFixedLook,
+    MonitorNeeded,
+    MonitorReport,
+    MonitorToGo,
+    OneLookRule,
+)
 from reviewdepth.report.prisma_model import PrismaCounts
 from reviewdepth.report.status_model import Status, StatusFigure, TopicStatus
 from reviewdepth.report.tar_model import TarEvaluation
@@ -251,7 +258,9 @@ SECTION_NAMES: dict[type[Any], str] = {
     PrecisionRecall: "ReportPrecisionRecall", PairAgreement: "PairAgreementOut", Agreement: "AgreementOut",
     QcSample: "QcOut", ReviewQuality: "ReportReviewQuality", PrismaCounts: "ReportPrisma", FloorFigure: "ReportFloor",
     CertifyCost: "ReportCertify", SamplePlan: "ElusionPlanOut", TopicStatus: "TopicStatusOut",
-    StatusFigure: "StatusFigureOut", DepthRow: "TargetAnswer"}
+    StatusFigure: "StatusFigureOut", DepthRow: "TargetAnswer", MonitorAudit: "MonitorAuditOut",
+    MonitorToGo: "MonitorToGoOut", MonitorNeeded: "MonitorNeededOut", MonitorFixedLook: "FixedLookOut",
+    OneLookRule: "OneLookRuleOut"}
 # what the generated models cannot know: a field's schema stated for the document (filled below, where it is built)
 SECTION_OVERRIDES: dict[type[Any], dict[str, Any]] = {TopicStatus: {"status": Status}}
 SECTION_DESCRIPTIONS: dict[type[Any], dict[str, str]] = {
@@ -554,59 +563,6 @@ class NextOut(BaseModel):
     documents: list[ServedDocumentOut]  # type: ignore[valid-type]
 
 
-class MonitorAuditOut(BaseModel):
-    stream_id: int
-    seed: int
-    population_size: int
-    position: int
-    served: int
-    judged: int = Field(description="m: the judged prefix of the audit permutation (the evidence).")
-    relevant: int = Field(description="Relevant documents among them.")
-    outside_reviewed: int = Field(description="Of them, the documents outside the reviewed set.")
-    relevant_outside_reviewed: int = Field(description="x: relevant audit documents outside the reviewed set.")
-    pending: int = Field(description="Served or passed audit documents still waiting for a judgment.")
-    pending_documents: list[str] = Field(description="The first of them (at most 20), in permutation order.")
-    description: str
-
-
-class MonitorToGoOut(BaseModel):
-    estimate: int | None = Field(description="More documents along the queue by the point estimate.")
-    bound: int | None = Field(description="More documents along the queue by which the stop is certified "
-                                          "(null: not within this queue).")
-    depth_estimate: int | None
-    depth_bound: int | None
-    within_queue: bool
-    text: str
-
-
-class MonitorNeededOut(BaseModel):
-    more: int | None = Field(description="Further audit documents that certify the present reviewed set if they "
-                                         "keep the present yield (null: none would).")
-    to_judge: int | None = Field(description="Of those, the expected number needing a judgment.")
-    text: str
-
-
-class FixedLookOut(BaseModel):
-    missed_upper: int
-    recall_lower: float
-    certified: bool
-    label: Literal["valid for one look only"]
-
-
-class OneLookRuleOut(BaseModel):
-    rule: str
-    kind: str
-    target: str
-    stop_now: bool | None
-    stop_depth: int | None
-    certifies: str
-    guarantee: str
-    reason: str
-    label: Literal["valid for one look only"]
-    stop_label: str = Field(description="stop_now in words: yes / no / — (not applicable); a rule with no guarantee "
-                                        "says so: \"yes (heuristic, no guarantee)\".")
-
-
 # the report's and the monitor's (`TopicStatus.as_dict`, `chain_head_at`): generated from the report's sections
 ChainHeadOut = section_model(ChainHead)
 StatusFigureOut = section_model(StatusFigure)
@@ -614,9 +570,8 @@ TopicStatusOut = section_model(TopicStatus)
 
 
 MonitorOut = dataclass_model(MonitorReport, name="MonitorOut", override={
-    "status": Literal["stop certified", "continue"], "audit": MonitorAuditOut | None, "to_go": MonitorToGoOut,
-    "audit_needed": MonitorNeededOut, "fixed_look": FixedLookOut, "one_look_rules": list[OneLookRuleOut],
-    "judgment_chain_head": ChainHeadOut, "topic_status": TopicStatusOut}, describe={
+    "status": Literal["stop certified", "continue"], "judgment_chain_head": ChainHeadOut,
+    "topic_status": TopicStatusOut}, describe={
     "queue": "The current queue (the named one, else the topic's newest).",
     "recall_lower": "The anytime-valid recall lower bound of the reviewed set.",
     "reviewed": "|S|: the union of every queue's reviewed prefix, within the population.",

@@ -70,6 +70,7 @@ one fixed m: valid for a single look only — repeated after every batch its err
 
 from __future__ import annotations
 
+import enum
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -252,6 +253,42 @@ class FixedLook:
     label: str = "valid for one look only"
 
 
+class MonitorNote(enum.Enum):
+    """What a reader of the monitor should know beside its figures, as a code (`reviewdepth.report.wording.
+    monitor_note` says it, with the counts the monitor's report carries)."""
+
+    TARGET_ONE = "target one"  # a target of 1 certifies only with no relevant document left outside
+    NO_AUDIT_JUDGED = "no audit judged"
+    OUTSIDE_POPULATION = "outside population"  # relevant documents judged outside the audit's population
+    COLLECTION_LARGER = "collection larger"  # the topic's collection is larger than the audited population
+    PAST_AUDIT = "past audit"  # as of a past judgment: the stream's position is the present one
+    JOINED_QUEUES = "joined queues"  # the reviewed set joins several queues' prefixes
+    OUT_OF_ORDER = "out of order"  # documents of the current queue reviewed out of queue order
+
+
+class MonitorStep(enum.Enum):
+    """What the team should do next by the monitor (`reviewdepth.report.wording.monitor_step` says it)."""
+
+    SAMPLES_ONE_LOOK = "samples one look"  # no stream; the random samples bound recall for one look
+    START_STREAM = "start stream"
+    JUDGE_PENDING = "judge pending"  # audit documents served and not yet judged: the evidence stops there
+    STOP = "stop"
+    QUEUE_DONE = "queue done"  # the queue is reviewed to its end and the audit still does not certify
+    REVIEW_ON = "review on"
+
+
+def monitor_step(certified: bool, has_audit: bool, pending: int, queue_done: bool, sampled: bool) -> MonitorStep:
+    """The next step: with no audit stream, start one (or, when random samples bound recall for one look, plan
+    from them); judge the audit documents waiting; stop once certified; else review on."""
+    if not has_audit and not certified:
+        return MonitorStep.SAMPLES_ONE_LOOK if sampled else MonitorStep.START_STREAM
+    if has_audit and pending:
+        return MonitorStep.JUDGE_PENDING
+    if certified:
+        return MonitorStep.STOP
+    return MonitorStep.QUEUE_DONE if queue_done else MonitorStep.REVIEW_ON
+
+
 @dataclass(frozen=True)
 class MonitorResult:
     target: Fraction
@@ -271,7 +308,7 @@ class MonitorResult:
     audit_needed_to_judge: int | None  # of those, the expected number outside the reviewed set
     fixed_look: FixedLook
     assumptions: tuple[str, ...] = ASSUMPTIONS
-    notes: tuple[str, ...] = ()
+    notes: tuple[MonitorNote, ...] = ()
 
 
 def _ratio_estimate(inp: MonitorInput, tau: Fraction) -> tuple[float | None, int | None]:
@@ -368,9 +405,9 @@ def monitor(inp: MonitorInput, target: float | Fraction | str, confidence: float
     outside = inp.outside_after(inp.queue_reviewed)
     upper = max(min(upper_missed(inp.population, m, x, confidence), outside), inp.known_relevant - inp.found)
     certified = certifies(tau, inp.found, inp.known_relevant, upper)
-    notes: list[str] = []
+    notes: list[MonitorNote] = []
     if tau == 1 and not certified:
-        notes.append("a target of 1 is certified only when the bound on relevant documents outside is 0")
+        notes.append(MonitorNote.TARGET_ONE)
     fixed = max(min(fixed_look_upper(inp.population, m, x, confidence), outside), inp.known_relevant - inp.found)
     fixed_look = FixedLook(fixed, recall_lower(inp.found, inp.known_relevant, fixed),
                            certifies(tau, inp.found, inp.known_relevant, fixed))
@@ -378,7 +415,7 @@ def monitor(inp: MonitorInput, target: float | Fraction | str, confidence: float
     depth_bound = inp.queue_reviewed if certified else _depth_bound(inp, tau, confidence)
     needed, to_judge = _audit_needed(inp, tau, confidence)
     if m == 0:
-        notes.append("no audit document is judged yet: start an audit stream (reviewdepth sample stream)")
+        notes.append(MonitorNote.NO_AUDIT_JUDGED)
     return MonitorResult(
         target=tau, confidence=confidence, status="stop certified" if certified else "continue",
         certified=certified, audited=m, missed=x, upper_missed=upper,

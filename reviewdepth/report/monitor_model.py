@@ -6,17 +6,95 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from reviewdepth.report.model import JsonResult
 
-ONE_LOOK = "valid for one look only"
+OneLook = Literal["valid for one look only"]
+ONE_LOOK: OneLook = "valid for one look only"
 
 
 def lower_text(value: float, places: int = 3) -> str:
     """A lower bound printed without rounding it up (0.94996 is 0.949, never 0.950)."""
     scale = 10**places
     return f"{math.floor(value * scale + 1e-9) / scale:.{places}f}"
+
+
+def _doc(text: str) -> dict[str, str]:
+    """A field's description for the API document (`reviewdepth.api.schemas.dataclass_model` reads it)."""
+    return {"doc": text}
+
+
+@dataclass(frozen=True)
+class MonitorAudit:
+    """The audit stream's evidence: its seeded permutation of the population, how far it is served and judged."""
+
+    stream_id: int
+    seed: int
+    population_size: int
+    position: int
+    served: int
+    judged: int = field(metadata=_doc("m: the judged prefix of the audit permutation (the evidence)."))
+    relevant: int = field(metadata=_doc("Relevant documents among them."))
+    outside_reviewed: int = field(metadata=_doc("Of them, the documents outside the reviewed set."))
+    relevant_outside_reviewed: int = field(
+        metadata=_doc("x: relevant audit documents outside the reviewed set."))
+    pending: int = field(metadata=_doc("Served or passed audit documents still waiting for a judgment."))
+    pending_documents: list[str] = field(
+        metadata=_doc("The first of them (at most 20), in permutation order."))
+    description: str
+
+
+@dataclass(frozen=True)
+class MonitorToGo:
+    """Documents still to review along the current queue: by the point estimate, and the anytime-valid bound by
+    which the stop is certified; the ranks they reach; ``text`` says them."""
+
+    estimate: int | None = field(metadata=_doc("More documents along the queue by the point estimate."))
+    bound: int | None = field(metadata=_doc("More documents along the queue by which the stop is certified "
+                                            "(null: not within this queue)."))
+    depth_estimate: int | None
+    depth_bound: int | None
+    within_queue: bool
+    text: str
+
+
+@dataclass(frozen=True)
+class MonitorNeeded:
+    """Audit documents still needed to certify the present reviewed set if they keep the present yield."""
+
+    more: int | None = field(metadata=_doc("Further audit documents that certify the present reviewed set if they "
+                                           "keep the present yield (null: none would)."))
+    to_judge: int | None = field(metadata=_doc("Of those, the expected number needing a judgment."))
+    text: str
+
+
+@dataclass(frozen=True)
+class MonitorFixedLook:
+    """The same audit read once (a fixed-sample bound): tighter than the anytime-valid one, valid for one look."""
+
+    missed_upper: int
+    recall_lower: float
+    certified: bool
+    label: OneLook
+
+
+@dataclass(frozen=True)
+class OneLookRule:
+    """One of the depth report's stopping rules on the current queue, shown beside the monitor."""
+
+    rule: str
+    kind: str
+    target: str
+    stop_now: bool | None
+    stop_depth: int | None
+    certifies: str
+    guarantee: str
+    reason: str
+    label: OneLook
+    stop_label: str = field(metadata=_doc(
+        "stop_now in words: yes / no / — (not applicable); a rule with no guarantee says so: \"yes (heuristic, no "
+        "guarantee)\"."))
 
 
 @dataclass
@@ -48,11 +126,11 @@ class MonitorReport(JsonResult):
     population: int
     relevant_known: int
     missed_upper: int
-    audit: dict[str, Any] | None
-    to_go: dict[str, Any]
-    audit_needed: dict[str, Any]
-    fixed_look: dict[str, Any]
-    one_look_rules: list[dict[str, Any]]
+    audit: MonitorAudit | None
+    to_go: MonitorToGo
+    audit_needed: MonitorNeeded
+    fixed_look: MonitorFixedLook
+    one_look_rules: list[OneLookRule]
     assumptions: list[str]
     notes: list[str]
     last_activity: str | None

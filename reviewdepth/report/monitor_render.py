@@ -28,11 +28,11 @@ def _audit_text(report: MonitorReport) -> str:
     a = report.audit
     if a is None:
         return "no audit stream"
-    text = (f"stream {a['stream_id']} (seed {a['seed']}): {a['judged']:,} judged of {a['population_size']:,}; "
-            f"{a['relevant_outside_reviewed']:,} relevant outside the reviewed set "
-            f"(of {a['outside_reviewed']:,} outside it)")
-    if a["pending"]:
-        text += f"; {a['pending']:,} waiting for a judgment"
+    text = (f"stream {a.stream_id} (seed {a.seed}): {a.judged:,} judged of {a.population_size:,}; "
+            f"{a.relevant_outside_reviewed:,} relevant outside the reviewed set "
+            f"(of {a.outside_reviewed:,} outside it)")
+    if a.pending:
+        text += f"; {a.pending:,} waiting for a judgment"
     return text
 
 
@@ -47,8 +47,8 @@ def figure_rows(report: MonitorReport) -> list[tuple[str, str]]:
         ("relevant outside the reviewed set (upper bound)", f"{report.missed_upper:,}"),
         ("population", f"{report.population:,}"),
         ("audit", _audit_text(report)),
-        ("documents to go", str(report.to_go["text"])),
-        ("audit documents still needed", str(report.audit_needed["text"])),
+        ("documents to go", report.to_go.text),
+        ("audit documents still needed", report.audit_needed.text),
     ]
 
 
@@ -56,13 +56,12 @@ def _one_look_rows(report: MonitorReport) -> list[list[Any]]:
     """(rule, stops now, at depth, why) of the fixed-look bound on this audit and the report's one-look rules."""
     fixed = report.fixed_look
     rows: list[list[Any]] = [[
-        "fixed-look bound on this audit", stop_label("certified", bool(fixed["certified"])), None,
-        f"recall ≥ {lower_text(fixed['recall_lower'], 4)} (≤ {fixed['missed_upper']:,} relevant outside) for one "
+        "fixed-look bound on this audit", stop_label("certified", fixed.certified), None,
+        f"recall ≥ {lower_text(fixed.recall_lower, 4)} (≤ {fixed.missed_upper:,} relevant outside) for one "
         "look at "
         "this audit size"]]
     for rule in report.one_look_rules:
-        rows.append([rule["rule"], rule.get("stop_label") or stop_label(rule["kind"], rule["stop_now"]),
-                     rule["stop_depth"], rule["reason"]])
+        rows.append([rule.rule, rule.stop_label, rule.stop_depth, rule.reason])
     return rows
 
 
@@ -127,8 +126,8 @@ def render_fragment(report: MonitorReport) -> str:
     meter_marks = "" if target is None else f' low="{target}" high="{target}" optimum="1"'
     a = report.audit
     audit = "no audit stream yet" if a is None else (
-        f"audit: {a['judged']:,} judged, {a['relevant_outside_reviewed']:,} relevant outside the reviewed set"
-        + (f", {a['pending']:,} waiting" if a["pending"] else ""))
+        f"audit: {a.judged:,} judged, {a.relevant_outside_reviewed:,} relevant outside the reviewed set"
+        + (f", {a.pending:,} waiting" if a.pending else ""))
     meters = []
     for figure in report.topic_status.get("figures", []) if report.topic_status else []:
         if figure["recall_lower"] is None:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from reviewdepth.estimation.assessment import AnswerStatus, Basis, Headline, NextStep, ReachedBy
+from reviewdepth.estimation.monitor import MonitorNote, MonitorStep
 
 
 class CertifyCost(Protocol):
@@ -139,3 +141,118 @@ def to_certify(cost: CertifyCost) -> str:
     how = (" by the plan's recommended path (expected, 10–90 % range under the projection)" if cost.source == "plan"
            else "")
     return certify_range(cost) + how
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# the anytime-valid monitor (`reviewdepth.services.monitor`, `reviewdepth.estimation.monitor`)
+
+
+def percent(confidence: float) -> str:
+    """A confidence as a percentage with no trailing zeros (0.95 → "95 %", 0.975 → "97.5 %")."""
+    text = f"{confidence * 100:.2f}".rstrip("0").rstrip(".")
+    return f"{text} %"
+
+
+def monitor_headline(certified: bool, has_audit: bool, sampled: bool, bound: str, confidence: float,
+                     target: str) -> str:
+    """The monitor's one line: certified, or why not (no stream, with or without a one-look sample figure, or the
+    bound below the target). ``bound``: the recall lower bound as printed (never rounded up)."""
+    if certified:
+        return f"STOP CERTIFIED: recall ≥ {bound} at {percent(confidence)} (anytime-valid), target {target}"
+    if not has_audit and sampled:
+        return (f"CONTINUE: no audit stream yet, so no anytime-valid bound; the samples' one-look bound is in the "
+                f"status (target {target})")
+    if not has_audit:
+        return f"CONTINUE: no audit stream yet, so recall has no bound (target {target})"
+    return f"CONTINUE: recall ≥ {bound} at {percent(confidence)} (anytime-valid), below the target {target}"
+
+
+def monitor_guarantee(target: str, confidence: float) -> str:
+    """What the monitor promises, whenever the team looks."""
+    return (f"anytime-valid: whenever the team looks, P(stop certified while recall < {target}) ≤ "
+            f"{1 - confidence:.4g} (Ville's inequality; the target fixed in advance)")
+
+
+def to_go_text(certified: bool, bound: int | None, depth_bound: int | None, estimate: int | None,
+               confidence: float) -> str:
+    """The documents still to review along the queue: none, not within the queue, or the bound (to its rank) and
+    the point estimate."""
+    if certified:
+        return "none: the stop is certified"
+    if bound is None:
+        return ("not within this queue with the present audit: reviewing on lowers the bound only by passing "
+                "audit positives; a larger audit lowers it (see audit documents still needed)")
+    # the bound is the monitor's: it holds at the stated confidence at every look at once
+    text = f"at most {bound:,} more (anytime-valid bound at {confidence:.0%}; to rank {depth_bound or 0:,})"
+    if estimate is not None:
+        text += f"; about {estimate:,} by the point estimate"
+    return text
+
+
+def audit_needed_text(more: int | None, to_judge: int | None, has_audit: bool) -> str:
+    """The audit documents still needed to certify the present reviewed set at the present yield."""
+    if more is None:
+        text = "no audit size certifies the present reviewed set at the present yield: review on"
+    elif more == 0:
+        text = "none"
+    else:
+        text = (f"about {more:,} more audit documents at the present yield, about {to_judge or 0:,} of them needing "
+                "a judgment (the others are reviewed already)")
+    return text if has_audit else text + " (no audit stream yet)"
+
+
+def monitor_step(step: MonitorStep, topic: str, *, pending: Sequence[str] = (), audit_judged: int = 0,
+                 to_go_bound: int | None = None, depth_bound: int | None = None, audit_more: int | None = None,
+                 audit_to_judge: int | None = None) -> str:
+    """The monitor's next step (`reviewdepth.estimation.monitor.MonitorStep`) in words, with the commands that
+    take it for ``topic``. ``pending``: the audit documents waiting for a judgment, in permutation order."""
+    if step == MonitorStep.SAMPLES_ONE_LOOK:
+        return (f"the samples bound recall for one look; `reviewdepth plan {topic}` gives the cheapest certified "
+                f"path from here (a larger sample of the rest, review on, or an audit stream: "
+                f"`{command('start stream', topic)}` for a bound valid at every look)")
+    if step == MonitorStep.START_STREAM:
+        return (f"start an audit stream: `{command('start stream', topic)}`, then judge what "
+                f"`reviewdepth next {topic}` serves (audit documents with --role audit)")
+    if step == MonitorStep.JUDGE_PENDING:
+        shown = ", ".join(pending[:5]) + (", …" if len(pending) > 5 else "")
+        return (f"judge the {len(pending):,} audit document(s) served and not yet judged ({shown}): the evidence "
+                "stops at the first of them")
+    if step == MonitorStep.STOP:
+        return "stop: the reviewed set is certified; keep the stream's seed and the judgment chain head with the record"
+    if step == MonitorStep.QUEUE_DONE:
+        return (f"every document of the current queue is reviewed, yet the audit's {audit_judged:,} documents do not "
+                "certify the target and `reviewdepth next` has nothing left to serve; when this queue is the whole "
+                f"population its recall is known without sampling (`reviewdepth report {topic}`)")
+    parts = []
+    if to_go_bound is not None:
+        parts.append(f"review on to rank {depth_bound or 0:,} ({to_go_bound:,} more)")
+    else:
+        parts.append(f"review on (`reviewdepth next {topic}`)")
+    if audit_more:
+        parts.append(f"or audit about {audit_more:,} more documents ({audit_to_judge or 0:,} to judge)")
+    return " ".join(parts) + "; the audit stream goes on beside the review"
+
+
+def monitor_note(note: MonitorNote, counts: Mapping[str, int | str] | None = None) -> str:
+    """A note beside the monitor's figures (`reviewdepth.estimation.monitor.MonitorNote`) in words; ``counts``: the
+    figures it names (``outside``, ``collection``, ``population``, ``queues``, ``reviewed``, ``queue_reviewed``,
+    ``queue``, ``out_of_order``)."""
+    c: Mapping[str, int | str] = counts or {}
+    words = {
+        MonitorNote.TARGET_ONE: "a target of 1 is certified only when the bound on relevant documents outside is 0",
+        MonitorNote.NO_AUDIT_JUDGED: "no audit document is judged yet: start an audit stream (reviewdepth sample "
+                                     "stream)",
+        MonitorNote.OUTSIDE_POPULATION: "{outside:,} relevant document(s) judged outside the audit's population are "
+                                        "not counted: the audit cannot speak for them",
+        MonitorNote.COLLECTION_LARGER: "the topic's collection has {collection:,} documents; the recall certified is "
+                                       "that of the {population:,} documents the audit samples from",
+        MonitorNote.PAST_AUDIT: "as of a past judgment the audit's evidence (its judged prefix) is as of that "
+                                "judgment, but its position, served and waiting documents are the stream's present "
+                                "ones (not versioned)",
+        MonitorNote.JOINED_QUEUES: "the reviewed set joins the reviewed prefixes of the topic's {queues} queues "
+                                   "({reviewed:,} documents; {queue_reviewed:,} of them along queue {queue})",
+        MonitorNote.OUT_OF_ORDER: "{out_of_order:,} document(s) of queue {queue} were reviewed out of queue order: "
+                                  "the reviewed set counts every document judged in a review role, and 'to rank' "
+                                  "counts the queue's unreviewed documents in rank order",
+    }
+    return words[note].format(**c)

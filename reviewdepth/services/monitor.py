@@ -34,11 +34,30 @@ import numpy.typing as npt
 from sqlalchemy import Connection, Engine, func, select
 
 from reviewdepth.estimation.assessment import Assessment
-from reviewdepth.estimation.monitor import MonitorInput, MonitorResult, monitor
+from reviewdepth.estimation.monitor import MonitorInput, MonitorNote, MonitorResult, monitor, monitor_step
 from reviewdepth.estimation.stop_plan import certification_floor
-from reviewdepth.report.monitor_model import ONE_LOOK, Dashboard, DashboardEntry, MonitorReport, lower_text
+from reviewdepth.report.monitor_model import (
+    ONE_LOOK,
+    Dashboard,
+    DashboardEntry,
+    MonitorAudit,
+    MonitorFixedLook,
+    MonitorNeeded,
+    MonitorReport,
+    MonitorToGo,
+    OneLookRule,
+    lower_text,
+)
 from reviewdepth.report.status_model import TopicStatus
-from reviewdepth.report.wording import command, stop_label
+from reviewdepth.report.wording import (
+    audit_needed_text,
+    monitor_guarantee,
+    monitor_headline,
+    monitor_note,
+    stop_label,
+    to_go_text,
+)
+from reviewdepth.report.wording import monitor_step as say_monitor_step
 from reviewdepth.services.assessment import fully_judged, queue_assessment, queue_population
 from reviewdepth.services.confidence import checked_confidence
 from reviewdepth.services.errors import Conflict, Invalid, NotFound, ServiceError
@@ -267,11 +286,6 @@ def _fraction_text(value: Fraction) -> str:
     return str(value)
 
 
-def _percent(confidence: float) -> str:
-    text = f"{confidence * 100:.2f}".rstrip("0").rstrip(".")
-    return f"{text} %"
-
-
 def build_monitor(engine: Engine, topic: str, *, queue: str | None = None, target: object = "0.95",
                   confidence: float = 0.95, policy: str = "latest", as_of: int | None = None,
                   one_look: bool = True, with_samples: bool = True) -> MonitorReport:
@@ -323,20 +337,18 @@ def monitor_of(conn: Connection, topic: str, *, queue: str | None = None, target
         outside_ranks=sets.outside_ranks)
     result = monitor(inp, tau, level)
 
-    notes = list(result.notes)
-    outside_population = sets.relevant_outside
-    if outside_population:
-        notes.append(f"{outside_population:,} relevant document(s) judged outside the audit's population are not "
-                     "counted: the audit cannot speak for them")
+    notes = [monitor_note(n) for n in result.notes]
+    if sets.relevant_outside:
+        notes.append(monitor_note(MonitorNote.OUTSIDE_POPULATION, {"outside": sets.relevant_outside}))
     if info.population_size is not None and info.population_size > inp.population:
-        notes.append(f"the topic's collection has {info.population_size:,} documents; the recall certified is "
-                     f"that of the {inp.population:,} documents the audit samples from")
+        notes.append(monitor_note(MonitorNote.COLLECTION_LARGER,
+                                  {"collection": info.population_size, "population": inp.population}))
     if audit is not None and as_of is not None:
-        notes.append("as of a past judgment the audit's evidence (its judged prefix) is as of that judgment, but its "
-                     "position, served and waiting documents are the stream's present ones (not versioned)")
+        notes.append(monitor_note(MonitorNote.PAST_AUDIT))
     if len(info.queues) > 1:
-        notes.append(f"the reviewed set joins the reviewed prefixes of the topic's {len(info.queues)} queues "
-                     f"({inp.reviewed:,} documents; {queue_reviewed:,} of them along queue {current.name})")
+        notes.append(monitor_note(MonitorNote.JOINED_QUEUES, {
+            "queues": len(info.queues), "reviewed": inp.reviewed, "queue_reviewed": queue_reviewed,
+            "queue": current.name}))
     evidence = prefixes[current.id]
     assessment = _assessment(info, labels_by_queue[current.id], evidence, tau, level) if (
         one_look or (with_samples and evidence.draws)) else None
@@ -348,9 +360,8 @@ def monitor_of(conn: Connection, topic: str, *, queue: str | None = None, target
         audit=None if audit is None else audit_figure(audit.stream_id, audit.judged, result.recall_lower, level,
                                                       result.certified))
     if prefixes[current.id].out_of_order:
-        notes.append(f"{prefixes[current.id].out_of_order:,} document(s) of queue {current.name} were reviewed out "
-                     "of queue order: the reviewed set counts every document judged in a review role, and 'to "
-                     "rank' counts the queue's unreviewed documents in rank order")
+        notes.append(monitor_note(MonitorNote.OUT_OF_ORDER,
+                                  {"out_of_order": prefixes[current.id].out_of_order, "queue": current.name}))
     return _report(info.name, current, point, tau, level, inp, result, audit, rules, notes, last_time,
                    chain_head, prefixes[current.id].order, status)
 
@@ -363,62 +374,57 @@ def _assessment(info: _Topic, labels: QueueLabels, evidence: QueueEvidence, tau:
                             confidence=level)
 
 
-def _one_look_rules(assessment: Assessment | None, tau: Fraction) -> list[dict[str, Any]]:
+def _one_look_rules(assessment: Assessment | None, tau: Fraction) -> list[OneLookRule]:
     """The depth report's stopping rules for the current queue at this moment."""
     if assessment is None:
         return []
-    return [{"rule": e.rule, "kind": e.kind, "target": _fraction_text(tau), "stop_now": e.stop_now,
-             "stop_depth": e.stop_depth, "certifies": e.certifies, "guarantee": e.guarantee, "reason": e.reason,
-             "label": ONE_LOOK, "stop_label": stop_label(e.kind, e.stop_now)} for e in assessment.stopping]
+    return [OneLookRule(rule=e.rule, kind=e.kind, target=_fraction_text(tau), stop_now=e.stop_now,
+                        stop_depth=e.stop_depth, certifies=e.certifies, guarantee=e.guarantee, reason=e.reason,
+                        label=ONE_LOOK, stop_label=stop_label(e.kind, e.stop_now)) for e in assessment.stopping]
 
 
 def _report(topic: str, current: Queue, point: int | None, tau: Fraction, level: float, inp: MonitorInput,
-            result: MonitorResult, audit: AuditEvidence | None, rules: list[dict[str, Any]], notes: list[str],
+            result: MonitorResult, audit: AuditEvidence | None, rules: list[OneLookRule], notes: list[str],
             last_time: str | None, chain_head: dict[str, Any],
             order: npt.NDArray[np.int64] | None = None, status: TopicStatus | None = None) -> MonitorReport:
     target = _fraction_text(tau)
-    pct = _percent(level)
-    bound = lower_text(result.recall_lower)
     sample = None if status is None else next((f for f in status.figures if f.validity != "anytime-valid"), None)
-    if result.certified:
-        headline = f"STOP CERTIFIED: recall ≥ {bound} at {pct} (anytime-valid), target {target}"
-    elif audit is None and sample is not None:
-        headline = (f"CONTINUE: no audit stream yet, so no anytime-valid bound; the samples' one-look bound is in "
-                    f"the status (target {target})")
-    elif audit is None:
-        headline = f"CONTINUE: no audit stream yet, so recall has no bound (target {target})"
-    else:
-        headline = f"CONTINUE: recall ≥ {bound} at {pct} (anytime-valid), below the target {target}"
-    audit_dict: dict[str, Any] | None = None
+    audit_section: MonitorAudit | None = None
     if audit is not None:
-        audit_dict = {
-            "stream_id": audit.stream_id, "seed": audit.seed, "population_size": audit.population_size,
-            "position": audit.position, "served": audit.served, "judged": audit.judged,
-            "relevant": sum(audit.relevant), "outside_reviewed": len(inp.audit_outside_ranks),
-            "relevant_outside_reviewed": inp.missed, "pending": len(audit.pending),
-            "pending_documents": audit.pending[:MAX_PENDING_SHOWN], "description": audit.description}
+        audit_section = MonitorAudit(
+            stream_id=audit.stream_id, seed=audit.seed, population_size=audit.population_size,
+            position=audit.position, served=audit.served, judged=audit.judged, relevant=sum(audit.relevant),
+            outside_reviewed=len(inp.audit_outside_ranks), relevant_outside_reviewed=inp.missed,
+            pending=len(audit.pending), pending_documents=list(audit.pending[:MAX_PENDING_SHOWN]),
+            description=audit.description)
     to_go = _to_go(result, order)
-    needed = _needed(result, audit)
+    needed = MonitorNeeded(result.audit_needed, result.audit_needed_to_judge,
+                           audit_needed_text(result.audit_needed, result.audit_needed_to_judge, audit is not None))
+    step = monitor_step(result.certified, audit is not None, 0 if audit is None else len(audit.pending),
+                        inp.queue_reviewed >= inp.queue_size, sample is not None)
     return MonitorReport(
         topic=topic, queue=current.name, as_of_judgment=point, status=result.status, certified=result.certified,
-        headline=headline, target=target, confidence=level,
-        guarantee=(f"anytime-valid: whenever the team looks, P(stop certified while recall < {target}) ≤ "
-                   f"{1 - level:.4g} (Ville's inequality; the target fixed in advance)"),
+        headline=monitor_headline(result.certified, audit is not None, sample is not None,
+                                  lower_text(result.recall_lower), level, target),
+        target=target, confidence=level, guarantee=monitor_guarantee(target, level),
         recall_lower=result.recall_lower, recall_point=result.recall_point, relevant_found=inp.found,
         reviewed=inp.reviewed, queue_reviewed=inp.queue_reviewed, queue_size=inp.queue_size,
         population=inp.population, relevant_known=inp.known_relevant, missed_upper=result.upper_missed,
-        audit=audit_dict, to_go=to_go, audit_needed=needed,
-        fixed_look={"missed_upper": result.fixed_look.upper_missed, "recall_lower": result.fixed_look.recall_lower,
-                    "certified": result.fixed_look.certified, "label": result.fixed_look.label},
+        audit=audit_section, to_go=to_go, audit_needed=needed,
+        fixed_look=MonitorFixedLook(result.fixed_look.upper_missed, result.fixed_look.recall_lower,
+                                    result.fixed_look.certified, ONE_LOOK),
         one_look_rules=rules, assumptions=list(result.assumptions), notes=notes, last_activity=last_time,
         judgment_chain_head=chain_head,
         topic_status={} if status is None else status.as_dict(),
         floor=certification_floor(inp.found, inp.population - inp.reviewed, tau, level) if tau < 1 else
-        inp.population - inp.reviewed, next_step=_next_step(topic, result, audit, to_go, needed,
-                                                 inp.queue_reviewed >= inp.queue_size, sample is not None))
+        inp.population - inp.reviewed,
+        next_step=say_monitor_step(step, topic, pending=() if audit is None else audit.pending,
+                                   audit_judged=0 if audit is None else audit.judged, to_go_bound=to_go.bound,
+                                   depth_bound=to_go.depth_bound, audit_more=needed.more,
+                                   audit_to_judge=needed.to_judge))
 
 
-def _to_go(result: MonitorResult, order: npt.NDArray[np.int64] | None = None) -> dict[str, Any]:
+def _to_go(result: MonitorResult, order: npt.NDArray[np.int64] | None = None) -> MonitorToGo:
     """Documents still to review along the current queue: the point estimate and the bound. ``order``: the queue
     rank at each position of the review order when S is not a prefix (the monitor counts positions; the team
     reads queue ranks)."""
@@ -427,65 +433,10 @@ def _to_go(result: MonitorResult, order: npt.NDArray[np.int64] | None = None) ->
             return None if position is None or not 0 < position <= len(order) else int(order[position - 1])
         result = dataclasses.replace(result, depth_bound=rank(result.depth_bound),
                                      depth_estimate=rank(result.depth_estimate))
-    if result.certified:
-        text = "none: the stop is certified"
-    elif result.to_go_bound is None:
-        text = ("not within this queue with the present audit: reviewing on lowers the bound only by passing "
-                "audit positives; a larger audit lowers it (see audit documents still needed)")
-    else:
-        # the bound is the monitor's: it holds at the stated confidence at every look at once
-        text = (f"at most {result.to_go_bound:,} more (anytime-valid bound at {result.confidence:.0%}; to rank "
-                f"{result.depth_bound:,})")
-        if result.to_go_estimate is not None:
-            text += f"; about {result.to_go_estimate:,} by the point estimate"
-    return {"estimate": result.to_go_estimate, "bound": result.to_go_bound,
-            "depth_estimate": result.depth_estimate, "depth_bound": result.depth_bound,
-            "within_queue": result.certified or result.to_go_bound is not None, "text": text}
-
-
-def _needed(result: MonitorResult, audit: AuditEvidence | None) -> dict[str, Any]:
-    """Audit documents still needed to certify the present reviewed set, if they keep the present yield."""
-    if result.audit_needed is None:
-        text = "no audit size certifies the present reviewed set at the present yield: review on"
-    elif result.audit_needed == 0:
-        text = "none"
-    else:
-        text = (f"about {result.audit_needed:,} more audit documents at the present yield, about "
-                f"{result.audit_needed_to_judge:,} of them needing a judgment (the others are reviewed already)")
-    if audit is None:
-        text += " (no audit stream yet)"
-    return {"more": result.audit_needed, "to_judge": result.audit_needed_to_judge, "text": text}
-
-
-def _next_step(topic: str, result: MonitorResult, audit: AuditEvidence | None, to_go: dict[str, Any],
-               needed: dict[str, Any], queue_done: bool, sampled: bool = False) -> str:
-    if audit is None and not result.certified and sampled:
-        return (f"the samples bound recall for one look; `reviewdepth plan {topic}` gives the cheapest certified "
-                f"path from here (a larger sample of the rest, review on, or an audit stream: "
-                f"`{command('start stream', topic)}` for a bound valid at every look)")
-    if audit is None and not result.certified:
-        return (f"start an audit stream: `{command('start stream', topic)}`, then judge what "
-                f"`reviewdepth next {topic}` serves (audit documents with --role audit)")
-    if audit is not None and audit.pending:
-        shown = ", ".join(audit.pending[:5]) + (", …" if len(audit.pending) > 5 else "")
-        return (f"judge the {len(audit.pending):,} audit document(s) served and not yet judged ({shown}): the "
-                "evidence stops at the first of them")
-    if result.certified:
-        return ("stop: the reviewed set is certified; keep the stream's seed and the judgment chain head with "
-                "the record")
-    if queue_done:
-        m = 0 if audit is None else audit.judged
-        return (f"every document of the current queue is reviewed, yet the audit's {m:,} documents do not certify "
-                "the target and `reviewdepth next` has nothing left to serve; when this queue is the whole "
-                f"population its recall is known without sampling (`reviewdepth report {topic}`)")
-    parts = []
-    if to_go["bound"] is not None:
-        parts.append(f"review on to rank {to_go['depth_bound']:,} ({to_go['bound']:,} more)")
-    else:
-        parts.append(f"review on (`reviewdepth next {topic}`)")
-    if needed["more"]:
-        parts.append(f"or audit about {needed['more']:,} more documents ({needed['to_judge']:,} to judge)")
-    return " ".join(parts) + "; the audit stream goes on beside the review"
+    return MonitorToGo(result.to_go_estimate, result.to_go_bound, result.depth_estimate, result.depth_bound,
+                       result.certified or result.to_go_bound is not None,
+                       to_go_text(result.certified, result.to_go_bound, result.depth_bound, result.to_go_estimate,
+                                  result.confidence))
 
 
 # ----------------------------------------------------------------------------------------------------------------

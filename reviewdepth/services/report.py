@@ -336,7 +336,7 @@ def _topic_status(conn: Connection, topic: str, queue: str, options: ReportOptio
         except ServiceError:  # e.g. a target of 1, which no audit certifies: the samples' answer stands
             monitor = None
         if monitor is not None and monitor.audit is not None:
-            audit = audit_figure(int(monitor.audit["stream_id"]), int(monitor.audit["judged"]),
+            audit = audit_figure(monitor.audit.stream_id, monitor.audit.judged,
                                  monitor.recall_lower, options.confidence, monitor.certified)
     return topic_status(tau, options.confidence, fig.reviewed, fig.found_prefix,
                         sample=sample_figure(fig.assessment), sample_status=fig.assessment.headline.status,

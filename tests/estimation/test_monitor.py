@@ -14,6 +14,7 @@ import pytest
 
 from reviewdepth.estimation.monitor import (
     MonitorInput,
+    MonitorNote,
     certifies,
     fixed_look_upper,
     monitor,
@@ -187,7 +188,7 @@ def test_monitor_without_audit_says_continue_and_what_is_needed() -> None:
     assert result.upper_missed == 700 and result.recall_lower == pytest.approx(40 / 740)
     assert result.audit_needed is not None and result.audit_needed > 0
     assert result.fixed_look.label == "valid for one look only"
-    assert any("audit stream" in note for note in result.notes)
+    assert MonitorNote.NO_AUDIT_JUDGED in result.notes
 
 
 def test_monitor_certifies_when_a_large_audit_finds_nothing_outside() -> None:

@@ -82,11 +82,11 @@ def assert_same(report: object, expected: MonitorInput, target: str) -> None:
     assert (report.population, report.reviewed, report.relevant_found, report.relevant_known,
             report.queue_reviewed) == (expected.population, expected.reviewed, expected.found,
                                         expected.known_relevant, expected.queue_reviewed)
-    assert report.audit is not None and report.audit["judged"] == expected.audited
-    assert report.audit["relevant_outside_reviewed"] == expected.missed
+    assert report.audit is not None and report.audit.judged == expected.audited
+    assert report.audit.relevant_outside_reviewed == expected.missed
     assert (report.status, report.recall_lower, report.missed_upper) == (result.status, result.recall_lower,
                                                                          result.upper_missed)
-    assert (report.to_go["bound"], report.to_go["estimate"], report.audit_needed["more"]) == (
+    assert (report.to_go.bound, report.to_go.estimate, report.audit_needed.more) == (
         result.to_go_bound, result.to_go_estimate, result.audit_needed)
 
 
@@ -109,17 +109,17 @@ def test_certified_at_one_target_and_not_at_another(engine: Engine) -> None:
     high = build_monitor(engine, "T", target="0.95")
     assert_same(high, expected, "0.95")
     assert high.status == "continue" and high.headline.startswith("CONTINUE: recall ≥ 0.600")
-    assert high.fixed_look["label"] == "valid for one look only"
-    assert high.one_look_rules and {r["label"] for r in high.one_look_rules} == {"valid for one look only"}
-    assert high.audit is not None and high.audit["seed"] == SEED and high.audit["pending"] == 0
+    assert high.fixed_look.label == "valid for one look only"
+    assert high.one_look_rules and {r.label for r in high.one_look_rules} == {"valid for one look only"}
+    assert high.audit is not None and high.audit.seed == SEED and high.audit.pending == 0
     assert high.as_of_judgment is not None and high.last_activity is not None
     assert high.judgment_chain_head["seq"] == 20 + len(audit)
     # as of the judgment before the audit: the 12 served documents wait; the evidence is the permutation's
     # prefix of documents reviewed already
     before = build_monitor(engine, "T", target="0.6", as_of=20)
     order = list(audit_doc_ids(engine, "T"))
-    assert before.status == "continue" and before.audit is not None and before.audit["pending"] == 12
-    assert before.audit["judged"] == next(i for i, d in enumerate(order) if d not in DOCS[:20])
+    assert before.status == "continue" and before.audit is not None and before.audit.pending == 12
+    assert before.audit.judged == next(i for i, d in enumerate(order) if d not in DOCS[:20])
 
 
 def test_no_stream(engine: Engine) -> None:
@@ -141,10 +141,10 @@ def test_audit_documents_waiting_stop_the_evidence(engine: Engine) -> None:
     judge(engine, audit[1:], "audit")  # the first served stays unjudged
     report = build_monitor(engine, "T")
     assert report.audit is not None
-    assert report.audit["pending"] == 1 and report.audit["pending_documents"] == [audit[0]]
+    assert report.audit.pending == 1 and report.audit.pending_documents == [audit[0]]
     assert f"judge the 1 audit document(s) served and not yet judged ({audit[0]})" in report.next_step
     expected = expected_input(engine, set(DOCS[:20]) | set(audit[1:]))
-    assert report.audit["judged"] == expected.audited < 21
+    assert report.audit.judged == expected.audited < 21
     assert_same(report, expected, "0.95")
 
 

@@ -20,6 +20,7 @@ from reviewdepth.report.depth_render import render_csv, render_html
 from reviewdepth.report.model import Report
 from reviewdepth.report.monitor_render import render_text as monitor_text
 from reviewdepth.report.render import render
+from reviewdepth.report.wording import stop_label
 from reviewdepth.services.audit_stream import create_stream, next_documents
 from reviewdepth.services.imports import import_run
 from reviewdepth.services.judgments import record_judgments
@@ -233,18 +234,18 @@ def monitored_topic(engine: Engine, tmp_path: Path) -> None:
 def test_monitor_to_go_names_its_confidence(engine: Engine, tmp_path: Path) -> None:
     monitored_topic(engine, tmp_path)
     result = build_monitor(engine, "M", target="0.8")
-    assert result.to_go["bound"] is not None and not result.certified  # premise: a bound, not yet a stop
-    assert result.to_go["text"].startswith(f"at most {result.to_go['bound']:,} more (anytime-valid bound at 95%;")
+    assert result.to_go.bound is not None and not result.certified  # premise: a bound, not yet a stop
+    assert result.to_go.text.startswith(f"at most {result.to_go.bound:,} more (anytime-valid bound at 95%;")
 
 def test_monitor_one_look_rules_mark_heuristics(engine: Engine, tmp_path: Path) -> None:
     monitored_topic(engine, tmp_path)
     result = build_monitor(engine, "M", target="0.8")
-    kinds = [r["kind"] for r in result.one_look_rules]
+    kinds = [r.kind for r in result.one_look_rules]
     assert kinds == sorted(kinds, key=lambda k: k != "certified")
-    assert all("stop_label" in r for r in result.one_look_rules)
+    assert all(r.stop_label == stop_label(r.kind, r.stop_now) for r in result.one_look_rules)
     text = monitor_text(result, width=200)
     for rule in result.one_look_rules:
-        if rule["kind"] == "heuristic" and rule["stop_now"]:
+        if rule.kind == "heuristic" and rule.stop_now:
             assert "yes (heuristic, no guarantee)" in text
 
 
