@@ -137,16 +137,33 @@ class ReviewState:
     probabilities: npt.NDArray[np.float64] | None = None
 
 
+class SampleStatus(StrEnum):
+    """Why a sample is used or not at the current cutoff (`reviewdepth.report.wording.sample_status` says it)."""
+
+    STRATUM = "stratum"  # a rank band's sample: a stratum of the stratified estimate
+    USED = "used"  # the rest sample, the whole-queue sample, or both (``SampleUse.role``)
+    NOT_COVERED = "not covered"  # its frame starts past the reviewed prefix: ranks in between are unsampled
+    NOTHING_LEFT = "nothing left"  # nothing is left unreviewed
+    SUPERSEDED = "superseded"  # the review has passed every document it drew
+    NOT_LARGEST = "not largest"  # another sample has more documents in the unreviewed rest
+
+
 @dataclass(frozen=True)
 class SampleUse:
-    """How one sample is used at the current cutoff: ``role`` is ``rest`` / ``population`` / ``stratum`` /
-    ``unused`` and ``status`` a sentence for people."""
+    """How one sample is used at the current cutoff: ``role`` is ``rest`` / ``population`` / ``rest+population`` /
+    ``stratum`` / ``unused``, and ``status`` why, as a code, with the figures its sentence names (the sample's
+    ``origin``, its documents ``drawn`` and frame, the ``reviewed`` prefix)."""
 
     sample_id: int
     role: str
     in_rest: int
     rest_positives: int
-    status: str
+    status: SampleStatus
+    origin: str = ""
+    drawn: int = 0
+    frame_start: int = 0
+    frame_end: int | None = None
+    reviewed: int = 0
 
 
 @dataclass(frozen=True)
@@ -279,7 +296,6 @@ class Assessment:
     reviewed: int
     found: int
     scope: str
-    scope_note: str
     estimates: list[relevant.Estimate]
     basis: relevant.Estimate
     conservative_upper: float | None
@@ -336,7 +352,6 @@ class ReviewCutoff:
     judged_in_queue: int
     population: int
     scope: str
-    scope_note: str
     outside: int
     floor: int
     known: int | None
@@ -439,7 +454,7 @@ def assess(state: ReviewState, samples: Sequence[SampleDraw], targets: Sequence[
         # ("review to rank k": the queue's unreviewed documents up to rank k); counts stay counts
         answers = [_on_queue_ranks(a, state.queue_ranks, cut.reviewed) for a in answers]
     recall = recall_figures(cut, basis, chosen, answers)
-    return Assessment(cut.size, cut.reviewed, cut.found, cut.scope, cut.scope_note, estimates.all, basis.estimate,
+    return Assessment(cut.size, cut.reviewed, cut.found, cut.scope, estimates.all, basis.estimate,
                       basis.upper, answers, recall, rules, uses, headline(cut, basis, answers),
                       None if chosen.rest is None else chosen.rest.draw.sample_id,
                       None if chosen.population is None else chosen.population.sample_id,
@@ -468,15 +483,12 @@ def review_cutoff(state: ReviewState, *, confidence: float, interval: str, stopp
     population = size if state.population is None else max(state.population, size)
     if population > size:
         scope, outside, floor = "queue", 0, judged_in_queue
-        scope_note = (f"the estimates cover the {size:,} documents of the queue only: {population - size:,} "
-                      "documents of the population are outside it and are never sampled")
     else:
         scope, outside, floor = "population", relevant_judged - judged_in_queue, relevant_judged
-        scope_note = "the queue holds the whole population"
     known = state.known_relevant if state.known_relevant is not None else (
         relevant_judged if state.fully_judged or (size == c and population == size) else None)
     return ReviewCutoff(labels, size, c, (np.flatnonzero(rel_queue[:c]) + 1).astype(np.int64), relevant_judged,
-                        judged_in_queue, population, scope, scope_note, outside, floor, known, state.reviewed_random,
+                        judged_in_queue, population, scope, outside, floor, known, state.reviewed_random,
                         confidence, interval, _tau_of(stopping_target), target_rule)
 
 
@@ -506,39 +518,25 @@ def choose_samples(cut: ReviewCutoff, samples: Sequence[SampleDraw]) -> SampleCh
 
 
 def sample_use(cut: ReviewCutoff, chosen: SampleChoice, sample: SampleDraw) -> SampleUse:
-    """How ``sample`` is used at the cutoff, and why (a sentence for people)."""
+    """How ``sample`` is used at the cutoff, and why (as a code)."""
     covers, r_ranks, r_labels = _rest_part(sample, cut.reviewed, cut.size)
     roles = [role for role, draw in (("rest", None if chosen.rest is None else chosen.rest.draw),
                                      ("population", chosen.population))
              if draw is not None and draw.sample_id == sample.sample_id]
     if sample.frame_end is not None:
-        role = "stratum"
-        status = f"rank band {sample.frame_start + 1}–{sample.frame_end}: a stratum of the stratified estimate"
+        role, status = "stratum", SampleStatus.STRATUM
     elif roles:
-        role = "+".join(roles)
-        parts = []
-        if "rest" in roles:
-            parts.append(f"{len(r_ranks):,} of its {sample.drawn:,} documents are in the unreviewed rest "
-                         f"(ranks > {cut.reviewed:,}): used as a random sample of it")
-        if "population" in roles:
-            parts.append("a random sample of the whole queue: used for the whole-queue rules")
-        status = "; ".join(parts)
+        role, status = "+".join(roles), SampleStatus.USED
+    elif not covers:
+        role, status = "unused", SampleStatus.NOT_COVERED
+    elif not cut.rest_size:
+        role, status = "unused", SampleStatus.NOTHING_LEFT
+    elif not len(r_ranks):
+        role, status = "unused", SampleStatus.SUPERSEDED
     else:
-        role, status = "unused", _unused_status(cut, sample, covers, len(r_ranks))
-    return SampleUse(sample.sample_id, role, len(r_ranks), int(np.count_nonzero(r_labels == 1)),
-                     (sample.origin + ": " if sample.origin else "") + status)
-
-
-def _unused_status(cut: ReviewCutoff, sample: SampleDraw, covers: bool, in_rest: int) -> str:
-    c = cut.reviewed
-    if not covers:
-        return (f"not used: its frame starts after rank {sample.frame_start:,} but the review has reached only "
-                f"{c:,}, so it says nothing about ranks {c + 1:,}–{sample.frame_start:,}")
-    if not cut.rest_size:
-        return "not used: nothing is left unreviewed"
-    if not in_rest:
-        return "superseded: the review has passed every document it drew"
-    return f"not used: another sample has more documents in the unreviewed rest ({in_rest:,} here); the largest is used"
+        role, status = "unused", SampleStatus.NOT_LARGEST
+    return SampleUse(sample.sample_id, role, len(r_ranks), int(np.count_nonzero(r_labels == 1)), status,
+                     sample.origin, sample.drawn, sample.frame_start, sample.frame_end, cut.reviewed)
 
 
 # --- phase 3: |R| by every basis --------------------------------------------------------------------------------

@@ -6,7 +6,15 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
-from reviewdepth.estimation.assessment import AnswerStatus, Basis, Headline, NextStep, ReachedBy
+from reviewdepth.estimation.assessment import (
+    AnswerStatus,
+    Basis,
+    Headline,
+    NextStep,
+    ReachedBy,
+    SampleStatus,
+    SampleUse,
+)
 from reviewdepth.estimation.monitor import MonitorNote, MonitorStep
 
 
@@ -256,3 +264,47 @@ def monitor_note(note: MonitorNote, counts: Mapping[str, int | str] | None = Non
                                   "counts the queue's unreviewed documents in rank order",
     }
     return words[note].format(**c)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# the depth report's summary and samples
+
+
+# how the report chooses among samples (`reviewdepth.estimation.assessment.choose_samples`), in its settings
+SAMPLE_CHOICE_RULE = ("rest: the usable sample with the most documents in the unreviewed rest (ties: more drawn, "
+                      "then older); whole-queue rules: the largest whole-queue sample; voided and incomplete samples "
+                      "are never used")
+
+
+def scope_note(queue_size: int, population: int) -> str:
+    """What the estimates cover: the whole population, or the queue only when the population is larger."""
+    if population > queue_size:
+        return (f"the estimates cover the {queue_size:,} documents of the queue only: {population - queue_size:,} "
+                "documents of the population are outside it and are never sampled")
+    return "the queue holds the whole population"
+
+
+def sample_status(use: SampleUse) -> str:
+    """How one sample is used at the cutoff, and why (`reviewdepth.estimation.assessment.SampleUse`)."""
+    c = use.reviewed
+    if use.status == SampleStatus.STRATUM:
+        text = f"rank band {use.frame_start + 1}–{use.frame_end}: a stratum of the stratified estimate"
+    elif use.status == SampleStatus.USED:
+        parts = []
+        if "rest" in use.role.split("+"):
+            parts.append(f"{use.in_rest:,} of its {use.drawn:,} documents are in the unreviewed rest "
+                         f"(ranks > {c:,}): used as a random sample of it")
+        if "population" in use.role.split("+"):
+            parts.append("a random sample of the whole queue: used for the whole-queue rules")
+        text = "; ".join(parts)
+    elif use.status == SampleStatus.NOT_COVERED:
+        text = (f"not used: its frame starts after rank {use.frame_start:,} but the review has reached only {c:,}, "
+                f"so it says nothing about ranks {c + 1:,}–{use.frame_start:,}")
+    elif use.status == SampleStatus.NOTHING_LEFT:
+        text = "not used: nothing is left unreviewed"
+    elif use.status == SampleStatus.SUPERSEDED:
+        text = "superseded: the review has passed every document it drew"
+    else:
+        text = (f"not used: another sample has more documents in the unreviewed rest ({use.in_rest:,} here); the "
+                "largest is used")
+    return (use.origin + ": " if use.origin else "") + text

@@ -44,7 +44,15 @@ from reviewdepth.report.model import (
 )
 from reviewdepth.report.prisma_model import PrismaCounts
 from reviewdepth.report.status_model import TopicStatus
-from reviewdepth.report.wording import certify_range, stop_label, to_certify, with_topic
+from reviewdepth.report.wording import (
+    SAMPLE_CHOICE_RULE,
+    certify_range,
+    sample_status,
+    scope_note,
+    stop_label,
+    to_certify,
+    with_topic,
+)
 from reviewdepth.report.wording import headline as headline_words
 from reviewdepth.report.wording import next_step as next_step_words
 from reviewdepth.services.agreement import AgreementSummary, agreement_of
@@ -211,7 +219,8 @@ def report_of(conn: Connection, topic: str, options: ReportOptions) -> Report:
 
     summary = Summary(
         queue_size=size, population=population, population_source="topic" if population_size else "queue size",
-        estimate_scope=assessment.scope, scope_note=assessment.scope_note,
+        estimate_scope=assessment.scope,
+        scope_note=scope_note(assessment.queue_size, population),
         ordering=row.ordering, reviewed=reviewed, judged=len(judged_ranks),
         relevant_found=int(np.count_nonzero(rel_queue)), relevant_found_in_reviewed=found_prefix,
         relevant_judged_in_topic=found_topic,
@@ -226,7 +235,7 @@ def report_of(conn: Connection, topic: str, options: ReportOptions) -> Report:
             id=entry.id, queue=entry.queue, frame=entry.frame, frame_definition=entry.frame_definition,
             size=entry.size, frame_size=entry.frame_size, seed=entry.seed, drawn_at_judgment=entry.drawn_at,
             missing=len(entry.missing), relevant=entry.relevant, voided=entry.voided, void_reason=entry.void_reason,
-            status=entry.status if use is None else use.status, use="unused" if use is None else use.role,
+            status=entry.status if use is None else sample_status(use), use="unused" if use is None else use.role,
             in_unreviewed_rest=None if use is None else use.in_rest,
             positives_in_rest=None if use is None else use.rest_positives))
     tau = stopping_target(fig.targets)
@@ -299,11 +308,6 @@ def report_of(conn: Connection, topic: str, options: ReportOptions) -> Report:
                   recall=list(assessment.recall), stopping=stopping_rows, measures=measures,
                   completed_review=completed, samples=sample_rows, settings=settings, provenance=provenance,
                   gain=gain, precision_recall=pr, review_quality=quality, prisma=prisma)
-
-
-SAMPLE_CHOICE_RULE = ("rest: the usable sample with the most documents in the unreviewed rest (ties: more drawn, "
-                      "then older); whole-queue rules: the largest whole-queue sample; voided and incomplete samples "
-                      "are never used")
 
 
 @dataclasses.dataclass
