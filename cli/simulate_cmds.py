@@ -139,11 +139,11 @@ def simulate(
                 shown.close()
     except KeyboardInterrupt:
         fail("simulate interrupted before any replicate was done", INTERRUPTED_EXIT_CODE)
-    if report.partial and not report.settings["replicates_done"]:
+    if report.partial and not report.settings.replicates_done:
         fail("simulate interrupted before any replicate was done", INTERRUPTED_EXIT_CODE)
     if report.partial:
         sys.stderr.write(f"reviewdepth: simulate interrupted: the figures cover "
-                         f"{report.settings['replicates_done']:,} of {plan.replicates:,} replicates per topic\n")
+                         f"{report.settings.replicates_done:,} of {plan.replicates:,} replicates per topic\n")
     write_result(report, output_format.value, output=output)
     if report.partial:
         raise typer.Exit(INTERRUPTED_EXIT_CODE)

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from functools import cache
 from types import UnionType
-from typing import Annotated, Any, ClassVar, Literal, Union, get_args, get_origin, get_type_hints
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Union, get_args, get_origin, get_type_hints
 
 from pydantic import (
     AfterValidator,
@@ -30,7 +30,7 @@ from pydantic_core import SchemaValidator
 from pydantic_core import core_schema as cs
 
 from reviewdepth.estimation.planning import ElusionPlan, PopulationPlan
-from reviewdepth.estimation.replay import RuleSummary
+from reviewdepth.estimation.replay import RULES, RuleSummary
 from reviewdepth.estimation.stop_plan import FloorFigure
 from reviewdepth.measures.suite import Evaluation
 from reviewdepth.report.model import (
@@ -63,6 +63,16 @@ from reviewdepth.report.monitor_model import (
     OneLookRule,
 )
 from reviewdepth.report.prisma_model import PrismaCounts
+from reviewdepth.report.simulation_model import (
+    DesignKind,
+    RecallQuantiles,
+    RuleKind,
+    SimulationChart,
+    SimulationReport,
+    SimulationRule,
+    SimulationSettings,
+    SimulationTopic,
+)
 from reviewdepth.report.status_model import Status, StatusFigure, TopicStatus
 from reviewdepth.report.tar_model import TarEvaluation
 from reviewdepth.services.audit_stream import ServedDocument, StreamRecord
@@ -260,7 +270,9 @@ SECTION_NAMES: dict[type[Any], str] = {
     CertifyCost: "ReportCertify", SamplePlan: "ElusionPlanOut", TopicStatus: "TopicStatusOut",
     StatusFigure: "StatusFigureOut", DepthRow: "TargetAnswer", MonitorAudit: "MonitorAuditOut",
     MonitorToGo: "MonitorToGoOut", MonitorNeeded: "MonitorNeededOut", MonitorFixedLook: "FixedLookOut",
-    OneLookRule: "OneLookRuleOut"}
+    OneLookRule: "OneLookRuleOut", SimulationSettings: "SimulationSettingsOut",
+    RecallQuantiles: "RecallQuantilesOut", SimulationRule: "SimulationRuleOut", SimulationTopic: "SimulationTopicOut",
+    SimulationChart: "SimulationChartOut"}
 # what the generated models cannot know: a field's schema stated for the document (filled below, where it is built)
 SECTION_OVERRIDES: dict[type[Any], dict[str, Any]] = {TopicStatus: {"status": Status}}
 SECTION_DESCRIPTIONS: dict[type[Any], dict[str, str]] = {
@@ -561,6 +573,19 @@ class NextOut(BaseModel):
     reviewed: int = Field(description="The queue's reviewed prefix (documents judged in rank order).")
     stream: NextStreamOut | None
     documents: list[ServedDocumentOut]  # type: ignore[valid-type]
+
+
+if TYPE_CHECKING:
+    RuleName = str
+else:  # the replayable rules of the one rule table (reviewdepth.estimation.rules), in replay order
+    RuleName = Literal[tuple(RULES)]
+
+# NaN and infinities are written as null, so a chart's points may be null in the document
+SECTION_OVERRIDES.update({
+    SimulationSettings: {"design": DesignKind, "rules": list[RuleName]},
+    SimulationRule: {"rule": RuleName, "kind": RuleKind},
+    SimulationChart: {"rule": RuleName, "cost": list[float | None], "recall": list[float | None]}})
+SimulationReportOut = dataclass_model(SimulationReport, name="SimulationReportOut")
 
 
 # the report's and the monitor's (`TopicStatus.as_dict`, `chain_head_at`): generated from the report's sections

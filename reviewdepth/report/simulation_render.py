@@ -4,12 +4,13 @@ SVG charts, no scripts) from templates/simulation.html.j2. Formatting only; JSON
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import math
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from reviewdepth.report.simulation_model import QUANTILES, SimulationReport
+from reviewdepth.report.simulation_model import QUANTILES, SimulationChart, SimulationReport, SimulationRule
 from reviewdepth.report.wording import KIND_LABELS, SHORT_KINDS
 
 if TYPE_CHECKING:
@@ -39,42 +40,42 @@ def _number(value: Any, places: int = 3) -> str:
 
 def settings_line(report: SimulationReport) -> str:
     s = report.settings
-    design = s["design"]
-    if s.get("sample_size"):
-        design += f" (sample {s['sample_size']:,})"
-    if s.get("every"):
-        design += f" (every {s['every']:,}th document audited)"
-    done = f"{s['replicates_done']:,} of {s['replicates']:,}" if s["partial"] else f"{s['replicates']:,}"
-    return (f"target recall {s['target']} · confidence {s['confidence']:g} · design {design} · looks every "
-            f"{s['looks_every']:,} documents · {done} replicates per topic · seed {s['seed']} · {s['topics']:,} "
-            f"topic(s) from {s['source']}")
+    design: str = s.design
+    if s.sample_size:
+        design += f" (sample {s.sample_size:,})"
+    if s.every:
+        design += f" (every {s.every:,}th document audited)"
+    done = f"{s.replicates_done:,} of {s.replicates:,}" if s.partial else f"{s.replicates:,}"
+    return (f"target recall {s.target} · confidence {s.confidence:g} · design {design} · looks every "
+            f"{s.looks_every:,} documents · {done} replicates per topic · seed {s.seed} · {s.topics:,} "
+            f"topic(s) from {s.source}")
 
 
-def rule_cells(rule: dict[str, Any]) -> list[str]:
+def rule_cells(rule: SimulationRule) -> list[str]:
     """The HTML table's cells of one rule, in `HTML_HEADERS` order."""
-    q = rule["recall_at_stop"]
-    return [rule["rule"], KIND_LABELS.get(rule["kind"], rule["kind"]), _number(rule["failure_rate"]),
-            f"[{_number(rule['failure_low'])}, {_number(rule['failure_high'])}]",
-            f"{rule['stops']:,} / {rule['runs']:,}", f"{rule['never_stopped']:,}",
-            f"{_number(rule['false_stop_rate'])} [{_number(rule['false_stop_low'])}, "
-            f"{_number(rule['false_stop_high'])}]",
-            " · ".join(_number(q.get(k)) for k in ("p05", "p50", "p95")),
-            _number(rule["reviewed_ratio_median"], 2), _number(rule["total_ratio_median"], 2)]
+    q = rule.recall_at_stop
+    return [rule.rule, KIND_LABELS.get(rule.kind, rule.kind), _number(rule.failure_rate),
+            f"[{_number(rule.failure_low)}, {_number(rule.failure_high)}]",
+            f"{rule.stops:,} / {rule.runs:,}", f"{rule.never_stopped:,}",
+            f"{_number(rule.false_stop_rate)} [{_number(rule.false_stop_low)}, "
+            f"{_number(rule.false_stop_high)}]",
+            " · ".join(_number(getattr(q, k)) for k in ("p05", "p50", "p95")),
+            _number(rule.reviewed_ratio_median, 2), _number(rule.total_ratio_median, 2)]
 
 
-def short_cells(rule: dict[str, Any]) -> list[str]:
+def short_cells(rule: SimulationRule) -> list[str]:
     """The terminal table's cells of one rule, in `TABLE_HEADERS` order."""
-    q = rule["recall_at_stop"]
-    return [rule["rule"], SHORT_KINDS.get(rule["kind"], rule["kind"]),
-            f"{_number(rule['failure_rate'])} [{_number(rule['failure_low'])}–{_number(rule['failure_high'])}]",
-            f"{rule['stops']:,}", _number(rule["false_stop_rate"]), _number(q.get("p05"), 2),
-            f"{_number(rule['reviewed_ratio_median'], 2)}/{_number(rule['total_ratio_median'], 2)}"]
+    q = rule.recall_at_stop
+    return [rule.rule, SHORT_KINDS.get(rule.kind, rule.kind),
+            f"{_number(rule.failure_rate)} [{_number(rule.failure_low)}–{_number(rule.failure_high)}]",
+            f"{rule.stops:,}", _number(rule.false_stop_rate), _number(q.p05, 2),
+            f"{_number(rule.reviewed_ratio_median, 2)}/{_number(rule.total_ratio_median, 2)}"]
 
 
 def headline(report: SimulationReport) -> str:
     if report.partial:
-        return (f"PARTIAL: interrupted after {report.settings['replicates_done']:,} of "
-                f"{report.settings['replicates']:,} replicates per topic")
+        return (f"PARTIAL: interrupted after {report.settings.replicates_done:,} of "
+                f"{report.settings.replicates:,} replicates per topic")
     return "Stopping rules replayed on completed reviews"
 
 
@@ -84,7 +85,7 @@ def render_table(report: SimulationReport) -> Group:
     from rich.table import Table
     from rich.text import Text
 
-    runs = report.rules[0]["runs"] if report.rules else 0
+    runs = report.rules[0].runs if report.rules else 0
     table = Table(title=f"per rule, over {runs:,} runs (topics × replicates)", title_justify="left",
                   box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), show_edge=False)
     for i, header in enumerate(TABLE_HEADERS):
@@ -105,9 +106,10 @@ def render_csv(report: SimulationReport) -> str:
     extra = ("design", "target", "confidence", "looks_every", "replicates_done", "seed", "partial")
     writer.writerow([*CSV_COLUMNS, *extra])
     for rule in report.rules:
-        values = {**rule, **{f"recall_{k}": v for k, v in rule["recall_at_stop"].items()}}
+        fields = dataclasses.asdict(rule)
+        values = {**fields, **{f"recall_{k}": v for k, v in fields["recall_at_stop"].items()}}
         row = [_csv_cell(values.get(c)) for c in CSV_COLUMNS]
-        writer.writerow([*row, *(report.settings[k] for k in extra)])
+        writer.writerow([*row, *(getattr(report.settings, k) for k in extra)])
     return buffer.getvalue()
 
 
@@ -124,18 +126,18 @@ def render_html(report: SimulationReport) -> str:
     from reviewdepth.report.charts import recall_cost_svg
     from reviewdepth.report.templating import templates
 
-    target = float(Fraction(str(report.settings["target"])))
+    target = float(Fraction(report.settings.target))
     charts = []
-    by_rule = {c["rule"]: c for c in report.charts}
+    by_rule = {c.rule: c for c in report.charts}
     for rule in report.rules:
-        points = by_rule.get(rule["rule"], {"cost": [], "recall": []})
-        kind = KIND_LABELS.get(rule["kind"], rule["kind"])
+        points = by_rule.get(rule.rule, SimulationChart(rule.rule, [], []))
+        kind = KIND_LABELS.get(rule.kind, rule.kind)
         # the SVG comes from matplotlib, not from report text: its only text is titles and labels it escaped
-        charts.append({"rule": rule["rule"], "kind": kind, "svg": Markup(recall_cost_svg(
-            points["cost"], points["recall"], target, f"{rule['rule']}: {kind}"))})
+        charts.append({"rule": rule.rule, "kind": kind, "svg": Markup(recall_cost_svg(
+            points.cost, points.recall, target, f"{rule.rule}: {kind}"))})
     context = {"headline": headline(report), "settings_line": settings_line(report), "partial": report.partial,
                "failure_meaning": report.failure_meaning, "headers": HTML_HEADERS,
-               "rules": [{"cells": rule_cells(r), "kind": r["kind"], "description": r["description"]}
+               "rules": [{"cells": rule_cells(r), "kind": r.kind, "description": r.description}
                          for r in report.rules],
                "topics": report.topics, "charts": charts, "notes": report.notes}
     text: str = templates().get_template("simulation.html.j2").render(**context)

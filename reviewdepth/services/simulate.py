@@ -56,7 +56,15 @@ from reviewdepth.formats.errors import InputError
 from reviewdepth.formats.runs import read_run
 from reviewdepth.formats.trec import read_qrels
 from reviewdepth.measures.ranking import rank_order
-from reviewdepth.report.simulation_model import SimulationReport
+from reviewdepth.report.simulation_model import (
+    QUANTILES,
+    RecallQuantiles,
+    SimulationChart,
+    SimulationReport,
+    SimulationRule,
+    SimulationSettings,
+    SimulationTopic,
+)
 from reviewdepth.services.confidence import checked_confidence
 from reviewdepth.services.errors import Conflict, Invalid, NotFound
 from reviewdepth.store import validation
@@ -451,7 +459,7 @@ def _ratio(numerator: npt.NDArray[Any], denominator: int) -> npt.NDArray[np.floa
     return np.asarray(numerator, dtype=np.float64) / float(denominator)
 
 
-def _chart(rule: str, per_topic: list[Part]) -> dict[str, Any]:
+def _chart(rule: str, per_topic: list[Part]) -> SimulationChart:
     """Recall at stop against (reviewed + sampled) / oracle depth of the stopped runs, at most MAX_CHART_POINTS
     of them (evenly spaced in topic, replicate order)."""
     recall: list[npt.NDArray[np.float64]] = []
@@ -465,7 +473,7 @@ def _chart(rule: str, per_topic: list[Part]) -> dict[str, Any]:
     if len(x) > MAX_CHART_POINTS:
         keep = np.linspace(0, len(x) - 1, MAX_CHART_POINTS).round().astype(np.int64)
         x, y = x[keep], y[keep]
-    return {"rule": rule, "cost": [float(v) for v in x], "recall": [float(v) for v in y]}
+    return SimulationChart(rule, [float(v) for v in x], [float(v) for v in y])
 
 
 def _fraction_text(value: Fraction) -> str:
@@ -481,24 +489,24 @@ def _report(source: SimulationSource, plan: ReplayPlan, queues: list[NamedQueue]
     rules = []
     for s in summaries:
         info = RULES[s.rule]
-        rules.append({
-            "rule": s.rule, "kind": s.kind, "description": info.description, "topics": s.topics, "runs": s.runs,
-            "stops": s.stops, "never_stopped": s.never_stopped, "failures": s.failures,
-            "failure_rate": s.failure_rate, "failure_low": s.failure_low, "failure_high": s.failure_high,
-            "recall_at_stop": dict(s.recall_quantiles), "reviewed_ratio_median": s.reviewed_ratio_median,
-            "total_ratio_median": s.total_ratio_median,
-            "false_stop_rate": s.false_stop_rate, "false_stop_low": s.false_stop_low,
-            "false_stop_high": s.false_stop_high})
+        rules.append(SimulationRule(
+            rule=s.rule, kind=s.kind, description=info.description, topics=s.topics, runs=s.runs,
+            stops=s.stops, never_stopped=s.never_stopped, failures=s.failures,
+            failure_rate=s.failure_rate, failure_low=s.failure_low, failure_high=s.failure_high,
+            recall_at_stop=RecallQuantiles(**{k: s.recall_quantiles.get(k) for k in QUANTILES}),
+            reviewed_ratio_median=s.reviewed_ratio_median, total_ratio_median=s.total_ratio_median,
+            false_stop_rate=s.false_stop_rate, false_stop_low=s.false_stop_low, false_stop_high=s.false_stop_high))
     topics = []
     for i, q in enumerate(queues):
         first = next(iter(per_topic[i].values())) if per_topic else None
-        topics.append({"topic": q.name, "origin": q.origin, "size": len(q.labels), "relevant": q.relevant,
-                       "needed": None if first is None else first.needed,
-                       "oracle_depth": None if first is None else first.oracle_depth, "unlabelled": q.unlabelled})
+        topics.append(SimulationTopic(topic=q.name, origin=q.origin, size=len(q.labels), relevant=q.relevant,
+                                      needed=None if first is None else first.needed,
+                                      oracle_depth=None if first is None else first.oracle_depth,
+                                      unlabelled=q.unlabelled))
     d = plan.design
-    settings = {"source": source.description, "design": d.kind, "sample_size": d.sample_size, "every": d.every,
-                "rules": list(plan.rules), "target": _fraction_text(plan.target), "confidence": plan.confidence,
-                "looks_every": plan.look_every, "replicates": plan.replicates, "replicates_done": done,
-                "seed": plan.seed, "topics": len(queues), "partial": partial}
+    settings = SimulationSettings(
+        source=source.description, design=d.kind, sample_size=d.sample_size, every=d.every, rules=list(plan.rules),
+        target=_fraction_text(plan.target), confidence=plan.confidence, looks_every=plan.look_every,
+        replicates=plan.replicates, replicates_done=done, seed=plan.seed, topics=len(queues), partial=partial)
     return SimulationReport(settings=settings, failure_meaning=FAILURE_MEANING, rules=rules, topics=topics,
                             charts=[_chart(s.rule, per_topic) for s in summaries], notes=notes)

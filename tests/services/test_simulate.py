@@ -65,21 +65,21 @@ def test_store_and_files_give_the_same_figures(engine: Engine) -> None:
     from_store = run_simulation(store_source(engine, ["CD012551"]), the_plan)
     from_files = run_simulation(file_source(str(QRELS), str(RUN)), the_plan)
     assert from_store.rules == from_files.rules and from_store.charts == from_files.charts
-    assert [t["oracle_depth"] for t in from_store.topics] == [t["oracle_depth"] for t in from_files.topics]
+    assert [t.oracle_depth for t in from_store.topics] == [t.oracle_depth for t in from_files.topics]
     # the oracle depth by hand: the rank of the ceil(0.95 · 68) = 65th relevant document
     labels = labels_by_hand()
-    assert from_store.topics[0]["needed"] == math.ceil(0.95 * 68) == 65
-    assert from_store.topics[0]["oracle_depth"] == int(np.flatnonzero(labels)[64]) + 1
+    assert from_store.topics[0].needed == math.ceil(0.95 * 68) == 65
+    assert from_store.topics[0].oracle_depth == int(np.flatnonzero(labels)[64]) + 1
     # the engine's own replay of the same queue under the topic's key, summarised
     direct = summarise([replay(labels, the_plan, topic_key("CD012551"))], the_plan.confidence)
-    assert [r["rule"] for r in from_store.rules] == [s.rule for s in direct] == list(rules_for("audit"))
+    assert [r.rule for r in from_store.rules] == [s.rule for s in direct] == list(rules_for("audit"))
     assert rules_for("audit")[:6] == ("monitor", "fixed", "qbcb", "target", "knee", "budget")
     for row, summary in zip(from_store.rules, direct, strict=True):
-        assert (row["stops"], row["failures"], row["runs"]) == (summary.stops, summary.failures, 20)
-        assert row["kind"] == RULES[row["rule"]].kind_under("audit")
+        assert (row.stops, row.failures, row.runs) == (summary.stops, summary.failures, 20)
+        assert row.kind == RULES[row.rule].kind_under("audit")
     # on a growing audit sample QBCB and the target method are one-sample rules used at every look
-    assert {row["rule"]: row["kind"] for row in from_store.rules}["qbcb"] == "invalid"
-    assert not from_store.partial and from_store.settings["replicates_done"] == 20
+    assert {row.rule: row.kind for row in from_store.rules}["qbcb"] == "invalid"
+    assert not from_store.partial and from_store.settings.replicates_done == 20
     # the queue by name (the run's tag), and one the topic does not have
     named = store_source(engine, ["CD012551"], queue="baseline", policy="adjudicated")
     assert np.array_equal(named.queues[0].labels, labels)
@@ -150,13 +150,13 @@ def test_an_interrupted_run_keeps_the_complete_replicates() -> None:
         return progress
 
     partial = run_simulation(source, plan(replicates=CHUNK + 10), progress=stop_after(2))
-    assert partial.partial and partial.settings["replicates_done"] == CHUNK
+    assert partial.partial and partial.settings.replicates_done == CHUNK
     assert any(n.startswith(f"interrupted: {CHUNK} of {CHUNK + 10} replicates") for n in partial.notes)
     shorter = run_simulation(source, plan(replicates=CHUNK))
     assert partial.rules == shorter.rules and partial.charts == shorter.charts
     # one topic's first chunk only: no replicate is complete on every topic
     nothing = run_simulation(source, plan(replicates=CHUNK + 10), progress=stop_after(1))
-    assert nothing.partial and nothing.settings["replicates_done"] == 0 and nothing.rules == []
+    assert nothing.partial and nothing.settings.replicates_done == 0 and nothing.rules == []
     for fmt in ("table", "json", "csv", "html"):
         assert render(nothing, fmt)  # type: ignore[arg-type]
 
@@ -173,7 +173,7 @@ def test_unlabelled_documents_and_topics_without_relevant(tmp_path: Path) -> Non
     assert [(q.name, q.unlabelled, q.relevant) for q in source.queues] == [("CD012551", 2, 68 - lost),
                                                                            ("EMPTY", 29, 0)]
     report = run_simulation(source, plan(replicates=3))
-    assert [t["topic"] for t in report.topics] == ["CD012551"]
+    assert [t.topic for t in report.topics] == ["CD012551"]
     assert "left out, no relevant document (recall undefined): EMPTY" in report.notes
     assert "2 document(s) of the run have no qrels line (or a negative grade) and count as non-relevant" \
         in report.notes

@@ -9,7 +9,7 @@ by admin keys: any other key gets the 404 of an unknown id."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
@@ -25,17 +25,12 @@ from reviewdepth.api.routers.common import (
     Reader,
     Writer,
 )
-from reviewdepth.api.schemas import JsonInt, TopicName
-from reviewdepth.estimation.replay import RULES
+from reviewdepth.api.schemas import JsonInt, RuleName, SimulationReportOut, TopicName
+from reviewdepth.report.simulation_model import DesignKind
 from reviewdepth.services.confidence import CONFIDENCE_MAX, CONFIDENCE_MIN
 from reviewdepth.services.simulation_jobs import MAX_REPLICATES, MAX_TOPICS, JobRecord
 from reviewdepth.store.validation import INT64_MAX
 
-DesignKind = Literal["none", "rest", "population", "audit", "planned"]
-if TYPE_CHECKING:
-    RuleName = str
-else:  # the replayable rules of the one rule table (reviewdepth.estimation.rules), in replay order
-    RuleName = Literal[tuple(RULES)]
 JobStatus = Literal["queued", "running", "done", "failed", "cancelled", "interrupted"]
 JobId = Annotated[int, Path(ge=1, le=INT64_MAX)]
 Number = float | None  # NaN and infinities are written as null
@@ -80,80 +75,6 @@ class ProgressOut(BaseModel):
     total: int | None = Field(description="Jobs in all; null until the job starts replaying.")
 
 
-class SimulationSettingsOut(BaseModel):
-    source: str
-    design: DesignKind
-    sample_size: int
-    every: int
-    rules: list[RuleName]
-    target: str
-    confidence: float
-    looks_every: int
-    replicates: int
-    replicates_done: int
-    seed: int
-    topics: int
-    partial: bool
-
-
-class RecallQuantilesOut(BaseModel):
-    p05: Number
-    p25: Number
-    p50: Number
-    p75: Number
-    p95: Number
-
-
-class SimulationRuleOut(BaseModel):
-    """One rule over every replicate of every topic."""
-
-    rule: RuleName
-    kind: Literal["certified", "heuristic", "invalid"]
-    description: str
-    topics: int
-    runs: int
-    stops: int
-    never_stopped: int
-    failures: int
-    failure_rate: Number = Field(description="failures / stops; null with no stop.")
-    failure_low: Number
-    failure_high: Number
-    recall_at_stop: RecallQuantilesOut
-    reviewed_ratio_median: Number
-    total_ratio_median: Number
-    false_stop_rate: Number = Field(description="failures / runs, every run counted: what a certified rule's "
-                                                "guarantee bounds by 1 − confidence.")
-    false_stop_low: Number
-    false_stop_high: Number
-
-
-class SimulationTopicOut(BaseModel):
-    topic: str
-    origin: str
-    size: int
-    relevant: int
-    needed: int | None
-    oracle_depth: int | None
-    unlabelled: int
-
-
-class SimulationChartOut(BaseModel):
-    rule: RuleName
-    cost: list[Number]
-    recall: list[Number]
-
-
-class SimulationReportOut(BaseModel):
-    """The report of ``reviewdepth simulate --format json``."""
-
-    settings: SimulationSettingsOut
-    failure_meaning: str
-    rules: list[SimulationRuleOut]
-    topics: list[SimulationTopicOut]
-    charts: list[SimulationChartOut]
-    notes: list[str]
-
-
 class SimulationRequestOut(BaseModel):
     """The request as stored."""
 
@@ -181,7 +102,7 @@ class SimulationJobOut(BaseModel):
     finished_at: str | None
     progress: ProgressOut
     error: str | None
-    result: SimulationReportOut | None
+    result: SimulationReportOut | None  # type: ignore[valid-type]
 
 
 def queued(job: JobRecord, request: Request, response: Response) -> dict[str, Any]:
