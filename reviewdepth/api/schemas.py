@@ -76,6 +76,7 @@ from reviewdepth.report.simulation_model import (
 from reviewdepth.report.status_model import Status, StatusFigure, TopicStatus
 from reviewdepth.report.tar_model import TarEvaluation
 from reviewdepth.services.audit_stream import ServedDocument, StreamRecord
+from reviewdepth.services.evidence.samples import SampleDocument, SampleView
 from reviewdepth.services.imports import label_pattern
 from reviewdepth.services.judgments import JudgmentRecord
 from reviewdepth.services.keys import KeyRecord
@@ -272,7 +273,7 @@ SECTION_NAMES: dict[type[Any], str] = {
     MonitorToGo: "MonitorToGoOut", MonitorNeeded: "MonitorNeededOut", MonitorFixedLook: "FixedLookOut",
     OneLookRule: "OneLookRuleOut", SimulationSettings: "SimulationSettingsOut",
     RecallQuantiles: "RecallQuantilesOut", SimulationRule: "SimulationRuleOut", SimulationTopic: "SimulationTopicOut",
-    SimulationChart: "SimulationChartOut"}
+    SimulationChart: "SimulationChartOut", SampleDocument: "SampleDocument"}
 # what the generated models cannot know: a field's schema stated for the document (filled below, where it is built)
 SECTION_OVERRIDES: dict[type[Any], dict[str, Any]] = {TopicStatus: {"status": Status}}
 SECTION_DESCRIPTIONS: dict[type[Any], dict[str, str]] = {
@@ -478,30 +479,7 @@ class SampleIn(BaseModel):
     queue: QueueName | None = Field(default=None, description="Queue name (default: the topic's only queue).")
 
 
-class SampleDocument(BaseModel):
-    doc_id: str
-    rank: int
-
-
-class SampleOut(BaseModel):
-    id: int
-    topic: str
-    queue: str
-    frame: str
-    frame_definition: str
-    frame_size: int
-    size: int
-    seed: int
-    as_of: int | None
-    judged: int | None
-    relevant: int | None
-    complete: bool
-    status: str = Field(description="complete when every drawn document is judged, else incomplete.")
-    missing: list[str]
-    documents: list[SampleDocument]
-    voided: bool = Field(default=False, description="Voided samples are kept but used by no estimate.")
-    void_reason: str | None = None
-    queue_size: int | None = Field(default=None, description="The queue's size when the sample was drawn.")
+SampleOut = dataclass_model(SampleView, name="SampleOut")
 
 
 class SampleVoidIn(BaseModel):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
@@ -22,8 +23,7 @@ from reviewdepth.store.labels import LabelPolicy
 
 
 def sample_dict(record: Any) -> dict[str, object]:
-    data: dict[str, object] = record.as_dict()
-    data["status"] = "complete" if record.complete else "incomplete"
+    data: dict[str, object] = dataclasses.asdict(record.view())
     return data
 
 

@@ -3,7 +3,7 @@ caller's connection."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from sqlalchemy import Connection, select
 from sqlalchemy.orm import Session
@@ -12,6 +12,36 @@ from reviewdepth.services.errors import NotFound
 from reviewdepth.store.labels import UNJUDGED
 from reviewdepth.store.loaders import QueueLabels
 from reviewdepth.store.models import Judgment, Queue, Sample, SampleItem
+
+
+@dataclass(frozen=True)
+class SampleDocument:
+    doc_id: str
+    rank: int
+
+
+@dataclass(frozen=True)
+class SampleView:
+    """A stored sample as both doors show it (the API's ``SampleOut`` is generated from it)."""
+
+    id: int
+    topic: str
+    queue: str
+    frame: str
+    frame_definition: str
+    frame_size: int
+    size: int
+    seed: int
+    as_of: int | None
+    judged: int | None
+    relevant: int | None
+    complete: bool
+    status: str = field(metadata={"doc": "complete when every drawn document is judged, else incomplete."})
+    missing: list[str] = field(default_factory=list)
+    documents: list[SampleDocument] = field(default_factory=list)
+    voided: bool = field(default=False, metadata={"doc": "Voided samples are kept but used by no estimate."})
+    void_reason: str | None = None
+    queue_size: int | None = field(default=None, metadata={"doc": "The queue's size when the sample was drawn."})
 
 
 @dataclass
@@ -55,16 +85,21 @@ class SampleRecord:
     def positive_ranks(self) -> list[int]:
         return sorted(r for r, label in zip(self.ranks, self.labels, strict=True) if label == 1)
 
+    def view(self) -> SampleView:
+        return SampleView(
+            id=self.id, topic=self.topic, queue=self.queue, frame=self.frame, frame_definition=self.frame_definition,
+            frame_size=self.frame_size, size=self.size, seed=self.seed, as_of=self.as_of,
+            judged=self.size - len(self.missing) if self.labels else None,
+            relevant=self.relevant if self.labels else None, complete=self.complete,
+            status="complete" if self.complete else "incomplete", missing=self.missing,
+            documents=[SampleDocument(d, r) for d, r in zip(self.doc_ids, self.ranks, strict=True)],
+            voided=self.voided, void_reason=self.void_reason, queue_size=self.queue_size)
+
     def as_dict(self) -> dict[str, object]:
-        return {
-            "id": self.id, "topic": self.topic, "queue": self.queue, "frame": self.frame,
-            "frame_definition": self.frame_definition, "frame_size": self.frame_size, "size": self.size,
-            "seed": self.seed, "as_of": self.as_of, "judged": self.size - len(self.missing) if self.labels else None,
-            "relevant": self.relevant if self.labels else None, "complete": self.complete,
-            "missing": self.missing, "documents": [{"doc_id": d, "rank": r} for d, r in
-                                                   zip(self.doc_ids, self.ranks, strict=True)],
-            "voided": self.voided, "void_reason": self.void_reason, "queue_size": self.queue_size,
-        }
+        """The view as the CLI's JSON writes it (the API's adds ``status``)."""
+        data = asdict(self.view())
+        del data["status"]
+        return data
 
 
 def frame_definition(kind: str, below: int | None, a: int | None, b: int | None) -> str:
