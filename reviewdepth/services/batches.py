@@ -6,21 +6,20 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import Engine, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
-from reviewdepth.formats.errors import InputError
 from reviewdepth.services.errors import Conflict, Invalid, NotFound
-from reviewdepth.services.imports import read_label
+from reviewdepth.services.judgments import Decision, checked_decision
 from reviewdepth.services.served_queues import API_HINT, ServedQueues
 from reviewdepth.store import validation
 from reviewdepth.store.chain import NewJudgment, SharedJudgments, append_judgments
 from reviewdepth.store.ingest import as_utc, utc_now
-from reviewdepth.store.models import USER_ROLES, ApiIdempotency
+from reviewdepth.store.models import ApiIdempotency
 from reviewdepth.store.queue_membership import topic_and_queued
 
 MAX_KEY_LENGTH = 200
@@ -42,25 +41,16 @@ class BatchResult:
     replayed: bool
 
 
-def _validated(items: Sequence[BatchItem], level: int) -> list[tuple[str, str, bool | None, int | None, str,
-                                                                     str | None]]:
+def _validated(items: Sequence[BatchItem], level: int) -> list[Decision]:
     if not items:
         raise Invalid("judgments: send at least one judgment")
-    out = []
-    for i, item in enumerate(items):
-        doc_id = validation.doc_id(item.doc_id, f"judgments[{i}].doc_id")
-        if item.role not in USER_ROLES:
-            raise Invalid(f"judgments[{i}].role: must be one of {', '.join(USER_ROLES)}, not {item.role!r}")
-        validation.label_text(item.label.strip(), f"judgments[{i}].label")
-        note = None if item.note is None else validation.free_text(item.note, f"judgments[{i}].note")
-        try:
-            relevant, grade = read_label(item.label, "judgments", i, "label", level)
-        except InputError as exc:
-            raise Invalid(f"judgments[{i}].label: {exc.message}") from None
-        if relevant is None and grade is None:
-            raise Invalid(f"judgments[{i}].label: must not be empty")
-        out.append((doc_id, item.label.strip(), relevant, grade, item.role, note))
-    return out
+    return [checked_decision(item.doc_id, item.label, role=item.role, note=item.note, level=level,
+                             field=_item(i)) for i, item in enumerate(items)]
+
+
+def _item(i: int) -> Callable[[str], str]:
+    """The fields of the request's ``i``-th judgment, as the API names them (``judgments[i].label``)."""
+    return lambda field: f"judgments[{i}].{field}"
 
 
 def _request_digest(topic: str, items: Sequence[BatchItem], queue: str | None = None,
@@ -131,15 +121,15 @@ def record_batch(engine: Engine, topic: str, items: Sequence[BatchItem], *, revi
                 marker = conn.execute(insert(ApiIdempotency).values(
                     reviewer=reviewer, key=key, topic_id=topic_id, request_digest=digest, response="[]",
                     created_at=now).returning(ApiIdempotency.id)).scalar_one()
-            shared = {(role, note) for *_, role, note in parsed}
+            shared = {(p.role, p.note) for p in parsed}
             if len(shared) == 1:  # the usual batch (one role, no note) linked as columns: the topic is locked meanwhile
                 [(role, note)] = shared
                 rows: Sequence[NewJudgment] | SharedJudgments = SharedJudgments(
-                    [topic_id] * len(parsed), [p[0] for p in parsed], [p[1] for p in parsed], [p[2] for p in parsed],
-                    [p[3] for p in parsed], reviewer, role, source, note, now, None)
+                    [topic_id] * len(parsed), [p.doc_id for p in parsed], [p.label for p in parsed],
+                    [p.relevant for p in parsed], [p.grade for p in parsed], reviewer, role, source, note, now, None)
             else:
-                rows = [NewJudgment(topic_id, d, lab, rel, g, reviewer, role, source, note, now)
-                        for d, lab, rel, g, role, note in parsed]
+                rows = [NewJudgment(topic_id, p.doc_id, p.label, p.relevant, p.grade, reviewer, p.role, source, p.note,
+                                    now) for p in parsed]
             ids = append_judgments(conn, rows, return_ids=True, queue_ids=queue_ids)
             if marker is not None:
                 conn.execute(update(ApiIdempotency).where(ApiIdempotency.id == marker)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -39,6 +40,50 @@ class JudgmentRecord:
         return out
 
 
+@dataclass(frozen=True)
+class Decision:
+    """One judgment as checked before it is recorded: the document, the label as given (stripped) and what it
+    means (relevant, grade), the role and the note."""
+
+    doc_id: str
+    label: str
+    relevant: bool | None
+    grade: int | None
+    role: str
+    note: str | None
+
+
+def checked_decision(doc_id: str, label: str, *, role: str, note: str | None, level: int,
+                     field: Callable[[str], str]) -> Decision:
+    """One judgment checked as every door records it: the document id, the role, the label (its text, then its
+    meaning at ``level``: relevant when its grade reaches it), the note. ``field`` names a field for the message
+    (``"label"`` → ``"judgments[2].label"``); the message is "<field>: <why>", `Invalid`."""
+    if not doc_id.strip():
+        raise Invalid(f"{field('doc_id')}: must not be empty")
+    doc_id = validation.doc_id(doc_id, field("doc_id"))
+    if role not in USER_ROLES:
+        raise Invalid(f"{field('role')}: must be one of {', '.join(USER_ROLES)}, not {role!r}")
+    label = validation.label_text(label.strip(), field("label"))
+    note = None if note is None else validation.free_text(note, field("note"))
+    try:
+        relevant, grade = read_label(label, "label", 0, "label", level)
+    except InputError as exc:
+        raise Invalid(f"{field('label')}: {exc.message}") from None
+    if relevant is None and grade is None:
+        raise Invalid(f"{field('label')}: must not be empty")
+    return Decision(doc_id, label, relevant, grade, role, note)
+
+
+def _said(field: str) -> str:
+    """A field as the CLI's messages name it."""
+    return "document id" if field == "doc_id" else field
+
+
+def _numbered(position: int) -> Callable[[str], str]:
+    """The fields of the ``position``-th judgment of a list, as the CLI's messages name them."""
+    return lambda field: f"judgment {position}: {_said(field)}"
+
+
 def topic_id_of(engine: Engine, topic: str) -> int:
     with engine.connect() as conn:
         return evidence_topic.topic_id(conn, topic)
@@ -52,19 +97,11 @@ def record_judgment(engine: Engine, topic: str, doc_id: str, label: str, *, revi
     or an integer grade (relevant when >= ``level``). ``queue``: the queue it was served from (default: the
     topic's newest); a document in no queue of the topic is refused unless ``allow_unqueued``
     (`reviewdepth.services.served_queues`)."""
-    if role not in USER_ROLES:
-        raise Invalid(f"role must be one of {', '.join(USER_ROLES)}, not {role!r}")
     topic = validation.topic_name(topic)
-    doc_id = validation.doc_id(doc_id, "document id")
     reviewer = validation.reviewer_name(reviewer)
-    label = validation.label_text(label.strip())
-    note = None if note is None else validation.free_text(note, "note")
-    try:
-        relevant, grade = read_label(label, "label", 0, "label", level)
-    except InputError as exc:
-        raise Invalid(exc.message) from None
-    if relevant is None and grade is None:
-        raise Invalid("label must not be empty")
+    decision = checked_decision(doc_id, label, role=role, note=note, level=level, field=_said)
+    doc_id, label, relevant, grade, note = (decision.doc_id, decision.label, decision.relevant, decision.grade,
+                                            decision.note)
     with engine.begin() as conn:
         topic_row = conn.execute(select(Topic.id).where(Topic.name == topic)).scalar_one_or_none()
         if topic_row is None:
@@ -76,10 +113,10 @@ def record_judgment(engine: Engine, topic: str, doc_id: str, label: str, *, revi
         queue_id = served.queue_id(queue)
         served.require_queued([doc_id], allow_unqueued=allow_unqueued)
         now = utc_now()
-        [new_id] = append_judgments(conn, [NewJudgment(topic_row, doc_id, label.strip(), relevant, grade, reviewer,
+        [new_id] = append_judgments(conn, [NewJudgment(topic_row, doc_id, label, relevant, grade, reviewer,
                                                        role, source, note, now)], return_ids=True, queue_ids=[queue_id])
     queue_name = next((n for i, n in served.queues if i == queue_id), None)
-    return JudgmentRecord(new_id, topic, doc_id, label.strip(), relevant, grade, reviewer, role, source, note,
+    return JudgmentRecord(new_id, topic, doc_id, label, relevant, grade, reviewer, role, source, note,
                           now, queue_name)
 
 
@@ -131,33 +168,21 @@ def record_judgments(engine: Engine, topic: str, items: list[tuple[str, str]], *
                      allow_unqueued: bool = False) -> list[int]:
     """Append many judgments ``(doc_id, label)`` in one transaction (all or nothing); returns their ids.
     ``queue`` and ``allow_unqueued`` as in `record_judgment`."""
-    if role not in USER_ROLES:
-        raise Invalid(f"role must be one of {', '.join(USER_ROLES)}, not {role!r}")
-    parsed = []
     topic = validation.topic_name(topic)
     reviewer = validation.reviewer_name(reviewer)
-    for position, (doc_id, label) in enumerate(items, start=1):
-        if not doc_id.strip():
-            raise Invalid(f"judgment {position}: document id must not be empty")
-        doc_id = validation.doc_id(doc_id, f"judgment {position}: document id")
-        validation.label_text(label.strip(), f"judgment {position}: label")
-        try:
-            relevant, grade = read_label(label, "judgments", position, "label", level)
-        except InputError as exc:
-            raise Invalid(f"judgment {position}: {exc.message}") from None
-        if relevant is None and grade is None:
-            raise Invalid(f"judgment {position}: label must not be empty")
-        parsed.append((doc_id, label.strip(), relevant, grade))
+    notes = notes or [None] * len(items)
+    parsed = [checked_decision(doc_id, label, role=role, note=note, level=level,
+                               field=_numbered(position))
+              for position, ((doc_id, label), note) in enumerate(zip(items, notes, strict=True), start=1)]
     with engine.begin() as conn:
         topic_row = conn.execute(select(Topic.id).where(Topic.name == topic)).scalar_one_or_none()
         if topic_row is None:
             raise NotFound(f"unknown topic {topic!r}")
         served = ServedQueues(conn, int(topic_row), topic)
         queue_id = served.queue_id(queue)
-        served.require_queued([p[0] for p in parsed], allow_unqueued=allow_unqueued,
+        served.require_queued([p.doc_id for p in parsed], allow_unqueued=allow_unqueued,
                               refuse=lambda i, message: Conflict(f"judgment {i + 1}: {message}"))
         now = utc_now()
         return append_judgments(conn, [
-            NewJudgment(topic_row, doc_id, label, relevant, grade, reviewer, role, source, note, now)
-            for (doc_id, label, relevant, grade), note in zip(parsed, notes or [None] * len(parsed), strict=True)],
-            return_ids=True, queue_ids=[queue_id] * len(parsed))
+            NewJudgment(topic_row, p.doc_id, p.label, p.relevant, p.grade, reviewer, p.role, source, p.note, now)
+            for p in parsed], return_ids=True, queue_ids=[queue_id] * len(parsed))
