@@ -10,7 +10,7 @@ metadata but the fixed ones), byte-deterministic on one matplotlib and FreeType.
 from __future__ import annotations
 
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 from xml.sax.saxutils import escape, quoteattr
 
@@ -31,6 +31,7 @@ TITLE_Y = 26
 TOP = 46  # first row
 ROW_GAP = 30
 PAD = 8
+INDENT = 14
 LINE_H = 16
 FONT_PX = 12
 # characters per line: a conservative width for a 12 px sans-serif (DejaVu Sans, the PNG's, is the widest common one)
@@ -44,7 +45,8 @@ SOURCE_WORDS = {"topic population": "the topic's stated population", "queue size
 @dataclass(frozen=True)
 class Segment:
     text: str
-    field: str | None = None  # set on a count: the `prisma --format json` key it is
+    field: str | None = None  # set on a count: the `prisma --format json` key it is (dotted: a mapping's key)
+    kind: Literal["count", "key"] = "count"  # key: the key of the mapping ``field`` names, not a count
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,7 @@ class Line:
     segments: tuple[Segment, ...]
     bold: bool = False
     muted: bool = False
+    indent: bool = False  # a line under the one above it (a part of its count)
 
 
 @dataclass(frozen=True)
@@ -93,10 +96,6 @@ def number(value: int) -> str:
     return f"{value:,}"
 
 
-def _text(text: str) -> Line:
-    return Line((Segment(text),))
-
-
 def _counted(label: str, count: FlowCount, after: str = "") -> Line:
     if count.value is None:
         return Line((Segment(f"{label}not recorded{after}"),))
@@ -127,10 +126,21 @@ def box_lines(box: FlowBox, flow: PrismaFlow) -> list[Line]:
                 *_wrapped("(decisions on records in no queue of the topic; counted in no other box)", side,
                           muted=True)]
     if box.code == "screened":
-        return [*_wrapped("Records screened", side, bold=True), _counted("n = ", c["records"]),
-                _counted("screened by a person: ", c["by_person"]),
-                *_wrapped("(every identified record; those no person screened were excluded by the stop "
-                          "decision)", side, muted=True)]
+        lines = [*_wrapped("Records screened", side, bold=True), _counted("n = ", c["records"]),
+                 _counted("screened by a person: ", c["by_person"])]
+        for count in box.counts:
+            if count.code.startswith("reviewers:") and count.value is not None:
+                reviewers = count.code.split(":", 1)[1]
+                lines.append(Line((Segment("by "), Segment(reviewers, "reviewers_per_record", "key"),
+                                   Segment(" reviewer: " if reviewers == "1" else " reviewers: "),
+                                   Segment(number(count.value), count.field)), indent=True))
+        if "conflicts" in c:
+            lines.append(replace(_counted("reviewers disagreed on: ", c["conflicts"]), indent=True))
+            lines.append(replace(_counted("resolved by adjudication: ", c["conflicts_resolved"]), indent=True))
+        independent = {True: "yes", False: "no", None: "not stated"}[flow.counts.independent]
+        lines.append(Line((Segment(f"screened independently (blind): {independent}"),), indent=True))
+        return lines + _wrapped("(every identified record; those no person screened were excluded by the stop "
+                                "decision)", side, muted=True)
     if box.code == "excluded":
         lines = [*_wrapped("Records excluded", side, bold=True),
                  _counted("by a person: ", c["by_person"]),
@@ -240,9 +250,10 @@ def render_svg(flow: PrismaFlow) -> str:
                    f'height="{box.h}" fill="{BOX_FILL}" stroke="{BOX_STROKE}" stroke-width="1"{dash}/>')
         for i, line in enumerate(box.lines):
             style = (' font-weight="bold"' if line.bold else "") + f' fill="{MUTED if line.muted else TEXT}"'
-            parts = "".join(f'<tspan class="count" data-field="{s.field}">{escape(s.text)}</tspan>'
+            parts = "".join(f'<tspan class="{s.kind}" data-field="{s.field}">{escape(s.text)}</tspan>'
                             if s.field else escape(s.text) for s in line.segments)
-            out.append(f'<text x="{box.x + PAD}" y="{box.y + PAD + LINE_H * i + FONT_PX}"{style}>{parts}</text>')
+            out.append(f'<text x="{box.x + PAD + INDENT * line.indent}" y="{box.y + PAD + LINE_H * i + FONT_PX}"'
+                       f'{style}>{parts}</text>')
         out.append("</g>")
     for arrow in drawn.arrows:
         (x0, y0), (x1, y1) = arrow.points
@@ -283,7 +294,8 @@ def diagram_figure(flow: PrismaFlow) -> Figure:
         ax.add_patch(Rectangle((box.x, box.y), box.w, box.h, facecolor=BOX_FILL, edgecolor=BOX_STROKE,
                                linewidth=points, linestyle=(0, (5, 3)) if box.dashed else "solid"))
         for i, line in enumerate(box.lines):
-            text(box.x + PAD, box.y + PAD + LINE_H * i + FONT_PX, "".join(s.text for s in line.segments),
+            text(box.x + PAD + INDENT * line.indent, box.y + PAD + LINE_H * i + FONT_PX,
+                 "".join(s.text for s in line.segments),
                  va="baseline", color=MUTED if line.muted else TEXT, fontweight="bold" if line.bold else "normal")
     for arrow in drawn.arrows:
         (x0, y0), (x1, y1) = arrow.points

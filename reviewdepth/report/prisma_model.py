@@ -56,8 +56,9 @@ FlowCode = Literal[
 
 @dataclass(frozen=True)
 class FlowCount:
-    """One number of a box: ``code`` says what it counts; ``value`` is ``PrismaCounts.<field>``, or None when
-    reviewdepth does not record it (``field`` is then None too)."""
+    """One number of a box: ``code`` says what it counts; ``value`` is ``PrismaCounts.<field>`` (a dotted field
+    is a key of a mapping: ``reviewers_per_record.2``, as the JSON writes it), or None when reviewdepth does not
+    record it (``field`` is then None too)."""
 
     code: str
     value: int | None
@@ -115,7 +116,8 @@ def prisma_flow(topic: str, counts: PrismaCounts, *,
       person (``screened``); records excluded by a person (``excluded_by_reviewers``) apart from those excluded
       by automation, i.e. left unscreened by the stop decision of the prioritised review
       (``not_screened_review_stopped``, with ``stopped_at_rank`` when screening followed the queue): the split
-      the template's footnote asks for when automation tools were used;
+      the template's footnote asks for when automation tools were used; how the screened records were screened
+      (``reviewers_per_record``, and with two or more reviewers ``conflicts`` and ``conflicts_resolved``);
       reports sought / assessed and reports excluded per reason: not recorded, since decisions carry no
       screening stage or reason yet (``exclusion_reasons`` is the hook that will fill them);
     - included: studies included (``included``).
@@ -130,8 +132,13 @@ def prisma_flow(topic: str, counts: PrismaCounts, *,
             _count(c, "records", "judged_outside_queue"), _count(c, "included", "included_outside_queue"))))
     stop = () if c.stopped_at_rank is None else (_count(c, "stopped_at_rank", "stopped_at_rank"),)
     boxes += [
-        FlowBox("screened", "screening", False, (_count(c, "records", "identified"),
-                                                _count(c, "by_person", "screened"))),
+        FlowBox("screened", "screening", False, (
+            _count(c, "records", "identified"), _count(c, "by_person", "screened"),
+            # how the screened records were screened: per number of reviewers, the conflicts and their resolution
+            *(FlowCount(f"reviewers:{k}", v, f"reviewers_per_record.{k}")
+              for k, v in sorted(c.reviewers_per_record.items())),
+            *((_count(c, "conflicts", "conflicts"), _count(c, "conflicts_resolved", "conflicts_resolved"))
+              if max(c.reviewers_per_record, default=0) >= 2 else ()))),
         FlowBox("excluded", "screening", True, (
             _count(c, "by_person", "excluded_by_reviewers"),
             _count(c, "by_automation", "not_screened_review_stopped"), *stop)),

@@ -40,10 +40,12 @@ def shown_counts(svg: str) -> dict[str, list[int]]:
         for text in group.iter(f"{SVG}text"):
             rest = text.text or ""
             for span in text.iter(f"{SVG}tspan"):
-                assert span.get("class") == "count"
                 value = span.text or ""
                 assert re.fullmatch(r"[0-9]{1,3}(,[0-9]{3})*", value), value
-                found.setdefault(span.get("data-field") or "", []).append(int(value.replace(",", "")))
+                kind = span.get("class")
+                assert kind in ("count", "key")
+                key = (span.get("data-field") or "") + ("#key" if kind == "key" else "")
+                found.setdefault(key, []).append(int(value.replace(",", "")))
                 rest += span.tail or ""
             assert not re.search(r"[0-9]", rest), f"a number outside a count element: {rest!r}"
     return found
@@ -57,6 +59,7 @@ def shown_counts(svg: str) -> dict[str, list[int]]:
      "not_screened_review_stopped": 0, "stopped_at_rank": 40},
     {"identified": 0, "screened": 0, "included": 0, "excluded_by_reviewers": 0, "not_screened_review_stopped": 0,
      "stopped_at_rank": 0, "reviewers_per_record": {}},
+    {"reviewers_per_record": {1: 1200}, "conflicts": 0, "conflicts_resolved": 0, "independent": None},
 ])
 def test_every_number_in_the_svg_is_the_json_field_it_names(changes: dict[str, Any]) -> None:
     c = counts(**changes)
@@ -64,8 +67,18 @@ def test_every_number_in_the_svg_is_the_json_field_it_names(changes: dict[str, A
     data = c.as_dict()
     shown = shown_counts(svg)
     for field, values in shown.items():
-        assert values and all(v == data[field] for v in values), (field, values, data[field])
-    expected = {"identified", "screened", "excluded_by_reviewers", "not_screened_review_stopped", "included"}
+        if field.endswith("#key"):  # the number of reviewers a count is for: a key of the mapping
+            assert {str(v) for v in values} == set(data[field.removesuffix("#key")]), field
+            continue
+        name, _, key = field.partition(".")
+        want = data[name][key] if key else data[name]
+        assert values and all(v == want for v in values), (field, values, want)
+    expected = {"identified", "screened", "excluded_by_reviewers", "not_screened_review_stopped", "included",
+                *(f"reviewers_per_record.{k}" for k in data["reviewers_per_record"])}
+    if data["reviewers_per_record"]:
+        expected.add("reviewers_per_record#key")
+    if max(c.reviewers_per_record, default=0) >= 2:
+        expected |= {"conflicts", "conflicts_resolved"}
     if c.stopped_at_rank is not None:
         expected.add("stopped_at_rank")
     if c.judged_outside_queue:
