@@ -6,7 +6,9 @@ import csv
 import io
 import json
 import sys
-from typing import Annotated, Any
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any, Literal
 
 import typer
 
@@ -105,6 +107,17 @@ def agreement(
                    f"{_fmt(p.kappa.kappa)}\t{_fmt(p.kappa.lower)}\t{_fmt(p.kappa.upper)}")
 
 
+class PrismaFormat(StrEnum):
+    """``prisma``'s formats: the listing ones (`ListFormat`: table, json, csv) and the flow diagram's."""
+
+    table = "table"
+    json = "json"
+    csv = "csv"
+    svg = "svg"
+    png = "png"
+    html = "html"
+
+
 def prisma(
     topic: Annotated[str, typer.Argument(help="Topic name.")],
     queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
@@ -112,18 +125,44 @@ def prisma(
     independent: Annotated[bool | None, typer.Option(
         "--independent/--not-independent", help="State whether reviewers screened independently (blind).")] = None,
     as_of: AsOfOption = None,
-    output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
+    output_format: Annotated[PrismaFormat, typer.Option(
+        "--format", help="table, json or csv (the counts; csv prints the JSON), or the PRISMA 2020 flow diagram "
+        "as svg, png or html.")] = PrismaFormat.table,
+    output: Annotated[Path | None, typer.Option(
+        "-o", "--output", help="Write the diagram (svg, png, html) to this file rather than to stdout.")] = None,
     db: DbOption = None,
 ) -> None:
     """PRISMA 2020 screening counts: identified, screened, excluded by reviewers, not screened because the
-    review stopped, included; reviewers per record and conflicts."""
-    from reviewdepth.services.prisma import topic_prisma
+    review stopped, included; reviewers per record and conflicts. --format svg, png or html draws the flow
+    diagram from the same counts."""
+    from reviewdepth.services.prisma import topic_prisma, topic_prisma_diagram
 
+    diagram = output_format in (PrismaFormat.svg, PrismaFormat.png, PrismaFormat.html)
+    if output is not None and not diagram:
+        fail("-o/--output: only the diagram formats (svg, png, html) are written to a file")
+    if output_format is PrismaFormat.png and output is None and sys.stdout.isatty():
+        fail("--format png: the image is binary; give -o FILE.png or redirect stdout")
     engine = open_engine(db)
+    if diagram:
+        fmt: Literal["svg", "png", "html"] = output_format.value  # type: ignore[assignment]
+        with handled_errors():
+            figure = topic_prisma_diagram(engine, topic, fmt, queue=queue, policy=policy, as_of=as_of,
+                                          independent=independent)
+        if output is None:
+            sys.stdout.flush()
+            sys.stdout.buffer.write(figure.content)
+            sys.stdout.buffer.flush()
+            return
+        try:
+            output.write_bytes(figure.content)
+        except OSError as exc:
+            fail(f"{output}: {exc.strerror or exc}")
+        typer.echo(f"wrote {output}", err=True)
+        return
     with handled_errors():
         counts = topic_prisma(engine, topic, queue=queue, policy=policy, as_of=as_of, independent=independent)
     data = counts.as_dict()
-    if output_format is not ListFormat.table:
+    if output_format is not PrismaFormat.table:
         _write_json(data)
         return
     for key, value in data.items():

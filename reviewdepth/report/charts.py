@@ -133,11 +133,12 @@ def render_chart(kind: ChartKind, gain: Gain | None, pr: PrecisionRecall | None,
                  fmt: ChartFormat, confidence: float | None = None) -> bytes:
     """The chart's file content: SVG (``<svg`` first, no XML prolog, so it embeds in HTML as is) or PNG. Only the
     curve of ``kind`` is drawn (the other may be None)."""
-    return _saved(lambda: chart_figure(kind, gain, pr, target, title, confidence), fmt)
+    return save_figure(lambda: chart_figure(kind, gain, pr, target, title, confidence), fmt)
 
 
-def _saved(draw: Callable[[], Figure], fmt: ChartFormat) -> bytes:
-    """``draw()``'s figure as SVG or PNG bytes under the fixed rc settings (the one place a chart is saved)."""
+def save_figure(draw: Callable[[], Figure], fmt: ChartFormat) -> bytes:
+    """``draw()``'s figure as SVG or PNG bytes under the fixed rc settings (the one place a chart is saved; the
+    PRISMA diagram's PNG is saved here too)."""
     try:
         import matplotlib
     except ImportError as exc:  # a dependency, but a broken environment should say what is missing
@@ -204,7 +205,7 @@ def overlay_figure(kind: ChartKind, series: Sequence[tuple[str, Gain | Precision
 def render_overlay(kind: ChartKind, series: Sequence[tuple[str, Gain | PrecisionRecall]], title: str,
                    fmt: ChartFormat, known_r: bool = False) -> bytes:
     """`overlay_figure` as SVG or PNG (deterministic SVG like `render_chart`)."""
-    return _saved(lambda: overlay_figure(kind, series, title, known_r), fmt)
+    return save_figure(lambda: overlay_figure(kind, series, title, known_r), fmt)
 
 
 def _bare_svg(data: bytes) -> bytes:

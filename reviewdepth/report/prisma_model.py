@@ -4,7 +4,7 @@ report and ``reviewdepth prisma`` print them)."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Literal
 
 
 @dataclass(frozen=True)
@@ -31,3 +31,123 @@ class PrismaCounts:
         out = asdict(self)
         out["reviewers_per_record"] = {str(k): v for k, v in sorted(self.reviewers_per_record.items())}
         return out
+
+
+# --- the PRISMA 2020 flow diagram (`reviewdepth prisma --format svg|png|html`) -------------------------------------
+# The diagram is drawn from a `PrismaCounts` and nothing else: every number in a box is one of its fields (named
+# by ``FlowBox.field``, the key `prisma --format json` prints it under), so the diagram and the JSON cannot differ.
+# What reviewdepth does not record yet is a box with no count ("not recorded"), never a number made up.
+
+FlowStage = Literal["identification", "screening", "included"]
+FLOW_STAGES: tuple[FlowStage, ...] = ("identification", "screening", "included")
+
+# What a box counts (its words are in `reviewdepth.report.prisma_diagram`), in drawing order.
+FlowCode = Literal[
+    "identified",            # records identified: the topic's population, else its queue size
+    "removed_before",        # records removed before screening (duplicates: not recorded until dedup exists)
+    "outside",               # records with a decision outside the identified set, counted apart
+    "screened",              # records entering screening (identified, nothing removed), of which by a person
+    "excluded",              # records excluded: by a person, and by automation (not screened, the review stopped)
+    "reports",               # reports sought for retrieval / assessed for eligibility (needs screening stages)
+    "reports_excluded",      # reports excluded, per reason (needs exclusion reasons)
+    "included",              # studies included
+]
+
+
+@dataclass(frozen=True)
+class FlowCount:
+    """One number of a box: ``code`` says what it counts; ``value`` is ``PrismaCounts.<field>`` (a dotted field
+    is a key of a mapping: ``reviewers_per_record.2``, as the JSON writes it), or None when reviewdepth does not
+    record it (``field`` is then None too)."""
+
+    code: str
+    value: int | None
+    field: str | None
+
+
+@dataclass(frozen=True)
+class ExclusionReason:
+    """Records excluded for one reason at one screening stage. A hook: decisions carry no reason or stage yet
+    (issue 28, item 2), so `prisma_flow` is given none and the diagram says "not recorded"."""
+
+    stage: str
+    reason: str
+    records: int
+
+
+@dataclass(frozen=True)
+class FlowBox:
+    code: FlowCode
+    stage: FlowStage
+    side: bool  # a box of the right-hand column (removed, excluded), reached by an arrow from the left one
+    counts: tuple[FlowCount, ...]
+
+
+@dataclass(frozen=True)
+class PrismaFlow:
+    """The diagram's boxes, top to bottom, for one topic; ``counts`` are the numbers they show."""
+
+    topic: str
+    counts: PrismaCounts
+    boxes: tuple[FlowBox, ...]
+    duplicates_recorded: bool
+    stages_recorded: bool
+    exclusion_reasons: tuple[ExclusionReason, ...]
+
+    def box(self, code: FlowCode) -> FlowBox | None:
+        return next((b for b in self.boxes if b.code == code), None)
+
+
+def _count(counts: PrismaCounts, code: str, field: str) -> FlowCount:
+    value = getattr(counts, field)
+    assert isinstance(value, int) and not isinstance(value, bool), field
+    return FlowCount(code, value, field)
+
+
+def prisma_flow(topic: str, counts: PrismaCounts, *,
+                exclusion_reasons: tuple[ExclusionReason, ...] = ()) -> PrismaFlow:
+    """The PRISMA 2020 flow of ``counts`` (Page et al., BMJ 2021;372:n71):
+
+    - identification: records identified (``identified``); removed before screening: duplicates not recorded
+      (reviewdepth has no deduplication step yet), so no record is removed and screening starts from all of them;
+      records judged outside the identified set (``judged_outside_queue``, ``included_outside_queue``) in a box
+      of their own, only when there are some: they are in no other box;
+    - screening: records screened = identified (the template's count after removals), of which screened by a
+      person (``screened``); records excluded by a person (``excluded_by_reviewers``) apart from those excluded
+      by automation, i.e. left unscreened by the stop decision of the prioritised review
+      (``not_screened_review_stopped``, with ``stopped_at_rank`` when screening followed the queue): the split
+      the template's footnote asks for when automation tools were used; how the screened records were screened
+      (``reviewers_per_record``, and with two or more reviewers ``conflicts`` and ``conflicts_resolved``);
+      reports sought / assessed and reports excluded per reason: not recorded, since decisions carry no
+      screening stage or reason yet (``exclusion_reasons`` is the hook that will fill them);
+    - included: studies included (``included``).
+    """
+    c = counts
+    boxes = [
+        FlowBox("identified", "identification", False, (_count(c, "records", "identified"),)),
+        FlowBox("removed_before", "identification", True, (FlowCount("duplicates", None, None),)),
+    ]
+    if c.judged_outside_queue:
+        boxes.append(FlowBox("outside", "identification", True, (
+            _count(c, "records", "judged_outside_queue"), _count(c, "included", "included_outside_queue"))))
+    stop = () if c.stopped_at_rank is None else (_count(c, "stopped_at_rank", "stopped_at_rank"),)
+    boxes += [
+        FlowBox("screened", "screening", False, (
+            _count(c, "records", "identified"), _count(c, "by_person", "screened"),
+            # how the screened records were screened: per number of reviewers, the conflicts and their resolution
+            *(FlowCount(f"reviewers:{k}", v, f"reviewers_per_record.{k}")
+              for k, v in sorted(c.reviewers_per_record.items())),
+            *((_count(c, "conflicts", "conflicts"), _count(c, "conflicts_resolved", "conflicts_resolved"))
+              if max(c.reviewers_per_record, default=0) >= 2 else ()))),
+        FlowBox("excluded", "screening", True, (
+            _count(c, "by_person", "excluded_by_reviewers"),
+            _count(c, "by_automation", "not_screened_review_stopped"), *stop)),
+        FlowBox("reports", "screening", False, (FlowCount("sought", None, None),
+                                               FlowCount("assessed", None, None))),
+        FlowBox("reports_excluded", "screening", True, tuple(
+            FlowCount(f"{r.stage}: {r.reason}", r.records, None) for r in exclusion_reasons)
+            or (FlowCount("reasons", None, None),)),
+        FlowBox("included", "included", False, (_count(c, "studies", "included"),)),
+    ]
+    return PrismaFlow(topic=topic, counts=c, boxes=tuple(boxes), duplicates_recorded=False, stages_recorded=False,
+                      exclusion_reasons=exclusion_reasons)

@@ -21,10 +21,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from sqlalchemy import Connection, Engine, exists, select
 
-from reviewdepth.report.prisma_model import PrismaCounts
+from reviewdepth.report.prisma_diagram import MEDIA_TYPES, DiagramFormat, render_diagram
+from reviewdepth.report.prisma_model import PrismaCounts, prisma_flow
 from reviewdepth.services.conflicts import conflicts_of
 from reviewdepth.services.evidence.labels import queue_labels
 from reviewdepth.services.evidence.queue_evidence import queue_evidence
@@ -122,3 +125,19 @@ def prisma_of(conn: Connection, topic: str, *, queue: str | None = None, policy:
         reviewers_per_record=per_record, conflicts=len(conflicts),
         conflicts_resolved=sum(c.status == "resolved" for c in conflicts), independent=independent, policy=policy,
         outside_included=outside[0], outside_excluded=outside[1])
+
+
+@dataclass(frozen=True)
+class PrismaDiagram:
+    content: bytes
+    media_type: str
+
+
+def topic_prisma_diagram(engine: Engine, topic: str, fmt: DiagramFormat, *, queue: str | None = None,
+                         policy: str = "latest", as_of: str | None = None,
+                         independent: bool | None = None) -> PrismaDiagram:
+    """The PRISMA 2020 flow diagram (SVG, PNG or an HTML page holding the SVG) of the counts `topic_prisma`
+    gives for the same arguments: the diagram is drawn from them alone (`reviewdepth.report.prisma_model.
+    prisma_flow`), so its numbers are the JSON's."""
+    counts = topic_prisma(engine, topic, queue=queue, policy=policy, as_of=as_of, independent=independent)
+    return PrismaDiagram(render_diagram(prisma_flow(topic, counts), fmt), MEDIA_TYPES[fmt])

@@ -18,7 +18,7 @@ def test_as_of_a_judgment_never_recorded_is_a_404(api: Api, tmp_path: Path) -> N
     last = record_judgment(api.engine, "T", "d1", "1", reviewer="ann").id
     reader = api.new_key("ann", "read")
     for path in ("/topics/T/report", "/topics/T/plots/gain.svg", "/topics/T/judgments", "/topics/T/conflicts",
-                 "/topics/T/queues/s", "/topics/T/queues/s/entries", "/topics/T/monitor"):
+                 "/topics/T/queues/s", "/topics/T/queues/s/entries", "/topics/T/monitor", "/topics/T/prisma"):
         response = api.client.get(path, params={"as_of": 99999999}, headers=reader)
         assert response.status_code == 404, (path, response.text)  # a judgment the request names: no such one
         assert response.headers["content-type"].startswith("application/problem+json")

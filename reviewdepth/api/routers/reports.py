@@ -1,4 +1,5 @@
-"""``/topics/{topic}/report`` and ``/topics/{topic}/plots``: the depth report and its charts."""
+"""``/topics/{topic}/report``, ``/topics/{topic}/plots`` and ``/topics/{topic}/prisma``: the depth report, its
+charts and the PRISMA 2020 counts and flow diagram."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from reviewdepth.api.routers.common import JSON, READ, AsOfId, ConfidenceQuery, 
 from reviewdepth.estimation.assessment import ReportInterval
 from reviewdepth.measures.depth import TargetRule
 from reviewdepth.report.charts import ChartFormat, ChartKind
+from reviewdepth.report.prisma_model import PrismaCounts
 from reviewdepth.store.labels import LabelPolicy
 
 
@@ -27,6 +29,16 @@ PLOT_CONTENT: dict[int | str, dict[str, Any]] = {200: {
     "description": "The chart.",
     "content": {"image/svg+xml": {"schema": {"type": "string"}},
                 "image/png": {"schema": {"type": "string", "format": "binary"}}}}}
+
+
+PRISMA_CONTENT: dict[int | str, dict[str, Any]] = {200: {
+    "description": "The PRISMA 2020 counts (JSON, the bytes of `reviewdepth prisma --format json`) or the flow "
+                   "diagram drawn from them (SVG, PNG, or an HTML page holding the SVG).",
+    # the report's `prisma` section: its component, generated from `PrismaCounts`
+    "content": {JSON: {"schema": {"$ref": f"#/components/schemas/{schemas.section_model(PrismaCounts).__name__}"}},
+                "image/svg+xml": {"schema": {"type": "string"}},
+                "image/png": {"schema": {"type": "string", "format": "binary"}},
+                "text/html": {"schema": {"type": "string"}}}}}
 
 
 async def get_report(topic: str, request: Request, engine: EngineDep, _key: Reader, queue: str | None = None,
@@ -86,8 +98,37 @@ async def get_plot(topic: str, kind: ChartKind, fmt: ChartFormat, request: Reque
     return Response(chart.content, media_type=chart.media_type)
 
 
+def get_prisma(topic: str, engine: EngineDep, _key: Reader, queue: str | None = None,
+               policy: Annotated[LabelPolicy, Query(description="Label policy for included/excluded.")]
+               = "adjudicated",
+               as_of: AsOfId = None,
+               independent: Annotated[bool | None, Query(
+                   description="Whether reviewers screened independently (stated).")] = None,
+               format: Annotated[Literal["json", "svg", "png", "html"], Query(
+                   description="json: the counts; svg, png, html: the flow diagram drawn from them.")] = "json",
+               ) -> Response:
+    """PRISMA 2020 screening counts of the topic, as `reviewdepth prisma --format json` prints them (the same
+    bytes, and the same default label policy, ``adjudicated``), or the PRISMA 2020 flow diagram drawn from those
+    counts alone (``format=svg|png|html``, as `reviewdepth prisma --format svg|png|html`)."""
+    import json
+
+    from reviewdepth.report.model import json_safe
+    from reviewdepth.services.prisma import topic_prisma, topic_prisma_diagram
+
+    as_of_text = None if as_of is None else str(as_of)
+    if format == "json":
+        counts = topic_prisma(engine, topic, queue=queue, policy=policy, as_of=as_of_text, independent=independent)
+        body = json.dumps(json_safe(counts.as_dict()), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        return Response(body.encode("utf-8"), media_type=JSON)
+    figure = topic_prisma_diagram(engine, topic, format, queue=queue, policy=policy, as_of=as_of_text,
+                                  independent=independent)
+    return Response(figure.content, media_type=figure.media_type)
+
+
 def add_routes(router: APIRouter) -> None:
     router.add_api_route("/topics/{topic}/report", get_report, methods=["GET"], response_class=Response,
                          responses={**READ, **report_content()}, tags=["report"])
     router.add_api_route("/topics/{topic}/plots/{kind}.{fmt}", get_plot, methods=["GET"], response_class=Response,
                          responses={**READ, **PLOT_CONTENT, **problem_responses(501)}, tags=["report"])
+    router.add_api_route("/topics/{topic}/prisma", get_prisma, methods=["GET"], response_class=Response,
+                         responses={**READ, **PRISMA_CONTENT}, tags=["report"])
