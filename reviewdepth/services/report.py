@@ -62,14 +62,14 @@ from reviewdepth.services.confidence import checked_confidence
 from reviewdepth.services.conflicts import conflicts_of
 from reviewdepth.services.errors import Invalid, ServiceError
 from reviewdepth.services.evidence.labels import queue_labels
+from reviewdepth.services.evidence.prisma_counts import outside_queue_counts, prisma_counts
+from reviewdepth.services.evidence.qc import qc_result
 from reviewdepth.services.evidence.queue_evidence import QueueEvidence, queue_evidence
 from reviewdepth.services.evidence.samples import SampleRecord, load_samples
 from reviewdepth.services.evidence.topic import find_queue, last_judgment_id
 from reviewdepth.services.evidence.topic import population_size as topic_population
 from reviewdepth.services.monitor import monitor_of
 from reviewdepth.services.portfolio import stopping_calibrations
-from reviewdepth.services.prisma import outside_queue_counts, prisma_counts
-from reviewdepth.services.qc import qc_result
 from reviewdepth.services.queues import ranked_from_labels
 from reviewdepth.services.sample_plan import sample_plan_figures
 from reviewdepth.services.topic_status import AUDIT_BASIS, audit_figure, sample_figure, topic_status

@@ -13,7 +13,7 @@ import numpy as np
 from sqlalchemy import Connection, select
 
 from reviewdepth.estimation.agreement import ErrorRates, reviewer_error_rates
-from reviewdepth.services.samples import SampleRecord
+from reviewdepth.services.evidence.samples import SampleRecord
 from reviewdepth.store.labels import resolve_labels
 from reviewdepth.store.models import Judgment
 
