@@ -573,8 +573,7 @@ TopicStatusOut = section_model(TopicStatus)
 
 
 MonitorOut = dataclass_model(MonitorReport, name="MonitorOut", override={
-    "status": Literal["stop certified", "continue"], "judgment_chain_head": ChainHeadOut,
-    "topic_status": TopicStatusOut}, describe={
+    "status": Literal["stop certified", "continue"], "topic_status": TopicStatusOut}, describe={
     "queue": "The current queue (the named one, else the topic's newest).",
     "recall_lower": "The anytime-valid recall lower bound of the reviewed set.",
     "reviewed": "|S|: the union of every queue's reviewed prefix, within the population.",

@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from reviewdepth.report.model import JsonResult
+from reviewdepth.report.model import ChainHead, JsonResult
 
 OneLook = Literal["valid for one look only"]
 ONE_LOOK: OneLook = "valid for one look only"
@@ -134,7 +134,7 @@ class MonitorReport(JsonResult):
     assumptions: list[str]
     notes: list[str]
     last_activity: str | None
-    judgment_chain_head: dict[str, Any]
+    judgment_chain_head: ChainHead
     next_step: str
     # n_min(F, N − |S|): no random-sample design certifies the target with fewer judged documents outside S
     # (`reviewdepth.estimation.stop_plan.certification_floor`); the plan (`reviewdepth plan`) shows every path

@@ -36,6 +36,7 @@ from sqlalchemy import Connection, Engine, func, select
 from reviewdepth.estimation.assessment import Assessment
 from reviewdepth.estimation.monitor import MonitorInput, MonitorNote, MonitorResult, monitor, monitor_step
 from reviewdepth.estimation.stop_plan import certification_floor
+from reviewdepth.report.model import ChainHead
 from reviewdepth.report.monitor_model import (
     ONE_LOOK,
     Dashboard,
@@ -313,7 +314,7 @@ def monitor_of(conn: Connection, topic: str, *, queue: str | None = None, target
     labels_by_queue = {q.id: load_queue_labels(conn, q.id, info.id, q.size, policy, point) for q in info.queues}
     docs, ids, rel, adj = load_judgment_arrays(conn, info.id, point)
     resolved = resolve_labels(docs, ids, rel, adj, policy)
-    chain_head = chain_head_at(conn, info.id, as_of)
+    chain_head = ChainHead(**chain_head_at(conn, info.id, as_of))  # type: ignore[arg-type]  # the store's 3 keys
     if current.size == 0:
         raise Invalid(f"queue: queue {current.name!r} of topic {info.name!r} has no documents")
     prefixes = {q.id: queue_evidence(conn, info.id, q, labels_by_queue[q.id], point) for q in info.queues}
@@ -385,7 +386,7 @@ def _one_look_rules(assessment: Assessment | None, tau: Fraction) -> list[OneLoo
 
 def _report(topic: str, current: Queue, point: int | None, tau: Fraction, level: float, inp: MonitorInput,
             result: MonitorResult, audit: AuditEvidence | None, rules: list[OneLookRule], notes: list[str],
-            last_time: str | None, chain_head: dict[str, Any],
+            last_time: str | None, chain_head: ChainHead,
             order: npt.NDArray[np.int64] | None = None, status: TopicStatus | None = None) -> MonitorReport:
     target = _fraction_text(tau)
     sample = None if status is None else next((f for f in status.figures if f.validity != "anytime-valid"), None)

@@ -113,7 +113,7 @@ def test_certified_at_one_target_and_not_at_another(engine: Engine) -> None:
     assert high.one_look_rules and {r.label for r in high.one_look_rules} == {"valid for one look only"}
     assert high.audit is not None and high.audit.seed == SEED and high.audit.pending == 0
     assert high.as_of_judgment is not None and high.last_activity is not None
-    assert high.judgment_chain_head["seq"] == 20 + len(audit)
+    assert high.judgment_chain_head.seq == 20 + len(audit)
     # as of the judgment before the audit: the 12 served documents wait; the evidence is the permutation's
     # prefix of documents reviewed already
     before = build_monitor(engine, "T", target="0.6", as_of=20)
