@@ -63,6 +63,13 @@ SAMPLE_ASSUMPTIONS: tuple[str, ...] = (
 )
 
 
+def floor_text(value: float, places: int = 3) -> str:
+    """A lower bound as printed: rounded down, never up (0.8165 is 0.816), so that the words never claim more
+    than the bound; the 1e-9 keeps a bound that is exactly 0.816 in binary floating point from printing 0.815."""
+    scale = 10**places
+    return f"{math.floor(value * scale + 1e-9) / scale:.{places}f}"
+
+
 def _alpha(alpha: float) -> float:
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must be strictly between 0 and 1, got {alpha!r}")
@@ -222,7 +229,8 @@ def direct_recall_rule(sample_positive_ranks: npt.ArrayLike, reviewed: int, tau:
     stop = lower >= t
     details: dict[str, Detail] = {"found_positives": f, "sample_positives": n_pos, "recall_lower": lower,
                                   "recall_point": f / n_pos, "tau": t, "alpha": alpha}
-    reason = (f"{f} of {n_pos} sample positives are reviewed: recall ≥ {lower:.3f} at {1 - alpha:.0%} confidence, "
+    reason = (f"{f} of {n_pos} sample positives are reviewed: recall ≥ {floor_text(lower)} at {1 - alpha:.0%} "
+              "confidence, "
               + ("at or above" if stop else "below") + f" the {t:.0%} target.")
     return StoppingEvidence("direct", "certified", stop, depth, guarantee, SAMPLE_ASSUMPTIONS, details, reason,
                             certifies=PREFIX)
@@ -327,7 +335,7 @@ def elusion_rule(found: int, unreviewed: int, sample_size: int, sample_relevant:
     details: dict[str, Detail] = {"recall_lower": lower, "missed_upper": est.details.get("missed_upper", 0),
                                   "tau": t, "alpha": alpha}
     reason = (f"{sample_relevant} relevant in a sample of {sample_size} of {unreviewed} unreviewed: recall ≥ "
-              f"{lower:.3f} at {1 - alpha:.0%} confidence, " + ("at or above" if stop else "below")
+              f"{floor_text(lower)} at {1 - alpha:.0%} confidence, " + ("at or above" if stop else "below")
               + f" the {t:.0%} target.")
     return StoppingEvidence("elusion", "certified", stop, reviewed if stop else None,
                             f"P(recall ≥ {t:g} | stop) ≥ {1 - alpha:g} for one test at a fixed cutoff",
