@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from fractions import Fraction
 
 from sqlalchemy import Engine
 
@@ -28,6 +29,7 @@ from reviewdepth.report.validation_model import (
     ValidationDocument,
 )
 from reviewdepth.report.wording import design, validation_caveats
+from reviewdepth.services.errors import Invalid
 from reviewdepth.services.evidence.audit import stream_pace, streams_of
 from reviewdepth.services.evidence.sample_coding import CodedDocument, sample_coding
 from reviewdepth.services.evidence.topic import find_queue
@@ -40,8 +42,14 @@ AUDIT = "audit stream"
 
 
 def build_validation(engine: Engine, topic: str, options: ReportOptions) -> ValidationDocument:
-    """The validation document of ``topic``: the report, the sample coding and the audit streams, read in one
-    snapshot."""
+    """The validation document of ``topic`` for its one target (``options.targets``, a recall below 1): the
+    report, the sample coding and the audit streams, read in one snapshot."""
+    if len(options.targets) != 1:
+        raise Invalid("a validation document is for one target recall")
+    options.validate()
+    if Fraction(str(options.targets[0])) >= 1:
+        raise Invalid(f"target recall must be below 1 for a validation (no sample certifies recall 1), not "
+                      f"{options.targets[0]}")
     with read_snapshot(engine) as conn:
         report = report_of(conn, topic, options)
         topic_id, _ = find_queue(conn, topic, options.queue)
