@@ -147,13 +147,19 @@ def _results(doc: ValidationDocument) -> Section:
     return Section("Results", rows, notes=[] if r.recall_note is None else [r.recall_note])
 
 
+def _span(first: str | None, last: str | None) -> str:
+    if first is None or last is None:
+        return "—"
+    return first if first == last else f"{first} to {last}"
+
+
 def _evidence(doc: ValidationDocument) -> list[Section]:
     samples = doc.evidence.samples
     rows = [[str(s.id), s.frame, str(s.seed), f"{s.size:,}", f"{s.frame_size:,}",
              "—" if s.drawn_at_judgment is None else f"{s.drawn_at_judgment:,}", count(s.relevant),
              f"{s.uncoded:,}", s.use + (" (voided)" if s.voided else ""),
              ", ".join(f"{c.reviewer} ({c.documents:,})" for c in s.coders) or "—",
-             f"{s.first_coded_at or '—'} to {s.last_coded_at or '—'}"] for s in samples]
+             _span(s.first_coded_at, s.last_coded_at)] for s in samples]
     notes = [f"Sample {s.id}: {s.frame_definition}; {s.status}" + (f"; voided: {s.void_reason}" if s.voided else "")
              for s in samples]
     out = [Section("Evidence: random samples", table=Table(
@@ -279,17 +285,17 @@ def render_pdf(doc: ValidationDocument) -> bytes:
     pdf.add_page()
     width = pdf.epw
     pdf.set_font("Helvetica", style="B", size=14)
-    pdf.multi_cell(width, 7, latin1(title(doc)), new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+    pdf.multi_cell(width, 7, latin1(title(doc)), new_x=XPos.LMARGIN, new_y=YPos.NEXT, align="L")
     pdf.set_font("Helvetica", size=9)
-    pdf.multi_cell(width, 5, latin1(subtitle(doc)), new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+    pdf.multi_cell(width, 5, latin1(subtitle(doc)), new_x=XPos.LMARGIN, new_y=YPos.NEXT, align="L")
     for section in sections(doc):
         pdf.ln(3)
         pdf.set_font("Helvetica", style="B", size=11)
-        pdf.multi_cell(width, 6, latin1(section.title), new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+        pdf.multi_cell(width, 6, latin1(section.title), new_x=XPos.LMARGIN, new_y=YPos.NEXT, align="L")
         if section.rows:
             pdf.set_font("Helvetica", size=8.5)
             with pdf.table(col_widths=(52, width - 52), first_row_as_headings=False, line_height=4.2,
-                           padding=0.8) as table:
+                           padding=0.8, text_align="LEFT") as table:
                 for label, value in section.rows:
                     row = table.row()
                     row.cell(latin1(label))
@@ -300,7 +306,8 @@ def render_pdf(doc: ValidationDocument) -> bytes:
         elif section.table is not None:
             pdf.ln(1)
             pdf.set_font("Helvetica", size=6.5)
-            with pdf.table(col_widths=tuple(section.table.widths), line_height=3.4, padding=0.6) as table:
+            with pdf.table(col_widths=tuple(section.table.widths), line_height=3.4, padding=0.6,
+                           text_align="LEFT") as table:
                 row = table.row()
                 for heading in section.table.headers:
                     row.cell(latin1(heading))
@@ -313,7 +320,7 @@ def render_pdf(doc: ValidationDocument) -> bytes:
             pdf.set_font("Helvetica", size=8)
             for note in section.notes:
                 pdf.multi_cell(width, 4, latin1(("- " if section.bullets else "") + note), new_x=XPos.LMARGIN,
-                               new_y=YPos.NEXT)
+                               new_y=YPos.NEXT, align="L")
                 pdf.ln(0.8)
     return bytes(pdf.output())
 

@@ -333,9 +333,10 @@ def design(basis: str, decided_by: str | None) -> str:
     return DESIGNS.get(key, key)
 
 
-def validation_caveats(uncoded: int, voided: int) -> list[str]:
-    """What a validation document says about what validation does not do, and how uncoded sample documents are
-    treated; ``uncoded``: sample documents without a decision at the as-of point, ``voided``: voided samples."""
+def validation_caveats(topic: str, uncoded: int, voided: int) -> list[str]:
+    """What the validation document of ``topic`` says about what validation does not do, and how uncoded sample
+    documents are treated; ``uncoded``: sample documents without a decision at the as-of point, ``voided``: voided
+    samples."""
     caveats = [
         "Validation estimates how many relevant documents the review missed; it does not check the reviewers' own "
         "coding: a relevant document coded not relevant in the reviewed set is counted as not relevant, and the "
@@ -353,6 +354,7 @@ def validation_caveats(uncoded: int, voided: int) -> list[str]:
         "The judgment chain head anchors the log: record it outside the database; `reviewdepth audit verify TOPIC "
         "--head HASH` later proves the log still extends it.",
     ]
+    caveats = [with_topic(c, topic) for c in caveats]
     if uncoded:
         caveats.append(f"{uncoded:,} sample document{'s' if uncoded != 1 else ''} had no decision at the as-of "
                        "point: their samples were not used.")

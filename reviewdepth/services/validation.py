@@ -174,4 +174,4 @@ def validation_of(report: Report, coding: Mapping[int, Sequence[CodedDocument]],
         evidence=Evidence(samples, [_stream(s, report) for s in streams]), results=_results(report),
         cutoff=cutoff, decision=_decision(report),
         plan=Plan(floor=answer.floor, sample_plan=answer.plan, certify=answer.certify), provenance=provenance,
-        caveats=validation_caveats(uncoded, sum(s.voided for s in samples)))
+        caveats=validation_caveats(report.topic, uncoded, sum(s.voided for s in samples)))

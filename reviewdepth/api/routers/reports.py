@@ -99,7 +99,7 @@ VALIDATION_MEDIA = {"pdf": "application/pdf", "html": "text/html; charset=utf-8"
 VALIDATION_CONTENT: dict[int | str, dict[str, Any]] = {200: {
     "description": "The validation document (as `reviewdepth validation TOPIC --format FORMAT`, byte for byte).",
     "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}},
-                "text/html": {"schema": {"type": "string"}}, JSON: {"schema": {"type": "object"}}}}}
+                "text/html": {"schema": {"type": "string"}}, **schemas.body_content(schemas.ValidationOut)}}}
 
 
 async def get_validation(topic: str, request: Request, engine: EngineDep, _key: Reader, queue: str | None = None,
