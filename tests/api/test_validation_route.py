@@ -58,3 +58,24 @@ def test_bad_input_is_a_problem_body(api: Api) -> None:
         answer = api.client.get("/topics/t/validation", params=params, headers=ana)
         assert answer.status_code == 422, params
         assert answer.headers["content-type"].startswith("application/problem+json")
+
+
+def test_an_audit_stream_is_evidence_and_decides(api: Api) -> None:
+    from pypdf import PdfReader
+
+    from tests.api.test_confidence_domain import seed_topics
+
+    seed_topics(api)  # topic T: 20 reviewed, a judged rest sample (seed 3), an audit stream (seed 0) 12 judged
+    ana = api.writer
+    document = json.loads(api.client.get("/topics/T/validation", params={"format": "json"}, headers=ana).content)
+    report = api.client.get("/topics/T/report", params={"target": "0.95"}, headers=ana).json()
+    (stream,) = document["evidence"]["audit_streams"]
+    assert (stream["seed"], stream["pace"], stream["voided"]) == (0, "every 1", False)
+    figure = next(f for f in report["answer"]["topic_status"]["figures"] if f["basis"] == "audit stream")
+    assert stream["recall_lower"] == figure["recall_lower"] and stream["certifies"] == figure["certifies"]
+    assert document["decision"]["decided_by"] == report["answer"]["topic_status"]["decided_by"]
+    assert document["decision"]["status"] == report["answer"]["status"]
+    assert [s["seed"] for s in document["evidence"]["samples"]] == [3]
+    pdf = api.client.get("/topics/T/validation", headers=ana).content
+    text = " ".join("".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf)).pages).split())
+    assert f"{stream['id']} 0 every 1 {stream['population']} {stream['served']} {stream['created_at']} no" in text
