@@ -309,6 +309,7 @@ def sample_status(use: SampleUse) -> str:
                 "largest is used")
     return (use.origin + ": " if use.origin else "") + text
 
+
 # ---------------------------------------------------------------------------------------------------------------
 # the validation document (`reviewdepth.report.validation_model`)
 
