@@ -22,7 +22,7 @@ from fractions import Fraction
 import numpy as np
 import numpy.typing as npt
 
-from reviewdepth.estimation.distributions import beta_ppf, binom_sf, hypergeom_cdf
+from reviewdepth.estimation.distributions import beta_ppf, binom_sf, hypergeom_cdf, hypergeom_cdf_many
 from reviewdepth.estimation.relevant import estimate_elusion
 from reviewdepth.measures.depth import exact_fraction
 
@@ -308,9 +308,7 @@ def hypergeometric_test(labels: npt.ArrayLike, population: int, tau: Tau = 0.95,
     # K_tar = ⌊(ρ_AL + k)/τ⌋ − ρ_AL + 1 exactly, with τ = num/den: ⌊x·den/num⌋ in integers.
     k_tar = (cg[seen] * tf.denominator) // tf.numerator - rho_arr + 1
     pool = population - seen + n
-    from scipy import stats  # vectorised over every urn; imported only for this heuristic
-
-    p_all = np.where(k_tar > pool, 0.0, stats.hypergeom.cdf(k_arr, pool, np.minimum(k_tar, pool), n))
+    p_all = np.where(k_tar > pool, 0.0, hypergeom_cdf_many(k_arr, pool, np.minimum(k_tar, pool), n))
     best = int(np.argmin(p_all))
     p = float(p_all[best])
     stop = p < a
