@@ -451,6 +451,10 @@ def quant_estimate(probabilities: npt.ArrayLike, reviewed: int) -> tuple[float, 
     return s_rev / s_all, var
 
 
+#: QuantCI's m (Yang, Lewis & Frieder 2021): two standard deviations
+QUANT_CI_M = 2.0
+
+
 def quant_rule(probabilities: npt.ArrayLike, reviewed: int, tau: Tau = 0.95, m: float = 0.0) -> StoppingEvidence:
     """Quant (m = 0) / QuantCI (m = 2): stop when Recall̂ − m·√Var ≥ τ (see :func:`quant_estimate`) with
     ``probabilities`` = the current model's p_d for every document in queue order. Stop depth = the first prefix
@@ -506,3 +510,86 @@ def consecutive_irrelevant(labels: npt.ArrayLike, n: int = CONSECUTIVE_IRRELEVAN
     return StoppingEvidence("consecutive-irrelevant", "heuristic", stop_depth is not None, stop_depth, "none",
                             ("the ranking puts relevant documents first, so a long run of irrelevant ones means "
                              "few are left",), details, reason, certifies=PREFIX)
+
+
+#: ASReview's maintainers' examples of the N-consecutive-irrelevant threshold ("50, 100, 250, 500, etc., dependent on
+#: the size of the dataset", asreview discussion #557); ASReview itself sets no default
+CONSECUTIVE_IRRELEVANT_THRESHOLDS: tuple[int, ...] = (50, 100, 250, 500)
+RULE_2399_SLOPE = Fraction(6, 5)
+RULE_2399_OFFSET = 2399
+
+
+def rule_2399(labels: npt.ArrayLike) -> StoppingEvidence:
+    """The 2399 rule (Cormack & Grossman 2016's baseline; Yang, Lewis & Frieder 2021, as TARexp's
+    ``Rule2399StoppingRule``): stop at the first depth d where d ≥ 1.2·F(d) + 2,399, F(d) = relevant among the first
+    d reviewed (labels in review order). Checked after every document (TARexp checks at its batch ends; simulate acts
+    at the next look either way); exact arithmetic, 5·d ≥ 6·F(d) + 11,995. It never fires before 2,399 documents, so
+    on a smaller queue it reviews everything. Heuristic: no guarantee, and it ignores the target."""
+    y = _labels(labels)
+    depth = np.arange(1, len(y) + 1, dtype=np.int64)
+    found = np.cumsum(y)
+    slope, offset = RULE_2399_SLOPE, RULE_2399_OFFSET
+    # d ≥ (num/den)·F + offset  ⇔  den·d ≥ num·F + den·offset
+    holds = slope.denominator * depth >= slope.numerator * found + slope.denominator * offset
+    fired = np.flatnonzero(holds)
+    stop_depth = int(fired[0]) + 1 if len(fired) else None
+    reviewed, relevant = len(y), int(found[-1]) if len(y) else 0
+    needed = math.ceil(slope * relevant + offset)
+    details: dict[str, Detail] = {"reviewed": reviewed, "found": relevant, "needed_now": needed}
+    if stop_depth is not None:
+        at = int(found[stop_depth - 1])
+        reason = (f"{stop_depth:,} reviewed ≥ 1.2 × {at:,} relevant + 2,399 = {float(slope * at + offset):,.1f}: "
+                  "stop (heuristic, no recall guarantee).")
+    else:
+        reason = (f"{reviewed:,} reviewed, {relevant:,} relevant: the rule stops at 1.2 × relevant + 2,399 = "
+                  f"{float(slope * relevant + offset):,.1f} reviewed: not yet.")
+    return StoppingEvidence("2399-rule", "heuristic", stop_depth is not None, stop_depth, "none",
+                            ("a review that has found F relevant documents has found nearly all of them once it "
+                             "has screened 1.2·F + 2,399",), details, reason, certifies=PREFIX)
+
+
+BATCH_PRECISION_BATCH = 200
+BATCH_PRECISION_CUTOFF = Fraction(5, 200)
+BATCH_PRECISION_SLACK = 1
+
+
+def batch_precision(labels: npt.ArrayLike, batch: int = BATCH_PRECISION_BATCH,
+                    cutoff: Fraction = BATCH_PRECISION_CUTOFF, slack: int = BATCH_PRECISION_SLACK) -> StoppingEvidence:
+    """Batch precision (Yang, Lewis & Frieder 2021, TARexp's ``BatchPrecStoppingRule`` with its defaults): the
+    reviewed documents in review order are cut into batches of ``batch`` (batch j = ranks (j − 1)·b + 1 … j·b; an
+    unfinished last batch is not read); stop at the end of the first batch that closes ``slack`` batches in a row
+    each with precision (relevant / b) ≤ ``cutoff``. Defaults b = 200, cutoff 5/200 = 2.5 %, slack 1: TARexp's
+    (its batch is the active learner's round, 200 in the paper). Heuristic: no guarantee, and it ignores the
+    target."""
+    if batch < 1:
+        raise ValueError(f"batch must be at least 1, got {batch!r}")
+    if slack < 1:
+        raise ValueError(f"slack must be at least 1, got {slack!r}")
+    if not 0 <= cutoff < 1:
+        raise ValueError(f"cutoff must be a precision in [0, 1), got {cutoff!r}")
+    y = _labels(labels)
+    full = len(y) // batch
+    per_batch = y[:full * batch].reshape(full, batch).sum(axis=1)
+    # precision ≤ num/den  ⇔  den·relevant ≤ num·b (exact)
+    low = cutoff.denominator * per_batch <= cutoff.numerator * batch
+    run = 0
+    fired: int | None = None
+    for j, is_low in enumerate(low.tolist()):
+        run = run + 1 if is_low else 0
+        if run >= slack:
+            fired = (j + 1) * batch
+            break
+    details: dict[str, Detail] = {"batch": batch, "cutoff": float(cutoff), "slack": slack, "batches": full,
+                                  "last_batch_relevant": int(per_batch[-1]) if full else 0}
+    if fired is not None:
+        reason = (f"{slack} batch{'es' if slack > 1 else ''} of {batch} in a row with precision ≤ {float(cutoff):.1%}"
+                  f", the last ending at rank {fired:,}: stop (heuristic, no recall guarantee).")
+    elif not full:
+        reason = f"{len(y):,} reviewed: no full batch of {batch} yet: not yet."
+    else:
+        reason = (f"the last full batch (ranks {(full - 1) * batch + 1:,}–{full * batch:,}) holds "
+                  f"{int(per_batch[-1])} relevant; the rule stops after {slack} batch{'es' if slack > 1 else ''} in "
+                  f"a row with precision ≤ {float(cutoff):.1%}: not yet.")
+    return StoppingEvidence("batch-precision", "heuristic", fired is not None, fired, "none",
+                            ("a batch with few relevant documents means few are left",), details, reason,
+                            certifies=PREFIX)
