@@ -244,10 +244,13 @@ def _quant_with(m: float) -> Callable[[Cutoff], StoppingEvidence | None]:
         if cut.probabilities is None or not cut.testable:
             return None  # scores not declared probabilities: the rule is not shown
         p = cut.probabilities
-        if len(p) != cut.size or not bool(np.all(np.isfinite(p) & (p >= 0) & (p <= 1))):
+        missing = len(p) != cut.size or bool(np.isnan(p).any())
+        if missing or not bool(np.all(np.isfinite(p) & (p >= 0) & (p <= 1))):
+            why = ("the queue has no score for some of its documents" if missing else
+                   "the queue's scores are not probabilities in [0, 1] for every document")
             return StoppingEvidence(name, "heuristic", None, None, "none (model-based)", (), {},
-                                    "not applicable: the queue's scores are not probabilities in [0, 1] for every "
-                                    "document, and Quant reads them as such", certifies=stopping.PREFIX)
+                                    f"not applicable: {why}, and Quant reads one probability per document",
+                                    certifies=stopping.PREFIX)
         return stopping.quant_rule(p, cut.reviewed, tau=cut.tau, m=m)
 
     return evaluate
