@@ -80,11 +80,11 @@ class Cutoff:
 
 @dataclass(frozen=True)
 class OnPrefix:
-    """The rule reads the reviewed prefix only: ``depth(labels, N)`` is the first depth at which it fires on the
-    completed queue's labels (None: never). The same stop in every replicate and every design; the team acts at
-    its first look at or after that depth."""
+    """The rule reads the reviewed prefix only: ``depth(labels, N, τ, α)`` is the first depth at which it fires on
+    the completed queue's labels (None: never; most prefix rules ignore τ and α). The same stop in every replicate
+    and every design; the team acts at its first look at or after that depth."""
 
-    depth: Callable[[npt.NDArray[np.int8], int], int | None]
+    depth: Callable[[npt.NDArray[np.int8], int, Fraction, float], int | None]
 
 
 @dataclass(frozen=True)
@@ -165,18 +165,29 @@ def every_design(how: Replay) -> tuple[tuple[str, Replay], ...]:
 AUDIT = OnAuditStream()
 
 
-def prefix_rule(name: str, label: str, description: str, evidence: Callable[[IntArray, int], StoppingEvidence], *,
-                stream: int, not_evaluated: str = "") -> Rule:
-    """A heuristic that reads the reviewed prefix only: ``evidence(labels of the reviewed prefix, queue size)``.
-    The report evaluates it on the prefix (unless ``not_evaluated`` says why not: a variant of a rule the report
-    already shows); simulate replays it under every design, stopping at the first look at or after the depth where
-    it fires on the completed queue (the same in every replicate)."""
+def prefix_rule(name: str, label: str, description: str, evidence: Callable[[IntArray, int], StoppingEvidence]
+                | None = None, *, stream: int, not_evaluated: str = "",
+                for_target: Callable[[IntArray, int, Fraction, float], StoppingEvidence] | None = None) -> Rule:
+    """A heuristic that reads the reviewed prefix only: ``evidence(labels of the reviewed prefix, queue size)``, or
+    ``for_target(labels, queue size, τ, α)`` for a rule that also reads the target and confidence (then the report
+    shows it only for a target strictly between 0 and 1). The report evaluates it on the prefix (unless
+    ``not_evaluated`` says why not: a variant of a rule the report already shows); simulate replays it under every
+    design, stopping at the first look at or after the depth where it fires on the completed queue (the same in
+    every replicate)."""
 
-    def evaluate(cut: Cutoff) -> StoppingEvidence:
-        return evidence(cut.prefix, cut.size)
+    def read(prefix: IntArray, size: int, tau: Fraction, alpha: float) -> StoppingEvidence:
+        if for_target is not None:
+            return for_target(prefix, size, tau, alpha)
+        assert evidence is not None
+        return evidence(prefix, size)
 
-    def depth(labels: npt.NDArray[np.int8], size: int) -> int | None:
-        return evidence(labels.astype(np.int64), size).stop_depth
+    def evaluate(cut: Cutoff) -> StoppingEvidence | None:
+        if for_target is not None and not cut.testable:
+            return None
+        return read(cut.prefix, cut.size, cut.tau, cut.alpha)
+
+    def depth(labels: npt.NDArray[np.int8], size: int, tau: Fraction, alpha: float) -> int | None:
+        return read(labels.astype(np.int64), size, tau, alpha).stop_depth
 
     return Rule(name, "heuristic", label, description, "the reviewed prefix", None if not_evaluated else evaluate,
                 every_design(OnPrefix(depth)), stream, not_evaluated=not_evaluated or Rule.not_evaluated)
@@ -340,6 +351,12 @@ TABLE: tuple[Rule, ...] = (
                 f"with precision <= {stopping.BATCH_PRECISION_CUTOFF.numerator}/"
                 f"{stopping.BATCH_PRECISION_CUTOFF.denominator} (TARexp's defaults), acted on at the next look",
                 lambda prefix, size: stopping.batch_precision(prefix), stream=15),
+    prefix_rule("point-process", "hyperbolic point process",
+                "hyperbolic inhomogeneous Poisson process (Stevenson & Bin-Hezam 2023): stop once found >= target "
+                "x the predicted relevant count (its confidence-quantile), checked every 2.5 % of the queue, acted "
+                "on at the next look", stream=16,
+                for_target=lambda prefix, size, tau, alpha: stopping.hyperbolic_point_process(prefix, size, tau,
+                                                                                              1 - alpha)),
     Rule("monitor", "certified", "anytime-valid monitor",
          "anytime-valid monitor on the audit stream (valid however often the team looks)",
          "the audit stream", None, (("audit", AUDIT),), 0),

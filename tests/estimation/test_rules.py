@@ -168,14 +168,14 @@ def test_the_replay_stops_where_the_report_first_says_stop(rule: str) -> None:
 
 def test_new_heuristics_are_heuristic_everywhere() -> None:
     for name in ("2399-rule", "batch-precision", "consecutive-irrelevant", "consecutive-irrelevant-50",
-                 "consecutive-irrelevant-250", "consecutive-irrelevant-500", "quant", "quant-ci"):
+                 "consecutive-irrelevant-250", "consecutive-irrelevant-500", "quant", "quant-ci", "point-process"):
         rule = rules.BY_NAME[name]
         assert rule.kind == "heuristic" and all(rule.kind_under(d) == "heuristic" for d in rule.designs)
     assert {n: rules.BY_NAME[n].stream for n in ("consecutive-irrelevant", "consecutive-irrelevant-50",
                                                  "consecutive-irrelevant-250", "consecutive-irrelevant-500",
-                                                 "2399-rule", "batch-precision")} == \
+                                                 "2399-rule", "batch-precision", "point-process")} == \
         {"consecutive-irrelevant": 10, "consecutive-irrelevant-50": 11, "consecutive-irrelevant-250": 12,
-         "consecutive-irrelevant-500": 13, "2399-rule": 14, "batch-precision": 15}
+         "consecutive-irrelevant-500": 13, "2399-rule": 14, "batch-precision": 15, "point-process": 16}
     from reviewdepth.services.portfolio import calibrated_rules
 
     assert {"2399-rule", "batch-precision", "consecutive-irrelevant-50", "consecutive-irrelevant-500"} <= \

@@ -284,7 +284,7 @@ def test_rule_2399_fires_at_the_first_depth_only() -> None:
 
 def test_batch_precision_reads_full_batches_and_needs_slack_in_a_row() -> None:
     quarter = Fraction(1, 4)
-    labels = [1, 1, 0, 0] + [1, 0, 0, 0] + [1, 1, 0, 0] + [0, 0, 0, 0] + [1, 0, 0, 0] + [0, 0]
+    labels = [*[1, 1, 0, 0], *[1, 0, 0, 0], *[1, 1, 0, 0], *[0, 0, 0, 0], *[1, 0, 0, 0], 0, 0]
     assert batch_precision(labels, batch=4, cutoff=quarter).stop_depth == 8  # batch 2 has precision 1/4
     two = batch_precision(labels, batch=4, cutoff=quarter, slack=2)
     assert (two.stop_now, two.stop_depth, two.rule, two.kind) == (True, 20, "batch-precision", "heuristic")
@@ -305,3 +305,46 @@ def test_batch_precision_defaults_are_tarexps() -> None:
     for bad in ({"batch": 0}, {"slack": 0}, {"cutoff": Fraction(1)}, {"cutoff": Fraction(-1, 10)}):
         with pytest.raises(ValueError):
             batch_precision([0] * 10, **bad)  # type: ignore[arg-type]
+
+
+def test_hyperbolic_mass_is_the_integral_of_the_rate() -> None:
+    from scipy.integrate import quad
+
+    from reviewdepth.estimation.stopping import hyperbolic_mass, hyperbolic_rate
+
+    for a, b, k in ((0.2, 0.3, 0.01), (0.05, 0.7, 0.002), (0.4, 1.0, 0.05), (0.1, 1e-4, 0.001)):
+        numeric, _ = quad(lambda x, a=a, b=b, k=k: float(hyperbolic_rate(np.array(x), a, b, k)), 250.0, 4000.0)
+        assert hyperbolic_mass(a, b, k, 250.0, 4000.0) == pytest.approx(numeric, rel=1e-7)
+
+
+def test_point_process_checkpoints_gate_and_early_stop() -> None:
+    from reviewdepth.estimation.stopping import hyperbolic_point_process, point_process_checkpoints
+
+    assert point_process_checkpoints(4000).tolist() == list(range(100, 4000, 100))  # every 2.5 % of N, below N
+    top = [1] * 25 + [0] * 3975  # by rank 100 (the first checkpoint): 25 found, ranks 51-100 hold none
+    fired = hyperbolic_point_process(top, 4000)
+    assert (fired.stop_depth, fired.kind, fired.rule) == (100, "heuristic", "point-process")
+    assert hyperbolic_point_process(top[:99], 4000).stop_now is False  # the checkpoint 100 is not reached
+    few = [1] * 19 + [0] * 3981  # never 20 relevant: the gate holds it
+    assert hyperbolic_point_process(few, 4000).stop_now is False
+
+
+def test_point_process_stops_where_its_prediction_reaches_the_target() -> None:
+    from scipy.integrate import quad
+    from scipy.stats import poisson
+
+    from reviewdepth.estimation.stopping import hyperbolic_point_process, hyperbolic_rate
+
+    rng = np.random.default_rng(5)
+    size = 4000
+    labels = (rng.random(size) < 0.3 / (1 + 0.5 * 0.004 * np.arange(size)) ** 2).astype(int)
+    fired = hyperbolic_point_process(labels, size, tau=0.9, confidence=0.95)
+    assert fired.stop_depth is not None and "predicted_relevant" in fired.details
+    d = fired.details
+    n, found = int(d["checked_at"]), int(d["found"])
+    assert n == fired.stop_depth and found == labels[:n].sum()
+    a, b, k = float(d["a"]), float(d["b"]), float(d["k"])
+    mu, _ = quad(lambda x: float(hyperbolic_rate(np.array(x), a, b, k)), n, size)
+    predicted = found + int(poisson.ppf(0.95, mu))
+    assert predicted == d["predicted_relevant"] and found >= 0.9 * predicted
+    assert hyperbolic_point_process(labels[:n - 1], size, tau=0.9).stop_now is False

@@ -95,7 +95,7 @@ def queue_scores(conn: Connection, queue_id: int, size: int) -> npt.NDArray[np.f
     out = np.full(size, np.nan, dtype=np.float64)
     for rank, score in conn.execute(select(QueueEntry.rank, QueueEntry.score).where(
             QueueEntry.queue_id == queue_id, QueueEntry.score.is_not(None))):
-        if 1 <= int(rank) <= size:
+        if score is not None and 1 <= int(rank) <= size:
             out[int(rank) - 1] = float(score)
     return out
 
