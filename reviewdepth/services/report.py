@@ -288,7 +288,7 @@ def report_of(conn: Connection, topic: str, options: ReportOptions) -> Report:
                         interval=options.interval, independent_screening=options.independent,
                         label_policy=options.policy, ordering=row.ordering, as_of_judgment=as_of,
                         target_rule=options.target_rule, depth_basis=assessment.basis.method,
-                        sample_choice=SAMPLE_CHOICE_RULE)
+                        sample_choice=SAMPLE_CHOICE_RULE, scores_are_probabilities=options.scores_are_probabilities)
     head = chain_head_at(conn, topic_id, options.as_of)
     provenance = Provenance(
         software=f"reviewdepth {__version__}", queue_source=row.source,

@@ -26,6 +26,7 @@ def _topic(engine: Engine, name: str, scores: list[float | None]) -> None:
 
 def _rows(engine: Engine, name: str, declared: bool) -> dict[str, dict[str, object]]:
     report = build_report(engine, name, ReportOptions(targets=["0.8"], scores_are_probabilities=declared)).to_dict()
+    assert report["settings"]["scores_are_probabilities"] is declared  # the report states what it was told
     return {row["rule"]: row for row in report["stopping"] if str(row["rule"]).startswith("quant")}
 
 
