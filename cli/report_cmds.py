@@ -45,6 +45,9 @@ def report(
     as_of: Annotated[int | None, typer.Option("--as-of", help="Judgment id: the report as of that point.")] = None,
     rule: Annotated[str, typer.Option("--target-rule", help="ceil (default), tar_eval or asreview.")] = "ceil",
     known_relevant: Annotated[int | None, typer.Option("--relevant", help="|R| when you know it.")] = None,
+    scores_are_probabilities: Annotated[bool, typer.Option(
+        "--scores-are-probabilities", help="Declare the queue's scores the current model's probabilities of "
+        "relevance: the report then shows the Quant and QuantCI rows (heuristics).")] = False,
     independent: Annotated[bool | None, typer.Option(
         "--independent/--not-independent", help="State whether reviewers screened independently (PRISMA).")
     ] = None,
@@ -61,7 +64,7 @@ def report(
             result = build_report(engine, topic, ReportOptions(
                 queue=queue, targets=target or DEFAULT_TARGETS, confidence=confidence, interval=interval,
                 policy=policy, as_of=as_of, target_rule=rule, known_relevant=known_relevant,
-                independent=independent))
+                scores_are_probabilities=scores_are_probabilities, independent=independent))
         write_result(result, output_format.value, output=output)
 
 

@@ -58,6 +58,9 @@ async def get_report(topic: str, request: Request, engine: EngineDep, _key: Read
                      policy: LabelPolicy = "latest",
                      as_of: AsOfId = None, target_rule: TargetRule = "ceil",
                      relevant: Annotated[int | None, Query(ge=0, description="|R| when known.")] = None,
+                     scores_are_probabilities: Annotated[bool, Query(
+                         description="The queue's scores are the current model's probabilities of relevance: show "
+                                     "the Quant and QuantCI rows (heuristics).")] = False,
                      independent: Annotated[bool | None, Query(
                          description="Whether reviewers screened independently (stated, for PRISMA).")] = None,
                      format: Annotated[Literal["json", "html", "csv"] | None, Query(
@@ -77,7 +80,8 @@ async def get_report(topic: str, request: Request, engine: EngineDep, _key: Read
              "text/csv; charset=utf-8" if "text/csv" in accept and JSON not in accept else JSON)
     options = ReportOptions(
         queue=queue, targets=target or DEFAULT_TARGETS, confidence=confidence, interval=interval,
-        policy=policy, as_of=as_of, target_rule=target_rule, known_relevant=relevant, independent=independent)
+        policy=policy, as_of=as_of, target_rule=target_rule, known_relevant=relevant,
+        scores_are_probabilities=scores_are_probabilities, independent=independent)
 
     fmt: Literal["json", "html", "csv"] = ("html" if media.startswith("text/html") else
                                            "csv" if media.startswith("text/csv") else "json")
