@@ -227,7 +227,9 @@ class TwoPhase:
     documents at or above and below the cutoff. ``found_uncoded`` and ``eluded`` estimate the relevant among
     those; ``recall`` and ``precision`` (of the produced set) combine them; a figure the samples do not allow is
     None with its reason among ``gaps`` (`reviewdepth.estimation.two_phase.TwoPhaseGap` codes). ``interval``:
-    hypergeometric or clopper-pearson."""
+    hypergeometric or clopper-pearson. ``control_*``: recall from a control set (the newest complete whole-queue
+    sample: of its ``control_relevant`` relevant documents, ``control_found`` count as found), Clopper–Pearson;
+    None without one."""
 
     cutoff: int
     queue_size: int
@@ -244,6 +246,10 @@ class TwoPhase:
     recall: TwoPhaseRatio | None
     precision: TwoPhaseRatio | None
     gaps: list[str]
+    control_sample_id: int | None = None
+    control_relevant: int = 0
+    control_found: int = 0
+    control_recall: TwoPhaseRatio | None = None
 
 
 @dataclass(frozen=True)

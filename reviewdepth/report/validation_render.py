@@ -188,13 +188,19 @@ def _two_phase(doc: ValidationDocument) -> Section | None:
     gaps = "; ".join(two_phase_gap(g, doc.topic, t.cutoff) for g in t.gaps) or "a sample is missing"
     rows += _ratio_rows("Recall (Elusion with Recall)", t.recall, conf, gaps)
     rows += _ratio_rows("Precision of the produced set", t.precision, conf, gaps)
+    if t.control_sample_id is not None:
+        rows.append(("Control set", f"sample {t.control_sample_id} (whole queue): {t.control_found:,} of its "
+                                    f"{t.control_relevant:,} relevant documents count as found"))
+        rows += _ratio_rows("Recall from the control set", t.control_recall, conf,
+                            "the control set holds no relevant document")
     notes = ["A relevant document counts as found when it is coded relevant, or is uncoded and ranked at or above "
              "the cutoff (Relativity's \"Elusion with Recall\"). Recall = (coded relevant + relevant uncoded "
              "produced) / (those + eluded); precision = (coded relevant + relevant uncoded produced) / produced."]
     if t.recall is not None and t.recall.stratum_confidence != t.recall.confidence:
         notes.append(f"Recall's two strata are each estimated at {level(t.recall.stratum_confidence)} so that both "
                      f"hold at once at {conf}.")
-    for name, figure in (("Recall", t.recall), ("Precision", t.precision)):
+    for name, figure in (("Recall", t.recall), ("Precision", t.precision),
+                         ("Recall from the control set", t.control_recall)):
         if figure is not None:
             notes.append(f"{name} assumes: " + "; ".join(two_phase_assumption(a) for a in figure.assumptions) + ".")
     notes += [f"Not estimated: {two_phase_gap(g, doc.topic, t.cutoff)}." for g in t.gaps]

@@ -13,7 +13,13 @@ from fractions import Fraction
 
 from sqlalchemy import Engine
 
-from reviewdepth.estimation.two_phase import TWO_PHASE_METHODS, CountFigure, RatioFigure, two_phase_estimate
+from reviewdepth.estimation.two_phase import (
+    TWO_PHASE_METHODS,
+    CountFigure,
+    RatioFigure,
+    control_set_recall,
+    two_phase_estimate,
+)
 from reviewdepth.report.model import Report, SampleRow
 from reviewdepth.report.validation_model import (
     AuditStreamEvidence,
@@ -102,7 +108,11 @@ def two_phase_of(evidence: TwoPhaseEvidence, confidence: float, interval: str) -
         coded_relevant_above=c.coded_relevant_above, uncoded_above=c.uncoded_above, discard_pile=c.uncoded_below,
         found_uncoded=_count(est.found_uncoded, evidence.produced_sample_id),
         eluded=_count(est.eluded, evidence.discard_sample_id), recall=_ratio(est.recall),
-        precision=_ratio(est.precision), gaps=[str(g) for g in est.gaps])
+        precision=_ratio(est.precision), gaps=[str(g) for g in est.gaps],
+        control_sample_id=evidence.control_sample_id, control_relevant=evidence.control_relevant,
+        control_found=evidence.control_found,
+        control_recall=None if evidence.control_sample_id is None else _ratio(control_set_recall(
+            evidence.control_relevant, evidence.control_found, confidence)))
 
 
 def _half_width(lower: float | None, upper: float | None) -> float | None:

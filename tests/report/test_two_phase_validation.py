@@ -1,8 +1,9 @@
 """Issue 29, item 2: two-phase (TAR 1.0) validation in the validation document (`--produce-to RANK`).
 
 CLEF 2017 CD009579 with Waterloo's ranking: phase 1 codes the first 50 ranks in order and 60 documents out of
-order (ranks 301, 311, …, 891: some above the cutoff, most below); the team produces ranks 1..400 and draws 150
-documents from ranks:1-400 and 300 from below-rank:400, coded by a senior reviewer in the sample role. The counts
+order (ranks 301, 311, …, 891: some above the cutoff, most below); the team produces ranks 1..400; a control set
+of 400 documents of the whole queue, then 150 documents from ranks:1-400 and 300 from below-rank:400 are drawn and
+coded by a senior reviewer in the sample role. The counts
 the document states are recomputed here from the run and the qrels; every figure must be the core's on those
 counts, and the PDF must print them."""
 
@@ -49,9 +50,10 @@ def scenario(engine: Engine, tmp_path: Path) -> dict[str, Any]:
     coded_ranks = list(range(1, TRAIN + 1)) + OUT_OF_ORDER
     record_judgments(engine, TOPIC, [(docs[r - 1], truth.get(docs[r - 1], "0")) for r in coded_ranks],
                      reviewer="alice")
+    control = draw_sample(engine, TOPIC, 400, frame="all", seed=25)
     produced = draw_sample(engine, TOPIC, 150, frame=f"ranks:1-{CUTOFF}", seed=11)
     discard = draw_sample(engine, TOPIC, 300, frame=f"below-rank:{CUTOFF}", seed=12)
-    for s in (produced, discard):
+    for s in (control, produced, discard):
         record_judgments(engine, TOPIC, [(d, truth.get(d, "0")) for d in s.doc_ids], reviewer="carol",
                          role="sample")
     rel = [truth.get(d, "0") == "1" for d in docs]
@@ -67,8 +69,10 @@ def scenario(engine: Engine, tmp_path: Path) -> dict[str, Any]:
         uncoded_above=CUTOFF - sum(r <= CUTOFF for r in coded),
         uncoded_below=len(docs) - CUTOFF - sum(r > CUTOFF for r in coded),
         produced_sample=stratum(produced.ranks, True), discard_sample=stratum(discard.ranks, False))
+    control_relevant = [r for r in control.ranks if rel[r - 1]]
     return {"db": engine.url.render_as_string(hide_password=False), "counts": counts, "produced_id": produced.id,
-            "discard_id": discard.id}
+            "discard_id": discard.id, "control_id": control.id, "control_relevant": len(control_relevant),
+            "control_found": sum(r in coded or r <= CUTOFF for r in control_relevant)}
 
 
 def down(x: float) -> str:
@@ -103,6 +107,18 @@ def test_two_phase_section_is_the_core_on_the_true_counts(scenario: dict[str, An
             (figure.point, figure.lower, figure.upper, figure.lower_one_sided), rel=1e-12)
         assert got["assumptions"] == [str(a) for a in figure.assumptions]
     assert section["gaps"] == []
+    # the control set (the whole-queue sample): found/relevant with the Clopper–Pearson interval, by scipy here
+    from scipy import stats
+
+    k, n = scenario["control_found"], scenario["control_relevant"]
+    assert (section["control_sample_id"], section["control_relevant"], section["control_found"]) == (
+        scenario["control_id"], n, k)
+    assert 0 < k < n
+    control = section["control_recall"]
+    assert control["point"] == pytest.approx(k / n)
+    assert control["lower"] == pytest.approx(stats.beta.ppf(0.025, k, n - k + 1))
+    assert control["upper"] == pytest.approx(stats.beta.ppf(0.975, k + 1, n - k))
+    assert control["lower_one_sided"] == pytest.approx(stats.beta.ppf(0.05, k, n - k + 1))
 
     pdf = tmp_path / "v.pdf"
     code, _, err = invoke("validation", TOPIC, "--target", "0.8", "--produce-to", str(CUTOFF), "-o", str(pdf),

@@ -6,7 +6,8 @@ A sample speaks for a stratum when its frame holds every document of the stratum
 queue for the uncoded documents at or above K; ``below-rank:J`` with J ≤ K, ``unreviewed`` drawn below such a
 prefix, or the whole queue for the discard pile); its documents in the stratum are then, given their number, a
 simple random sample of it (`reviewdepth.estimation.two_phase`). Of several, the newest (highest id) that is not
-voided is used: a rule that does not look at what the samples found.
+voided is used: a rule that does not look at what the samples found. The newest complete whole-queue sample also
+serves as a control set (`reviewdepth.estimation.two_phase.control_set_recall`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,12 @@ class TwoPhaseEvidence:
     queue_size: int
     produced_sample_id: int | None
     discard_sample_id: int | None
+    # the newest non-voided whole-queue sample (a control set), its relevant documents and how many of them
+    # count as found at the cutoff (coded relevant, or uncoded at or above it); None without one or while any of
+    # its documents lacks a decision
+    control_sample_id: int | None = None
+    control_relevant: int = 0
+    control_found: int = 0
 
 
 def _frame_range(sample: SampleRecord, size: int) -> tuple[int, int] | None:
@@ -90,8 +97,18 @@ def two_phase_evidence(conn: Connection, topic: str, topic_id: int, row: Queue, 
     ranks = np.arange(1, size + 1, dtype=np.int64)
     produced_id, produced = _stratum_sample(samples, ranks[uncoded_above], uncoded_above, size)
     discard_id, discard = _stratum_sample(samples, ranks[uncoded_below], uncoded_below, size)
+    control = next((x for x in sorted(samples, key=lambda x: -x.id) if x.frame == "all" and not x.voided
+                    and x.complete), None)
+    control_relevant = control_found = 0
+    if control is not None:
+        c_ranks = np.asarray(control.ranks, dtype=np.int64)
+        c_relevant = c_ranks[np.asarray(control.labels) == 1]
+        found_mask = coded | above
+        control_relevant = len(c_relevant)
+        control_found = int(np.count_nonzero(found_mask[c_relevant - 1]))
     counts = TwoPhaseCounts(
         cutoff=cutoff, coded=int(coded.sum()), coded_relevant=int(relevant.sum()),
         coded_relevant_above=int(np.count_nonzero(relevant & above)), uncoded_above=int(uncoded_above.sum()),
         uncoded_below=int(uncoded_below.sum()), produced_sample=produced, discard_sample=discard)
-    return TwoPhaseEvidence(counts, size, produced_id, discard_id)
+    return TwoPhaseEvidence(counts, size, produced_id, discard_id, None if control is None else control.id,
+                            control_relevant, control_found)
