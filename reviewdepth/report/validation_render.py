@@ -148,15 +148,16 @@ def _results(doc: ValidationDocument) -> Section:
     return Section("Results", rows, notes=[] if r.recall_note is None else [r.recall_note])
 
 
-def _stratum_rows(what: str, figure: TwoPhaseCount | None, conf: str) -> list[tuple[str, str]]:
+def _stratum_rows(what: str, sample_label: str, figure: TwoPhaseCount | None, conf: str) -> list[tuple[str, str]]:
     if figure is None:
         return [(what, "no estimate: no usable sample covers these documents")]
     if figure.stratum == 0:
         return [(what, "none: no uncoded document here")]
-    sample = ("no sample" if figure.sample_id is None else
-              f"sample {figure.sample_id}: {figure.sample_relevant:,} relevant of {figure.sample_size:,} drawn here"
+    sample = ("none" if figure.sample_id is None else
+              f"sample {figure.sample_id}: {figure.sample_relevant:,} relevant of its {figure.sample_size:,} "
+              f"documents among these {figure.stratum:,}"
               + (f", {figure.sample_unjudged:,} without a decision" if figure.sample_unjudged else ""))
-    return [(f"{what}: sample", sample),
+    return [(sample_label, sample),
             (f"{what} (estimate)", count(figure.point) + (" (exact)" if figure.exact else "")),
             (f"{what}, two-sided {conf} range", f"{count(figure.lower)} to {count(figure.upper)}")]
 
@@ -183,8 +184,8 @@ def _two_phase(doc: ValidationDocument) -> Section | None:
         ("Coded in review", f"{t.coded:,} documents, {t.coded_relevant:,} relevant"),
         ("Discard pile", f"{t.discard_pile:,} uncoded documents below the cutoff"),
         ("Interval", f"{t.interval} (exact)")]
-    rows += _stratum_rows("Relevant uncoded produced", t.found_uncoded, conf)
-    rows += _stratum_rows("Eluded documents", t.eluded, conf)
+    rows += _stratum_rows("Relevant uncoded produced", "Produced-set sample", t.found_uncoded, conf)
+    rows += _stratum_rows("Eluded documents", "Discard-pile sample", t.eluded, conf)
     gaps = "; ".join(two_phase_gap(g, doc.topic, t.cutoff) for g in t.gaps) or "a sample is missing"
     rows += _ratio_rows("Recall (Elusion with Recall)", t.recall, conf, gaps)
     rows += _ratio_rows("Precision of the produced set", t.precision, conf, gaps)
@@ -204,6 +205,8 @@ def _two_phase(doc: ValidationDocument) -> Section | None:
         if figure is not None:
             notes.append(f"{name} assumes: " + "; ".join(two_phase_assumption(a) for a in figure.assumptions) + ".")
     notes += [f"Not estimated: {two_phase_gap(g, doc.topic, t.cutoff)}." for g in t.gaps]
+    notes.append("The samples' status and use in the evidence below are the one-phase report's (which reads the "
+                 "reviewed set as the cutoff); this section uses the samples named above.")
     return Section(f"Two-phase (TAR 1.0) validation at rank cutoff {t.cutoff:,}", rows, notes=notes)
 
 
