@@ -246,6 +246,9 @@ class TwoPhase:
     recall: TwoPhaseRatio | None
     precision: TwoPhaseRatio | None
     gaps: list[str]
+    # the protocol's target recall and whether the one-sided recall lower bound reaches it (None: no recall figure)
+    target: float | None = None
+    meets_target: bool | None = None
     control_sample_id: int | None = None
     control_relevant: int = 0
     control_found: int = 0

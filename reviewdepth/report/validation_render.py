@@ -116,7 +116,12 @@ def _cutoff(doc: ValidationDocument) -> Section:
             ("Reviewed set", f"{c.reviewed:,} documents"), ("Population", f"{c.population:,} documents"),
             ("Queue size", f"{c.queue_size:,} documents"),
             ("Discard pile", f"{c.discard_pile:,} documents neither reviewed nor produced")]
-    return Section("Rank cutoff and discard pile", rows, notes=[] if c.review_order is None else [c.review_order])
+    notes = [] if c.review_order is None else [c.review_order]
+    if doc.two_phase is not None:
+        notes.append(f"This section reads the reviewed set as the cutoff (one-phase review). Producing ranks 1 to "
+                     f"{doc.two_phase.cutoff:,} (the two-phase section), the discard pile is the "
+                     f"{doc.two_phase.discard_pile:,} uncoded documents below that rank.")
+    return Section("Rank cutoff and discard pile", rows, notes=notes)
 
 
 def _results(doc: ValidationDocument) -> Section:
@@ -188,6 +193,11 @@ def _two_phase(doc: ValidationDocument) -> Section | None:
     rows += _stratum_rows("Eluded documents", "Discard-pile sample", t.eluded, conf)
     gaps = "; ".join(two_phase_gap(g, doc.topic, t.cutoff) for g in t.gaps) or "a sample is missing"
     rows += _ratio_rows("Recall (Elusion with Recall)", t.recall, conf, gaps)
+    if t.meets_target is not None and t.recall is not None and t.target is not None:
+        rows.append((f"Target recall {t.target:g} at {conf}",
+                     f"met: the one-sided lower bound {lower(t.recall.lower_one_sided)} is at least {t.target:g}"
+                     if t.meets_target else
+                     f"not shown: the one-sided lower bound {lower(t.recall.lower_one_sided)} is below {t.target:g}"))
     rows += _ratio_rows("Precision of the produced set", t.precision, conf, gaps)
     if t.control_sample_id is not None:
         rows.append(("Control set", f"sample {t.control_sample_id} (whole queue): {t.control_found:,} of its "

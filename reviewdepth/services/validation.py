@@ -78,7 +78,7 @@ def build_validation(engine: Engine, topic: str, options: ReportOptions,
             _, row = find_queue(conn, topic, options.queue)
             _, labels = queue_labels(conn, topic, row.name, options.policy, None if as_of is None else str(as_of))
             two_phase = two_phase_of(two_phase_evidence(conn, topic, topic_id, row, labels, as_of, produce_to),
-                                     report.settings.confidence, options.interval)
+                                     report.settings.confidence, options.interval, report.answer.target)
     return validation_of(report, coding, streams, two_phase)
 
 
@@ -97,10 +97,12 @@ def _count(figure: CountFigure | None, sample_id: int | None) -> TwoPhaseCount |
                          figure.lower_one_sided, figure.upper_one_sided, figure.exact)
 
 
-def two_phase_of(evidence: TwoPhaseEvidence, confidence: float, interval: str) -> TwoPhase:
+def two_phase_of(evidence: TwoPhaseEvidence, confidence: float, interval: str,
+                 target: float | None = None) -> TwoPhase:
     """The two-phase section from the counts at the cutoff (`reviewdepth.estimation.two_phase.two_phase_estimate`
-    computes every figure)."""
+    computes every figure); ``meets_target``: the one-sided recall lower bound is at least ``target``."""
     est = two_phase_estimate(evidence.counts, confidence, interval)
+    meets = None if est.recall is None or target is None else est.recall.lower_one_sided >= target
     c = evidence.counts
     return TwoPhase(
         cutoff=c.cutoff, queue_size=evidence.queue_size, interval=interval, confidence=confidence,
@@ -108,7 +110,7 @@ def two_phase_of(evidence: TwoPhaseEvidence, confidence: float, interval: str) -
         coded_relevant_above=c.coded_relevant_above, uncoded_above=c.uncoded_above, discard_pile=c.uncoded_below,
         found_uncoded=_count(est.found_uncoded, evidence.produced_sample_id),
         eluded=_count(est.eluded, evidence.discard_sample_id), recall=_ratio(est.recall),
-        precision=_ratio(est.precision), gaps=[str(g) for g in est.gaps],
+        precision=_ratio(est.precision), gaps=[str(g) for g in est.gaps], target=target, meets_target=meets,
         control_sample_id=evidence.control_sample_id, control_relevant=evidence.control_relevant,
         control_found=evidence.control_found,
         control_recall=None if evidence.control_sample_id is None else _ratio(control_set_recall(

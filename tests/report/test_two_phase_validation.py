@@ -107,6 +107,7 @@ def test_two_phase_section_is_the_core_on_the_true_counts(scenario: dict[str, An
             (figure.point, figure.lower, figure.upper, figure.lower_one_sided), rel=1e-12)
         assert got["assumptions"] == [str(a) for a in figure.assumptions]
     assert section["gaps"] == []
+    assert section["target"] == 0.8 and section["meets_target"] == (expected.recall.lower_one_sided >= 0.8)
     # the control set (the whole-queue sample): found/relevant with the Clopper–Pearson interval, by scipy here
     from scipy import stats
 
@@ -135,6 +136,8 @@ def test_two_phase_section_is_the_core_on_the_true_counts(scenario: dict[str, An
     assert f"Precision of the produced set, one-sided 95% lower bound {down(p.lower_one_sided)}" in flat
     assert "Recall assumes: every coding (review and sample) is correct" in flat
     assert "strata are each estimated at 97.47% so that both hold at once at 95%" in flat
+    verdict = "met" if section["meets_target"] else "not shown"
+    assert f"Target recall 0.8 at 95% {verdict}: the one-sided lower bound {down(r.lower_one_sided)}" in flat
 
 
 def produced_sample(figure: dict[str, Any]) -> StratumSample:
