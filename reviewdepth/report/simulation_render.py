@@ -29,8 +29,8 @@ HTML_HEADERS = ("Rule", "Kind", "Failure rate", "Clopper–Pearson interval", "S
 KIND_NOTE = ("cert.: certified; heur.: heuristic, no guarantee; inv.*: invalid as used, a one-look rule used at "
              "every look, which its guarantee does not cover; False/run: false stops per run; d*: the oracle "
              "depth (the smallest depth holding the target's share of the relevant documents); rev: reviewed, "
-             "+smp: reviewed + sampled; cost: (review cost × reviewed + sample cost × sampled) / (review cost × d*), "
-             "shown when the costs are not 1; all: medians over every run (a run that never "
+             "+smp: reviewed + sampled; cost (in place of +smp when --cost is not 1 each): (review cost × reviewed + "
+             "sample cost × sampled) / (review cost × d*); all: medians over every run (a run that never "
              "stopped reviewed the whole queue); the recall at stop of a run that never stopped is 1")
 
 
@@ -70,13 +70,13 @@ def rule_cells(rule: SimulationRule) -> list[str]:
 
 def short_cells(rule: SimulationRule, costed: bool = False) -> list[str]:
     """The terminal table's cells of one rule, in `TABLE_HEADERS` order (``costed``: the cost ratio at the
-    per-role costs after the two unit ratios)."""
+    per-role costs in place of the unit total, so the table keeps its width)."""
     q = rule.recall_at_stop
-    cost = f"/{_number(rule.cost_ratio_median, 2)}" if costed else ""
+    second = rule.cost_ratio_median if costed else rule.total_ratio_median
     return [rule.rule, SHORT_KINDS.get(rule.kind, rule.kind),
             f"{_number(rule.failure_rate)} [{_number(rule.failure_low)}–{_number(rule.failure_high)}]",
             f"{rule.stops:,}", _number(rule.false_stop_rate), _number(q.p05, 2),
-            f"{_number(rule.reviewed_ratio_median, 2)}/{_number(rule.total_ratio_median, 2)}{cost}"]
+            f"{_number(rule.reviewed_ratio_median, 2)}/{_number(second, 2)}"]
 
 
 def headline(report: SimulationReport) -> str:
@@ -96,7 +96,7 @@ def render_table(report: SimulationReport) -> Group:
     table = Table(title=f"per rule, over {runs:,} runs (topics × replicates)", title_justify="left",
                   box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), show_edge=False)
     costed = not report.settings.review_cost == report.settings.sample_cost == 1
-    headers = (*TABLE_HEADERS[:-1], TABLE_HEADERS[-1] + "/cost") if costed else TABLE_HEADERS
+    headers = (*TABLE_HEADERS[:-1], "Cost / d*\nrev/cost") if costed else TABLE_HEADERS
     for i, header in enumerate(headers):
         table.add_column(header, overflow="fold", justify="left" if i < 2 else "right", no_wrap=True)
     for rule in report.rules:
