@@ -657,7 +657,7 @@ SECTION_NAMES.update({
     validation_model.SampleEvidence: "ValidationSample", validation_model.AuditStreamEvidence: "ValidationAuditStream",
     validation_model.Evidence: "ValidationEvidence", validation_model.Results: "ValidationResults",
     validation_model.Cutoff: "ValidationCutoff", validation_model.Decision: "ValidationDecision",
-    validation_model.Plan: "ValidationPlan", validation_model.Provenance: "ValidationProvenance"})
+    validation_model.Plan: "ValidationPlan"})
 ValidationOut = section_model(validation_model.ValidationDocument)
 
 # bodies documented through `responses=` (their routes answer bytes or plain dicts), added to the components by

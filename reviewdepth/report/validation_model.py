@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from reviewdepth.estimation.stop_plan import FloorFigure
-from reviewdepth.report.model import OMITTED_WHEN_NONE, CertifyCost, ChainHead, JsonResult, SamplePlan
+from reviewdepth.report.model import OMITTED_WHEN_NONE, CertifyCost, JsonResult, Provenance, SamplePlan
 
 
 @dataclass(frozen=True)
@@ -253,15 +253,6 @@ class TwoPhase:
     control_relevant: int = 0
     control_found: int = 0
     control_recall: TwoPhaseRatio | None = None
-
-
-@dataclass(frozen=True)
-class Provenance:
-    software: str
-    queue_source: str
-    input_digests: list[str]
-    judgment_chain_head: ChainHead
-    sample_seeds: list[int]
 
 
 @dataclass(frozen=True)

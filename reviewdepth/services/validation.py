@@ -20,7 +20,7 @@ from reviewdepth.estimation.two_phase import (
     control_set_recall,
     two_phase_estimate,
 )
-from reviewdepth.report.model import Report, SampleRow
+from reviewdepth.report.model import Provenance, Report, SampleRow
 from reviewdepth.report.validation_model import (
     AuditStreamEvidence,
     Coder,
@@ -29,7 +29,6 @@ from reviewdepth.report.validation_model import (
     Evidence,
     Plan,
     Protocol,
-    Provenance,
     Results,
     SampleDocument,
     SampleEvidence,
@@ -42,7 +41,7 @@ from reviewdepth.report.wording import design, validation_caveats
 from reviewdepth.services.errors import Invalid
 from reviewdepth.services.evidence.audit import stream_pace, streams_of
 from reviewdepth.services.evidence.labels import queue_labels
-from reviewdepth.services.evidence.sample_coding import CodedDocument, sample_coding
+from reviewdepth.services.evidence.sample_coding import sample_coding
 from reviewdepth.services.evidence.topic import find_queue
 from reviewdepth.services.evidence.two_phase import TwoPhaseEvidence, two_phase_evidence
 from reviewdepth.services.report import ReportOptions, report_of
@@ -181,7 +180,7 @@ def _decision(report: Report) -> Decision:
         assumptions=[] if rule is None else list(rule.assumptions), next_step=answer.next_step)
 
 
-def _sample(row: SampleRow, coded: Sequence[CodedDocument]) -> SampleEvidence:
+def _sample(row: SampleRow, coded: Sequence[SampleDocument]) -> SampleEvidence:
     times = sorted(d.recorded_at for d in coded if d.recorded_at is not None)
     coders = Counter(d.reviewer for d in coded if d.reviewer is not None)
     return SampleEvidence(
@@ -192,8 +191,7 @@ def _sample(row: SampleRow, coded: Sequence[CodedDocument]) -> SampleEvidence:
         relevant_in_discard_pile=row.positives_in_rest,
         coders=[Coder(name, count) for name, count in sorted(coders.items())],
         first_coded_at=times[0] if times else None, last_coded_at=times[-1] if times else None,
-        documents=[SampleDocument(d.sample_id, d.rank, d.doc_id, d.label, d.relevant, d.reviewer, d.role,
-                                  d.recorded_at) for d in coded])
+        documents=list(coded))
 
 
 def _stream(stream: AuditStream, report: Report) -> AuditStreamEvidence:
@@ -207,7 +205,7 @@ def _stream(stream: AuditStream, report: Report) -> AuditStreamEvidence:
         certifies=figure.certifies if current and figure is not None else None)
 
 
-def validation_of(report: Report, coding: Mapping[int, Sequence[CodedDocument]],
+def validation_of(report: Report, coding: Mapping[int, Sequence[SampleDocument]],
                   streams: Sequence[AuditStream] = (), two_phase: TwoPhase | None = None) -> ValidationDocument:
     """The validation document laid out from ``report`` (the depth report), each sample's ``coding`` and the
     topic's audit ``streams`` (newest first)."""

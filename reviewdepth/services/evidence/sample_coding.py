@@ -5,32 +5,18 @@ connection. The validation document lists them (`reviewdepth.services.validation
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from sqlalchemy import Connection, select
 
+from reviewdepth.report.validation_model import SampleDocument
 from reviewdepth.store.chain import canonical_time
 from reviewdepth.store.models import Judgment, SampleItem
 
 _CHUNK = 5000
 
 
-@dataclass(frozen=True)
-class CodedDocument:
-    """One sample document and the latest decision on it (all None: no decision yet, the document is uncoded)."""
-
-    sample_id: int
-    rank: int
-    doc_id: str
-    label: str | None
-    relevant: bool | None
-    reviewer: str | None
-    role: str | None
-    recorded_at: str | None
-
-
 def sample_coding(conn: Connection, topic_id: int, sample_ids: Sequence[int],
-                  as_of: int | None) -> dict[int, list[CodedDocument]]:
+                  as_of: int | None) -> dict[int, list[SampleDocument]]:
     """Each sample's documents in draw order, each with the latest judgment that gives a decision (``relevant``
     not NULL) recorded at or before judgment ``as_of`` (None: now); the label policy ``latest`` reads the same
     judgment."""
@@ -52,12 +38,12 @@ def sample_coding(conn: Connection, topic_id: int, sample_ids: Sequence[int],
             stmt = stmt.where(Judgment.id <= as_of)
         for doc_id, label, relevant, reviewer, role, moment in conn.execute(stmt):
             latest[str(doc_id)] = (str(label), bool(relevant), str(reviewer), str(role), canonical_time(moment))
-    out: dict[int, list[CodedDocument]] = {}
+    out: dict[int, list[SampleDocument]] = {}
     for sample_id, pairs in items.items():
         coded = []
         for doc_id, rank in pairs:
             found = latest.get(doc_id)
-            coded.append(CodedDocument(sample_id, rank, doc_id, *found) if found is not None
-                         else CodedDocument(sample_id, rank, doc_id, None, None, None, None, None))
+            coded.append(SampleDocument(sample_id, rank, doc_id, *found) if found is not None
+                         else SampleDocument(sample_id, rank, doc_id, None, None, None, None, None))
         out[sample_id] = coded
     return out
