@@ -39,6 +39,7 @@ LABEL_LENGTH = 100
 KEY_LENGTH = 200
 RUN_TAG_LENGTH = 200
 NOTE_LENGTH = 10_000
+REASON_LENGTH = 200  # an exclusion reason (a topic's list, and a judgment's)
 
 _ASCII_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _TEXT_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
