@@ -2,7 +2,8 @@
 
     hash_k = SHA-256( hash_{k-1} + "\\n" + canonical_k )      (hex digests, UTF-8)
     hash_0 = SHA-256( "reviewdepth judgment chain v1\\n" + topic name )
-    canonical_k = seq|doc_id|label|relevant|grade|reviewer|role|source|note|recorded_at|import_id[|decision|reason|stage]
+    canonical_k = seq|doc_id|label|relevant|grade|reviewer|role|source|note|recorded_at|import_id
+                  [|decision|reason|stage]
         text fields as <length in characters>:<text>, null as ~, relevant as 1/0,
         recorded_at as ISO 8601 in UTC with microseconds (2026-12-02T21:50:00.123456+00:00)
 

@@ -120,6 +120,11 @@ def label_text(value: object, field: str = "label") -> str:
     return identifier(value, field, LABEL_LENGTH)
 
 
+def reason_text(value: object, field: str = "reason") -> str:
+    """An exclusion reason (a topic's list, a judgment's reason): an identifier, spaces inside allowed."""
+    return identifier(value, field, REASON_LENGTH)
+
+
 def key_name(value: object, field: str = "idempotency_key") -> str:
     return identifier(value, field, KEY_LENGTH)
 
