@@ -81,6 +81,7 @@ from reviewdepth.services.imports import label_pattern
 from reviewdepth.services.judgments import JudgmentRecord
 from reviewdepth.services.keys import KeyRecord
 from reviewdepth.services.queues import QueueRecord, QueueSummary
+from reviewdepth.services.screening import ScreeningSettings
 from reviewdepth.services.topics import TopicRecord
 from reviewdepth.store import validation
 from reviewdepth.store.models import CONFLICT_RULES, STAGES, USER_ROLES
@@ -320,6 +321,19 @@ class ScreeningOrderIn(BaseModel):
                     "queue: along the queue or another order (the default).")
 
 
+class ScreeningSettingsIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    add_reasons: list[Reason] = Field(default_factory=list, description="Exclusion reasons to add (all new).")
+    remove_reasons: list[Reason] = Field(default_factory=list,
+                                         description="Reasons to remove (listed, and carried by no judgment).")
+    conflict_rule: ConflictRule | None = Field(
+        default=None, description="rayyan (the default: exclude vs maybe is not a conflict) or strict (any "
+                                  "difference is); null leaves it as it is.")
+
+
+ScreeningSettingsOut = dataclass_model(ScreeningSettings, name="ScreeningSettingsOut",
+                                       override={"conflict_rule": ConflictRule})
 TopicOut = dataclass_model(TopicRecord, name="TopicOut", override={"screening_order": Literal["queue", "random"]})
 
 
@@ -459,7 +473,8 @@ class JudgmentPage(BaseModel):
 class VoteOut(BaseModel):
     reviewer: str
     label: str
-    relevant: bool
+    relevant: bool | None = Field(description="null: a maybe")
+    decision: Literal["include", "exclude", "maybe"]
     role: str
     judgment_id: int
     recorded_at: str
@@ -471,6 +486,7 @@ class ConflictOut(BaseModel):
     votes: list[VoteOut]
     relevant_votes: int
     not_relevant_votes: int
+    maybe_votes: int
     adjudication: VoteOut | None
 
 

@@ -58,8 +58,8 @@ def _item(i: int) -> Callable[[str], str]:
 def _request_digest(topic: str, items: Sequence[BatchItem], queue: str | None = None,
                     allow_unqueued: bool = False) -> str:
     # the fields added with revision 0005 enter only when used, so digests stored before it still match
-    extra: list[object] = [[i.queue for i in items], queue, allow_unqueued] if queue is not None or allow_unqueued or any(
-        i.queue is not None for i in items) else []
+    extra: list[object] = [[i.queue for i in items], queue, allow_unqueued] if queue is not None or \
+        allow_unqueued or any(i.queue is not None for i in items) else []
     # and so do those of revision 0015
     if any(i.reason is not None or i.stage is not None for i in items):
         extra = [*(extra or [[i.queue for i in items], queue, allow_unqueued]), [[i.reason, i.stage] for i in items]]

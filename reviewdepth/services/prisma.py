@@ -34,6 +34,7 @@ from reviewdepth.services.evidence.prisma_counts import outside_queue_counts, pr
 from reviewdepth.services.evidence.queue_evidence import queue_evidence
 from reviewdepth.services.evidence.topic import find_queue, judgment_id_as_of, last_judgment_id
 from reviewdepth.services.evidence.topic import population_size as topic_population
+from reviewdepth.services.screening import conflict_rule_of
 from reviewdepth.store.snapshot import read_snapshot
 from reviewdepth.store.votes import load_votes, reviewers_per_document
 
@@ -60,7 +61,7 @@ def prisma_of(conn: Connection, topic: str, *, queue: str | None = None, policy:
     per_record = reviewers_per_document(conn, topic_id, as_of_id)
     multi = load_votes(conn, topic_id, as_of_id, min_reviewers=2) if max(per_record, default=0) >= 2 else []
     outside = outside_queue_counts(conn, topic_id, labels, population_stated=bool(population_size), as_of=as_of_id)
-    conflicts = conflicts_of(multi)
+    conflicts = conflicts_of(multi, conflict_rule_of(conn, topic_id))
     return prisma_counts(
         population=int(population_size) if population_size else labels.size, population_stated=bool(population_size),
         included=labels.relevant_total, excluded=labels.nonrelevant_total, reviewed_prefix=evidence.reviewed,

@@ -72,6 +72,7 @@ from reviewdepth.services.monitor import monitor_of
 from reviewdepth.services.portfolio import stopping_calibrations
 from reviewdepth.services.queues import ranked_from_labels
 from reviewdepth.services.sample_plan import sample_plan_figures
+from reviewdepth.services.screening import conflict_rule_of
 from reviewdepth.services.topic_status import AUDIT_BASIS, audit_figure, sample_figure, topic_status
 from reviewdepth.store.chain import chain_head_at
 from reviewdepth.store.labels import POLICIES
@@ -439,7 +440,7 @@ def _review_quality(conn: Connection, topic: str, topic_id: int, queue: Queue, l
     multi = load_votes(conn, topic_id, as_of, min_reviewers=2) if max(per_record, default=0) >= 2 else []
     qc = [qc_result(conn, topic_id, s, options.policy, as_of, options.confidence, "clopper-pearson")
           for s in samples if s.frame == "judged"]
-    conflicts = conflicts_of(multi)
+    conflicts = conflicts_of(multi, conflict_rule_of(conn, topic_id))
     resolved = sum(c.status == "resolved" for c in conflicts)
     sensitivity: list[PolicySensitivityRow | CorrectedSensitivityRow] = []
     if multi or qc:
