@@ -30,7 +30,7 @@ from reviewdepth.report.prisma_diagram import MEDIA_TYPES, DiagramFormat, render
 from reviewdepth.report.prisma_model import PrismaCounts, prisma_flow
 from reviewdepth.services.conflicts import conflicts_of
 from reviewdepth.services.evidence.labels import queue_labels
-from reviewdepth.services.evidence.prisma_counts import outside_queue_counts, prisma_counts
+from reviewdepth.services.evidence.prisma_counts import decision_counts, outside_queue_counts, prisma_counts
 from reviewdepth.services.evidence.queue_evidence import queue_evidence
 from reviewdepth.services.evidence.topic import find_queue, judgment_id_as_of, last_judgment_id
 from reviewdepth.services.evidence.topic import population_size as topic_population
@@ -70,7 +70,8 @@ def prisma_of(conn: Connection, topic: str, *, queue: str | None = None, policy:
         in_queue_order=evidence.order is None,
         reviewers_per_record=per_record, conflicts=len(conflicts),
         conflicts_resolved=sum(c.status == "resolved" for c in conflicts), independent=independent, policy=policy,
-        outside_included=outside[0], outside_excluded=outside[1])
+        outside_included=outside[0], outside_excluded=outside[1],
+        decisions=decision_counts(conn, topic_id, policy, as_of_id))
 
 
 @dataclass(frozen=True)
