@@ -496,6 +496,7 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
         export.columns["rank"] = ranking_column
     topic, cols = export.topic, export.columns
     judgments: list[tuple[str, str, str, bool | None, int | None, str, datetime | None]] = []
+    kinds: list[str | None] = []  # per judgment, beside `judgments`: maybe / skip (`read_decision`)
     ranked: dict[str, list[tuple[float, str, float | None]]] = {}
     seen_docs: dict[tuple[str, str], int] = {}
     judgment_roles: list[str] = []  # per judgment, beside `judgments`
@@ -520,10 +521,10 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
                              f"duplicate document {doc!r} (first on line {seen_docs[doc_key]})")
         seen_docs[doc_key] = line_no
         label = row.raw("label")
-        relevant, grade = read_label(label, path, line_no, cols["label"], level)
+        kind, relevant, grade = read_decision(label, path, line_no, cols["label"], level)
         if grade is not None and grade >= 0 and (top_grade is None or grade > top_grade[0]):
             top_grade = (grade, line_no)
-        if relevant is not None or grade is not None:
+        if kind is not None or relevant is not None or grade is not None:
             label = checked_value(validation.label_text, label.strip(), path, line_no, cols["label"])
         who = row.raw("reviewer").strip() if row.has("reviewer") else reviewer
         who = checked_value(validation.reviewer_name, who or reviewer, path, line_no,
@@ -533,8 +534,9 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
         if the_role not in USER_ROLES:
             raise InputError(path, line_no, cols["role"], f"role must be one of {', '.join(USER_ROLES)}, "
                              f"not {the_role!r}")
-        if relevant is not None or grade is not None:
+        if kind is not None or relevant is not None or grade is not None:
             judgments.append((the_topic, doc, label.strip(), relevant, grade, who or reviewer, when))
+            kinds.append(kind)
             judgment_roles.append(the_role)
             judgment_lines.append(line_no)
         if row.has("rank"):
@@ -575,9 +577,9 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
         queue_ids = _served_queue_ids(conn, path, ids, [(j[0], j[1]) for j in judgments], judgment_lines,
                                       queue_name, cols["doc"], allow_unqueued)
         append_judgments(conn, [NewJudgment(ids[t], d, lab, rel, g, who, the_role, source, None,
-                                            now if when is None else when, import_id)
-                                for (t, d, lab, rel, g, who, when), the_role in zip(judgments, judgment_roles,
-                                                                                   strict=True)],
+                                            now if when is None else when, import_id, kind)
+                                for (t, d, lab, rel, g, who, when), the_role, kind in zip(
+                                    judgments, judgment_roles, kinds, strict=True)],
                          progress=progress, queue_ids=queue_ids)
         summary.import_id = import_id
         summary.topics = names

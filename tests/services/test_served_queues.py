@@ -178,7 +178,7 @@ def test_judgment_file(engine: Engine, tmp_path: Path) -> None:
 
     before = log_state(engine)
     cases = {
-        "doc,label\nd001,1\nd002,maybe\n": r":3: field label: label 'maybe'",
+        "doc,label\nd001,1\nd002,perhaps\n": r":3: field label: label 'perhaps'",
         "doc,label\nd001,1\nd002,\n": r":3: field label: empty label",
         "doc,label,role\nd001,1,void\n": r":2: field role: must be one of review, sample, qc, adjudication",
         "doc,label\nd001,1\nelsewhere,1\nd003,0\n": r":3: field doc: document 'elsewhere' is in no queue of topic",
