@@ -146,6 +146,8 @@ def box_lines(box: FlowBox, flow: PrismaFlow) -> list[Line]:
     if box.code == "excluded":
         lines = [*_wrapped("Records excluded", side, bold=True),
                  _counted("by a person: ", c["by_person"]),
+                 *([replace(_counted("of which at full text: ", c["full_text"]), indent=True)]
+                   if "full_text" in c else []),
                  _counted("by automation: ", c["by_automation"])]
         stop = c.get("stopped_at_rank")
         if stop is not None:

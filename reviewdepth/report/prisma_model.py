@@ -165,6 +165,7 @@ def prisma_flow(topic: str, counts: PrismaCounts, *,
             *((_count(c, "undecided", "screened_undecided"),) if c.screened_undecided else ()))),
         FlowBox("excluded", "screening", True, (
             _count(c, "by_person", "excluded_by_reviewers"),
+            *((_count(c, "full_text", "excluded_full_text"),) if c.excluded_full_text is not None else ()),
             _count(c, "by_automation", "not_screened_review_stopped"), *stop)),
         FlowBox("reports", "screening", False, (
             (_count(c, "sought", "full_text_assessed"), _count(c, "assessed", "full_text_assessed"))
