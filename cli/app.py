@@ -77,7 +77,7 @@ def only_the_invoked_command(app: typer.Typer, args: list[str]) -> typer.Typer:
 
 # Read-only commands that have written and flushed everything when they return: the process ends there, without
 # the interpreter's teardown of the ~700 modules a report loads (~0.15 s; the OS closes the database files).
-QUICK_EXIT_COMMANDS = frozenset({"report", "eval"})
+QUICK_EXIT_COMMANDS = frozenset({"report", "eval", "watch"})
 
 
 # the variable that asks the program for shell completions (Click's `_{PROG}_COMPLETE`)

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
-from .common import ConfidenceOption, DbOption, fail, handled_errors, open_engine, write_result
+from .common import ConfidenceOption, DbOption, fail, handled_errors, one_shot, open_engine, write_result
 
 
 class WatchFormat(StrEnum):
@@ -49,6 +49,15 @@ def watch(
     (exit 1). With --once: print and exit 0 (certified) or 1 (continue). Bad input exits 2."""
     if not math.isfinite(interval) or interval <= 0:
         fail(f"--interval: must be a positive number of seconds, not {interval!r}")
+    if once:  # one look and exit: the report command's set-up (no cycle collector, scipy.special loading aside)
+        with one_shot():
+            _watch(topic, queue, target, confidence, interval, once, policy, output_format, db)
+    else:
+        _watch(topic, queue, target, confidence, interval, once, policy, output_format, db)
+
+
+def _watch(topic: str, queue: str | None, target: str, confidence: float, interval: float, once: bool,
+           policy: str, output_format: WatchFormat, db: str | None) -> None:
     from reviewdepth.services.monitor import build_monitor, change_marker
 
     engine = open_engine(db)

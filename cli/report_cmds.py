@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Literal
@@ -16,6 +17,12 @@ class ReportFormat(StrEnum):
     json = "json"
     csv = "csv"
     html = "html"
+
+
+class DocumentFormat(StrEnum):
+    pdf = "pdf"
+    html = "html"
+    json = "json"
 
 
 class PlotKind(StrEnum):
@@ -38,6 +45,9 @@ def report(
     as_of: Annotated[int | None, typer.Option("--as-of", help="Judgment id: the report as of that point.")] = None,
     rule: Annotated[str, typer.Option("--target-rule", help="ceil (default), tar_eval or asreview.")] = "ceil",
     known_relevant: Annotated[int | None, typer.Option("--relevant", help="|R| when you know it.")] = None,
+    scores_are_probabilities: Annotated[bool, typer.Option(
+        "--scores-are-probabilities", help="Declare the queue's scores the current model's probabilities of "
+        "relevance: the report then shows the Quant and QuantCI rows (heuristics).")] = False,
     independent: Annotated[bool | None, typer.Option(
         "--independent/--not-independent", help="State whether reviewers screened independently (PRISMA).")
     ] = None,
@@ -54,8 +64,48 @@ def report(
             result = build_report(engine, topic, ReportOptions(
                 queue=queue, targets=target or DEFAULT_TARGETS, confidence=confidence, interval=interval,
                 policy=policy, as_of=as_of, target_rule=rule, known_relevant=known_relevant,
-                independent=independent))
+                scores_are_probabilities=scores_are_probabilities, independent=independent))
         write_result(result, output_format.value, output=output)
+
+
+def validation(
+    topic: Annotated[str, typer.Argument(help="Topic name.")],
+    output_format: Annotated[DocumentFormat, typer.Option("--format", help="pdf (default), html or json.")
+                             ] = DocumentFormat.pdf,
+    output: Annotated[Path | None, typer.Option(
+        "-o", "--output", help="Write to FILE (needed for pdf; html and json go to stdout without it).")] = None,
+    queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
+    target: Annotated[str, typer.Option("--target", help="The protocol's target recall (default 0.95).")] = "0.95",
+    confidence: ConfidenceOption = 0.95,
+    interval: Annotated[str, typer.Option(
+        "--interval", help="hypergeometric (exact, default) or clopper-pearson.")] = "hypergeometric",
+    policy: Annotated[
+        str, typer.Option("--policy", help="latest, adjudicated, majority, any_relevant.")
+    ] = "latest",
+    as_of: Annotated[int | None, typer.Option("--as-of", help="Judgment id: the document as of that point.")] = None,
+    db: DbOption = None,
+) -> None:
+    """The validation document of a topic's stop decision: protocol settings, samples (seeds, sizes, coders,
+    times), recall, elusion and precision with their intervals, cutoff and discard pile, the rule that certified
+    the stop, the chain head and caveats; as PDF, HTML or JSON. The same judgment log gives the same bytes."""
+    if output_format is DocumentFormat.pdf and output is None:
+        fail("--format pdf needs -o FILE")
+    with one_shot():
+        from reviewdepth.report.validation_render import render_document
+        from reviewdepth.services.report import ReportOptions
+        from reviewdepth.services.validation import build_validation
+
+        engine = open_engine(db)
+        with handled_errors():
+            document = build_validation(engine, topic, ReportOptions(
+                queue=queue, targets=[target], confidence=confidence, interval=interval, policy=policy,
+                as_of=as_of))
+        content = render_document(document, output_format.value)
+    if output is None:
+        sys.stdout.write(content.decode("utf-8"))
+        return
+    output.write_bytes(content)
+    typer.echo(f"wrote {output}", err=True)
 
 
 def plot(
@@ -137,5 +187,6 @@ def demo(
 
 def register_reports(app: typer.Typer) -> None:
     app.command("report")(report)
+    app.command("validation")(validation)
     app.command("plot")(plot)
     app.command("demo")(demo)

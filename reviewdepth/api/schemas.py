@@ -33,6 +33,7 @@ from reviewdepth.estimation.planning import ElusionPlan, PopulationPlan
 from reviewdepth.estimation.replay import RULES, RuleSummary
 from reviewdepth.estimation.stop_plan import FloorFigure
 from reviewdepth.measures.suite import Evaluation
+from reviewdepth.report import validation_model
 from reviewdepth.report.model import (
     Agreement,
     Answer,
@@ -678,11 +679,20 @@ StoppingCalibration = dataclass_model(RuleSummary, name="StoppingCalibration", d
     "recall_at_stop": dict[str, float], "text": str})
 SECTION_OVERRIDES[StoppingRow] = {"calibration": StoppingCalibration}
 ReportOut = section_model(Report)
+# the validation document (`reviewdepth.report.validation_model`): its sections named apart from the report's
+SECTION_NAMES.update({
+    validation_model.ValidationDocument: "ValidationOut", validation_model.Protocol: "ValidationProtocol",
+    validation_model.SampleDocument: "ValidationSampleDocument", validation_model.Coder: "ValidationCoder",
+    validation_model.SampleEvidence: "ValidationSample", validation_model.AuditStreamEvidence: "ValidationAuditStream",
+    validation_model.Evidence: "ValidationEvidence", validation_model.Results: "ValidationResults",
+    validation_model.Cutoff: "ValidationCutoff", validation_model.Decision: "ValidationDecision",
+    validation_model.Plan: "ValidationPlan", validation_model.Provenance: "ValidationProvenance"})
+ValidationOut = section_model(validation_model.ValidationDocument)
 
 # bodies documented through `responses=` (their routes answer bytes or plain dicts), added to the components by
 # `api.openapi`; `body_content` is the reference to one
 DOCUMENTED_BODIES: tuple[type[BaseModel], ...] = (RankingIn, EvaluationOut)
-JSON_SAFE_BODIES: tuple[type[BaseModel], ...] = (ReportOut, SamplePlanOut)
+JSON_SAFE_BODIES: tuple[type[BaseModel], ...] = (ReportOut, SamplePlanOut, ValidationOut)
 
 
 def body_content(model: type[BaseModel]) -> dict[str, Any]:

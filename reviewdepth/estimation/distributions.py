@@ -5,7 +5,10 @@ about a second on every command; ``scipy.special`` a third of that).
 - ``norm_ppf(p)`` = Φ⁻¹(p);
 - hypergeometric tails summed from the exact log-pmf
   ln P(Y = i) = ln C(K, i) + ln C(M − K, n − i) − ln C(M, n), with ln C(a, b) = −ln(a + 1) − ln B(a − b + 1, b + 1),
-  adding the shorter side of the support (so a tail is never 1 minus a sum close to 1 unless it must be).
+  adding the shorter side of the support (so a tail is never 1 minus a sum close to 1 unless it must be);
+- ``hypergeom_cdf_many``: the same P(Y ≤ k) elementwise over arrays, with ``scipy.stats.hypergeom.cdf``'s own kernel
+  (Boost's hypergeometric cdf, which ``scipy.special`` holds as the ufunc ``_hypergeom_cdf``) and its handling of the
+  support's ends, so it equals ``scipy.stats.hypergeom.cdf`` bit for bit without importing ``scipy.stats``.
 
 ``scipy.special`` is imported on first use, not with this module (commands that never compute an interval do
 not pay for it); `import_scipy_in_background` lets a command import it while it waits on the database.
@@ -98,3 +101,36 @@ def hypergeom_sf(k: int, population: int, successes: int, draws: int) -> float:
     if hi - k <= k - lo:
         return float(min(1.0, _pmf(np.arange(k + 1, hi + 1), population, successes, draws).sum()))
     return float(max(0.0, 1.0 - _pmf(np.arange(lo, k + 1), population, successes, draws).sum()))
+
+
+def _boost_hypergeom_cdf() -> np.ufunc | None:
+    """``scipy.stats.hypergeom``'s cdf kernel, ``scipy.special._ufuncs._hypergeom_cdf(k, K, n, M)`` (a private
+    name: None if a scipy release moves it)."""
+    from scipy.special import _ufuncs
+
+    kernel = getattr(_ufuncs, "_hypergeom_cdf", None)
+    return kernel if isinstance(kernel, np.ufunc) else None
+
+
+def hypergeom_cdf_many(k: npt.ArrayLike, population: npt.ArrayLike, successes: npt.ArrayLike,
+                       draws: npt.ArrayLike) -> FloatArray:
+    """P(Y ≤ k) for Y ~ Hypergeometric(M = ``population``, K = ``successes``, n = ``draws``), elementwise over
+    integer arrays with 0 < M and 0 ≤ K, n ≤ M: 1 where k ≥ min(K, n), 0 where k < max(0, n − (M − K)), else
+    Boost's cdf clipped to [0, 1], exactly as ``scipy.stats.hypergeom.cdf(k, M, K, n)`` computes it."""
+    k_arr, m_arr, big_k, n_arr = np.broadcast_arrays(*(np.asarray(x, dtype=np.int64)
+                                                       for x in (k, population, successes, draws)))
+    if bool(np.any((m_arr <= 0) | (big_k < 0) | (n_arr < 0) | (big_k > m_arr) | (n_arr > m_arr))):
+        raise ValueError("need 0 < population and 0 <= successes, draws <= population")
+    kernel = _boost_hypergeom_cdf()
+    if kernel is None:  # pragma: no cover - a scipy without the private ufunc: the public (slow to import) route
+        from scipy import stats
+
+        return np.asarray(stats.hypergeom.cdf(k_arr, m_arr, big_k, n_arr), dtype=np.float64)
+    low = np.maximum(n_arr - (m_arr - big_k), 0)
+    high = np.minimum(big_k, n_arr)
+    inside = (k_arr >= low) & (k_arr < high)
+    out = np.where(k_arr >= high, 1.0, 0.0)
+    if bool(inside.any()):
+        values = kernel(k_arr[inside], big_k[inside], n_arr[inside], m_arr[inside])
+        out[inside] = np.clip(values, 0, 1)
+    return out

@@ -269,7 +269,7 @@ class _Replayer:
         """Index of the first look where a prefix rule stops (−1: never). The rule is the report's row: checked on
         the prefix (the knee and budget rules at their own AutoTAR checkpoints), so at a look k it says stop exactly
         when its first firing depth is ≤ k — the team stops at the first look at or after that depth."""
-        depth = how.depth(self.queue.labels, self.queue.size)
+        depth = how.depth(self.queue.labels, self.queue.size, _target(self.plan), self.alpha)
         if depth is None:
             return -1
         look = int(np.searchsorted(self.looks, depth, side="left"))

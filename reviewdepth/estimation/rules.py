@@ -80,11 +80,11 @@ class Cutoff:
 
 @dataclass(frozen=True)
 class OnPrefix:
-    """The rule reads the reviewed prefix only: ``depth(labels, N)`` is the first depth at which it fires on the
-    completed queue's labels (None: never). The same stop in every replicate and every design; the team acts at
-    its first look at or after that depth."""
+    """The rule reads the reviewed prefix only: ``depth(labels, N, τ, α)`` is the first depth at which it fires on
+    the completed queue's labels (None: never; most prefix rules ignore τ and α). The same stop in every replicate
+    and every design; the team acts at its first look at or after that depth."""
 
-    depth: Callable[[npt.NDArray[np.int8], int], int | None]
+    depth: Callable[[npt.NDArray[np.int8], int, Fraction, float], int | None]
 
 
 @dataclass(frozen=True)
@@ -129,7 +129,8 @@ class Rule:
     """One stopping rule. ``replay``: (design, how) for each design simulate can replay it under (empty: not
     replayable, with ``not_replayed`` saying why); ``kind_by_design``: (design, kind) where its kind differs under a
     design; ``stream``: its fixed replay number (module docstring; None when not replayable); ``reads``: the
-    evidence it needs, in words for the docs."""
+    evidence it needs, in words for the docs; ``not_evaluated``: why the depth report has no row for it (when
+    ``evaluate`` is None)."""
 
     name: str
     kind: Kind
@@ -141,6 +142,7 @@ class Rule:
     stream: int | None = None
     kind_by_design: tuple[tuple[str, str], ...] = ()
     not_replayed: str = ""
+    not_evaluated: str = "see the monitor"
 
     @property
     def designs(self) -> tuple[str, ...]:
@@ -163,20 +165,46 @@ def every_design(how: Replay) -> tuple[tuple[str, Replay], ...]:
 AUDIT = OnAuditStream()
 
 
-def prefix_rule(name: str, label: str, description: str, evidence: Callable[[IntArray, int], StoppingEvidence], *,
-                stream: int) -> Rule:
-    """A heuristic that reads the reviewed prefix only: ``evidence(labels of the reviewed prefix, queue size)``.
-    The report evaluates it on the prefix; simulate replays it under every design, stopping at the first look at or
-    after the depth where it fires on the completed queue (the same in every replicate)."""
+def prefix_rule(name: str, label: str, description: str, evidence: Callable[[IntArray, int], StoppingEvidence]
+                | None = None, *, stream: int, not_evaluated: str = "",
+                for_target: Callable[[IntArray, int, Fraction, float], StoppingEvidence] | None = None) -> Rule:
+    """A heuristic that reads the reviewed prefix only: ``evidence(labels of the reviewed prefix, queue size)``, or
+    ``for_target(labels, queue size, τ, α)`` for a rule that also reads the target and confidence (then the report
+    shows it only for a target strictly between 0 and 1). The report evaluates it on the prefix (unless
+    ``not_evaluated`` says why not: a variant of a rule the report already shows); simulate replays it under every
+    design, stopping at the first look at or after the depth where it fires on the completed queue (the same in
+    every replicate)."""
 
-    def evaluate(cut: Cutoff) -> StoppingEvidence:
-        return evidence(cut.prefix, cut.size)
+    def read(prefix: IntArray, size: int, tau: Fraction, alpha: float) -> StoppingEvidence:
+        if for_target is not None:
+            return for_target(prefix, size, tau, alpha)
+        assert evidence is not None
+        return evidence(prefix, size)
 
-    def depth(labels: npt.NDArray[np.int8], size: int) -> int | None:
-        return evidence(labels.astype(np.int64), size).stop_depth
+    def evaluate(cut: Cutoff) -> StoppingEvidence | None:
+        if for_target is not None and not cut.testable:
+            return None
+        return read(cut.prefix, cut.size, cut.tau, cut.alpha)
 
-    return Rule(name, "heuristic", label, description, "the reviewed prefix", evaluate,
-                every_design(OnPrefix(depth)), stream)
+    def depth(labels: npt.NDArray[np.int8], size: int, tau: Fraction, alpha: float) -> int | None:
+        return read(labels.astype(np.int64), size, tau, alpha).stop_depth
+
+    return Rule(name, "heuristic", label, description, "the reviewed prefix", None if not_evaluated else evaluate,
+                every_design(OnPrefix(depth)), stream, not_evaluated=not_evaluated or Rule.not_evaluated)
+
+
+def consecutive_irrelevant_rule(n: int, stream: int) -> Rule:
+    """The N-consecutive-irrelevant line at threshold ``n``: ``consecutive-irrelevant`` at the default
+    (`stopping.CONSECUTIVE_IRRELEVANT`, the report's row), ``consecutive-irrelevant-<n>`` at ASReview's other
+    example thresholds (replayed and calibrated; the report shows the default only)."""
+    default = n == stopping.CONSECUTIVE_IRRELEVANT
+    return prefix_rule("consecutive-irrelevant" if default else f"consecutive-irrelevant-{n}",
+                       f"N consecutive irrelevant (n = {n})",
+                       f"stop after {n} irrelevant documents in a row (ASReview's NConsecutiveIrrelevant, n = {n}), "
+                       "acted on at the next look",
+                       lambda prefix, size: stopping.consecutive_irrelevant(prefix, n), stream=stream,
+                       not_evaluated="" if default else
+                       f"the report shows n = {stopping.CONSECUTIVE_IRRELEVANT} (`consecutive-irrelevant`)")
 
 # --- the evaluations at the report's cutoff ------------------------------------------------------------------
 
@@ -218,15 +246,29 @@ def _hypergeometric_ranked(cut: Cutoff) -> StoppingEvidence | None:
     return stopping.hypergeometric_test(cut.prefix, cut.size, tau=cut.tau, alpha=cut.alpha)
 
 
-def _quant(cut: Cutoff) -> StoppingEvidence | None:
-    if cut.probabilities is None or not cut.testable:
-        return None  # scores not declared probabilities: the rule is not shown
-    p = cut.probabilities
-    if len(p) != cut.size or not bool(np.all(np.isfinite(p) & (p >= 0) & (p <= 1))):
-        return StoppingEvidence("quant", "heuristic", None, None, "none (model-based)", (), {},
-                                "not applicable: the queue's scores are not probabilities in [0, 1] for every "
-                                "document, and Quant reads them as such", certifies=stopping.PREFIX)
-    return stopping.quant_rule(p, cut.reviewed, tau=cut.tau)
+def _quant_with(m: float) -> Callable[[Cutoff], StoppingEvidence | None]:
+    """Quant (m = 0) or QuantCI (m = 2) on the cutoff: not shown when the queue's scores are not declared
+    probabilities; "not applicable" when they are declared but are not all in [0, 1]."""
+    name = "quant" if m == 0 else "quant-ci"
+
+    def evaluate(cut: Cutoff) -> StoppingEvidence | None:
+        if cut.probabilities is None or not cut.testable:
+            return None  # scores not declared probabilities: the rule is not shown
+        p = cut.probabilities
+        missing = len(p) != cut.size or bool(np.isnan(p).any())
+        if missing or not bool(np.all(np.isfinite(p) & (p >= 0) & (p <= 1))):
+            why = ("the queue has no score for some of its documents" if missing else
+                   "the queue's scores are not probabilities in [0, 1] for every document")
+            return StoppingEvidence(name, "heuristic", None, None, "none (model-based)", (), {},
+                                    f"not applicable: {why}, and Quant reads one probability per document",
+                                    certifies=stopping.PREFIX)
+        return stopping.quant_rule(p, cut.reviewed, tau=cut.tau, m=m)
+
+    return evaluate
+
+
+_quant = _quant_with(0.0)
+_quant_ci = _quant_with(stopping.QUANT_CI_M)
 
 
 # --- the replays -------------------------------------------------------------------------------------------------
@@ -253,6 +295,8 @@ def _direct_at(positives: IntArray, reviewed: int, tau: Fraction, alpha: float) 
     return stopping.direct_recall_rule(positives, reviewed, tau, alpha)
 
 
+_QUANT_NOT_REPLAYED = ("a completed run's scores are its final model's, not the model's at each look: replaying "
+                       "Quant on them would read the ranking with hindsight")
 _ONE_SAMPLE = ("the one sample's guarantee does not cover an audit sample that grows with the looks",)
 
 TABLE: tuple[Rule, ...] = (
@@ -286,18 +330,33 @@ TABLE: tuple[Rule, ...] = (
     Rule("quant", "heuristic", "Quant",
          "Quant: model-estimated recall (sum of the probabilities reviewed over the sum of all) >= target",
          "per-document probabilities of relevance from the current model, for every document", _quant,
-         not_replayed="a completed run's scores are its final model's, not the model's at each look: replaying "
-                      "Quant on them would read the ranking with hindsight"),
+         not_replayed=_QUANT_NOT_REPLAYED),
+    Rule("quant-ci", "heuristic", "QuantCI",
+         f"QuantCI: Quant's recall estimate minus {stopping.QUANT_CI_M:g} standard deviations >= target",
+         "per-document probabilities of relevance from the current model, for every document", _quant_ci,
+         not_replayed=_QUANT_NOT_REPLAYED),
     prefix_rule("knee", "knee method",
                 "knee method on the reviewed prefix (AutoTAR checkpoints, as in the report), acted on at the next look",
                 lambda prefix, size: stopping.knee_method(prefix), stream=8),
     prefix_rule("budget", "budget method",
                 "budget method on the reviewed prefix (AutoTAR checkpoints, as in the report), acted on at the next "
                 "look", stopping.budget_method, stream=9),
-    prefix_rule("consecutive-irrelevant", "N consecutive irrelevant",
-                f"stop after {stopping.CONSECUTIVE_IRRELEVANT} irrelevant documents in a row (ASReview's "
-                "NConsecutiveIrrelevant), acted on at the next look", lambda prefix, size:
-                stopping.consecutive_irrelevant(prefix), stream=10),
+    consecutive_irrelevant_rule(stopping.CONSECUTIVE_IRRELEVANT, stream=10),
+    *(consecutive_irrelevant_rule(n, stream) for n, stream in ((50, 11), (250, 12), (500, 13))),
+    prefix_rule("2399-rule", "2399 rule",
+                "stop once reviewed >= 1.2 x relevant found + 2,399 (Cormack & Grossman's baseline, as TARexp), "
+                "acted on at the next look", lambda prefix, size: stopping.rule_2399(prefix), stream=14),
+    prefix_rule("batch-precision", "batch precision",
+                f"stop after {stopping.BATCH_PRECISION_SLACK} batch of {stopping.BATCH_PRECISION_BATCH} reviewed "
+                f"with precision <= {stopping.BATCH_PRECISION_CUTOFF.numerator}/"
+                f"{stopping.BATCH_PRECISION_CUTOFF.denominator} (TARexp's defaults), acted on at the next look",
+                lambda prefix, size: stopping.batch_precision(prefix), stream=15),
+    prefix_rule("point-process", "hyperbolic point process",
+                "hyperbolic inhomogeneous Poisson process (Stevenson & Bin-Hezam 2023): stop once found >= target "
+                "x the predicted relevant count (its confidence-quantile), checked every 2.5 % of the queue, acted "
+                "on at the next look", stream=16,
+                for_target=lambda prefix, size, tau, alpha: stopping.hyperbolic_point_process(prefix, size, tau,
+                                                                                              1 - alpha)),
     Rule("monitor", "certified", "anytime-valid monitor",
          "anytime-valid monitor on the audit stream (valid however often the team looks)",
          "the audit stream", None, (("audit", AUDIT),), 0),
@@ -359,7 +418,7 @@ def markdown(section: str) -> str:
     if section == "estimation-rules":
         rows = ["| rule | label | kind | reads | depth report | `reviewdepth simulate` |", "|---|---|---|---|---|---|"]
         rows += [f"| `{r.name}` | {r.label} | {_kind_text(r)} | {r.reads} | "
-                 f"{'evaluated at the cutoff' if r.evaluate else 'not a row (see the monitor)'} | "
+                 f"{'evaluated at the cutoff' if r.evaluate else f'not a row ({r.not_evaluated})'} | "
                  f"{_designs_text(r)} |" for r in TABLE]
     elif section == "estimation-designs":
         rows = ["| design | what the team judges besides the prefix | rules |", "|---|---|---|"]

@@ -22,7 +22,7 @@ from fractions import Fraction
 import numpy as np
 import numpy.typing as npt
 
-from reviewdepth.estimation.distributions import beta_ppf, binom_sf, hypergeom_cdf
+from reviewdepth.estimation.distributions import beta_ppf, binom_sf, hypergeom_cdf, hypergeom_cdf_many
 from reviewdepth.estimation.relevant import estimate_elusion
 from reviewdepth.measures.depth import exact_fraction
 
@@ -61,6 +61,13 @@ SAMPLE_ASSUMPTIONS: tuple[str, ...] = (
     "the sample is not used to train the ranking model, and the ranking is fixed before the sample is revealed",
     "every sampled document is judged, and judgments are correct",
 )
+
+
+def floor_text(value: float, places: int = 3) -> str:
+    """A lower bound as printed: rounded down, never up (0.8165 is 0.816), so that the words never claim more
+    than the bound; the 1e-9 keeps a bound that is exactly 0.816 in binary floating point from printing 0.815."""
+    scale = 10**places
+    return f"{math.floor(value * scale + 1e-9) / scale:.{places}f}"
 
 
 def _alpha(alpha: float) -> float:
@@ -222,7 +229,8 @@ def direct_recall_rule(sample_positive_ranks: npt.ArrayLike, reviewed: int, tau:
     stop = lower >= t
     details: dict[str, Detail] = {"found_positives": f, "sample_positives": n_pos, "recall_lower": lower,
                                   "recall_point": f / n_pos, "tau": t, "alpha": alpha}
-    reason = (f"{f} of {n_pos} sample positives are reviewed: recall ≥ {lower:.3f} at {1 - alpha:.0%} confidence, "
+    reason = (f"{f} of {n_pos} sample positives are reviewed: recall ≥ {floor_text(lower)} at {1 - alpha:.0%} "
+              "confidence, "
               + ("at or above" if stop else "below") + f" the {t:.0%} target.")
     return StoppingEvidence("direct", "certified", stop, depth, guarantee, SAMPLE_ASSUMPTIONS, details, reason,
                             certifies=PREFIX)
@@ -300,9 +308,7 @@ def hypergeometric_test(labels: npt.ArrayLike, population: int, tau: Tau = 0.95,
     # K_tar = ⌊(ρ_AL + k)/τ⌋ − ρ_AL + 1 exactly, with τ = num/den: ⌊x·den/num⌋ in integers.
     k_tar = (cg[seen] * tf.denominator) // tf.numerator - rho_arr + 1
     pool = population - seen + n
-    from scipy import stats  # vectorised over every urn; imported only for this heuristic
-
-    p_all = np.where(k_tar > pool, 0.0, stats.hypergeom.cdf(k_arr, pool, np.minimum(k_tar, pool), n))
+    p_all = np.where(k_tar > pool, 0.0, hypergeom_cdf_many(k_arr, pool, np.minimum(k_tar, pool), n))
     best = int(np.argmin(p_all))
     p = float(p_all[best])
     stop = p < a
@@ -327,7 +333,7 @@ def elusion_rule(found: int, unreviewed: int, sample_size: int, sample_relevant:
     details: dict[str, Detail] = {"recall_lower": lower, "missed_upper": est.details.get("missed_upper", 0),
                                   "tau": t, "alpha": alpha}
     reason = (f"{sample_relevant} relevant in a sample of {sample_size} of {unreviewed} unreviewed: recall ≥ "
-              f"{lower:.3f} at {1 - alpha:.0%} confidence, " + ("at or above" if stop else "below")
+              f"{floor_text(lower)} at {1 - alpha:.0%} confidence, " + ("at or above" if stop else "below")
               + f" the {t:.0%} target.")
     return StoppingEvidence("elusion", "certified", stop, reviewed if stop else None,
                             f"P(recall ≥ {t:g} | stop) ≥ {1 - alpha:g} for one test at a fixed cutoff",
@@ -443,6 +449,10 @@ def quant_estimate(probabilities: npt.ArrayLike, reviewed: int) -> tuple[float, 
     return s_rev / s_all, var
 
 
+#: QuantCI's m (Yang, Lewis & Frieder 2021): two standard deviations
+QUANT_CI_M = 2.0
+
+
 def quant_rule(probabilities: npt.ArrayLike, reviewed: int, tau: Tau = 0.95, m: float = 0.0) -> StoppingEvidence:
     """Quant (m = 0) / QuantCI (m = 2): stop when Recall̂ − m·√Var ≥ τ (see :func:`quant_estimate`) with
     ``probabilities`` = the current model's p_d for every document in queue order. Stop depth = the first prefix
@@ -498,3 +508,195 @@ def consecutive_irrelevant(labels: npt.ArrayLike, n: int = CONSECUTIVE_IRRELEVAN
     return StoppingEvidence("consecutive-irrelevant", "heuristic", stop_depth is not None, stop_depth, "none",
                             ("the ranking puts relevant documents first, so a long run of irrelevant ones means "
                              "few are left",), details, reason, certifies=PREFIX)
+
+
+#: ASReview's maintainers' examples of the N-consecutive-irrelevant threshold ("50, 100, 250, 500, etc., dependent on
+#: the size of the dataset", asreview discussion #557); ASReview itself sets no default
+CONSECUTIVE_IRRELEVANT_THRESHOLDS: tuple[int, ...] = (50, 100, 250, 500)
+RULE_2399_SLOPE = Fraction(6, 5)
+RULE_2399_OFFSET = 2399
+
+
+def rule_2399(labels: npt.ArrayLike) -> StoppingEvidence:
+    """The 2399 rule (Cormack & Grossman 2016's baseline; Yang, Lewis & Frieder 2021, as TARexp's
+    ``Rule2399StoppingRule``): stop at the first depth d where d ≥ 1.2·F(d) + 2,399, F(d) = relevant among the first
+    d reviewed (labels in review order). Checked after every document (TARexp checks at its batch ends; simulate acts
+    at the next look either way); exact arithmetic, 5·d ≥ 6·F(d) + 11,995. It never fires before 2,399 documents, so
+    on a smaller queue it reviews everything. Heuristic: no guarantee, and it ignores the target."""
+    y = _labels(labels)
+    depth = np.arange(1, len(y) + 1, dtype=np.int64)
+    found = np.cumsum(y)
+    slope, offset = RULE_2399_SLOPE, RULE_2399_OFFSET
+    # d ≥ (num/den)·F + offset  ⇔  den·d ≥ num·F + den·offset
+    holds = slope.denominator * depth >= slope.numerator * found + slope.denominator * offset
+    fired = np.flatnonzero(holds)
+    stop_depth = int(fired[0]) + 1 if len(fired) else None
+    reviewed, relevant = len(y), int(found[-1]) if len(y) else 0
+    needed = math.ceil(slope * relevant + offset)
+    details: dict[str, Detail] = {"reviewed": reviewed, "found": relevant, "needed_now": needed}
+    if stop_depth is not None:
+        at = int(found[stop_depth - 1])
+        reason = (f"{stop_depth:,} reviewed ≥ 1.2 × {at:,} relevant + 2,399 = {float(slope * at + offset):,.1f}: "
+                  "stop (heuristic, no recall guarantee).")
+    else:
+        reason = (f"{reviewed:,} reviewed, {relevant:,} relevant: the rule stops at 1.2 × relevant + 2,399 = "
+                  f"{float(slope * relevant + offset):,.1f} reviewed: not yet.")
+    return StoppingEvidence("2399-rule", "heuristic", stop_depth is not None, stop_depth, "none",
+                            ("a review that has found F relevant documents has found nearly all of them once it "
+                             "has screened 1.2·F + 2,399",), details, reason, certifies=PREFIX)
+
+
+BATCH_PRECISION_BATCH = 200
+BATCH_PRECISION_CUTOFF = Fraction(5, 200)
+BATCH_PRECISION_SLACK = 1
+
+
+def batch_precision(labels: npt.ArrayLike, batch: int = BATCH_PRECISION_BATCH,
+                    cutoff: Fraction = BATCH_PRECISION_CUTOFF, slack: int = BATCH_PRECISION_SLACK) -> StoppingEvidence:
+    """Batch precision (Yang, Lewis & Frieder 2021, TARexp's ``BatchPrecStoppingRule`` with its defaults): the
+    reviewed documents in review order are cut into batches of ``batch`` (batch j = ranks (j − 1)·b + 1 … j·b; an
+    unfinished last batch is not read); stop at the end of the first batch that closes ``slack`` batches in a row
+    each with precision (relevant / b) ≤ ``cutoff``. Defaults b = 200, cutoff 5/200 = 2.5 %, slack 1: TARexp's
+    (its batch is the active learner's round, 200 in the paper). Heuristic: no guarantee, and it ignores the
+    target."""
+    if batch < 1:
+        raise ValueError(f"batch must be at least 1, got {batch!r}")
+    if slack < 1:
+        raise ValueError(f"slack must be at least 1, got {slack!r}")
+    if not 0 <= cutoff < 1:
+        raise ValueError(f"cutoff must be a precision in [0, 1), got {cutoff!r}")
+    y = _labels(labels)
+    full = len(y) // batch
+    per_batch = y[:full * batch].reshape(full, batch).sum(axis=1)
+    # precision ≤ num/den  ⇔  den·relevant ≤ num·b (exact)
+    low = cutoff.denominator * per_batch <= cutoff.numerator * batch
+    run = 0
+    fired: int | None = None
+    for j, is_low in enumerate(low.tolist()):
+        run = run + 1 if is_low else 0
+        if run >= slack:
+            fired = (j + 1) * batch
+            break
+    details: dict[str, Detail] = {"batch": batch, "cutoff": float(cutoff), "slack": slack, "batches": full,
+                                  "last_batch_relevant": int(per_batch[-1]) if full else 0}
+    if fired is not None:
+        reason = (f"{slack} batch{'es' if slack > 1 else ''} of {batch} in a row with precision ≤ {float(cutoff):.1%}"
+                  f", the last ending at rank {fired:,}: stop (heuristic, no recall guarantee).")
+    elif not full:
+        reason = f"{len(y):,} reviewed: no full batch of {batch} yet: not yet."
+    else:
+        reason = (f"the last full batch (ranks {(full - 1) * batch + 1:,}–{full * batch:,}) holds "
+                  f"{int(per_batch[-1])} relevant; the rule stops after {slack} batch{'es' if slack > 1 else ''} in "
+                  f"a row with precision ≤ {float(cutoff):.1%}: not yet.")
+    return StoppingEvidence("batch-precision", "heuristic", fired is not None, fired, "none",
+                            ("a batch with few relevant documents means few are left",), details, reason,
+                            certifies=PREFIX)
+
+
+POINT_PROCESS_STEP = Fraction(1, 40)
+POINT_PROCESS_WINDOWS = 10
+POINT_PROCESS_MIN_RELEVANT = 20
+POINT_PROCESS_MAX_FIT_ERROR = 0.1
+
+
+def point_process_checkpoints(size: int, step: Fraction = POINT_PROCESS_STEP) -> IntArray:
+    """Where the point-process rule looks: n_j = round(j·step·N), j = 1, 2, … (every 2.5 % of the queue by default),
+    at least :data:`POINT_PROCESS_WINDOWS` documents, distinct, below N (at N nothing is left to predict)."""
+    j = np.arange(1, math.floor(1 / step) + 1)
+    points = np.unique(np.array([round(float(step) * int(x) * size) for x in j], dtype=np.int64))
+    out: IntArray = points[(points >= POINT_PROCESS_WINDOWS) & (points < size)]
+    return out
+
+
+def hyperbolic_rate(x: FloatArray, a: float, b: float, k: float) -> FloatArray:
+    """The hyperbolic rate λ(x) = a/(1 + b·k·x)^(1/b) (0 < b ≤ 1; b = 1 is the harmonic rate a/(1 + k·x))."""
+    out: FloatArray = a / np.power(1.0 + b * k * x, 1.0 / b)
+    return out
+
+
+def hyperbolic_mass(a: float, b: float, k: float, start: float, end: float) -> float:
+    """μ = ∫_start^end λ(x) dx for :func:`hyperbolic_rate`, in closed form: a/(k·(b − 1))·[(1 + bkx)^(1 − 1/b)]
+    between the ends for b ≠ 1, (a/k)·[ln(1 + kx)] for b = 1."""
+    if abs(b - 1.0) < 1e-12:
+        return float(a / k * (math.log1p(k * end) - math.log1p(k * start)))
+    e = 1.0 - 1.0 / b
+    return float(a / (k * (b - 1.0)) * ((1.0 + b * k * end) ** e - (1.0 + b * k * start) ** e))
+
+
+def _point_process_at(y: IntArray, n: int, size: int, tau: float, confidence: float,
+                      min_relevant: int, max_fit_error: float) -> tuple[bool, dict[str, Detail]]:
+    """The hyperbolic point process read at one checkpoint n (the first n labels): (stop, details)."""
+    found = int(y[:n].sum())
+    details: dict[str, Detail] = {"checked_at": n, "found": found}
+    if found < min_relevant:
+        details["gate"] = f"fewer than {min_relevant} relevant"
+        return False, details
+    windows = np.array_split(np.arange(n), POINT_PROCESS_WINDOWS)
+    x = np.array([(w[0] + w[-1]) / 2 for w in windows], dtype=np.float64)
+    rate = np.array([y[w[0]:w[-1] + 1].sum() / len(w) for w in windows], dtype=np.float64)
+    if not rate[POINT_PROCESS_WINDOWS // 2:].any():
+        details["gate"] = "no relevant document in the last half of the windows"
+        return True, details
+    from scipy.optimize import curve_fit  # imported only for this heuristic
+    from scipy.stats import poisson
+
+    try:
+        (a, b, k), _ = curve_fit(hyperbolic_rate, x, rate, p0=(float(rate.max()), 0.5, 0.001),
+                                 bounds=((0.0, 1e-6, 1e-12), (np.inf, 1.0, np.inf)), maxfev=5000)
+    except (RuntimeError, ValueError):
+        details["gate"] = "the rate curve could not be fitted"
+        return False, details
+    spread = float(rate.max() - rate.min())
+    fit_error = float(np.sum((rate - hyperbolic_rate(x, a, b, k)) ** 2) / spread) if spread > 0 else 0.0
+    details.update({"a": float(a), "b": float(b), "k": float(k), "fit_error": fit_error})
+    if fit_error >= max_fit_error:
+        details["gate"] = f"fit error {fit_error:.3f} ≥ {max_fit_error:g}"
+        return False, details
+    mu = max(hyperbolic_mass(float(a), float(b), float(k), n, size), 0.0)
+    left = int(min(poisson.ppf(confidence, mu), size - n)) if mu > 0 else 0
+    predicted = found + left
+    details.update({"expected_left": mu, "predicted_relevant": predicted})
+    return found >= tau * predicted, details
+
+
+def hyperbolic_point_process(labels: npt.ArrayLike, population: int, tau: Tau = 0.95, confidence: float = 0.95, *,
+                             min_relevant: int = POINT_PROCESS_MIN_RELEVANT,
+                             max_fit_error: float = POINT_PROCESS_MAX_FIT_ERROR) -> StoppingEvidence:
+    """Hyperbolic inhomogeneous Poisson point process (Sneyd & Stevenson 2021; Stevenson & Bin-Hezam, TOIS 2023,
+    "IP-H"). Checked at every 2.5 % of the queue (:func:`point_process_checkpoints`): with n reviewed, cut them into 10
+    windows, take each window's share of relevant documents at its midpoint, fit λ(x) = a/(1 + b·k·x)^(1/b)
+    (0 < b ≤ 1) by least squares, and, when at least ``min_relevant`` are found and the fit error
+    Σ residual²/(max rate − min rate) is below ``max_fit_error``, predict R̂ = found + the ``confidence`` quantile of
+    Poisson(μ), μ = ∫_n^N λ (closed form, :func:`hyperbolic_mass`), at most N − n. Stop at the first checkpoint
+    where found ≥ τ·R̂, or where the last five windows hold no relevant document (the authors' early stop).
+    Parameters: 2.5 % steps, 10 windows and the 0.95 quantile are the authors'; the gate of 20 relevant is theirs
+    without its per-step decrease, and the fit-error bound 0.1 is the middle of their grid. Heuristic
+    (model-based): no guarantee."""
+    y = _labels(labels)
+    t = float(_tau(tau))
+    fired: int | None = None
+    last: dict[str, Detail] = {}
+    for point in point_process_checkpoints(population):
+        n = int(point)
+        if n > len(y):
+            break
+        stop, last = _point_process_at(y, n, population, t, confidence, min_relevant, max_fit_error)
+        if stop:
+            fired = n
+            break
+    details: dict[str, Detail] = {"tau": t, "confidence": confidence, **last}
+    if fired is not None:
+        reason = (f"at checkpoint {fired:,} the hyperbolic rate predicts at most {last.get('predicted_relevant', '?')} "
+                  f"relevant in all ({last['found']} found): stop (heuristic, model-based, no recall guarantee)."
+                  if "predicted_relevant" in last else
+                  f"at checkpoint {fired:,} the last five windows hold no relevant document: stop (heuristic, no "
+                  "recall guarantee).")
+    elif not last:
+        reason = f"{len(y):,} reviewed: no checkpoint (every 2.5 % of {population:,}) reached yet: not yet."
+    else:
+        why = last.get("gate") or (f"predicts {last.get('predicted_relevant')} relevant in all, {last['found']} "
+                                   f"found, below the {t:.0%} target")
+        reason = f"at checkpoint {int(last['checked_at']):,}: {why}: not yet."
+    return StoppingEvidence("point-process", "heuristic", fired is not None, fired, "none (model-based)",
+                            ("relevant documents arrive as a Poisson process whose rate falls hyperbolically with "
+                             "the rank",), details, reason, certifies=PREFIX)

@@ -319,6 +319,8 @@ class Settings:
     target_rule: str
     depth_basis: str
     sample_choice: str
+    # the queue's scores were declared probabilities of relevance (the Quant and QuantCI rows read them)
+    scores_are_probabilities: bool = False
 
 
 @dataclass(frozen=True)

@@ -4,10 +4,10 @@ fills it."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from reviewdepth.estimation.stopping import floor_text
 from reviewdepth.report.model import ChainHead, JsonResult
 
 OneLook = Literal["valid for one look only"]
@@ -15,9 +15,8 @@ ONE_LOOK: OneLook = "valid for one look only"
 
 
 def lower_text(value: float, places: int = 3) -> str:
-    """A lower bound printed without rounding it up (0.94996 is 0.949, never 0.950)."""
-    scale = 10**places
-    return f"{math.floor(value * scale + 1e-9) / scale:.{places}f}"
+    """A lower bound printed without rounding it up (0.94996 is 0.949, never 0.950): the core's own rule."""
+    return floor_text(value, places)
 
 
 def _doc(text: str) -> dict[str, str]:

@@ -308,3 +308,58 @@ def sample_status(use: SampleUse) -> str:
         text = (f"not used: another sample has more documents in the unreviewed rest ({use.in_rest:,} here); the "
                 "largest is used")
     return (use.origin + ": " if use.origin else "") + text
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the validation document (`reviewdepth.report.validation_model`)
+
+# the sample design behind each basis of the depth answer (`reviewdepth.estimation.assessment.Basis`)
+DESIGNS = {
+    "elusion": "elusion test: a simple random sample of the discard pile (the unreviewed rest below the cutoff), "
+               "drawn after the cutoff was fixed and read once",
+    "srs": "a simple random sample of the whole queue, drawn independently of the ranking",
+    "stratified": "a stratified random sample of the queue by rank band",
+    "screened": "the reviewed set itself, declared screened in a random order fixed in advance",
+    "known": "none: the number of relevant documents is known",
+    "judged": "none: no usable random sample (recall has no estimate)",
+    "audit stream": "an audit stream: a seeded random permutation of the queue, judged beside the review "
+                    "(anytime-valid)",
+}
+
+
+def design(basis: str, decided_by: str | None) -> str:
+    """The sample design the decision rests on, in words: the topic status's basis when it is the audit stream,
+    else the depth answer's basis."""
+    key = decided_by if decided_by == "audit stream" else basis
+    return DESIGNS.get(key, key)
+
+
+def validation_caveats(topic: str, uncoded: int, voided: int) -> list[str]:
+    """What the validation document of ``topic`` says about what validation does not do, and how uncoded sample
+    documents are treated; ``uncoded``: sample documents without a decision at the as-of point, ``voided``: voided
+    samples."""
+    caveats = [
+        "Validation estimates how many relevant documents the review missed; it does not check the reviewers' own "
+        "coding: a relevant document coded not relevant in the reviewed set is counted as not relevant, and the "
+        "figures assume every coding (review and sample) is correct. A QC sample of judged documents measures "
+        "coding error separately.",
+        "Skipped or unreviewable sample documents: reviewdepth never fills in a sample document's label. A sample "
+        "with any document lacking a decision is incomplete and no estimate uses it until every document is "
+        "coded; the common practice, followed here when the team codes them so, is to code an unreviewable "
+        "document relevant (it then counts as missed, the conservative choice).",
+        "A one-look guarantee (the elusion test, a sample of the queue) holds for one test at a cutoff fixed before "
+        "the sample was drawn; testing again at later cutoffs with the same or new samples without an "
+        "anytime-valid design (an audit stream) weakens it.",
+        "The interval after a certified stop is conditional on the same sample having decided the stop; a fresh "
+        "random sample of the discard pile gives an unconditional one.",
+        "The judgment chain head anchors the log: record it outside the database; `reviewdepth audit verify TOPIC "
+        "--head HASH` later proves the log still extends it.",
+    ]
+    caveats = [with_topic(c, topic) for c in caveats]
+    if uncoded:
+        caveats.append(f"{uncoded:,} sample document{'s' if uncoded != 1 else ''} had no decision at the as-of "
+                       "point: their samples were not used.")
+    if voided:
+        caveats.append(f"{voided:,} sample{'s were' if voided != 1 else ' was'} voided and used by no estimate; "
+                       "they are listed for the record.")
+    return caveats

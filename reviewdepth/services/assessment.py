@@ -7,6 +7,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
+import numpy as np
+import numpy.typing as npt
+
 from reviewdepth.estimation.assessment import Assessment, ReviewState, assess
 from reviewdepth.services.evidence.queue_evidence import QueueEvidence
 from reviewdepth.store.loaders import QueueLabels
@@ -33,11 +36,14 @@ def fully_judged(labels: QueueLabels, population: int) -> bool:
 
 def queue_assessment(labels: QueueLabels, evidence: QueueEvidence, population: int, is_fully_judged: bool,
                      targets: Sequence[str], *, confidence: float, interval: str = "hypergeometric",
-                     target_rule: str = "ceil", known_relevant: int | None = None) -> Assessment:
+                     target_rule: str = "ceil", known_relevant: int | None = None,
+                     scores: npt.NDArray[np.float64] | None = None) -> Assessment:
     """`assess` on ``labels`` (in review order: `QueueEvidence.in_review_order`) with the samples ``evidence``
-    holds, for ``targets`` (the stopping rules at `stopping_target`)."""
+    holds, for ``targets`` (the stopping rules at `stopping_target`). ``scores``: the queue's scores in queue
+    order, declared probabilities of relevance (the Quant rules read them, in review order); None: not declared."""
     chosen = [str(t) for t in targets]
+    probabilities = None if scores is None else scores if evidence.order is None else scores[evidence.order - 1]
     state = ReviewState(labels.labels, evidence.reviewed, population, labels.relevant_total, known_relevant,
-                        is_fully_judged, evidence.screened_random, evidence.order)
+                        is_fully_judged, evidence.screened_random, evidence.order, probabilities)
     return assess(state, evidence.draws, chosen, confidence=confidence, interval=interval,
                   stopping_target=stopping_target(chosen), target_rule=target_rule)

@@ -64,7 +64,7 @@ from reviewdepth.services.errors import Invalid, ServiceError
 from reviewdepth.services.evidence.labels import queue_labels
 from reviewdepth.services.evidence.prisma_counts import decision_counts, outside_queue_counts, prisma_counts
 from reviewdepth.services.evidence.qc import qc_result
-from reviewdepth.services.evidence.queue_evidence import QueueEvidence, queue_evidence
+from reviewdepth.services.evidence.queue_evidence import QueueEvidence, queue_evidence, queue_scores
 from reviewdepth.services.evidence.samples import SampleRecord, load_samples
 from reviewdepth.services.evidence.topic import find_queue, last_judgment_id
 from reviewdepth.services.evidence.topic import population_size as topic_population
@@ -150,6 +150,8 @@ class _Evidence:
     labels: QueueLabels
     evidence: QueueEvidence
     samples: list[SampleRecord]
+    # the queue's scores in queue order when declared probabilities (``scores_are_probabilities``), else None
+    scores: np.ndarray | None = None
 
 
 def _evidence(conn: Connection, topic: str, options: ReportOptions) -> _Evidence:
@@ -161,7 +163,9 @@ def _evidence(conn: Connection, topic: str, options: ReportOptions) -> _Evidence
     _, labels = queue_labels(conn, topic, row.name, options.policy, None if as_of is None else str(as_of))
     evidence = queue_evidence(conn, topic_id, row, labels, as_of)
     samples = load_samples(conn, topic, row, labels, as_of=as_of)
-    return _Evidence(topic_id, row, population_size, as_of, evidence.in_review_order(labels), evidence, samples)
+    scores = queue_scores(conn, row.id, labels.size) if options.scores_are_probabilities else None
+    return _Evidence(topic_id, row, population_size, as_of, evidence.in_review_order(labels), evidence, samples,
+                     scores)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -179,7 +183,7 @@ def build_curves(engine: Engine, topic: str, options: ReportOptions) -> Curves:
     without the sections a chart does not draw (measures, plan, topic status, review quality, provenance)."""
     with read_snapshot(engine) as conn:
         ev = _evidence(conn, topic, options)
-    fig = _figures(ev.labels, ev.evidence, ev.population_size, options)
+    fig = _figures(ev.labels, ev.evidence, ev.population_size, options, ev.scores)
     gain, pr = _curves(ev.labels.labels[:fig.reviewed], fig.assessment)
     return Curves(gain, pr, float(Fraction(stopping_target(fig.targets))), options.confidence)
 
@@ -197,7 +201,7 @@ def report_of(conn: Connection, topic: str, options: ReportOptions) -> Report:
     topic_id, row, population_size, as_of, labels, evidence, samples = (
         ev.topic_id, ev.queue, ev.population_size, ev.as_of, ev.labels, ev.evidence, ev.samples)
 
-    fig = _figures(labels, evidence, population_size, options)
+    fig = _figures(labels, evidence, population_size, options, ev.scores)
     size, population, reviewed, rel_queue = fig.size, fig.population, fig.reviewed, fig.rel_queue
     found_prefix, found_topic, judged_ranks, fully_judged = (fig.found_prefix, fig.found_topic, fig.judged_ranks,
                                                              fig.fully_judged)
@@ -285,7 +289,7 @@ def report_of(conn: Connection, topic: str, options: ReportOptions) -> Report:
                         interval=options.interval, independent_screening=options.independent,
                         label_policy=options.policy, ordering=row.ordering, as_of_judgment=as_of,
                         target_rule=options.target_rule, depth_basis=assessment.basis.method,
-                        sample_choice=SAMPLE_CHOICE_RULE)
+                        sample_choice=SAMPLE_CHOICE_RULE, scores_are_probabilities=options.scores_are_probabilities)
     head = chain_head_at(conn, topic_id, options.as_of)
     provenance = Provenance(
         software=f"reviewdepth {__version__}", queue_source=row.source,
@@ -349,7 +353,7 @@ def _topic_status(conn: Connection, topic: str, queue: str, options: ReportOptio
 
 
 def _figures(labels: QueueLabels, evidence: QueueEvidence, population_size: int | None,
-             options: ReportOptions) -> _Figures:
+             options: ReportOptions, scores: np.ndarray | None = None) -> _Figures:
     size = labels.size
     population = queue_population(labels, population_size)
     reviewed = evidence.reviewed
@@ -364,7 +368,7 @@ def _figures(labels: QueueLabels, evidence: QueueEvidence, population_size: int 
                       "relevant in this topic")
     assessment = queue_assessment(labels, evidence, population, fully_judged, targets, confidence=options.confidence,
                                   interval=options.interval, target_rule=options.target_rule,
-                                  known_relevant=options.known_relevant)
+                                  known_relevant=options.known_relevant, scores=scores)
     return _Figures(size, population, reviewed, rel_queue, found_prefix, found_topic, judged_ranks, fully_judged,
                     targets, assessment)
 

@@ -168,6 +168,25 @@ def test_reports_are_built_off_the_event_loop_one_at_a_time(api: Api, monkeypatc
     assert len(same) == 2 and same[0] == same[1]
 
 
+def test_validation_documents_are_built_off_the_event_loop(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The validation document, like the report, is built in a thread through the renders' single flight: /health
+    answers while it is computed."""
+    from reviewdepth.services import validation as validation_service
+
+    topics(api)
+    entered, release = threading.Event(), threading.Event()
+    monkeypatch.setattr(validation_service, "build_validation",
+                        blocking(entered, release, validation_service.build_validation))
+    reader = api.new_key("rita", "read")
+    codes: list[int] = []
+
+    def get() -> None:
+        codes.append(api.client.get("/topics/T/validation?format=json&target=0.9", headers=reader).status_code)
+
+    assert health_during(api, get, entered, release)
+    assert codes == [200]
+
+
 def test_dashboard_reuses_a_topics_monitor_until_the_topic_changes(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
     topics(api)
     built: list[str] = []
@@ -234,5 +253,6 @@ def test_only_audited_routes_run_on_the_event_loop(api: Api) -> None:
     coroutines = {route.path + " " + ",".join(sorted(route.methods)) for route in api.client.app.routes  # type: ignore[attr-defined]
                   if isinstance(route, APIRoute) and inspect.iscoroutinefunction(route.endpoint)}
     assert coroutines == {"/topics/{topic}/judgments POST", "/topics/{topic}/queues/{queue} PUT", "/ GET",
-                          "/health GET", "/topics/{topic}/report GET", "/topics/{topic}/plots/{kind}.{fmt} GET"}
+                          "/health GET", "/topics/{topic}/report GET", "/topics/{topic}/plots/{kind}.{fmt} GET",
+                          "/topics/{topic}/validation GET"}
 

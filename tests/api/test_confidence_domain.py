@@ -49,6 +49,8 @@ def simulation_body(confidence: Any) -> dict[str, Any]:
 # every route with a confidence parameter: (name, how to send it)
 ROUTES = {
     "report": lambda api, c, key: api.client.get("/topics/T/report", params={"confidence": c}, headers=key),
+    "validation": lambda api, c, key: api.client.get("/topics/T/validation", params={"confidence": c,
+                                                                                      "format": "json"}, headers=key),
     "monitor": lambda api, c, key: api.client.get("/topics/T/monitor", params={"confidence": c}, headers=key),
     "dashboard": lambda api, c, key: api.client.get("/", params={"confidence": c}, headers=key),
     "sample plan": lambda api, c, key: api.client.get("/topics/T/samples/plan", params={"confidence": c},
@@ -85,6 +87,6 @@ def test_openapi_declares_the_confidence_range(api: Api) -> None:
                     found += 1
                     schema = parameter["schema"]
                     assert (schema["minimum"], schema["maximum"]) == (0.5, 0.999999), (path, schema)
-    assert found == 6  # report, monitor, dashboard, sample plan, stop plan, topics with status
+    assert found == 7  # report, validation, monitor, dashboard, sample plan, stop plan, topics with status
     field = schemas["SimulationIn"]["properties"]["confidence"]
     assert (field["minimum"], field["maximum"]) == (0.5, 0.999999)

@@ -45,6 +45,7 @@ def seed_topics(engine: Engine) -> None:
 # every command with a --confidence option, and the arguments it needs
 COMMANDS = {
     "report": ["report", "T"],
+    "validation": ["validation", "T", "--format", "json"],
     "watch": ["watch", "T", "--once"],
     "sample plan": ["sample", "plan", "T"],
     "agreement": ["agreement", "T"],

@@ -119,3 +119,75 @@ def test_every_kind_has_its_words() -> None:
     from reviewdepth.report.wording import KIND_LABELS, SHORT_KINDS
 
     assert set(KIND_LABELS) == set(SHORT_KINDS) == set(rules.KINDS)
+
+
+def _long_queue() -> np.ndarray:
+    """4,000 documents with 160 relevant, front-loaded, so that every prefix heuristic stops inside the queue (the
+    2399 rule cannot stop before 2,399 documents, ASReview's 500 needs a run of 500)."""
+    rng = np.random.default_rng(11)
+    weights = np.exp(-np.arange(4000) / 300.0)
+    labels = np.zeros(4000, dtype=np.int8)
+    labels[rng.choice(4000, size=160, replace=False, p=weights / weights.sum())] = 1
+    return labels
+
+
+def _prefix_evidence(rule: rules.Rule, prefix: np.ndarray, size: int) -> bool:
+    """What the depth report says at a cutoff after ``prefix`` (for a threshold variant without a report row, the
+    rule's own function at its threshold)."""
+    if rule.evaluate is not None:
+        cut = rules.Cutoff(prefix.astype(np.int64), len(prefix), size, int(prefix.sum()), size - len(prefix),
+                           Fraction(4, 5), 0.1, np.zeros(0, dtype=np.int64))
+        evidence = rule.evaluate(cut)
+        assert evidence is not None and evidence.rule == rule.name and evidence.kind == "heuristic"
+        return bool(evidence.stop_now)
+    n = int(rule.name.rsplit("-", 1)[1])
+    from reviewdepth.estimation.stopping import consecutive_irrelevant
+
+    return bool(consecutive_irrelevant(prefix, n).stop_now)
+
+
+PREFIX_RULES = [r.name for r in rules.REPLAYABLE if "none" in r.designs and isinstance(r.replay_under("none"),
+                                                                                        rules.OnPrefix)]
+
+
+@pytest.mark.parametrize("rule", PREFIX_RULES)
+def test_the_replay_stops_where_the_report_first_says_stop(rule: str) -> None:
+    """Replay parity: simulate's stop for a prefix heuristic is the first look at which the depth report's row,
+    shown only the prefix, says stop (every design, every replicate)."""
+    labels = _long_queue()
+    info = rules.BY_NAME[rule]
+    looks = range(50, len(labels), 50)
+    expected = next((k for k in looks if _prefix_evidence(info, labels[:k], len(labels))), len(labels))
+    assert expected < len(labels), f"{rule} should stop inside the test queue"
+    for design in ("none", "audit"):
+        plan = ReplayPlan(Design(design, every=10 if design == "audit" else 0), (rule,), Fraction(4, 5), 0.9, 50, 2,
+                          3)
+        runs = replay(labels, plan)[rule]
+        assert runs.kind == "heuristic" and runs.depth.tolist() == [expected, expected], design
+
+
+def test_new_heuristics_are_heuristic_everywhere() -> None:
+    for name in ("2399-rule", "batch-precision", "consecutive-irrelevant", "consecutive-irrelevant-50",
+                 "consecutive-irrelevant-250", "consecutive-irrelevant-500", "quant", "quant-ci", "point-process"):
+        rule = rules.BY_NAME[name]
+        assert rule.kind == "heuristic" and all(rule.kind_under(d) == "heuristic" for d in rule.designs)
+    assert {n: rules.BY_NAME[n].stream for n in ("consecutive-irrelevant", "consecutive-irrelevant-50",
+                                                 "consecutive-irrelevant-250", "consecutive-irrelevant-500",
+                                                 "2399-rule", "batch-precision", "point-process")} == \
+        {"consecutive-irrelevant": 10, "consecutive-irrelevant-50": 11, "consecutive-irrelevant-250": 12,
+         "consecutive-irrelevant-500": 13, "2399-rule": 14, "batch-precision": 15, "point-process": 16}
+    from reviewdepth.services.portfolio import calibrated_rules
+
+    assert {"2399-rule", "batch-precision", "consecutive-irrelevant-50", "consecutive-irrelevant-500"} <= \
+        set(calibrated_rules("audit"))
+
+
+def test_quant_ci_is_shown_beside_quant_and_not_replayed() -> None:
+    labels = _queue()
+    p = np.clip(np.linspace(0.9, 0.0, len(labels)), 0, 1)
+    shown = {e.rule: e for e in assess(_state(labels, 300, p), [], ["0.8"], stopping_target="0.8").stopping}
+    quant, ci = shown["quant"], shown["quant-ci"]
+    assert ci.kind == "heuristic" and ci.details["m"] == 2.0
+    assert ci.details["bound"] <= quant.details["bound"] == quant.details["recall_estimate"]
+    assert "quant-ci" not in RULES and rules.BY_NAME["quant-ci"].not_replayed
+    assert "quant-ci" not in {e.rule for e in assess(_state(labels, 300), [], ["0.8"], stopping_target="0.8").stopping}

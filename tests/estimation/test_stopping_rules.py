@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ from scipy import stats
 
 from reviewdepth.estimation.stopping import (
     autotar_checkpoints,
+    batch_precision,
     budget_method,
     consecutive_irrelevant,
     direct_recall_rule,
@@ -24,6 +26,7 @@ from reviewdepth.estimation.stopping import (
     qbcb_threshold,
     quant_estimate,
     quant_rule,
+    rule_2399,
     target_method,
     target_sample_size,
 )
@@ -248,3 +251,100 @@ def test_consecutive_irrelevant_with_n_equal_to_the_reviewed() -> None:
     assert consecutive_irrelevant([0] * 100).stop_depth == 100 and consecutive_irrelevant([0] * 99).stop_now is False
     with pytest.raises(ValueError):
         consecutive_irrelevant([0], n=0)
+
+
+def _first_2399_by_hand(labels: list[int]) -> int | None:
+    """The 2399 rule's definition read literally: the first d with d >= 6/5·F(d) + 2399, F by counting."""
+    for d in range(1, len(labels) + 1):
+        if d >= Fraction(6, 5) * sum(labels[:d]) + 2399:
+            return d
+    return None
+
+
+def test_rule_2399_stops_at_1_2_found_plus_2399() -> None:
+    assert rule_2399([0] * 2399).stop_depth == 2399  # nothing found: 2,399 reviewed
+    assert rule_2399([0] * 2398).stop_now is False
+    one = [1] + [0] * 2400  # 1.2 + 2399 = 2400.2: the 2,401st document, not the 2,400th
+    assert rule_2399(one).stop_depth == 2401 and rule_2399(one[:2400]).stop_now is False
+    five = [1] * 5 + [0] * 3000  # 6 + 2399
+    fired = rule_2399(five)
+    assert (fired.stop_now, fired.stop_depth, fired.kind, fired.rule) == (True, 2405, "heuristic", "2399-rule")
+    assert rule_2399([]).stop_now is False
+    rng = np.random.default_rng(7)
+    for _ in range(5):
+        labels = (rng.random(3200) < rng.uniform(0.0, 0.3)).astype(int).tolist()
+        assert rule_2399(labels).stop_depth == _first_2399_by_hand(labels)
+
+
+def test_rule_2399_fires_at_the_first_depth_only() -> None:
+    # the rule can hold, stop holding after relevant documents, and hold again: the stop is the first depth
+    labels = [0] * 2399 + [1] * 3 + [0] * 10
+    assert rule_2399(labels).stop_depth == 2399 == _first_2399_by_hand(labels)
+
+
+def test_batch_precision_reads_full_batches_and_needs_slack_in_a_row() -> None:
+    quarter = Fraction(1, 4)
+    labels = [*[1, 1, 0, 0], *[1, 0, 0, 0], *[1, 1, 0, 0], *[0, 0, 0, 0], *[1, 0, 0, 0], 0, 0]
+    assert batch_precision(labels, batch=4, cutoff=quarter).stop_depth == 8  # batch 2 has precision 1/4
+    two = batch_precision(labels, batch=4, cutoff=quarter, slack=2)
+    assert (two.stop_now, two.stop_depth, two.rule, two.kind) == (True, 20, "batch-precision", "heuristic")
+    assert batch_precision(labels, batch=4, cutoff=quarter, slack=3).stop_now is False
+    assert batch_precision(labels, batch=4, cutoff=Fraction(0), slack=1).stop_depth == 16  # precision 0 only
+    # an unfinished batch is not read, however poor
+    partial = batch_precision([1, 1, 0, 0, 0, 0, 0], batch=4, cutoff=quarter)
+    assert partial.stop_now is False and partial.details["batches"] == 1
+
+
+def test_batch_precision_defaults_are_tarexps() -> None:
+    five = [1] * 5 + [0] * 195  # 5/200: at the cutoff, which stops (precision <= 5/200)
+    assert batch_precision(five).stop_depth == 200
+    six = [1] * 6 + [0] * 194 + [1] * 6 + [0] * 194
+    assert batch_precision(six).stop_now is False
+    assert batch_precision([0] * 199).stop_now is False  # no full batch of 200 yet
+    assert batch_precision(six + [0] * 200).stop_depth == 600
+    for bad in ({"batch": 0}, {"slack": 0}, {"cutoff": Fraction(1)}, {"cutoff": Fraction(-1, 10)}):
+        with pytest.raises(ValueError):
+            batch_precision([0] * 10, **bad)  # type: ignore[arg-type]
+
+
+def test_hyperbolic_mass_is_the_integral_of_the_rate() -> None:
+    from scipy.integrate import quad
+
+    from reviewdepth.estimation.stopping import hyperbolic_mass, hyperbolic_rate
+
+    for a, b, k in ((0.2, 0.3, 0.01), (0.05, 0.7, 0.002), (0.4, 1.0, 0.05), (0.1, 1e-4, 0.001)):
+        numeric, _ = quad(lambda x, a=a, b=b, k=k: float(hyperbolic_rate(np.array(x), a, b, k)), 250.0, 4000.0)
+        assert hyperbolic_mass(a, b, k, 250.0, 4000.0) == pytest.approx(numeric, rel=1e-7)
+
+
+def test_point_process_checkpoints_gate_and_early_stop() -> None:
+    from reviewdepth.estimation.stopping import hyperbolic_point_process, point_process_checkpoints
+
+    assert point_process_checkpoints(4000).tolist() == list(range(100, 4000, 100))  # every 2.5 % of N, below N
+    top = [1] * 25 + [0] * 3975  # by rank 100 (the first checkpoint): 25 found, ranks 51-100 hold none
+    fired = hyperbolic_point_process(top, 4000)
+    assert (fired.stop_depth, fired.kind, fired.rule) == (100, "heuristic", "point-process")
+    assert hyperbolic_point_process(top[:99], 4000).stop_now is False  # the checkpoint 100 is not reached
+    few = [1] * 19 + [0] * 3981  # never 20 relevant: the gate holds it
+    assert hyperbolic_point_process(few, 4000).stop_now is False
+
+
+def test_point_process_stops_where_its_prediction_reaches_the_target() -> None:
+    from scipy.integrate import quad
+    from scipy.stats import poisson
+
+    from reviewdepth.estimation.stopping import hyperbolic_point_process, hyperbolic_rate
+
+    rng = np.random.default_rng(5)
+    size = 4000
+    labels = (rng.random(size) < 0.3 / (1 + 0.5 * 0.004 * np.arange(size)) ** 2).astype(int)
+    fired = hyperbolic_point_process(labels, size, tau=0.9, confidence=0.95)
+    assert fired.stop_depth is not None and "predicted_relevant" in fired.details
+    d = fired.details
+    n, found = int(d["checked_at"]), int(d["found"])
+    assert n == fired.stop_depth and found == labels[:n].sum()
+    a, b, k = float(d["a"]), float(d["b"]), float(d["k"])
+    mu, _ = quad(lambda x: float(hyperbolic_rate(np.array(x), a, b, k)), n, size)
+    predicted = found + int(poisson.ppf(0.95, mu))
+    assert predicted == d["predicted_relevant"] and found >= 0.9 * predicted
+    assert hyperbolic_point_process(labels[:n - 1], size, tau=0.9).stop_now is False

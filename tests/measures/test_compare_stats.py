@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -90,3 +91,24 @@ def test_unknown_test_and_correction_are_refused() -> None:
         paired_test(BASE, RUN, "sign")
     with pytest.raises(ValueError, match="correction must be one of"):
         adjust([0.1], "fdr")
+
+
+def test_t_equals_scipy_ttest_bit_for_bit() -> None:
+    """The t test runs on scipy.special alone (no scipy.stats import): its statistic and p-value must still be
+    scipy.stats' own, on score-like and arbitrary differences, tiny and large samples."""
+    from reviewdepth.measures.compare import paired_t
+
+    rng = np.random.default_rng(30)
+    samples = [rng.normal(rng.normal(0, 0.05), rng.uniform(1e-3, 0.3), size=int(rng.integers(2, 400)))
+               for _ in range(300)]
+    samples += [np.round(rng.uniform(-1, 1, size=int(rng.integers(2, 60))), 1) for _ in range(100)]
+    samples += [np.array([0.1, -0.1]), np.array([0.0, 0.0, 0.2]), np.array([1e-300, 2e-300, -5e-301]),
+                np.array([0.25] * 7), np.array([-0.5, -0.5])]
+    for d in samples:
+        if not np.any(d):
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            expected = stats.ttest_1samp(d, 0.0, alternative="two-sided")
+            statistic, p = paired_t(d)
+        assert (statistic, p) == (float(expected.statistic), float(expected.pvalue)), d

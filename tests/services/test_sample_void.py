@@ -130,7 +130,7 @@ def test_void_refusals_leave_the_database_unchanged(engine: Engine, tmp_path: Pa
 
 def test_void_role_cannot_be_given_by_users(engine: Engine, tmp_path: Path) -> None:
     make_queue(engine, tmp_path)
-    with pytest.raises(Invalid, match="role must be one of review, sample, qc, adjudication"):
+    with pytest.raises(Invalid, match="role: must be one of review, sample, qc, adjudication"):
         record_judgment(engine, "T", "d001", "1", reviewer="ann", role="void")
     with pytest.raises(Invalid, match=r"judgments\[0\].role"):
         record_batch(engine, "T", [BatchItem("d001", "1", role="void")], reviewer="ann")

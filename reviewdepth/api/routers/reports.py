@@ -9,7 +9,16 @@ from fastapi import APIRouter, Query, Request, Response
 
 from reviewdepth.api import schemas
 from reviewdepth.api.problems import ApiProblem, problem_responses
-from reviewdepth.api.routers.common import JSON, READ, AsOfId, ConfidenceQuery, EngineDep, Reader, Target
+from reviewdepth.api.routers.common import (
+    JSON,
+    READ,
+    AsOfId,
+    CertifiableTargetQuery,
+    ConfidenceQuery,
+    EngineDep,
+    Reader,
+    Target,
+)
 from reviewdepth.estimation.assessment import ReportInterval
 from reviewdepth.measures.depth import TargetRule
 from reviewdepth.report.charts import ChartFormat, ChartKind
@@ -49,6 +58,9 @@ async def get_report(topic: str, request: Request, engine: EngineDep, _key: Read
                      policy: LabelPolicy = "latest",
                      as_of: AsOfId = None, target_rule: TargetRule = "ceil",
                      relevant: Annotated[int | None, Query(ge=0, description="|R| when known.")] = None,
+                     scores_are_probabilities: Annotated[bool, Query(
+                         description="The queue's scores are the current model's probabilities of relevance: show "
+                                     "the Quant and QuantCI rows (heuristics).")] = False,
                      independent: Annotated[bool | None, Query(
                          description="Whether reviewers screened independently (stated, for PRISMA).")] = None,
                      format: Annotated[Literal["json", "html", "csv"] | None, Query(
@@ -68,7 +80,8 @@ async def get_report(topic: str, request: Request, engine: EngineDep, _key: Read
              "text/csv; charset=utf-8" if "text/csv" in accept and JSON not in accept else JSON)
     options = ReportOptions(
         queue=queue, targets=target or DEFAULT_TARGETS, confidence=confidence, interval=interval,
-        policy=policy, as_of=as_of, target_rule=target_rule, known_relevant=relevant, independent=independent)
+        policy=policy, as_of=as_of, target_rule=target_rule, known_relevant=relevant,
+        scores_are_probabilities=scores_are_probabilities, independent=independent)
 
     fmt: Literal["json", "html", "csv"] = ("html" if media.startswith("text/html") else
                                            "csv" if media.startswith("text/csv") else "json")
@@ -125,7 +138,41 @@ def get_prisma(topic: str, engine: EngineDep, _key: Reader, queue: str | None = 
     return Response(figure.content, media_type=figure.media_type)
 
 
+VALIDATION_MEDIA = {"pdf": "application/pdf", "html": "text/html; charset=utf-8", "json": JSON}
+VALIDATION_CONTENT: dict[int | str, dict[str, Any]] = {200: {
+    "description": "The validation document (as `reviewdepth validation TOPIC --format FORMAT`, byte for byte).",
+    "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}},
+                "text/html": {"schema": {"type": "string"}}, **schemas.body_content(schemas.ValidationOut)}}}
+
+
+async def get_validation(topic: str, request: Request, engine: EngineDep, _key: Reader, queue: str | None = None,
+                         target: CertifiableTargetQuery = "0.95", confidence: ConfidenceQuery = 0.95,
+                         interval: Annotated[ReportInterval, Query(
+                             description="hypergeometric (exact, default) or clopper-pearson.")] = "hypergeometric",
+                         policy: LabelPolicy = "latest", as_of: AsOfId = None,
+                         format: Annotated[Literal["pdf", "html", "json"], Query(
+                             description="pdf (default), html or json.")] = "pdf") -> Response:
+    """The validation document of the topic's stop decision at one target: protocol settings, the samples (seeds,
+    sizes, coders, times) and audit stream, recall, elusion and precision with their intervals, the cutoff and
+    discard pile, the rule that certified the stop, the chain head, provenance and caveats. The same bytes as
+    `reviewdepth validation`; computed one at a time per process, as the report."""
+    from reviewdepth.report.validation_render import render_document
+    from reviewdepth.services.report import ReportOptions
+    from reviewdepth.services.validation import build_validation
+
+    options = ReportOptions(queue=queue, targets=[target], confidence=confidence, interval=interval,
+                            policy=policy, as_of=as_of)
+
+    def rendered() -> bytes:
+        return render_document(build_validation(engine, topic, options), format)
+
+    key = ("validation", topic, queue, target, confidence, interval, policy, as_of, format)
+    return Response(await request.app.state.renders.run(key, rendered), media_type=VALIDATION_MEDIA[format])
+
+
 def add_routes(router: APIRouter) -> None:
+    router.add_api_route("/topics/{topic}/validation", get_validation, methods=["GET"], response_class=Response,
+                         responses={**READ, **VALIDATION_CONTENT}, tags=["report"])
     router.add_api_route("/topics/{topic}/report", get_report, methods=["GET"], response_class=Response,
                          responses={**READ, **report_content()}, tags=["report"])
     router.add_api_route("/topics/{topic}/plots/{kind}.{fmt}", get_plot, methods=["GET"], response_class=Response,

@@ -89,6 +89,17 @@ class QueueEvidence:
         return [e.draw for e in self.entries if e.draw is not None]
 
 
+def queue_scores(conn: Connection, queue_id: int, size: int) -> npt.NDArray[np.float64]:
+    """The queue's stored scores in rank order (NaN where an entry has none), for the Quant rules when the scores
+    are declared probabilities of relevance."""
+    out = np.full(size, np.nan, dtype=np.float64)
+    for rank, score in conn.execute(select(QueueEntry.rank, QueueEntry.score).where(
+            QueueEntry.queue_id == queue_id, QueueEntry.score.is_not(None))):
+        if score is not None and 1 <= int(rank) <= size:
+            out[int(rank) - 1] = float(score)
+    return out
+
+
 def _queue_doc_ids(session: Session, queue_id: int) -> list[str]:
     return [d for (d,) in session.execute(select(QueueEntry.doc_id).where(QueueEntry.queue_id == queue_id)
                                           .order_by(QueueEntry.rank))]

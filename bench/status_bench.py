@@ -1,0 +1,139 @@
+"""CPU of the status path (issue 30): ``reviewdepth watch TOPIC --once`` and ``reviewdepth report TOPIC`` on a
+10,000-document topic with an audit stream and a rest sample, against ``python -c "import numpy"``.
+
+The topic is built in a temporary SQLite database through the services: a ranking of 10,000 documents (relevance
+drawn with a prevalence falling along the ranking, about 2 % overall), an audit stream with one audit document after
+every 10 ranked, the top 3,000 served by ``next_documents`` and judged (so the audit documents are judged with role
+``audit`` as served), then a simple random sample of 400 from the unreviewed rest, judged with role ``sample``.
+
+Each command runs in interleaved pairs with the numpy import (which one goes first alternates, so machine load hits
+both alike); CPU is the child's user + system time (``resource.getrusage(RUSAGE_CHILDREN)``). Prints min / median /
+max of each and the median of the per-pair ratios. Target (issue 30): ratio <= 1.5. Always exits 0.
+
+    python bench/status_bench.py [--pairs 15] [--documents 10000] [--reviewed 3000] [--sample 400] [--keep DIR]
+                                 [--bytecode-cache DIR]
+
+Both commands run from the same virtualenv (``sys.executable`` and the ``reviewdepth`` console script beside it),
+with the environment as it is. ``--sample 0``: no rest sample (the ranked-urn hypergeometric heuristic then runs
+over every urn). ``--bytecode-cache DIR`` runs every child with ``PYTHONPYCACHEPREFIX=DIR`` and without
+``PYTHONDONTWRITEBYTECODE``, so that reviewdepth's own modules load from cached bytecode as from an installed wheel
+(with ``PYTHONDONTWRITEBYTECODE=1`` and an editable install they are compiled from source on every run, numpy's not;
+see ``bench/eval_startup_bench.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+TOPIC = "T"
+
+
+def build_topic(url: str, documents: int, reviewed: int, sample: int, seed: int = 30) -> None:
+    """Create the topic described in the module docstring in the database at ``url`` (migrated here)."""
+    from reviewdepth.services.audit_stream import create_stream, next_documents
+    from reviewdepth.services.batches import BatchItem, record_batch
+    from reviewdepth.services.rankings import RankedDocument, store_ranking
+    from reviewdepth.services.samples import draw_sample
+    from reviewdepth.services.topics import create_topic
+    from reviewdepth.store import migrate
+    from reviewdepth.store.engine import create_engine_for
+
+    rng = np.random.default_rng(seed)
+    docs = [f"doc{i:06d}" for i in range(documents)]
+    prevalence = 0.12 * np.exp(-np.arange(documents) / (documents / 8))
+    relevant = {d for d, r in zip(docs, rng.random(documents) < prevalence, strict=True) if r}
+    engine = create_engine_for(url)
+    try:
+        migrate.upgrade(engine)
+        create_topic(engine, TOPIC, population_size=documents)
+        store_ranking(engine, TOPIC, "ranked", [RankedDocument(d, float(documents - i)) for i, d in enumerate(docs)])
+        create_stream(engine, TOPIC, every=10, seed=seed, reviewer="bench")
+        done = 0
+        while done < reviewed:
+            batch = next_documents(engine, TOPIC, count=min(500, reviewed - done))
+            if not batch.documents:
+                break
+            items = [BatchItem(d.doc_id, str(int(d.doc_id in relevant)), role=d.role) for d in batch.documents]
+            record_batch(engine, TOPIC, items, reviewer="bench", source="bench")
+            done += sum(d.role == "review" for d in batch.documents)
+        if sample:
+            drawn = draw_sample(engine, TOPIC, sample, frame="unreviewed", seed=seed)
+            record_batch(engine, TOPIC, [BatchItem(d, str(int(d in relevant)), role="sample")
+                                         for d in drawn.doc_ids], reviewer="sampler", source="bench",
+                         allow_unqueued=True)
+    finally:
+        engine.dispose()
+
+
+def cpu(command: list[str], env: dict[str, str]) -> float:
+    """CPU time (user + system) of one run of ``command``; its exit code is not checked (watch --once exits 1
+    while the stop is not certified) but a code above 1 is an error."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode > 1:
+        raise SystemExit(f"{' '.join(command)} exited {done.returncode}: {done.stderr}")
+    return after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
+
+def spread(values: list[float]) -> str:
+    return f"min {min(values):.3f}  median {statistics.median(values):.3f}  max {max(values):.3f}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pairs", type=int, default=15)
+    parser.add_argument("--documents", type=int, default=10_000)
+    parser.add_argument("--reviewed", type=int, default=3_000)
+    parser.add_argument("--sample", type=int, default=400)
+    parser.add_argument("--keep", metavar="DIR", help="build the database in DIR and keep it (reused if present)")
+    parser.add_argument("--bytecode-cache", metavar="DIR", help="load every module from bytecode cached in DIR")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(args.keep) if args.keep else Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / "status.sqlite3"
+        url = f"sqlite:///{path}"
+        if not path.exists():
+            build_topic(url, args.documents, args.reviewed, args.sample)
+        exe = str(Path(sys.executable).parent / "reviewdepth")
+        env = dict(os.environ, REVIEWDEPTH_DATABASE_URL=url)
+        if args.bytecode_cache:
+            env.pop("PYTHONDONTWRITEBYTECODE", None)
+            env["PYTHONPYCACHEPREFIX"] = args.bytecode_cache
+        baseline = [sys.executable, "-c", "import numpy"]
+        commands = {"watch --once": [exe, "watch", TOPIC, "--once"], "report": [exe, "report", TOPIC]}
+        for command in commands.values():  # warm the page cache and any bytecode caches once
+            cpu(command, env)
+        cpu(baseline, env)
+        print(f"topic: {args.documents:,} documents, {args.reviewed:,} reviewed with an audit stream (every 10), "
+              f"a rest sample of {args.sample}; {args.pairs} interleaved pairs each; CPU = user + sys of the child; "
+              + (f"bytecode cached in {args.bytecode_cache}" if args.bytecode_cache else
+                 f"PYTHONDONTWRITEBYTECODE={env.get('PYTHONDONTWRITEBYTECODE', '')!r}"))
+        for name, command in commands.items():
+            mine: list[float] = []
+            base: list[float] = []
+            for i in range(args.pairs):
+                if i % 2:
+                    base.append(cpu(baseline, env))
+                    mine.append(cpu(command, env))
+                else:
+                    mine.append(cpu(command, env))
+                    base.append(cpu(baseline, env))
+            ratios = [m / b for m, b in zip(mine, base, strict=True)]
+            print(f"{name:13s} CPU s: {spread(mine)}")
+            print(f"{'import numpy':13s} CPU s: {spread(base)}")
+            print(f"{name:13s} ratio: {spread(ratios)}  (target <= 1.5)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,360 @@
+"""The validation document (`reviewdepth.report.validation_model.ValidationDocument`) as JSON, HTML and PDF.
+
+The HTML page and the PDF print the same sections (`sections`), in the same words and with the same numbers:
+proportions to four decimals, a lower bound rounded down and an upper bound rounded up (a printed bound is never
+more favourable than the computed one), counts with thousands separators. The PDF is drawn by fpdf2 with its core
+fonts only (no system font, nothing fetched), imported only here; its metadata (creation date, producer) come from
+the document itself — the date of the chain head it was computed at — so the same judgment log gives the same
+bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Decimal
+from typing import Any, Literal
+
+from reviewdepth.report.validation_model import ValidationDocument
+
+DocumentFormat = Literal["pdf", "html", "json"]
+DOCUMENT_FORMATS: tuple[DocumentFormat, ...] = ("pdf", "html", "json")
+# a document computed before any judgment has no chain-head time: it is dated by this constant
+UNDATED = datetime(2000, 1, 1, tzinfo=UTC)
+PLACES = Decimal("0.0001")
+
+
+def _decimal(value: float, rounding: str) -> str:
+    return str(Decimal(repr(float(value))).quantize(PLACES, rounding=rounding))
+
+
+def proportion(value: float | None) -> str:
+    """A point estimate of a proportion, four decimals (round half even); an em dash for none."""
+    return "—" if value is None else _decimal(value, ROUND_HALF_EVEN)
+
+
+def lower(value: float | None) -> str:
+    """A lower bound, four decimals, rounded down."""
+    return "—" if value is None else _decimal(value, ROUND_FLOOR)
+
+
+def upper(value: float | None) -> str:
+    """An upper bound, four decimals, rounded up."""
+    return "—" if value is None else _decimal(value, ROUND_CEILING)
+
+
+def count(value: float | None) -> str:
+    """A count (or an estimated count) with thousands separators; a fractional estimate to one decimal."""
+    if value is None:
+        return "—"
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.1f}"
+
+
+def level(confidence: float) -> str:
+    text = f"{confidence * 100:.2f}".rstrip("0").rstrip(".")
+    return f"{text}%"
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table of the document; ``widths`` are relative; ``listing``: one line per row, no wrapping (the long
+    appendix, drawn as plain lines in the PDF)."""
+
+    headers: list[str]
+    rows: list[list[str]]
+    widths: list[int]
+    listing: bool = False
+
+
+@dataclass(frozen=True)
+class Section:
+    """One titled part of the document: label–value rows, then an optional table, then notes."""
+
+    title: str
+    rows: list[tuple[str, str]] = field(default_factory=list)
+    table: Table | None = None
+    notes: list[str] = field(default_factory=list)
+    bullets: bool = False
+
+
+def title(doc: ValidationDocument) -> str:
+    return f"Validation of the stop decision: topic {doc.topic}, queue {doc.queue}"
+
+
+def subtitle(doc: ValidationDocument) -> str:
+    at = doc.protocol.as_of_judgment
+    where = "before any judgment" if at is None else f"as of judgment {at:,}"
+    dated = "" if doc.dated is None else f", dated {doc.dated}"
+    return f"Computed {where} of the topic's log{dated}, by {doc.provenance.software}."
+
+
+def _decision(doc: ValidationDocument) -> Section:
+    d = doc.decision
+    rows = [("Decision", d.status), ("Headline", d.headline), ("Decided by", d.decided_by or "—"),
+            ("Certified by", d.certified_by or "no certified rule says stop")]
+    if d.rule is not None:
+        rows += [("Stopping rule", d.rule), ("Guarantee", d.guarantee or "—"), ("Rule's reason", d.reason or "—")]
+    rows += [("Topic status", d.status_text), ("Next step", d.next_step or "—")]
+    notes = [f"Assumption of the rule: {a}" for a in d.assumptions]
+    return Section("Stop decision", rows, notes=notes)
+
+
+def _protocol(doc: ValidationDocument) -> Section:
+    p = doc.protocol
+    return Section("Protocol settings", [
+        ("Target recall", f"{p.target:g}"), ("Confidence", f"{p.confidence:g} ({level(p.confidence)})"),
+        ("Design", p.design), ("Estimate basis", p.basis), ("Interval", p.interval),
+        ("Label policy", p.label_policy), ("Queue ordering", p.ordering), ("Recall is of", p.estimate_scope),
+        ("As of judgment", "—" if p.as_of_judgment is None else f"{p.as_of_judgment:,}")])
+
+
+def _cutoff(doc: ValidationDocument) -> Section:
+    c = doc.cutoff
+    rows = [("Rank cutoff", "not a rank: the reviewed set is not a prefix of the queue" if c.rank is None
+             else f"{c.rank:,} (ranks 1 to {c.rank:,} reviewed)"),
+            ("Reviewed set", f"{c.reviewed:,} documents"), ("Population", f"{c.population:,} documents"),
+            ("Queue size", f"{c.queue_size:,} documents"),
+            ("Discard pile", f"{c.discard_pile:,} documents neither reviewed nor produced")]
+    return Section("Rank cutoff and discard pile", rows, notes=[] if c.review_order is None else [c.review_order])
+
+
+def _results(doc: ValidationDocument) -> Section:
+    r = doc.results
+    conf = level(r.confidence)
+    rows: list[tuple[str, str]] = [("Basis", r.basis)]
+    if r.recall is not None or r.recall_lower is not None:
+        rows += [("Recall (point)", proportion(r.recall)),
+                 (f"Recall, two-sided {conf} interval", f"[{lower(r.recall_lower)}, {upper(r.recall_upper)}]"),
+                 (f"Recall, one-sided {conf} lower bound", lower(r.recall_lower_one_sided)),
+                 ("Margin of error (post-test)", f"±{upper(r.recall_margin)} (half-width of the two-sided interval)")]
+    else:
+        rows.append(("Recall", "no estimate: no usable random sample"))
+    if r.elusion_rate is not None:
+        rows += [("Elusion sample", f"sample {r.elusion_sample_id}: {count(r.elusion_sample_relevant)} relevant of "
+                                    f"{count(r.elusion_sample_size)} in the discard pile"),
+                 ("Elusion rate", proportion(r.elusion_rate)),
+                 (f"Elusion rate, two-sided {conf} interval",
+                  f"[{lower(r.elusion_rate_lower)}, {upper(r.elusion_rate_upper)}]"),
+                 ("Elusion margin of error", f"±{upper(r.elusion_margin)}"),
+                 ("Eluded documents (estimate)", count(r.eluded)),
+                 (f"Eluded documents, {conf} range", f"{count(r.eluded_lower)} to {count(r.eluded_upper)}")]
+    if r.relevant_estimate is not None:
+        rows.append(("Relevant documents R", f"{count(r.relevant_estimate)} [{count(r.relevant_lower)}, "
+                                             f"{count(r.relevant_upper)}]"))
+    rows.append(("Precision of the reviewed set", f"{proportion(r.precision)} = {r.relevant_in_reviewed:,} relevant "
+                                                  f"/ {r.reviewed:,} reviewed (exact: every reviewed document is "
+                                                  "judged)"))
+    return Section("Results", rows, notes=[] if r.recall_note is None else [r.recall_note])
+
+
+def _span(first: str | None, last: str | None) -> str:
+    if first is None or last is None:
+        return "—"
+    return first if first == last else f"{first} to {last}"
+
+
+def _evidence(doc: ValidationDocument) -> list[Section]:
+    samples = doc.evidence.samples
+    rows = [[str(s.id), s.frame, str(s.seed), f"{s.size:,}", f"{s.frame_size:,}",
+             "—" if s.drawn_at_judgment is None else f"{s.drawn_at_judgment:,}", count(s.relevant),
+             f"{s.uncoded:,}", s.use + (" (voided)" if s.voided else ""),
+             ", ".join(f"{c.reviewer} ({c.documents:,})" for c in s.coders) or "—",
+             _span(s.first_coded_at, s.last_coded_at)] for s in samples]
+    notes = [f"Sample {s.id}: {s.frame_definition}; {s.status}" + (f"; voided: {s.void_reason}" if s.voided else "")
+             for s in samples]
+    out = [Section("Evidence: random samples", table=Table(
+        ["id", "frame", "seed", "size", "frame size", "drawn at", "relevant", "uncoded", "use", "coders",
+         "coded (UTC)"], rows, [8, 18, 10, 11, 14, 14, 13, 13, 14, 24, 43]) if samples else None,
+        notes=notes or ["No random sample is stored for this queue."])]
+    streams = doc.evidence.audit_streams
+    out.append(Section("Evidence: audit stream", table=Table(
+        ["id", "seed", "pace", "documents", "served", "created (UTC)", "voided", "recall lower bound"],
+        [[str(a.id), str(a.seed), a.pace, f"{a.population:,}", f"{a.served:,}", a.created_at,
+          "yes" if a.voided else "no", lower(a.recall_lower)] for a in streams],
+        [10, 14, 18, 20, 16, 44, 14, 26]) if streams else None,
+        notes=[] if streams else ["The topic has no audit stream."]))
+    return out
+
+
+def _plan(doc: ValidationDocument) -> Section | None:
+    plan = doc.plan
+    rows: list[tuple[str, str]] = []
+    if plan.floor is not None:
+        f = plan.floor
+        rows += [("Floor n_min now", f"{f.documents:,} documents judged outside the reviewed set (target "
+                                     f"{f.target:g}, {level(f.confidence)}; {f.unreviewed:,} unreviewed, at most "
+                                     f"{f.missed_allowed:,} relevant may be missed)"),
+                 ("Least projected total", f"{count(f.least_total)} after {f.review_more:,} more reviewed"),
+                 ("Projection", f.source)]
+    if plan.sample_plan is not None:
+        rows.append(("Sample plan", plan.sample_plan.summary))
+    if plan.certify is not None:
+        c = plan.certify
+        rows += [("To certify", c.step), ("Certified by", c.certified_by)]
+    return Section("Plan and floor", rows) if rows else None
+
+
+def _provenance(doc: ValidationDocument) -> Section:
+    p = doc.provenance
+    head = p.judgment_chain_head
+    return Section("Provenance", [
+        ("Software", p.software), ("Queue source", p.queue_source),
+        ("Input digests", ", ".join(p.input_digests) or "none (judgments recorded directly, not imported)"),
+        ("Chain head", f"judgment {head.seq:,}, {head.recorded_at or 'no judgment yet'}"),
+        ("Chain head hash", head.hash),
+        ("Sample seeds", ", ".join(str(s) for s in p.sample_seeds) or "—")])
+
+
+def _appendix(doc: ValidationDocument) -> Section | None:
+    rows = [[str(d.sample_id), f"{d.rank:,}", d.doc_id, "uncoded" if d.relevant is None else
+             ("relevant" if d.relevant else "not relevant") + f" ({d.label})", d.reviewer or "—", d.role or "—",
+             d.recorded_at or "—"] for s in doc.evidence.samples for d in s.documents]
+    if not rows:
+        return None
+    return Section("Appendix: every sample document, its coding and coder", table=Table(
+        ["sample", "rank", "document", "coding", "coder", "role", "recorded (UTC)"], rows,
+        [14, 14, 26, 30, 22, 18, 46], listing=True),
+        notes=["Each document's latest decision at the as-of point (the label policy 'latest' reads the same "
+               "decision)."])
+
+
+def sections(doc: ValidationDocument) -> list[Section]:
+    """The document's parts in order, as both the HTML page and the PDF print them."""
+    out = [_decision(doc), _protocol(doc), _cutoff(doc), _results(doc), *_evidence(doc)]
+    plan = _plan(doc)
+    if plan is not None:
+        out.append(plan)
+    out += [_provenance(doc), Section("Caveats", notes=list(doc.caveats), bullets=True)]
+    appendix = _appendix(doc)
+    if appendix is not None:
+        out.append(appendix)
+    return out
+
+
+def render_json(doc: ValidationDocument) -> str:
+    return doc.to_json()
+
+
+def render_html(doc: ValidationDocument) -> str:
+    from reviewdepth.report.templating import templates
+
+    text: str = templates().get_template("validation.html.j2").render(
+        title=title(doc), subtitle=subtitle(doc), sections=sections(doc))
+    return text
+
+
+# core fonts (Helvetica, Courier) hold Latin-1 only: the few other characters the words use, spelled in it
+_LATIN1 = str.maketrans({"≥": ">=", "≤": "<=", "–": "-", "—": "-", "×": "x", "…": "...", "‘": "'", "’": "'",
+                         "“": '"', "”": '"', "τ": "tau", "α": "alpha", "≈": "~", "·": ".", "−": "-", "→": "->",
+                         "\u0302": "^"})
+
+
+def latin1(text: str) -> str:
+    return text.translate(_LATIN1).encode("latin-1", "replace").decode("latin-1")
+
+
+def document_date(doc: ValidationDocument) -> datetime:
+    """The PDF's creation date: the chain head's time (the last judgment the document reads), else `UNDATED`."""
+    if doc.dated is None:
+        return UNDATED
+    return datetime.fromisoformat(doc.dated).astimezone(UTC)
+
+
+def render_pdf(doc: ValidationDocument) -> bytes:
+    """The document as an A4 PDF (fpdf2, core fonts): deterministic bytes for the same document."""
+    from fpdf import FPDF
+    from fpdf.enums import XPos, YPos
+
+    pdf = FPDF(orientation="portrait", unit="mm", format="A4")
+    pdf.set_creation_date(document_date(doc))
+    pdf.set_producer(doc.provenance.software)
+    pdf.set_creator(doc.provenance.software)
+    pdf.set_title(latin1(title(doc)))
+    pdf.set_subject(latin1(f"validation document of topic {doc.topic}"))
+    pdf.set_lang("en")
+    pdf.set_auto_page_break(auto=True, margin=15)
+    pdf.set_margins(15, 15, 15)
+    footer_text = latin1(f"{doc.topic} / {doc.queue}: validation document")
+
+    def footer() -> None:
+        pdf.set_y(-10)
+        pdf.set_font("Helvetica", size=7)
+        pdf.cell(0, 4, f"{footer_text} - page {pdf.page_no()}", align="C")
+
+    pdf.footer = footer  # type: ignore[method-assign]
+    pdf.add_page()
+    width = pdf.epw
+    pdf.set_font("Helvetica", style="B", size=14)
+    pdf.multi_cell(width, 7, latin1(title(doc)), new_x=XPos.LMARGIN, new_y=YPos.NEXT, align="L")
+    pdf.set_font("Helvetica", size=9)
+    pdf.multi_cell(width, 5, latin1(subtitle(doc)), new_x=XPos.LMARGIN, new_y=YPos.NEXT, align="L")
+    for section in sections(doc):
+        pdf.ln(3)
+        pdf.set_font("Helvetica", style="B", size=11)
+        pdf.multi_cell(width, 6, latin1(section.title), new_x=XPos.LMARGIN, new_y=YPos.NEXT, align="L")
+        if section.rows:
+            pdf.set_font("Helvetica", size=8.5)
+            with pdf.table(col_widths=(52, width - 52), first_row_as_headings=False, line_height=4.2,
+                           padding=0.8, text_align="LEFT") as table:
+                for label, value in section.rows:
+                    row = table.row()
+                    row.cell(latin1(label))
+                    row.cell(latin1(value))
+        if section.table is not None and section.table.listing:
+            pdf.ln(1)
+            _listing(pdf, section.table, width)
+        elif section.table is not None:
+            pdf.ln(1)
+            pdf.set_font("Helvetica", size=6.5)
+            with pdf.table(col_widths=tuple(section.table.widths), line_height=3.4, padding=0.6,
+                           text_align="LEFT") as table:
+                row = table.row()
+                for heading in section.table.headers:
+                    row.cell(latin1(heading))
+                for cells in section.table.rows:
+                    row = table.row()
+                    for cell in cells:
+                        row.cell(latin1(cell))
+        if section.notes:
+            pdf.ln(1)
+            pdf.set_font("Helvetica", size=8)
+            for note in section.notes:
+                pdf.multi_cell(width, 4, latin1(("- " if section.bullets else "") + note), new_x=XPos.LMARGIN,
+                               new_y=YPos.NEXT, align="L")
+                pdf.ln(0.8)
+    return bytes(pdf.output())
+
+
+def _listing(pdf: Any, table: Table, width: float) -> None:
+    """A long table as plain lines (fpdf2's table layout costs ~2 ms a row): the headings again on each page."""
+    total = sum(table.widths)
+    widths = [width * w / total for w in table.widths]
+    height = 3.6
+
+    def headings() -> None:
+        pdf.set_font("Helvetica", style="B", size=7)
+        for w, heading in zip(widths, table.headers, strict=True):
+            pdf.cell(w, height, latin1(heading), border="B")
+        pdf.ln(height)
+        pdf.set_font("Helvetica", size=7)
+
+    headings()
+    for cells in table.rows:
+        if pdf.will_page_break(height):
+            pdf.add_page()
+            headings()
+        for w, cell in zip(widths, cells, strict=True):
+            pdf.cell(w, height, latin1(cell))
+        pdf.ln(height)
+
+
+def render_document(doc: ValidationDocument, fmt: DocumentFormat) -> bytes:
+    """The document in ``fmt``: PDF bytes, or the HTML page or JSON as UTF-8."""
+    if fmt == "pdf":
+        return render_pdf(doc)
+    if fmt == "html":
+        return render_html(doc).encode("utf-8")
+    if fmt == "json":
+        return render_json(doc).encode("utf-8")
+    raise ValueError(f"format: {fmt!r} is not a format of the validation document (one of "
+                     f"{', '.join(DOCUMENT_FORMATS)})")
