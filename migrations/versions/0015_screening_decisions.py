@@ -9,7 +9,9 @@ meaning and its chain hash (`reviewdepth.store.chain`: the three enter a row's h
 
 - ``decision``: ``maybe`` or ``skip``; null for a decision read from ``relevant`` (include / exclude / a grade);
 - ``reason``: the exclusion reason of an exclude, one of its topic's ``exclusion_reasons``;
-- ``stage``: ``full-text``; null is the default stage, ``title-abstract``.
+- ``stage``: ``full-text``; null is the default stage, ``title-abstract``;
+
+and a partial index on the few rows that have one of them (``ix_judgments_screening``).
 
 Adds ``topics.conflict_rule`` (null: ``rayyan``, the default; ``strict``) and the table ``exclusion_reasons``
 (the reasons a topic's excludes may carry).
@@ -31,6 +33,9 @@ def upgrade() -> None:
         batch_op.add_column(sa.Column('decision', sa.String(length=10), nullable=True))
         batch_op.add_column(sa.Column('reason', sa.String(length=200), nullable=True))
         batch_op.add_column(sa.Column('stage', sa.String(length=20), nullable=True))
+    screening_rows = sa.text("decision IS NOT NULL OR reason IS NOT NULL OR stage IS NOT NULL")
+    op.create_index('ix_judgments_screening', 'judgments', ['topic_id'], sqlite_where=screening_rows,
+                    postgresql_where=screening_rows)
     with op.batch_alter_table('topics', schema=None) as batch_op:
         batch_op.add_column(sa.Column('conflict_rule', sa.String(length=10), nullable=True))
     big_id = sa.BigInteger().with_variant(sa.Integer(), 'sqlite')
@@ -51,6 +56,7 @@ def downgrade() -> None:
     op.drop_table('exclusion_reasons')
     with op.batch_alter_table('topics', schema=None) as batch_op:
         batch_op.drop_column('conflict_rule')
+    op.drop_index('ix_judgments_screening', table_name='judgments')
     with op.batch_alter_table('judgments', schema=None) as batch_op:
         batch_op.drop_column('stage')
         batch_op.drop_column('reason')

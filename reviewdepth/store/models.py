@@ -63,6 +63,7 @@ DECISION_KINDS = ("maybe", "skip")
 STAGES = ("title-abstract", "full-text")
 DEFAULT_STAGE = "title-abstract"
 CONFLICT_RULES = ("rayyan", "strict")
+SCREENING_ROWS = "decision IS NOT NULL OR reason IS NOT NULL OR stage IS NOT NULL"
 DEFAULT_CONFLICT_RULE = "rayyan"
 
 
@@ -190,6 +191,9 @@ class Judgment(Base):
         # the log of a topic in recording order: sequential reads for label resolution
         Index("ix_judgments_topic_id_id", "topic_id", "id"),
         UniqueConstraint("topic_id", "seq", name="uq_judgments_topic_id_seq"),
+        # the few judgments with a maybe/skip, a reason or a stage (PRISMA's decision counts read only these)
+        Index("ix_judgments_screening", "topic_id", sqlite_where=text(SCREENING_ROWS),
+              postgresql_where=text(SCREENING_ROWS)),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)

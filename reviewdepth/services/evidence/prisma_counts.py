@@ -7,12 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from sqlalchemy import Connection, exists, or_, select
+from sqlalchemy import Connection, exists, select, text
 
 from reviewdepth.report.prisma_model import PrismaCounts
 from reviewdepth.store.labels import resolve_labels
 from reviewdepth.store.loaders import QueueLabels
-from reviewdepth.store.models import DEFAULT_STAGE, VOID_ROLE, Judgment, Queue, QueueEntry
+from reviewdepth.store.models import DEFAULT_STAGE, SCREENING_ROWS, VOID_ROLE, Judgment, Queue, QueueEntry
 from reviewdepth.store.queue_membership import topic_queues
 
 
@@ -53,20 +53,20 @@ class DecisionCounts:
 
 
 def decision_counts(conn: Connection, topic_id: int, policy: str, as_of: int | None) -> DecisionCounts:
-    """The records touched by a maybe, a reason or a screening stage (none for a log without them: one indexed
-    read), their labels resolved under ``policy`` as every figure resolves them (`resolve_labels`):
+    """The records touched by a maybe, a skip, a reason or a screening stage (none for a log without them: one
+    read of a partial index), their labels resolved under ``policy`` as every figure resolves them (`resolve_labels`):
 
     - undecided: records with a maybe and no decision under the policy (screened, undecided);
     - full-text assessed: records with a decision or a maybe at stage full-text (a skip is no screening);
     - excluded at full text, and per "<stage>: <reason>": records excluded under the policy, by the stage and
       reason of the exclude that decided them (the latest; under ``adjudicated``, the latest adjudication when
       there is one)."""
-    touched = select(Judgment.doc_id).where(
-        Judgment.topic_id == topic_id, Judgment.role != VOID_ROLE,
-        or_(Judgment.decision == "maybe", Judgment.reason.is_not(None), Judgment.stage.is_not(None)))
+    # the partial index's own predicate (ix_judgments_screening): both databases then read only those rows
+    touched = select(Judgment.doc_id).where(Judgment.topic_id == topic_id, text(SCREENING_ROWS),
+                                            Judgment.role != VOID_ROLE)
     if as_of is not None:
         touched = touched.where(Judgment.id <= as_of)
-    docs = list(conn.execute(touched.distinct()).scalars())
+    docs = list(dict.fromkeys(conn.execute(touched).scalars()))  # no DISTINCT: SQLite would take another index
     if not docs:
         return DecisionCounts()
     rows: list[tuple[str, int, bool | None, str, str | None, str | None, str | None]] = []
