@@ -36,7 +36,7 @@ from reviewdepth.services.evidence.topic import find_queue, judgment_id_as_of, l
 from reviewdepth.services.evidence.topic import population_size as topic_population
 from reviewdepth.services.screening import conflict_rule_of
 from reviewdepth.store.snapshot import read_snapshot
-from reviewdepth.store.votes import load_votes, reviewers_per_document
+from reviewdepth.store.votes import reviewers_per_document, several_positions
 
 
 def topic_prisma(engine: Engine, topic: str, *, queue: str | None = None, policy: str = "latest",
@@ -59,9 +59,9 @@ def prisma_of(conn: Connection, topic: str, *, queue: str | None = None, policy:
     evidence = queue_evidence(conn, topic_id, row, labels, as_of_id)
     in_order = evidence.in_review_order(labels)
     per_record = reviewers_per_document(conn, topic_id, as_of_id)
-    multi = load_votes(conn, topic_id, as_of_id, min_reviewers=2) if max(per_record, default=0) >= 2 else []
+    positions, _ = several_positions(conn, topic_id, as_of_id, per_record)
     outside = outside_queue_counts(conn, topic_id, labels, population_stated=bool(population_size), as_of=as_of_id)
-    conflicts = conflicts_of(multi, conflict_rule_of(conn, topic_id))
+    conflicts = conflicts_of(positions, conflict_rule_of(conn, topic_id))
     return prisma_counts(
         population=int(population_size) if population_size else labels.size, population_stated=bool(population_size),
         included=labels.relevant_total, excluded=labels.nonrelevant_total, reviewed_prefix=evidence.reviewed,

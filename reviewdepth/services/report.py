@@ -79,7 +79,7 @@ from reviewdepth.store.labels import POLICIES
 from reviewdepth.store.loaders import QueueLabels
 from reviewdepth.store.models import AuditStream, ImportRecord, Judgment, Queue, Topic
 from reviewdepth.store.snapshot import read_snapshot
-from reviewdepth.store.votes import load_votes, reviewers_per_document
+from reviewdepth.store.votes import reviewers_per_document, several_positions
 
 DEFAULT_TARGETS = ("0.80", "0.90", "0.95", "0.99")
 MAX_CURVE_POINTS = 800
@@ -441,10 +441,10 @@ def _review_quality(conn: Connection, topic: str, topic_id: int, queue: Queue, l
     """Several reviewers and QC: conflicts, agreement, QC error rates, the figures under every label policy, and
     the PRISMA counts. Documents judged by one reviewer only cost one grouped count."""
     per_record = reviewers_per_document(conn, topic_id, as_of)
-    multi = load_votes(conn, topic_id, as_of, min_reviewers=2) if max(per_record, default=0) >= 2 else []
+    positions, multi = several_positions(conn, topic_id, as_of, per_record)
     qc = [qc_result(conn, topic_id, s, options.policy, as_of, options.confidence, "clopper-pearson")
           for s in samples if s.frame == "judged"]
-    conflicts = conflicts_of(multi, conflict_rule_of(conn, topic_id))
+    conflicts = conflicts_of(positions, conflict_rule_of(conn, topic_id))
     resolved = sum(c.status == "resolved" for c in conflicts)
     sensitivity: list[PolicySensitivityRow | CorrectedSensitivityRow] = []
     if multi or qc:

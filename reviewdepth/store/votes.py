@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
-from sqlalchemy import Connection, Select, func, or_, select
+from sqlalchemy import Connection, Select, func, or_, select, text
 
 from reviewdepth.store.loaders import number_by_hash
-from reviewdepth.store.models import Judgment
+from reviewdepth.store.models import SCREENING_ROWS, Judgment
 from reviewdepth.store.ranking_blob import scan_doc_ids
 
 
@@ -73,6 +73,26 @@ def _voted(topic_id: int, as_of: int | None, *, maybes: bool = False) -> Select[
     stmt = (select(Judgment.doc_id).where(Judgment.topic_id == topic_id, position,
                                           Judgment.role != "adjudication").group_by(Judgment.doc_id))
     return stmt if as_of is None else stmt.where(Judgment.id <= as_of)
+
+
+def has_maybes(conn: Connection, topic_id: int, as_of: int | None = None) -> bool:
+    """Whether any judgment of the topic (up to ``as_of``) is a maybe: one probe of the partial index
+    ``ix_judgments_screening``."""
+    stmt = select(Judgment.id).where(Judgment.topic_id == topic_id, text(SCREENING_ROWS), Judgment.decision == "maybe")
+    if as_of is not None:
+        stmt = stmt.where(Judgment.id <= as_of)
+    return conn.execute(stmt.limit(1)).first() is not None
+
+
+def several_positions(conn: Connection, topic_id: int, as_of: int | None,
+                      per_record: dict[int, int]) -> tuple[list[DocumentVotes], list[DocumentVotes]]:
+    """(documents with two or more reviewers taking a position, a vote or a maybe: what conflicts are found in;
+    those of them with two or more votes: what agreement is measured on), read only when there can be some
+    (``per_record``: `reviewers_per_document`)."""
+    if max(per_record, default=0) < 2 and not has_maybes(conn, topic_id, as_of):
+        return [], []
+    positions = load_votes(conn, topic_id, as_of, min_reviewers=2)
+    return positions, [d for d in positions if len(d.votes) >= 2]
 
 
 def reviewers_per_document(conn: Connection, topic_id: int, as_of: int | None = None) -> dict[int, int]:

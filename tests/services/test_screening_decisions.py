@@ -232,3 +232,19 @@ def test_the_reason_list(engine: Engine, tmp_path: Path, empty_db_url: str) -> N
         screening_settings(engine, "T", add=["wrong population"])
     with pytest.raises(Invalid):
         record_judgment(engine, "T", "d2", "0", reviewer="ana", reason="no full text")
+
+
+def test_a_conflict_with_a_maybe_alone_reaches_prisma_and_the_report(engine: Engine, tmp_path: Path) -> None:
+    """No document has two include/exclude votes, one has an include and a maybe: the report and PRISMA still
+    find that conflict (rayyan), and agreement has nothing to measure."""
+    from reviewdepth.services.report import ReportOptions, build_report
+
+    _topic(engine, tmp_path, 6)
+    record_judgment(engine, "T", "d1", "1", reviewer="ana")
+    record_judgment(engine, "T", "d1", "maybe", reviewer="bob")
+    record_judgment(engine, "T", "d2", "0", reviewer="ana")
+    record_judgment(engine, "T", "d2", "maybe", reviewer="bob")
+    assert [c.doc_id for c in list_conflicts(engine, "T")] == ["d1"]
+    assert topic_prisma(engine, "T").conflicts == 1
+    quality = build_report(engine, "T", ReportOptions()).review_quality
+    assert (quality.conflicts, quality.documents_with_several_reviewers, quality.agreement) == (1, 0, None)
