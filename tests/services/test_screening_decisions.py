@@ -248,3 +248,20 @@ def test_a_conflict_with_a_maybe_alone_reaches_prisma_and_the_report(engine: Eng
     assert topic_prisma(engine, "T").conflicts == 1
     quality = build_report(engine, "T", ReportOptions()).review_quality
     assert (quality.conflicts, quality.documents_with_several_reviewers, quality.agreement) == (1, 0, None)
+
+
+def test_a_skipped_or_maybe_document_is_served_after_the_others(engine: Engine, tmp_path: Path) -> None:
+    """Serving the queue (no audit stream): a skip moves on, a maybe waits; both come back once every other
+    unjudged document is served, and a decision ends that."""
+    from reviewdepth.services.audit_stream import next_documents
+
+    _topic(engine, tmp_path, 5)
+    assert [d.doc_id for d in next_documents(engine, "T", count=5).documents] == ["d1", "d2", "d3", "d4", "d5"]
+    record_judgment(engine, "T", "d1", "skip", reviewer="ana")
+    record_judgment(engine, "T", "d2", "maybe", reviewer="ana")
+    record_judgment(engine, "T", "d3", "0", reviewer="ana")
+    served = next_documents(engine, "T", count=5)
+    assert [d.doc_id for d in served.documents] == ["d4", "d5", "d1", "d2"]
+    assert served.reviewed == 1  # d3 alone: the skipped d1 and the undecided d2 are not in the reviewed set
+    record_judgment(engine, "T", "d2", "1", reviewer="ana")
+    assert [d.doc_id for d in next_documents(engine, "T", count=5).documents] == ["d4", "d5", "d1"]
