@@ -83,6 +83,10 @@ def validation(
         str, typer.Option("--policy", help="latest, adjudicated, majority, any_relevant.")
     ] = "latest",
     as_of: Annotated[int | None, typer.Option("--as-of", help="Judgment id: the document as of that point.")] = None,
+    produce_to: Annotated[int | None, typer.Option(
+        "--produce-to", help="Two-phase (TAR 1.0) validation: documents ranked 1..RANK are produced whether "
+        "reviewed or not (unless coded not relevant); adds recall and production precision from samples drawn "
+        "with --frame ranks:1-RANK and below-rank:RANK.", metavar="RANK")] = None,
     db: DbOption = None,
 ) -> None:
     """The validation document of a topic's stop decision: protocol settings, samples (seeds, sizes, coders,
@@ -99,7 +103,7 @@ def validation(
         with handled_errors():
             document = build_validation(engine, topic, ReportOptions(
                 queue=queue, targets=[target], confidence=confidence, interval=interval, policy=policy,
-                as_of=as_of))
+                as_of=as_of), produce_to=produce_to)
         content = render_document(document, output_format.value)
     if output is None:
         sys.stdout.write(content.decode("utf-8"))

@@ -16,6 +16,7 @@ not pay for it); `import_scipy_in_background` lets a command import it while it 
 
 from __future__ import annotations
 
+import math
 import threading
 from types import ModuleType
 
@@ -134,3 +135,16 @@ def hypergeom_cdf_many(k: npt.ArrayLike, population: npt.ArrayLike, successes: n
         values = kernel(k_arr[inside], big_k[inside], n_arr[inside], m_arr[inside])
         out[inside] = np.clip(values, 0, 1)
     return out
+
+
+def poisson_quantile(q: float, mu: float) -> float:
+    """The ``q`` quantile of Poisson(``mu``) for 0 < q < 1 and mu > 0: the smallest k with P(X ≤ k) ≥ q, by the
+    steps of ``scipy.stats.poisson.ppf`` (the inverse of the Poisson cdf in k, rounded up, then one step back
+    when that also reaches q), on scipy.special alone so that a status view does not import scipy.stats. A float,
+    as scipy's is."""
+    if not 0.0 < q < 1.0 or not mu > 0.0:
+        raise ValueError(f"poisson_quantile needs 0 < q < 1 and mu > 0, got q={q!r}, mu={mu!r}")
+    special = _special()
+    value = math.ceil(float(special.pdtrik(q, mu)))
+    below = max(value - 1, 0)
+    return float(below if float(special.pdtr(below, mu)) >= q else value)

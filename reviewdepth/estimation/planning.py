@@ -46,21 +46,42 @@ def _check(tau: Tau, confidence: float, power: float) -> tuple[Fraction, float]:
     return frac, 1.0 - confidence
 
 
-def _hypergeom_pmf(values: IntArray, population: int, successes: int, sizes: IntArray) -> FloatArray:
-    """P(r = v | n) for r ~ Hypergeometric(M, K, n), a len(sizes) × len(values) matrix, from log-gamma
-    (lnC(K, v) + lnC(M − K, n − v) − lnC(M, n)); 0 outside the support."""
+def _log_factorials(x: npt.NDArray[np.int64]) -> FloatArray:
+    """ln Γ(x + 1) of each non-negative integer of ``x``, from a table over x's range when that range is short
+    (then each distinct argument is evaluated once), else element by element: the same values either way."""
     from scipy.special import gammaln
 
-    def log_comb(a: FloatArray | float, b: FloatArray) -> FloatArray:
-        return np.asarray(gammaln(np.add(a, 1)) - gammaln(b + 1) - gammaln(np.subtract(a, b) + 1), dtype=np.float64)
+    if x.size == 0:
+        return np.zeros(x.shape, dtype=np.float64)
+    lo, hi = int(x.min()), int(x.max())
+    if hi - lo + 1 <= 2 * x.size:
+        table = gammaln(np.arange(lo, hi + 1, dtype=np.float64) + 1)
+        return np.asarray(table[x - lo], dtype=np.float64)
+    return np.asarray(gammaln(x.astype(np.float64) + 1), dtype=np.float64)
 
-    v = values[None, :].astype(np.float64)
-    n = sizes[:, None].astype(np.float64)
-    inside = (v <= successes) & (n - v >= 0) & (n - v <= population - successes)
-    vv = np.where(inside, v, 0.0)
-    nv = np.where(inside, n - v, 0.0)
-    log = log_comb(float(successes), vv) + log_comb(float(population - successes), nv) - log_comb(
-        float(population), n)
+
+def _hypergeom_pmf(values: IntArray, population: int, successes: int, sizes: IntArray) -> FloatArray:
+    """P(r = v | n) for r ~ Hypergeometric(M, K, n), a len(sizes) × len(values) matrix, from log-gamma
+    (lnC(K, v) + lnC(M − K, n − v) − lnC(M, n)); 0 outside the support.
+
+    Every argument of ln Γ is an integer, and across the matrix they span short ranges (a value, a size, a size
+    minus a value), so each distinct one is evaluated once (`_log_factorials`) and gathered: a plan over
+    thousands of sizes costs thousands of log-gammas, not one per cell. Cells outside the support are given an
+    argument inside it (their result is 0 whatever it is); inside it the operations are those of the cell-by-cell
+    form in the same order, so each probability is the same to the bit (tests/estimation/test_planning_fast.py)."""
+    from scipy.special import gammaln
+
+    rest = population - successes
+    v = values.astype(np.int64)[None, :]
+    n = sizes.astype(np.int64)[:, None]
+    inside = (v <= successes) & (n - v >= 0) & (n - v <= rest)
+    vv = np.clip(v, 0, successes) if values.size else v
+    nv = np.clip(n - v, 0, rest)
+
+    def log_comb(a: int, b: npt.NDArray[np.int64]) -> FloatArray:
+        return np.asarray(gammaln(float(a) + 1) - _log_factorials(b) - _log_factorials(a - b), dtype=np.float64)
+
+    log = log_comb(successes, np.broadcast_to(vv, inside.shape)) + log_comb(rest, nv) - log_comb(population, n)
     return np.where(inside, np.exp(log), 0.0)
 
 

@@ -117,7 +117,9 @@ class Design:
 @dataclass(frozen=True)
 class ReplayPlan:
     """One replay: the design, the rules, target τ and confidence, a look after every ``look_every`` ranked
-    documents, ``replicates`` seeded replicates."""
+    documents, ``replicates`` seeded replicates; ``review_cost`` and ``sample_cost``: the cost of a document
+    judged in first-pass review and in a sample or audit (a senior reviewer's), which the planned policy weighs and
+    the summary's cost column reads."""
 
     design: Design
     rules: tuple[str, ...]
@@ -126,6 +128,8 @@ class ReplayPlan:
     look_every: int
     replicates: int
     seed: int
+    review_cost: float = 1.0
+    sample_cost: float = 1.0
 
 
 @dataclass(frozen=True, eq=False)
@@ -346,7 +350,8 @@ class _Replayer:
         plan, queue = self.plan, self.queue
         if self.policy is None:
             self.policy = PlannedPolicy(queue.size, Certifier(queue.size, _target(plan), plan.confidence),
-                                        batch=plan.look_every)
+                                        batch=plan.look_every, review_cost=plan.review_cost,
+                                        sample_cost=plan.sample_cost)
         runs = [run_planned(queue.labels, rng.permutation(queue.size), self.policy) for _ in range(reps)]
         depth = np.array([r.depth for r in runs], dtype=np.int64)
         stopped = depth < queue.size
@@ -531,7 +536,9 @@ class RuleSummary:
     1 − confidence (its guarantee is P(stop with recall < τ) ≤ α, not a bound on failures / stops, which a rule that
     seldom stops can exceed) — with its interval; ``recall_quantiles`` of the
     recall at the stop over every run (a run that never stopped has recall 1); the medians of depth / d* and
-    (depth + sampled) / d* over every run."""
+    (depth + sampled) / d* over every run; ``cost_ratio_median``: the median over every run of
+    (c_r·depth + c_s·sampled) / (c_r·d*), the run's cost over the oracle's review cost at the plan's per-role
+    costs (equal to the total ratio when both costs are 1)."""
 
     rule: str
     kind: str
@@ -549,6 +556,7 @@ class RuleSummary:
     false_stop_rate: float
     false_stop_low: float
     false_stop_high: float
+    cost_ratio_median: float = math.nan
 
 
 def failure_interval(failures: int, stops: int, confidence: float) -> tuple[float, float]:
@@ -559,8 +567,10 @@ def failure_interval(failures: int, stops: int, confidence: float) -> tuple[floa
     return proportion_interval(failures, stops, confidence, "clopper-pearson", "two")
 
 
-def summarise(per_topic: Sequence[dict[str, RuleRuns]], confidence: float) -> list[RuleSummary]:
-    """One :class:`RuleSummary` per rule present in any topic, in :data:`RULES` order."""
+def summarise(per_topic: Sequence[dict[str, RuleRuns]], confidence: float, review_cost: float = 1.0,
+              sample_cost: float = 1.0) -> list[RuleSummary]:
+    """One :class:`RuleSummary` per rule present in any topic, in :data:`RULES` order; costs per document judged
+    in review and in a sample (the cost column)."""
     out: list[RuleSummary] = []
     for rule in RULES:
         runs = [topic[rule] for topic in per_topic if rule in topic]
@@ -572,11 +582,14 @@ def summarise(per_topic: Sequence[dict[str, RuleRuns]], confidence: float) -> li
         recall = np.concatenate([r.recall for r in runs])
         reviewed = np.concatenate([r.depth / r.oracle_depth for r in runs])
         total = np.concatenate([r.reviewed_total / r.oracle_depth for r in runs])
+        cost = np.concatenate([(review_cost * r.depth + sample_cost * r.sampled) / (review_cost * r.oracle_depth)
+                               for r in runs])
         out.append(RuleSummary(
             rule, runs[0].kind, len(runs), len(recall), stops, failures,
             failures / stops if stops else math.nan, low, high,
             {name: float(np.quantile(recall, q)) for name, q in QUANTILES},
             float(np.median(reviewed)), float(np.median(total)),
             sum(int(np.count_nonzero(~r.stopped)) for r in runs),
-            failures / len(recall), *failure_interval(failures, len(recall), confidence)))
+            failures / len(recall), *failure_interval(failures, len(recall), confidence),
+            float(np.median(cost))))
     return out

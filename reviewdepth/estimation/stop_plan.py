@@ -333,13 +333,23 @@ class PlannedPolicy:
 @dataclass(frozen=True)
 class PlannedRun:
     """One replayed run of the planned policy: the depth and F at the stop, stream elements consumed, documents
-    judged (prefix ∪ audited), and whether the monitor certified (False only when the queue ran out)."""
+    judged (prefix ∪ audited), and whether the monitor certified (False only when the queue ran out);
+    ``paid``: stream elements judged as audit documents (outside the prefix when drawn, the start's included),
+    ``paid_inside``: those of them the review later reached (judged once, as audit documents)."""
 
     depth: int
     found: int
     audited: int
     cost: int
     certified: bool
+    paid: int = 0
+    paid_inside: int = 0
+
+    def cost_at(self, review_cost: float, sample_cost: float) -> float:
+        """The run's cost at per-role costs: c_r per document the review judged (its depth less the audit
+        documents it reached, judged before as audit documents) plus c_s per audit document judged. With unit
+        costs it is ``cost``."""
+        return review_cost * (self.depth - self.paid_inside) + sample_cost * self.paid
 
 
 def run_planned(labels: npt.NDArray[np.int8], permutation: npt.NDArray[np.int64], policy: PlannedPolicy,
@@ -351,6 +361,9 @@ def run_planned(labels: npt.NDArray[np.int8], permutation: npt.NDArray[np.int64]
     found_at = np.concatenate([[0], np.cumsum(labels, dtype=np.int64)])
     state = start or PolicyState(0, 0, 0)
     d, m = state.reviewed, state.audited
+    paid = np.zeros(n, dtype=np.bool_)
+    head = permutation[:m]
+    paid[head[head >= d]] = True
     certified = True
     while True:
         stream = permutation[:m]
@@ -368,12 +381,14 @@ def run_planned(labels: npt.NDArray[np.int8], permutation: npt.NDArray[np.int64]
         stop_at = min(max(action.to, m + 1), n)
         chunk = permutation[m:stop_at]
         hits = np.flatnonzero((chunk >= d) & (labels[chunk] == 1))
-        m += int(hits[0]) + 1 if len(hits) else len(chunk)
+        taken = chunk[: int(hits[0]) + 1] if len(hits) else chunk
+        paid[taken[taken >= d]] = True
+        m += len(taken)
         if m >= n:
             d = n  # the whole stream is judged: every document is known
     stream = permutation[:m]
     cost = d + int(np.count_nonzero(stream >= d))
-    return PlannedRun(d, int(found_at[d]), m, cost, certified)
+    return PlannedRun(d, int(found_at[d]), m, cost, certified, int(paid.sum()), int(paid[:d].sum()))
 
 
 def cheapest_audit_depth(found: int, reviewed: int, certifier: Certifier, projection: Projection, *,
@@ -525,23 +540,30 @@ def _stream_for(evidence: ReviewEvidence, rng: np.random.Generator) -> npt.NDArr
 
 
 def run_fixed_rate(labels: npt.NDArray[np.int8], permutation: npt.NDArray[np.int64], every: int, batch: int,
-                   certifier: Certifier, start: PolicyState) -> int:
+                   certifier: Certifier, start: PolicyState, review_cost: float = 1.0,
+                   sample_cost: float = 1.0) -> float:
     """Documents judged by an audit stream at one audit document per ``every`` ranked (from ``start``), the monitor
-    checked after every ``batch`` ranked: the review's cost to the monitor's certified stop (or the queue's end)."""
+    checked after every ``batch`` ranked: the review's cost to the monitor's certified stop (or the queue's end),
+    c_r per document the review judged and c_s per audit document (as `PlannedRun.cost_at`; with unit costs,
+    the depth plus the audit documents outside it)."""
     n = len(labels)
     found_at = np.concatenate([[0], np.cumsum(labels, dtype=np.int64)])
     d, m, served, begin = start.reviewed, start.audited, 0, start.reviewed
+    paid = np.zeros(n, dtype=np.bool_)
+    head = permutation[:m]
+    paid[head[head >= d]] = True
     while True:
         due = (d - begin) // every
         while served < due and m < n:
             if permutation[m] >= d:
                 served += 1
+                paid[permutation[m]] = True
             m += 1
         stream = permutation[:m]
         beyond = stream[stream >= d]
         missed = int(np.count_nonzero(labels[beyond] == 1))
         if d >= n or certifier.certified(int(found_at[d]), missed, m, d):
-            return d + len(beyond)
+            return review_cost * (d - int(paid[:d].sum())) + sample_cost * int(paid.sum())
         d = min(n, d + batch)
 
 
@@ -614,10 +636,12 @@ def plan_stop(evidence: ReviewEvidence, tau: Fraction, confidence: float, *, pow
             labels = _synthetic(evidence, projection, rng)
             perm = _stream_for(evidence, rng)
             run = run_planned(labels, perm, policy, start=start)
-            judged_before = d + len(evidence.outside_audited_ranks)
-            planned_costs.append(run.cost - judged_before)
+            # what was judged before the plan: the prefix (review) and the audit documents outside it
+            judged_before = review_cost * d + sample_cost * len(evidence.outside_audited_ranks)
+            planned_costs.append(run.cost_at(review_cost, sample_cost) - judged_before)
             if every is not None:
-                stream_costs.append(run_fixed_rate(labels, perm, every, batch, certifier, start) - judged_before)
+                stream_costs.append(run_fixed_rate(labels, perm, every, batch, certifier, start, review_cost,
+                                                   sample_cost) - judged_before)
         costs = np.array(planned_costs, dtype=np.float64)
         mean, low, high = _quantiles(costs)
         paths.append(PathPlan("planned", int(cheapest_audit_depth(f, d, certifier, projection, step=step)[0]), None,

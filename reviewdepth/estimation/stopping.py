@@ -22,7 +22,13 @@ from fractions import Fraction
 import numpy as np
 import numpy.typing as npt
 
-from reviewdepth.estimation.distributions import beta_ppf, binom_sf, hypergeom_cdf, hypergeom_cdf_many
+from reviewdepth.estimation.distributions import (
+    beta_ppf,
+    binom_sf,
+    hypergeom_cdf,
+    hypergeom_cdf_many,
+    poisson_quantile,
+)
 from reviewdepth.estimation.relevant import estimate_elusion
 from reviewdepth.measures.depth import exact_fraction
 
@@ -637,8 +643,7 @@ def _point_process_at(y: IntArray, n: int, size: int, tau: float, confidence: fl
     if not rate[POINT_PROCESS_WINDOWS // 2:].any():
         details["gate"] = "no relevant document in the last half of the windows"
         return True, details
-    from scipy.optimize import curve_fit  # imported only for this heuristic
-    from scipy.stats import poisson
+    from scipy.optimize import curve_fit  # imported only for this heuristic, once its gate is passed
 
     try:
         (a, b, k), _ = curve_fit(hyperbolic_rate, x, rate, p0=(float(rate.max()), 0.5, 0.001),
@@ -653,7 +658,7 @@ def _point_process_at(y: IntArray, n: int, size: int, tau: float, confidence: fl
         details["gate"] = f"fit error {fit_error:.3f} ≥ {max_fit_error:g}"
         return False, details
     mu = max(hyperbolic_mass(float(a), float(b), float(k), n, size), 0.0)
-    left = int(min(poisson.ppf(confidence, mu), size - n)) if mu > 0 else 0
+    left = int(min(poisson_quantile(confidence, mu), size - n)) if mu > 0 else 0
     predicted = found + left
     details.update({"expected_left": mu, "predicted_relevant": predicted})
     return found >= tau * predicted, details

@@ -37,6 +37,9 @@ class SimulationSettings:
     seed: int
     topics: int
     partial: bool
+    review_cost: float = field(default=1.0, metadata=_doc("Cost of a document judged in first-pass review."))
+    sample_cost: float = field(default=1.0, metadata=_doc(
+        "Cost of a document judged in a sample or audit (often a senior reviewer's)."))
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,9 @@ class SimulationRule:
         "failures / runs, every run counted: what a certified rule's guarantee bounds by 1 − confidence."))
     false_stop_low: float | None
     false_stop_high: float | None
+    cost_ratio_median: float | None = field(default=None, metadata=_doc(
+        "Median over every run of (review cost × reviewed + sample cost × sampled) / (review cost × oracle "
+        "depth): the total_ratio_median at the settings' per-role costs."))
 
 
 @dataclass(frozen=True)

@@ -18,17 +18,19 @@ if TYPE_CHECKING:
 
 CSV_COLUMNS = ("rule", "kind", "topics", "runs", "stops", "never_stopped", "failures", "failure_rate",
                "failure_low", "failure_high", *(f"recall_{q}" for q in QUANTILES), "reviewed_ratio_median",
-               "total_ratio_median", "false_stop_rate", "false_stop_low", "false_stop_high")
+               "total_ratio_median", "false_stop_rate", "false_stop_low", "false_stop_high", "cost_ratio_median")
 # the terminal's columns (it must fit 80); the HTML page has room for the long names
 TABLE_HEADERS = ("Rule", "Kind", "Failure rate\n[CI]", "Stops", "False\n/run", "Recall\np05",
                  "Cost / d*\nrev/+smp")
 HTML_HEADERS = ("Rule", "Kind", "Failure rate", "Clopper–Pearson interval", "Stops / runs", "Never stopped",
                 "False stops per run [interval]",
-                "Recall at stop p05 · p50 · p95", "Reviewed / oracle depth", "(Reviewed + sampled) / oracle depth")
+                "Recall at stop p05 · p50 · p95", "Reviewed / oracle depth", "(Reviewed + sampled) / oracle depth",
+                "Cost / oracle review cost")
 KIND_NOTE = ("cert.: certified; heur.: heuristic, no guarantee; inv.*: invalid as used, a one-look rule used at "
              "every look, which its guarantee does not cover; False/run: false stops per run; d*: the oracle "
              "depth (the smallest depth holding the target's share of the relevant documents); rev: reviewed, "
-             "+smp: reviewed + sampled; cost: medians over every run (a run that never "
+             "+smp: reviewed + sampled; cost (in place of +smp when --cost is not 1 each): (review cost × reviewed + "
+             "sample cost × sampled) / (review cost × d*); all: medians over every run (a run that never "
              "stopped reviewed the whole queue); the recall at stop of a run that never stopped is 1")
 
 
@@ -46,9 +48,11 @@ def settings_line(report: SimulationReport) -> str:
     if s.every:
         design += f" (every {s.every:,}th document audited)"
     done = f"{s.replicates_done:,} of {s.replicates:,}" if s.partial else f"{s.replicates:,}"
+    costs = ("" if s.review_cost == s.sample_cost == 1 else
+             f" · costs review {s.review_cost:g}, sample {s.sample_cost:g} per document")
     return (f"target recall {s.target} · confidence {s.confidence:g} · design {design} · looks every "
             f"{s.looks_every:,} documents · {done} replicates per topic · seed {s.seed} · {s.topics:,} "
-            f"topic(s) from {s.source}")
+            f"topic(s) from {s.source}{costs}")
 
 
 def rule_cells(rule: SimulationRule) -> list[str]:
@@ -60,16 +64,19 @@ def rule_cells(rule: SimulationRule) -> list[str]:
             f"{_number(rule.false_stop_rate)} [{_number(rule.false_stop_low)}, "
             f"{_number(rule.false_stop_high)}]",
             " · ".join(_number(getattr(q, k)) for k in ("p05", "p50", "p95")),
-            _number(rule.reviewed_ratio_median, 2), _number(rule.total_ratio_median, 2)]
+            _number(rule.reviewed_ratio_median, 2), _number(rule.total_ratio_median, 2),
+            _number(rule.cost_ratio_median, 2)]
 
 
-def short_cells(rule: SimulationRule) -> list[str]:
-    """The terminal table's cells of one rule, in `TABLE_HEADERS` order."""
+def short_cells(rule: SimulationRule, costed: bool = False) -> list[str]:
+    """The terminal table's cells of one rule, in `TABLE_HEADERS` order (``costed``: the cost ratio at the
+    per-role costs in place of the unit total, so the table keeps its width)."""
     q = rule.recall_at_stop
+    second = rule.cost_ratio_median if costed else rule.total_ratio_median
     return [rule.rule, SHORT_KINDS.get(rule.kind, rule.kind),
             f"{_number(rule.failure_rate)} [{_number(rule.failure_low)}–{_number(rule.failure_high)}]",
             f"{rule.stops:,}", _number(rule.false_stop_rate), _number(q.p05, 2),
-            f"{_number(rule.reviewed_ratio_median, 2)}/{_number(rule.total_ratio_median, 2)}"]
+            f"{_number(rule.reviewed_ratio_median, 2)}/{_number(second, 2)}"]
 
 
 def headline(report: SimulationReport) -> str:
@@ -88,10 +95,12 @@ def render_table(report: SimulationReport) -> Group:
     runs = report.rules[0].runs if report.rules else 0
     table = Table(title=f"per rule, over {runs:,} runs (topics × replicates)", title_justify="left",
                   box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), show_edge=False)
-    for i, header in enumerate(TABLE_HEADERS):
+    costed = not report.settings.review_cost == report.settings.sample_cost == 1
+    headers = (*TABLE_HEADERS[:-1], "Cost / d*\nrev/cost") if costed else TABLE_HEADERS
+    for i, header in enumerate(headers):
         table.add_column(header, overflow="fold", justify="left" if i < 2 else "right", no_wrap=True)
     for rule in report.rules:
-        table.add_row(*short_cells(rule))
+        table.add_row(*short_cells(rule, costed))
     parts: list[Any] = [Text(headline(report), style="bold yellow" if report.partial else "bold"),
                         Text(settings_line(report)), table, Text(report.failure_meaning), Text(KIND_NOTE)]
     parts.extend(Text(f"note: {n}") for n in report.notes)
@@ -103,7 +112,8 @@ def render_csv(report: SimulationReport) -> str:
     columns repeated on each row (``design``, ``target``, ``confidence``, ``replicates_done``, ``partial``)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    extra = ("design", "target", "confidence", "looks_every", "replicates_done", "seed", "partial")
+    extra = ("design", "target", "confidence", "looks_every", "replicates_done", "seed", "partial", "review_cost",
+             "sample_cost")
     writer.writerow([*CSV_COLUMNS, *extra])
     for rule in report.rules:
         fields = dataclasses.asdict(rule)

@@ -15,7 +15,8 @@ from datetime import UTC, datetime
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Decimal
 from typing import Any, Literal
 
-from reviewdepth.report.validation_model import ValidationDocument
+from reviewdepth.report.validation_model import TwoPhaseCount, TwoPhaseRatio, ValidationDocument
+from reviewdepth.report.wording import two_phase_assumption, two_phase_gap
 
 DocumentFormat = Literal["pdf", "html", "json"]
 DOCUMENT_FORMATS: tuple[DocumentFormat, ...] = ("pdf", "html", "json")
@@ -115,7 +116,12 @@ def _cutoff(doc: ValidationDocument) -> Section:
             ("Reviewed set", f"{c.reviewed:,} documents"), ("Population", f"{c.population:,} documents"),
             ("Queue size", f"{c.queue_size:,} documents"),
             ("Discard pile", f"{c.discard_pile:,} documents neither reviewed nor produced")]
-    return Section("Rank cutoff and discard pile", rows, notes=[] if c.review_order is None else [c.review_order])
+    notes = [] if c.review_order is None else [c.review_order]
+    if doc.two_phase is not None:
+        notes.append(f"This section reads the reviewed set as the cutoff (one-phase review). Producing ranks 1 to "
+                     f"{doc.two_phase.cutoff:,} (the two-phase section), the discard pile is the "
+                     f"{doc.two_phase.discard_pile:,} uncoded documents below that rank.")
+    return Section("Rank cutoff and discard pile", rows, notes=notes)
 
 
 def _results(doc: ValidationDocument) -> Section:
@@ -145,6 +151,73 @@ def _results(doc: ValidationDocument) -> Section:
                                                   f"/ {r.reviewed:,} reviewed (exact: every reviewed document is "
                                                   "judged)"))
     return Section("Results", rows, notes=[] if r.recall_note is None else [r.recall_note])
+
+
+def _stratum_rows(what: str, sample_label: str, figure: TwoPhaseCount | None, conf: str) -> list[tuple[str, str]]:
+    if figure is None:
+        return [(what, "no estimate: no usable sample covers these documents")]
+    if figure.stratum == 0:
+        return [(what, "none: no uncoded document here")]
+    sample = ("none" if figure.sample_id is None else
+              f"sample {figure.sample_id}: {figure.sample_relevant:,} relevant of its {figure.sample_size:,} "
+              f"documents among these {figure.stratum:,}"
+              + (f", {figure.sample_unjudged:,} without a decision" if figure.sample_unjudged else ""))
+    return [(sample_label, sample),
+            (f"{what} (estimate)", count(figure.point) + (" (exact)" if figure.exact else "")),
+            (f"{what}, two-sided {conf} range", f"{count(figure.lower)} to {count(figure.upper)}")]
+
+
+def _ratio_rows(what: str, figure: TwoPhaseRatio | None, conf: str, missing: str) -> list[tuple[str, str]]:
+    if figure is None:
+        return [(what, f"no estimate: {missing}")]
+    return [(f"{what} (point)", proportion(figure.point)),
+            (f"{what}, two-sided {conf} interval", f"[{lower(figure.lower)}, {upper(figure.upper)}]"),
+            (f"{what}, one-sided {conf} lower bound", lower(figure.lower_one_sided))]
+
+
+def _two_phase(doc: ValidationDocument) -> Section | None:
+    t = doc.two_phase
+    if t is None:
+        return None
+    conf = level(t.confidence)
+    below = t.coded_relevant - t.coded_relevant_above
+    rows: list[tuple[str, str]] = [
+        ("Rank cutoff", f"{t.cutoff:,} of {t.queue_size:,} (documents ranked 1 to {t.cutoff:,} are produced "
+                        "unless coded not relevant)"),
+        ("Produced set", f"{t.produced:,} documents: {t.coded_relevant:,} coded relevant ({t.coded_relevant_above:,} "
+                         f"at or above the cutoff, {below:,} below) and {t.uncoded_above:,} uncoded at or above it"),
+        ("Coded in review", f"{t.coded:,} documents, {t.coded_relevant:,} relevant"),
+        ("Discard pile", f"{t.discard_pile:,} uncoded documents below the cutoff"),
+        ("Interval", f"{t.interval} (exact)")]
+    rows += _stratum_rows("Relevant uncoded produced", "Produced-set sample", t.found_uncoded, conf)
+    rows += _stratum_rows("Eluded documents", "Discard-pile sample", t.eluded, conf)
+    gaps = "; ".join(two_phase_gap(g, doc.topic, t.cutoff) for g in t.gaps) or "a sample is missing"
+    rows += _ratio_rows("Recall (Elusion with Recall)", t.recall, conf, gaps)
+    if t.meets_target is not None and t.recall is not None and t.target is not None:
+        rows.append((f"Target recall {t.target:g} at {conf}",
+                     f"met: the one-sided lower bound {lower(t.recall.lower_one_sided)} is at least {t.target:g}"
+                     if t.meets_target else
+                     f"not shown: the one-sided lower bound {lower(t.recall.lower_one_sided)} is below {t.target:g}"))
+    rows += _ratio_rows("Precision of the produced set", t.precision, conf, gaps)
+    if t.control_sample_id is not None:
+        rows.append(("Control set", f"sample {t.control_sample_id} (whole queue): {t.control_found:,} of its "
+                                    f"{t.control_relevant:,} relevant documents count as found"))
+        rows += _ratio_rows("Recall from the control set", t.control_recall, conf,
+                            "the control set holds no relevant document")
+    notes = ["A relevant document counts as found when it is coded relevant, or is uncoded and ranked at or above "
+             "the cutoff (Relativity's \"Elusion with Recall\"). Recall = (coded relevant + relevant uncoded "
+             "produced) / (those + eluded); precision = (coded relevant + relevant uncoded produced) / produced."]
+    if t.recall is not None and t.recall.stratum_confidence != t.recall.confidence:
+        notes.append(f"Recall's two strata are each estimated at {level(t.recall.stratum_confidence)} so that both "
+                     f"hold at once at {conf}.")
+    for name, figure in (("Recall", t.recall), ("Precision", t.precision),
+                         ("Recall from the control set", t.control_recall)):
+        if figure is not None:
+            notes.append(f"{name} assumes: " + "; ".join(two_phase_assumption(a) for a in figure.assumptions) + ".")
+    notes += [f"Not estimated: {two_phase_gap(g, doc.topic, t.cutoff)}." for g in t.gaps]
+    notes.append("The samples' status and use in the evidence below are the one-phase report's (which reads the "
+                 "reviewed set as the cutoff); this section uses the samples named above.")
+    return Section(f"Two-phase (TAR 1.0) validation at rank cutoff {t.cutoff:,}", rows, notes=notes)
 
 
 def _span(first: str | None, last: str | None) -> str:
@@ -220,7 +293,11 @@ def _appendix(doc: ValidationDocument) -> Section | None:
 
 def sections(doc: ValidationDocument) -> list[Section]:
     """The document's parts in order, as both the HTML page and the PDF print them."""
-    out = [_decision(doc), _protocol(doc), _cutoff(doc), _results(doc), *_evidence(doc)]
+    out = [_decision(doc), _protocol(doc), _cutoff(doc), _results(doc)]
+    two_phase = _two_phase(doc)
+    if two_phase is not None:
+        out.append(two_phase)
+    out += _evidence(doc)
     plan = _plan(doc)
     if plan is not None:
         out.append(plan)
@@ -246,7 +323,7 @@ def render_html(doc: ValidationDocument) -> str:
 # core fonts (Helvetica, Courier) hold Latin-1 only: the few other characters the words use, spelled in it
 _LATIN1 = str.maketrans({"≥": ">=", "≤": "<=", "–": "-", "—": "-", "×": "x", "…": "...", "‘": "'", "’": "'",
                          "“": '"', "”": '"', "τ": "tau", "α": "alpha", "≈": "~", "·": ".", "−": "-", "→": "->",
-                         "\u0302": "^"})
+                         "\u0302": "^", "Š": "S"})
 
 
 def latin1(text: str) -> str:

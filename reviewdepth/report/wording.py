@@ -16,6 +16,7 @@ from reviewdepth.estimation.assessment import (
     SampleUse,
 )
 from reviewdepth.estimation.monitor import MonitorNote, MonitorStep
+from reviewdepth.estimation.two_phase import TwoPhaseAssumption, TwoPhaseGap
 
 
 class CertifyCost(Protocol):
@@ -363,3 +364,43 @@ def validation_caveats(topic: str, uncoded: int, voided: int) -> list[str]:
         caveats.append(f"{voided:,} sample{'s were' if voided != 1 else ' was'} voided and used by no estimate; "
                        "they are listed for the record.")
     return caveats
+
+
+TWO_PHASE_ASSUMPTIONS: dict[str, str] = {
+    TwoPhaseAssumption.CODING_CORRECT: "every coding (review and sample) is correct: validation does not check "
+    "reviewers' errors",
+    TwoPhaseAssumption.CUTOFF_BEFORE_SAMPLES: "the cutoff was fixed before the samples were drawn, not chosen by "
+    "looking at them",
+    TwoPhaseAssumption.PRODUCED_SAMPLE_SRS: "the produced-set sample is a simple random sample of a frame holding "
+    "every uncoded document at or above the cutoff (its documents there are then a simple random sample of them)",
+    TwoPhaseAssumption.DISCARD_SAMPLE_SRS: "the discard-pile sample is a simple random sample of a frame holding "
+    "every uncoded document below the cutoff",
+    TwoPhaseAssumption.CODING_BLIND_TO_SAMPLES: "which documents were coded in review did not depend on which were "
+    "sampled",
+    TwoPhaseAssumption.JOINT_LEVEL: "the two strata's intervals are each taken at the square root of the "
+    "confidence (Šidák): the samples are independent, so both hold at once at the stated confidence",
+    TwoPhaseAssumption.UNJUDGED_AGAINST_BOUNDS: "sample documents without a decision count against each bound (as "
+    "relevant for an upper bound on relevant documents, as not relevant for a lower one)",
+    TwoPhaseAssumption.BINOMIAL_CONSERVATIVE: "Clopper–Pearson treats the sample as drawn with replacement: exact "
+    "for that, conservative for a draw without replacement",
+    TwoPhaseAssumption.CONTROL_SET_APART: "the control set was not used to choose the cutoff or to train the ranking",
+}
+
+TWO_PHASE_GAPS: dict[str, str] = {
+    TwoPhaseGap.NO_PRODUCED_SAMPLE: "no usable sample covers the uncoded documents at or above the cutoff: draw "
+    "one with `reviewdepth sample draw TOPIC --frame ranks:1-K` and code it",
+    TwoPhaseGap.NO_DISCARD_SAMPLE: "no usable sample covers the discard pile: draw one with `reviewdepth sample "
+    "draw TOPIC --frame below-rank:K` and code it",
+    TwoPhaseGap.NOTHING_PRODUCED: "nothing is produced at this cutoff (no coded relevant document and no uncoded "
+    "document at or above it)",
+    TwoPhaseGap.NO_RELEVANT: "no relevant document can exist by the samples: recall is undefined",
+}
+
+
+def two_phase_assumption(code: str) -> str:
+    return TWO_PHASE_ASSUMPTIONS.get(code, code)
+
+
+def two_phase_gap(code: str, topic: str, cutoff: int) -> str:
+    text = TWO_PHASE_GAPS.get(code, code)
+    return text.replace("TOPIC", topic).replace(":1-K", f":1-{cutoff}").replace("rank:K", f"rank:{cutoff}")

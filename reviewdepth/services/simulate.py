@@ -131,7 +131,7 @@ def parse_looks(text: str) -> int:
 
 def build_plan(*, design: str, rules: Sequence[str] = (), target: object = "0.95", confidence: float = 0.95,
                look_every: int = 100, replicates: int = 100, seed: int = 0, sample_size: int = 0,
-               every: int = 0) -> ReplayPlan:
+               every: int = 0, review_cost: float = 1.0, sample_cost: float = 1.0) -> ReplayPlan:
     """A checked `ReplayPlan`; each refusal is `Invalid` naming the option. No ``rules``: every rule applicable to
     the design."""
     if design not in DESIGNS:
@@ -164,8 +164,12 @@ def build_plan(*, design: str, rules: Sequence[str] = (), target: object = "0.95
                           f"{', '.join(rules_for(design)) or 'none'}")
     if not chosen:
         raise Invalid(f"rule: no rule applies to the design {design!r}")
+    for name, cost in (("review", review_cost), ("sample", sample_cost)):
+        if isinstance(cost, bool) or not isinstance(cost, (int, float)) or not 0 < cost <= 1e6:
+            raise Invalid(f"cost: the {name} cost must be a number in (0, 1e6], not {cost!r}")
     plan = ReplayPlan(design=Design(kind=design, sample_size=sample_size, every=every), rules=chosen, target=tau,
-                      confidence=level, look_every=look_every, replicates=replicates, seed=seed)
+                      confidence=level, look_every=look_every, replicates=replicates, seed=seed,
+                      review_cost=float(review_cost), sample_cost=float(sample_cost))
     checked_plan(plan)
     return plan
 
@@ -447,7 +451,7 @@ def run_simulation(source: SimulationSource, plan: ReplayPlan, *, workers: int =
     complete = collected.complete()
     per_topic = [collected.runs(t, min(complete * CHUNK, plan.replicates)) for t in range(len(queues))] \
         if complete else []
-    summaries = summarise(per_topic, plan.confidence) if per_topic else []
+    summaries = summarise(per_topic, plan.confidence, plan.review_cost, plan.sample_cost) if per_topic else []
     done = len(next(iter(per_topic[0].values())).stopped) if per_topic else 0
     if interrupted:
         notes.append(f"interrupted: {done:,} of {plan.replicates:,} replicates per topic were done; the figures "
@@ -495,7 +499,8 @@ def _report(source: SimulationSource, plan: ReplayPlan, queues: list[NamedQueue]
             failure_rate=s.failure_rate, failure_low=s.failure_low, failure_high=s.failure_high,
             recall_at_stop=RecallQuantiles(**{k: s.recall_quantiles.get(k) for k in QUANTILES}),
             reviewed_ratio_median=s.reviewed_ratio_median, total_ratio_median=s.total_ratio_median,
-            false_stop_rate=s.false_stop_rate, false_stop_low=s.false_stop_low, false_stop_high=s.false_stop_high))
+            false_stop_rate=s.false_stop_rate, false_stop_low=s.false_stop_low, false_stop_high=s.false_stop_high,
+            cost_ratio_median=s.cost_ratio_median))
     topics = []
     for i, q in enumerate(queues):
         first = next(iter(per_topic[i].values())) if per_topic else None
@@ -507,6 +512,7 @@ def _report(source: SimulationSource, plan: ReplayPlan, queues: list[NamedQueue]
     settings = SimulationSettings(
         source=source.description, design=d.kind, sample_size=d.sample_size, every=d.every, rules=list(plan.rules),
         target=_fraction_text(plan.target), confidence=plan.confidence, looks_every=plan.look_every,
-        replicates=plan.replicates, replicates_done=done, seed=plan.seed, topics=len(queues), partial=partial)
+        replicates=plan.replicates, replicates_done=done, seed=plan.seed, topics=len(queues), partial=partial,
+        review_cost=plan.review_cost, sample_cost=plan.sample_cost)
     return SimulationReport(settings=settings, failure_meaning=FAILURE_MEANING, rules=rules, topics=topics,
                             charts=[_chart(s.rule, per_topic) for s in summaries], notes=notes)

@@ -79,3 +79,25 @@ def test_an_audit_stream_is_evidence_and_decides(api: Api) -> None:
     pdf = api.client.get("/topics/T/validation", headers=ana).content
     text = " ".join("".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf)).pages).split())
     assert f"{stream['id']} 0 every 1 {stream['population']} {stream['served']} {stream['created_at']} no" in text
+
+
+def test_produce_to_adds_the_two_phase_section(api: Api) -> None:
+    """The unreviewed-rest sample (frame: ranks 31..60) covers both strata of a cutoff at 40: one sample, its
+    documents above and below the cutoff each a stratum sample."""
+    ana = _topic(api)
+    document = build_validation(api.engine, "t", ReportOptions(targets=["0.8"]), produce_to=40)
+    answer = api.client.get("/topics/t/validation", params={"format": "json", "target": "0.8", "produce_to": 40},
+                            headers=ana)
+    assert answer.status_code == 200, answer.text
+    assert answer.content == render_document(document, "json")
+    section = json.loads(answer.content)["two_phase"]
+    assert (section["cutoff"], section["coded"], section["coded_relevant"], section["uncoded_above"],
+            section["discard_pile"]) == (40, 30, 10, 10, 20)
+    found, eluded = section["found_uncoded"], section["eluded"]
+    assert found["sample_id"] == eluded["sample_id"] is not None
+    assert found["sample_size"] + eluded["sample_size"] == 10
+    assert section["recall"] is not None and section["precision"] is not None
+    for params in ({"produce_to": 61}, {"produce_to": 0}):
+        bad = api.client.get("/topics/t/validation", params={"format": "json", **params}, headers=ana)
+        assert 400 <= bad.status_code < 500, params
+        assert bad.headers["content-type"].startswith("application/problem+json")

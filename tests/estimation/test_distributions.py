@@ -84,3 +84,18 @@ def test_scalar_tails_agree_with_scipy_stats() -> None:
     for args in zip(k.tolist(), population.tolist(), successes.tolist(), draws.tolist(), strict=True):
         assert hypergeom_cdf(*args) == pytest.approx(stats.hypergeom.cdf(*args), rel=1e-9, abs=1e-10)
         assert hypergeom_sf(*args) == pytest.approx(stats.hypergeom.sf(*args), rel=1e-9, abs=1e-10)
+
+
+def test_poisson_quantile_equals_scipy_stats() -> None:
+    from scipy.stats import poisson
+
+    from reviewdepth.estimation.distributions import poisson_quantile
+
+    rng = np.random.default_rng(41)
+    cases = [(0.95, mu) for mu in (1e-9, 1e-3, 0.5, 1.0, 2.8102961352421145, 37.0, 1e4, 3.3e6)]
+    cases += [(float(q), float(mu)) for q, mu in zip(rng.random(3000), 10 ** rng.uniform(-6, 6, 3000), strict=True)]
+    for q, mu in cases:
+        assert poisson_quantile(q, mu) == float(poisson.ppf(q, mu)), (q, mu)
+    for q, mu in ((0.0, 1.0), (1.0, 1.0), (0.5, 0.0)):
+        with pytest.raises(ValueError):
+            poisson_quantile(q, mu)

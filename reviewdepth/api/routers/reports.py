@@ -24,6 +24,7 @@ from reviewdepth.measures.depth import TargetRule
 from reviewdepth.report.charts import ChartFormat, ChartKind
 from reviewdepth.report.prisma_model import PrismaCounts
 from reviewdepth.store.labels import LabelPolicy
+from reviewdepth.store.validation import INT64_MAX
 
 
 def report_content() -> dict[int | str, dict[str, Any]]:
@@ -151,7 +152,11 @@ async def get_validation(topic: str, request: Request, engine: EngineDep, _key: 
                              description="hypergeometric (exact, default) or clopper-pearson.")] = "hypergeometric",
                          policy: LabelPolicy = "latest", as_of: AsOfId = None,
                          format: Annotated[Literal["pdf", "html", "json"], Query(
-                             description="pdf (default), html or json.")] = "pdf") -> Response:
+                             description="pdf (default), html or json.")] = "pdf",
+                         produce_to: Annotated[int | None, Query(
+                             ge=1, le=INT64_MAX, description="Two-phase (TAR 1.0) validation at this rank cutoff: "
+                             "documents ranked 1..produce_to are produced whether reviewed or not.")] = None,
+                         ) -> Response:
     """The validation document of the topic's stop decision at one target: protocol settings, the samples (seeds,
     sizes, coders, times) and audit stream, recall, elusion and precision with their intervals, the cutoff and
     discard pile, the rule that certified the stop, the chain head, provenance and caveats. The same bytes as
@@ -164,9 +169,9 @@ async def get_validation(topic: str, request: Request, engine: EngineDep, _key: 
                             policy=policy, as_of=as_of)
 
     def rendered() -> bytes:
-        return render_document(build_validation(engine, topic, options), format)
+        return render_document(build_validation(engine, topic, options, produce_to=produce_to), format)
 
-    key = ("validation", topic, queue, target, confidence, interval, policy, as_of, format)
+    key = ("validation", topic, queue, target, confidence, interval, policy, as_of, format, produce_to)
     return Response(await request.app.state.renders.run(key, rendered), media_type=VALIDATION_MEDIA[format])
 
 

@@ -131,10 +131,32 @@ def _reviewed_prefix(conn: Connection, topic_id: int, labels: QueueLabels,
 REVIEW_ROLES = ("review", "adjudication")
 
 
+# the most candidate ranks `_reviewed_beyond` looks up one by one; past it one pass over the queue's entries is
+# cheaper (a team that reviews in another order judges most of the queue outside the prefix)
+CANDIDATES_LOOKED_UP = 20_000
+RANK_CHUNK = 5_000  # ranks per statement (well under every driver's bound-parameter limit)
+
+
 def _reviewed_beyond(conn: Connection, topic_id: int, queue_id: int, labels: QueueLabels, prefix: int,
                      as_of: int | None) -> npt.NDArray[np.int64]:
     """Queue ranks after ``prefix`` whose document was judged in a review role (and has a label now): documents
-    the team reviewed out of queue order (random order, another tool's order, batches by custodian)."""
+    the team reviewed out of queue order (random order, another tool's order, batches by custodian).
+
+    Only ranks with a label now can qualify, so when they are few (a rest sample's documents, say) each is looked
+    up through the judgments' (topic, document) index, instead of a pass over every entry after the prefix."""
+    judged = labels.labels[prefix:] >= 0
+    candidates = np.flatnonzero(judged) + prefix + 1
+    if len(candidates) <= CANDIDATES_LOOKED_UP:
+        in_review = select(Judgment.id).where(Judgment.topic_id == topic_id, Judgment.doc_id == QueueEntry.doc_id,
+                                              Judgment.role.in_(REVIEW_ROLES))
+        if as_of is not None:
+            in_review = in_review.where(Judgment.id <= as_of)
+        found: list[int] = []
+        for start in range(0, len(candidates), RANK_CHUNK):
+            chunk = candidates[start:start + RANK_CHUNK].tolist()
+            found.extend(conn.execute(select(QueueEntry.rank).where(
+                QueueEntry.queue_id == queue_id, QueueEntry.rank.in_(chunk), in_review.exists())).scalars())
+        return np.unique(np.asarray(found, dtype=np.int64))
     judged_in_review = select(Judgment.doc_id).where(Judgment.topic_id == topic_id,
                                                      Judgment.role.in_(REVIEW_ROLES))
     if as_of is not None:
