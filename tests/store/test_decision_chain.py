@@ -9,7 +9,6 @@ from datetime import UTC, datetime
 from hashlib import sha256
 from pathlib import Path
 
-import pytest
 from sqlalchemy import Engine, inspect, select, text
 
 from reviewdepth.services.audit import verify_chains
@@ -82,23 +81,31 @@ def test_migration_0015_round_trip_keeps_old_rows_verifiable(empty_db_url: str, 
         engine.dispose()
 
 
-@pytest.mark.parametrize("tamper", [
-    "UPDATE judgments SET decision = NULL WHERE decision = 'maybe'",   # a maybe turned into a non-decision
-    "UPDATE judgments SET decision = 'maybe' WHERE doc_id = 'd1'",      # a field set on an old-style row
-    "UPDATE judgments SET reason = 'wrong design' WHERE reason IS NOT NULL",
-    "UPDATE judgments SET stage = NULL WHERE stage = 'full-text'",
-])
-def test_an_edit_of_a_new_field_is_caught(engine: Engine, tmp_path: Path, tamper: str) -> None:
+def test_an_edit_of_a_new_field_is_caught(engine: Engine, tmp_path: Path) -> None:
     _queue(engine, tmp_path)
     screening_settings(engine, "T", add=["wrong population", "wrong design"])
     record_judgment(engine, "T", "d1", "1", reviewer="ana")
     record_judgment(engine, "T", "d2", "maybe", reviewer="ana")
     record_judgment(engine, "T", "d3", "0", reviewer="ana", reason="wrong population", stage="full-text")
     assert all(c.intact for c in verify_chains(engine))
-    with engine.begin() as conn:
-        conn.execute(text(tamper))
-    [check] = verify_chains(engine)
-    assert check.broken is not None and "does not match its chain hash" in check.broken.reason
+    for tamper, undo in [
+        # a maybe turned into a non-decision; a field set on an old-style row; a reason, a stage changed
+        ("UPDATE judgments SET decision = NULL WHERE doc_id = 'd2'",
+         "UPDATE judgments SET decision = 'maybe' WHERE doc_id = 'd2'"),
+        ("UPDATE judgments SET decision = 'maybe' WHERE doc_id = 'd1'",
+         "UPDATE judgments SET decision = NULL WHERE doc_id = 'd1'"),
+        ("UPDATE judgments SET reason = 'wrong design' WHERE doc_id = 'd3'",
+         "UPDATE judgments SET reason = 'wrong population' WHERE doc_id = 'd3'"),
+        ("UPDATE judgments SET stage = NULL WHERE doc_id = 'd3'",
+         "UPDATE judgments SET stage = 'full-text' WHERE doc_id = 'd3'"),
+    ]:
+        with engine.begin() as conn:
+            conn.execute(text(tamper))
+        [check] = verify_chains(engine)
+        assert check.broken is not None and "does not match its chain hash" in check.broken.reason, tamper
+        with engine.begin() as conn:
+            conn.execute(text(undo))
+        assert all(c.intact for c in verify_chains(engine)), undo
 
 
 def test_every_bulk_path_links_the_new_fields(engine: Engine, tmp_path: Path) -> None:
