@@ -61,7 +61,8 @@ def conflicts(
         writer.writerow(["doc_id", "status", "reviewer", "label", "relevant", "role", "judgment_id"])
         for c in found:
             for v in c.votes + ([c.adjudication] if c.adjudication else []):
-                writer.writerow([c.doc_id, c.status, v.reviewer, v.label, int(v.relevant), v.role, v.judgment_id])
+                writer.writerow([c.doc_id, c.status, v.reviewer, v.label,
+                                 "" if v.relevant is None else int(v.relevant), v.role, v.judgment_id])
         sys.stdout.write(buffer.getvalue())
         return
     open_count = sum(c.status == "open" for c in found)

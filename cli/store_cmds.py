@@ -191,13 +191,18 @@ def judge(
     topic: Annotated[str, typer.Argument(help="Topic name.")],
     doc: Annotated[str | None, typer.Argument(help="Document id (not with --file).")] = None,
     label: Annotated[str | None, typer.Argument(
-        help="1/0, yes/no, relevant/irrelevant, include/exclude, or a grade (not with --file).")] = None,
+        help="1/0, yes/no, relevant/irrelevant, include/exclude, a grade, maybe (recorded, decides no label) or "
+        "skip (logged, the document stays unscreened) (not with --file).")] = None,
     reviewer: Annotated[str | None, typer.Option("--reviewer", help="Who judged (default: login).")] = None,
     role: Annotated[str, typer.Option("--role", help="review, sample, qc, adjudication or audit.")] = "review",
     note: Annotated[str | None, typer.Option("--note", help="Free text kept with the judgment.")] = None,
+    reason: Annotated[str | None, typer.Option(
+        "--reason", help="An exclude's reason, one of the topic's (reviewdepth topic reasons).")] = None,
+    stage: Annotated[str | None, typer.Option(
+        "--stage", help="Screening stage: title-abstract (default) or full-text.")] = None,
     file: Annotated[str | None, typer.Option(
-        "--file", help="CSV/TSV with a header: doc and label, optionally reviewer, role, note, queue "
-        "(--reviewer, --role and --queue are the defaults). One transaction.")] = None,
+        "--file", help="CSV/TSV with a header: doc and label, optionally reviewer, role, note, queue, reason, "
+        "stage (--reviewer, --role and --queue are the defaults). One transaction.")] = None,
     queue: Annotated[str | None, typer.Option(
         "--queue", help="The queue the document was served from (default: the topic's newest).")] = None,
     allow_unqueued: Annotated[bool, typer.Option(
@@ -209,8 +214,8 @@ def judge(
     recorded before is refused unless --again). Documents in no queue of the topic are refused unless
     --allow-unqueued."""
     if file is not None:
-        if doc is not None or label is not None or note is not None:
-            fail("judge --file takes no DOC, LABEL or --note (put them in the file)")
+        if doc is not None or label is not None or note is not None or reason is not None or stage is not None:
+            fail("judge --file takes no DOC, LABEL, --note, --reason or --stage (put them in the file)")
         from reviewdepth.services.judgment_files import record_judgment_file
 
         engine = open_engine(db)
@@ -230,9 +235,12 @@ def judge(
     engine = open_engine(db)
     with handled_errors():
         record = record_judgment(engine, topic, doc, label, reviewer=reviewer or default_reviewer(), role=role,
-                                 note=note, source="cli", queue=queue, allow_unqueued=allow_unqueued)
-    typer.echo(f"judgment {record.id}: {topic} {doc} = {record.label} "
-               f"({'relevant' if record.relevant else 'not relevant'}) by {record.reviewer}")
+                                 note=note, source="cli", queue=queue, allow_unqueued=allow_unqueued, reason=reason,
+                                 stage=stage)
+    meaning = {"include": "relevant", "exclude": "not relevant", "maybe": "maybe: decides no label",
+               "skip": "skipped: not screened"}.get(record.decision, record.decision)
+    more = "".join(f", {v}" for v in (record.reason, None if stage is None else record.stage) if v)
+    typer.echo(f"judgment {record.id}: {topic} {doc} = {record.label} ({meaning}{more}) by {record.reviewer}")
 
 
 def judgments(
@@ -249,7 +257,7 @@ def judgments(
     with handled_errors():
         records = list_judgments(engine, topic, as_of=as_of, reviewer=reviewer)
     columns = ["id", "topic", "doc_id", "label", "relevant", "grade", "reviewer", "role", "source", "note",
-               "recorded_at", "queue"]
+               "recorded_at", "queue", "decision", "reason", "stage"]
     write_rows([r.as_dict() for r in records], output_format, columns, title=f"judgments of {topic}",
                shown=("id", "doc_id", "label", "relevant", "reviewer", "role", "recorded_at", "source", "queue"))
 
@@ -303,6 +311,40 @@ def screening_order(
     with handled_errors():
         record = get_topic(engine, topic) if order is None else declare_screening_order(engine, topic, order)
     typer.echo(f"{record.name}: screening order {record.screening_order}")
+
+
+def topic_reasons(
+    topic: Annotated[str, typer.Argument(help="Topic name.")],
+    add: Annotated[list[str] | None, typer.Option("--add", help="Add an exclusion reason (repeatable).")] = None,
+    remove: Annotated[list[str] | None, typer.Option(
+        "--remove", help="Remove a reason no judgment carries (repeatable).")] = None,
+    db: DbOption = None,
+) -> None:
+    """Show, or change, the exclusion reasons TOPIC's excludes may carry (judge --reason, a judgment file's reason
+    column, the API's reason field). One transaction: all the changes or none."""
+    from reviewdepth.services.screening import screening_settings
+
+    engine = open_engine(db)
+    with handled_errors():
+        settings = screening_settings(engine, topic, add=add or (), remove=remove or ())
+    typer.echo(f"{settings.topic}: {len(settings.reasons)} exclusion reason(s)")
+    for reason in settings.reasons:
+        typer.echo(f"  {reason}")
+
+
+def topic_conflict_rule(
+    topic: Annotated[str, typer.Argument(help="Topic name.")],
+    rule: Annotated[str | None, typer.Argument(
+        help="rayyan (default: exclude vs maybe is not a conflict) or strict (any difference is).")] = None,
+    db: DbOption = None,
+) -> None:
+    """Show, or set, which differing votes on a document are a conflict for TOPIC."""
+    from reviewdepth.services.screening import screening_settings
+
+    engine = open_engine(db)
+    with handled_errors():
+        settings = screening_settings(engine, topic, conflict_rule=rule)
+    typer.echo(f"{settings.topic}: conflict rule {settings.conflict_rule}")
 
 
 def queue_list(
@@ -374,6 +416,11 @@ def register_store(app: typer.Typer) -> None:
     app.add_typer(db_app, name="db")
     app.add_typer(import_app, name="import")
     app.add_typer(queue_app, name="queue")
+    topic_app = typer.Typer(help="A topic's screening settings: exclusion reasons, conflict rule.",
+                            no_args_is_help=True, rich_markup_mode=None)
+    app.add_typer(topic_app, name="topic")
+    topic_app.command("reasons")(topic_reasons)
+    topic_app.command("conflict-rule")(topic_conflict_rule)
 
     db_app.command("upgrade")(db_upgrade)
     db_app.command("downgrade")(db_downgrade)

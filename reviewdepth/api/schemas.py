@@ -82,9 +82,10 @@ from reviewdepth.services.imports import label_pattern
 from reviewdepth.services.judgments import JudgmentRecord
 from reviewdepth.services.keys import KeyRecord
 from reviewdepth.services.queues import QueueRecord, QueueSummary
+from reviewdepth.services.screening import ScreeningSettings
 from reviewdepth.services.topics import TopicRecord
 from reviewdepth.store import validation
-from reviewdepth.store.models import USER_ROLES
+from reviewdepth.store.models import CONFLICT_RULES, STAGES, USER_ROLES
 from reviewdepth.store.validation import INT64_MAX
 
 Measure = float | int | str | None
@@ -161,6 +162,11 @@ Label = Annotated[str, BeforeValidator(label_from_json), Field(min_length=1, max
                       {"type": "boolean"}]})]
 Note = Annotated[str, Field(max_length=validation.NOTE_LENGTH, json_schema_extra={
     "pattern": validation.free_text_pattern()}), AfterValidator(_checked(_note, "note"))]
+Reason = Annotated[str, _name(validation.REASON_LENGTH), AfterValidator(_checked(validation.reason_text, "reason"))]
+Stage = Literal["title-abstract", "full-text"]
+assert get_args(Stage) == STAGES, "the screening stages are the store's"
+ConflictRule = Literal["rayyan", "strict"]
+assert get_args(ConflictRule) == CONFLICT_RULES, "the conflict rules are the store's"
 Role = Literal["review", "sample", "qc", "adjudication", "audit"]
 assert get_args(Role) == USER_ROLES, "the roles a judgment is recorded with are the store's"
 
@@ -316,6 +322,19 @@ class ScreeningOrderIn(BaseModel):
                     "queue: along the queue or another order (the default).")
 
 
+class ScreeningSettingsIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    add_reasons: list[Reason] = Field(default_factory=list, description="Exclusion reasons to add (all new).")
+    remove_reasons: list[Reason] = Field(default_factory=list,
+                                         description="Reasons to remove (listed, and carried by no judgment).")
+    conflict_rule: ConflictRule | None = Field(
+        default=None, description="rayyan (the default: exclude vs maybe is not a conflict) or strict (any "
+                                  "difference is); null leaves it as it is.")
+
+
+ScreeningSettingsOut = dataclass_model(ScreeningSettings, name="ScreeningSettingsOut",
+                                       override={"conflict_rule": ConflictRule})
 TopicOut = dataclass_model(TopicRecord, name="TopicOut", override={"screening_order": Literal["queue", "random"]})
 
 
@@ -369,12 +388,17 @@ class JudgmentIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     doc_id: DocId
-    label: Label = Field(description="1/0, yes/no, true/false, relevant/irrelevant, include/exclude, or an integer "
-                                     "grade; as a string, or as a JSON integer or boolean (recorded as its text).")
+    label: Label = Field(description="1/0, yes/no, true/false, relevant/irrelevant, include/exclude, an integer "
+                                     "grade, maybe (recorded, decides no label) or skip (logged, the document stays "
+                                     "unscreened); as a string, or as a JSON integer or boolean (recorded as its "
+                                     "text).")
     role: Role = Field(default="review", description="review, sample, qc, adjudication or audit.")
     queue: QueueName | None = Field(default=None, description="The queue it was served from (default: the batch's "
                                                               "queue).")
     note: Note | None = None
+    reason: Reason | None = Field(default=None, description="An exclude's reason, one of the topic's exclusion "
+                                                            "reasons (else 422).")
+    stage: Stage | None = Field(default=None, description="The screening stage (default title-abstract).")
 
 
 class JudgmentBatchIn(BaseModel):
@@ -414,7 +438,10 @@ def judgment_batch_validator() -> SchemaValidator:
         cs.dataclass_field("role", optional(cs.literal_schema(list(USER_ROLES)), "review")),
         cs.dataclass_field("queue", optional(cs.nullable_schema(queue))),
         cs.dataclass_field("note", optional(cs.nullable_schema(checked(_note, "note", validation.NOTE_LENGTH, 0)))),
-    ], extra_behavior="forbid"), ["doc_id", "label", "role", "note", "queue"], frozen=True)
+        cs.dataclass_field("reason", optional(cs.nullable_schema(
+            checked(validation.reason_text, "reason", validation.REASON_LENGTH)))),
+        cs.dataclass_field("stage", optional(cs.nullable_schema(cs.literal_schema(list(STAGES))))),
+    ], extra_behavior="forbid"), ["doc_id", "label", "role", "note", "queue", "reason", "stage"], frozen=True)
     return SchemaValidator(cs.typed_dict_schema({
         "judgments": cs.typed_dict_field(cs.list_schema(item, min_length=1)),
         "queue": cs.typed_dict_field(optional(cs.nullable_schema(queue)), required=False),
@@ -447,7 +474,8 @@ class JudgmentPage(BaseModel):
 class VoteOut(BaseModel):
     reviewer: str
     label: str
-    relevant: bool
+    relevant: bool | None = Field(description="null: a maybe")
+    decision: Literal["include", "exclude", "maybe"]
     role: str
     judgment_id: int
     recorded_at: str
@@ -459,6 +487,7 @@ class ConflictOut(BaseModel):
     votes: list[VoteOut]
     relevant_votes: int
     not_relevant_votes: int
+    maybe_votes: int
     adjudication: VoteOut | None
 
 

@@ -39,7 +39,7 @@ PREFERRED_COLUMNS = {"doc": "record_id", "label": "asreview_label"}
 CANDIDATES_SHOWN = 4  # candidate --map values a refusal lists
 # a judge file's columns (`judge --file`)
 SHEET_REQUIRED = ("doc", "label")
-SHEET_OPTIONAL = ("reviewer", "role", "note", "queue")
+SHEET_OPTIONAL = ("reviewer", "role", "note", "queue", "reason", "stage")
 DELIMITERS = ",;\t|"
 DELIMITER_SAMPLE = 100  # non-blank lines the delimiter must agree with
 # a day-first or month-first date with a four-digit year, optionally a time (what spreadsheets write)

@@ -170,7 +170,9 @@ def _quality_rows(report: Report) -> list[tuple[str, str, str, Any]]:
             if key != "policy":
                 out.append(("policy_sensitivity", row.policy, key, value))
     for key, value in section_items(report.prisma):
-        if isinstance(value, dict):
+        if isinstance(value, dict) and not value:  # an empty mapping still names its field
+            out.append(("prisma", key, "value", None))
+        elif isinstance(value, dict):
             for sub, count in value.items():
                 out.append(("prisma", f"{key}.{sub}", "value", count))
         else:

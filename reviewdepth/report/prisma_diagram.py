@@ -137,6 +137,8 @@ def box_lines(box: FlowBox, flow: PrismaFlow) -> list[Line]:
         if "conflicts" in c:
             lines.append(replace(_counted("reviewers disagreed on: ", c["conflicts"]), indent=True))
             lines.append(replace(_counted("resolved by adjudication: ", c["conflicts_resolved"]), indent=True))
+        if "undecided" in c:
+            lines.append(replace(_counted("screened, undecided (maybe): ", c["undecided"]), indent=True))
         independent = {True: "yes", False: "no", None: "not stated"}[flow.counts.independent]
         lines.append(Line((Segment(f"screened independently (blind): {independent}"),), indent=True))
         return lines + _wrapped("(every identified record; those no person screened were excluded by the stop "
@@ -144,6 +146,8 @@ def box_lines(box: FlowBox, flow: PrismaFlow) -> list[Line]:
     if box.code == "excluded":
         lines = [*_wrapped("Records excluded", side, bold=True),
                  _counted("by a person: ", c["by_person"]),
+                 *([replace(_counted("of which at full text: ", c["full_text"]), indent=True)]
+                   if "full_text" in c else []),
                  _counted("by automation: ", c["by_automation"])]
         stop = c.get("stopped_at_rank")
         if stop is not None:
@@ -151,16 +155,29 @@ def box_lines(box: FlowBox, flow: PrismaFlow) -> list[Line]:
         return lines + _wrapped("(by automation: not screened by a person, left by the stop decision of the "
                                 "prioritised review)", side, muted=True)
     if box.code == "reports":
+        if flow.stages_recorded:
+            return [_counted("Reports sought for retrieval: ", c["sought"]),
+                    _counted("Reports assessed for eligibility: ", c["assessed"]),
+                    *_wrapped("(records that reached the full-text stage; reviewdepth records no retrieval step, "
+                              "so every report sought is counted as assessed)", side, muted=True)]
         return [_counted("Reports sought for retrieval: ", c["sought"]),
                 _counted("Reports assessed for eligibility: ", c["assessed"]),
-                *_wrapped("(decisions carry no screening stage yet: title and abstract and full text are not told "
+                *_wrapped("(no judgment names a screening stage: title and abstract and full text are not told "
                           "apart; the included count is each record's final decision)", side, muted=True)]
     if box.code == "reports_excluded":
-        if flow.exclusion_reasons:
-            return [*_wrapped("Reports excluded, by reason", side, bold=True),
-                    *[_counted(f"{count.code}: ", count) for count in box.counts]]
+        if "full_text" in c or flow.exclusion_reasons:
+            lines = [*_wrapped("Reports excluded", side, bold=True)]
+            if "full_text" in c:
+                lines.append(_counted("at full text: ", c["full_text"]))
+            if flow.exclusion_reasons:
+                lines += [*_wrapped("by reason (stage: reason):", side),
+                          *[replace(_counted(f"{count.code}: ", count), indent=True) for count in box.counts
+                            if count.code != "full_text"]]
+            else:
+                lines += _wrapped("(no exclude carries a reason)", side, muted=True)
+            return lines
         return [_counted("Reports excluded, with reasons: ", c["reasons"]),
-                *_wrapped("(decisions carry no exclusion reason yet)", side, muted=True)]
+                *_wrapped("(no exclude carries a reason and no judgment names a stage)", side, muted=True)]
     if box.code == "included":
         return [*_wrapped("Studies included in review", side, bold=True), _counted("n = ", c["studies"]),
                 *_wrapped(f"(records included under the label policy {policy!r})", side, muted=True)]

@@ -3,7 +3,7 @@ report and ``reviewdepth prisma`` print them)."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 
@@ -26,6 +26,16 @@ class PrismaCounts:
     conflicts_resolved: int
     independent: bool | None
     label_policy: str
+    # screening decisions (`reviewdepth.services.evidence.prisma_counts.decision_counts`): records screened whose
+    # reviewers said only maybe (screened, undecided: in ``screened``, neither included nor excluded); whether any
+    # judgment names a screening stage; records reaching full text (a decision or a maybe at stage full-text) and
+    # those excluded there (None: no stage recorded); excluded records per "<stage>: <reason>" of the exclude that
+    # decided them (only records whose exclude carries a reason)
+    screened_undecided: int = 0
+    stages_recorded: bool = False
+    full_text_assessed: int | None = None
+    excluded_full_text: int | None = None
+    excluded_per_reason: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -67,12 +77,20 @@ class FlowCount:
 
 @dataclass(frozen=True)
 class ExclusionReason:
-    """Records excluded for one reason at one screening stage. A hook: decisions carry no reason or stage yet
-    (issue 28, item 2), so `prisma_flow` is given none and the diagram says "not recorded"."""
+    """Records excluded for one reason at one screening stage (`PrismaCounts.excluded_per_reason`, whose keys are
+    ``"<stage>: <reason>"``; a stage holds no ``": "``, so the first one splits the key)."""
 
     stage: str
     reason: str
     records: int
+
+
+def exclusion_reasons_of(counts: PrismaCounts) -> tuple[ExclusionReason, ...]:
+    out = []
+    for key, value in counts.excluded_per_reason.items():
+        stage, _, reason = key.partition(": ")
+        out.append(ExclusionReason(stage, reason, value))
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -105,7 +123,7 @@ def _count(counts: PrismaCounts, code: str, field: str) -> FlowCount:
 
 
 def prisma_flow(topic: str, counts: PrismaCounts, *,
-                exclusion_reasons: tuple[ExclusionReason, ...] = ()) -> PrismaFlow:
+                exclusion_reasons: tuple[ExclusionReason, ...] | None = None) -> PrismaFlow:
     """The PRISMA 2020 flow of ``counts`` (Page et al., BMJ 2021;372:n71):
 
     - identification: records identified (``identified``); removed before screening: duplicates not recorded
@@ -118,11 +136,16 @@ def prisma_flow(topic: str, counts: PrismaCounts, *,
       (``not_screened_review_stopped``, with ``stopped_at_rank`` when screening followed the queue): the split
       the template's footnote asks for when automation tools were used; how the screened records were screened
       (``reviewers_per_record``, and with two or more reviewers ``conflicts`` and ``conflicts_resolved``);
-      reports sought / assessed and reports excluded per reason: not recorded, since decisions carry no
-      screening stage or reason yet (``exclusion_reasons`` is the hook that will fill them);
+      records screened with only maybes (``screened_undecided``), when there are some; reports sought /
+      assessed: the records reaching full text (``full_text_assessed``: reviewdepth records no retrieval step,
+      so sought = assessed), with those excluded there (``excluded_full_text``), or not recorded when no
+      judgment names a stage; reports excluded per reason (``excluded_per_reason``, by default the
+      ``exclusion_reasons``), or not recorded when no exclude carries a reason;
     - included: studies included (``included``).
     """
     c = counts
+    if exclusion_reasons is None:
+        exclusion_reasons = exclusion_reasons_of(c)
     boxes = [
         FlowBox("identified", "identification", False, (_count(c, "records", "identified"),)),
         FlowBox("removed_before", "identification", True, (FlowCount("duplicates", None, None),)),
@@ -138,16 +161,22 @@ def prisma_flow(topic: str, counts: PrismaCounts, *,
             *(FlowCount(f"reviewers:{k}", v, f"reviewers_per_record.{k}")
               for k, v in sorted(c.reviewers_per_record.items())),
             *((_count(c, "conflicts", "conflicts"), _count(c, "conflicts_resolved", "conflicts_resolved"))
-              if max(c.reviewers_per_record, default=0) >= 2 else ()))),
+              if max(c.reviewers_per_record, default=0) >= 2 else ()),
+            *((_count(c, "undecided", "screened_undecided"),) if c.screened_undecided else ()))),
         FlowBox("excluded", "screening", True, (
             _count(c, "by_person", "excluded_by_reviewers"),
+            *((_count(c, "full_text", "excluded_full_text"),) if c.excluded_full_text is not None else ()),
             _count(c, "by_automation", "not_screened_review_stopped"), *stop)),
-        FlowBox("reports", "screening", False, (FlowCount("sought", None, None),
-                                               FlowCount("assessed", None, None))),
-        FlowBox("reports_excluded", "screening", True, tuple(
-            FlowCount(f"{r.stage}: {r.reason}", r.records, None) for r in exclusion_reasons)
-            or (FlowCount("reasons", None, None),)),
+        FlowBox("reports", "screening", False, (
+            (_count(c, "sought", "full_text_assessed"), _count(c, "assessed", "full_text_assessed"))
+            if c.full_text_assessed is not None else
+            (FlowCount("sought", None, None), FlowCount("assessed", None, None)))),
+        FlowBox("reports_excluded", "screening", True, (
+            *((_count(c, "full_text", "excluded_full_text"),) if c.excluded_full_text is not None else ()),
+            *(FlowCount(f"{r.stage}: {r.reason}", r.records, f"excluded_per_reason.{r.stage}: {r.reason}")
+              for r in exclusion_reasons)) or (FlowCount("reasons", None, None),)),
         FlowBox("included", "included", False, (_count(c, "studies", "included"),)),
     ]
-    return PrismaFlow(topic=topic, counts=c, boxes=tuple(boxes), duplicates_recorded=False, stages_recorded=False,
+    return PrismaFlow(topic=topic, counts=c, boxes=tuple(boxes), duplicates_recorded=False,
+                      stages_recorded=c.stages_recorded,
                       exclusion_reasons=exclusion_reasons)

@@ -1,5 +1,8 @@
 """Inter-reviewer agreement on the documents two or more reviewers voted on (votes: `reviewdepth.store.votes`).
 
+A maybe is no vote here: agreement, κ and α count include / exclude votes only, so a document one reviewer
+included and another marked maybe is left out of that pair (the conflict rules do see maybes).
+
 Per reviewer pair: percent agreement (exact binomial interval) and Cohen's kappa (FCE 1969 interval) on the
 documents both voted on. Overall: the share of multi-reviewer documents on which every vote agrees, and
 Krippendorff's alpha (nominal) over all of them, with a seeded bootstrap interval.
@@ -62,9 +65,9 @@ def agreement_of(documents: list[DocumentVotes], confidence: float = 0.95) -> Ag
         ordered = sorted(doc.votes, key=lambda v: v.reviewer)
         for first, second in combinations(ordered, 2):
             a, b = pairs.setdefault((first.reviewer, second.reviewer), ([], []))
-            a.append(int(first.relevant))
-            b.append(int(second.relevant))
-    yes = np.array([sum(v.relevant for v in d.votes) for d in multi], dtype=np.int64)
+            a.append(int(first.relevant is True))
+            b.append(int(second.relevant is True))
+    yes = np.array([sum(v.relevant is True for v in d.votes) for d in multi], dtype=np.int64)
     no = np.array([len(d.votes) for d in multi], dtype=np.int64) - yes
     unanimous = int(np.count_nonzero((yes == 0) | (no == 0)))
     return AgreementSummary(

@@ -14,8 +14,10 @@ are a share r of all served. "Reviewed" is the queue's reviewed prefix as the re
 (`reviewdepth.services.evidence.queue_evidence.queue_evidence`). Advancing the stream passes permutation elements whose
 document already has a judgment (any role; they cost nothing: ``position`` advances, ``served`` does not) and
 serves the first that still needs one (both advance). A served audit document that is still unjudged is served
-again, first, by every later call, so none is lost. The stream's row is locked while it advances, so two calls at
-once never serve the same element as new.
+again, first, by every later call, so none is lost. A ranked document someone skipped or marked maybe, and no one
+decided, is served after every other unjudged document of the queue (a skip moves on; a maybe waits for a
+decision); it stays unjudged, so the reviewed prefix and the audit pace are as without the skip. The stream's row
+is locked while it advances, so two calls at once never serve the same element as new.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
 
-from sqlalchemy import Connection, Engine, func, insert, select, update
+from sqlalchemy import Connection, Engine, func, insert, select, text, update
 from sqlalchemy.exc import IntegrityError
 
 from reviewdepth.estimation.audit_order import SEED_LIMIT, population_digest, sorted_population
@@ -49,7 +51,7 @@ from reviewdepth.store import validation
 from reviewdepth.store.ingest import utc_now
 from reviewdepth.store.labels import POLICIES, UNJUDGED
 from reviewdepth.store.loaders import load_queue_labels
-from reviewdepth.store.models import VOID_ROLE, AuditStream, Judgment, Queue
+from reviewdepth.store.models import SCREENING_ROWS, VOID_ROLE, AuditStream, Judgment, Queue
 from reviewdepth.store.snapshot import read_snapshot
 
 AUDIT_ROLE = "audit"
@@ -354,6 +356,8 @@ def next_documents(engine: Engine, topic: str, *, queue: str | None = None, coun
         stream = active_stream(conn, topic_id)
         order = stream_population(conn, stream, topic, {row.id: docs})[0] if stream is not None else []
         reviewed = queue_evidence(conn, topic_id, row, labels, None).reviewed
+        deferred = set(conn.execute(select(Judgment.doc_id).where(
+            Judgment.topic_id == topic_id, text(SCREENING_ROWS), Judgment.decision.is_not(None))).scalars())
 
     judged_mask = labels.labels != UNJUDGED
     in_batch: dict[str, int] = {}  # doc id -> index in `out`
@@ -382,12 +386,17 @@ def next_documents(engine: Engine, topic: str, *, queue: str | None = None, coun
             reviewed_now = max(reviewed_now, prefix)
 
     cursor = 0  # the next rank index to look at for a ranked document
+    later = 0  # the same for the deferred ones (skipped or maybe), served once no other is left
 
     def next_ranked() -> ServedDocument | None:
-        nonlocal cursor
-        while cursor < len(docs) and (judged_mask[cursor] or docs[cursor] in in_batch):
+        nonlocal cursor, later
+        while cursor < len(docs) and (judged_mask[cursor] or docs[cursor] in in_batch or docs[cursor] in deferred):
             cursor += 1
-        return None if cursor == len(docs) else ServedDocument(docs[cursor], REVIEW_ROLE, cursor + 1)
+        if cursor < len(docs):
+            return ServedDocument(docs[cursor], REVIEW_ROLE, cursor + 1)
+        while later < len(docs) and (judged_mask[later] or docs[later] in in_batch):
+            later += 1
+        return None if later == len(docs) else ServedDocument(docs[later], REVIEW_ROLE, later + 1)
 
     def add(item: ServedDocument) -> None:
         in_batch[item.doc_id] = len(out)

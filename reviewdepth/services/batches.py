@@ -14,7 +14,7 @@ from sqlalchemy import Engine, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from reviewdepth.services.errors import Conflict, Invalid, NotFound
-from reviewdepth.services.judgments import Decision, checked_decision
+from reviewdepth.services.judgments import Decision, check_reasons, checked_decision, new_judgment
 from reviewdepth.services.served_queues import API_HINT, ServedQueues
 from reviewdepth.store import validation
 from reviewdepth.store.chain import NewJudgment, SharedJudgments, append_judgments
@@ -33,6 +33,8 @@ class BatchItem:
     role: str = "review"
     note: str | None = None
     queue: str | None = None  # the queue it was served from (default: the batch's queue, else the newest)
+    reason: str | None = None  # an exclude's reason, from the topic's list
+    stage: str | None = None  # title-abstract (default) or full-text
 
 
 @dataclass(frozen=True)
@@ -45,7 +47,7 @@ def _validated(items: Sequence[BatchItem], level: int) -> list[Decision]:
     if not items:
         raise Invalid("judgments: send at least one judgment")
     return [checked_decision(item.doc_id, item.label, role=item.role, note=item.note, level=level,
-                             field=_item(i)) for i, item in enumerate(items)]
+                             field=_item(i), reason=item.reason, stage=item.stage) for i, item in enumerate(items)]
 
 
 def _item(i: int) -> Callable[[str], str]:
@@ -56,8 +58,11 @@ def _item(i: int) -> Callable[[str], str]:
 def _request_digest(topic: str, items: Sequence[BatchItem], queue: str | None = None,
                     allow_unqueued: bool = False) -> str:
     # the fields added with revision 0005 enter only when used, so digests stored before it still match
-    extra = [[i.queue for i in items], queue, allow_unqueued] if queue is not None or allow_unqueued or any(
-        i.queue is not None for i in items) else []
+    extra: list[object] = [[i.queue for i in items], queue, allow_unqueued] if queue is not None or \
+        allow_unqueued or any(i.queue is not None for i in items) else []
+    # and so do those of revision 0015
+    if any(i.reason is not None or i.stage is not None for i in items):
+        extra = [*(extra or [[i.queue for i in items], queue, allow_unqueued]), [[i.reason, i.stage] for i in items]]
     canonical = json.dumps([topic, [[i.doc_id, i.label, i.role, i.note] for i in items], *extra],
                            ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
@@ -106,6 +111,7 @@ def record_batch(engine: Engine, topic: str, items: Sequence[BatchItem], *, revi
             if found is None:
                 raise NotFound(f"unknown topic {topic!r}")
             topic_id, queues, queued = found
+            check_reasons(conn, topic_id, topic, parsed, _item)
             served = ServedQueues(conn, topic_id, topic, queues, queued)
             default_queue = served.queue_id(queue, "queue")
             queue_ids = [default_queue if item.queue is None else served.queue_id(item.queue, f"judgments[{i}].queue")
@@ -122,14 +128,14 @@ def record_batch(engine: Engine, topic: str, items: Sequence[BatchItem], *, revi
                     reviewer=reviewer, key=key, topic_id=topic_id, request_digest=digest, response="[]",
                     created_at=now).returning(ApiIdempotency.id)).scalar_one()
             shared = {(p.role, p.note) for p in parsed}
-            if len(shared) == 1:  # the usual batch (one role, no note) linked as columns: the topic is locked meanwhile
+            # the usual batch (one role, no note, plain decisions) linked as columns: the topic is locked meanwhile
+            if len(shared) == 1 and not any(p.kind or p.reason or p.stage for p in parsed):
                 [(role, note)] = shared
                 rows: Sequence[NewJudgment] | SharedJudgments = SharedJudgments(
                     [topic_id] * len(parsed), [p.doc_id for p in parsed], [p.label for p in parsed],
                     [p.relevant for p in parsed], [p.grade for p in parsed], reviewer, role, source, note, now, None)
             else:
-                rows = [NewJudgment(topic_id, p.doc_id, p.label, p.relevant, p.grade, reviewer, p.role, source, p.note,
-                                    now) for p in parsed]
+                rows = [new_judgment(topic_id, p, reviewer, source, now) for p in parsed]
             ids = append_judgments(conn, rows, return_ids=True, queue_ids=queue_ids)
             if marker is not None:
                 conn.execute(update(ApiIdempotency).where(ApiIdempotency.id == marker)

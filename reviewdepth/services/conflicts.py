@@ -1,9 +1,11 @@
 """Conflicts: documents whose reviewers disagree, until an adjudication recorded after the last vote settles them.
 
 The rule (`reviewdepth.store.votes`): each reviewer's latest decision on a document is their vote (roles
-``review``, ``sample`` and ``qc``); a document with both a relevant and a not-relevant vote is a conflict. An
-``adjudication`` judgment recorded after the last vote resolves it; the votes stay in the log unchanged. A vote
-changed after the adjudication re-opens the conflict.
+``review``, ``sample`` and ``qc``); a reviewer's maybe counts only while they have no vote on it. Under the topic's
+conflict rule (``reviewdepth topic conflict-rule``), ``rayyan`` (default): an include against an exclude or a maybe
+is a conflict, an exclude against a maybe is not; ``strict``: any difference is. An ``adjudication`` judgment
+recorded after the last vote resolves it; the votes stay in the log unchanged. A vote changed after the
+adjudication re-opens the conflict.
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ from sqlalchemy import Engine
 
 from reviewdepth.services.errors import Invalid
 from reviewdepth.services.judgments import judgment_id_as_of, topic_id_of
+from reviewdepth.services.screening import conflict_rule_of
 from reviewdepth.store.ingest import as_utc
+from reviewdepth.store.models import DEFAULT_CONFLICT_RULE
 from reviewdepth.store.votes import DocumentVotes, Vote, load_votes
 
 ConflictStatus = Literal["open", "resolved", "all"]
@@ -23,7 +27,9 @@ STATUSES: tuple[str, ...] = get_args(ConflictStatus)
 
 
 def _vote_dict(vote: Vote) -> dict[str, object]:
-    return {"reviewer": vote.reviewer, "label": vote.label, "relevant": vote.relevant, "role": vote.role,
+    return {"reviewer": vote.reviewer, "label": vote.label, "relevant": vote.relevant,
+            "decision": "maybe" if vote.relevant is None else "include" if vote.relevant else "exclude",
+            "role": vote.role,
             "judgment_id": vote.judgment_id, "recorded_at": as_utc(vote.recorded_at).isoformat()}
 
 
@@ -31,19 +37,21 @@ def _vote_dict(vote: Vote) -> dict[str, object]:
 class ConflictRecord:
     doc_id: str
     status: str
-    votes: list[Vote]
+    votes: list[Vote]  # the reviewers' votes, then the maybes of reviewers without a vote
     adjudication: Vote | None
 
     def as_dict(self) -> dict[str, object]:
         return {"doc_id": self.doc_id, "status": self.status, "votes": [_vote_dict(v) for v in self.votes],
-                "relevant_votes": sum(v.relevant for v in self.votes),
-                "not_relevant_votes": sum(not v.relevant for v in self.votes),
+                "relevant_votes": sum(v.relevant is True for v in self.votes),
+                "not_relevant_votes": sum(v.relevant is False for v in self.votes),
+                "maybe_votes": sum(v.relevant is None for v in self.votes),
                 "adjudication": None if self.adjudication is None else _vote_dict(self.adjudication)}
 
 
-def conflicts_of(documents: list[DocumentVotes]) -> list[ConflictRecord]:
-    return [ConflictRecord(d.doc_id, "resolved" if d.resolved else "open", d.votes, d.adjudication)
-            for d in documents if d.conflicting]
+def conflicts_of(documents: list[DocumentVotes], rule: str = DEFAULT_CONFLICT_RULE) -> list[ConflictRecord]:
+    """The documents whose positions conflict under ``rule`` (`reviewdepth.store.votes.DocumentVotes.conflict`)."""
+    return [ConflictRecord(d.doc_id, "resolved" if d.resolved else "open", [*d.votes, *d.maybes], d.adjudication)
+            for d in documents if d.conflict(rule)]
 
 
 def several_reviewer_votes(engine: Engine, topic: str, as_of: str | None, command: str) -> list[DocumentVotes]:
@@ -59,5 +67,8 @@ def list_conflicts(engine: Engine, topic: str, *, status: str = "all",
     """The topic's conflicts in the order their documents were first judged, optionally only open or resolved."""
     if status not in STATUSES:
         raise Invalid(f"status must be one of {', '.join(STATUSES)}, not {status!r}")
-    found = conflicts_of(several_reviewer_votes(engine, topic, as_of, "conflicts"))
+    documents = several_reviewer_votes(engine, topic, as_of, "conflicts")
+    with engine.connect() as conn:
+        rule = conflict_rule_of(conn, topic_id_of(engine, topic))
+    found = conflicts_of(documents, rule)
     return found if status == "all" else [c for c in found if c.status == status]

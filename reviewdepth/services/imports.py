@@ -41,6 +41,10 @@ ASREVIEW_RANK_COLUMN = "asreview_ranking"  # ASReview exports: the rank each rec
 RELEVANT_WORDS = frozenset({"1", "yes", "y", "true", "relevant", "include", "included", "responsive"})
 NONRELEVANT_WORDS = frozenset({"0", "no", "n", "false", "nonrelevant", "non-relevant", "irrelevant", "exclude",
                                "excluded", "not responsive", "non-responsive"})
+# screening decisions that are not relevance labels (`read_decision`): a maybe is recorded with relevant NULL and
+# decides no label; a skip is logged and leaves the document unscreened
+MAYBE_WORDS = frozenset({"maybe", "uncertain", "unsure", "undecided"})
+SKIP_WORDS = frozenset({"skip", "skipped"})
 
 
 @dataclass
@@ -391,26 +395,43 @@ def read_label(value: str, path: str, line: int, column: str, level: int) -> tup
     raise InputError(path, line, column, f"label {text!r} is {label_vocabulary(level)}")
 
 
+def read_decision(value: str, path: str, line: int, column: str,
+                  level: int) -> tuple[str | None, bool | None, int | None]:
+    """(decision kind, relevant, grade) from a label cell of a door that records screening decisions: ``maybe``
+    (`MAYBE_WORDS`) or ``skip`` (`SKIP_WORDS`) with relevant and grade None, else (None, *`read_label`)."""
+    lowered = value.strip().lower()
+    if lowered in MAYBE_WORDS:
+        return "maybe", None, None
+    if lowered in SKIP_WORDS:
+        return "skip", None, None
+    try:
+        return (None, *read_label(value, path, line, column, level))
+    except InputError as exc:
+        raise InputError(path, line, column, f"label {value.strip()!r} is {label_vocabulary(level, decisions=True)}"
+                         ) from exc
+
+
 def label_pattern() -> str:
-    """The regular expression of the labels `read_label` accepts (for documents that state them): a whole number
-    within int32 in ASCII digits, or a word of the vocabulary in any case."""
+    """The regular expression of the labels `read_decision` accepts (for documents that state them): a whole
+    number within int32 in ASCII digits, or a word of the vocabulary (maybe and skip included) in any case."""
     def any_case(word: str) -> str:
         return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c for c in word)  # letters, "-", " "
 
-    words = sorted(w for w in RELEVANT_WORDS | NONRELEVANT_WORDS if not w.isdigit())
+    words = sorted(w for w in RELEVANT_WORDS | NONRELEVANT_WORDS | MAYBE_WORDS | SKIP_WORDS if not w.isdigit())
     return (f"^(?:{validation.integer_pattern(validation.INT32_MIN, validation.INT32_MAX)}|"
             f"{'|'.join(any_case(w) for w in words)})$")
 
 
-def label_vocabulary(level: int) -> str:
-    """Every label ``read_label`` accepts, in words, generated from the one vocabulary so a word added there is
-    listed too."""
+def label_vocabulary(level: int, *, decisions: bool = False) -> str:
+    """Every label ``read_label`` accepts (with ``decisions``, `read_decision`), in words, generated from the one
+    vocabulary so a word added there is listed too."""
     def words(vocabulary: frozenset[str]) -> str:
         return ", ".join(sorted(w for w in vocabulary if not w.lstrip("-").isdigit()))
 
+    more = (f", nor a maybe ({words(MAYBE_WORDS)}), nor a skip ({words(SKIP_WORDS)})" if decisions else "")
     return (f"neither a whole number (>= {level} relevant, below it not, negative undecided), nor a relevant word "
-            f"({words(RELEVANT_WORDS)}), nor a non-relevant word ({words(NONRELEVANT_WORDS)}), nor empty; case is "
-            "ignored")
+            f"({words(RELEVANT_WORDS)}), nor a non-relevant word ({words(NONRELEVANT_WORDS)}){more}, nor empty; "
+            "case is ignored")
 
 
 def _served_queue_ids(conn: Connection, path: str, topic_ids: dict[str, int], judged: Sequence[tuple[str, str]],
@@ -475,6 +496,7 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
         export.columns["rank"] = ranking_column
     topic, cols = export.topic, export.columns
     judgments: list[tuple[str, str, str, bool | None, int | None, str, datetime | None]] = []
+    kinds: list[str | None] = []  # per judgment, beside `judgments`: maybe / skip (`read_decision`)
     ranked: dict[str, list[tuple[float, str, float | None]]] = {}
     seen_docs: dict[tuple[str, str], int] = {}
     judgment_roles: list[str] = []  # per judgment, beside `judgments`
@@ -499,10 +521,10 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
                              f"duplicate document {doc!r} (first on line {seen_docs[doc_key]})")
         seen_docs[doc_key] = line_no
         label = row.raw("label")
-        relevant, grade = read_label(label, path, line_no, cols["label"], level)
+        kind, relevant, grade = read_decision(label, path, line_no, cols["label"], level)
         if grade is not None and grade >= 0 and (top_grade is None or grade > top_grade[0]):
             top_grade = (grade, line_no)
-        if relevant is not None or grade is not None:
+        if kind is not None or relevant is not None or grade is not None:
             label = checked_value(validation.label_text, label.strip(), path, line_no, cols["label"])
         who = row.raw("reviewer").strip() if row.has("reviewer") else reviewer
         who = checked_value(validation.reviewer_name, who or reviewer, path, line_no,
@@ -512,8 +534,9 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
         if the_role not in USER_ROLES:
             raise InputError(path, line_no, cols["role"], f"role must be one of {', '.join(USER_ROLES)}, "
                              f"not {the_role!r}")
-        if relevant is not None or grade is not None:
+        if kind is not None or relevant is not None or grade is not None:
             judgments.append((the_topic, doc, label.strip(), relevant, grade, who or reviewer, when))
+            kinds.append(kind)
             judgment_roles.append(the_role)
             judgment_lines.append(line_no)
         if row.has("rank"):
@@ -554,9 +577,9 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
         queue_ids = _served_queue_ids(conn, path, ids, [(j[0], j[1]) for j in judgments], judgment_lines,
                                       queue_name, cols["doc"], allow_unqueued)
         append_judgments(conn, [NewJudgment(ids[t], d, lab, rel, g, who, the_role, source, None,
-                                            now if when is None else when, import_id)
-                                for (t, d, lab, rel, g, who, when), the_role in zip(judgments, judgment_roles,
-                                                                                   strict=True)],
+                                            now if when is None else when, import_id, kind)
+                                for (t, d, lab, rel, g, who, when), the_role, kind in zip(
+                                    judgments, judgment_roles, kinds, strict=True)],
                          progress=progress, queue_ids=queue_ids)
         summary.import_id = import_id
         summary.topics = names

@@ -1,7 +1,9 @@
 """``reviewdepth judge TOPIC --file F``: many judgments of one topic from a CSV or TSV file, in one transaction.
 
-The file has a header row; columns ``doc`` and ``label`` are required, ``reviewer``, ``role``, ``note`` and
-``queue`` optional (an empty cell takes the command's default). Any bad line refuses the whole file with
+The file has a header row; columns ``doc`` and ``label`` are required, ``reviewer``, ``role``, ``note``,
+``queue``, ``reason`` and ``stage`` optional (an empty cell takes the command's default). A label may be a maybe or
+a skip (`reviewdepth.services.imports.read_decision`); a reason only on an exclude, and only one of the topic's
+exclusion reasons; a stage ``title-abstract`` (the default) or ``full-text``. Any bad line refuses the whole file with
 ``file:line: field …`` and records nothing. Unlike ``import csv`` (a platform export), a judgment file is a
 reviewer's own work: an empty label is an error, not "not screened yet". Like every imported file it is recorded
 with its digest, and the same file sent again is refused unless ``again`` (it would record every judgment twice).
@@ -16,8 +18,10 @@ from sqlalchemy import Engine
 from reviewdepth.formats.csv_judgments import read_sheet
 from reviewdepth.formats.errors import InputError
 from reviewdepth.formats.source import read_bytes
-from reviewdepth.services.errors import Conflict, NotFound
-from reviewdepth.services.imports import check_new_file, file_digest, read_label, record_import
+from reviewdepth.services.errors import Conflict, Invalid, NotFound
+from reviewdepth.services.imports import check_new_file, file_digest, read_decision, record_import
+from reviewdepth.services.judgments import checked_stage, decision_name
+from reviewdepth.services.screening import first_unknown_reason, unknown_reason_message
 from reviewdepth.services.served_queues import ServedQueues
 from reviewdepth.store import validation
 from reviewdepth.store.chain import NewJudgment, append_judgments
@@ -25,7 +29,8 @@ from reviewdepth.store.ingest import driver_rows, utc_now
 from reviewdepth.store.models import USER_ROLES
 
 # the columns' limits (`reviewdepth.store.validation`, which the judgments table's columns are declared with)
-LIMITS = {"doc": validation.DOC_ID_LENGTH, "label": validation.LABEL_LENGTH, "reviewer": validation.REVIEWER_LENGTH}
+LIMITS = {"doc": validation.DOC_ID_LENGTH, "label": validation.LABEL_LENGTH, "reviewer": validation.REVIEWER_LENGTH,
+          "reason": validation.REASON_LENGTH}
 JUDGE_FILE_KIND = "judge-file"  # its kind in the imports table (reviewdepth.store.models.ImportRecord)
 
 
@@ -40,6 +45,9 @@ class FileLine:
     role: str
     note: str | None
     queue: str | None
+    kind: str | None = None  # maybe / skip
+    reason: str | None = None
+    stage: str | None = None  # None: the default stage
 
 
 def read_judgment_file(data: bytes, path: str, *, reviewer: str, role: str = "review",
@@ -58,15 +66,28 @@ def read_judgment_file(data: bytes, path: str, *, reviewer: str, role: str = "re
                 raise InputError(path, line, name, f"at most {limit} characters")
         if not cell["doc"]:
             raise InputError(path, line, "doc", "empty document id")
-        relevant, grade = read_label(cell["label"], path, line, "label", level)
-        if relevant is None and grade is None:
+        kind, relevant, grade = read_decision(cell["label"], path, line, "label", level)
+        if kind is None and relevant is None and grade is None:
             raise InputError(path, line, "label", "empty label (judge files record decisions; leave the line out "
                              "instead)")
         the_role = cell.get("role") or role
         if the_role not in USER_ROLES:
             raise InputError(path, line, "role", f"must be one of {', '.join(USER_ROLES)}, not {the_role!r}")
+        reason = cell.get("reason", "").strip() or None
+        if reason is not None:
+            try:
+                reason = validation.reason_text(reason)
+            except validation.InvalidValue as exc:
+                raise InputError(path, line, "reason", exc.message) from None
+            if kind is not None or relevant is not False:
+                raise InputError(path, line, "reason", "only an exclude carries a reason, and label "
+                                 f"{cell['label']!r} is {decision_name(kind, relevant, grade)!r}")
+        try:
+            stage = checked_stage(cell.get("stage"), "stage")
+        except Invalid as exc:
+            raise InputError(path, line, "stage", str(exc).removeprefix("stage: ")) from None
         out.append(FileLine(line, cell["doc"], cell["label"], relevant, grade, cell.get("reviewer") or reviewer,
-                            the_role, cell.get("note") or None, cell.get("queue") or None))
+                            the_role, cell.get("note") or None, cell.get("queue") or None, kind, reason, stage))
     if not out:
         raise InputError(path, None, None, "no judgments: the file has a header and no lines")
     return out
@@ -100,11 +121,16 @@ def record_judgment_file(engine: Engine, topic: str, path: str, *, reviewer: str
                 queue_ids.append(default_queue if item.queue is None else served.queue_id(item.queue))
             except Conflict as exc:
                 raise InputError(path, item.line, "queue", str(exc)) from None
+        unknown = first_unknown_reason(conn, topic_id, [item.reason for item in lines])
+        if unknown is not None:
+            bad = lines[unknown]
+            raise InputError(path, bad.line, "reason", unknown_reason_message(topic, str(bad.reason)))
         served.require_queued([item.doc_id for item in lines], allow_unqueued=allow_unqueued,
                               refuse=lambda i, message: InputError(path, lines[i].line, "doc", message))
         import_id = record_import(conn, JUDGE_FILE_KIND, path, digest, len(lines), 1, f"topic={topic}")
         now = utc_now()
         return append_judgments(conn, [NewJudgment(topic_id, item.doc_id, item.label, item.relevant, item.grade,
-                                                   item.reviewer, item.role, source, item.note, now, import_id)
+                                                   item.reviewer, item.role, source, item.note, now, import_id,
+                                                   item.kind, item.reason, item.stage)
                                        for item in lines],
                                 return_ids=True, queue_ids=queue_ids)

@@ -30,12 +30,13 @@ from reviewdepth.report.prisma_diagram import MEDIA_TYPES, DiagramFormat, render
 from reviewdepth.report.prisma_model import PrismaCounts, prisma_flow
 from reviewdepth.services.conflicts import conflicts_of
 from reviewdepth.services.evidence.labels import queue_labels
-from reviewdepth.services.evidence.prisma_counts import outside_queue_counts, prisma_counts
+from reviewdepth.services.evidence.prisma_counts import decision_counts, outside_queue_counts, prisma_counts
 from reviewdepth.services.evidence.queue_evidence import queue_evidence
 from reviewdepth.services.evidence.topic import find_queue, judgment_id_as_of, last_judgment_id
 from reviewdepth.services.evidence.topic import population_size as topic_population
+from reviewdepth.services.screening import conflict_rule_of
 from reviewdepth.store.snapshot import read_snapshot
-from reviewdepth.store.votes import load_votes, reviewers_per_document
+from reviewdepth.store.votes import reviewers_per_document, several_positions
 
 
 def topic_prisma(engine: Engine, topic: str, *, queue: str | None = None, policy: str = "latest",
@@ -58,9 +59,9 @@ def prisma_of(conn: Connection, topic: str, *, queue: str | None = None, policy:
     evidence = queue_evidence(conn, topic_id, row, labels, as_of_id)
     in_order = evidence.in_review_order(labels)
     per_record = reviewers_per_document(conn, topic_id, as_of_id)
-    multi = load_votes(conn, topic_id, as_of_id, min_reviewers=2) if max(per_record, default=0) >= 2 else []
+    positions, _ = several_positions(conn, topic_id, as_of_id, per_record)
     outside = outside_queue_counts(conn, topic_id, labels, population_stated=bool(population_size), as_of=as_of_id)
-    conflicts = conflicts_of(multi)
+    conflicts = conflicts_of(positions, conflict_rule_of(conn, topic_id))
     return prisma_counts(
         population=int(population_size) if population_size else labels.size, population_stated=bool(population_size),
         included=labels.relevant_total, excluded=labels.nonrelevant_total, reviewed_prefix=evidence.reviewed,
@@ -69,7 +70,8 @@ def prisma_of(conn: Connection, topic: str, *, queue: str | None = None, policy:
         in_queue_order=evidence.order is None,
         reviewers_per_record=per_record, conflicts=len(conflicts),
         conflicts_resolved=sum(c.status == "resolved" for c in conflicts), independent=independent, policy=policy,
-        outside_included=outside[0], outside_excluded=outside[1])
+        outside_included=outside[0], outside_excluded=outside[1],
+        decisions=decision_counts(conn, topic_id, policy, as_of_id))
 
 
 @dataclass(frozen=True)

@@ -62,7 +62,7 @@ from reviewdepth.services.confidence import checked_confidence
 from reviewdepth.services.conflicts import conflicts_of
 from reviewdepth.services.errors import Invalid, ServiceError
 from reviewdepth.services.evidence.labels import queue_labels
-from reviewdepth.services.evidence.prisma_counts import outside_queue_counts, prisma_counts
+from reviewdepth.services.evidence.prisma_counts import decision_counts, outside_queue_counts, prisma_counts
 from reviewdepth.services.evidence.qc import qc_result
 from reviewdepth.services.evidence.queue_evidence import QueueEvidence, queue_evidence, queue_scores
 from reviewdepth.services.evidence.samples import SampleRecord, load_samples
@@ -72,13 +72,14 @@ from reviewdepth.services.monitor import monitor_of
 from reviewdepth.services.portfolio import stopping_calibrations
 from reviewdepth.services.queues import ranked_from_labels
 from reviewdepth.services.sample_plan import sample_plan_figures
+from reviewdepth.services.screening import conflict_rule_of
 from reviewdepth.services.topic_status import AUDIT_BASIS, audit_figure, sample_figure, topic_status
 from reviewdepth.store.chain import chain_head_at
 from reviewdepth.store.labels import POLICIES
 from reviewdepth.store.loaders import QueueLabels
 from reviewdepth.store.models import AuditStream, ImportRecord, Judgment, Queue, Topic
 from reviewdepth.store.snapshot import read_snapshot
-from reviewdepth.store.votes import load_votes, reviewers_per_document
+from reviewdepth.store.votes import reviewers_per_document, several_positions
 
 DEFAULT_TARGETS = ("0.80", "0.90", "0.95", "0.99")
 MAX_CURVE_POINTS = 800
@@ -440,10 +441,10 @@ def _review_quality(conn: Connection, topic: str, topic_id: int, queue: Queue, l
     """Several reviewers and QC: conflicts, agreement, QC error rates, the figures under every label policy, and
     the PRISMA counts. Documents judged by one reviewer only cost one grouped count."""
     per_record = reviewers_per_document(conn, topic_id, as_of)
-    multi = load_votes(conn, topic_id, as_of, min_reviewers=2) if max(per_record, default=0) >= 2 else []
+    positions, multi = several_positions(conn, topic_id, as_of, per_record)
     qc = [qc_result(conn, topic_id, s, options.policy, as_of, options.confidence, "clopper-pearson")
           for s in samples if s.frame == "judged"]
-    conflicts = conflicts_of(multi)
+    conflicts = conflicts_of(positions, conflict_rule_of(conn, topic_id))
     resolved = sum(c.status == "resolved" for c in conflicts)
     sensitivity: list[PolicySensitivityRow | CorrectedSensitivityRow] = []
     if multi or qc:
@@ -482,7 +483,8 @@ def _review_quality(conn: Connection, topic: str, topic_id: int, queue: Queue, l
         excluded=labels.nonrelevant_total, reviewed_prefix=fig.reviewed, reviewed=fig.reviewed,
         relevant_in_reviewed=fig.found_prefix, in_queue_order=in_queue_order, reviewers_per_record=per_record,
         conflicts=len(conflicts), conflicts_resolved=resolved, independent=options.independent,
-        policy=options.policy, outside_included=outside_included, outside_excluded=outside_excluded)
+        policy=options.policy, outside_included=outside_included, outside_excluded=outside_excluded,
+        decisions=decision_counts(conn, topic_id, options.policy, as_of))
     # by number of reviewers, as `PrismaCounts.as_dict` writes them
     return quality, dataclasses.replace(prisma, reviewers_per_record=dict(sorted(prisma.reviewers_per_record.items())))
 

@@ -3,8 +3,14 @@
     hash_k = SHA-256( hash_{k-1} + "\\n" + canonical_k )      (hex digests, UTF-8)
     hash_0 = SHA-256( "reviewdepth judgment chain v1\\n" + topic name )
     canonical_k = seq|doc_id|label|relevant|grade|reviewer|role|source|note|recorded_at|import_id
+                  [|decision|reason|stage]
         text fields as <length in characters>:<text>, null as ~, relevant as 1/0,
         recorded_at as ISO 8601 in UTC with microseconds (2026-12-02T21:50:00.123456+00:00)
+
+The bracketed part (revision 0015: a ``maybe``/``skip`` decision, an exclusion reason, a screening stage other
+than the default) is written only when one of the three is set: a row without them has exactly the canonical
+form it had before the columns existed, so every hash recorded earlier stays valid. Old and new forms cannot
+coincide: the old one ends with ``import_id`` (digits or ``~``), the new one goes on with ``|``.
 
 ``seq`` numbers a topic's judgments 1, 2, 3, … in recording order; the topic row keeps the chain's length and
 head. Writers reserve their sequence numbers with one ``UPDATE topics … RETURNING`` as the first write of their
@@ -60,23 +66,32 @@ def canonical_time(moment: datetime) -> str:
     return moment.isoformat(timespec="microseconds")
 
 
+def screening_fields(decision: str | None, reason: str | None, stage: str | None) -> str:
+    """The optional end of the canonical text (module docstring): empty when none of the three is set."""
+    if decision is None and reason is None and stage is None:
+        return ""
+    return "".join("|~" if value is None else f"|{len(value)}:{value}" for value in (decision, reason, stage))
+
+
 def canonical(seq: int, doc_id: str, label: str, relevant: bool | None, grade: int | None, reviewer: str,
-              role: str, source: str, note: str | None, recorded_at: str, import_id: int | None) -> str:
+              role: str, source: str, note: str | None, recorded_at: str, import_id: int | None,
+              decision: str | None = None, reason: str | None = None, stage: str | None = None) -> str:
     """The canonical text of one judgment (module docstring): fields joined by ``|``; text as ``length:text``
     (length in characters), so no content can imitate a separator; ``~`` for null; booleans as 1/0."""
     # one f-string, no helper calls: this runs for every judgment written
     return (f"{seq}|{len(doc_id)}:{doc_id}|{len(label)}:{label}|{'~' if relevant is None else int(relevant)}|"
             f"{'~' if grade is None else grade}|{len(reviewer)}:{reviewer}|{len(role)}:{role}|"
             f"{len(source)}:{source}|{'~' if note is None else f'{len(note)}:{note}'}|{recorded_at}|"
-            f"{'~' if import_id is None else import_id}")
+            f"{'~' if import_id is None else import_id}{screening_fields(decision, reason, stage)}")
 
 
 def link_hash(previous: str, seq: int, doc_id: str, label: str, relevant: bool | None, grade: int | None,
               reviewer: str, role: str, source: str, note: str | None, recorded_at: datetime,
-              import_id: int | None) -> str:
+              import_id: int | None, decision: str | None = None, reason: str | None = None,
+              stage: str | None = None) -> str:
     """The chain hash of one judgment given the previous hash (formula in the module docstring)."""
     text = canonical(seq, doc_id, label, relevant, grade, reviewer, role, source, note, canonical_time(recorded_at),
-                     import_id)
+                     import_id, decision, reason, stage)
     return sha256(f"{previous}\n{text}".encode()).hexdigest()
 
 
@@ -170,9 +185,12 @@ class NewJudgment(NamedTuple):
     note: str | None
     recorded_at: datetime
     import_id: int | None = None
+    decision: str | None = None  # ``maybe`` / ``skip`` (null: ``relevant`` is the decision)
+    reason: str | None = None  # an exclude's reason
+    stage: str | None = None  # ``full-text`` (null: the default stage)
 
 JUDGMENT_COLUMNS = ("topic_id", "doc_id", "label", "relevant", "grade", "reviewer", "role", "source", "note",
-                    "recorded_at", "import_id", "seq", "chain_hash")
+                    "recorded_at", "import_id", "decision", "reason", "stage", "seq", "chain_hash")
 
 
 @dataclass(frozen=True)
@@ -238,16 +256,20 @@ def _copy_line(topic_id: int, doc_id: str, label: str, relevant: bool | None, gr
             f"{NULL if grade is None else int(grade)}\t{fixed}\t{seq}\t{digest}{queue_column}\n")
 
 
-def _tail(reviewer: str, role: str, source: str, note: str | None, when: str, import_id: int | None) -> str:
+def _tail(reviewer: str, role: str, source: str, note: str | None, when: str, import_id: int | None,
+          decision: str | None = None, reason: str | None = None, stage: str | None = None) -> str:
     """The end of the canonical text (module docstring) from ``reviewer`` on; ``when`` is `canonical_time`'s."""
     return (f"|{len(reviewer)}:{reviewer}|{len(role)}:{role}|{len(source)}:{source}|"
-            f"{'~' if note is None else f'{len(note)}:{note}'}|{when}|{'~' if import_id is None else import_id}")
+            f"{'~' if note is None else f'{len(note)}:{note}'}|{when}|{'~' if import_id is None else import_id}"
+            f"{screening_fields(decision, reason, stage)}")
 
 
-def _copy_tail(reviewer: str, role: str, source: str, note: str | None, when: str, import_id: int | None) -> str:
+def _copy_tail(reviewer: str, role: str, source: str, note: str | None, when: str, import_id: int | None,
+               decision: str | None = None, reason: str | None = None, stage: str | None = None) -> str:
     """The same fields as COPY text (`reviewdepth.store.ingest.copy_lines`)."""
     return (f"{copy_field(reviewer)}\t{copy_field(role)}\t{copy_field(source)}\t"
-            f"{NULL if note is None else copy_field(note)}\t{when}\t{NULL if import_id is None else int(import_id)}")
+            f"{NULL if note is None else copy_field(note)}\t{when}\t{NULL if import_id is None else int(import_id)}"
+            + "".join(f"\t{NULL if value is None else copy_field(value)}" for value in (decision, reason, stage)))
 
 
 def append_judgments(conn: Connection, rows: Sequence[NewJudgment] | SharedJudgments, *, return_ids: bool = False,
@@ -284,12 +306,12 @@ def append_judgments(conn: Connection, rows: Sequence[NewJudgment] | SharedJudgm
             topic_id, doc_id, label, relevant, grade = row[:5]
             if row[5:] != last:
                 last = row[5:]
-                reviewer, role, source, note, recorded_at, import_id = row[5:]
+                reviewer, role, source, note, recorded_at, import_id, decision, reason, stage = row[5:]
                 when = canonical_time(recorded_at)
                 # text for both drivers: psycopg adapting a datetime per row costs more than parsing text
                 stored = db_timestamp(conn, recorded_at) if sqlite else when
-                tail = _tail(reviewer, role, source, note, when, import_id)
-                fixed = _copy_tail(reviewer, role, source, note, when, import_id)
+                tail = _tail(reviewer, role, source, note, when, import_id, decision, reason, stage)
+                fixed = _copy_tail(reviewer, role, source, note, when, import_id, decision, reason, stage)
             seq = next_seq[topic_id]
             next_seq[topic_id] = seq + 1
             digest = head[topic_id] = _link(head[topic_id], seq, doc_id, label, relevant, grade, tail)
@@ -297,9 +319,9 @@ def append_judgments(conn: Connection, rows: Sequence[NewJudgment] | SharedJudgm
                 yield _copy_line(topic_id, doc_id, label, relevant, grade, fixed, seq, digest,
                                  None if queue_ids is None else (queue_ids[number],), escape)
             elif queue_ids is None:
-                yield (*row[:9], stored, row[10], seq, digest)
+                yield (*row[:9], stored, *row[10:], seq, digest)
             else:
-                yield (*row[:9], stored, row[10], seq, digest, queue_ids[number])
+                yield (*row[:9], stored, *row[10:], seq, digest, queue_ids[number])
 
     def linked_shared(batch: SharedJudgments) -> Iterator[Any]:
         # `linked` for columns with one tail: no per-row tuple to unpack; the chain is computed a block at a time,
@@ -336,7 +358,7 @@ def append_judgments(conn: Connection, rows: Sequence[NewJudgment] | SharedJudgm
                     span = slice(run_start, run_end)
                     yield from zip(repeat(topic_id), doc_ids[span], labels[span], relevant[span], grades[span],
                                    repeat(reviewer), repeat(role), repeat(source), repeat(note), repeat(stored),
-                                   repeat(import_id), seqs, digests,
+                                   repeat(import_id), repeat(None), repeat(None), repeat(None), seqs, digests,
                                    *(() if queue_ids is None else (queue_ids[span],)))
                 run_start = run_end
 
@@ -535,10 +557,10 @@ def verify_topic(conn: Connection, topic_id: int, *, strict_through: int = 0) ->
         refused.append(problem)
     stmt = (select(Judgment.id, Judgment.seq, Judgment.doc_id, Judgment.label, Judgment.relevant, Judgment.grade,
                    Judgment.reviewer, Judgment.role, Judgment.source, Judgment.note, Judgment.recorded_at,
-                   Judgment.import_id, Judgment.chain_hash)
+                   Judgment.import_id, Judgment.decision, Judgment.reason, Judgment.stage, Judgment.chain_hash)
             .where(Judgment.topic_id == topic_id).order_by(Judgment.seq, Judgment.id))
-    for (jid, seq, doc_id, label, relevant, grade, reviewer, role, source, note, recorded_at, import_id,
-         stored) in conn.execute(stmt, execution_options={"yield_per": 20_000}):
+    for (jid, seq, doc_id, label, relevant, grade, reviewer, role, source, note, recorded_at, import_id, decision,
+         reason, stage, stored) in conn.execute(stmt, execution_options={"yield_per": 20_000}):
         count += 1
         found: ChainBreak | None = None
         if seq != expected:
@@ -550,7 +572,7 @@ def verify_topic(conn: Connection, topic_id: int, *, strict_through: int = 0) ->
             found = ChainBreak(jid, expected, f"judgment id {jid} (seq {seq}) is out of recording order")
         else:
             digest = link_hash(head, expected, doc_id, label, None if relevant is None else bool(relevant), grade,
-                               reviewer, role, source, note, recorded_at, import_id)
+                               reviewer, role, source, note, recorded_at, import_id, decision, reason, stage)
             if digest != stored:
                 found = ChainBreak(jid, expected, (
                     f"judgment id {jid} (seq {expected}, document {doc_id!r}) does not match its chain hash: the row "

@@ -8,7 +8,11 @@ Policies (every report names the one it used):
 - ``any_relevant``: relevant if any judgment says relevant.
 
 Judgments without a decision (``relevant`` NULL, e.g. a negative qrels value "in the pool, unjudged") never
-decide a label; a document that only has such judgments stays unjudged.
+decide a label; a document that only has such judgments stays unjudged. A screening **maybe** and a **skip**
+(``judgments.decision``) are such judgments under every policy: a document with only maybes or skips is unjudged
+(for recall, the estimates and the trec measures alike), and a maybe never withdraws an earlier include or exclude.
+Agreement counts include/exclude votes only; PRISMA counts a record with only maybes as screened, undecided
+(docs/review-quality.md, "Screening decisions").
 """
 
 from __future__ import annotations

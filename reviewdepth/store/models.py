@@ -32,6 +32,7 @@ from reviewdepth.store.validation import (
     KEY_LENGTH,
     LABEL_LENGTH,
     QUEUE_LENGTH,
+    REASON_LENGTH,
     REVIEWER_LENGTH,
     RUN_TAG_LENGTH,
     TOPIC_LENGTH,
@@ -55,6 +56,15 @@ ORDERING_POLICIES = ("given", "trec_eval")
 USER_ROLES = ("review", "sample", "qc", "adjudication", "audit")
 VOID_ROLE = "void"
 ROLES = (*USER_ROLES, VOID_ROLE)
+# What ``judgments.decision`` may hold (null: the decision is ``relevant``'s, include / exclude / a grade):
+# ``maybe`` is recorded but decides no label (``relevant`` NULL); ``skip`` is logged and leaves the document
+# unscreened. Screening stages: null is the default, ``title-abstract``. Conflict rules: null is ``rayyan``.
+DECISION_KINDS = ("maybe", "skip")
+STAGES = ("title-abstract", "full-text")
+DEFAULT_STAGE = "title-abstract"
+CONFLICT_RULES = ("rayyan", "strict")
+SCREENING_ROWS = "decision IS NOT NULL OR reason IS NOT NULL OR stage IS NOT NULL"
+DEFAULT_CONFLICT_RULE = "rayyan"
 
 
 class Base(DeclarativeBase):
@@ -78,6 +88,21 @@ class Topic(Base):
     # "random" when the team declared that it screened in a uniformly random order fixed in advance (then the
     # screened set is a random sample of the queue); null otherwise. Declared, never guessed.
     screening_order: Mapped[str | None] = mapped_column(String(20))
+    # Which differing votes are a conflict (`reviewdepth.store.votes`): null = ``rayyan`` (exclude vs maybe is
+    # not), ``strict`` (any difference is).
+    conflict_rule: Mapped[str | None] = mapped_column(String(10))
+
+
+class TopicReason(Base):
+    """One reason a topic's excludes may carry (``reviewdepth topic reasons``); a judgment's ``reason`` is one."""
+
+    __tablename__ = "exclusion_reasons"
+    __table_args__ = (UniqueConstraint("topic_id", "reason", name="uq_exclusion_reasons_topic_id_reason"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    topic_id: Mapped[int] = mapped_column(ForeignKey("topics.id", ondelete="CASCADE"))
+    reason: Mapped[str] = mapped_column(String(REASON_LENGTH))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
 class ImportRecord(Base):
@@ -166,6 +191,9 @@ class Judgment(Base):
         # the log of a topic in recording order: sequential reads for label resolution
         Index("ix_judgments_topic_id_id", "topic_id", "id"),
         UniqueConstraint("topic_id", "seq", name="uq_judgments_topic_id_seq"),
+        # the few judgments with a maybe/skip, a reason or a stage (PRISMA's decision counts read only these)
+        Index("ix_judgments_screening", "topic_id", sqlite_where=text(SCREENING_ROWS),
+              postgresql_where=text(SCREENING_ROWS)),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
@@ -184,6 +212,12 @@ class Judgment(Base):
     chain_hash: Mapped[str] = mapped_column(String(64))
     # The queue the judgment was served from (not part of the chain hash); NULL when unknown or no queue.
     queue_id: Mapped[int | None] = mapped_column(ForeignKey("queues.id", ondelete="SET NULL"), index=True)
+    # Screening decisions (revision 0015; in the chain hash only when set): ``decision`` ``maybe``/``skip``
+    # (`DECISION_KINDS`; null: include/exclude/grade as ``relevant`` says), ``reason`` an exclude's reason from
+    # its topic's list, ``stage`` ``full-text`` (null: ``title-abstract``).
+    decision: Mapped[str | None] = mapped_column(String(10))
+    reason: Mapped[str | None] = mapped_column(String(REASON_LENGTH))
+    stage: Mapped[str | None] = mapped_column(String(20))
 
 
 class Sample(Base):

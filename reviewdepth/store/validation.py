@@ -39,6 +39,7 @@ LABEL_LENGTH = 100
 KEY_LENGTH = 200
 RUN_TAG_LENGTH = 200
 NOTE_LENGTH = 10_000
+REASON_LENGTH = 200  # an exclusion reason (a topic's list, and a judgment's)
 
 _ASCII_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _TEXT_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -117,6 +118,11 @@ def reviewer_name(value: object, field: str = "reviewer") -> str:
 
 def label_text(value: object, field: str = "label") -> str:
     return identifier(value, field, LABEL_LENGTH)
+
+
+def reason_text(value: object, field: str = "reason") -> str:
+    """An exclusion reason (a topic's list, a judgment's reason): an identifier, spaces inside allowed."""
+    return identifier(value, field, REASON_LENGTH)
 
 
 def key_name(value: object, field: str = "idempotency_key") -> str:

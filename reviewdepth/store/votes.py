@@ -3,19 +3,28 @@
 A *vote* is a reviewer's latest judgment of a document that gives a decision (relevant or not) and is not an
 adjudication (roles ``review``, ``sample``, ``qc`` and ``audit``): a reviewer who changes their mind replaces
 their own vote, never anyone else's. An *adjudication* is a judgment with role ``adjudication`` and a decision.
+
+A *maybe* (``judgments.decision = 'maybe'``) is a reviewer's position on a document only while that reviewer has no
+vote on it: it never withdraws an include or an exclude (as in label resolution, `reviewdepth.store.labels`, where
+a maybe decides nothing). Maybes are kept apart (`DocumentVotes.maybes`): agreement (κ, α) counts votes only, and
+the conflict rules (`DocumentVotes.conflict`) see both:
+
+- ``rayyan`` (the default, Rayyan's): a conflict is an include against an exclude or against a maybe; an exclude
+  against a maybe is not;
+- ``strict``: any two different positions (include, exclude, maybe) are a conflict.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
-from sqlalchemy import Connection, Select, func, select
+from sqlalchemy import Connection, Select, func, or_, select, text
 
 from reviewdepth.store.loaders import number_by_hash
-from reviewdepth.store.models import Judgment
+from reviewdepth.store.models import SCREENING_ROWS, Judgment
 from reviewdepth.store.ranking_blob import scan_doc_ids
 
 
@@ -23,7 +32,7 @@ from reviewdepth.store.ranking_blob import scan_doc_ids
 class Vote:
     doc_id: str
     reviewer: str
-    relevant: bool
+    relevant: bool | None  # None: a maybe (only in `DocumentVotes.maybes`)
     label: str
     role: str
     judgment_id: int
@@ -32,27 +41,58 @@ class Vote:
 
 @dataclass(frozen=True)
 class DocumentVotes:
-    """The current votes on one document (one per reviewer, in recording order) and its latest adjudication."""
+    """The current votes on one document (one per reviewer, in recording order), its latest adjudication, and the
+    maybes of reviewers who have no vote on it (module docstring)."""
 
     doc_id: str
     votes: list[Vote]
     adjudication: Vote | None
+    maybes: list[Vote] = field(default_factory=list)
+
+    def conflict(self, rule: str = "rayyan") -> bool:
+        """Whether the positions on the document conflict under ``rule`` (module docstring)."""
+        positions = {"include" if v.relevant else "exclude" for v in self.votes} | ({"maybe"} if self.maybes else set())
+        if rule == "strict":
+            return len(positions) > 1
+        return "include" in positions and len(positions) > 1
 
     @property
     def conflicting(self) -> bool:
-        return len({v.relevant for v in self.votes}) > 1
+        return self.conflict("rayyan")
 
     @property
     def resolved(self) -> bool:
-        """An adjudication recorded after the last vote settles the disagreement."""
+        """An adjudication recorded after the last vote (or maybe) settles the disagreement."""
         return self.adjudication is not None and self.adjudication.judgment_id > max(
-            v.judgment_id for v in self.votes)
+            v.judgment_id for v in (*self.votes, *self.maybes))
 
 
-def _voted(topic_id: int, as_of: int | None) -> Select[str]:
-    stmt = (select(Judgment.doc_id).where(Judgment.topic_id == topic_id, Judgment.relevant.is_not(None),
+def _voted(topic_id: int, as_of: int | None, *, maybes: bool = False) -> Select[str]:
+    position = or_(Judgment.relevant.is_not(None), Judgment.decision == "maybe") if maybes else \
+        Judgment.relevant.is_not(None)
+    stmt = (select(Judgment.doc_id).where(Judgment.topic_id == topic_id, position,
                                           Judgment.role != "adjudication").group_by(Judgment.doc_id))
     return stmt if as_of is None else stmt.where(Judgment.id <= as_of)
+
+
+def has_maybes(conn: Connection, topic_id: int, as_of: int | None = None) -> bool:
+    """Whether any judgment of the topic (up to ``as_of``) is a maybe: one probe of the partial index
+    ``ix_judgments_screening``."""
+    stmt = select(Judgment.id).where(Judgment.topic_id == topic_id, text(SCREENING_ROWS), Judgment.decision == "maybe")
+    if as_of is not None:
+        stmt = stmt.where(Judgment.id <= as_of)
+    return conn.execute(stmt.limit(1)).first() is not None
+
+
+def several_positions(conn: Connection, topic_id: int, as_of: int | None,
+                      per_record: dict[int, int]) -> tuple[list[DocumentVotes], list[DocumentVotes]]:
+    """(documents with two or more reviewers taking a position, a vote or a maybe: what conflicts are found in;
+    those of them with two or more votes: what agreement is measured on), read only when there can be some
+    (``per_record``: `reviewers_per_document`)."""
+    if max(per_record, default=0) < 2 and not has_maybes(conn, topic_id, as_of):
+        return [], []
+    positions = load_votes(conn, topic_id, as_of, min_reviewers=2)
+    return positions, [d for d in positions if len(d.votes) >= 2]
 
 
 def reviewers_per_document(conn: Connection, topic_id: int, as_of: int | None = None) -> dict[int, int]:
@@ -102,19 +142,29 @@ def _packed_voter_counts(conn: Connection, topic_id: int, as_of: int | None) -> 
 
 def load_votes(conn: Connection, topic_id: int, as_of: int | None = None, *,
                min_reviewers: int = 1) -> list[DocumentVotes]:
-    """Every document of a topic with its current votes, in first-vote order; ``min_reviewers`` keeps only the
-    documents with at least that many distinct voters (2 for conflicts and agreement)."""
+    """Every document of a topic with its current votes (and the maybes of reviewers without a vote on it), in
+    first-position order; ``min_reviewers`` keeps only the documents with at least that many distinct reviewers
+    taking a position, a vote or a maybe (2 for conflicts and agreement: agreement then counts votes only)."""
     stmt = (select(Judgment.id, Judgment.doc_id, Judgment.reviewer, Judgment.relevant, Judgment.label,
-                   Judgment.role, Judgment.recorded_at)
-            .where(Judgment.topic_id == topic_id, Judgment.relevant.is_not(None)).order_by(Judgment.id))
+                   Judgment.role, Judgment.recorded_at, Judgment.decision)
+            .where(Judgment.topic_id == topic_id, or_(Judgment.relevant.is_not(None), Judgment.decision == "maybe"))
+            .order_by(Judgment.id))
     if as_of is not None:
         stmt = stmt.where(Judgment.id <= as_of)
     if min_reviewers > 1:  # only documents with several voters: skip the bulk of a single-reviewer log in SQL
-        stmt = stmt.where(Judgment.doc_id.in_(_voted(topic_id, as_of).having(
+        stmt = stmt.where(Judgment.doc_id.in_(_voted(topic_id, as_of, maybes=True).having(
             func.count(func.distinct(Judgment.reviewer)) >= min_reviewers)))
     votes: dict[str, dict[str, Vote]] = {}
+    maybes: dict[str, dict[str, Vote]] = {}
     adjudications: dict[str, Vote] = {}
-    for jid, doc_id, reviewer, relevant, label, role, recorded_at in conn.execute(stmt):
+    for jid, doc_id, reviewer, relevant, label, role, recorded_at, decision in conn.execute(stmt):
+        if decision == "maybe":
+            if role != "adjudication":
+                by_reviewer = maybes.setdefault(doc_id, {})
+                by_reviewer.pop(reviewer, None)
+                by_reviewer[reviewer] = Vote(doc_id, reviewer, None, label, role, int(jid), recorded_at)
+                votes.setdefault(doc_id, {})  # the document's place in first-position order
+            continue
         vote = Vote(doc_id, reviewer, bool(relevant), label, role, int(jid), recorded_at)
         if role == "adjudication":
             adjudications[doc_id] = vote
@@ -122,5 +172,9 @@ def load_votes(conn: Connection, topic_id: int, as_of: int | None = None, *,
         by_reviewer = votes.setdefault(doc_id, {})
         by_reviewer.pop(reviewer, None)  # keep insertion order = order of current votes
         by_reviewer[reviewer] = vote
-    return [DocumentVotes(doc, list(by_reviewer.values()), adjudications.get(doc))
-            for doc, by_reviewer in votes.items() if len(by_reviewer) >= min_reviewers]
+    out = []
+    for doc, by_reviewer in votes.items():
+        undecided = [m for who, m in maybes.get(doc, {}).items() if who not in by_reviewer]
+        if len(by_reviewer) + len(undecided) >= min_reviewers:
+            out.append(DocumentVotes(doc, list(by_reviewer.values()), adjudications.get(doc), undecided))
+    return out

@@ -99,7 +99,7 @@ def test_fast_and_standard_answers_are_the_same(api: Api, monkeypatch: pytest.Mo
         ("t", {"judgments": [{"doc_id": "d1", "label": "1"}], "idempotency_key": "k"}),
         ("t", {"judgments": [{"doc_id": "d1", "label": "1"}], "idempotency_key": "k"}),  # replayed
         ("t", {"judgments": [{"doc_id": "d2", "label": "0"}], "idempotency_key": "k"}),  # 409
-        ("t", {"judgments": [{"doc_id": "d1", "label": "maybe"}]}),  # 422 from the service
+        ("t", {"judgments": [{"doc_id": "d1", "label": "perhaps"}]}),  # 422 from the service
         ("t", {"judgments": [{"doc_id": "d1", "label": "1", "role": "boss"}]}),
         ("t", {"judgments": [{"doc_id": "d1", "label": "1"}], "reviewer": "mallory"}),  # 403
         ("nope", {"judgments": [{"doc_id": "d1", "label": "1"}]}),  # 404

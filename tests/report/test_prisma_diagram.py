@@ -181,3 +181,29 @@ def test_the_html_page_holds_the_same_svg_and_the_counts() -> None:
     pairs = dict(zip(parser.cells[::2], parser.cells[1::2], strict=True))
     assert pairs["identified"] == str(c.identified) and pairs["not_screened_review_stopped"] == str(
         c.not_screened_review_stopped)
+
+
+def test_stages_reasons_and_maybes_fill_their_boxes() -> None:
+    """Issue 28, item 2: with screening stages, exclusion reasons and maybes recorded, the boxes that said "not
+    recorded" show them, each number the JSON field it names."""
+    c = counts(screened_undecided=3, stages_recorded=True, full_text_assessed=150, excluded_full_text=60,
+               excluded_per_reason={"full-text: wrong population": 41, "title-abstract: wrong design": 17})
+    svg = render_svg(prisma_flow("CD009579", c))
+    data = c.as_dict()
+    shown = shown_counts(svg)
+    for field, values in shown.items():
+        if field.endswith("#key"):
+            continue
+        name, _, key = field.partition(".")
+        want = data[name][key] if key else data[name]
+        assert values and all(v == want for v in values), (field, values, want)
+    assert {"screened_undecided", "full_text_assessed", "excluded_full_text",
+            "excluded_per_reason.full-text: wrong population",
+            "excluded_per_reason.title-abstract: wrong design"} <= set(shown)
+    assert shown["full_text_assessed"] == [150, 150]  # sought and assessed
+    root = ET.fromstring(svg)
+    boxes = {g.get("data-box"): " ".join("".join(t.itertext()) for t in g.iter(f"{SVG}text"))
+             for g in root.iter(f"{SVG}g") if g.get("class") == "box"}
+    assert "not recorded" not in boxes["reports"] + boxes["reports_excluded"]
+    assert "screened, undecided (maybe): 3" in boxes["screened"]
+    assert "full-text: wrong population: 41" in boxes["reports_excluded"]

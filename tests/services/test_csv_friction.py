@@ -36,9 +36,9 @@ def refused(engine: Engine, call: object) -> str:
 
 def test_the_label_message_lists_every_accepted_word(engine: Engine, tmp_path: Path) -> None:
     export = tmp_path / "T.csv"
-    export.write_text("doc,label\nd1,Responsive\nd2,Not Responsive\nd3,Maybe\n")
+    export.write_text("doc,label\nd1,Responsive\nd2,Not Responsive\nd3,Perhaps\n")
     message = refused(engine, lambda: import_csv(engine, str(export), allow_unqueued=True))
-    assert message.startswith("T.csv:4: field label: label 'Maybe' is neither")
+    assert message.startswith("T.csv:4: field label: label 'Perhaps' is neither")
     relevant, nonrelevant = (re.search(rf"nor an? {kind} word \(([^)]*)\)", message) for kind in
                              ("relevant", "non-relevant"))
     assert relevant is not None and nonrelevant is not None

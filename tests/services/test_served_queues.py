@@ -4,6 +4,8 @@ is exempt; PRISMA counts judged records outside the queue apart. SQLite and Post
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from pathlib import Path
 
@@ -178,7 +180,7 @@ def test_judgment_file(engine: Engine, tmp_path: Path) -> None:
 
     before = log_state(engine)
     cases = {
-        "doc,label\nd001,1\nd002,maybe\n": r":3: field label: label 'maybe'",
+        "doc,label\nd001,1\nd002,perhaps\n": r":3: field label: label 'perhaps'",
         "doc,label\nd001,1\nd002,\n": r":3: field label: empty label",
         "doc,label,role\nd001,1,void\n": r":2: field role: must be one of review, sample, qc, adjudication",
         "doc,label\nd001,1\nelsewhere,1\nd003,0\n": r":3: field doc: document 'elsewhere' is in no queue of topic",
@@ -235,7 +237,8 @@ def test_judge_and_import_commands(engine: Engine, tmp_path: Path) -> None:
     log = json.loads(out)
     assert len(log) == 402 and {j["role"] for j in log[2:]} == {"sample"} and log[1]["queue"] == "q"
     code, out, _ = cli("judgments", "T", "--format", "csv")
-    assert out.splitlines()[0].endswith(",recorded_at,queue") and out.splitlines()[2].endswith(",q")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert out.splitlines()[0].endswith(",recorded_at,queue,decision,reason,stage") and rows[1]["queue"] == "q"
 
     export = tmp_path / "exp.csv"
     export.write_text("doc,label,kind\nd1,1,adjudication\nd2,0,\n")

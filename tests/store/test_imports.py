@@ -139,7 +139,7 @@ def test_bad_last_line_leaves_the_database_unchanged(engine: Engine, tmp_path: P
         call = lambda: import_qrels(engine, str(bad))  # noqa: E731
         where = f"{bad}:3: field rel"
     else:
-        bad.write_text("record_id,label_included\n1,1\n2,0\n3,maybe\n")
+        bad.write_text("record_id,label_included\n1,1\n2,0\n3,perhaps\n")
         call = lambda: import_csv(engine, str(bad), topic="x")  # noqa: E731
         where = f"{bad}:4: field label_included"
     with pytest.raises(InputError) as info:

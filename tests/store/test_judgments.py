@@ -85,7 +85,7 @@ def test_bad_judgments_are_refused(engine: Engine, tmp_path: Path) -> None:
     with pytest.raises(Invalid, match="role"):
         record_judgment(engine, "T", "d1", "1", reviewer="ana", role="boss")
     with pytest.raises(Invalid, match="neither a whole number"):
-        record_judgment(engine, "T", "d1", "maybe", reviewer="ana")
+        record_judgment(engine, "T", "d1", "perhaps", reviewer="ana")
     with engine.connect() as conn:
         assert conn.execute(select(func.count()).select_from(Judgment)).scalar_one() == 0
 

@@ -20,7 +20,7 @@ async def post_judgments(topic: str, body: schemas.JudgmentBatchIn, request: Req
 
     if body.reviewer is not None and body.reviewer != key.reviewer:
         raise ApiProblem(403, f"reviewer: this API key records as {key.reviewer!r}, not {body.reviewer!r}")
-    items = [BatchItem(j.doc_id, j.label, j.role, j.note, j.queue) for j in body.judgments]
+    items = [BatchItem(j.doc_id, j.label, j.role, j.note, j.queue, j.reason, j.stage) for j in body.judgments]
     return await recorded(request, topic, key, items, body.idempotency_key, body.queue, body.allow_unqueued)
 
 

@@ -71,6 +71,24 @@ def declare_screening_order(topic: str, body: schemas.ScreeningOrderIn, engine: 
     return service(engine, topic, body.screening_order).as_dict()
 
 
+def get_screening(topic: str, engine: EngineDep, _key: Reader) -> dict[str, object]:
+    """The topic's exclusion reasons (those its excludes may carry) and its conflict rule."""
+    from reviewdepth.services.screening import screening_settings
+
+    return screening_settings(engine, topic).as_dict()
+
+
+def change_screening(topic: str, body: schemas.ScreeningSettingsIn, engine: EngineDep,
+                     _key: Writer) -> dict[str, object]:
+    """Add or remove exclusion reasons and set the conflict rule, all or nothing (``reviewdepth topic reasons``,
+    ``reviewdepth topic conflict-rule``): a reason already listed (409), one to remove that a judgment carries
+    (409) or that is not listed (422) refuses the request."""
+    from reviewdepth.services.screening import screening_settings
+
+    return screening_settings(engine, topic, add=body.add_reasons, remove=body.remove_reasons,
+                              conflict_rule=body.conflict_rule).as_dict()
+
+
 def add_routes(router: APIRouter) -> None:
     router.add_api_route("/topics", create_topic, methods=["POST"], status_code=201, response_model=schemas.TopicOut,
                          tags=["topics"], responses={**AUTH, **problem_responses(409, 413, 422)})
@@ -78,6 +96,11 @@ def add_routes(router: APIRouter) -> None:
                          responses=problem_responses(401, 403, 422), tags=["topics"])
     router.add_api_route("/topics/{topic}", get_topic, methods=["GET"], response_model=schemas.TopicOut,
                          responses=READ, tags=["topics"])
+    router.add_api_route("/topics/{topic}/screening", get_screening, methods=["GET"],
+                         response_model=schemas.ScreeningSettingsOut, responses=READ, tags=["topics"])
+    router.add_api_route("/topics/{topic}/screening", change_screening, methods=["PATCH"],
+                         response_model=schemas.ScreeningSettingsOut, tags=["topics"],
+                         responses={**AUTH, **problem_responses(404, 409, 413, 422)})
     router.add_api_route("/topics/{topic}/screening-order", declare_screening_order, methods=["PUT"],
                          response_model=schemas.TopicOut, tags=["topics"],
                          responses={**AUTH, **problem_responses(404, 413, 422)})

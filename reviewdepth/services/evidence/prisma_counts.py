@@ -4,13 +4,15 @@ connection."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
-from sqlalchemy import Connection, exists, select
+from sqlalchemy import Connection, exists, select, text
 
 from reviewdepth.report.prisma_model import PrismaCounts
 from reviewdepth.store.labels import resolve_labels
 from reviewdepth.store.loaders import QueueLabels
-from reviewdepth.store.models import VOID_ROLE, Judgment, Queue, QueueEntry
+from reviewdepth.store.models import DEFAULT_STAGE, SCREENING_ROWS, VOID_ROLE, Judgment, Queue, QueueEntry
 from reviewdepth.store.queue_membership import topic_queues
 
 
@@ -18,12 +20,14 @@ def prisma_counts(*, population: int, population_stated: bool, included: int, ex
                   reviewed_prefix: int | None, reviewers_per_record: dict[int, int], conflicts: int,
                   conflicts_resolved: int, independent: bool | None, policy: str, outside_included: int = 0,
                   outside_excluded: int = 0, reviewed: int | None = None, relevant_in_reviewed: int = 0,
-                  in_queue_order: bool = True) -> PrismaCounts:
+                  in_queue_order: bool = True, decisions: DecisionCounts | None = None) -> PrismaCounts:
     """``included``/``excluded``: every judged record of the topic; ``outside_*``: those of them outside the
-    identified set (`outside_queue_counts`), taken out of screened and counted apart."""
+    identified set (`outside_queue_counts`), taken out of screened and counted apart; ``decisions``: the
+    screening decisions' counts (`decision_counts`): the records screened with only maybes join screened."""
+    decisions = decisions or DecisionCounts()
     included -= outside_included
     excluded -= outside_excluded
-    screened = included + excluded
+    screened = included + excluded + decisions.undecided
     return PrismaCounts(
         identified=population, identified_source="topic population" if population_stated else "queue size",
         screened=screened, included=included, excluded_by_reviewers=excluded,
@@ -32,7 +36,83 @@ def prisma_counts(*, population: int, population_stated: bool, included: int, ex
         stopped_at_rank=reviewed_prefix if in_queue_order else None,
         reviewed=reviewed_prefix or 0 if reviewed is None else reviewed, relevant_in_reviewed=relevant_in_reviewed,
         reviewers_per_record=reviewers_per_record, conflicts=conflicts, conflicts_resolved=conflicts_resolved,
-        independent=independent, label_policy=policy)
+        independent=independent, label_policy=policy, screened_undecided=decisions.undecided,
+        stages_recorded=decisions.stages_recorded, full_text_assessed=decisions.full_text_assessed,
+        excluded_full_text=decisions.excluded_full_text, excluded_per_reason=decisions.per_reason)
+
+
+@dataclass(frozen=True)
+class DecisionCounts:
+    """What the screening decisions add to the PRISMA counts (`PrismaCounts` names each)."""
+
+    undecided: int = 0
+    stages_recorded: bool = False
+    full_text_assessed: int | None = None
+    excluded_full_text: int | None = None
+    per_reason: dict[str, int] = field(default_factory=dict)
+
+
+def decision_counts(conn: Connection, topic_id: int, policy: str, as_of: int | None) -> DecisionCounts:
+    """The records touched by a maybe, a skip, a reason or a screening stage (none for a log without them: one
+    read of a partial index), their labels resolved under ``policy`` as every figure resolves them (`resolve_labels`):
+
+    - undecided: records with a maybe and no decision under the policy (screened, undecided);
+    - full-text assessed: records with a decision or a maybe at stage full-text (a skip is no screening);
+    - excluded at full text, and per "<stage>: <reason>": records excluded under the policy, by the stage and
+      reason of the exclude that decided them (the latest; under ``adjudicated``, the latest adjudication when
+      there is one)."""
+    # the partial index's own predicate (ix_judgments_screening): both databases then read only those rows
+    touched = select(Judgment.doc_id).where(Judgment.topic_id == topic_id, text(SCREENING_ROWS),
+                                            Judgment.role != VOID_ROLE)
+    if as_of is not None:
+        touched = touched.where(Judgment.id <= as_of)
+    docs = list(dict.fromkeys(conn.execute(touched).scalars()))  # no DISTINCT: SQLite would take another index
+    if not docs:
+        return DecisionCounts()
+    rows: list[tuple[str, int, bool | None, str, str | None, str | None, str | None]] = []
+    for start in range(0, len(docs), 10_000):
+        stmt = (select(Judgment.doc_id, Judgment.id, Judgment.relevant, Judgment.role, Judgment.decision,
+                       Judgment.reason, Judgment.stage)
+                .where(Judgment.topic_id == topic_id, Judgment.doc_id.in_(docs[start:start + 10_000]),
+                       Judgment.role != VOID_ROLE).order_by(Judgment.id))
+        if as_of is not None:
+            stmt = stmt.where(Judgment.id <= as_of)
+        rows += [(r[0], int(r[1]), r[2], r[3], r[4], r[5], r[6]) for r in conn.execute(stmt)]
+    rows.sort(key=lambda r: r[1])
+    resolved = resolve_labels([r[0] for r in rows], np.array([r[1] for r in rows], dtype=np.int64),
+                              np.array([-1 if r[2] is None else int(bool(r[2])) for r in rows], dtype=np.int8),
+                              np.array([r[3] == "adjudication" for r in rows], dtype=bool), policy)
+    label = dict(zip(resolved.doc_ids, resolved.labels.tolist(), strict=True))
+    maybe: set[str] = set()
+    full_text: set[str] = set()
+    deciding: dict[str, tuple[str | None, str | None]] = {}  # doc: (stage, reason) of its latest exclude
+    adjudicated: set[str] = set()
+    for doc, _, relevant, role, decision, reason, stage in rows:
+        if decision == "maybe":
+            maybe.add(doc)
+        if stage == "full-text" and decision != "skip":
+            full_text.add(doc)
+        if relevant is False and decision is None:
+            if policy == "adjudicated" and doc in adjudicated and role != "adjudication":
+                continue
+            deciding[doc] = (stage, reason)
+            if role == "adjudication":
+                adjudicated.add(doc)
+    per_reason: dict[str, int] = {}
+    excluded_full_text = 0
+    for doc, (stage, reason) in deciding.items():
+        if label.get(doc) != 0:
+            continue
+        excluded_full_text += stage == "full-text"
+        if reason is not None:
+            key = f"{stage or DEFAULT_STAGE}: {reason}"
+            per_reason[key] = per_reason.get(key, 0) + 1
+    stages = any(r[6] is not None for r in rows)
+    return DecisionCounts(
+        undecided=sum(label.get(doc) == -1 for doc in maybe), stages_recorded=stages,
+        full_text_assessed=len(full_text) if stages else None,
+        excluded_full_text=excluded_full_text if stages else None,
+        per_reason=dict(sorted(per_reason.items())))
 
 
 def outside_queue_counts(conn: Connection, topic_id: int, labels: QueueLabels, *, population_stated: bool,
