@@ -53,6 +53,11 @@ def report(
     ] = None,
     output_format: Annotated[ReportFormat, typer.Option("--format")] = ReportFormat.table,
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Write to FILE.")] = None,
+    produce_to: Annotated[int | None, typer.Option(
+        "--produce-to", help="Add the two-phase (TAR 1.0) section: documents ranked 1..RANK are produced whether "
+        "reviewed or not (unless coded not relevant); recall and production precision from samples drawn with "
+        "--frame ranks:1-RANK and below-rank:RANK, with their assumptions (as `reviewdepth validation`).",
+        metavar="RANK")] = None,
     db: DbOption = None,
 ) -> None:
     """How deep to review to reach the target recall, how sure that is, and whether the evidence says stop."""
@@ -64,7 +69,7 @@ def report(
             result = build_report(engine, topic, ReportOptions(
                 queue=queue, targets=target or DEFAULT_TARGETS, confidence=confidence, interval=interval,
                 policy=policy, as_of=as_of, target_rule=rule, known_relevant=known_relevant,
-                scores_are_probabilities=scores_are_probabilities, independent=independent))
+                scores_are_probabilities=scores_are_probabilities, independent=independent, produce_to=produce_to))
         write_result(result, output_format.value, output=output)
 
 

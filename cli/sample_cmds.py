@@ -277,7 +277,8 @@ def stop_plan(
     power: Annotated[float, typer.Option(
         "--power", help="Least chance a one-look sample path must have of certifying to be recommended.")] = 0.8,
     cost: Annotated[str, typer.Option(
-        "--cost", help="Cost of a document judged in review and in a sample, e.g. review=1,sample=2.")
+        "--cost", help="Cost of a document by role: judged in review, judged in a sample, produced unreviewed, "
+        "e.g. review=1,sample=3,produce=0.2 (each optional, 1; no path here produces unreviewed documents).")
     ] = "review=1,sample=1",
     queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
     output_format: Annotated[str, typer.Option("--format", help="table, json or html.")] = "table",
@@ -290,13 +291,14 @@ def stop_plan(
         fail(f"--format: choose table, json or html, not {output_format!r}")
     from reviewdepth.report.model import json_safe
     from reviewdepth.report.stop_plan_render import as_data, render_html, render_text
-    from reviewdepth.services.stop_plan import parse_costs, topic_stop_plan
+    from reviewdepth.services.costs import parse_costs
+    from reviewdepth.services.stop_plan import topic_stop_plan
 
     engine = open_engine(db)
     with handled_errors():
-        review_cost, sample_cost = parse_costs(cost)
+        costs = parse_costs(cost)
         result = topic_stop_plan(engine, topic, queue=queue, target=target, confidence=confidence, power=power,
-                                 review_cost=review_cost, sample_cost=sample_cost)
+                                 review_cost=costs.review, sample_cost=costs.sample, produce_cost=costs.produce)
     if output_format == "json":
         sys.stdout.write(json.dumps(json_safe(as_data(result)), indent=2, ensure_ascii=False) + "\n")
     elif output_format == "html":

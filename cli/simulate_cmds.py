@@ -94,8 +94,9 @@ def simulate(
         "--looks", help="When the team looks: every:K (after every K ranked documents).")] = "every:100",
     replicates: Annotated[int, typer.Option("--replicates", help="Seeded replicates per topic.")] = 100,
     cost: Annotated[str, typer.Option(
-        "--cost", help="Cost of a document judged in first-pass review and in a sample or audit (a senior "
-        "reviewer's), e.g. review=1,sample=3: the planned policy weighs them and the cost column reads them.")
+        "--cost", help="Cost of a document judged in first-pass review, in a sample or audit (a senior "
+        "reviewer's), and produced unreviewed, e.g. review=1,sample=3,produce=0.2 (each optional, 1): the planned "
+        "policy weighs them and the cost column reads them; a replayed review produces nothing unreviewed.")
     ] = "review=1,sample=1",
     seed: Annotated[int, typer.Option("--seed", help="Seed (the same seed gives the same figures).")] = 0,
     workers: Annotated[int, typer.Option(
@@ -123,16 +124,16 @@ def simulate(
         fail(f"--workers: must be a whole number >= 1, not {workers}")
     if dask is not None and workers != 1:
         fail("--workers and --dask: give one of them (--dask runs the replicates on the cluster's workers)")
+    from reviewdepth.services.costs import parse_costs
     from reviewdepth.services.simulate import build_plan, file_source, parse_looks, run_simulation, store_source
-    from reviewdepth.services.stop_plan import parse_costs
 
     try:
         with handled_errors():
-            review_cost, sample_cost = parse_costs(cost)
+            costs = parse_costs(cost)
             plan = build_plan(design=design.value, rules=rules or (), target=target, confidence=confidence,
                               look_every=parse_looks(looks), replicates=replicates, seed=seed,
-                              sample_size=sample_size, every=every, review_cost=review_cost,
-                              sample_cost=sample_cost)
+                              sample_size=sample_size, every=every, review_cost=costs.review,
+                              sample_cost=costs.sample, produce_cost=costs.produce)
             if qrels is not None and run is not None:
                 source = file_source(str(qrels), str(run), topics or (), order=order.value)
             else:

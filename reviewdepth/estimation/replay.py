@@ -130,6 +130,9 @@ class ReplayPlan:
     seed: int
     review_cost: float = 1.0
     sample_cost: float = 1.0
+    # the cost of a document produced without being reviewed: recorded; a replayed review stops and withholds the
+    # rest (one-phase), so no run produces one and no cost column reads it
+    produce_cost: float = 1.0
 
 
 @dataclass(frozen=True, eq=False)

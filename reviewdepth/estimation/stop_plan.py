@@ -507,6 +507,9 @@ class StopPlan:
     projected_rest_relevant: float
     validity: str = ("the projection moves only the expected costs and chances; every certification step keeps its "
                      "stated confidence whatever the projection says")
+    # the cost of a document produced without being reviewed (a two-phase production above a cutoff): recorded;
+    # every path here is one-phase (it stops, and the unreviewed rest is withheld), so none pays it
+    produce_cost: float = 1.0
 
 
 def _synthetic(evidence: ReviewEvidence, projection: Projection, rng: np.random.Generator) -> npt.NDArray[np.int8]:
@@ -573,7 +576,7 @@ def _quantiles(costs: npt.NDArray[np.float64]) -> tuple[float, float, float]:
 
 def plan_stop(evidence: ReviewEvidence, tau: Fraction, confidence: float, *, power: float = 0.8,
               review_cost: float = 1.0, sample_cost: float = 1.0, replicates: int = 40, seed: int = 0,
-              table: bool = True) -> StopPlan:
+              table: bool = True, produce_cost: float = 1.0) -> StopPlan:
     """The cheapest defensible stop from ``evidence`` (module docstring): floor, paths, recommendation, table.
 
     One-look paths (an elusion test of n of the rest, now or after D more reviewed) are planned by
@@ -581,7 +584,9 @@ def plan_stop(evidence: ReviewEvidence, tau: Fraction, confidence: float, *, pow
     costed as reviewing the whole rest (the one-look guarantee allows no second test of that sample). Monitor paths
     (a stream at rate K; the plan followed at every look) always end certified — at worst at the queue's end — and
     their cost is replayed ``replicates`` times on queues drawn from the projection (mean and 10–90 % range); their
-    chance of certifying is 1."""
+    chance of certifying is 1. Every path stops and withholds the unreviewed rest (one-phase): none produces an
+    unreviewed document, so ``produce_cost`` (the cost of one, for a two-phase production) enters no path's cost
+    and is recorded in the plan."""
     from reviewdepth.estimation.planning import plan_elusion
 
     n, d, f = evidence.population, evidence.reviewed, evidence.found
@@ -666,4 +671,5 @@ def plan_stop(evidence: ReviewEvidence, tau: Fraction, confidence: float, *, pow
                 cells.append(TableCell(float(frac), c, certification_floor(f, rest, frac, c), cost))
     return StopPlan(float(tau), confidence, power, review_cost, sample_cost, n, d, f, rest,
                     missed_allowed(f, rest, tau) if rest else 0, floor, more, total, floor > rest / 2, tuple(paths),
-                    recommended, tuple(cells), projection.source, projection.rest_estimate)
+                    recommended, tuple(cells), projection.source, projection.rest_estimate,
+                    produce_cost=produce_cost)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from reviewdepth.report.charts import gain_svg, inline_svg, precision_recall_svg
 from reviewdepth.report.model import Report, StoppingRow, section_items
 from reviewdepth.report.templating import templates
+from reviewdepth.report.validation_render import two_phase_section
 from reviewdepth.report.wording import with_topic
 
 if TYPE_CHECKING:
@@ -121,10 +122,26 @@ def _rows(report: Report) -> list[tuple[str, str, str, Any]]:
             if key != "id":
                 out.append(("samples", str(sample.id), key, value))
     out += _quality_rows(report)
+    out += _two_phase_rows(report)
     for key, value in _joined(section_items(report.settings)):
         out.append(("settings", key, "value", value))
     for key, value in _joined(section_items(report.provenance)):
         out.append(("provenance", key, "value", value))
+    return out
+
+
+def _two_phase_rows(report: Report) -> list[tuple[str, str, str, Any]]:
+    """The two-phase section key by key (``found_uncoded.point``, ``recall.assumptions``, …), when it was asked
+    for: a field added to it gets its row with no renderer edit."""
+    out: list[tuple[str, str, str, Any]] = []
+    if report.two_phase is None:
+        return out
+    for key, value in section_items(report.two_phase):
+        if isinstance(value, dict):
+            for sub, sub_value in _joined(list(value.items())):
+                out.append(("two_phase", f"{key}.{sub}", "value", sub_value))
+        else:
+            out += [("two_phase", key, "value", v) for _, v in _joined([(key, value)])]
     return out
 
 
@@ -393,6 +410,15 @@ def render_table(report: Report) -> Group:
     parts: list[Any] = [headline, head, depth, recall, stop, *([portfolio] if calibrated else []), est]
     if report.samples:
         parts.append(samples)
+    if report.two_phase is not None:
+        words = two_phase_section(report.two_phase, report.topic)
+        two_phase = Table(title=words.title.replace("Two-phase", "two-phase", 1), show_header=False,
+                          caption="\n".join(words.notes), caption_justify="left")
+        two_phase.add_column("figure")
+        two_phase.add_column("value", overflow="fold")
+        for label, text in words.rows:
+            two_phase.add_row(label, text)
+        parts.append(two_phase)
     parts += [cur, *([completed] if report.completed_review else []), quality]
     if report.review_quality.policy_sensitivity:
         parts.append(sensitivity)
@@ -466,6 +492,17 @@ def _depth_table(report: Report) -> tuple[dict[str, Any], list[tuple[str, str, s
     return table, notes
 
 
+def _two_phase_html(report: Report) -> dict[str, Any]:
+    """The two-phase section for the page: its title, its label–value rows (in the validation document's words)
+    and its notes (what each figure assumes)."""
+    assert report.two_phase is not None
+    section = two_phase_section(report.two_phase, report.topic)
+    return {"title": section.title, "notes": section.notes,
+            "table": {"id": "two-phase", "headers": ["Figure", "Value"], "wide": False, "pairs": True,
+                      "rows": [[_cell(label, label="Figure"), _cell(text, label="Value")]
+                               for label, text in section.rows]}}
+
+
 def render_html(report: Report) -> str:
     """A self-contained page (inline CSS and SVG, no scripts, no external resources), from
     templates/depth_report.html.j2."""
@@ -518,6 +555,7 @@ def render_html(report: Report) -> str:
                             x.in_unreviewed_rest, x.positives_in_rest, x.use, x.status] for x in report.samples],
                           kinds={i: "count" for i in (3, 4, 6, 7, 8)}) if report.samples else None,
         "quality": _table(["Section", "Row", "Quantity", "Value"], [list(r) for r in _quality_rows(report)]),
+        "two_phase": None if report.two_phase is None else _two_phase_html(report),
         "settings": _table(["Key", "Value"],
                            [[k, number_text(v) if isinstance(v, float) else fmt(v, k)]
                             for k, v in section_items(report.settings) + section_items(report.provenance)]),

@@ -41,6 +41,7 @@ from reviewdepth.estimation.stop_plan import FloorFigure
 from reviewdepth.estimation.stopping import StoppingEvidence
 from reviewdepth.report.prisma_model import PrismaCounts
 from reviewdepth.report.status_model import TopicStatus
+from reviewdepth.report.two_phase_model import TwoPhase
 from reviewdepth.report.wording import reached_by
 
 Scalar = float | int | str | bool | None
@@ -466,6 +467,8 @@ class Report(JsonResult):
     precision_recall: PrecisionRecall
     review_quality: ReviewQuality
     prisma: PrismaCounts
+    # two-phase (TAR 1.0) validation at a rank cutoff, only when asked for (``--produce-to RANK``): absent otherwise
+    two_phase: TwoPhase | None = field(default=None, metadata=OMITTED_WHEN_NONE)
 
 
 def json_safe(value: Any) -> Any:

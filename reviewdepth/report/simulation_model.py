@@ -40,6 +40,9 @@ class SimulationSettings:
     review_cost: float = field(default=1.0, metadata=_doc("Cost of a document judged in first-pass review."))
     sample_cost: float = field(default=1.0, metadata=_doc(
         "Cost of a document judged in a sample or audit (often a senior reviewer's)."))
+    produce_cost: float = field(default=1.0, metadata=_doc(
+        "Cost of a document produced without being reviewed: recorded; a replayed review is one-phase (it stops "
+        "and withholds the rest), so no run produces one."))
 
 
 @dataclass(frozen=True)

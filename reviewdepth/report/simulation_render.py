@@ -48,8 +48,10 @@ def settings_line(report: SimulationReport) -> str:
     if s.every:
         design += f" (every {s.every:,}th document audited)"
     done = f"{s.replicates_done:,} of {s.replicates:,}" if s.partial else f"{s.replicates:,}"
-    costs = ("" if s.review_cost == s.sample_cost == 1 else
-             f" · costs review {s.review_cost:g}, sample {s.sample_cost:g} per document")
+    produce = ("" if s.produce_cost == 1 else f", produced unreviewed {s.produce_cost:g}")
+    costs = ("" if s.review_cost == s.sample_cost == s.produce_cost == 1 else
+             f" · costs review {s.review_cost:g}, sample {s.sample_cost:g}{produce} per document"
+             + (" (a replayed review produces nothing unreviewed)" if produce else ""))
     return (f"target recall {s.target} · confidence {s.confidence:g} · design {design} · looks every "
             f"{s.looks_every:,} documents · {done} replicates per topic · seed {s.seed} · {s.topics:,} "
             f"topic(s) from {s.source}{costs}")
@@ -113,7 +115,7 @@ def render_csv(report: SimulationReport) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     extra = ("design", "target", "confidence", "looks_every", "replicates_done", "seed", "partial", "review_cost",
-             "sample_cost")
+             "sample_cost", "produce_cost")
     writer.writerow([*CSV_COLUMNS, *extra])
     for rule in report.rules:
         fields = dataclasses.asdict(rule)

@@ -75,6 +75,10 @@ def render_text(result: HasPlan) -> str:
     lines = [f"topic {result.topic}, queue {result.queue}: {plan.reviewed:,} of {plan.population:,} reviewed, "
              f"{plan.found:,} relevant found (as of judgment {result.as_of_judgment})",
              f"floor: {floor_sentence(plan)}"]
+    if not plan.review_cost == plan.sample_cost == plan.produce_cost == 1:
+        lines.append(f"costs per document: review {plan.review_cost:g}, sample {plan.sample_cost:g}, produced "
+                     f"unreviewed {plan.produce_cost:g} (every path below is one-phase: it produces no unreviewed "
+                     "document)")
     if plan.unreviewed:
         lines.append(f"floor over further review depths (under the projection): review {plan.floor_review_more:,} "
                      f"more, then at least {plan.floor_total - plan.floor_review_more * plan.review_cost:,.0f} "

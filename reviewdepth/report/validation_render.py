@@ -15,7 +15,8 @@ from datetime import UTC, datetime
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Decimal
 from typing import Any, Literal
 
-from reviewdepth.report.validation_model import TwoPhaseCount, TwoPhaseRatio, ValidationDocument
+from reviewdepth.report.two_phase_model import TwoPhase, TwoPhaseCount, TwoPhaseRatio
+from reviewdepth.report.validation_model import ValidationDocument
 from reviewdepth.report.wording import two_phase_assumption, two_phase_gap
 
 DocumentFormat = Literal["pdf", "html", "json"]
@@ -23,6 +24,8 @@ DOCUMENT_FORMATS: tuple[DocumentFormat, ...] = ("pdf", "html", "json")
 # a document computed before any judgment has no chain-head time: it is dated by this constant
 UNDATED = datetime(2000, 1, 1, tzinfo=UTC)
 PLACES = Decimal("0.0001")
+TWO_PHASE_SAMPLES_NOTE = ("The samples' status and use in the evidence below are the one-phase report's (which reads "
+                          "the reviewed set as the cutoff); this section uses the samples named above.")
 
 
 def _decimal(value: float, rounding: str) -> str:
@@ -175,10 +178,9 @@ def _ratio_rows(what: str, figure: TwoPhaseRatio | None, conf: str, missing: str
             (f"{what}, one-sided {conf} lower bound", lower(figure.lower_one_sided))]
 
 
-def _two_phase(doc: ValidationDocument) -> Section | None:
-    t = doc.two_phase
-    if t is None:
-        return None
+def two_phase_section(t: TwoPhase, topic: str) -> Section:
+    """The two-phase section in words (the validation document's, and the depth report's with ``--produce-to``):
+    label–value rows and the notes that name what each figure assumes."""
     conf = level(t.confidence)
     below = t.coded_relevant - t.coded_relevant_above
     rows: list[tuple[str, str]] = [
@@ -191,7 +193,7 @@ def _two_phase(doc: ValidationDocument) -> Section | None:
         ("Interval", f"{t.interval} (exact)")]
     rows += _stratum_rows("Relevant uncoded produced", "Produced-set sample", t.found_uncoded, conf)
     rows += _stratum_rows("Eluded documents", "Discard-pile sample", t.eluded, conf)
-    gaps = "; ".join(two_phase_gap(g, doc.topic, t.cutoff) for g in t.gaps) or "a sample is missing"
+    gaps = "; ".join(two_phase_gap(g, topic, t.cutoff) for g in t.gaps) or "a sample is missing"
     rows += _ratio_rows("Recall (Elusion with Recall)", t.recall, conf, gaps)
     if t.meets_target is not None and t.recall is not None and t.target is not None:
         rows.append((f"Target recall {t.target:g} at {conf}",
@@ -214,10 +216,15 @@ def _two_phase(doc: ValidationDocument) -> Section | None:
                          ("Recall from the control set", t.control_recall)):
         if figure is not None:
             notes.append(f"{name} assumes: " + "; ".join(two_phase_assumption(a) for a in figure.assumptions) + ".")
-    notes += [f"Not estimated: {two_phase_gap(g, doc.topic, t.cutoff)}." for g in t.gaps]
-    notes.append("The samples' status and use in the evidence below are the one-phase report's (which reads the "
-                 "reviewed set as the cutoff); this section uses the samples named above.")
+    notes += [f"Not estimated: {two_phase_gap(g, topic, t.cutoff)}." for g in t.gaps]
     return Section(f"Two-phase (TAR 1.0) validation at rank cutoff {t.cutoff:,}", rows, notes=notes)
+
+
+def _two_phase(doc: ValidationDocument) -> Section | None:
+    if doc.two_phase is None:
+        return None
+    section = two_phase_section(doc.two_phase, doc.topic)
+    return Section(section.title, section.rows, notes=[*section.notes, TWO_PHASE_SAMPLES_NOTE])
 
 
 def _span(first: str | None, last: str | None) -> str:

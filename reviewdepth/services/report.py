@@ -14,6 +14,7 @@ from reviewdepth.estimation import relevant
 from reviewdepth.estimation.agreement import corrected_relevant_count
 from reviewdepth.estimation.assessment import REPORT_INTERVALS, Assessment, NextStep
 from reviewdepth.estimation.stop_plan import FloorFigure, floor_figure
+from reviewdepth.estimation.two_phase import TWO_PHASE_METHODS
 from reviewdepth.measures import tar, trec
 from reviewdepth.measures.suite import MeasureSpec, evaluate_ranked
 from reviewdepth.measures.tar_suite import TopicRun, clean_topic
@@ -68,12 +69,14 @@ from reviewdepth.services.evidence.queue_evidence import QueueEvidence, queue_ev
 from reviewdepth.services.evidence.samples import SampleRecord, load_samples
 from reviewdepth.services.evidence.topic import find_queue, last_judgment_id
 from reviewdepth.services.evidence.topic import population_size as topic_population
+from reviewdepth.services.evidence.two_phase import two_phase_evidence
 from reviewdepth.services.monitor import monitor_of
 from reviewdepth.services.portfolio import stopping_calibrations
 from reviewdepth.services.queues import ranked_from_labels
 from reviewdepth.services.sample_plan import sample_plan_figures
 from reviewdepth.services.screening import conflict_rule_of
 from reviewdepth.services.topic_status import AUDIT_BASIS, audit_figure, sample_figure, topic_status
+from reviewdepth.services.two_phase import two_phase_of
 from reviewdepth.store.chain import chain_head_at
 from reviewdepth.store.labels import POLICIES
 from reviewdepth.store.loaders import QueueLabels
@@ -103,8 +106,13 @@ class ReportOptions:
     scores_are_probabilities: bool = False
     # whether reviewers screened blind and independently (PRISMA); reviewdepth cannot observe it
     independent: bool | None = None
+    # two-phase (TAR 1.0) validation at this rank cutoff (``--produce-to RANK``): adds the report's ``two_phase``
+    produce_to: int | None = None
 
     def validate(self) -> None:
+        if self.produce_to is not None and self.interval not in TWO_PHASE_METHODS:
+            raise Invalid(f"--interval: two-phase figures need an exact interval ({', '.join(TWO_PHASE_METHODS)}), "
+                          f"not {self.interval!r}")
         for t in self.targets:
             try:
                 value = Fraction(str(t))
@@ -150,6 +158,8 @@ class _Evidence:
     labels: QueueLabels
     evidence: QueueEvidence
     samples: list[SampleRecord]
+    # the labels in queue order (``labels`` is in review order): the two-phase counts index them by queue rank
+    labels_by_rank: QueueLabels
     # the queue's scores in queue order when declared probabilities (``scores_are_probabilities``), else None
     scores: np.ndarray | None = None
 
@@ -165,7 +175,7 @@ def _evidence(conn: Connection, topic: str, options: ReportOptions) -> _Evidence
     samples = load_samples(conn, topic, row, labels, as_of=as_of)
     scores = queue_scores(conn, row.id, labels.size) if options.scores_are_probabilities else None
     return _Evidence(topic_id, row, population_size, as_of, evidence.in_review_order(labels), evidence, samples,
-                     scores)
+                     labels, scores)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -307,12 +317,17 @@ def report_of(conn: Connection, topic: str, options: ReportOptions) -> Report:
                                       options, as_of, in_queue_order=evidence.order is None)
     current = Current(depth=reviewed, relevant_found=found_prefix,
                       precision=found_prefix / reviewed if reviewed else None)
+    two_phase = None
+    if options.produce_to is not None:
+        two_phase = two_phase_of(two_phase_evidence(conn, topic, topic_id, row, ev.labels_by_rank, as_of,
+                                                    options.produce_to), confidence, options.interval,
+                                 headline.target)
     return Report(topic=topic, queue=row.name, summary=summary, answer=answer,
                   estimates=[_estimate_row(e, assessment) for e in assessment.estimates],
                   depth_basis=assessment.basis.method, depth=depth_rows, current=current,
                   recall=list(assessment.recall), stopping=stopping_rows, measures=measures,
                   completed_review=completed, samples=sample_rows, settings=settings, provenance=provenance,
-                  gain=gain, precision_recall=pr, review_quality=quality, prisma=prisma)
+                  gain=gain, precision_recall=pr, review_quality=quality, prisma=prisma, two_phase=two_phase)
 
 
 @dataclasses.dataclass

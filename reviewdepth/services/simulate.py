@@ -66,6 +66,7 @@ from reviewdepth.report.simulation_model import (
     SimulationTopic,
 )
 from reviewdepth.services.confidence import checked_confidence
+from reviewdepth.services.costs import checked_costs
 from reviewdepth.services.errors import Conflict, Invalid, NotFound
 from reviewdepth.store import validation
 from reviewdepth.store.labels import POLICIES
@@ -131,7 +132,8 @@ def parse_looks(text: str) -> int:
 
 def build_plan(*, design: str, rules: Sequence[str] = (), target: object = "0.95", confidence: float = 0.95,
                look_every: int = 100, replicates: int = 100, seed: int = 0, sample_size: int = 0,
-               every: int = 0, review_cost: float = 1.0, sample_cost: float = 1.0) -> ReplayPlan:
+               every: int = 0, review_cost: float = 1.0, sample_cost: float = 1.0,
+               produce_cost: float = 1.0) -> ReplayPlan:
     """A checked `ReplayPlan`; each refusal is `Invalid` naming the option. No ``rules``: every rule applicable to
     the design."""
     if design not in DESIGNS:
@@ -164,12 +166,10 @@ def build_plan(*, design: str, rules: Sequence[str] = (), target: object = "0.95
                           f"{', '.join(rules_for(design)) or 'none'}")
     if not chosen:
         raise Invalid(f"rule: no rule applies to the design {design!r}")
-    for name, cost in (("review", review_cost), ("sample", sample_cost)):
-        if isinstance(cost, bool) or not isinstance(cost, (int, float)) or not 0 < cost <= 1e6:
-            raise Invalid(f"cost: the {name} cost must be a number in (0, 1e6], not {cost!r}")
+    costs = checked_costs(review_cost, sample_cost, produce_cost)
     plan = ReplayPlan(design=Design(kind=design, sample_size=sample_size, every=every), rules=chosen, target=tau,
                       confidence=level, look_every=look_every, replicates=replicates, seed=seed,
-                      review_cost=float(review_cost), sample_cost=float(sample_cost))
+                      review_cost=costs.review, sample_cost=costs.sample, produce_cost=costs.produce)
     checked_plan(plan)
     return plan
 
@@ -513,6 +513,6 @@ def _report(source: SimulationSource, plan: ReplayPlan, queues: list[NamedQueue]
         source=source.description, design=d.kind, sample_size=d.sample_size, every=d.every, rules=list(plan.rules),
         target=_fraction_text(plan.target), confidence=plan.confidence, looks_every=plan.look_every,
         replicates=plan.replicates, replicates_done=done, seed=plan.seed, topics=len(queues), partial=partial,
-        review_cost=plan.review_cost, sample_cost=plan.sample_cost)
+        review_cost=plan.review_cost, sample_cost=plan.sample_cost, produce_cost=plan.produce_cost)
     return SimulationReport(settings=settings, failure_meaning=FAILURE_MEANING, rules=rules, topics=topics,
                             charts=[_chart(s.rule, per_topic) for s in summaries], notes=notes)

@@ -41,7 +41,7 @@ INTERRUPTED = "interrupted: the server stopped before the job finished; run it a
 class SimulationRequest:
     """What to replay: the store's topics (none: every fully judged topic), the design (``sample_size`` for
     rest and population, ``every`` for audit), the rules (none: every rule of the design), target, confidence,
-    documents between two looks, replicates and seed."""
+    documents between two looks, replicates and seed, and the per-role costs (as ``simulate --cost``)."""
 
     topics: tuple[str, ...] = ()
     design: str = "none"
@@ -53,6 +53,10 @@ class SimulationRequest:
     looks: int = 100
     replicates: int = 100
     seed: int = 0
+    # per-role costs of a document (`reviewdepth.services.costs.RoleCosts`); a job stored before them has none: 1
+    review_cost: float = 1.0
+    sample_cost: float = 1.0
+    produce_cost: float = 1.0
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -69,7 +73,8 @@ class SimulationRequest:
             raise Invalid(f"replicates: at most {MAX_REPLICATES:,} in one simulation")
         return build_plan(design=self.design, rules=self.rules, target=self.target, confidence=self.confidence,
                           look_every=self.looks, replicates=self.replicates, seed=self.seed,
-                          sample_size=self.sample_size, every=self.every)
+                          sample_size=self.sample_size, every=self.every, review_cost=self.review_cost,
+                          sample_cost=self.sample_cost, produce_cost=self.produce_cost)
 
 
 @dataclass

@@ -26,7 +26,8 @@ class TopicStopPlan:
     plan: StopPlan
 
 
-def _checked(target: str, confidence: float, power: float, review_cost: float, sample_cost: float) -> Fraction:
+def _checked(target: str, confidence: float, power: float, review_cost: float, sample_cost: float,
+             produce_cost: float = 1.0) -> Fraction:
     try:
         tau = Fraction(str(target).strip())
     except (ValueError, ZeroDivisionError):
@@ -39,34 +40,24 @@ def _checked(target: str, confidence: float, power: float, review_cost: float, s
     for name, value in (("review cost", review_cost), ("sample cost", sample_cost)):
         if not np.isfinite(value) or value <= 0:
             raise Invalid(f"cost: the {name} must be a positive number, not {value!r}")
+    if not np.isfinite(produce_cost) or produce_cost < 0:
+        raise Invalid(f"cost: the produce cost must be a number >= 0, not {produce_cost!r}")
     return tau
-
-
-def parse_costs(text: str) -> tuple[float, float]:
-    """``review=1,sample=1`` (either may be left out: 1) as (review cost, sample cost); `Invalid` naming ``cost``."""
-    costs = {"review": 1.0, "sample": 1.0}
-    for part in filter(None, (p.strip() for p in str(text).split(","))):
-        name, sep, value = part.partition("=")
-        if not sep or name.strip() not in costs:
-            raise Invalid(f"cost: expected review=X,sample=Y, not {text!r}")
-        try:
-            costs[name.strip()] = float(value)
-        except ValueError:
-            raise Invalid(f"cost: {value!r} is not a number") from None
-    return costs["review"], costs["sample"]
 
 
 def topic_stop_plan(engine: Engine, topic: str, *, queue: str | None = None, target: str = "0.95",
                     confidence: float = 0.95, power: float = 0.8, review_cost: float = 1.0,
-                    sample_cost: float = 1.0, policy: str = "latest") -> TopicStopPlan:
+                    sample_cost: float = 1.0, policy: str = "latest", produce_cost: float = 1.0) -> TopicStopPlan:
     """The plan for the topic's queue as it is now. Evidence: the reviewed prefix as the report counts it and the
-    best random sample of the rest (the report's rest sample); the population is the queue."""
-    tau = _checked(target, confidence, power, review_cost, sample_cost)
+    best random sample of the rest (the report's rest sample); the population is the queue. ``produce_cost`` is
+    recorded in the plan: its paths are one-phase and produce no unreviewed document."""
+    tau = _checked(target, confidence, power, review_cost, sample_cost, produce_cost)
     now = current_evidence(engine, topic, queue=queue, policy=policy, target=str(tau), confidence=confidence)
     rest_size, rest_relevant = now.rest_sample
     plan = plan_stop(ReviewEvidence(now.prefix_labels, now.labels.size, rest_sample_size=rest_size,
                                     rest_sample_relevant=rest_relevant),
-                     tau, confidence, power=power, review_cost=review_cost, sample_cost=sample_cost)
+                     tau, confidence, power=power, review_cost=review_cost, sample_cost=sample_cost,
+                     produce_cost=produce_cost)
     return TopicStopPlan(topic, now.queue.name, now.as_of, now.assessment.scope, plan)
 
 

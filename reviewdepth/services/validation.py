@@ -7,19 +7,13 @@ forms a margin of error (half the width of a two-sided interval the report gives
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
 from sqlalchemy import Engine
 
-from reviewdepth.estimation.two_phase import (
-    TWO_PHASE_METHODS,
-    CountFigure,
-    RatioFigure,
-    control_set_recall,
-    two_phase_estimate,
-)
 from reviewdepth.report.model import Provenance, Report, SampleRow
 from reviewdepth.report.validation_model import (
     AuditStreamEvidence,
@@ -32,18 +26,13 @@ from reviewdepth.report.validation_model import (
     Results,
     SampleDocument,
     SampleEvidence,
-    TwoPhase,
-    TwoPhaseCount,
-    TwoPhaseRatio,
     ValidationDocument,
 )
 from reviewdepth.report.wording import design, validation_caveats
 from reviewdepth.services.errors import Invalid
 from reviewdepth.services.evidence.audit import stream_pace, streams_of
-from reviewdepth.services.evidence.labels import queue_labels
 from reviewdepth.services.evidence.sample_coding import sample_coding
 from reviewdepth.services.evidence.topic import find_queue
-from reviewdepth.services.evidence.two_phase import TwoPhaseEvidence, two_phase_evidence
 from reviewdepth.services.report import ReportOptions, report_of
 from reviewdepth.store.chain import canonical_time
 from reviewdepth.store.models import AuditStream
@@ -55,11 +44,11 @@ AUDIT = "audit stream"
 def build_validation(engine: Engine, topic: str, options: ReportOptions,
                      produce_to: int | None = None) -> ValidationDocument:
     """The validation document of ``topic`` for its one target (``options.targets``, a recall below 1): the
-    report, the sample coding and the audit streams, read in one snapshot; with ``produce_to`` (a rank cutoff),
-    the two-phase figures at that cutoff too (`two_phase_of`)."""
-    if produce_to is not None and options.interval not in TWO_PHASE_METHODS:
-        raise Invalid(f"--interval: two-phase figures need an exact interval ({', '.join(TWO_PHASE_METHODS)}), "
-                      f"not {options.interval!r}")
+    report, the sample coding and the audit streams, read in one snapshot; with ``produce_to`` (a rank cutoff, or
+    ``options.produce_to``), the two-phase figures at that cutoff too: the report's own two-phase section
+    (`reviewdepth.services.two_phase.two_phase_of`), computed once."""
+    if produce_to is not None:
+        options = dataclasses.replace(options, produce_to=produce_to)
     if len(options.targets) != 1:
         raise Invalid("a validation document is for one target recall")
     options.validate()
@@ -72,48 +61,7 @@ def build_validation(engine: Engine, topic: str, options: ReportOptions,
         as_of = report.answer.as_of_judgment
         coding = sample_coding(conn, topic_id, [s.id for s in report.samples], as_of)
         streams = [s for s in streams_of(conn, topic_id) if as_of is None or s.as_of is None or s.as_of <= as_of]
-        two_phase = None
-        if produce_to is not None:
-            _, row = find_queue(conn, topic, options.queue)
-            _, labels = queue_labels(conn, topic, row.name, options.policy, None if as_of is None else str(as_of))
-            two_phase = two_phase_of(two_phase_evidence(conn, topic, topic_id, row, labels, as_of, produce_to),
-                                     report.settings.confidence, options.interval, report.answer.target)
-    return validation_of(report, coding, streams, two_phase)
-
-
-def _ratio(figure: RatioFigure | None) -> TwoPhaseRatio | None:
-    if figure is None:
-        return None
-    return TwoPhaseRatio(figure.point, figure.lower, figure.upper, figure.lower_one_sided, figure.confidence,
-                         figure.stratum_confidence, [str(a) for a in figure.assumptions])
-
-
-def _count(figure: CountFigure | None, sample_id: int | None) -> TwoPhaseCount | None:
-    if figure is None:
-        return None
-    return TwoPhaseCount(figure.stratum, sample_id if figure.sample_size else None, figure.sample_size,
-                         figure.sample_relevant, figure.sample_unjudged, figure.point, figure.lower, figure.upper,
-                         figure.lower_one_sided, figure.upper_one_sided, figure.exact)
-
-
-def two_phase_of(evidence: TwoPhaseEvidence, confidence: float, interval: str,
-                 target: float | None = None) -> TwoPhase:
-    """The two-phase section from the counts at the cutoff (`reviewdepth.estimation.two_phase.two_phase_estimate`
-    computes every figure); ``meets_target``: the one-sided recall lower bound is at least ``target``."""
-    est = two_phase_estimate(evidence.counts, confidence, interval)
-    meets = None if est.recall is None or target is None else est.recall.lower_one_sided >= target
-    c = evidence.counts
-    return TwoPhase(
-        cutoff=c.cutoff, queue_size=evidence.queue_size, interval=interval, confidence=confidence,
-        produced=c.produced, coded=c.coded, coded_relevant=c.coded_relevant,
-        coded_relevant_above=c.coded_relevant_above, uncoded_above=c.uncoded_above, discard_pile=c.uncoded_below,
-        found_uncoded=_count(est.found_uncoded, evidence.produced_sample_id),
-        eluded=_count(est.eluded, evidence.discard_sample_id), recall=_ratio(est.recall),
-        precision=_ratio(est.precision), gaps=[str(g) for g in est.gaps], target=target, meets_target=meets,
-        control_sample_id=evidence.control_sample_id, control_relevant=evidence.control_relevant,
-        control_found=evidence.control_found,
-        control_recall=None if evidence.control_sample_id is None else _ratio(control_set_recall(
-            evidence.control_relevant, evidence.control_found, confidence)))
+    return validation_of(report, coding, streams)
 
 
 def _half_width(lower: float | None, upper: float | None) -> float | None:
@@ -206,9 +154,9 @@ def _stream(stream: AuditStream, report: Report) -> AuditStreamEvidence:
 
 
 def validation_of(report: Report, coding: Mapping[int, Sequence[SampleDocument]],
-                  streams: Sequence[AuditStream] = (), two_phase: TwoPhase | None = None) -> ValidationDocument:
-    """The validation document laid out from ``report`` (the depth report), each sample's ``coding`` and the
-    topic's audit ``streams`` (newest first)."""
+                  streams: Sequence[AuditStream] = ()) -> ValidationDocument:
+    """The validation document laid out from ``report`` (the depth report, with its two-phase section when it
+    was asked for), each sample's ``coding`` and the topic's audit ``streams`` (newest first)."""
     summary, settings, answer = report.summary, report.settings, report.answer
     samples = [_sample(row, coding.get(row.id, ())) for row in report.samples]
     protocol = Protocol(
@@ -230,4 +178,5 @@ def validation_of(report: Report, coding: Mapping[int, Sequence[SampleDocument]]
         evidence=Evidence(samples, [_stream(s, report) for s in streams]), results=_results(report),
         cutoff=cutoff, decision=_decision(report),
         plan=Plan(floor=answer.floor, sample_plan=answer.plan, certify=answer.certify), provenance=provenance,
-        caveats=validation_caveats(report.topic, uncoded, sum(s.voided for s in samples)), two_phase=two_phase)
+        caveats=validation_caveats(report.topic, uncoded, sum(s.voided for s in samples)),
+        two_phase=report.two_phase)

@@ -79,7 +79,8 @@ def test_post_runs_in_the_background_and_the_result_is_the_service_report(api: A
     assert [r["rule"] for r in done["result"]["rules"]] == ["elusion", "knee"]
     assert done["request"] == {"topics": ["A", "B"], "design": "rest", "sample_size": 20, "every": 0,
                                "rules": ["elusion", "knee"], "target": "0.9", "confidence": 0.9, "looks": 25,
-                               "replicates": 3, "seed": 11}
+                               "replicates": 3, "seed": 11, "review_cost": 1.0, "sample_cost": 1.0,
+                               "produce_cost": 1.0}
 
 
 BAD: list[tuple[dict[str, Any], int, str]] = [

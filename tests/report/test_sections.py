@@ -50,13 +50,17 @@ WHERE: dict[str, tuple[tuple[str, ...] | None, str | None, str | None]] = {
     "review_quality": (("review_quality", "agreement", "qc", "policy_sensitivity"), "review quality",
                        "Review quality and PRISMA 2020 counts"),
     "prisma": (("prisma",), "PRISMA 2020", "PRISMA 2020"),
+    # only with --produce-to RANK (absent from the JSON otherwise)
+    "two_phase": (("two_phase",), "two-phase (TAR 1.0) validation at rank cutoff",
+                  "<h2>Two-phase (TAR 1.0) validation at rank cutoff"),
 }
 # sections the CSV writes key by key (a field added to one of them gets its rows with no renderer edit):
 # section -> its CSV name and the key naming each row of a list section
 GENERIC_CSV: dict[str, tuple[str, str | None]] = {
     "answer": ("answer", None), "summary": ("summary", None), "depth": ("depth", "target"),
     "current": ("current", None), "recall": ("recall", "basis"), "samples": ("samples", "id"),
-    "settings": ("settings", None), "provenance": ("provenance", None), "prisma": ("prisma", None)}
+    "settings": ("settings", None), "provenance": ("provenance", None), "prisma": ("prisma", None),
+    "two_phase": ("two_phase", None)}
 
 
 def _reports(engine: Engine, tmp_path: Path) -> list[Report]:
@@ -75,7 +79,8 @@ def _reports(engine: Engine, tmp_path: Path) -> list[Report]:
     (tmp_path / "done.run").write_text("".join(f"D Q0 e{i} {i} {100 - i} s\n" for i in range(1, 11)))
     import_run(engine, str(tmp_path / "done.run"))
     record_batch(engine, "D", [BatchItem(f"e{i}", str(int(i < 4))) for i in range(1, 11)], reviewer="ann")
-    return [build_report(engine, "T", ReportOptions()), build_report(engine, "D", ReportOptions())]
+    # T with the two-phase section at rank 60 (the sample of the rest covers both strata)
+    return [build_report(engine, "T", ReportOptions(produce_to=60)), build_report(engine, "D", ReportOptions())]
 
 
 def test_every_section_reaches_every_format(engine: Engine, tmp_path: Path) -> None:

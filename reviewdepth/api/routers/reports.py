@@ -66,6 +66,10 @@ async def get_report(topic: str, request: Request, engine: EngineDep, _key: Read
                          description="Whether reviewers screened independently (stated, for PRISMA).")] = None,
                      format: Annotated[Literal["json", "html", "csv"] | None, Query(
                          description="The format, overriding the Accept header (for links).")] = None,
+                     produce_to: Annotated[int | None, Query(
+                         ge=1, le=INT64_MAX, description="Add the two-phase (TAR 1.0) section at this rank cutoff: "
+                         "documents ranked 1..produce_to are produced whether reviewed or not (as "
+                         "`reviewdepth report --produce-to`).")] = None,
                      ) -> Response:
     """How deep to review for each target recall, how sure that is, and the stopping evidence: the same
     bytes as `reviewdepth report --format json`; ``Accept: text/html`` (or ``format=html``, as the
@@ -82,7 +86,7 @@ async def get_report(topic: str, request: Request, engine: EngineDep, _key: Read
     options = ReportOptions(
         queue=queue, targets=target or DEFAULT_TARGETS, confidence=confidence, interval=interval,
         policy=policy, as_of=as_of, target_rule=target_rule, known_relevant=relevant,
-        scores_are_probabilities=scores_are_probabilities, independent=independent)
+        scores_are_probabilities=scores_are_probabilities, independent=independent, produce_to=produce_to)
 
     fmt: Literal["json", "html", "csv"] = ("html" if media.startswith("text/html") else
                                            "csv" if media.startswith("text/csv") else "json")
@@ -92,7 +96,7 @@ async def get_report(topic: str, request: Request, engine: EngineDep, _key: Read
         return render(build_report(engine, topic, options), fmt)
 
     key = ("report", topic, queue, tuple(target or ()), confidence, interval, policy, as_of, target_rule,
-           relevant, independent, media)
+           relevant, independent, media, produce_to)
     return Response(await request.app.state.renders.run(key, rendered), media_type=media)
 
 

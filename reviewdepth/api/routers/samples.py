@@ -57,16 +57,20 @@ def get_stop_plan(topic: str, engine: EngineDep, _key: Reader, queue: str | None
                   confidence: ConfidenceQuery = 0.95,
                   power: Annotated[float, Query(gt=0, lt=1)] = 0.8,
                   review_cost: Annotated[float, Query(gt=0, le=1e6)] = 1.0,
-                  sample_cost: Annotated[float, Query(gt=0, le=1e6)] = 1.0) -> dict[str, Any]:
+                  sample_cost: Annotated[float, Query(gt=0, le=1e6)] = 1.0,
+                  produce_cost: Annotated[float, Query(ge=0, le=1e6, description=(
+                      "Cost of a document produced without being reviewed: recorded in the plan; its paths are "
+                      "one-phase and produce none."))] = 1.0) -> dict[str, Any]:
     """The cheapest defensible stop now: the floor, every certified path with its expected cost, range and
-    chance, the recommended path and the target × confidence table."""
+    chance, the recommended path and the target × confidence table (as `reviewdepth plan --cost
+    review=R,sample=S,produce=P`)."""
     from reviewdepth.report.model import json_safe
     from reviewdepth.report.stop_plan_render import as_data
     from reviewdepth.services.stop_plan import topic_stop_plan
 
     data: dict[str, Any] = json_safe(as_data(topic_stop_plan(
         engine, topic, queue=queue, target=target, confidence=confidence, power=power,
-        review_cost=review_cost, sample_cost=sample_cost)))
+        review_cost=review_cost, sample_cost=sample_cost, produce_cost=produce_cost)))
     return data
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Request, Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 
 from reviewdepth.api.problems import problem_responses
 from reviewdepth.api.routers.common import (
@@ -50,6 +50,27 @@ class DesignIn(BaseModel):
                        description="One audit document after every K ranked documents (audit).")
 
 
+class CostIn(BaseModel):
+    """The cost of one document by role, as ``reviewdepth simulate --cost review=R,sample=S,produce=P``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    review: float = Field(default=1.0, gt=0, le=1e6, description="Judged in first-pass review.")
+    sample: float = Field(default=1.0, gt=0, le=1e6,
+                          description="Judged in a sample or audit (often a senior reviewer's).")
+    produce: float = Field(default=1.0, ge=0, le=1e6, description=(
+        "Produced without being reviewed: recorded; a replayed review is one-phase and produces none."))
+
+
+def _cost_kind(value: object) -> str:
+    return "text" if isinstance(value, str) else "roles"
+
+
+# an object of roles, or the CLI's text: the one the value is is checked (so an error names that one alone)
+CostField = Annotated[Annotated[CostIn, Tag("roles")] | Annotated[str, Tag("text"), Field(max_length=200)],
+                      Discriminator(_cost_kind)]
+
+
 class SimulationIn(BaseModel):
     """A simulation: the store's fully judged topics replayed under a design, per rule."""
 
@@ -68,6 +89,10 @@ class SimulationIn(BaseModel):
     replicates: JsonInt = Field(default=100, ge=1, le=MAX_REPLICATES, strict=True,
                             description="Seeded replays per topic.")
     seed: JsonInt = Field(default=0, ge=0, le=INT64_MAX, strict=True, description="Seed of the replays.")
+    cost: CostField | None = Field(default=None, description=(
+        "Per-role costs of a document: an object ({\"review\": 1, \"sample\": 3, \"produce\": 1}) or the string "
+        "`simulate --cost` takes (\"review=1,sample=3,produce=1\"); a role left out costs 1. The planned policy "
+        "weighs them and the cost column reads them."))
 
 
 class ProgressOut(BaseModel):
@@ -88,6 +113,10 @@ class SimulationRequestOut(BaseModel):
     looks: int
     replicates: int
     seed: int
+    # a job stored before per-role costs has none: 1
+    review_cost: float = 1.0
+    sample_cost: float = 1.0
+    produce_cost: float = 1.0
 
 
 class SimulationJobOut(BaseModel):
@@ -119,12 +148,16 @@ def post_simulation(body: SimulationIn, request: Request, response: Response, en
     recall at stop, cost against the oracle depth. Answers 202 at once with the queued job (``Location``:
     its URL); poll ``GET /simulations/{id}``. A bad plan, an unknown topic or one that is not fully judged is
     refused here (422/404) and no job is stored."""
+    from reviewdepth.services.costs import RoleCosts, parse_costs
     from reviewdepth.services.simulation_jobs import SimulationRequest, create_job
 
+    cost = (RoleCosts() if body.cost is None else parse_costs(body.cost) if isinstance(body.cost, str)
+            else RoleCosts(body.cost.review, body.cost.sample, body.cost.produce))
     simulation = SimulationRequest(
         topics=tuple(body.topics), design=body.design.kind, sample_size=body.design.sample_size,
         every=body.design.every, rules=tuple(body.rules), target=body.target, confidence=body.confidence,
-        looks=body.looks, replicates=body.replicates, seed=body.seed)
+        looks=body.looks, replicates=body.replicates, seed=body.seed, review_cost=cost.review,
+        sample_cost=cost.sample, produce_cost=cost.produce)
     return queued(create_job(engine, simulation, reviewer=key.reviewer, key_id=key.id), request, response)
 
 
