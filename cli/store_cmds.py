@@ -173,18 +173,23 @@ def import_ris(
     topic: Annotated[str, typer.Option("--topic", help="The topic whose population the records are.")],
     queue: Annotated[str | None, typer.Option(
         "--queue", help="Name of the queue of the records in file order (default: records).")] = None,
+    reviewer: Annotated[str, typer.Option(
+        "--reviewer", help="Reviewer of the labels in ASReview's notes (N1 ASReview_relevant/_irrelevant).")
+    ] = "asreview",
     again: Annotated[bool, typer.Option("--again", help="Import a file already imported.")] = False,
     db: DbOption = None,
 ) -> None:
     """Store a RIS file's records as the topic's population: its population size, and a queue of the records
-    in file order (ids: ID tag, else AN, else position). Needs pip install 'reviewdepth[ris]'."""
+    in file order (ids: ID tag, else AN, else position); labels in ASReview's notes (N1 ASReview_relevant,
+    ASReview_irrelevant) become judgments. Needs pip install 'reviewdepth[ris]'."""
     from reviewdepth.services.ris_import import import_ris as service
 
     engine = open_engine(db)
     with handled_errors():
-        s = service(engine, file, topic=topic, queue_name=queue, again=again)
+        s = service(engine, file, topic=topic, queue_name=queue, again=again, reviewer=reviewer)
     typer.echo(f"imported {s.rows:,} records as the population of topic {s.topics[0]!r} (queue {s.queues[0]!r} "
-               f"in file order; import {s.import_id}, sha256 {s.digest[:12]}…)")
+               f"in file order): stored {s.stored:,} judgments from ASReview's notes, {s.unlabelled:,} records "
+               f"unlabelled, 0 refused (import {s.import_id}, sha256 {s.digest[:12]}…)")
 
 
 def judge(

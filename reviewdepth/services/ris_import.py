@@ -5,6 +5,11 @@ estimates use) and the documents its queues hold. So the import sets ``populatio
 records and stores them as one queue in file order (``--queue``, default ``records``; ordering ``given``): their
 ids are then known to the topic, judgments can be served from it, and ``export labels`` lists them. The file
 order is no model's ranking: measures of that queue describe screening in file order.
+
+A record labelled in ASReview's convention (a note ``ASReview_relevant`` / ``ASReview_irrelevant``,
+`reviewdepth.formats.ris`) becomes a judgment of the review role by ``reviewer`` (default ``asreview``), label
+``1``/``0``, served from that queue, in the same transaction; ``ASReview_not_seen`` and records without a label
+are counted as unlabelled. `reviewdepth.services.exports.export_ris` writes the same notes back.
 """
 
 from __future__ import annotations
@@ -24,15 +29,18 @@ from reviewdepth.services.imports import (
     record_import,
 )
 from reviewdepth.store import validation
+from reviewdepth.store.chain import NewJudgment, append_judgments
 from reviewdepth.store.ingest import bulk_insert, utc_now
 from reviewdepth.store.models import Queue, Topic
 from reviewdepth.store.ranking_blob import encode_ranking
 
 
 def import_ris(engine: Engine, path: str, *, topic: str, queue_name: str | None = None,
-               again: bool = False) -> ImportSummary:
-    """Store the records of ``path`` as ``topic``'s population (module docstring); ``rows`` = records."""
+               again: bool = False, reviewer: str = "asreview") -> ImportSummary:
+    """Store the records of ``path`` as ``topic``'s population and their ASReview labels as judgments (module
+    docstring); ``rows`` = records, ``stored`` = judgments, ``unlabelled`` = records without a label."""
     topic = checked_value(validation.topic_name, topic, path, None, "--topic")
+    reviewer = checked_value(validation.reviewer_name, reviewer, path, None, "--reviewer")
     queue = checked_value(validation.queue_name, queue_name or "records", path, None, "--queue")
     data = read_bytes(path)
     digest = file_digest(data)
@@ -42,7 +50,9 @@ def import_ris(engine: Engine, path: str, *, topic: str, queue_name: str | None 
     docs = [checked_value(validation.doc_id, r.doc_id, path, None, r.id_source) for r in records]
     if len(set(docs)) < len(docs):  # two ids that differ only before NFC normalisation
         raise InputError(path, None, "ID", "two record ids are the same text once NFC-normalised")
-    summary = ImportSummary("ris", path, digest, len(records), stored=0, unlabelled=len(records))
+    labelled = [(doc, r.label) for doc, r in zip(docs, records, strict=True) if r.label is not None]
+    summary = ImportSummary("ris", path, digest, len(records), stored=len(labelled),
+                            unlabelled=len(records) - len(labelled))
     with engine.begin() as conn:
         check_new_file(conn, "ris", digest, path, again)
         topic_id = conn.execute(select(Topic.id).where(Topic.name == topic)).scalar_one_or_none()
@@ -60,6 +70,10 @@ def import_ris(engine: Engine, path: str, *, topic: str, queue_name: str | None 
         ).returning(Queue.id)).scalar_one()
         bulk_insert(conn, "queue_entries", ("queue_id", "rank", "doc_id", "score", "flag"),
                     ((queue_id, i, d, None, None) for i, d in enumerate(docs, start=1)))
+        now = utc_now()
+        append_judgments(conn, [NewJudgment(topic_id, doc, str(label), label == 1, label, reviewer, "review",
+                                            f"import:{digest}", None, now, summary.import_id)
+                                for doc, label in labelled], queue_ids=[queue_id] * len(labelled))
     summary.topics = [topic]
     summary.queues = [queue]
     return summary
