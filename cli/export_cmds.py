@@ -72,6 +72,27 @@ def export_ris(
                    f"{exported.nonrelevant:,} not) to {output} (ris, policy {policy})")
 
 
+def export_xlsx(
+    topic: Annotated[str, typer.Argument(help="Topic name.")],
+    output: Annotated[str, typer.Option("--output", "-o", help="Write to FILE (.xlsx).")],
+    as_of: Annotated[str | None, typer.Option("--as-of", help="Judgment id or ISO 8601 time.")] = None,
+    db: DbOption = None,
+) -> None:
+    """The topic's judgment log as an Excel workbook, one row per judgment in recording order, columns doc,
+    label, reviewer, role, note, queue: import xlsx reads it back. Needs pip install 'reviewdepth[xlsx]'."""
+    from reviewdepth.services.exports import export_xlsx as service
+
+    engine = open_engine(db)
+    with handled_errors():
+        exported = service(engine, topic, as_of=as_of)
+    try:
+        Path(output).write_bytes(exported.data)
+    except OSError as exc:
+        fail(f"{output}: cannot write: {exc.strerror or exc}")
+    typer.echo(f"wrote {exported.rows:,} judgments of topic {topic!r} ({exported.relevant:,} relevant) to "
+               f"{output} (xlsx)")
+
+
 def export_queue(
     topic: Annotated[str, typer.Argument(help="Topic name.")],
     queue: Annotated[str | None, typer.Option("--queue", help="Queue (default: the topic's only one).")] = None,
@@ -99,3 +120,4 @@ def register_export(app: typer.Typer) -> None:
     export_app.command("labels")(export_labels)
     export_app.command("queue")(export_queue)
     export_app.command("ris")(export_ris)
+    export_app.command("xlsx")(export_xlsx)

@@ -192,6 +192,33 @@ def import_ris(
                f"unlabelled, 0 refused (import {s.import_id}, sha256 {s.digest[:12]}…)")
 
 
+def import_xlsx(
+    file: Annotated[str, typer.Argument(help="Excel workbook (.xlsx) of judgments.")],
+    topic: Annotated[str, typer.Option("--topic", help="The topic the judgments are of (it must exist).")],
+    reviewer: Annotated[str | None, typer.Option(
+        "--reviewer", help="Reviewer of rows with no reviewer cell (default: login).")] = None,
+    role: Annotated[str, typer.Option(
+        "--role", help="Role of rows with no role cell: review, sample, qc, adjudication or audit.")] = "review",
+    queue: Annotated[str | None, typer.Option(
+        "--queue", help="Queue of rows with no queue cell (default: the topic's newest).")] = None,
+    allow_unqueued: Annotated[bool, typer.Option(
+        "--allow-unqueued", help="Record documents that are in no queue of the topic.")] = False,
+    again: Annotated[bool, typer.Option("--again", help="Import a file already imported.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Record the judgments of a workbook's first sheet: a header row with doc and label, optionally reviewer,
+    role, note, queue (the columns of judge --file and of export xlsx), one judgment per row, in one
+    transaction; a bad row refuses the file naming its row and column. Needs pip install 'reviewdepth[xlsx]'."""
+    from reviewdepth.services.judgment_files import record_judgment_file
+
+    engine = open_engine(db)
+    with handled_errors():
+        ids = record_judgment_file(engine, topic, file, reviewer=reviewer or default_reviewer(), role=role,
+                                   queue=queue, allow_unqueued=allow_unqueued, again=again, source="xlsx")
+    typer.echo(f"imported {len(ids):,} judgments of topic {topic!r} from {file} (ids {ids[0]}..{ids[-1]}), "
+               "refused 0")
+
+
 def judge(
     topic: Annotated[str, typer.Argument(help="Topic name.")],
     doc: Annotated[str | None, typer.Argument(help="Document id (not with --file).")] = None,
@@ -201,7 +228,7 @@ def judge(
     role: Annotated[str, typer.Option("--role", help="review, sample, qc, adjudication or audit.")] = "review",
     note: Annotated[str | None, typer.Option("--note", help="Free text kept with the judgment.")] = None,
     file: Annotated[str | None, typer.Option(
-        "--file", help="CSV/TSV with a header: doc and label, optionally reviewer, role, note, queue "
+        "--file", help="CSV/TSV (or .xlsx) with a header: doc and label, optionally reviewer, role, note, queue "
         "(--reviewer, --role and --queue are the defaults). One transaction.")] = None,
     queue: Annotated[str | None, typer.Option(
         "--queue", help="The queue the document was served from (default: the topic's newest).")] = None,
@@ -388,6 +415,7 @@ def register_store(app: typer.Typer) -> None:
     import_app.command("csv")(import_csv)
     import_app.command("asreview")(import_asreview)
     import_app.command("ris")(import_ris)
+    import_app.command("xlsx")(import_xlsx)
     app.command("judge")(judge)
     app.command("judgments")(judgments)
     app.command("topics")(topics)

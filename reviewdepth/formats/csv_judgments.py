@@ -319,14 +319,9 @@ def read_export(data: bytes, path: str, mapping: str | None, topic: str | None, 
     return Export(path, header, cols, topic, reader, date_format)
 
 
-def read_sheet(data: bytes, path: str) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
-    """A judge file's (``data``, read from ``path``) lower-cased header and its non-blank rows as
-    ``(line, {column: stripped cell})`` (header row first; delimiter chosen by `choose_delimiter`; every row as
-    wide as the header)."""
-    text = decode_text(data, path)
-    delimiter = choose_delimiter(text)
-    reader = _reader(text, delimiter)
-    header = [h.strip().lower() for h in next(reader, [])]
+def check_sheet_header(header: list[str], path: str) -> list[str]:
+    """A judge file's lower-cased header (CSV or workbook), refused at line 1 when it names a column that is not
+    one of `SHEET_REQUIRED` and `SHEET_OPTIONAL`, lacks a required one, or names one twice."""
     if not any(header):
         raise InputError(path, 1, None, "empty file: a header row naming the columns doc and label comes first")
     for column in header:
@@ -338,6 +333,17 @@ def read_sheet(data: bytes, path: str) -> tuple[list[str], Iterator[tuple[int, d
             raise InputError(path, 1, column, f"no {column} column in the header {header}")
     if len(set(header)) < len(header):
         raise InputError(path, 1, None, f"a column is named twice in the header {header}")
+    return header
+
+
+def read_sheet(data: bytes, path: str) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
+    """A judge file's (``data``, read from ``path``) lower-cased header and its non-blank rows as
+    ``(line, {column: stripped cell})`` (header row first; delimiter chosen by `choose_delimiter`; every row as
+    wide as the header)."""
+    text = decode_text(data, path)
+    delimiter = choose_delimiter(text)
+    reader = _reader(text, delimiter)
+    header = check_sheet_header([h.strip().lower() for h in next(reader, [])], path)
     index = {name: header.index(name) for name in header}
 
     def rows() -> Iterator[tuple[int, dict[str, str]]]:

@@ -109,3 +109,28 @@ def export_queue(engine: Engine, topic: str, fmt: str, *, queue: str | None = No
             flags = ["1" if rank == row.threshold_rank else "0" for rank in range(1, len(entries) + 1)]
     text = write_run(topic, [e.doc_id for e in entries], [e.score for e in entries], tag, fmt, flags)
     return ExportedFile(text, fmt, topic, len(entries), 0, 0)
+
+
+@dataclass(frozen=True)
+class ExportedWorkbook:
+    """An ``.xlsx`` file's bytes; ``rows`` judgments in it (below its header), ``relevant`` of them relevant."""
+
+    data: bytes
+    topic: str
+    rows: int
+    relevant: int
+
+
+def export_xlsx(engine: Engine, topic: str, *, as_of: str | None = None) -> ExportedWorkbook:
+    """The topic's judgment log as of ``as_of`` (a judgment id or ISO time), one row per judgment in recording
+    order, in the columns a judge file takes (`reviewdepth.formats.csv_judgments.SHEET_REQUIRED` and
+    `SHEET_OPTIONAL`: doc, label, reviewer, role, note, queue), so ``import xlsx`` (or ``judge --file``) into a
+    topic holding the same queues records the same judgments."""
+    from reviewdepth.formats.csv_judgments import SHEET_OPTIONAL, SHEET_REQUIRED
+    from reviewdepth.formats.xlsx import write_xlsx
+    from reviewdepth.services.judgments import list_judgments
+
+    records = list_judgments(engine, topic, as_of=as_of)
+    header = (*SHEET_REQUIRED, *SHEET_OPTIONAL)
+    rows = [(r.doc_id, r.label, r.reviewer, r.role, r.note, r.queue) for r in records]
+    return ExportedWorkbook(write_xlsx(header, rows), topic, len(rows), sum(r.relevant is True for r in records))
