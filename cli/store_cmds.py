@@ -192,6 +192,28 @@ def import_ris(
                f"unlabelled, 0 refused (import {s.import_id}, sha256 {s.digest[:12]}…)")
 
 
+def import_rayyan(
+    file: Annotated[str, typer.Argument(help="Rayyan CSV export (articles.csv).")],
+    topic: Annotated[str, typer.Option("--topic", help="The topic whose population the articles are.")],
+    queue: Annotated[str | None, typer.Option(
+        "--queue", help="Name of the queue of the articles in file order (default: rayyan).")] = None,
+    again: Annotated[bool, typer.Option("--again", help="Import a file already imported.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Store a Rayyan export: its articles (ids: the key column) as the topic's population and a queue in file
+    order, and each member's decision in the notes column (RAYYAN-INCLUSION) as that member's judgment:
+    Included 1, Excluded 0; Maybe decisions are counted, not stored."""
+    from reviewdepth.services.rayyan_import import import_rayyan as service
+
+    engine = open_engine(db)
+    with handled_errors():
+        s = service(engine, file, topic=topic, queue_name=queue, again=again)
+    typer.echo(f"imported {s.rows:,} Rayyan articles as the population of topic {s.topics[0]!r} (queue "
+               f"{s.queues[0]!r} in file order): stored {s.stored:,} judgments by {s.reviewers:,} reviewers, "
+               f"skipped {s.maybe:,} Maybe decisions (maybe is not a judgment yet), {s.unlabelled:,} articles "
+               f"undecided, 0 refused (import {s.import_id}, sha256 {s.digest[:12]}…)")
+
+
 def import_xlsx(
     file: Annotated[str, typer.Argument(help="Excel workbook (.xlsx) of judgments.")],
     topic: Annotated[str, typer.Option("--topic", help="The topic the judgments are of (it must exist).")],
@@ -416,6 +438,7 @@ def register_store(app: typer.Typer) -> None:
     import_app.command("asreview")(import_asreview)
     import_app.command("ris")(import_ris)
     import_app.command("xlsx")(import_xlsx)
+    import_app.command("rayyan")(import_rayyan)
     app.command("judge")(judge)
     app.command("judgments")(judgments)
     app.command("topics")(topics)

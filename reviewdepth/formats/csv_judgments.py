@@ -356,3 +356,23 @@ def read_sheet(data: bytes, path: str) -> tuple[list[str], Iterator[tuple[int, d
             yield line, {name: row[i].strip() for name, i in index.items()}
 
     return header, rows()
+
+
+def read_table(data: bytes, path: str) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
+    """A CSV file's stripped header and its non-blank rows as ``(line, cells)``, ``line`` the row's first line in
+    the file (a quoted cell may span lines, as abstracts in screening tools' exports do); delimiter chosen by
+    `choose_delimiter`."""
+    text = decode_text(data, path)
+    reader = csv.reader(io.StringIO(text, newline=""), _dialect(choose_delimiter(text)))  # line_num: see rows()
+    header = [h.strip() for h in next(reader, [])]
+    if not any(header):
+        raise InputError(path, 1, None, "empty CSV file: no header row")
+
+    def rows() -> Iterator[tuple[int, list[str]]]:
+        start = reader.line_num + 1
+        for row in reader:
+            if any(cell.strip() for cell in row):
+                yield start, row
+            start = reader.line_num + 1
+
+    return header, rows()

@@ -14,7 +14,7 @@ are counted as unlabelled. `reviewdepth.services.exports.export_ris` writes the 
 
 from __future__ import annotations
 
-from sqlalchemy import Engine, insert, select, update
+from sqlalchemy import Connection, Engine, insert, select, update
 
 from reviewdepth.formats.errors import InputError
 from reviewdepth.formats.ris import read_ris, tag_at
@@ -33,6 +33,29 @@ from reviewdepth.store.chain import NewJudgment, append_judgments
 from reviewdepth.store.ingest import bulk_insert, utc_now
 from reviewdepth.store.models import Queue, Topic
 from reviewdepth.store.ranking_blob import encode_ranking
+
+
+def store_population(conn: Connection, path: str, topic: str, queue: str, docs: list[str],
+                     source: str) -> tuple[int, int]:
+    """Store ``docs`` (a file's records, in file order) as ``topic``'s population: its ``population_size`` and a
+    queue named ``queue`` of them in file order (module docstring), creating the topic when missing; a queue of
+    that name already in the topic is a `Conflict`. The topic's and the queue's ids. Importers of screening
+    tools' record files (RIS, Rayyan, Covidence) share it."""
+    topic_id = conn.execute(select(Topic.id).where(Topic.name == topic)).scalar_one_or_none()
+    if topic_id is None:
+        topic_id = conn.execute(insert(Topic).values(name=topic, created_at=utc_now(),
+                                                     population_size=len(docs)).returning(Topic.id)).scalar_one()
+    else:
+        if conn.execute(select(Queue.id).where(Queue.topic_id == topic_id, Queue.name == queue)).first():
+            raise Conflict(f"{path}: queue {queue!r} already exists for topic {topic!r}; choose --queue NAME")
+        conn.execute(update(Topic).where(Topic.id == topic_id).values(population_size=len(docs)))
+    queue_id = conn.execute(insert(Queue).values(
+        topic_id=topic_id, name=queue, ordering="given", run_tag=None, threshold_rank=None, size=len(docs),
+        source=source, created_at=utc_now(), ranking_blob=encode_ranking(docs),
+    ).returning(Queue.id)).scalar_one()
+    bulk_insert(conn, "queue_entries", ("queue_id", "rank", "doc_id", "score", "flag"),
+                ((queue_id, i, d, None, None) for i, d in enumerate(docs, start=1)))
+    return int(topic_id), int(queue_id)
 
 
 def import_ris(engine: Engine, path: str, *, topic: str, queue_name: str | None = None,
@@ -55,21 +78,8 @@ def import_ris(engine: Engine, path: str, *, topic: str, queue_name: str | None 
                             unlabelled=len(records) - len(labelled))
     with engine.begin() as conn:
         check_new_file(conn, "ris", digest, path, again)
-        topic_id = conn.execute(select(Topic.id).where(Topic.name == topic)).scalar_one_or_none()
-        if topic_id is None:
-            topic_id = conn.execute(insert(Topic).values(name=topic, created_at=utc_now(),
-                                                         population_size=len(records)).returning(Topic.id)).scalar_one()
-        else:
-            if conn.execute(select(Queue.id).where(Queue.topic_id == topic_id, Queue.name == queue)).first():
-                raise Conflict(f"{path}: queue {queue!r} already exists for topic {topic!r}; choose --queue NAME")
-            conn.execute(update(Topic).where(Topic.id == topic_id).values(population_size=len(records)))
         summary.import_id = record_import(conn, "ris", path, digest, len(records), 1, f"queue={queue}")
-        queue_id = conn.execute(insert(Queue).values(
-            topic_id=topic_id, name=queue, ordering="given", run_tag=None, threshold_rank=None, size=len(docs),
-            source=f"import:{digest}", created_at=utc_now(), ranking_blob=encode_ranking(docs),
-        ).returning(Queue.id)).scalar_one()
-        bulk_insert(conn, "queue_entries", ("queue_id", "rank", "doc_id", "score", "flag"),
-                    ((queue_id, i, d, None, None) for i, d in enumerate(docs, start=1)))
+        topic_id, queue_id = store_population(conn, path, topic, queue, docs, f"import:{digest}")
         now = utc_now()
         append_judgments(conn, [NewJudgment(topic_id, doc, str(label), label == 1, label, reviewer, "review",
                                             f"import:{digest}", None, now, summary.import_id)
