@@ -214,6 +214,33 @@ def import_rayyan(
                f"undecided, 0 refused (import {s.import_id}, sha256 {s.digest[:12]}…)")
 
 
+def import_covidence(
+    files: Annotated[list[str], typer.Argument(
+        help="Covidence reference exports (CSV), one per list: LIST=FILE (LIST: screen, irrelevant, fulltext, "
+        "excluded, included) or Covidence's own file names (review_<id>_<list>_csv_<time>.csv).")],
+    topic: Annotated[str, typer.Option("--topic", help="The topic whose population the studies are.")],
+    level: Annotated[str, typer.Option(
+        "--level", help="final (included 1; excluded, irrelevant 0) or abstract (included, excluded, fulltext 1; "
+        "irrelevant 0).")] = "final",
+    reviewer: Annotated[str, typer.Option("--reviewer", help="Reviewer of the lists' decisions.")] = "covidence",
+    queue: Annotated[str | None, typer.Option(
+        "--queue", help="Name of the queue of the studies in file order (default: covidence).")] = None,
+    again: Annotated[bool, typer.Option("--again", help="Import files already imported.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Store a Covidence review's list exports together: their studies (ids: Covidence #) as the topic's
+    population and a queue, each study's list as its label (--level)."""
+    from reviewdepth.services.covidence_import import import_covidence as service
+
+    engine = open_engine(db)
+    with handled_errors():
+        s = service(engine, files, topic=topic, queue_name=queue, reviewer=reviewer, level=level, again=again)
+    lists = ", ".join(f"{n:,} {name}" for name, n in s.lists.items())
+    typer.echo(f"imported {s.rows:,} Covidence studies ({lists}) as the population of topic {s.topics[0]!r} "
+               f"(queue {s.queues[0]!r}): stored {s.stored:,} judgments (level {level}), {s.unlabelled:,} studies "
+               f"undecided, 0 refused (imports {', '.join(map(str, s.import_ids))})")
+
+
 def import_xlsx(
     file: Annotated[str, typer.Argument(help="Excel workbook (.xlsx) of judgments.")],
     topic: Annotated[str, typer.Option("--topic", help="The topic the judgments are of (it must exist).")],
@@ -439,6 +466,7 @@ def register_store(app: typer.Typer) -> None:
     import_app.command("ris")(import_ris)
     import_app.command("xlsx")(import_xlsx)
     import_app.command("rayyan")(import_rayyan)
+    import_app.command("covidence")(import_covidence)
     app.command("judge")(judge)
     app.command("judgments")(judgments)
     app.command("topics")(topics)
