@@ -65,26 +65,28 @@ def test_cli_summary_counts_the_maybes(engine: Engine) -> None:
     assert again.exit_code != 0 and "already imported" in again.stderr
 
 
-@pytest.mark.parametrize(("old", "new", "line", "field"), [
+BAD = [  # (text replaced, replacement, line, field): one database for every case
     ('""Bob""=>""Maybe""', '""Bob""=>""Undecided""', 5, "notes"),
     ('""Bob""=>""Maybe""', '""Bob"" Maybe', 5, "notes"),
     ('""Chen Wei""=>""Maybe""', '""Chen Wei""=>""Maybe"", ""Chen Wei""=>""Included""', 8, "notes"),
     ("r104,", "r101,", 7, "key"),
     ("r103,", ",", 6, "key"),
     ("key,title", "id,title", 1, "key"),
-])
-def test_bad_rows_are_refused_at_their_line(engine: Engine, tmp_path: Path, old: str, new: str, line: int,
-                                            field: str) -> None:
-    path = tmp_path / "articles.csv"
-    text = ARTICLES.read_text()
-    assert old in text
-    path.write_text(text.replace(old, new, 1))
-    with pytest.raises(InputError) as caught:
-        import_rayyan(engine, str(path), topic="S")
-    assert (caught.value.path, caught.value.line, caught.value.field) == (str(path), line, field)
+]
+
+
+def test_bad_rows_are_refused_at_their_line(engine: Engine, tmp_path: Path) -> None:
     db = engine.url.render_as_string(hide_password=False)
-    result = CliRunner().invoke(create_cli(), ["import", "rayyan", str(path), "--topic", "S", "--db", db])
-    assert result.exit_code == 2 and result.stderr == f"reviewdepth: error: {caught.value}\n"
+    text = ARTICLES.read_text()
+    for number, (old, new, line, field) in enumerate(BAD):
+        path = tmp_path / f"articles{number}.csv"
+        assert old in text
+        path.write_text(text.replace(old, new, 1))
+        with pytest.raises(InputError) as caught:
+            import_rayyan(engine, str(path), topic="S")
+        assert (caught.value.path, caught.value.line, caught.value.field) == (str(path), line, field)
+        result = CliRunner().invoke(create_cli(), ["import", "rayyan", str(path), "--topic", "S", "--db", db])
+        assert result.exit_code == 2 and result.stderr == f"reviewdepth: error: {caught.value}\n"
     with engine.connect() as conn:
         assert conn.execute(select(func.count()).select_from(Topic)).scalar_one() == 0
         assert conn.execute(select(func.count()).select_from(Judgment)).scalar_one() == 0

@@ -90,28 +90,25 @@ def _book(path: Path, rows: list[list[object]]) -> Path:
     return path
 
 
-@pytest.mark.parametrize(("rows", "line", "field"), [
+BAD: list[tuple[list[list[object]], int, str]] = [  # (rows, line, field): one database for every case
     ([["doc", "label"], ["pm1", 1], ["pm2", "perhaps"]], 3, "label"),
     ([["doc", "label", "stage"], ["pm1", 1]], 1, "stage"),
     ([["doc", "label"], ["pm1", 1], [None, 0]], 3, "doc"),
     ([["doc", "label"], ["pm1", 1], ["pm2", 0, "stray"]], 3, "column 3"),
     ([["doc", "label", "role"], ["pm1", 1, "boss"]], 2, "role"),
-])
-def test_a_bad_row_is_refused_naming_row_and_column(engine: Engine, tmp_path: Path, rows: list[list[object]],
-                                                     line: int, field: str) -> None:
+]
+
+
+def test_a_bad_row_is_refused_naming_row_and_column(engine: Engine, tmp_path: Path) -> None:
     _population(engine, tmp_path, "A")
-    path = _book(tmp_path / "bad.xlsx", rows)
-    with pytest.raises(InputError) as caught:
-        record_judgment_file(engine, "A", str(path), reviewer="ana")
-    assert (caught.value.path, caught.value.line, caught.value.field) == (str(path), line, field)
     db = engine.url.render_as_string(hide_password=False)
-    result = CliRunner().invoke(create_cli(), ["import", "xlsx", str(path), "--topic", "A", "--db", db])
-    assert result.exit_code == 2 and result.stderr == f"reviewdepth: error: {caught.value}\n"
-    assert _count(engine) == 0
-
-
-def test_a_damaged_workbook_is_refused(engine: Engine, tmp_path: Path) -> None:
-    _population(engine, tmp_path, "A")
+    for number, (rows, line, field) in enumerate(BAD):
+        path = _book(tmp_path / f"bad{number}.xlsx", rows)
+        with pytest.raises(InputError) as caught:
+            record_judgment_file(engine, "A", str(path), reviewer="ana")
+        assert (caught.value.path, caught.value.line, caught.value.field) == (str(path), line, field)
+        result = CliRunner().invoke(create_cli(), ["import", "xlsx", str(path), "--topic", "A", "--db", db])
+        assert result.exit_code == 2 and result.stderr == f"reviewdepth: error: {caught.value}\n"
     path = tmp_path / "broken.xlsx"
     path.write_bytes(b"PK\x03\x04" + b"\x00" * 40)
     with pytest.raises(InputError) as caught:
