@@ -181,15 +181,18 @@ def import_ris(
 ) -> None:
     """Store a RIS file's records as the topic's population: its population size, and a queue of the records
     in file order (ids: ID tag, else AN, else position); labels in ASReview's notes (N1 ASReview_relevant,
-    ASReview_irrelevant) become judgments. Needs pip install 'reviewdepth[ris]'."""
+    ASReview_irrelevant) and Rayyan's (RAYYAN-INCLUSION, each member's) become judgments. Needs pip install
+    'reviewdepth[ris]'."""
     from reviewdepth.services.ris_import import import_ris as service
 
     engine = open_engine(db)
     with handled_errors():
         s = service(engine, file, topic=topic, queue_name=queue, again=again, reviewer=reviewer)
     typer.echo(f"imported {s.rows:,} records as the population of topic {s.topics[0]!r} (queue {s.queues[0]!r} "
-               f"in file order): stored {s.stored:,} judgments from ASReview's notes, {s.unlabelled:,} records "
-               f"unlabelled, 0 refused (import {s.import_id}, sha256 {s.digest[:12]}…)")
+               f"in file order): stored {s.stored:,} judgments from ASReview's notes"
+               + (f" and Rayyan's ({s.decisions:,} members' decisions; {s.maybe:,} Maybe skipped)"
+                  if s.decisions or s.maybe else "")
+               + f", {s.unlabelled:,} records unlabelled, 0 refused (import {s.import_id}, sha256 {s.digest[:12]}…)")
 
 
 def import_rayyan(

@@ -31,13 +31,15 @@ class RayyanArticle:
     reasons: tuple[str, ...]  # RAYYAN-EXCLUSION-REASONS, comma-separated in the file
 
 
-def inclusion_decisions(notes: str, path: str, line: int) -> tuple[tuple[str, int | None], ...]:
-    """The members' decisions of one ``notes`` cell (module docstring); refused at ``line``, field ``notes``,
-    when the ``RAYYAN-INCLUSION`` part is not a list of ``"name"=>"Included|Excluded|Maybe"``."""
+def inclusion_decisions(notes: str, path: str, line: int | None,
+                        field: str = NOTES_COLUMN) -> tuple[tuple[str, int | None], ...]:
+    """The members' decisions of one ``notes`` cell (module docstring; Rayyan's RIS export writes the same text
+    in ``N1``); refused at ``line``, ``field``, when the ``RAYYAN-INCLUSION`` part is not a list of
+    ``"name"=>"Included|Excluded|Maybe"``."""
     found = INCLUSION.search(notes)
     if found is None:
         if "RAYYAN-INCLUSION" in notes:
-            raise InputError(path, line, NOTES_COLUMN, "RAYYAN-INCLUSION is not followed by {\"name\"=>\"decision\"}")
+            raise InputError(path, line, field, "RAYYAN-INCLUSION is not followed by {\"name\"=>\"decision\"}")
         return ()
     body = found["body"]
     out: list[tuple[str, int | None]] = []
@@ -45,14 +47,14 @@ def inclusion_decisions(notes: str, path: str, line: int) -> tuple[tuple[str, in
     while position < len(body.rstrip()):
         pair = PAIR.match(body, position)
         if pair is None:
-            raise InputError(path, line, NOTES_COLUMN, f"cannot read RAYYAN-INCLUSION's {body[position:].strip()!r}: "
+            raise InputError(path, line, field, f"cannot read RAYYAN-INCLUSION's {body[position:].strip()!r}: "
                              "expected \"name\"=>\"Included\", \"Excluded\" or \"Maybe\"")
         who, what = pair["who"].replace('\\"', '"'), pair["what"]
         if what not in DECISIONS:
-            raise InputError(path, line, NOTES_COLUMN, f"decision {what!r} of {who!r} is not Included, Excluded or "
+            raise InputError(path, line, field, f"decision {what!r} of {who!r} is not Included, Excluded or "
                              "Maybe")
         if any(who == earlier for earlier, _ in out):
-            raise InputError(path, line, NOTES_COLUMN, f"{who!r} decides twice in RAYYAN-INCLUSION")
+            raise InputError(path, line, field, f"{who!r} decides twice in RAYYAN-INCLUSION")
         out.append((who, DECISIONS[what]))
         position = pair.end()
     return tuple(out)

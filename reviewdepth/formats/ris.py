@@ -7,6 +7,8 @@ file (ASReview's and SYNERGY's rule when a file carries no id). Ids must be dist
 Labels follow ASReview's convention: a note (``N1``) ``ASReview_relevant`` is the label 1, ``ASReview_irrelevant``
 0, ``ASReview_not_seen`` no label (as is a record with none of the three). The word may stand inside a longer note
 (ASReview searches each note for it); two different ones in one record refuse the file at that record's line.
+Rayyan's RIS export writes its members' decisions in ``N1`` as in its CSV (``RAYYAN-INCLUSION: {"Alice"=>
+"Included"}``, `reviewdepth.formats.rayyan`): they are read as ``members``.
 `write_ris` writes the same notes, so a file it writes reads back with the same labels.
 """
 
@@ -19,6 +21,7 @@ from typing import Any
 
 from reviewdepth.formats.csv_judgments import decode_text
 from reviewdepth.formats.errors import InputError
+from reviewdepth.formats.rayyan import inclusion_decisions
 
 # a line that starts a field: its two-character tag, two spaces and a hyphen (the file's first may follow a BOM)
 TAG_LINE = re.compile(rb"(?:\xef\xbb\xbf)?([A-Z][A-Z0-9])  -")
@@ -48,6 +51,7 @@ class RisRecord:
     id_source: str  # "ID", "AN" or "position"
     label: int | None = None  # 1 / 0 from an ASReview note; None: no label
     line: int | None = None  # the line of its TY tag
+    members: tuple[tuple[str, int | None], ...] = ()  # Rayyan's decisions: (member, 1 / 0 / None for Maybe)
 
 
 def record_lines(data: bytes) -> list[int]:
@@ -95,8 +99,10 @@ def read_ris(data: bytes, path: str) -> list[RisRecord]:
         first[doc_id] = position
         title = entry.get("title") or entry.get("primary_title")
         notes = entry.get("notes") or []
-        label = note_label(notes if isinstance(notes, list) else [notes], path, line)
-        records.append(RisRecord(doc_id, str(title) if title else None, source, label, line))
+        notes = notes if isinstance(notes, list) else [notes]
+        label = note_label(notes, path, line)
+        members = tuple(d for note in notes for d in inclusion_decisions(str(note), path, line, "N1"))
+        records.append(RisRecord(doc_id, str(title) if title else None, source, label, line, members))
     return records
 
 

@@ -9,10 +9,14 @@ order is no model's ranking: measures of that queue describe screening in file o
 A record labelled in ASReview's convention (a note ``ASReview_relevant`` / ``ASReview_irrelevant``,
 `reviewdepth.formats.ris`) becomes a judgment of the review role by ``reviewer`` (default ``asreview``), label
 ``1``/``0``, served from that queue, in the same transaction; ``ASReview_not_seen`` and records without a label
-are counted as unlabelled. `reviewdepth.services.exports.export_ris` writes the same notes back.
+are counted as unlabelled. `reviewdepth.services.exports.export_ris` writes the same notes back. Rayyan's RIS
+export writes each member's decision in the notes (``RAYYAN-INCLUSION``): each ``Included`` / ``Excluded``
+becomes that member's judgment, as ``import rayyan`` stores them; ``Maybe`` is counted, not stored.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from sqlalchemy import Connection, Engine, insert, select, update
 
@@ -33,6 +37,16 @@ from reviewdepth.store.chain import NewJudgment, append_judgments
 from reviewdepth.store.ingest import bulk_insert, utc_now
 from reviewdepth.store.models import Queue, Topic
 from reviewdepth.store.ranking_blob import encode_ranking
+
+
+@dataclass
+class RisImportSummary(ImportSummary):
+    """``stored``: judgments (``labels`` from ASReview's notes, ``decisions`` from Rayyan's); ``maybe``: Rayyan's
+    Maybe decisions, not stored; ``unlabelled``: records with neither."""
+
+    labels: int = 0
+    decisions: int = 0
+    maybe: int = 0
 
 
 def store_population(conn: Connection, path: str, topic: str, queue: str, docs: list[str],
@@ -59,7 +73,7 @@ def store_population(conn: Connection, path: str, topic: str, queue: str, docs: 
 
 
 def import_ris(engine: Engine, path: str, *, topic: str, queue_name: str | None = None,
-               again: bool = False, reviewer: str = "asreview") -> ImportSummary:
+               again: bool = False, reviewer: str = "asreview") -> RisImportSummary:
     """Store the records of ``path`` as ``topic``'s population and their ASReview labels as judgments (module
     docstring); ``rows`` = records, ``stored`` = judgments, ``unlabelled`` = records without a label."""
     topic = checked_value(validation.topic_name, topic, path, None, "--topic")
@@ -73,17 +87,21 @@ def import_ris(engine: Engine, path: str, *, topic: str, queue_name: str | None 
     docs = [checked_value(validation.doc_id, r.doc_id, path, None, r.id_source) for r in records]
     if len(set(docs)) < len(docs):  # two ids that differ only before NFC normalisation
         raise InputError(path, None, "ID", "two record ids are the same text once NFC-normalised")
-    labelled = [(doc, r.label) for doc, r in zip(docs, records, strict=True) if r.label is not None]
-    summary = ImportSummary("ris", path, digest, len(records), stored=len(labelled),
-                            unlabelled=len(records) - len(labelled))
+    labelled = [(doc, r.label, reviewer) for doc, r in zip(docs, records, strict=True) if r.label is not None]
+    decided = [(doc, label, checked_value(validation.reviewer_name, who, path, r.line, "N1"))
+               for doc, r in zip(docs, records, strict=True) for who, label in r.members if label is not None]
+    summary = RisImportSummary(
+        "ris", path, digest, len(records), stored=len(labelled) + len(decided),
+        unlabelled=sum(r.label is None and not r.members for r in records), labels=len(labelled),
+        decisions=len(decided), maybe=sum(label is None for r in records for _, label in r.members))
     with engine.begin() as conn:
         check_new_file(conn, "ris", digest, path, again)
         summary.import_id = record_import(conn, "ris", path, digest, len(records), 1, f"queue={queue}")
         topic_id, queue_id = store_population(conn, path, topic, queue, docs, f"import:{digest}")
         now = utc_now()
-        append_judgments(conn, [NewJudgment(topic_id, doc, str(label), label == 1, label, reviewer, "review",
-                                            f"import:{digest}", None, now, summary.import_id)
-                                for doc, label in labelled], queue_ids=[queue_id] * len(labelled))
+        rows = [NewJudgment(topic_id, doc, str(label), label == 1, label, who, "review", f"import:{digest}", None,
+                            now, summary.import_id) for doc, label, who in labelled + decided if label is not None]
+        append_judgments(conn, rows, queue_ids=[queue_id] * len(rows))
     summary.topics = [topic]
     summary.queues = [queue]
     return summary

@@ -109,3 +109,45 @@ def test_cli_round_trip(engine: Engine, tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["import", "ris", str(out), "--topic", "B", "--db", db])
     assert result.exit_code == 0, result.output
     assert _judged(engine, "B") == _judged(engine, "A")
+
+
+RAYYAN_RIS = """TY  - JOUR
+ID  - r1
+TI  - Included by one, excluded by the other
+N1  - RAYYAN-INCLUSION: {"Alice"=>"Included", "Bob"=>"Excluded"} | RAYYAN-LABELS: ML
+ER  -
+
+TY  - JOUR
+ID  - r2
+TI  - A maybe and an exclusion
+N1  - Imported from Embase | RAYYAN-INCLUSION: {"Bob"=>"Maybe", "Alice"=>"Excluded"}
+ER  -
+
+TY  - JOUR
+ID  - r3
+TI  - Nobody decided
+ER  -
+""".replace("ER  -\n", "ER  - \n")  # RIS ends a record with "ER  - " (the space kept out of the source)
+
+
+def test_rayyans_ris_export_gives_each_members_decision(engine: Engine, tmp_path: Path) -> None:
+    path = tmp_path / "rayyan.ris"
+    path.write_text(RAYYAN_RIS)
+    summary = import_ris(engine, str(path), topic="R")
+    assert (summary.stored, summary.decisions, summary.maybe, summary.unlabelled) == (3, 3, 1, 1)
+    assert [(j.doc_id, j.reviewer, j.label) for j in list_judgments(engine, "R")] == [
+        ("r1", "Alice", "1"), ("r1", "Bob", "0"), ("r2", "Alice", "0")]
+    bad = tmp_path / "bad.ris"
+    bad.write_text(RAYYAN_RIS.replace('"Bob"=>"Maybe"', '"Bob"=>"Perhaps"'))
+    with pytest.raises(InputError) as caught:
+        import_ris(engine, str(bad), topic="S")
+    assert (caught.value.line, caught.value.field) == (7, "N1") and "'Perhaps'" in caught.value.message
+    db = engine.url.render_as_string(hide_password=False)
+    result = CliRunner().invoke(create_cli(), ["import", "ris", str(bad), "--topic", "S", "--db", db])
+    assert result.exit_code == 2 and result.stderr == f"reviewdepth: error: {caught.value}\n"
+    assert [t.name for t in _topics(engine)] == ["R"]
+
+
+def _topics(engine: Engine) -> list[Topic]:
+    with engine.connect() as conn:
+        return list(conn.execute(select(Topic)).all())
