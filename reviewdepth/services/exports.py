@@ -132,5 +132,6 @@ def export_xlsx(engine: Engine, topic: str, *, as_of: str | None = None) -> Expo
 
     records = list_judgments(engine, topic, as_of=as_of)
     header = (*SHEET_REQUIRED, *SHEET_OPTIONAL)
-    rows = [(r.doc_id, r.label, r.reviewer, r.role, r.note, r.queue) for r in records]
+    # each column from the record's field of that name (doc: doc_id), so a column the judge file gains is exported
+    rows = [tuple(getattr(r, "doc_id" if column == "doc" else column, None) for column in header) for r in records]
     return ExportedWorkbook(write_xlsx(header, rows), topic, len(rows), sum(r.relevant is True for r in records))
