@@ -1,4 +1,5 @@
-"""Export commands: ``export labels`` (ASReview CSV, CSV, overlay) and ``export queue`` (TREC or CLEF run)."""
+"""Export commands: ``export labels`` (ASReview CSV, CSV, overlay), ``export ris`` (RIS with ASReview's label
+notes) and ``export queue`` (TREC or CLEF run)."""
 
 from __future__ import annotations
 
@@ -47,6 +48,51 @@ def export_labels(
                    f"{exported.nonrelevant:,} not) to {output} ({fmt}, policy {policy})")
 
 
+def export_ris(
+    topic: Annotated[str, typer.Argument(help="Topic name.")],
+    records: Annotated[str | None, typer.Option(
+        "--records", help="RIS file of the records (e.g. the one imported): written with every tag kept, in its "
+        "order, then the topic's documents it lacks.")] = None,
+    policy: Annotated[str, typer.Option(
+        "--policy", help="Label policy: latest, adjudicated, majority or any_relevant.")] = "latest",
+    as_of: Annotated[str | None, typer.Option("--as-of", help="Judgment id or ISO 8601 time.")] = None,
+    output: OutputOption = None,
+    db: DbOption = None,
+) -> None:
+    """Every document of the topic as a RIS record with its label in ASReview's note (N1 ASReview_relevant,
+    ASReview_irrelevant or ASReview_not_seen), which import ris and ASReview read back. Needs rispy."""
+    from reviewdepth.services.exports import export_ris as service
+
+    engine = open_engine(db)
+    with handled_errors():
+        exported = service(engine, topic, policy=policy, as_of=as_of, records=records)
+    _write(exported.text, output)
+    if output not in (None, "-"):
+        typer.echo(f"wrote {exported.rows:,} records of topic {topic!r} ({exported.relevant:,} relevant, "
+                   f"{exported.nonrelevant:,} not) to {output} (ris, policy {policy})")
+
+
+def export_xlsx(
+    topic: Annotated[str, typer.Argument(help="Topic name.")],
+    output: Annotated[str, typer.Option("--output", "-o", help="Write to FILE (.xlsx).")],
+    as_of: Annotated[str | None, typer.Option("--as-of", help="Judgment id or ISO 8601 time.")] = None,
+    db: DbOption = None,
+) -> None:
+    """The topic's judgment log as an Excel workbook, one row per judgment in recording order, columns doc,
+    label, reviewer, role, note, queue: import xlsx reads it back. Needs pip install 'reviewdepth[xlsx]'."""
+    from reviewdepth.services.exports import export_xlsx as service
+
+    engine = open_engine(db)
+    with handled_errors():
+        exported = service(engine, topic, as_of=as_of)
+    try:
+        Path(output).write_bytes(exported.data)
+    except OSError as exc:
+        fail(f"{output}: cannot write: {exc.strerror or exc}")
+    typer.echo(f"wrote {exported.rows:,} judgments of topic {topic!r} ({exported.relevant:,} relevant) to "
+               f"{output} (xlsx)")
+
+
 def export_queue(
     topic: Annotated[str, typer.Argument(help="Topic name.")],
     queue: Annotated[str | None, typer.Option("--queue", help="Queue (default: the topic's only one).")] = None,
@@ -73,3 +119,5 @@ def register_export(app: typer.Typer) -> None:
 
     export_app.command("labels")(export_labels)
     export_app.command("queue")(export_queue)
+    export_app.command("ris")(export_ris)
+    export_app.command("xlsx")(export_xlsx)

@@ -173,18 +173,102 @@ def import_ris(
     topic: Annotated[str, typer.Option("--topic", help="The topic whose population the records are.")],
     queue: Annotated[str | None, typer.Option(
         "--queue", help="Name of the queue of the records in file order (default: records).")] = None,
+    reviewer: Annotated[str, typer.Option(
+        "--reviewer", help="Reviewer of the labels in ASReview's notes (N1 ASReview_relevant/_irrelevant).")
+    ] = "asreview",
     again: Annotated[bool, typer.Option("--again", help="Import a file already imported.")] = False,
     db: DbOption = None,
 ) -> None:
     """Store a RIS file's records as the topic's population: its population size, and a queue of the records
-    in file order (ids: ID tag, else AN, else position). Needs pip install 'reviewdepth[ris]'."""
+    in file order (ids: ID tag, else AN, else position); labels in ASReview's notes (N1 ASReview_relevant,
+    ASReview_irrelevant) and Rayyan's (RAYYAN-INCLUSION, each member's) become judgments. Needs pip install
+    'reviewdepth[ris]'."""
     from reviewdepth.services.ris_import import import_ris as service
 
     engine = open_engine(db)
     with handled_errors():
-        s = service(engine, file, topic=topic, queue_name=queue, again=again)
+        s = service(engine, file, topic=topic, queue_name=queue, again=again, reviewer=reviewer)
     typer.echo(f"imported {s.rows:,} records as the population of topic {s.topics[0]!r} (queue {s.queues[0]!r} "
-               f"in file order; import {s.import_id}, sha256 {s.digest[:12]}…)")
+               f"in file order): stored {s.stored:,} judgments from ASReview's notes"
+               + (f" and Rayyan's ({s.decisions:,} members' decisions; {s.maybe:,} Maybe skipped)"
+                  if s.decisions or s.maybe else "")
+               + f", {s.unlabelled:,} records unlabelled, 0 refused (import {s.import_id}, sha256 {s.digest[:12]}…)")
+
+
+def import_rayyan(
+    file: Annotated[str, typer.Argument(help="Rayyan CSV export (articles.csv).")],
+    topic: Annotated[str, typer.Option("--topic", help="The topic whose population the articles are.")],
+    queue: Annotated[str | None, typer.Option(
+        "--queue", help="Name of the queue of the articles in file order (default: rayyan).")] = None,
+    again: Annotated[bool, typer.Option("--again", help="Import a file already imported.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Store a Rayyan export: its articles (ids: the key column) as the topic's population and a queue in file
+    order, and each member's decision in the notes column (RAYYAN-INCLUSION) as that member's judgment:
+    Included 1, Excluded 0; Maybe decisions are counted, not stored."""
+    from reviewdepth.services.rayyan_import import import_rayyan as service
+
+    engine = open_engine(db)
+    with handled_errors():
+        s = service(engine, file, topic=topic, queue_name=queue, again=again)
+    typer.echo(f"imported {s.rows:,} Rayyan articles as the population of topic {s.topics[0]!r} (queue "
+               f"{s.queues[0]!r} in file order): stored {s.stored:,} judgments by {s.reviewers:,} reviewers, "
+               f"skipped {s.maybe:,} Maybe decisions (maybe is not a judgment yet), {s.unlabelled:,} articles "
+               f"undecided, 0 refused (import {s.import_id}, sha256 {s.digest[:12]}…)")
+
+
+def import_covidence(
+    files: Annotated[list[str], typer.Argument(
+        help="Covidence reference exports (CSV), one per list: LIST=FILE (LIST: screen, irrelevant, fulltext, "
+        "excluded, included) or Covidence's own file names (review_<id>_<list>_csv_<time>.csv).")],
+    topic: Annotated[str, typer.Option("--topic", help="The topic whose population the studies are.")],
+    level: Annotated[str, typer.Option(
+        "--level", help="final (included 1; excluded, irrelevant 0) or abstract (included, excluded, fulltext 1; "
+        "irrelevant 0).")] = "final",
+    reviewer: Annotated[str, typer.Option("--reviewer", help="Reviewer of the lists' decisions.")] = "covidence",
+    queue: Annotated[str | None, typer.Option(
+        "--queue", help="Name of the queue of the studies in file order (default: covidence).")] = None,
+    again: Annotated[bool, typer.Option("--again", help="Import files already imported.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Store a Covidence review's list exports together: their studies (ids: Covidence #) as the topic's
+    population and a queue, each study's list as its label (--level)."""
+    from reviewdepth.services.covidence_import import import_covidence as service
+
+    engine = open_engine(db)
+    with handled_errors():
+        s = service(engine, files, topic=topic, queue_name=queue, reviewer=reviewer, level=level, again=again)
+    lists = ", ".join(f"{n:,} {name}" for name, n in s.lists.items())
+    typer.echo(f"imported {s.rows:,} Covidence studies ({lists}) as the population of topic {s.topics[0]!r} "
+               f"(queue {s.queues[0]!r}): stored {s.stored:,} judgments (level {level}), {s.unlabelled:,} studies "
+               f"undecided, 0 refused (imports {', '.join(map(str, s.import_ids))})")
+
+
+def import_xlsx(
+    file: Annotated[str, typer.Argument(help="Excel workbook (.xlsx) of judgments.")],
+    topic: Annotated[str, typer.Option("--topic", help="The topic the judgments are of (it must exist).")],
+    reviewer: Annotated[str | None, typer.Option(
+        "--reviewer", help="Reviewer of rows with no reviewer cell (default: login).")] = None,
+    role: Annotated[str, typer.Option(
+        "--role", help="Role of rows with no role cell: review, sample, qc, adjudication or audit.")] = "review",
+    queue: Annotated[str | None, typer.Option(
+        "--queue", help="Queue of rows with no queue cell (default: the topic's newest).")] = None,
+    allow_unqueued: Annotated[bool, typer.Option(
+        "--allow-unqueued", help="Record documents that are in no queue of the topic.")] = False,
+    again: Annotated[bool, typer.Option("--again", help="Import a file already imported.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Record the judgments of a workbook's first sheet: a header row with doc and label, optionally reviewer,
+    role, note, queue (the columns of judge --file and of export xlsx), one judgment per row, in one
+    transaction; a bad row refuses the file naming its row and column. Needs pip install 'reviewdepth[xlsx]'."""
+    from reviewdepth.services.judgment_files import record_judgment_file
+
+    engine = open_engine(db)
+    with handled_errors():
+        ids = record_judgment_file(engine, topic, file, reviewer=reviewer or default_reviewer(), role=role,
+                                   queue=queue, allow_unqueued=allow_unqueued, again=again, source="xlsx")
+    typer.echo(f"imported {len(ids):,} judgments of topic {topic!r} from {file} (ids {ids[0]}..{ids[-1]}), "
+               "refused 0")
 
 
 def judge(
@@ -201,8 +285,8 @@ def judge(
     stage: Annotated[str | None, typer.Option(
         "--stage", help="Screening stage: title-abstract (default) or full-text.")] = None,
     file: Annotated[str | None, typer.Option(
-        "--file", help="CSV/TSV with a header: doc and label, optionally reviewer, role, note, queue, reason, "
-        "stage (--reviewer, --role and --queue are the defaults). One transaction.")] = None,
+        "--file", help="CSV/TSV (or .xlsx) with a header: doc and label, optionally reviewer, role, note, queue, "
+        "reason, stage (--reviewer, --role and --queue are the defaults). One transaction.")] = None,
     queue: Annotated[str | None, typer.Option(
         "--queue", help="The queue the document was served from (default: the topic's newest).")] = None,
     allow_unqueued: Annotated[bool, typer.Option(
@@ -430,6 +514,9 @@ def register_store(app: typer.Typer) -> None:
     import_app.command("csv")(import_csv)
     import_app.command("asreview")(import_asreview)
     import_app.command("ris")(import_ris)
+    import_app.command("xlsx")(import_xlsx)
+    import_app.command("rayyan")(import_rayyan)
+    import_app.command("covidence")(import_covidence)
     app.command("judge")(judge)
     app.command("judgments")(judgments)
     app.command("topics")(topics)

@@ -319,14 +319,9 @@ def read_export(data: bytes, path: str, mapping: str | None, topic: str | None, 
     return Export(path, header, cols, topic, reader, date_format)
 
 
-def read_sheet(data: bytes, path: str) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
-    """A judge file's (``data``, read from ``path``) lower-cased header and its non-blank rows as
-    ``(line, {column: stripped cell})`` (header row first; delimiter chosen by `choose_delimiter`; every row as
-    wide as the header)."""
-    text = decode_text(data, path)
-    delimiter = choose_delimiter(text)
-    reader = _reader(text, delimiter)
-    header = [h.strip().lower() for h in next(reader, [])]
+def check_sheet_header(header: list[str], path: str) -> list[str]:
+    """A judge file's lower-cased header (CSV or workbook), refused at line 1 when it names a column that is not
+    one of `SHEET_REQUIRED` and `SHEET_OPTIONAL`, lacks a required one, or names one twice."""
     if not any(header):
         raise InputError(path, 1, None, "empty file: a header row naming the columns doc and label comes first")
     for column in header:
@@ -338,6 +333,17 @@ def read_sheet(data: bytes, path: str) -> tuple[list[str], Iterator[tuple[int, d
             raise InputError(path, 1, column, f"no {column} column in the header {header}")
     if len(set(header)) < len(header):
         raise InputError(path, 1, None, f"a column is named twice in the header {header}")
+    return header
+
+
+def read_sheet(data: bytes, path: str) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
+    """A judge file's (``data``, read from ``path``) lower-cased header and its non-blank rows as
+    ``(line, {column: stripped cell})`` (header row first; delimiter chosen by `choose_delimiter`; every row as
+    wide as the header)."""
+    text = decode_text(data, path)
+    delimiter = choose_delimiter(text)
+    reader = _reader(text, delimiter)
+    header = check_sheet_header([h.strip().lower() for h in next(reader, [])], path)
     index = {name: header.index(name) for name in header}
 
     def rows() -> Iterator[tuple[int, dict[str, str]]]:
@@ -348,5 +354,25 @@ def read_sheet(data: bytes, path: str) -> tuple[list[str], Iterator[tuple[int, d
                 hint = f" (a {delimiter!r} inside a cell? quote that cell)" if len(row) > len(header) else ""
                 raise InputError(path, line, None, f"expected {len(header)} fields, found {len(row)}{hint}")
             yield line, {name: row[i].strip() for name, i in index.items()}
+
+    return header, rows()
+
+
+def read_table(data: bytes, path: str) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
+    """A CSV file's stripped header and its non-blank rows as ``(line, cells)``, ``line`` the row's first line in
+    the file (a quoted cell may span lines, as abstracts in screening tools' exports do); delimiter chosen by
+    `choose_delimiter`."""
+    text = decode_text(data, path)
+    reader = csv.reader(io.StringIO(text, newline=""), _dialect(choose_delimiter(text)))  # line_num: see rows()
+    header = [h.strip() for h in next(reader, [])]
+    if not any(header):
+        raise InputError(path, 1, None, "empty CSV file: no header row")
+
+    def rows() -> Iterator[tuple[int, list[str]]]:
+        start = reader.line_num + 1
+        for row in reader:
+            if any(cell.strip() for cell in row):
+                yield start, row
+            start = reader.line_num + 1
 
     return header, rows()

@@ -487,7 +487,7 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
     digest = file_digest(data)
     if data.startswith(b"PK\x03\x04"):  # a zip: an ASReview project (.asreview) or an XLSX workbook
         raise InputError(path, None, None, "a zip archive, not CSV text: for an ASReview project file use "
-                         "`reviewdepth import asreview`; save a workbook as CSV")
+                         "`reviewdepth import asreview`; for an Excel workbook of judgments `reviewdepth import xlsx`")
     export = read_export(data, path, mapping, topic, date_format=date_format)
     # a topic column is each row's topic; --topic beside it only fills its empty cells and must agree with the rest
     given_topic = checked_value(validation.topic_name, topic, path, None, "--topic") if topic else None

@@ -3,8 +3,10 @@
 The file has a header row; columns ``doc`` and ``label`` are required, ``reviewer``, ``role``, ``note``,
 ``queue``, ``reason`` and ``stage`` optional (an empty cell takes the command's default). A label may be a maybe or
 a skip (`reviewdepth.services.imports.read_decision`); a reason only on an exclude, and only one of the topic's
-exclusion reasons; a stage ``title-abstract`` (the default) or ``full-text``. Any bad line refuses the whole file with
-``file:line: field …`` and records nothing. Unlike ``import csv`` (a platform export), a judgment file is a
+exclusion reasons; a stage ``title-abstract`` (the default) or ``full-text``. An Excel workbook (``.xlsx``,
+recognised by its zip signature) is read the same way from its first worksheet, a row's number standing for the
+line (`reviewdepth.formats.xlsx`; ``import xlsx`` and ``judge --file`` both take one). Any bad line refuses the whole
+file with ``file:line: field …`` and records nothing. Unlike ``import csv`` (a platform export), a judgment file is a
 reviewer's own work: an empty label is an error, not "not screened yet". Like every imported file it is recorded
 with its digest, and the same file sent again is refused unless ``again`` (it would record every judgment twice).
 """
@@ -18,6 +20,7 @@ from sqlalchemy import Engine
 from reviewdepth.formats.csv_judgments import read_sheet
 from reviewdepth.formats.errors import InputError
 from reviewdepth.formats.source import read_bytes
+from reviewdepth.formats.xlsx import ZIP_MAGIC, read_sheet_xlsx
 from reviewdepth.services.errors import Conflict, Invalid, NotFound
 from reviewdepth.services.imports import check_new_file, file_digest, read_decision, record_import
 from reviewdepth.services.judgments import checked_stage, decision_name
@@ -53,12 +56,15 @@ class FileLine:
 def read_judgment_file(data: bytes, path: str, *, reviewer: str, role: str = "review",
                        level: int = 1) -> list[FileLine]:
     """The judgments of a CSV/TSV file (``data``, read from ``path``; header row; delimiter chosen by
-    `choose_delimiter`: comma, semicolon, tab or |)."""
+    `choose_delimiter`: comma, semicolon, tab or |) or of an ``.xlsx`` workbook's first sheet."""
     if role not in USER_ROLES:
         raise InputError("--role", None, "role", f"must be one of {', '.join(USER_ROLES)}, not {role!r}")
     if not reviewer.strip():
         raise InputError("--reviewer", None, "reviewer", "must not be empty")
-    _, rows = read_sheet(data, path)
+    if data.startswith(ZIP_MAGIC):
+        _, rows = read_sheet_xlsx(data, path)
+    else:
+        _, rows = read_sheet(data, path)
     out: list[FileLine] = []
     for line, cell in rows:
         for name, limit in LIMITS.items():

@@ -5,11 +5,20 @@ estimates use) and the documents its queues hold. So the import sets ``populatio
 records and stores them as one queue in file order (``--queue``, default ``records``; ordering ``given``): their
 ids are then known to the topic, judgments can be served from it, and ``export labels`` lists them. The file
 order is no model's ranking: measures of that queue describe screening in file order.
+
+A record labelled in ASReview's convention (a note ``ASReview_relevant`` / ``ASReview_irrelevant``,
+`reviewdepth.formats.ris`) becomes a judgment of the review role by ``reviewer`` (default ``asreview``), label
+``1``/``0``, served from that queue, in the same transaction; ``ASReview_not_seen`` and records without a label
+are counted as unlabelled. `reviewdepth.services.exports.export_ris` writes the same notes back. Rayyan's RIS
+export writes each member's decision in the notes (``RAYYAN-INCLUSION``): each ``Included`` / ``Excluded``
+becomes that member's judgment, as ``import rayyan`` stores them; ``Maybe`` is counted, not stored.
 """
 
 from __future__ import annotations
 
-from sqlalchemy import Engine, insert, select, update
+from dataclasses import dataclass
+
+from sqlalchemy import Connection, Engine, insert, select, update
 
 from reviewdepth.formats.errors import InputError
 from reviewdepth.formats.ris import read_ris, tag_at
@@ -24,15 +33,51 @@ from reviewdepth.services.imports import (
     record_import,
 )
 from reviewdepth.store import validation
+from reviewdepth.store.chain import NewJudgment, append_judgments
 from reviewdepth.store.ingest import bulk_insert, utc_now
 from reviewdepth.store.models import Queue, Topic
 from reviewdepth.store.ranking_blob import encode_ranking
 
 
+@dataclass
+class RisImportSummary(ImportSummary):
+    """``stored``: judgments (``labels`` from ASReview's notes, ``decisions`` from Rayyan's); ``maybe``: Rayyan's
+    Maybe decisions, not stored; ``unlabelled``: records with neither."""
+
+    labels: int = 0
+    decisions: int = 0
+    maybe: int = 0
+
+
+def store_population(conn: Connection, path: str, topic: str, queue: str, docs: list[str],
+                     source: str) -> tuple[int, int]:
+    """Store ``docs`` (a file's records, in file order) as ``topic``'s population: its ``population_size`` and a
+    queue named ``queue`` of them in file order (module docstring), creating the topic when missing; a queue of
+    that name already in the topic is a `Conflict`. The topic's and the queue's ids. Importers of screening
+    tools' record files (RIS, Rayyan, Covidence) share it."""
+    topic_id = conn.execute(select(Topic.id).where(Topic.name == topic)).scalar_one_or_none()
+    if topic_id is None:
+        topic_id = conn.execute(insert(Topic).values(name=topic, created_at=utc_now(),
+                                                     population_size=len(docs)).returning(Topic.id)).scalar_one()
+    else:
+        if conn.execute(select(Queue.id).where(Queue.topic_id == topic_id, Queue.name == queue)).first():
+            raise Conflict(f"{path}: queue {queue!r} already exists for topic {topic!r}; choose --queue NAME")
+        conn.execute(update(Topic).where(Topic.id == topic_id).values(population_size=len(docs)))
+    queue_id = conn.execute(insert(Queue).values(
+        topic_id=topic_id, name=queue, ordering="given", run_tag=None, threshold_rank=None, size=len(docs),
+        source=source, created_at=utc_now(), ranking_blob=encode_ranking(docs),
+    ).returning(Queue.id)).scalar_one()
+    bulk_insert(conn, "queue_entries", ("queue_id", "rank", "doc_id", "score", "flag"),
+                ((queue_id, i, d, None, None) for i, d in enumerate(docs, start=1)))
+    return int(topic_id), int(queue_id)
+
+
 def import_ris(engine: Engine, path: str, *, topic: str, queue_name: str | None = None,
-               again: bool = False) -> ImportSummary:
-    """Store the records of ``path`` as ``topic``'s population (module docstring); ``rows`` = records."""
+               again: bool = False, reviewer: str = "asreview") -> RisImportSummary:
+    """Store the records of ``path`` as ``topic``'s population and their ASReview labels as judgments (module
+    docstring); ``rows`` = records, ``stored`` = judgments, ``unlabelled`` = records without a label."""
     topic = checked_value(validation.topic_name, topic, path, None, "--topic")
+    reviewer = checked_value(validation.reviewer_name, reviewer, path, None, "--reviewer")
     queue = checked_value(validation.queue_name, queue_name or "records", path, None, "--queue")
     data = read_bytes(path)
     digest = file_digest(data)
@@ -42,24 +87,21 @@ def import_ris(engine: Engine, path: str, *, topic: str, queue_name: str | None 
     docs = [checked_value(validation.doc_id, r.doc_id, path, None, r.id_source) for r in records]
     if len(set(docs)) < len(docs):  # two ids that differ only before NFC normalisation
         raise InputError(path, None, "ID", "two record ids are the same text once NFC-normalised")
-    summary = ImportSummary("ris", path, digest, len(records), stored=0, unlabelled=len(records))
+    labelled = [(doc, r.label, reviewer) for doc, r in zip(docs, records, strict=True) if r.label is not None]
+    decided = [(doc, label, checked_value(validation.reviewer_name, who, path, r.line, "N1"))
+               for doc, r in zip(docs, records, strict=True) for who, label in r.members if label is not None]
+    summary = RisImportSummary(
+        "ris", path, digest, len(records), stored=len(labelled) + len(decided),
+        unlabelled=sum(r.label is None and not r.members for r in records), labels=len(labelled),
+        decisions=len(decided), maybe=sum(label is None for r in records for _, label in r.members))
     with engine.begin() as conn:
         check_new_file(conn, "ris", digest, path, again)
-        topic_id = conn.execute(select(Topic.id).where(Topic.name == topic)).scalar_one_or_none()
-        if topic_id is None:
-            topic_id = conn.execute(insert(Topic).values(name=topic, created_at=utc_now(),
-                                                         population_size=len(records)).returning(Topic.id)).scalar_one()
-        else:
-            if conn.execute(select(Queue.id).where(Queue.topic_id == topic_id, Queue.name == queue)).first():
-                raise Conflict(f"{path}: queue {queue!r} already exists for topic {topic!r}; choose --queue NAME")
-            conn.execute(update(Topic).where(Topic.id == topic_id).values(population_size=len(records)))
         summary.import_id = record_import(conn, "ris", path, digest, len(records), 1, f"queue={queue}")
-        queue_id = conn.execute(insert(Queue).values(
-            topic_id=topic_id, name=queue, ordering="given", run_tag=None, threshold_rank=None, size=len(docs),
-            source=f"import:{digest}", created_at=utc_now(), ranking_blob=encode_ranking(docs),
-        ).returning(Queue.id)).scalar_one()
-        bulk_insert(conn, "queue_entries", ("queue_id", "rank", "doc_id", "score", "flag"),
-                    ((queue_id, i, d, None, None) for i, d in enumerate(docs, start=1)))
+        topic_id, queue_id = store_population(conn, path, topic, queue, docs, f"import:{digest}")
+        now = utc_now()
+        rows = [NewJudgment(topic_id, doc, str(label), label == 1, label, who, "review", f"import:{digest}", None,
+                            now, summary.import_id) for doc, label, who in labelled + decided if label is not None]
+        append_judgments(conn, rows, queue_ids=[queue_id] * len(rows))
     summary.topics = [topic]
     summary.queues = [queue]
     return summary

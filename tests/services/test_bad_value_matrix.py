@@ -97,6 +97,12 @@ def cli_cases(folder: Path) -> list[tuple[str, list[str]]]:
                 (f"qrels docno {what}", ["import", "qrels", put(f"q{next(counter)}.qrels", b"t 0 " + raw + b" 1\n")]),
                 (f"csv doc {what}", ["import", "csv", put(f"c{next(counter)}.csv", b"record_id,label\n" + raw
                                                           + b",1\n"), "--topic", "t"]),
+                (f"rayyan member {what}", ["import", "rayyan", put(f"r{next(counter)}.csv", b'key,notes\nr1,"RAYYAN-'
+                                           b'INCLUSION: {""' + raw + b'""=>""Included""}"\n'), "--topic", "t"]),
+                (f"rayyan key {what}", ["import", "rayyan", put(f"r{next(counter)}.csv", b"key,notes\n" + raw
+                                                                + b",\n"), "--topic", "t"]),
+                (f"covidence # {what}", ["import", "covidence", "included=" + put(
+                    f"v{next(counter)}.csv", b'"Title","Covidence #"\n"A","' + raw + b'"\n'), "--topic", "t"]),
             ]
     for what, value in URL_NAMES:
         cases += [

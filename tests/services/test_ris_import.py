@@ -45,7 +45,8 @@ def test_ris_records_become_the_population(engine: Engine, tmp_path: Path) -> No
                                  .order_by(QueueEntry.rank)).scalars())
     assert docs == ["pm101", "55", "3"]  # ID tag, else AN, else the record's position
     record_judgment(engine, "R", "55", "1", reviewer="ana")
-    assert export_labels(engine, "R", "csv").text.splitlines()[1:] == ["R,pm101,", "R,55,1", "R,3,"]
+    # pm101 carries ASReview_relevant in its notes: a judgment since issue 28
+    assert export_labels(engine, "R", "csv").text.splitlines()[1:] == ["R,pm101,1", "R,55,1", "R,3,"]
 
 
 def test_bad_ris_is_refused_and_nothing_stored(engine: Engine, tmp_path: Path) -> None:
