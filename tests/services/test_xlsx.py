@@ -66,7 +66,7 @@ def test_export_then_import_gives_the_same_judgments(engine: Engine, tmp_path: P
     path = tmp_path / "A.xlsx"
     path.write_bytes(exported.data)
     sheet = openpyxl.load_workbook(path).worksheets[0]
-    assert [c.value for c in sheet[1]] == ["doc", "label", "reviewer", "role", "note", "queue"]
+    assert [c.value for c in sheet[1]] == ["doc", "label", "reviewer", "role", "note", "queue", "reason", "stage"]
     assert sheet["E2"].value == "=not a formula" and sheet["E2"].data_type == "s"
     _population(engine, tmp_path, "B")
     db = engine.url.render_as_string(hide_password=False)
@@ -92,7 +92,7 @@ def _book(path: Path, rows: list[list[object]]) -> Path:
 
 BAD: list[tuple[list[list[object]], int, str]] = [  # (rows, line, field): one database for every case
     ([["doc", "label"], ["pm1", 1], ["pm2", "perhaps"]], 3, "label"),
-    ([["doc", "label", "stage"], ["pm1", 1]], 1, "stage"),
+    ([["doc", "label", "verdict"], ["pm1", 1]], 1, "verdict"),
     ([["doc", "label"], ["pm1", 1], [None, 0]], 3, "doc"),
     ([["doc", "label"], ["pm1", 1], ["pm2", 0, "stray"]], 3, "column 3"),
     ([["doc", "label", "role"], ["pm1", 1, "boss"]], 2, "role"),
