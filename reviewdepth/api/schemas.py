@@ -489,6 +489,8 @@ class ConflictOut(BaseModel):
     not_relevant_votes: int
     maybe_votes: int
     adjudication: VoteOut | None
+    stage: Literal["title-abstract", "full-text"] = Field(description="The screening stage the positions were "
+                                                                      "taken at (conflicts are per stage).")
 
 
 class ConflictList(BaseModel):

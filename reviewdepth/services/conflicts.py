@@ -19,7 +19,7 @@ from reviewdepth.services.errors import Invalid
 from reviewdepth.services.judgments import judgment_id_as_of, topic_id_of
 from reviewdepth.services.screening import conflict_rule_of
 from reviewdepth.store.ingest import as_utc
-from reviewdepth.store.models import DEFAULT_CONFLICT_RULE
+from reviewdepth.store.models import DEFAULT_CONFLICT_RULE, DEFAULT_STAGE
 from reviewdepth.store.votes import DocumentVotes, Vote, load_votes
 
 ConflictStatus = Literal["open", "resolved", "all"]
@@ -39,19 +39,21 @@ class ConflictRecord:
     status: str
     votes: list[Vote]  # the reviewers' votes, then the maybes of reviewers without a vote
     adjudication: Vote | None
+    stage: str = DEFAULT_STAGE  # the screening stage the positions were taken at
 
     def as_dict(self) -> dict[str, object]:
         return {"doc_id": self.doc_id, "status": self.status, "votes": [_vote_dict(v) for v in self.votes],
                 "relevant_votes": sum(v.relevant is True for v in self.votes),
                 "not_relevant_votes": sum(v.relevant is False for v in self.votes),
                 "maybe_votes": sum(v.relevant is None for v in self.votes),
-                "adjudication": None if self.adjudication is None else _vote_dict(self.adjudication)}
+                "adjudication": None if self.adjudication is None else _vote_dict(self.adjudication),
+                "stage": self.stage}
 
 
 def conflicts_of(documents: list[DocumentVotes], rule: str = DEFAULT_CONFLICT_RULE) -> list[ConflictRecord]:
     """The documents whose positions conflict under ``rule`` (`reviewdepth.store.votes.DocumentVotes.conflict`)."""
-    return [ConflictRecord(d.doc_id, "resolved" if d.resolved else "open", [*d.votes, *d.maybes], d.adjudication)
-            for d in documents if d.conflict(rule)]
+    return [ConflictRecord(d.doc_id, "resolved" if d.resolved else "open", [*d.votes, *d.maybes], d.adjudication,
+                           d.stage) for d in documents if d.conflict(rule)]
 
 
 def several_reviewer_votes(engine: Engine, topic: str, as_of: str | None, command: str) -> list[DocumentVotes]:

@@ -12,6 +12,10 @@ the conflict rules (`DocumentVotes.conflict`) see both:
 - ``rayyan`` (the default, Rayyan's): a conflict is an include against an exclude or against a maybe; an exclude
   against a maybe is not;
 - ``strict``: any two different positions (include, exclude, maybe) are a conflict.
+
+Positions are compared within one screening stage: a document screened at title and abstract, then read in full
+text, has one `DocumentVotes` per stage (``stage``), so a full-text exclusion of a record both reviewers passed at
+title and abstract is no disagreement between them. Adjudications settle the stage they are recorded at.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import numpy as np
 from sqlalchemy import Connection, Select, func, or_, select, text
 
 from reviewdepth.store.loaders import number_by_hash
-from reviewdepth.store.models import SCREENING_ROWS, Judgment
+from reviewdepth.store.models import DEFAULT_STAGE, SCREENING_ROWS, Judgment
 from reviewdepth.store.ranking_blob import scan_doc_ids
 
 
@@ -48,6 +52,7 @@ class DocumentVotes:
     votes: list[Vote]
     adjudication: Vote | None
     maybes: list[Vote] = field(default_factory=list)
+    stage: str = DEFAULT_STAGE
 
     def conflict(self, rule: str = "rayyan") -> bool:
         """Whether the positions on the document conflict under ``rule`` (module docstring)."""
@@ -146,7 +151,7 @@ def load_votes(conn: Connection, topic_id: int, as_of: int | None = None, *,
     first-position order; ``min_reviewers`` keeps only the documents with at least that many distinct reviewers
     taking a position, a vote or a maybe (2 for conflicts and agreement: agreement then counts votes only)."""
     stmt = (select(Judgment.id, Judgment.doc_id, Judgment.reviewer, Judgment.relevant, Judgment.label,
-                   Judgment.role, Judgment.recorded_at, Judgment.decision)
+                   Judgment.role, Judgment.recorded_at, Judgment.decision, Judgment.stage)
             .where(Judgment.topic_id == topic_id, or_(Judgment.relevant.is_not(None), Judgment.decision == "maybe"))
             .order_by(Judgment.id))
     if as_of is not None:
@@ -154,27 +159,29 @@ def load_votes(conn: Connection, topic_id: int, as_of: int | None = None, *,
     if min_reviewers > 1:  # only documents with several voters: skip the bulk of a single-reviewer log in SQL
         stmt = stmt.where(Judgment.doc_id.in_(_voted(topic_id, as_of, maybes=True).having(
             func.count(func.distinct(Judgment.reviewer)) >= min_reviewers)))
-    votes: dict[str, dict[str, Vote]] = {}
-    maybes: dict[str, dict[str, Vote]] = {}
-    adjudications: dict[str, Vote] = {}
-    for jid, doc_id, reviewer, relevant, label, role, recorded_at, decision in conn.execute(stmt):
+    # keyed by (document, stage): positions are compared within a stage (module docstring)
+    votes: dict[tuple[str, str], dict[str, Vote]] = {}
+    maybes: dict[tuple[str, str], dict[str, Vote]] = {}
+    adjudications: dict[tuple[str, str], Vote] = {}
+    for jid, doc_id, reviewer, relevant, label, role, recorded_at, decision, stage in conn.execute(stmt):
+        key = (doc_id, stage or DEFAULT_STAGE)
         if decision == "maybe":
             if role != "adjudication":
-                by_reviewer = maybes.setdefault(doc_id, {})
+                by_reviewer = maybes.setdefault(key, {})
                 by_reviewer.pop(reviewer, None)
                 by_reviewer[reviewer] = Vote(doc_id, reviewer, None, label, role, int(jid), recorded_at)
-                votes.setdefault(doc_id, {})  # the document's place in first-position order
+                votes.setdefault(key, {})  # the document's place in first-position order
             continue
         vote = Vote(doc_id, reviewer, bool(relevant), label, role, int(jid), recorded_at)
         if role == "adjudication":
-            adjudications[doc_id] = vote
+            adjudications[key] = vote
             continue
-        by_reviewer = votes.setdefault(doc_id, {})
+        by_reviewer = votes.setdefault(key, {})
         by_reviewer.pop(reviewer, None)  # keep insertion order = order of current votes
         by_reviewer[reviewer] = vote
     out = []
-    for doc, by_reviewer in votes.items():
-        undecided = [m for who, m in maybes.get(doc, {}).items() if who not in by_reviewer]
+    for key, by_reviewer in votes.items():
+        undecided = [m for who, m in maybes.get(key, {}).items() if who not in by_reviewer]
         if len(by_reviewer) + len(undecided) >= min_reviewers:
-            out.append(DocumentVotes(doc, list(by_reviewer.values()), adjudications.get(doc), undecided))
+            out.append(DocumentVotes(key[0], list(by_reviewer.values()), adjudications.get(key), undecided, key[1]))
     return out

@@ -265,3 +265,19 @@ def test_a_skipped_or_maybe_document_is_served_after_the_others(engine: Engine, 
     assert served.reviewed == 1  # d3 alone: the skipped d1 and the undecided d2 are not in the reviewed set
     record_judgment(engine, "T", "d2", "1", reviewer="ana")
     assert [d.doc_id for d in next_documents(engine, "T", count=5).documents] == ["d4", "d5", "d1"]
+
+
+def test_positions_are_compared_within_a_stage(engine: Engine, tmp_path: Path) -> None:
+    """Two reviewers who pass a record at title and abstract do not disagree when one of them excludes it in full
+    text; two full-text readings that differ do conflict, at that stage."""
+    _topic(engine, tmp_path, 6)
+    for doc in ("d1", "d2"):
+        record_judgment(engine, "T", doc, "1", reviewer="ana")
+        record_judgment(engine, "T", doc, "1", reviewer="bob")
+    record_judgment(engine, "T", "d1", "0", reviewer="ana", stage="full-text")  # a full-text exclusion, no conflict
+    record_judgment(engine, "T", "d2", "0", reviewer="ana", stage="full-text")
+    record_judgment(engine, "T", "d2", "1", reviewer="bob", stage="full-text")  # a full-text disagreement
+    conflicts = list_conflicts(engine, "T")
+    assert [(c.doc_id, c.stage) for c in conflicts] == [("d2", "full-text")]
+    assert conflicts[0].as_dict()["stage"] == "full-text"
+    assert topic_prisma(engine, "T").conflicts == 1
