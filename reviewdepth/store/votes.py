@@ -101,11 +101,12 @@ def several_positions(conn: Connection, topic_id: int, as_of: int | None,
 
 
 def reviewers_per_document(conn: Connection, topic_id: int, as_of: int | None = None) -> dict[int, int]:
-    """How many documents have 1, 2, 3, … distinct voters."""
+    """How many documents have 1, 2, 3, … distinct reviewers taking a position on them: a vote, or a maybe (a
+    reviewer who answered maybe has screened the record too)."""
     packed = _packed_voter_counts(conn, topic_id, as_of) if conn.dialect.name == "sqlite" else None
     if packed is not None:
         return packed
-    per_doc = _voted(topic_id, as_of).with_only_columns(
+    per_doc = _voted(topic_id, as_of, maybes=True).with_only_columns(
         func.count(func.distinct(Judgment.reviewer)).label("voters")).subquery()
     rows = conn.execute(select(per_doc.c.voters, func.count()).group_by(per_doc.c.voters)
                         .order_by(per_doc.c.voters)).all()
@@ -119,7 +120,7 @@ def _packed_voter_counts(conn: Connection, topic_id: int, as_of: int | None) -> 
     if not isinstance(raw, sqlite3.Connection):
         return None
     sql = ("SELECT count(*), group_concat(doc_id, char(10)), group_concat(reviewer, char(10)) FROM judgments "
-           "WHERE topic_id = ? AND relevant IS NOT NULL AND role != 'adjudication'")
+           "WHERE topic_id = ? AND (relevant IS NOT NULL OR decision = 'maybe') AND role != 'adjudication'")
     params: tuple[int, ...] = (topic_id,) if as_of is None else (topic_id, as_of)
     cursor = raw.cursor()
     try:

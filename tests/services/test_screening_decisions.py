@@ -281,3 +281,12 @@ def test_positions_are_compared_within_a_stage(engine: Engine, tmp_path: Path) -
     assert [(c.doc_id, c.stage) for c in conflicts] == [("d2", "full-text")]
     assert conflicts[0].as_dict()["stage"] == "full-text"
     assert topic_prisma(engine, "T").conflicts == 1
+
+
+def test_a_maybe_counts_its_reviewer_among_those_who_screened(engine: Engine, tmp_path: Path) -> None:
+    _topic(engine, tmp_path, 6)
+    record_judgment(engine, "T", "d1", "0", reviewer="ana")
+    record_judgment(engine, "T", "d1", "maybe", reviewer="bob")
+    record_judgment(engine, "T", "d2", "1", reviewer="ana")
+    record_judgment(engine, "T", "d3", "skip", reviewer="bob")  # a skip screens nothing
+    assert topic_prisma(engine, "T").reviewers_per_record == {1: 1, 2: 1}
