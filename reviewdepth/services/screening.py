@@ -82,7 +82,7 @@ def screening_settings(engine: Engine, topic: str, *, add: Sequence[str] = (), r
                 raise Conflict(f"reason: {reason!r} is already an exclusion reason of topic {topic!r}")
         for reason in removed:
             if reason not in known:
-                raise Invalid(f"reason: {reason!r} is not an exclusion reason of topic {topic!r}")
+                raise Conflict(f"reason: {reason!r} is not an exclusion reason of topic {topic!r}")
             used = conn.execute(select(func.count()).select_from(Judgment).where(
                 Judgment.topic_id == topic_id, Judgment.reason == reason)).scalar_one()
             if used:

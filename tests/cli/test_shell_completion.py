@@ -32,6 +32,6 @@ def test_help_offers_completion_installation() -> None:
 
 def test_bash_completion_names_commands_subcommands_and_options() -> None:
     assert complete("reviewdepth imp", 1).split() == ["import"]
-    assert complete("reviewdepth import c", 2).split() == ["csv"]
+    assert complete("reviewdepth import c", 2).split() == ["csv", "covidence"]
     assert complete("reviewdepth import csv --da", 3).split() == ["--date-format"]
     assert "--level" in complete("reviewdepth import csv --le", 3).split()

@@ -91,7 +91,7 @@ def store(engine: Engine, empty_db_url: str) -> str:
 
 
 def run_child(code: str, *args: str) -> tuple[int, str, list[str]]:
-    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-P", "-c", code, *args], capture_output=True, text=True, timeout=120)
     lines = done.stderr.rstrip("\n").splitlines()
     assert lines, done
     try:
@@ -116,8 +116,8 @@ def test_status_commands_load_no_scipy_stats_nor_framework(store: str, args: tup
 
 @pytest.mark.sqlite_only
 def test_monitor_and_dashboard_services_load_no_scipy_stats(store: str) -> None:
-    done = subprocess.run([sys.executable, "-c", SERVICES, json.dumps(NOT_IN_SERVICES), store], capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-P", "-c", SERVICES, json.dumps(NOT_IN_SERVICES), store],
+                          capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.splitlines()[-1]) == []
 
