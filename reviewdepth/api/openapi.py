@@ -52,6 +52,11 @@ def _links(operation_ids: dict[tuple[str, str], str]) -> dict[tuple[str, str, st
             "GetJudgments": ("/topics/{topic}/judgments", "get", topic_from_name),
             "GetReport": ("/topics/{topic}/report", "get", topic_from_name),
             "GetMonitor": ("/topics/{topic}/monitor", "get", topic_from_name),
+            "PutScreeningOrder": ("/topics/{topic}/screening-order", "put", topic_from_name),
+            "GetScreening": ("/topics/{topic}/screening", "get", topic_from_name),
+            "PatchScreening": ("/topics/{topic}/screening", "patch", topic_from_name),
+            "GetPrisma": ("/topics/{topic}/prisma", "get", topic_from_name),
+            "GetValidation": ("/topics/{topic}/validation", "get", topic_from_name),
         },
         ("/topics/{topic}/queues/{queue}", "put", "201"): {
             "GetQueue": ("/topics/{topic}/queues/{queue}", "get", queue),
@@ -69,6 +74,7 @@ def _links(operation_ids: dict[tuple[str, str], str]) -> dict[tuple[str, str, st
             "GetStream": ("/topics/{topic}/samples/stream", "get", topic),
             "PostNext": ("/topics/{topic}/next", "post", topic),
             "GetMonitor": ("/topics/{topic}/monitor", "get", topic),
+            "VoidStream": ("/topics/{topic}/samples/stream/void", "post", topic),
         },
         ("/topics/{topic}/samples", "post", "201"): {
             "GetSample": ("/topics/{topic}/samples/{sample_id}", "get",

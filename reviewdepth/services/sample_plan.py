@@ -189,10 +189,12 @@ def plan_sample(engine: Engine, topic: str, *, queue: str | None = None, target:
                                                 prefix_labels=labels.labels, power=power, rate=rate)}
     prevalence_rate, source = _rate_source(found, reviewed, rest, assessment, labels.labels)
     basis = assessment.basis
-    prevalence = (basis.point / size) if basis.method not in ("judged",) and size else (
-        (found + prevalence_rate * rest) / size if size else 0.0)
-    recall = basis.recall_point if basis.recall_point is not None else (
-        found / (found + prevalence_rate * rest) if found else 0.0)
+    # R's estimate may exceed the queue (relevant documents judged outside it count in a population-wide R): the
+    # queue's prevalence is at most 1
+    prevalence = min(1.0, (basis.point / size) if basis.method not in ("judged",) and size else (
+        (found + prevalence_rate * rest) / size if size else 0.0))
+    recall = min(1.0, basis.recall_point if basis.recall_point is not None else (
+        found / (found + prevalence_rate * rest) if found else 0.0))
     plan = plan_population(size, reviewed, prevalence, recall, tau, confidence, power=power)
     out = {**header, "frame": frame, "target": float(tau), "confidence": confidence, "power": power,
            "prevalence": prevalence, "recall_estimate": recall,

@@ -19,7 +19,7 @@ import numpy.typing as npt
 from sqlalchemy import Connection
 
 from reviewdepth.estimation.two_phase import StratumSample, TwoPhaseCounts
-from reviewdepth.services.errors import Invalid
+from reviewdepth.services.errors import Conflict, Invalid
 from reviewdepth.services.evidence.queue_evidence import queue_evidence
 from reviewdepth.services.evidence.samples import SampleRecord, load_samples
 from reviewdepth.store.labels import UNJUDGED
@@ -80,8 +80,10 @@ def two_phase_evidence(conn: Connection, topic: str, topic_id: int, row: Queue, 
                        as_of: int | None, cutoff: int) -> TwoPhaseEvidence:
     """The two-phase counts of ``row`` (labels by the report's policy, as of ``as_of``) at rank ``cutoff``."""
     size = labels.size
-    if not 1 <= cutoff <= size:
+    if cutoff < 1:
         raise Invalid(f"--produce-to: the cutoff rank must be in 1..{size} (the queue's size), not {cutoff}")
+    if cutoff > size:  # a valid rank for another queue: a conflict with this queue's state, not a bad value
+        raise Conflict(f"--produce-to: the cutoff rank must be in 1..{size} (the queue's size), not {cutoff}")
     evidence = queue_evidence(conn, topic_id, row, labels, as_of)
     coded = np.zeros(size, dtype=bool)
     if evidence.order is None:
