@@ -44,6 +44,10 @@ a one-look guarantee applied at every look, which the guarantee does not cover, 
   first fires (at a look k the report's row says stop exactly then). They read no sample, so
   their depth is the same in every replicate; their ``sampled`` is what the design judged by their stop (a team
   that follows the design judges those documents whichever rule it reads).
+- ``safe`` (none, heuristic): the SAFE procedure (`stopping.safe_procedure`), which draws its own random training
+  set (1 % of the queue) per replicate from its own stream, phase 2 and phase 3 on the one ranking; ``sampled`` is
+  its training documents ranked after the stop, whose relevant ones count as found. Only under ``none``: a
+  design's own sample would overlap the training set.
 
 Seeding: replicates are cut into chunks of :data:`CHUNK`; chunk c of a queue identified by ``key`` draws from
 ``default_rng(SeedSequence(seed, spawn_key=(*key, c)))``, so results do not depend on the number or kind of
@@ -81,7 +85,14 @@ from reviewdepth.estimation.monitor_simulation import (
 )
 from reviewdepth.estimation.rules import DESIGNS as DESIGNS
 from reviewdepth.estimation.rules import KINDS as KINDS
-from reviewdepth.estimation.rules import REPLAYABLE, OnPrefix, OnRestSample, OnWholeQueueSample, Rule
+from reviewdepth.estimation.rules import (
+    REPLAYABLE,
+    OnPrefix,
+    OnRestSample,
+    OnTrainingSample,
+    OnWholeQueueSample,
+    Rule,
+)
 from reviewdepth.estimation.stop_plan import Certifier, PlannedPolicy, run_planned
 from reviewdepth.measures.depth import exact_fraction
 
@@ -317,8 +328,41 @@ class _Replayer:
         elif kind == "planned":
             out = self._planned(reps, rng)
         else:
-            out = {rule: self.prefix_runs(rule, reps, lambda depth: np.zeros_like(depth)) for rule in plan.rules}
+            out = {}
+            for rule in plan.rules:
+                how = RULES[rule].replay_under(kind)
+                out[rule] = (self.training_runs(rule, how, reps, seq) if isinstance(how, OnTrainingSample)
+                             else self.prefix_runs(rule, reps, lambda depth: np.zeros_like(depth)))
         return {rule: out[rule] for rule in plan.rules}
+
+    def training_runs(self, rule: str, how: OnTrainingSample, reps: int, seq: np.random.SeedSequence) -> RuleRuns:
+        """A rule with its own random training set (SAFE): one simple random sample of ``how.size(N)`` documents per
+        replicate from the rule's own stream (``spawn_key=(*chunk key, 1 + stream)``, as the rest design's unions), so
+        its runs do not depend on which other rules are replayed with it. The team stops at the first look at or
+        after the rule's stop depth; the training documents ranked after that look count as sampled and their
+        relevant ones as found."""
+        queue = self.queue
+        gen = np.random.default_rng(np.random.SeedSequence(
+            seq.entropy, spawn_key=(*seq.spawn_key, 1 + (RULES[rule].stream or 0))))
+        size = how.size(queue.size)
+        training = np.stack([gen.choice(queue.size, size=size, replace=False) for _ in range(reps)]).astype(np.int64)
+        stop_look = np.full(reps, -1, dtype=np.int64)
+        for r in range(reps):
+            depth = how.stop(queue.labels, training[r]).stop_depth
+            if depth is not None:
+                look = int(np.searchsorted(self.looks, depth, side="left"))
+                stop_look[r] = look if look < len(self.looks) else -1
+        stopped = stop_look >= 0
+        at = np.full(reps, queue.size, dtype=np.int64)
+        at[stopped] = self.looks[stop_look[stopped]]
+        after = training >= at[:, None]
+        found_after = np.count_nonzero(after & (queue.labels[training] == 1), axis=1).astype(np.int64)
+
+        def sampled_at(depth: IntArray) -> IntArray:
+            count: IntArray = np.count_nonzero(training >= depth[:, None], axis=1).astype(np.int64)
+            return count
+
+        return self.runs(rule, stop_look, sampled_at, found_after)
 
     def _audit(self, reps: int, seed: int, spawn_key: tuple[int, ...]) -> dict[str, RuleRuns]:
         plan, queue = self.plan, self.queue

@@ -111,6 +111,18 @@ class OnRestSample:
 
 
 @dataclass(frozen=True)
+class OnTrainingSample:
+    """The rule draws its own random training set before the review (SAFE's phase 1): ``size(N)`` documents, a
+    simple random sample of the queue drawn from the rule's own stream (``spawn_key=(*key, chunk, 1 + stream)``, one
+    draw per replicate); ``stop(labels, training ranks)`` is its evidence on the completed queue. The team acts at
+    its first look at or after the evidence's stop depth; the training documents ranked after that look are judged
+    outside the prefix: counted as sampled, and their relevant ones as found."""
+
+    size: Callable[[int], int]
+    stop: Callable[[npt.NDArray[np.int8], IntArray], StoppingEvidence]
+
+
+@dataclass(frozen=True)
 class OnAuditStream:
     """The rule reads the audit stream; `monitor_simulation.simulate_audit_rules` evaluates it (vectorised over
     replicates) under its name."""
@@ -121,7 +133,7 @@ class OnPlan:
     """The cheapest-stop plan (`stop_plan.PlannedPolicy`) followed at every look."""
 
 
-Replay = OnPrefix | OnWholeQueueSample | OnRestSample | OnAuditStream | OnPlan
+Replay = OnPrefix | OnWholeQueueSample | OnRestSample | OnAuditStream | OnPlan | OnTrainingSample
 
 
 @dataclass(frozen=True)
@@ -295,6 +307,10 @@ def _direct_at(positives: IntArray, reviewed: int, tau: Fraction, alpha: float) 
     return stopping.direct_recall_rule(positives, reviewed, tau, alpha)
 
 
+def _safe_at(labels: npt.NDArray[np.int8], training: IntArray) -> StoppingEvidence:
+    return stopping.safe_procedure(labels, training)
+
+
 _QUANT_NOT_REPLAYED = ("a completed run's scores are its final model's, not the model's at each look: replaying "
                        "Quant on them would read the ranking with hindsight")
 _ONE_SAMPLE = ("the one sample's guarantee does not cover an audit sample that grows with the looks",)
@@ -357,6 +373,18 @@ TABLE: tuple[Rule, ...] = (
                 "on at the next look", stream=16,
                 for_target=lambda prefix, size, tau, alpha: stopping.hyperbolic_point_process(prefix, size, tau,
                                                                                               1 - alpha)),
+    Rule("safe", "heuristic", "SAFE procedure",
+         f"SAFE (Boetje & van de Schoot 2024), phases 1-3: a random training set of "
+         f"{stopping.SAFE_TRAINING_FRACTION.numerator * 100 / stopping.SAFE_TRAINING_FRACTION.denominator:g} % of the "
+         f"queue, then the ranking until screened >= {stopping.SAFE_ESTIMATE_FACTOR} x the relevant count estimated "
+         f"from it, >= {stopping.SAFE_MIN_SCREENED.numerator * 100 / stopping.SAFE_MIN_SCREENED.denominator:g} % of "
+         f"the queue screened and {stopping.SAFE_PHASE2_RUN} irrelevant in a row (phase 2), then on down the same "
+         f"ranking until {stopping.SAFE_PHASE3_RUN} more in a row (phase 3; SAFE switches model there); phase 4's "
+         "human check is not replayed; acted on at the next look",
+         "its own random training set and the reviewed prefix", None,
+         (("none", OnTrainingSample(stopping.safe_training_size, _safe_at)),), 17,
+         not_evaluated="a procedure replayed by simulate: the depth report reads a review's prefix, not its random "
+                       "training phase or its model switch"),
     Rule("monitor", "certified", "anytime-valid monitor",
          "anytime-valid monitor on the audit stream (valid however often the team looks)",
          "the audit stream", None, (("audit", AUDIT),), 0),

@@ -61,6 +61,7 @@ class StoppingEvidence:
 
 PREFIX = "reviewed prefix"
 PREFIX_AND_URN = "the reviewed prefix plus the urn's documents"
+PREFIX_AND_TRAINING = "the reviewed prefix plus the random training set"
 
 SAMPLE_ASSUMPTIONS: tuple[str, ...] = (
     "the sample is a simple random sample of the population, drawn independently of the ranking",
@@ -705,3 +706,105 @@ def hyperbolic_point_process(labels: npt.ArrayLike, population: int, tau: Tau = 
     return StoppingEvidence("point-process", "heuristic", fired is not None, fired, "none (model-based)",
                             ("relevant documents arrive as a Poisson process whose rate falls hyperbolically with "
                              "the rank",), details, reason, certifies=PREFIX)
+
+
+#: SAFE (Boetje & van de Schoot, Systematic Reviews 2024) with its published defaults: phase 1 screens a random
+#: training set of 1 % of the records; phase 2 (active learning) stops once all of: screened ≥ 2 × the relevant count
+#: estimated from the random set, screened ≥ 10 % of the records, and 50 irrelevant in a row; phase 3 (a different
+#: model) screens on until another 50 irrelevant in a row; phase 4 is a human quality check (not replayed)
+SAFE_TRAINING_FRACTION = Fraction(1, 100)
+SAFE_ESTIMATE_FACTOR = 2
+SAFE_MIN_SCREENED = Fraction(1, 10)
+SAFE_PHASE2_RUN = 50
+SAFE_PHASE3_RUN = 50
+
+
+def safe_training_size(size: int, fraction: Fraction = SAFE_TRAINING_FRACTION) -> int:
+    """Records in SAFE's random training set for a queue of ``size``: ⌈fraction·size⌉, at least 1 (exact)."""
+    if not 0 < fraction <= 1:
+        raise ValueError(f"fraction must lie in (0, 1], got {fraction!r}")
+    if size < 1:
+        raise ValueError(f"size must be at least 1, got {size!r}")
+    return max(1, -(-size * fraction.numerator // fraction.denominator))
+
+
+def _first_run(y: IntArray, skipped: npt.NDArray[np.bool_], n: int) -> tuple[IntArray, int | None]:
+    """Irrelevant documents in a row at each position of ``y``, counting only positions not ``skipped`` (a skipped
+    one neither ends nor extends a run), and the first unskipped position (0-based) where the run reaches n."""
+    screened = np.cumsum(~skipped)
+    last_relevant = np.maximum.accumulate(np.where((y == 1) & ~skipped, screened, 0))
+    run: IntArray = (screened - last_relevant).astype(np.int64)
+    hits = np.flatnonzero(~skipped & (run >= n))
+    return run, int(hits[0]) if len(hits) else None
+
+
+def safe_procedure(labels: npt.ArrayLike, training: npt.ArrayLike, *,
+                   estimate_factor: int = SAFE_ESTIMATE_FACTOR, min_screened: Fraction = SAFE_MIN_SCREENED,
+                   phase2_run: int = SAFE_PHASE2_RUN, phase3_run: int = SAFE_PHASE3_RUN) -> StoppingEvidence:
+    """The SAFE procedure (Boetje & van de Schoot, Systematic Reviews 2024), phases 1–3 replayed on one ranking.
+
+    ``labels``: 0/1 of the whole queue (N documents) in rank order; ``training``: the 0-based ranks of phase 1's
+    random training set (t documents, drawn by the caller; SAFE's default t = :func:`safe_training_size`), judged
+    first. Its r_T relevant give the estimate R̂ = r_T·N / t. Phase 2 screens the ranking in order, skipping the
+    training documents (already judged): after k ranked documents, screened(k) = t + (ranked documents among the
+    first k not in the training set). It stops at the first depth k2 where all of
+    (a) screened ≥ ``estimate_factor``·R̂ (exact: screened·t ≥ factor·r_T·N),
+    (b) screened ≥ ``min_screened``·N (exact), and
+    (c) the last ``phase2_run`` documents screened in phase 2 are irrelevant (training documents are not part of the
+    run) hold. Phase 3 — in SAFE a different model re-ranks the rest; a replay has one ranking, so it continues down
+    the same ranking — screens on until ``phase3_run`` irrelevant in a row counted from k2. Stop depth = that rank
+    k3 (None when a phase runs out of documents: the team screens everything). Phase 4 (a human check of the
+    excluded records) is not modelled. What the team has judged at the stop is the prefix plus the training
+    documents ranked after it; ``details`` carry their count and relevant count. Heuristic: no guarantee. The
+    "all key papers found" condition of phase 2 is not replayed (a completed run names no key papers)."""
+    for name, value in (("phase2_run", phase2_run), ("phase3_run", phase3_run), ("estimate_factor",
+                                                                                   estimate_factor)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+    if not 0 <= min_screened <= 1:
+        raise ValueError(f"min_screened must be a share of the queue in [0, 1], got {min_screened!r}")
+    y = _labels(labels)
+    size = len(y)
+    ranks = np.asarray(training, dtype=np.int64).reshape(-1)
+    if size == 0 or len(ranks) == 0:
+        raise ValueError("SAFE needs a non-empty queue and a non-empty training set")
+    if ranks.min() < 0 or ranks.max() >= size or len(np.unique(ranks)) != len(ranks):
+        raise ValueError(f"training: distinct ranks in 0 … {size - 1} are needed")
+    t = len(ranks)
+    in_training = np.zeros(size, dtype=bool)
+    in_training[ranks] = True
+    r_t = int(y[ranks].sum())
+    screened = t + np.cumsum(~in_training)  # screened after each ranked position (0-based)
+    run, _ = _first_run(y, in_training, phase2_run)
+    enough_estimate = screened * t >= estimate_factor * r_t * size
+    enough_share = screened * min_screened.denominator >= min_screened.numerator * size
+    phase2_hits = np.flatnonzero(~in_training & enough_estimate & enough_share & (run >= phase2_run))
+    phase2 = int(phase2_hits[0]) + 1 if len(phase2_hits) else None
+    phase3: int | None = None
+    if phase2 is not None:
+        _, first = _first_run(y[phase2:], in_training[phase2:], phase3_run)
+        phase3 = phase2 + first + 1 if first is not None else None
+    estimate = Fraction(r_t * size, t)
+    details: dict[str, Detail] = {
+        "training": t, "training_relevant": r_t, "estimated_relevant": float(estimate),
+        "estimate_factor": estimate_factor, "min_screened": float(min_screened), "phase2_run": phase2_run,
+        "phase3_run": phase3_run, "phase2_stop": phase2 or 0, "phase3_stop": phase3 or 0}
+    if phase3 is not None:
+        after = ranks >= phase3
+        details["training_after_stop"] = int(after.sum())
+        details["training_relevant_after_stop"] = int(y[ranks[after]].sum())
+        details["screened_at_stop"] = phase3 + int(after.sum())
+        reason = (f"phase 2 stopped at rank {phase2:,} (random set {t:,} with {r_t} relevant: estimate "
+                  f"{float(estimate):,.1f}); phase 3 found {phase3_run} irrelevant in a row at rank {phase3:,}: stop "
+                  "(heuristic, no recall guarantee; phase 4's human check not replayed).")
+    elif phase2 is not None:
+        reason = (f"phase 2 stopped at rank {phase2:,}; phase 3 never saw {phase3_run} irrelevant in a row: the team "
+                  "screens every document.")
+    else:
+        reason = (f"phase 2 never met all its conditions (≥ {estimate_factor} × {float(estimate):,.1f} estimated "
+                  f"relevant, ≥ {float(min_screened):.0%} screened, {phase2_run} irrelevant in a row): the team "
+                  "screens every document.")
+    return StoppingEvidence("safe", "heuristic", phase3 is not None, phase3, "none",
+                            ("the random training set's prevalence estimates the relevant count",
+                             "the ranking puts relevant documents first, so a long run of irrelevant ones means "
+                             "few are left"), details, reason, certifies=PREFIX_AND_TRAINING)

@@ -345,3 +345,56 @@ def test_a_population_sample_larger_than_the_queue_is_refused() -> None:
 def test_every_rule_has_a_kind_and_a_design() -> None:
     assert all(info.kind in ("certified", "heuristic", "invalid") and info.designs for info in RULES.values())
     assert {rule for design in DESIGNS for rule in rules_for(design)} == set(RULES)
+
+
+def _front_loaded(size: int, relevant: int, scale: float, seed: int) -> npt.NDArray[np.int8]:
+    rng = np.random.default_rng(seed)
+    weights = np.exp(-np.arange(size) / scale)
+    labels = np.zeros(size, dtype=np.int8)
+    labels[rng.choice(size, size=relevant, replace=False, p=weights / weights.sum())] = 1
+    return labels
+
+
+def test_safe_replays_its_own_training_draws_at_the_next_look() -> None:
+    """The documented contract: replicate j of chunk c draws its 1 % training set from
+    SeedSequence(seed, spawn_key=(*key, c, 1 + stream)); the team stops at the first look at or after SAFE's stop
+    depth; the training documents ranked after that look are judged (sampled) and their relevant ones found."""
+    labels = _front_loaded(1000, 120, 150.0, 21)
+    plan = ReplayPlan(Design("none"), ("safe",), Fraction(95, 100), 0.95, 10, CHUNK + 10, 9)
+    runs = replay(labels, plan, key=(3,))["safe"]
+    assert runs.kind == "heuristic" and runs.replicates == CHUNK + 10
+    found = np.concatenate(([0], np.cumsum(labels)))
+    expected: list[tuple[bool, int, int, int]] = []
+    for chunk in range(2):
+        gen = np.random.default_rng(np.random.SeedSequence(9, spawn_key=(3, chunk, 1 + RULES["safe"].stream)))
+        for _ in range(CHUNK if chunk == 0 else 10):
+            training = gen.choice(1000, size=10, replace=False)
+            depth = stopping.safe_procedure(labels, training).stop_depth
+            look = None if depth is None else -(-depth // 10) * 10
+            if look is None or look >= 1000:
+                expected.append((False, 1000, int(labels.sum()), 0))
+                continue
+            after = training[training >= look]
+            expected.append((True, look, int(found[look] + labels[after].sum()), len(after)))
+    assert list(zip(runs.stopped.tolist(), runs.depth.tolist(), runs.found.tolist(), runs.sampled.tolist(),
+                    strict=True)) == expected
+    assert runs.stopped.any() and len(set(runs.depth.tolist())) > 1  # the random set moves the stop
+
+
+def test_safe_is_reproducible_by_seed_and_independent_of_the_other_rules() -> None:
+    labels = _front_loaded(1000, 120, 150.0, 21)
+    plan = ReplayPlan(Design("none"), ("safe",), Fraction(95, 100), 0.95, 10, 40, 9)
+    first = replay(labels, plan)["safe"]
+    assert replay(labels, plan)["safe"] == first
+    with_others = replay(labels, replace(plan, rules=("knee", "consecutive-irrelevant-50", "safe")))["safe"]
+    assert with_others == first
+    other_seed = replay(labels, replace(plan, seed=10))["safe"]
+    assert not np.array_equal(other_seed.depth, first.depth)
+
+
+def test_safe_is_replayed_under_the_design_none_only() -> None:
+    assert RULES["safe"].designs == ("none",) and "safe" in rules_for("none")
+    for design in ("rest", "population", "audit"):
+        plan = ReplayPlan(Design(design, sample_size=20, every=5), ("safe",), Fraction(4, 5), 0.9, 10, 1, 1)
+        with pytest.raises(ValueError, match=f"'safe' cannot be replayed under the {design} design"):
+            validate_plan(plan)

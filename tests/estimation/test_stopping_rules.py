@@ -27,6 +27,8 @@ from reviewdepth.estimation.stopping import (
     quant_estimate,
     quant_rule,
     rule_2399,
+    safe_procedure,
+    safe_training_size,
     target_method,
     target_sample_size,
 )
@@ -348,3 +350,80 @@ def test_point_process_stops_where_its_prediction_reaches_the_target() -> None:
     predicted = found + int(poisson.ppf(0.95, mu))
     assert predicted == d["predicted_relevant"] and found >= 0.9 * predicted
     assert hyperbolic_point_process(labels[:n - 1], size, tau=0.9).stop_now is False
+
+
+def _ranking(size: int, relevant_ranks: list[int]) -> np.ndarray:
+    """0/1 labels with relevant documents at the given 1-based ranks."""
+    labels = np.zeros(size, dtype=np.int8)
+    labels[np.array(relevant_ranks) - 1] = 1
+    return labels
+
+
+# SAFE on 1,000 documents with a random set of t = 10 (1 %): the 10 % floor needs 100 screened. Each case below makes
+# one of phase 2's three conditions the last to hold; phase 3 then needs 50 more irrelevant in a row.
+TRAINING_AT_END = list(range(900, 910))  # 0-based ranks 900–909, ranked after every stop below
+
+
+def test_safe_training_set_is_one_percent_rounded_up() -> None:
+    assert [safe_training_size(n) for n in (1, 99, 100, 101, 1000, 1001, 38_000)] == [1, 1, 1, 2, 10, 11, 380]
+    with pytest.raises(ValueError, match="fraction"):
+        safe_training_size(100, Fraction(0))
+
+
+def test_safe_the_consecutive_run_binds() -> None:
+    # relevant at 1–5, 60 and 89: at rank 90 the 10 % floor holds (10 + 90 screened) but the run is 1; it reaches
+    # 50 at rank 89 + 50 = 139 (phase 2); phase 3 meets a relevant at 160, then 50 irrelevant: rank 210
+    labels = _ranking(1000, [1, 2, 3, 4, 5, 60, 89, 160])
+    ev = safe_procedure(labels, TRAINING_AT_END)
+    assert ev.kind == "heuristic" and ev.guarantee == "none" and ev.stop_now is True
+    assert (ev.details["phase2_stop"], ev.details["phase3_stop"], ev.stop_depth) == (139, 210, 210)
+    assert ev.details["estimated_relevant"] == 0 and ev.details["training_after_stop"] == 10
+
+
+def test_safe_the_ten_percent_floor_binds() -> None:
+    # relevant at 1–5: 50 irrelevant in a row at rank 55, but 10 + k >= 100 only from k = 90 (phase 2); phase 3:
+    # 50 more irrelevant, rank 140
+    ev = safe_procedure(_ranking(1000, [1, 2, 3, 4, 5]), TRAINING_AT_END)
+    assert (ev.details["phase2_stop"], ev.stop_depth) == (90, 140)
+
+
+def test_safe_twice_the_estimate_binds() -> None:
+    # 2 of the 10 random documents relevant: estimate 2 × 1000 / 10 = 200, twice that 400 screened = 10 + k, so
+    # k = 390 (phase 2); phase 3: rank 440. The two relevant training documents ranked after the stop stay found.
+    labels = _ranking(1000, [1, 2, 3, 4, 5, 901, 902])
+    ev = safe_procedure(labels, TRAINING_AT_END)
+    assert ev.details["estimated_relevant"] == 200
+    assert (ev.details["phase2_stop"], ev.stop_depth) == (390, 440)
+    assert ev.details["training_relevant_after_stop"] == 2 and ev.details["screened_at_stop"] == 450
+    # a factor of 1 (not SAFE's) halves the bar: 200 = 10 + k at k = 190
+    assert safe_procedure(labels, TRAINING_AT_END, estimate_factor=1).details["phase2_stop"] == 190
+
+
+def test_safe_skips_the_training_documents_in_the_ranking() -> None:
+    # random set at ranks 101–110 (irrelevant, already screened): they are skipped, so neither counted twice nor
+    # part of a run. After the relevant at 89: 90–100 (11) and 111–149 (39) make 50 in a row at rank 149, where
+    # 10 + 149 − 10 = 149 are screened; phase 3 ends at 199
+    labels = _ranking(1000, [1, 2, 3, 4, 5, 60, 89])
+    ev = safe_procedure(labels, list(range(100, 110)))
+    assert (ev.details["phase2_stop"], ev.stop_depth) == (149, 199)
+    assert ev.details["training_after_stop"] == 0 and ev.details["screened_at_stop"] == 199
+
+
+def test_safe_never_stops_when_a_phase_runs_out_of_documents() -> None:
+    # 100 documents, t = 1 at rank 100: phase 2 stops at 55 (run of 50 after rank 5; 1 + 55 >= 10), phase 3 would
+    # need rank 105
+    ev = safe_procedure(_ranking(100, [1, 2, 3, 4, 5]), [99])
+    assert ev.stop_now is False and ev.stop_depth is None and ev.details["phase2_stop"] == 55
+    assert "screens every document" in ev.reason
+    # relevant every 40 ranks: no run of 50 in phase 2
+    ev = safe_procedure(_ranking(1000, list(range(1, 1001, 40))), TRAINING_AT_END)
+    assert ev.stop_depth is None and ev.details["phase2_stop"] == 0
+
+
+@pytest.mark.parametrize(("training", "changes", "message"), [
+    ([5, 5], {}, "distinct ranks"), ([1000], {}, "distinct ranks"), ([], {}, "non-empty"),
+    ([1], {"phase2_run": 0}, "phase2_run"), ([1], {"phase3_run": True}, "phase3_run"),
+    ([1], {"estimate_factor": 0}, "estimate_factor"), ([1], {"min_screened": Fraction(3, 2)}, "min_screened")])
+def test_safe_refuses_bad_parameters(training: list[int], changes: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        safe_procedure(np.zeros(1000, dtype=np.int8), training, **changes)  # type: ignore[arg-type]
