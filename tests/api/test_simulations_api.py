@@ -83,10 +83,26 @@ def test_post_runs_in_the_background_and_the_result_is_the_service_report(api: A
                                "produce_cost": 1.0}
 
 
+def test_safe_is_a_heuristic_rule_of_the_api(api: Api) -> None:
+    make_topics(api)
+    body = {**BODY, "design": {"kind": "none"}, "rules": ["safe", "consecutive-irrelevant-50"], "looks": 10}
+    writer = api.writer
+    posted = api.client.post("/simulations", json=body, headers=writer)
+    assert posted.status_code == 202, posted.text
+    done = finished(api, posted.headers["location"], writer)
+    assert done["status"] == "done", done
+    plan = build_plan(design="none", rules=["safe", "consecutive-irrelevant-50"], target="0.9", confidence=0.9,
+                      look_every=10, replicates=3, seed=11)
+    assert done["result"] == run_simulation(store_source(api.engine, ["A", "B"]), plan).to_dict()
+    [safe] = [r for r in done["result"]["rules"] if r["rule"] == "safe"]
+    assert safe["kind"] == "heuristic" and "SAFE" in safe["description"] and safe["runs"] == 6
+
+
 BAD: list[tuple[dict[str, Any], int, str]] = [
     ({"design": {"kind": "rest"}}, 422, "sample"),                       # rest needs a sample size
     ({"rules": ["monitor"]}, 422, "monitor"),                            # not a rest-design rule
     ({"rules": ["nope"]}, 422, "rules"),
+    ({"rules": ["safe"]}, 422, "safe"),                                  # SAFE is replayed under none only
     ({"target": "1.5"}, 422, "target"),
     ({"confidence": 1}, 422, "confidence"),
     ({"replicates": 0}, 422, "replicates"),

@@ -47,6 +47,8 @@ def test_portfolio_commands_and_the_calibrated_report(engine: Engine, empty_db_u
     assert code == 0, err
     stored = latest_calibration(engine)
     assert stored is not None and json.loads(out) == stored.as_dict() and stored.topic_count == 2
+    safe = stored.rule("safe")  # SAFE is calibrated like every heuristic of the design none, and labelled so
+    assert safe is not None and safe["kind"] == "heuristic" and "past reviews" in safe["text"]
 
     code, after, _ = invoke("report", "C", "--format", "json", *db)
     assert code == 0 and after != before

@@ -165,3 +165,18 @@ def test_rule_planned_brings_its_design_and_is_certified() -> None:
     again = invoke(*FILES, "--rule", "planned", "--target", "0.8", "--looks", "every:20", "--replicates", "30",
                    "--seed", "5", "--format", "json")
     assert again[1] == out  # the same seed, the same bytes
+
+
+def test_safe_is_replayed_labelled_heuristic_and_seeded() -> None:
+    """SAFE (design none): the command prints the service's report, the rule labelled heuristic; the same seed gives
+    the same bytes."""
+    args = (*FILES, "--design", "none", "--rule", "safe", "--rule", "knee", "--looks", "every:10", "--replicates",
+            "20", "--seed", "4", "--format", "json")
+    code, out, _ = invoke(*args)
+    plan = build_plan(design="none", rules=["safe", "knee"], look_every=10, replicates=20, seed=4)
+    assert code == 0 and out == render(run_simulation(file_source(QRELS, RUN), plan), "json")
+    assert invoke(*args)[1] == out
+    shown = {r["rule"]: r for r in json.loads(out)["rules"]}
+    assert shown["safe"]["kind"] == "heuristic" and shown["safe"]["runs"] == 20
+    code, table, _ = invoke(*args[:-1], "table")
+    assert code == 0 and "safe" in table and "heur." in table

@@ -102,6 +102,8 @@ def test_calibration_equals_the_engine_called_directly(engine: Engine) -> None:
     assert record.target == "0.95" and record.topic_count == 3 and latest_calibration(engine) == record
     assert [r["rule"] for r in record.rules] == list(calibrated_rules("none"))
     assert calibrated_rules("none")[:2] == ("knee", "budget")
+    assert "safe" in calibrated_rules("none") and "safe" not in calibrated_rules("audit")
+    assert {r["rule"]: r["kind"] for r in record.rules}["safe"] == "heuristic"
 
     plan = ReplayPlan(Design("none"), calibrated_rules("none"), Fraction(95, 100), 0.95, 25, 2, 5)
     direct = {s.rule: s for s in summarise([replay(labels_of(n), plan, topic_key(n)) for n in "ABC"], 0.95)}
