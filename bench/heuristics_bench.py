@@ -44,6 +44,7 @@ from portfolio_bench import DATA, POPULATION_MIN_QUEUE, portfolio
 from reviewdepth.estimation import rules as rule_table
 from reviewdepth.estimation.replay import (
     RULES,
+    ReplayPlan,
     RuleRuns,
     chunk_count,
     concat_runs,
@@ -83,21 +84,21 @@ class Row:
     cost_ratio_median: float
 
 
-def _job(args: tuple[npt.NDArray[np.int8], object, int, tuple[int, ...], int]) -> tuple[int, int, dict[str, RuleRuns]]:
+def _job(args: tuple[npt.NDArray[np.int8], ReplayPlan, int, tuple[int, ...], int]) -> tuple[int, int,
+                                                                                               dict[str, RuleRuns]]:
     labels, plan, chunk, key, index = args
-    return index, chunk, replay_chunk(labels, plan, chunk, key)  # type: ignore[arg-type]
+    return index, chunk, replay_chunk(labels, plan, chunk, key)
 
 
-def replay_design(queues: list[NamedQueue], plan: object, workers: int) -> list[dict[str, RuleRuns]]:
+def replay_design(queues: list[NamedQueue], plan: ReplayPlan, workers: int) -> list[dict[str, RuleRuns]]:
     """Every (topic, chunk) job of ``plan``, as `run_simulation` runs them, joined per topic in chunk order."""
-    jobs = [(q.labels, plan, chunk, topic_key(q.name), i) for chunk in range(chunk_count(plan))  # type: ignore[arg-type]
+    jobs = [(q.labels, plan, chunk, topic_key(q.name), i) for chunk in range(chunk_count(plan))
             for i, q in enumerate(queues)]
     parts: dict[tuple[int, int], dict[str, RuleRuns]] = {}
     with multiprocessing.get_context("fork").Pool(workers) as pool:
         for index, chunk, part in pool.imap_unordered(_job, jobs, chunksize=4):
             parts[(index, chunk)] = part
-    return [concat_runs([parts[(i, c)] for c in range(chunk_count(plan))])  # type: ignore[arg-type]
-            for i in range(len(queues))]
+    return [concat_runs([parts[(i, c)] for c in range(chunk_count(plan))]) for i in range(len(queues))]
 
 
 def rows_for(design: str, per_topic: list[dict[str, RuleRuns]], confidence: float) -> list[Row]:
