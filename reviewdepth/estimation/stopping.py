@@ -5,7 +5,8 @@ the rule stops (when it can tell), what it guarantees and what it assumes.
 direct-recall rule, hypergeometric test in random mode, elusion rule). ``kind="heuristic"``: no guarantee (knee,
 budget, Quant/QuantCI, hypergeometric test on ranked urns). ``certifies`` names the set whose recall the
 guarantee is about: the reviewed prefix for every rule except the random-urn hypergeometric test, which certifies
-the prefix plus the urn (its ``stop_depth`` is therefore None).
+the prefix plus the urn (its ``stop_depth`` is therefore None), and SAFE, whose claim covers the prefix plus its
+random training set.
 
 Notation: τ target recall, α = 1 − confidence, ``labels`` = 0/1 judgments of the reviewed prefix in queue order,
 CG(s) = relevant among the first s, N population size, u_(1) ≤ … ≤ u_(r) queue ranks of the r positives of an
