@@ -136,8 +136,8 @@ def prisma_flow(topic: str, counts: PrismaCounts, *,
       never checked, and then screening starts from all of them);
       records judged outside the identified set (``judged_outside_queue``, ``included_outside_queue``) in a box
       of their own, only when there are some: they are in no other box;
-    - screening: records screened = identified less the duplicates removed (``after_duplicates_removed``, the
-      template's count after removals), of which screened by a
+    - screening: records screened = identified less the duplicates removed (``after_duplicates_removed`` when
+      some were, else ``identified``: the template's count after removals), of which screened by a
       person (``screened``); records excluded by a person (``excluded_by_reviewers``) apart from those excluded
       by automation, i.e. left unscreened by the stop decision of the prioritised review
       (``not_screened_review_stopped``, with ``stopped_at_rank`` when screening followed the queue): the split
@@ -165,7 +165,8 @@ def prisma_flow(topic: str, counts: PrismaCounts, *,
     stop = () if c.stopped_at_rank is None else (_count(c, "stopped_at_rank", "stopped_at_rank"),)
     boxes += [
         FlowBox("screened", "screening", False, (
-            _count(c, "records", "after_duplicates_removed"), _count(c, "by_person", "screened"),
+            _count(c, "records", "after_duplicates_removed" if c.duplicates_removed else "identified"),
+            _count(c, "by_person", "screened"),
             # how the screened records were screened: per number of reviewers, the conflicts and their resolution
             *(FlowCount(f"reviewers:{k}", v, f"reviewers_per_record.{k}")
               for k, v in sorted(c.reviewers_per_record.items())),

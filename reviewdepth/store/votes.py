@@ -88,7 +88,7 @@ def flagged_duplicates(conn: Connection, topic_id: int, as_of: int | None = None
                    Judgment.decision.in_((DUPLICATE_DECISION, DISTINCT_DECISION))).order_by(Judgment.id))
     if as_of is not None:
         stmt = stmt.where(Judgment.id <= as_of)
-    latest = dict(conn.execute(stmt).tuples().all())
+    latest = {str(doc): str(decision) for doc, decision in conn.execute(stmt)}
     return {doc for doc, decision in latest.items() if decision == DUPLICATE_DECISION}
 
 
