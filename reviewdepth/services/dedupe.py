@@ -6,9 +6,9 @@
 it records in the judgment log, in one transaction:
 
 - for each duplicate, a **flag**: a judgment of the adjudication role, label ``duplicate``, ``decision =
-  'duplicate'``, deciding nothing itself (``relevant`` null), noting the record kept and the match. Every label policy then excludes the record
-  (`reviewdepth.store.labels`), agreement and conflicts leave it out, and PRISMA counts it as removed before
-  screening;
+  'duplicate'``, deciding nothing itself (``relevant`` null), noting the record kept and the match. Every label
+  policy then excludes the record (`reviewdepth.store.labels`), agreement and conflicts leave it out, and PRISMA
+  counts it as removed before screening;
 - the **merge**: each reviewer who decided on a duplicate of the group but not on the record kept gets that
   decision (their latest on the group's duplicates: label, role, reason and stage as they gave them) copied to
   the record kept, source ``dedupe``, noting where it came from. So a work screened twice counts once, in R and
