@@ -517,6 +517,9 @@ def register_store(app: typer.Typer) -> None:
     import_app.command("xlsx")(import_xlsx)
     import_app.command("rayyan")(import_rayyan)
     import_app.command("covidence")(import_covidence)
+    from .dedupe_cmds import register_dedupe  # below: it imports this module's ListFormat
+
+    register_dedupe(app, import_app)
     app.command("judge")(judge)
     app.command("judgments")(judgments)
     app.command("topics")(topics)

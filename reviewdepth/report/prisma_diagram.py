@@ -118,8 +118,11 @@ def box_lines(box: FlowBox, flow: PrismaFlow) -> list[Line]:
     if box.code == "removed_before":
         return [*_wrapped("Records removed before screening", side, bold=True),
                 _counted("Duplicate records removed: ", c["duplicates"]),
-                *_wrapped("(reviewdepth has no deduplication step yet, so no record is removed before screening; "
-                          "duplicates, if any, are screened and counted below)", side, muted=True)]
+                *(_wrapped("(flagged by reviewdepth dedupe --apply; their decisions count on the record kept)",
+                           side, muted=True) if flow.duplicates_recorded else
+                  _wrapped("(the records were not checked for duplicates: import their bibliographic fields and "
+                           "run reviewdepth dedupe; duplicates, if any, are screened and counted below)", side,
+                           muted=True))]
     if box.code == "outside":
         return [*_wrapped("Records judged outside the identified set", side, bold=True),
                 _counted("n = ", c["records"]), _counted("of which included: ", c["included"]),

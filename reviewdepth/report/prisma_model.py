@@ -36,6 +36,11 @@ class PrismaCounts:
     full_text_assessed: int | None = None
     excluded_full_text: int | None = None
     excluded_per_reason: dict[str, int] = field(default_factory=dict)
+    # records of the identified set flagged a duplicate by `reviewdepth dedupe --apply` and removed before
+    # screening (None: the topic's records were never checked: no bibliographic fields imported, no flag), and
+    # the records left to screen after their removal
+    duplicates_removed: int | None = None
+    after_duplicates_removed: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -54,7 +59,7 @@ FLOW_STAGES: tuple[FlowStage, ...] = ("identification", "screening", "included")
 # What a box counts (its words are in `reviewdepth.report.prisma_diagram`), in drawing order.
 FlowCode = Literal[
     "identified",            # records identified: the topic's population, else its queue size
-    "removed_before",        # records removed before screening (duplicates: not recorded until dedup exists)
+    "removed_before",        # records removed before screening: duplicates (`reviewdepth dedupe --apply`)
     "outside",               # records with a decision outside the identified set, counted apart
     "screened",              # records entering screening (identified, nothing removed), of which by a person
     "excluded",              # records excluded: by a person, and by automation (not screened, the review stopped)
@@ -126,11 +131,13 @@ def prisma_flow(topic: str, counts: PrismaCounts, *,
                 exclusion_reasons: tuple[ExclusionReason, ...] | None = None) -> PrismaFlow:
     """The PRISMA 2020 flow of ``counts`` (Page et al., BMJ 2021;372:n71):
 
-    - identification: records identified (``identified``); removed before screening: duplicates not recorded
-      (reviewdepth has no deduplication step yet), so no record is removed and screening starts from all of them;
+    - identification: records identified (``identified``); removed before screening: the duplicates
+      ``reviewdepth dedupe --apply`` flagged (``duplicates_removed``; not recorded when the topic's records were
+      never checked, and then screening starts from all of them);
       records judged outside the identified set (``judged_outside_queue``, ``included_outside_queue``) in a box
       of their own, only when there are some: they are in no other box;
-    - screening: records screened = identified (the template's count after removals), of which screened by a
+    - screening: records screened = identified less the duplicates removed (``after_duplicates_removed`` when
+      some were, else ``identified``: the template's count after removals), of which screened by a
       person (``screened``); records excluded by a person (``excluded_by_reviewers``) apart from those excluded
       by automation, i.e. left unscreened by the stop decision of the prioritised review
       (``not_screened_review_stopped``, with ``stopped_at_rank`` when screening followed the queue): the split
@@ -148,7 +155,9 @@ def prisma_flow(topic: str, counts: PrismaCounts, *,
         exclusion_reasons = exclusion_reasons_of(c)
     boxes = [
         FlowBox("identified", "identification", False, (_count(c, "records", "identified"),)),
-        FlowBox("removed_before", "identification", True, (FlowCount("duplicates", None, None),)),
+        FlowBox("removed_before", "identification", True, (
+            _count(c, "duplicates", "duplicates_removed") if c.duplicates_removed is not None else
+            FlowCount("duplicates", None, None),)),
     ]
     if c.judged_outside_queue:
         boxes.append(FlowBox("outside", "identification", True, (
@@ -156,7 +165,8 @@ def prisma_flow(topic: str, counts: PrismaCounts, *,
     stop = () if c.stopped_at_rank is None else (_count(c, "stopped_at_rank", "stopped_at_rank"),)
     boxes += [
         FlowBox("screened", "screening", False, (
-            _count(c, "records", "identified"), _count(c, "by_person", "screened"),
+            _count(c, "records", "after_duplicates_removed" if c.duplicates_removed else "identified"),
+            _count(c, "by_person", "screened"),
             # how the screened records were screened: per number of reviewers, the conflicts and their resolution
             *(FlowCount(f"reviewers:{k}", v, f"reviewers_per_record.{k}")
               for k, v in sorted(c.reviewers_per_record.items())),
@@ -177,6 +187,6 @@ def prisma_flow(topic: str, counts: PrismaCounts, *,
               for r in exclusion_reasons)) or (FlowCount("reasons", None, None),)),
         FlowBox("included", "included", False, (_count(c, "studies", "included"),)),
     ]
-    return PrismaFlow(topic=topic, counts=c, boxes=tuple(boxes), duplicates_recorded=False,
+    return PrismaFlow(topic=topic, counts=c, boxes=tuple(boxes), duplicates_recorded=c.duplicates_removed is not None,
                       stages_recorded=c.stages_recorded,
                       exclusion_reasons=exclusion_reasons)

@@ -45,12 +45,12 @@ def topic_labels(engine: Engine, topic: str, *, policy: str = "latest",
     with engine.connect() as conn:
         topic_id = evidence_topic.topic_id(conn, topic)
         as_of_id, as_of_time = evidence_topic.parse_as_of(conn, as_of)
-        docs, ids, relevant, adjudication = load_judgment_arrays(
+        docs, ids, relevant, adjudication, markers = load_judgment_arrays(
             conn, topic_id, as_of_id, None if as_of_time is None else db_time(conn, as_of_time))
         queued = conn.execute(select(QueueEntry.doc_id).join(Queue, Queue.id == QueueEntry.queue_id)
                               .where(Queue.topic_id == topic_id).order_by(Queue.id, QueueEntry.rank)).scalars()
         order = list(dict.fromkeys(queued))
-    resolved = resolve_labels(docs, ids, relevant, adjudication, policy)
+    resolved = resolve_labels(docs, ids, relevant, adjudication, policy, markers)
     label_of = dict(zip(resolved.doc_ids.tolist(), resolved.labels.tolist(), strict=True))
     listed = set(order)
     order += [d for d in label_of if d not in listed]

@@ -312,8 +312,8 @@ def monitor_of(conn: Connection, topic: str, *, queue: str | None = None, target
     last_id, last_time = _last_judgment(conn, info.id, as_of)
     point = as_of if as_of is not None else last_id
     labels_by_queue = {q.id: load_queue_labels(conn, q.id, info.id, q.size, policy, point) for q in info.queues}
-    docs, ids, rel, adj = load_judgment_arrays(conn, info.id, point)
-    resolved = resolve_labels(docs, ids, rel, adj, policy)
+    docs, ids, rel, adj, markers = load_judgment_arrays(conn, info.id, point)
+    resolved = resolve_labels(docs, ids, rel, adj, policy, markers)
     chain_head = ChainHead(**chain_head_at(conn, info.id, as_of))  # type: ignore[arg-type]  # the store's 3 keys
     if current.size == 0:
         raise Invalid(f"queue: queue {current.name!r} of topic {info.name!r} has no documents")

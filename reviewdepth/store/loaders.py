@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -12,9 +13,19 @@ from sqlalchemy import Connection, select
 
 from reviewdepth.formats.scan import StringColumn, scan
 from reviewdepth.store.ingest import driver_columns
-from reviewdepth.store.labels import UNJUDGED, resolve_codes, resolve_labels
+from reviewdepth.store.labels import JUDGMENT_CODE_SQL, UNJUDGED, decode_judgment_codes, resolve_codes, resolve_labels
 from reviewdepth.store.models import VOID_ROLE, Judgment, Queue, QueueEntry
 from reviewdepth.store.ranking_blob import RankingIndex, decode_ranking, scan_doc_ids, strings_with_hashes_or_none
+
+
+class JudgmentArrays(NamedTuple):
+    """A topic's judgments as columns, in id order (`load_judgment_arrays`)."""
+
+    doc_ids: list[str]
+    ids: npt.NDArray[np.int64]
+    relevant: npt.NDArray[np.int8]  # 1, 0, or -1 (no decision)
+    adjudication: npt.NDArray[np.bool_]
+    markers: npt.NDArray[np.int8]  # `reviewdepth.store.labels.DUPLICATE_MARKER` and the like
 
 
 @dataclass(frozen=True)
@@ -34,9 +45,8 @@ class QueueLabels:
     as_of: int | None
 
 
-# a judgment's label and role as one digit: (relevant 1/0/-1) + 1, plus 3 for an adjudication
-_RELEVANT = "CASE WHEN relevant IS NULL THEN -1 WHEN relevant THEN 1 ELSE 0 END"
-_ADJUDICATION = "CASE WHEN role = 'adjudication' THEN 1 ELSE 0 END"
+# a judgment's label, role and duplicate marker as one digit (`reviewdepth.store.labels.JUDGMENT_CODE_SQL`)
+_CODE = JUDGMENT_CODE_SQL
 RANKING_SLICE_BYTES = 8 * 1024 * 1024  # PostgreSQL: the ranking index is read this much at a time
 
 
@@ -56,14 +66,14 @@ def _judgment_filter(conn: Connection, topic_id: int, as_of: int | None,
 
 
 def load_judgment_arrays(conn: Connection, topic_id: int, as_of: int | None = None,
-                         as_of_time: datetime | None = None) -> tuple[list[str], npt.NDArray[np.int64],
-                                                                      npt.NDArray[np.int8], npt.NDArray[np.bool_]]:
-    """(doc ids, judgment ids, relevant as 1/0/-1, is-adjudication) of a topic's judgments up to ``as_of``."""
+                         as_of_time: datetime | None = None) -> JudgmentArrays:
+    """(doc ids, judgment ids, relevant as 1/0/-1, is-adjudication, duplicate marker) of a topic's judgments up to
+    ``as_of``."""
     where, params = _judgment_filter(conn, topic_id, as_of, as_of_time)
-    docs, ids, rel, adj = driver_columns(conn, f"SELECT doc_id, id, {_RELEVANT}, {_ADJUDICATION} FROM judgments "
-                                               f"WHERE {where} ORDER BY id", params, width=4)
-    return (list(docs), np.array(ids, dtype=np.int64), np.array(rel, dtype=np.int8),
-            np.array(adj, dtype=bool))
+    docs, ids, codes = driver_columns(conn, f"SELECT doc_id, id, {_CODE} FROM judgments "
+                                            f"WHERE {where} ORDER BY id", params, width=3)
+    rel, adj, markers = decode_judgment_codes(np.array(codes, dtype=np.int8))
+    return JudgmentArrays(list(docs), np.array(ids, dtype=np.int64), rel, adj, markers)
 
 
 def load_queue_labels(conn: Connection, queue_id: int, topic_id: int, size: int, policy: str = "latest",
@@ -80,16 +90,16 @@ def load_queue_labels(conn: Connection, queue_id: int, topic_id: int, size: int,
         per_doc = packed
     else:
         per_doc = np.zeros(0, dtype=np.int8)
-        docs, ids, rel, adj = load_judgment_arrays(conn, topic_id, as_of, as_of_time)
+        docs, ids, rel, adj, markers = load_judgment_arrays(conn, topic_id, as_of, as_of_time)
         if docs:
             ranking = _read_ranking(conn, queue_id)
             column = strings_with_hashes_or_none(docs) if ranking is not None else None
-            fast = _hashed_path(ranking, column, ids, rel, adj, policy, labels) \
+            fast = _hashed_path(ranking, column, ids, rel, adj, policy, labels, markers) \
                 if ranking is not None and column is not None else None
             if fast is not None:
                 per_doc = fast
             else:
-                resolved = resolve_labels(docs, ids, rel, adj, policy)
+                resolved = resolve_labels(docs, ids, rel, adj, policy, markers)
                 per_doc = resolved.labels
                 _join_in_sql(conn, queue_id, topic_id, as_of, as_of_time, resolved.doc_ids.tolist(), per_doc,
                              labels)
@@ -118,7 +128,7 @@ def _packed_sqlite_path(conn: Connection, queue_id: int, topic_id: int, as_of: i
     cursor = raw.cursor()
     try:
         cursor.execute(f"SELECT count(*), group_concat(doc_id, char(10)), group_concat(id, char(10)), "
-                       f"group_concat({_RELEVANT} + 1 + 3 * {_ADJUDICATION}, '') FROM judgments WHERE {where}",
+                       f"group_concat({_CODE}, '') FROM judgments WHERE {where}",
                        params)
         count, doc_text, id_text, code_text = cursor.fetchone()
     except sqlite3.Error:  # e.g. longer than SQLite's string limit
@@ -148,7 +158,7 @@ def _packed_postgres_path(conn: Connection, queue_id: int, topic_id: int, as_of:
     with raw.cursor() as cursor:
         cursor.execute(f"SELECT count(*), string_agg(doc_id, E'\\n' ORDER BY id), "
                        f"string_agg(id::text, E'\\n' ORDER BY id), "
-                       f"string_agg(({_RELEVANT} + 1 + 3 * {_ADJUDICATION})::text, '' ORDER BY id) "
+                       f"string_agg(({_CODE})::text, '' ORDER BY id) "
                        f"FROM judgments WHERE {where.replace('?', '%s')}", params)
         found = cursor.fetchone()
     assert found is not None
@@ -173,8 +183,9 @@ def _packed_labels(count: int, doc_text: str, id_text: str, code_text: str, rank
     ids = scan(id_text.encode("ascii"), "i", min_fields=1, max_fields=1, path="<judgment ids>").columns[0]
     assert isinstance(ids, np.ndarray) and len(ids) == count
     codes = np.frombuffer(code_text.encode("ascii"), dtype=np.uint8) - ord("0")
-    rel = (codes % 3).astype(np.int8) - 1
-    return _hashed_path(ranking, column, ids.astype(np.int64, copy=False), rel, codes >= 3, policy, out)
+    rel, adj, markers = decode_judgment_codes(codes)
+    return _hashed_path(ranking, column, ids.astype(np.int64, copy=False), rel, adj, policy, out,
+                        markers if markers.any() else None)
 
 
 def _read_ranking(conn: Connection, queue_id: int) -> RankingIndex | None:
@@ -232,7 +243,7 @@ def number_by_hash(column: StringColumn) -> tuple[npt.NDArray[np.int64], npt.NDA
 
 def _hashed_path(ranking: RankingIndex, column: StringColumn, ids: npt.NDArray[np.int64],
                  rel: npt.NDArray[np.int8], adj: npt.NDArray[np.bool_], policy: str,
-                 out: npt.NDArray[np.int8]) -> npt.NDArray[np.int8] | None:
+                 out: npt.NDArray[np.int8], markers: npt.NDArray[np.int8] | None = None) -> npt.NDArray[np.int8] | None:
     """Resolve labels per document and fill ``out`` by rank; None when this path cannot be taken."""
     if len(ranking.doc_ids) != len(out):
         return None
@@ -240,7 +251,7 @@ def _hashed_path(ranking: RankingIndex, column: StringColumn, ids: npt.NDArray[n
     if numbered is None:
         return None
     codes, doc_hashes, doc_values = numbered
-    per_doc = resolve_codes(codes, len(doc_hashes), ids, rel, adj, policy)
+    per_doc = resolve_codes(codes, len(doc_hashes), ids, rel, adj, policy, markers)
     if len(ranking.sorted_hashes):
         pos = np.minimum(np.searchsorted(ranking.sorted_hashes, doc_hashes), len(ranking.sorted_hashes) - 1)
         hit = np.flatnonzero(ranking.sorted_hashes[pos] == doc_hashes)

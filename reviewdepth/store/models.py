@@ -60,6 +60,12 @@ ROLES = (*USER_ROLES, VOID_ROLE)
 # ``maybe`` is recorded but decides no label (``relevant`` NULL); ``skip`` is logged and leaves the document
 # unscreened. Screening stages: null is the default, ``title-abstract``. Conflict rules: null is ``rayyan``.
 DECISION_KINDS = ("maybe", "skip")
+# Written only by `reviewdepth dedupe --apply` (`reviewdepth.services.dedupe`): the record is a duplicate of another
+# record of its topic, excluded as such under every label policy (`reviewdepth.store.labels`), never a vote.
+DUPLICATE_DECISION = "duplicate"
+# ... and its withdrawal (`reviewdepth dedupe --not-duplicate`): the record counts in its own right again.
+DISTINCT_DECISION = "distinct"
+MARKER_DECISIONS = (DUPLICATE_DECISION, DISTINCT_DECISION)
 STAGES = ("title-abstract", "full-text")
 DEFAULT_STAGE = "title-abstract"
 CONFLICT_RULES = ("rayyan", "strict")
@@ -103,6 +109,22 @@ class TopicReason(Base):
     topic_id: Mapped[int] = mapped_column(ForeignKey("topics.id", ondelete="CASCADE"))
     reason: Mapped[str] = mapped_column(String(REASON_LENGTH))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class RecordFields(Base):
+    """The bibliographic fields of one of a topic's records (``reviewdepth import records``), kept only to find
+    duplicates (`reviewdepth.formats.duplicates`): as given in the file, normalised when compared."""
+
+    __tablename__ = "record_fields"
+
+    topic_id: Mapped[int] = mapped_column(ForeignKey("topics.id", ondelete="CASCADE"), primary_key=True)
+    doc_id: Mapped[str] = mapped_column(String(DOC_ID_LENGTH), primary_key=True)
+    title: Mapped[str | None] = mapped_column(Text)
+    year: Mapped[int | None] = mapped_column(Integer)
+    doi: Mapped[str | None] = mapped_column(Text)
+    pmid: Mapped[str | None] = mapped_column(String(40))
+    first_author: Mapped[str | None] = mapped_column(Text)
+    import_id: Mapped[int | None] = mapped_column(ForeignKey("imports.id"))
 
 
 class ImportRecord(Base):

@@ -28,7 +28,7 @@ import numpy as np
 from sqlalchemy import Connection, Select, func, or_, select, text
 
 from reviewdepth.store.loaders import number_by_hash
-from reviewdepth.store.models import DEFAULT_STAGE, SCREENING_ROWS, Judgment
+from reviewdepth.store.models import DEFAULT_STAGE, DISTINCT_DECISION, DUPLICATE_DECISION, SCREENING_ROWS, Judgment
 from reviewdepth.store.ranking_blob import scan_doc_ids
 
 
@@ -80,6 +80,18 @@ def _voted(topic_id: int, as_of: int | None, *, maybes: bool = False) -> Select[
     return stmt if as_of is None else stmt.where(Judgment.id <= as_of)
 
 
+def flagged_duplicates(conn: Connection, topic_id: int, as_of: int | None = None) -> set[str]:
+    """The topic's records flagged a duplicate of another (`reviewdepth.services.dedupe`) and not withdrawn, up to
+    ``as_of``: read through the partial index ``ix_judgments_screening`` (markers are screening rows)."""
+    stmt = (select(Judgment.doc_id, Judgment.decision)
+            .where(Judgment.topic_id == topic_id, text(SCREENING_ROWS),
+                   Judgment.decision.in_((DUPLICATE_DECISION, DISTINCT_DECISION))).order_by(Judgment.id))
+    if as_of is not None:
+        stmt = stmt.where(Judgment.id <= as_of)
+    latest = {str(doc): str(decision) for doc, decision in conn.execute(stmt)}
+    return {doc for doc, decision in latest.items() if decision == DUPLICATE_DECISION}
+
+
 def has_maybes(conn: Connection, topic_id: int, as_of: int | None = None) -> bool:
     """Whether any judgment of the topic (up to ``as_of``) is a maybe: one probe of the partial index
     ``ix_judgments_screening``."""
@@ -102,15 +114,27 @@ def several_positions(conn: Connection, topic_id: int, as_of: int | None,
 
 def reviewers_per_document(conn: Connection, topic_id: int, as_of: int | None = None) -> dict[int, int]:
     """How many documents have 1, 2, 3, … distinct reviewers taking a position on them: a vote, or a maybe (a
-    reviewer who answered maybe has screened the record too)."""
+    reviewer who answered maybe has screened the record too). A record flagged a duplicate is not counted: its
+    reviewers' decisions were copied to the record kept (`reviewdepth.services.dedupe`)."""
     packed = _packed_voter_counts(conn, topic_id, as_of) if conn.dialect.name == "sqlite" else None
-    if packed is not None:
-        return packed
-    per_doc = _voted(topic_id, as_of, maybes=True).with_only_columns(
-        func.count(func.distinct(Judgment.reviewer)).label("voters")).subquery()
-    rows = conn.execute(select(per_doc.c.voters, func.count()).group_by(per_doc.c.voters)
-                        .order_by(per_doc.c.voters)).all()
-    return {int(n): int(c) for n, c in rows}
+    if packed is None:
+        per_doc = _voted(topic_id, as_of, maybes=True).with_only_columns(
+            func.count(func.distinct(Judgment.reviewer)).label("voters")).subquery()
+        rows = conn.execute(select(per_doc.c.voters, func.count()).group_by(per_doc.c.voters)
+                            .order_by(per_doc.c.voters)).all()
+        packed = {int(n): int(c) for n, c in rows}
+    flagged = sorted(flagged_duplicates(conn, topic_id, as_of))
+    for start in range(0, len(flagged), 1000):  # take the flagged records' own counts back out
+        part = flagged[start:start + 1000]
+        per_doc = _voted(topic_id, as_of, maybes=True).where(Judgment.doc_id.in_(part)).with_only_columns(
+            func.count(func.distinct(Judgment.reviewer)).label("voters")).subquery()
+        for n, c in conn.execute(select(per_doc.c.voters, func.count()).group_by(per_doc.c.voters)):
+            left = packed.get(int(n), 0) - int(c)
+            if left > 0:
+                packed[int(n)] = left
+            else:
+                packed.pop(int(n), None)
+    return packed
 
 
 def _packed_voter_counts(conn: Connection, topic_id: int, as_of: int | None) -> dict[int, int] | None:
@@ -181,7 +205,10 @@ def load_votes(conn: Connection, topic_id: int, as_of: int | None = None, *,
         by_reviewer.pop(reviewer, None)  # keep insertion order = order of current votes
         by_reviewer[reviewer] = vote
     out = []
+    flagged = flagged_duplicates(conn, topic_id, as_of) if votes else set()
     for key, by_reviewer in votes.items():
+        if key[0] in flagged:  # its decisions were copied to the record kept (`reviewdepth.services.dedupe`)
+            continue
         undecided = [m for who, m in maybes.get(key, {}).items() if who not in by_reviewer]
         if len(by_reviewer) + len(undecided) >= min_reviewers:
             out.append(DocumentVotes(key[0], list(by_reviewer.values()), adjudications.get(key), undecided, key[1]))

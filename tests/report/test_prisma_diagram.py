@@ -60,6 +60,8 @@ def shown_counts(svg: str) -> dict[str, list[int]]:
     {"identified": 0, "screened": 0, "included": 0, "excluded_by_reviewers": 0, "not_screened_review_stopped": 0,
      "stopped_at_rank": 0, "reviewers_per_record": {}},
     {"reviewers_per_record": {1: 1200}, "conflicts": 0, "conflicts_resolved": 0, "independent": None},
+    {"duplicates_removed": 0},  # checked for duplicates, none found
+    {"identified": 7000, "duplicates_removed": 545, "after_duplicates_removed": 6455},
 ])
 def test_every_number_in_the_svg_is_the_json_field_it_names(changes: dict[str, Any]) -> None:
     c = counts(**changes)
@@ -83,6 +85,10 @@ def test_every_number_in_the_svg_is_the_json_field_it_names(changes: dict[str, A
         expected.add("stopped_at_rank")
     if c.judged_outside_queue:
         expected |= {"judged_outside_queue", "included_outside_queue"}
+    if c.duplicates_removed is not None:
+        expected.add("duplicates_removed")
+    if c.duplicates_removed:
+        expected.add("after_duplicates_removed")
     assert set(shown) == expected
     # human and automation exclusions apart, in one box; the unrecorded counts say so rather than show a number
     root = ET.fromstring(svg)
@@ -91,7 +97,13 @@ def test_every_number_in_the_svg_is_the_json_field_it_names(changes: dict[str, A
     excluded = boxes["excluded"]
     assert f"by a person: {c.excluded_by_reviewers:,}" in excluded
     assert f"by automation: {c.not_screened_review_stopped:,}" in excluded
-    assert "Duplicate records removed: not recorded" in boxes["removed_before"]
+    if c.duplicates_removed is None:
+        assert "Duplicate records removed: not recorded" in boxes["removed_before"]
+    else:
+        assert f"Duplicate records removed: {c.duplicates_removed:,}" in boxes["removed_before"]
+        assert "flagged by reviewdepth dedupe" in boxes["removed_before"]
+        screened = f"Records screened n = {c.after_duplicates_removed if c.duplicates_removed else c.identified:,}"
+        assert screened in boxes["screened"]
     assert "Reports sought for retrieval: not recorded" in boxes["reports"]
     assert "Reports excluded, with reasons: not recorded" in boxes["reports_excluded"]
     assert ("outside" in boxes) == bool(c.judged_outside_queue)

@@ -157,8 +157,8 @@ def load_audit(conn: Connection, topic: str, queue: str | None = None, *, policy
     target = stream_queue(conn, topic_id, topic, queue)
     target_docs = queue_docs(conn, target.id)
     order, origin = stream_population(conn, stream, topic, {target.id: target_docs})
-    docs, ids, rel, adj = load_judgment_arrays(conn, topic_id, as_of)
-    resolved = resolve_labels(docs, ids, rel, adj, policy)
+    docs, ids, rel, adj, markers = load_judgment_arrays(conn, topic_id, as_of)
+    resolved = resolve_labels(docs, ids, rel, adj, policy, markers)
     label_of = dict(zip(resolved.doc_ids.tolist(), resolved.labels.tolist(), strict=True))
     position = int(stream.position)
     judged = 0

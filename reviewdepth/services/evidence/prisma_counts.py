@@ -10,9 +10,20 @@ import numpy as np
 from sqlalchemy import Connection, exists, select, text
 
 from reviewdepth.report.prisma_model import PrismaCounts
-from reviewdepth.store.labels import resolve_labels
+from reviewdepth.store.labels import DISTINCT_MARKER, DUPLICATE_MARKER, NO_MARKER, resolve_labels
 from reviewdepth.store.loaders import QueueLabels
-from reviewdepth.store.models import DEFAULT_STAGE, SCREENING_ROWS, VOID_ROLE, Judgment, Queue, QueueEntry
+from reviewdepth.store.models import (
+    DEFAULT_STAGE,
+    DISTINCT_DECISION,
+    DUPLICATE_DECISION,
+    MARKER_DECISIONS,
+    SCREENING_ROWS,
+    VOID_ROLE,
+    Judgment,
+    Queue,
+    QueueEntry,
+    RecordFields,
+)
 from reviewdepth.store.queue_membership import topic_queues
 
 
@@ -26,19 +37,26 @@ def prisma_counts(*, population: int, population_stated: bool, included: int, ex
     screening decisions' counts (`decision_counts`): the records screened with only maybes join screened."""
     decisions = decisions or DecisionCounts()
     included -= outside_included
-    excluded -= outside_excluded
+    # a record flagged a duplicate resolves as excluded (`reviewdepth.store.labels`): it is removed before
+    # screening, not excluded by a person, whether it lies in the identified set or outside it
+    excluded -= outside_excluded - decisions.duplicates_outside
+    outside_excluded -= decisions.duplicates_outside
+    excluded -= decisions.duplicates
     screened = included + excluded + decisions.undecided
+    after_removal = population - (decisions.duplicates - decisions.duplicates_outside)
     return PrismaCounts(
         identified=population, identified_source="topic population" if population_stated else "queue size",
         screened=screened, included=included, excluded_by_reviewers=excluded,
-        not_screened_review_stopped=max(population - screened, 0),
+        not_screened_review_stopped=max(after_removal - screened, 0),
         judged_outside_queue=outside_included + outside_excluded, included_outside_queue=outside_included,
         stopped_at_rank=reviewed_prefix if in_queue_order else None,
         reviewed=reviewed_prefix or 0 if reviewed is None else reviewed, relevant_in_reviewed=relevant_in_reviewed,
         reviewers_per_record=reviewers_per_record, conflicts=conflicts, conflicts_resolved=conflicts_resolved,
         independent=independent, label_policy=policy, screened_undecided=decisions.undecided,
         stages_recorded=decisions.stages_recorded, full_text_assessed=decisions.full_text_assessed,
-        excluded_full_text=decisions.excluded_full_text, excluded_per_reason=decisions.per_reason)
+        excluded_full_text=decisions.excluded_full_text, excluded_per_reason=decisions.per_reason,
+        duplicates_removed=decisions.duplicates - decisions.duplicates_outside if decisions.dedupe_recorded else None,
+        after_duplicates_removed=after_removal)
 
 
 @dataclass(frozen=True)
@@ -50,6 +68,16 @@ class DecisionCounts:
     full_text_assessed: int | None = None
     excluded_full_text: int | None = None
     per_reason: dict[str, int] = field(default_factory=dict)
+    # records flagged a duplicate (`reviewdepth.services.dedupe`), and those of them in no queue of the topic;
+    # whether the topic's records were checked for duplicates at all (bibliographic fields imported, or a flag)
+    duplicates: int = 0
+    duplicates_outside: int = 0
+    dedupe_recorded: bool = False
+
+
+def _markers(rows: list[tuple[str, int, bool | None, str, str | None, str | None, str | None]]) -> np.ndarray:
+    return np.array([DUPLICATE_MARKER if r[4] == DUPLICATE_DECISION else DISTINCT_MARKER
+                     if r[4] == DISTINCT_DECISION else NO_MARKER for r in rows], dtype=np.int8)
 
 
 def decision_counts(conn: Connection, topic_id: int, policy: str, as_of: int | None) -> DecisionCounts:
@@ -67,8 +95,10 @@ def decision_counts(conn: Connection, topic_id: int, policy: str, as_of: int | N
     if as_of is not None:
         touched = touched.where(Judgment.id <= as_of)
     docs = list(dict.fromkeys(conn.execute(touched).scalars()))  # no DISTINCT: SQLite would take another index
+    fields_imported = conn.execute(select(RecordFields.doc_id).where(RecordFields.topic_id == topic_id).limit(1)
+                                   ).first() is not None
     if not docs:
-        return DecisionCounts()
+        return DecisionCounts(dedupe_recorded=fields_imported)
     rows: list[tuple[str, int, bool | None, str, str | None, str | None, str | None]] = []
     for start in range(0, len(docs), 10_000):
         stmt = (select(Judgment.doc_id, Judgment.id, Judgment.relevant, Judgment.role, Judgment.decision,
@@ -79,10 +109,14 @@ def decision_counts(conn: Connection, topic_id: int, policy: str, as_of: int | N
             stmt = stmt.where(Judgment.id <= as_of)
         rows += [(r[0], int(r[1]), r[2], r[3], r[4], r[5], r[6]) for r in conn.execute(stmt)]
     rows.sort(key=lambda r: r[1])
+    markers = _markers(rows)
     resolved = resolve_labels([r[0] for r in rows], np.array([r[1] for r in rows], dtype=np.int64),
                               np.array([-1 if r[2] is None else int(bool(r[2])) for r in rows], dtype=np.int8),
-                              np.array([r[3] == "adjudication" for r in rows], dtype=bool), policy)
+                              np.array([r[3] == "adjudication" for r in rows], dtype=bool), policy, markers)
     label = dict(zip(resolved.doc_ids, resolved.labels.tolist(), strict=True))
+    latest_marker: dict[str, str] = {r[0]: str(r[4]) for r in rows if r[4] in MARKER_DECISIONS}
+    flagged = {doc for doc, decision in latest_marker.items() if decision == DUPLICATE_DECISION}
+    rows = [r for r in rows if r[0] not in flagged]  # removed before screening: in no screening count
     maybe: set[str] = set()
     full_text: set[str] = set()
     deciding: dict[str, tuple[str | None, str | None]] = {}  # doc: (stage, reason) of its latest exclude
@@ -108,11 +142,23 @@ def decision_counts(conn: Connection, topic_id: int, policy: str, as_of: int | N
             key = f"{stage or DEFAULT_STAGE}: {reason}"
             per_reason[key] = per_reason.get(key, 0) + 1
     stages = any(r[6] is not None for r in rows)
+    queued = _queued(conn, topic_id, sorted(flagged))
     return DecisionCounts(
+        duplicates=len(flagged), duplicates_outside=len(flagged) - queued,
+        dedupe_recorded=fields_imported or bool(latest_marker),
         undecided=sum(label.get(doc) == -1 for doc in maybe), stages_recorded=stages,
         full_text_assessed=len(full_text) if stages else None,
         excluded_full_text=excluded_full_text if stages else None,
         per_reason=dict(sorted(per_reason.items())))
+
+
+def _queued(conn: Connection, topic_id: int, docs: list[str]) -> int:
+    """How many of ``docs`` some queue of the topic holds."""
+    found: set[str] = set()
+    for start in range(0, len(docs), 1000):
+        found.update(conn.execute(select(QueueEntry.doc_id).join(Queue, Queue.id == QueueEntry.queue_id).where(
+            Queue.topic_id == topic_id, QueueEntry.doc_id.in_(docs[start:start + 1000]))).scalars())
+    return len(found)
 
 
 def outside_queue_counts(conn: Connection, topic_id: int, labels: QueueLabels, *, population_stated: bool,
@@ -134,7 +180,7 @@ def outside_queue_counts(conn: Connection, topic_id: int, labels: QueueLabels, *
     docs = list(conn.execute(unqueued.distinct()).scalars())
     if not docs:
         return 0, 0
-    stmt = (select(Judgment.doc_id, Judgment.id, Judgment.relevant, Judgment.role)
+    stmt = (select(Judgment.doc_id, Judgment.id, Judgment.relevant, Judgment.role, Judgment.decision)
             .where(Judgment.topic_id == topic_id, Judgment.doc_id.in_(docs), Judgment.role != VOID_ROLE)
             .order_by(Judgment.id))
     if as_of is not None:
@@ -142,5 +188,7 @@ def outside_queue_counts(conn: Connection, topic_id: int, labels: QueueLabels, *
     rows = conn.execute(stmt).all()
     resolved = resolve_labels([r[0] for r in rows], np.array([r[1] for r in rows], dtype=np.int64),
                               np.array([-1 if r[2] is None else int(bool(r[2])) for r in rows], dtype=np.int8),
-                              np.array([r[3] == "adjudication" for r in rows], dtype=bool), labels.policy)
+                              np.array([r[3] == "adjudication" for r in rows], dtype=bool), labels.policy,
+                              np.array([DUPLICATE_MARKER if r[4] == DUPLICATE_DECISION else DISTINCT_MARKER
+                                        if r[4] == DISTINCT_DECISION else NO_MARKER for r in rows], dtype=np.int8))
     return int(np.count_nonzero(resolved.labels == 1)), int(np.count_nonzero(resolved.labels == 0))

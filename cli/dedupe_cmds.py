@@ -1,0 +1,86 @@
+"""Duplicate records: ``import records`` (their bibliographic fields) and ``dedupe``."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from .common import DbOption, handled_errors, open_engine
+from .output import write_rows
+from .store_cmds import ListFormat, default_reviewer
+
+DUPLICATE_COLUMNS = ("doc_id", "kept", "basis", "similarity", "rank", "kept_rank", "flagged", "decisions")
+
+
+def import_records(
+    file: Annotated[str, typer.Argument(help="RIS (.ris, .txt) or CSV (.csv, .tsv) file of the topic's records.")],
+    topic: Annotated[str, typer.Option("--topic", help="The topic the records belong to (its documents).")],
+    again: Annotated[bool, typer.Option("--again", help="Import a file already imported.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Store the records' bibliographic fields (title, year, DOI, PMID, first author) for `reviewdepth dedupe`.
+    Document ids as `import ris` gives them (ID, else AN, else position) or a CSV's id column (record_id, id, …;
+    else the data row number). Every record must be a document of the topic. Fields stored before for the same
+    documents are replaced."""
+    from reviewdepth.services.dedupe import import_records as service
+
+    engine = open_engine(db)
+    with handled_errors():
+        s = service(engine, file, topic=topic, again=again)
+    typer.echo(f"stored the bibliographic fields of {s.stored:,} records of topic {s.topics[0]!r} "
+               f"({s.with_title:,} with a title, {s.with_doi:,} with a DOI; {s.replaced:,} replaced) "
+               f"(import {s.import_id}, sha256 {s.digest[:12]}…)")
+
+
+def dedupe(
+    topic: Annotated[str, typer.Argument(help="The topic whose records to check.")],
+    apply: Annotated[bool, typer.Option(
+        "--apply", help="Flag the duplicates in the judgment log and copy their decisions to the record kept.")
+    ] = False,
+    queue: Annotated[str | None, typer.Option(
+        "--queue", help="The queue whose order decides the record kept (default: the topic's only queue).")] = None,
+    threshold: Annotated[float, typer.Option(
+        "--title-threshold", min=50.0, max=100.0,
+        help="Title similarity (0-100, RapidFuzz ratio on normalised titles of one year) that makes a match.")
+    ] = 95.0,
+    not_duplicate: Annotated[str | None, typer.Option(
+        "--not-duplicate", help="Withdraw the duplicate flag of this document (it counts in its own right again).")
+    ] = None,
+    reviewer: Annotated[str | None, typer.Option(
+        "--reviewer", help="Who flags (or withdraws) them (default: login).")] = None,
+    output_format: Annotated[ListFormat, typer.Option("--format", help="table, json or csv.")] = ListFormat.table,
+    db: DbOption = None,
+) -> None:
+    """Find records that are one work (same DOI, same PMID, or titles of one year at least --title-threshold
+    similar, first authors agreeing) and list them; with --apply, flag each duplicate (every label policy then
+    excludes it, PRISMA counts it as removed before screening) and copy each reviewer's decision on it to the
+    record kept when they have none there. Needs `reviewdepth import records` first and pip install
+    'reviewdepth[dedupe]'."""
+    from reviewdepth.services import dedupe as service
+
+    engine = open_engine(db)
+    who = reviewer or default_reviewer()
+    with handled_errors():
+        if not_duplicate is not None:
+            judgment = service.withdraw_duplicate(engine, topic, not_duplicate, reviewer=who)
+            typer.echo(f"withdrew the duplicate flag of {not_duplicate!r} (judgment {judgment})")
+            return
+        result = service.apply_duplicates(engine, topic, reviewer=who, queue=queue, title_threshold=threshold) \
+            if apply else service.find_topic_duplicates(engine, topic, queue=queue, title_threshold=threshold)
+    rows = [dict(d.__dict__) for d in result.duplicates]
+    if output_format != ListFormat.table:
+        write_rows(rows, output_format, DUPLICATE_COLUMNS, title="duplicates", as_json=result.as_dict())
+        return
+    write_rows(rows, "table", DUPLICATE_COLUMNS, title=f"duplicates of topic {topic!r}")
+    flagged = sum(d.flagged for d in result.duplicates)
+    typer.echo(f"{result.records:,} records compared: {result.groups:,} groups, {len(result.duplicates):,} "
+               f"duplicates ({flagged:,} flagged)"
+               + (f"; flagged {result.flags_written:,} now and merged {result.decisions_merged:,} decisions into "
+                  "the records kept" if result.applied else
+                  "; nothing written (--apply flags them)" if len(result.duplicates) > flagged else ""))
+
+
+def register_dedupe(app: typer.Typer, import_app: typer.Typer) -> None:
+    import_app.command("records")(import_records)
+    app.command("dedupe")(dedupe)
