@@ -30,7 +30,12 @@ from reviewdepth.report.prisma_diagram import MEDIA_TYPES, DiagramFormat, render
 from reviewdepth.report.prisma_model import PrismaCounts, prisma_flow
 from reviewdepth.services.conflicts import conflicts_of
 from reviewdepth.services.evidence.labels import queue_labels
-from reviewdepth.services.evidence.prisma_counts import decision_counts, outside_queue_counts, prisma_counts
+from reviewdepth.services.evidence.prisma_counts import (
+    decision_counts,
+    identified_queue,
+    outside_queue_counts,
+    prisma_counts,
+)
 from reviewdepth.services.evidence.queue_evidence import queue_evidence
 from reviewdepth.services.evidence.topic import find_queue, judgment_id_as_of, last_judgment_id
 from reviewdepth.services.evidence.topic import population_size as topic_population
@@ -71,7 +76,8 @@ def prisma_of(conn: Connection, topic: str, *, queue: str | None = None, policy:
         reviewers_per_record=per_record, conflicts=len(conflicts),
         conflicts_resolved=sum(c.status == "resolved" for c in conflicts), independent=independent, policy=policy,
         outside_included=outside[0], outside_excluded=outside[1],
-        decisions=decision_counts(conn, topic_id, policy, as_of_id))
+        decisions=decision_counts(conn, topic_id, policy, as_of_id, identified_in=identified_queue(
+            conn, topic_id, row.id, population_stated=bool(population_size))))
 
 
 @dataclass(frozen=True)

@@ -63,7 +63,12 @@ from reviewdepth.services.confidence import checked_confidence
 from reviewdepth.services.conflicts import conflicts_of
 from reviewdepth.services.errors import Invalid, ServiceError
 from reviewdepth.services.evidence.labels import queue_labels
-from reviewdepth.services.evidence.prisma_counts import decision_counts, outside_queue_counts, prisma_counts
+from reviewdepth.services.evidence.prisma_counts import (
+    decision_counts,
+    identified_queue,
+    outside_queue_counts,
+    prisma_counts,
+)
 from reviewdepth.services.evidence.qc import qc_result
 from reviewdepth.services.evidence.queue_evidence import QueueEvidence, queue_evidence, queue_scores
 from reviewdepth.services.evidence.samples import SampleRecord, load_samples
@@ -499,7 +504,8 @@ def _review_quality(conn: Connection, topic: str, topic_id: int, queue: Queue, l
         relevant_in_reviewed=fig.found_prefix, in_queue_order=in_queue_order, reviewers_per_record=per_record,
         conflicts=len(conflicts), conflicts_resolved=resolved, independent=options.independent,
         policy=options.policy, outside_included=outside_included, outside_excluded=outside_excluded,
-        decisions=decision_counts(conn, topic_id, options.policy, as_of))
+        decisions=decision_counts(conn, topic_id, options.policy, as_of, identified_in=identified_queue(
+            conn, topic_id, queue.id, population_stated=bool(population_size))))
     # by number of reviewers, as `PrismaCounts.as_dict` writes them
     return quality, dataclasses.replace(prisma, reviewers_per_record=dict(sorted(prisma.reviewers_per_record.items())))
 

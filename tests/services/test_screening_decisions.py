@@ -17,6 +17,7 @@ from reviewdepth.services.errors import Conflict, Invalid
 from reviewdepth.services.imports import import_csv, import_run
 from reviewdepth.services.judgments import list_judgments, record_judgment
 from reviewdepth.services.prisma import topic_prisma
+from reviewdepth.services.report import ReportOptions, build_report
 from reviewdepth.services.queues import queue_labels
 from reviewdepth.services.screening import screening_settings
 from reviewdepth.store.labels import POLICIES
@@ -158,6 +159,24 @@ def test_prisma_counts_maybes_reasons_and_stages(engine: Engine, tmp_path: Path)
     assert counts.excluded_full_text == sum(v[2] == "full-text" for v in excluded.values())
     assert counts.excluded_per_reason == dict(sorted(per_reason.items()))
     assert counts.as_dict()["excluded_per_reason"] == counts.excluded_per_reason
+
+
+def test_records_judged_outside_the_identified_set_enter_no_stage_or_reason_count(engine: Engine,
+                                                                                  tmp_path: Path) -> None:
+    """A record in no queue of the topic is counted apart (``judged_outside_queue``) and in no other box: its
+    full-text exclusion with a reason, or its maybe, must not reach the stage, reason or undecided counts."""
+    _topic(engine, tmp_path, 6)
+    record_judgment(engine, "T", "d1", "0", reviewer="ana", reason="wrong design", stage="full-text")
+    record_judgment(engine, "T", "x1", "0", reviewer="ana", reason="wrong population", stage="full-text",
+                    allow_unqueued=True)
+    record_judgment(engine, "T", "x2", "maybe", reviewer="ana", stage="full-text", allow_unqueued=True)
+    for counts in (topic_prisma(engine, "T", policy="latest"),
+                   build_report(engine, "T", ReportOptions()).prisma):
+        assert counts is not None
+        assert (counts.judged_outside_queue, counts.screened, counts.excluded_by_reviewers) == (1, 1, 1)
+        assert (counts.full_text_assessed, counts.excluded_full_text) == (1, 1)
+        assert counts.excluded_per_reason == {"full-text: wrong design": 1}
+        assert counts.screened_undecided == 0
 
 
 def test_prisma_without_stages_or_maybes_is_as_before(engine: Engine, tmp_path: Path) -> None:

@@ -80,7 +80,14 @@ def _markers(rows: list[tuple[str, int, bool | None, str, str | None, str | None
                      if r[4] == DISTINCT_DECISION else NO_MARKER for r in rows], dtype=np.int8)
 
 
-def decision_counts(conn: Connection, topic_id: int, policy: str, as_of: int | None) -> DecisionCounts:
+def identified_queue(conn: Connection, topic_id: int, queue_id: int, *, population_stated: bool) -> int | None:
+    """The queue whose documents are the identified set (None: every queue of the topic), by the rule of
+    `outside_queue_counts`: the counted queue when identified is its size or the topic has one queue."""
+    return None if population_stated and len(topic_queues(conn, topic_id)) > 1 else queue_id
+
+
+def decision_counts(conn: Connection, topic_id: int, policy: str, as_of: int | None, *,
+                    identified_in: int | None) -> DecisionCounts:
     """The records touched by a maybe, a skip, a reason or a screening stage (none for a log without them: one
     read of a partial index), their labels resolved under ``policy`` as every figure resolves them (`resolve_labels`):
 
@@ -88,7 +95,11 @@ def decision_counts(conn: Connection, topic_id: int, policy: str, as_of: int | N
     - full-text assessed: records with a decision or a maybe at stage full-text (a skip is no screening);
     - excluded at full text, and per "<stage>: <reason>": records excluded under the policy, by the stage and
       reason of the exclude that decided them (the latest; under ``adjudicated``, the latest adjudication when
-      there is one)."""
+      there is one).
+
+    Records outside the identified set (``identified_in``: a queue id, or None for every queue of the topic, as
+    `identified_queue` gives it) take no part in these counts: they are counted apart
+    (`outside_queue_counts`) and are in no other box."""
     # the partial index's own predicate (ix_judgments_screening): both databases then read only those rows
     touched = select(Judgment.doc_id).where(Judgment.topic_id == topic_id, text(SCREENING_ROWS),
                                             Judgment.role != VOID_ROLE)
@@ -117,6 +128,8 @@ def decision_counts(conn: Connection, topic_id: int, policy: str, as_of: int | N
     latest_marker: dict[str, str] = {r[0]: str(r[4]) for r in rows if r[4] in MARKER_DECISIONS}
     flagged = {doc for doc, decision in latest_marker.items() if decision == DUPLICATE_DECISION}
     rows = [r for r in rows if r[0] not in flagged]  # removed before screening: in no screening count
+    inside = _in_identified(conn, topic_id, identified_in, sorted({r[0] for r in rows}))
+    rows = [r for r in rows if r[0] in inside]
     maybe: set[str] = set()
     full_text: set[str] = set()
     deciding: dict[str, tuple[str | None, str | None]] = {}  # doc: (stage, reason) of its latest exclude
@@ -150,6 +163,18 @@ def decision_counts(conn: Connection, topic_id: int, policy: str, as_of: int | N
         full_text_assessed=len(full_text) if stages else None,
         excluded_full_text=excluded_full_text if stages else None,
         per_reason=dict(sorted(per_reason.items())))
+
+
+def _in_identified(conn: Connection, topic_id: int, queue_id: int | None, docs: list[str]) -> set[str]:
+    """Those of ``docs`` in the identified set: queue ``queue_id``, or (None) any queue of the topic."""
+    found: set[str] = set()
+    for start in range(0, len(docs), 1000):
+        part = docs[start:start + 1000]
+        stmt = select(QueueEntry.doc_id).where(QueueEntry.doc_id.in_(part))
+        stmt = stmt.where(QueueEntry.queue_id == queue_id) if queue_id is not None else \
+            stmt.join(Queue, Queue.id == QueueEntry.queue_id).where(Queue.topic_id == topic_id)
+        found.update(conn.execute(stmt).scalars())
+    return found
 
 
 def _queued(conn: Connection, topic_id: int, docs: list[str]) -> int:
