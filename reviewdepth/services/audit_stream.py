@@ -51,7 +51,7 @@ from reviewdepth.store import validation
 from reviewdepth.store.ingest import utc_now
 from reviewdepth.store.labels import POLICIES, UNJUDGED
 from reviewdepth.store.loaders import load_queue_labels
-from reviewdepth.store.models import SCREENING_ROWS, VOID_ROLE, AuditStream, Judgment, Queue
+from reviewdepth.store.models import SCREENING_FILTER, VOID_ROLE, AuditStream, Judgment, Queue
 from reviewdepth.store.snapshot import read_snapshot
 
 AUDIT_ROLE = "audit"
@@ -357,7 +357,7 @@ def next_documents(engine: Engine, topic: str, *, queue: str | None = None, coun
         order = stream_population(conn, stream, topic, {row.id: docs})[0] if stream is not None else []
         reviewed = queue_evidence(conn, topic_id, row, labels, None).reviewed
         deferred = set(conn.execute(select(Judgment.doc_id).where(
-            Judgment.topic_id == topic_id, text(SCREENING_ROWS), Judgment.decision.is_not(None))).scalars())
+            Judgment.topic_id == topic_id, text(SCREENING_FILTER), Judgment.decision.is_not(None))).scalars())
 
     judged_mask = labels.labels != UNJUDGED
     in_batch: dict[str, int] = {}  # doc id -> index in `out`

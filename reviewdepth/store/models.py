@@ -70,6 +70,9 @@ STAGES = ("title-abstract", "full-text")
 DEFAULT_STAGE = "title-abstract"
 CONFLICT_RULES = ("rayyan", "strict")
 SCREENING_ROWS = "decision IS NOT NULL OR reason IS NOT NULL OR stage IS NOT NULL"
+# ... as a term of a query's WHERE: in parentheses, or AND binds it to its neighbours (a bare ``topic_id = ? AND
+# decision IS NOT NULL OR reason IS NOT NULL …`` reads every topic's rows that carry a reason)
+SCREENING_FILTER = f"({SCREENING_ROWS})"
 DEFAULT_CONFLICT_RULE = "rayyan"
 
 

@@ -28,7 +28,7 @@ import numpy as np
 from sqlalchemy import Connection, Select, func, or_, select, text
 
 from reviewdepth.store.loaders import number_by_hash
-from reviewdepth.store.models import DEFAULT_STAGE, DISTINCT_DECISION, DUPLICATE_DECISION, SCREENING_ROWS, Judgment
+from reviewdepth.store.models import DEFAULT_STAGE, DISTINCT_DECISION, DUPLICATE_DECISION, SCREENING_FILTER, Judgment
 from reviewdepth.store.ranking_blob import scan_doc_ids
 
 
@@ -84,7 +84,7 @@ def flagged_duplicates(conn: Connection, topic_id: int, as_of: int | None = None
     """The topic's records flagged a duplicate of another (`reviewdepth.services.dedupe`) and not withdrawn, up to
     ``as_of``: read through the partial index ``ix_judgments_screening`` (markers are screening rows)."""
     stmt = (select(Judgment.doc_id, Judgment.decision)
-            .where(Judgment.topic_id == topic_id, text(SCREENING_ROWS),
+            .where(Judgment.topic_id == topic_id, text(SCREENING_FILTER),
                    Judgment.decision.in_((DUPLICATE_DECISION, DISTINCT_DECISION))).order_by(Judgment.id))
     if as_of is not None:
         stmt = stmt.where(Judgment.id <= as_of)
@@ -95,7 +95,8 @@ def flagged_duplicates(conn: Connection, topic_id: int, as_of: int | None = None
 def has_maybes(conn: Connection, topic_id: int, as_of: int | None = None) -> bool:
     """Whether any judgment of the topic (up to ``as_of``) is a maybe: one probe of the partial index
     ``ix_judgments_screening``."""
-    stmt = select(Judgment.id).where(Judgment.topic_id == topic_id, text(SCREENING_ROWS), Judgment.decision == "maybe")
+    stmt = select(Judgment.id).where(Judgment.topic_id == topic_id, text(SCREENING_FILTER),
+                                     Judgment.decision == "maybe")
     if as_of is not None:
         stmt = stmt.where(Judgment.id <= as_of)
     return conn.execute(stmt.limit(1)).first() is not None

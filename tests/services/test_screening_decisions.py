@@ -12,13 +12,14 @@ import pytest
 from sqlalchemy import Engine, func, select
 
 from reviewdepth.services.agreement import topic_agreement
+from reviewdepth.services.audit_stream import next_documents
 from reviewdepth.services.conflicts import list_conflicts
 from reviewdepth.services.errors import Conflict, Invalid
 from reviewdepth.services.imports import import_csv, import_run
 from reviewdepth.services.judgments import list_judgments, record_judgment
 from reviewdepth.services.prisma import topic_prisma
-from reviewdepth.services.report import ReportOptions, build_report
 from reviewdepth.services.queues import queue_labels
+from reviewdepth.services.report import ReportOptions, build_report
 from reviewdepth.services.screening import screening_settings
 from reviewdepth.store.labels import POLICIES
 from reviewdepth.store.models import Judgment, Topic, TopicReason
@@ -177,6 +178,26 @@ def test_records_judged_outside_the_identified_set_enter_no_stage_or_reason_coun
         assert (counts.full_text_assessed, counts.excluded_full_text) == (1, 1)
         assert counts.excluded_per_reason == {"full-text: wrong design": 1}
         assert counts.screened_undecided == 0
+
+
+def test_another_topics_reasons_and_stages_leave_this_topic_alone(engine: Engine, tmp_path: Path) -> None:
+    """The screening rows are read with their topic: ``topic_id = ? AND (decision … OR reason … OR stage …)``.
+    Without the parentheses, AND bound to the first term only, so a reason or a stage recorded in another topic
+    counted here (a document excluded with a reason in topic U was held back from ``next`` in topic T, and its
+    PRISMA reasons were read for T's records of the same id)."""
+    _topic(engine, tmp_path, 6)
+    run = tmp_path / "u.run"
+    run.write_text("".join(f"U Q0 d{i} {i} {7 - i} s\n" for i in range(1, 7)))
+    import_run(engine, str(run))
+    screening_settings(engine, "U", add=REASONS)
+    record_judgment(engine, "U", "d1", "0", reviewer="ana", reason="wrong design", stage="full-text")
+    record_judgment(engine, "U", "d2", "maybe", reviewer="ana", stage="full-text")
+    served = next_documents(engine, "T", count=3)
+    assert [d.doc_id for d in served.documents] == ["d1", "d2", "d3"]
+    record_judgment(engine, "T", "d1", "1", reviewer="ana")
+    counts = topic_prisma(engine, "T", policy="latest")
+    assert (counts.stages_recorded, counts.full_text_assessed, counts.excluded_per_reason) == (False, None, {})
+    assert counts.screened == 1
 
 
 def test_prisma_without_stages_or_maybes_is_as_before(engine: Engine, tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from reviewdepth.store.models import (
     DISTINCT_DECISION,
     DUPLICATE_DECISION,
     MARKER_DECISIONS,
-    SCREENING_ROWS,
+    SCREENING_FILTER,
     VOID_ROLE,
     Judgment,
     Queue,
@@ -101,7 +101,7 @@ def decision_counts(conn: Connection, topic_id: int, policy: str, as_of: int | N
     `identified_queue` gives it) take no part in these counts: they are counted apart
     (`outside_queue_counts`) and are in no other box."""
     # the partial index's own predicate (ix_judgments_screening): both databases then read only those rows
-    touched = select(Judgment.doc_id).where(Judgment.topic_id == topic_id, text(SCREENING_ROWS),
+    touched = select(Judgment.doc_id).where(Judgment.topic_id == topic_id, text(SCREENING_FILTER),
                                             Judgment.role != VOID_ROLE)
     if as_of is not None:
         touched = touched.where(Judgment.id <= as_of)
