@@ -144,8 +144,10 @@ def box_lines(box: FlowBox, flow: PrismaFlow) -> list[Line]:
             lines.append(replace(_counted("screened, undecided (maybe): ", c["undecided"]), indent=True))
         independent = {True: "yes", False: "no", None: "not stated"}[flow.counts.independent]
         lines.append(Line((Segment(f"screened independently (blind): {independent}"),), indent=True))
-        return lines + _wrapped("(every identified record; those no person screened were excluded by the stop "
-                                "decision)", side, muted=True)
+        which = "every identified record not removed as a duplicate" if flow.counts.duplicates_removed else \
+            "every identified record"
+        return lines + _wrapped(f"({which}; those no person screened were excluded by the stop decision)", side,
+                                muted=True)
     if box.code == "excluded":
         lines = [*_wrapped("Records excluded", side, bold=True),
                  _counted("by a person: ", c["by_person"]),
