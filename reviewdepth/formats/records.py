@@ -5,9 +5,10 @@ Two kinds of file, chosen by the caller (by extension):
 - **RIS** (``.ris``, ``.txt``): one record per ``TY`` … ``ER``, its document id as ``import ris`` gives it (``ID``,
   else ``AN``, else its position: `reviewdepth.formats.ris`); title ``TI``/``T1``, year ``PY``/``Y1`` (its first
   four digits), ``DO``, first author ``AU``/``A1``; a PubMed id from an ``AN`` that is all digits.
-- **CSV** (ASReview's, Rayyan's and reference managers' exports, SYNERGY's files): a header row; the document id
-  column as ``import csv`` names it (``record_id``, ``id``, ``doc_id`` …) and any of ``title``, ``year``
-  (``publication_year``, ``py``), ``doi``, ``pmid`` (``pubmed_id``), ``first_author`` (else the first of
+- **CSV** (ASReview's, Rayyan's, Covidence's and reference managers' exports, SYNERGY's files): a header row; the
+  document id column as ``import covidence`` (``Covidence #``), ``import rayyan`` (``key``) or ``import csv``
+  (``record_id``, ``id``, ``doc_id`` …) names it, and any of ``title``, ``year`` (``publication_year``,
+  ``Published Year``, ``py``), ``doi``, ``pmid`` (``pubmed_id``), ``first_author`` (else the first of
   ``authors``/``author``). A file without a document id column is numbered by data row (1, 2, …), as SYNERGY's
   files are read elsewhere in reviewdepth.
 """
@@ -23,7 +24,7 @@ from reviewdepth.formats.errors import InputError
 
 FIELD_COLUMNS: dict[str, tuple[str, ...]] = {
     "title": ("title", "primary_title", "ti", "article_title"),
-    "year": ("year", "publication_year", "py", "pubyear", "date"),
+    "year": ("year", "publication_year", "published_year", "py", "pubyear", "date"),
     "doi": ("doi",),
     "pmid": ("pmid", "pubmed_id", "pubmed"),
     "first_author": ("first_author", "firstauthor"),
@@ -48,9 +49,11 @@ def read_records_csv(data: bytes, path: str) -> list[BibRecord]:
     """A CSV file's records (module docstring); a repeated document id is refused with both lines."""
     header, rows = read_table(data, path)
     keys = [header_key(h) for h in header]
-    doc_names = RECOGNISED_COLUMNS["doc"]
+    # the id columns of the review platforms' own exports first: Covidence's study number, Rayyan's key (as
+    # `import covidence` and `import rayyan` store them), then those `import csv` recognises
+    doc_names = ("covidence_#", "key", *RECOGNISED_COLUMNS["doc"])
     doc_columns = [i for i, k in enumerate(keys) if k in doc_names]
-    preferred = [i for i in doc_columns if keys[i] == "record_id"]
+    preferred = [i for name in ("covidence_#", "key", "record_id") for i in doc_columns if keys[i] == name]
     doc_column: int | None = (preferred or doc_columns)[0] if doc_columns else None
     column: dict[str, int] = {}
     for field, names in FIELD_COLUMNS.items():

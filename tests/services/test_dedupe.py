@@ -159,3 +159,21 @@ def test_bad_records_are_one_line_and_change_nothing(engine: Engine, empty_db_ur
     assert code != 0
     one_error_line(err, "not flagged a duplicate")
     assert _state(engine) == before
+
+
+def test_records_of_platform_exports_keep_the_ids_their_imports_gave(engine: Engine, tmp_path: Path) -> None:
+    """A Covidence list export and a Rayyan articles.csv are read as records under the ids `import covidence`
+    (``Covidence #``) and `import rayyan` (``key``) store, so their fields attach to the topic's documents."""
+    from reviewdepth.services.covidence_import import import_covidence
+    from reviewdepth.services.rayyan_import import import_rayyan
+
+    screening = Path(__file__).resolve().parents[1] / "data" / "screening"
+    lists = sorted((screening / "covidence").glob("review_4242_*.csv"))
+    import_covidence(engine, [str(p) for p in lists], topic="C")
+    summary = import_records(engine, str(lists[0]), topic="C")
+    with engine.connect() as conn:
+        stored = {str(doc): year for doc, year in conn.execute(select(RecordFields.doc_id, RecordFields.year))}
+    assert summary.stored == len(stored) >= 1 and all(doc.startswith("#") for doc in stored)
+    assert all(isinstance(year, int) for year in stored.values())
+    import_rayyan(engine, str(screening / "rayyan_articles.csv"), topic="R")
+    assert import_records(engine, str(screening / "rayyan_articles.csv"), topic="R").stored >= 1
