@@ -31,7 +31,7 @@ is one (its Jeffreys estimate of the relevant documents left).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 import numpy as np
@@ -470,6 +470,17 @@ class PathPlan:
     feasible: bool
     certified_by: str
     assumes: str
+    # the production-cutoff path only (kind "produce_cutoff"; None elsewhere): the cutoff rank K (uncoded documents
+    # ranked 1..K are produced without review), the N_a produced unreviewed and the N_b of the discard pile below K,
+    # the n_a sampled from the produced part (``sample_size`` is then the discard pile's sample n_b), the projected
+    # precision of the produced set, and the certifying outcomes: (y_a, most discard-sample relevant that certify
+    # with y_a relevant in the produced sample) at each y_a where that number changes (-1: none certifies)
+    produce_to: int | None = None
+    produced_unreviewed: int | None = None
+    discard_pile: int | None = None
+    produced_sample: int | None = None
+    produced_precision: float | None = None
+    certifying: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -507,9 +518,9 @@ class StopPlan:
     projected_rest_relevant: float
     validity: str = ("the projection moves only the expected costs and chances; every certification step keeps its "
                      "stated confidence whatever the projection says")
-    # the cost of a document produced without being reviewed (a two-phase production above a cutoff): recorded;
-    # every path here is one-phase (it stops, and the unreviewed rest is withheld), so none pays it
-    produce_cost: float = 1.0
+    # the cost of a document produced without being reviewed (a two-phase production above a cutoff); None: not
+    # given, and then no path produces an unreviewed document (the production-cutoff path is not offered)
+    produce_cost: float | None = None
 
 
 def _synthetic(evidence: ReviewEvidence, projection: Projection, rng: np.random.Generator) -> npt.NDArray[np.int8]:
@@ -574,9 +585,197 @@ def _quantiles(costs: npt.NDArray[np.float64]) -> tuple[float, float, float]:
     return float(costs.mean()), float(np.quantile(costs, 0.1)), float(np.quantile(costs, 0.9))
 
 
+# --- the production-cutoff (two-phase, TAR 1.0) path ---------------------------------------------------------------
+
+# Sizes tried for the sample of the produced-unreviewed part (n_a): at least 50, so that the production's precision
+# gets an interval worth showing; larger ones raise the lower bound on the relevant documents produced unreviewed.
+PRODUCED_SAMPLE_SIZES: tuple[int, ...] = (50, 200, 800)
+# Cutoffs tried: the reviewed depth plus these shares of what is left after the review (the discard pile is never
+# empty: producing every document is a dump, not a cutoff).
+PRODUCED_SHARES: tuple[float, ...] = (0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+
+
+@dataclass(frozen=True)
+class ProductionPlan:
+    """One production-cutoff plan (:func:`plan_production`): review ``review_more`` D more, produce the next
+    ``produced`` N_a unreviewed (cutoff rank K = d + D + N_a), sample n_a of them and n_b of the ``discard`` N_b
+    below K; ``chance`` that the two-phase recall bound certifies, ``certifying`` its outcomes (see `PathPlan`)."""
+
+    review_more: int
+    produced: int
+    discard: int
+    produced_sample: int
+    discard_sample: int
+    found: int
+    assumed_produced_relevant: int
+    assumed_discard_relevant: int
+    chance: float
+    certifying: tuple[tuple[int, int], ...] = ()
+
+
+def production_stratum_level(confidence: float) -> float:
+    """γ = √(1 − α): the level each stratum's one-sided bound is taken at when neither stratum is known exactly, as
+    `two_phase.two_phase_recall` takes it (Šidák; both hold at once with probability γ² = 1 − α)."""
+    return math.sqrt(confidence)
+
+
+def discard_allowed(found: int, produced: int, produced_sample: int, produced_relevant: int, discard: int,
+                    tau: Fraction, confidence: float) -> int:
+    """B(y_a): the most relevant documents the discard pile's one-sided upper bound U_b may reach with the two-phase
+    recall's one-sided lower bound (F + L_a)/(F + L_a + U_b) still ≥ τ, where L_a is the one-sided lower bound (at
+    γ, :func:`production_stratum_level`) on the relevant among the ``produced`` N_a from ``produced_relevant`` of
+    ``produced_sample`` — the bound `two_phase.two_phase_recall` computes, compared as `report --produce-to`
+    compares it (floats); capped at N_b."""
+    from reviewdepth.estimation.two_phase import StratumSample, count_bounds
+
+    lower, _ = count_bounds(StratumSample(produced_sample, produced_relevant), produced,
+                            production_stratum_level(confidence), "hypergeometric", "lower")
+    return missed_allowed(found + int(lower), discard, tau)
+
+
+def _production_chance(found: int, produced: int, n_a: int, x_a: int, discard: int, x_b: int, tau: Fraction,
+                       confidence: float, power: float) -> tuple[int, float] | None:
+    """The least discard sample n_b (< N_b) whose chance of certifying is ≥ ``power`` given n_a of the N_a produced
+    sampled, X_a and X_b the assumed relevant in each stratum: (n_b, chance), or None.
+
+    With y_a relevant in the produced sample, the two-phase bound certifies iff U_b(y_b) ≤ B(y_a)
+    (:func:`discard_allowed`), i.e. iff P(Y_b ≤ y_b | N_b, B + 1, n_b) ≤ 1 − γ (U_b is the largest K with that
+    probability above 1 − γ, and it falls in K) — the elusion test's outcome at level γ, so
+    `planning._elusion_outcomes` gives its k(n_b) and chance; chance(n_b) = Σ P(y_a)·P(Y_b ≤ k_B(y_a)(n_b)),
+    Y_a ~ Hypergeometric(N_a, X_a, n_a), Y_b ~ Hypergeometric(N_b, X_b, n_b) (y_a of probability < 1e-12 left out)."""
+    from scipy import stats
+
+    from reviewdepth.estimation.planning import _chunks, _elusion_outcomes
+
+    tail = 1.0 - production_stratum_level(confidence)
+    y_a = np.arange(n_a + 1)
+    p_a = stats.hypergeom.pmf(y_a, produced, x_a, n_a)
+    weight: dict[int, float] = {}
+    for y, p in zip(y_a.tolist(), p_a.tolist(), strict=True):
+        if p >= 1e-12:
+            allowed = discard_allowed(found, produced, n_a, y, discard, tau, confidence)
+            weight[allowed] = weight.get(allowed, 0.0) + p
+
+    def chance_of(sizes: IntArray) -> FloatArray:
+        total = np.zeros(len(sizes), dtype=np.float64)
+        for allowed, p in weight.items():
+            total += p if allowed >= discard else p * _elusion_outcomes(sizes, discard, allowed, x_b, tail)[1]
+        return total
+
+    top = discard - 1
+    if top < 1 or float(chance_of(np.array([top], dtype=np.int64))[0]) < power:
+        return None
+    for a, b in _chunks(1, top):
+        sizes = np.arange(a, b + 1, dtype=np.int64)
+        chances = chance_of(sizes)
+        hit = np.flatnonzero(chances >= power)
+        if len(hit):
+            return int(sizes[hit[0]]), float(chances[hit[0]])
+    return None
+
+
+def certifying_outcomes(plan: ProductionPlan, tau: Fraction, confidence: float) -> tuple[tuple[int, int], ...]:
+    """The plan's certifying outcomes as steps: (y_a, the most relevant in the discard sample that certify with
+    y_a relevant in the produced sample; -1 when none does), at y_a = 0 and wherever that number changes, up to
+    the first y_a at which every discard outcome certifies or beyond which y_a has probability < 1e-9."""
+    from scipy import stats
+
+    from reviewdepth.estimation.planning import _elusion_outcomes
+
+    tail = 1.0 - production_stratum_level(confidence)
+    n_a, n_b = plan.produced_sample, plan.discard_sample
+    last_likely = int(stats.hypergeom.isf(1e-9, plan.produced, plan.assumed_produced_relevant, n_a)) + 1
+    steps: list[tuple[int, int]] = []
+    for y in range(min(n_a, max(last_likely, 0)) + 1):
+        allowed = discard_allowed(plan.found, plan.produced, n_a, y, plan.discard, tau, confidence)
+        most = n_b if allowed >= plan.discard else int(_elusion_outcomes(np.array([n_b], dtype=np.int64),
+                                                                          plan.discard, allowed, 0, tail)[0][0])
+        if not steps or most != steps[-1][1]:
+            steps.append((y, most))
+        if most >= n_b:
+            break
+    return tuple(steps)
+
+
+def plan_production(found: int, rest: int, projection: Projection, review_more: int, tau: Fraction,
+                    confidence: float, *, power: float, review_cost: float, sample_cost: float,
+                    produce_cost: float) -> ProductionPlan | None:
+    """The cheapest production cutoff after reviewing ``review_more`` D more of the ``rest`` unreviewed: over the
+    cutoffs (:data:`PRODUCED_SHARES`) and produced-sample sizes (:data:`PRODUCED_SAMPLE_SIZES`), the least discard
+    sample with chance ≥ ``power`` (:func:`_production_chance`), the plan with the least expected cost
+    c_r·D + c_s·(n_a + n_b) + chance·c_p·N_a + (1 − chance)·c_r·(N_u − D − n_a − n_b) (a failed test: nothing is
+    produced and the rest is reviewed, as the one-look paths assume). X_a, X_b and F + ⌊Ŷ(D)⌋ come from the
+    projection; they move the chance and the cost, never the certifying outcomes."""
+    cum = projection.cumulative
+    left = rest - review_more
+    gained = math.floor(float(cum[review_more]) + 1e-9)
+    f = found + gained
+    best: tuple[float, ProductionPlan] | None = None
+    for produced in sorted({round(left * share) for share in PRODUCED_SHARES}):
+        discard = left - produced
+        if produced < 2 or discard < 2:
+            continue
+        x_a = min(produced, round(float(cum[review_more + produced] - cum[review_more])))
+        x_b = min(discard, round(float(cum[-1] - cum[review_more + produced])))
+        for size in sorted({min(s, produced - 1) for s in PRODUCED_SAMPLE_SIZES}):
+            found_plan = _production_chance(f, produced, size, x_a, discard, x_b, tau, confidence, power)
+            if found_plan is None:
+                continue
+            n_b, chance = found_plan
+            plan = ProductionPlan(review_more, produced, discard, size, n_b, f, x_a, x_b, chance, ())
+            expected = production_cost(plan, rest, review_cost, sample_cost, produce_cost)[0]
+            if best is None or expected < best[0] - 1e-9:
+                best = (expected, plan)
+    if best is None:
+        return None
+    return replace(best[1], certifying=certifying_outcomes(best[1], tau, confidence))
+
+
+def production_cost(plan: ProductionPlan, rest: int, review_cost: float, sample_cost: float,
+                    produce_cost: float) -> tuple[float, float, float]:
+    """(expected, if certified, if not) cost of a production plan: see :func:`plan_production`."""
+    judged = plan.produced_sample + plan.discard_sample
+    success = review_cost * plan.review_more + sample_cost * judged + produce_cost * plan.produced
+    failure = review_cost * plan.review_more + sample_cost * judged + review_cost * (rest - plan.review_more - judged)
+    return plan.chance * success + (1 - plan.chance) * failure, success, failure
+
+
+def _production_path(found: int, reviewed: int, rest: int, projection: Projection, review_more: list[int],
+                     tau: Fraction, confidence: float, power: float, review_cost: float, sample_cost: float,
+                     produce_cost: float) -> PathPlan:
+    """The cheapest :func:`plan_production` over the further reviews ``review_more``, as a `PathPlan`."""
+    best: tuple[float, ProductionPlan] | None = None
+    for more in review_more:
+        plan = plan_production(found, rest, projection, more, tau, confidence, power=power,
+                               review_cost=review_cost, sample_cost=sample_cost, produce_cost=produce_cost)
+        if plan is not None:
+            cost = production_cost(plan, rest, review_cost, sample_cost, produce_cost)[0]
+            if best is None or cost < best[0] - 1e-9:
+                best = (cost, plan)
+    certified_by = f"two-phase recall bound (one look; one-sided at {confidence:g}, strata at √{confidence:g})"
+    if best is None:
+        return PathPlan("produce_cutoff", 0, None, None, None, review_cost * rest, (0.0, 0.0), 0.0, False,
+                        certified_by, f"no cutoff tried reaches a {power:.0%} chance of certifying "
+                        f"({projection.source})")
+    plan = best[1]
+    expected, success, failure = production_cost(plan, rest, review_cost, sample_cost, produce_cost)
+    produced_relevant = plan.found + plan.assumed_produced_relevant
+    precision = produced_relevant / (plan.found + plan.produced)
+    return PathPlan(
+        "produce_cutoff", plan.review_more, plan.discard_sample,
+        plan.certifying[0][1] if plan.certifying and plan.certifying[0][1] >= 0 else None, None, expected,
+        (success, failure), plan.chance, True, certified_by,
+        f"{plan.found - found} more relevant in the next {plan.review_more:,}, {plan.assumed_produced_relevant} "
+        f"among the {plan.produced:,} produced unreviewed and {plan.assumed_discard_relevant} in the discard pile "
+        f"({projection.source})",
+        produce_to=reviewed + plan.review_more + plan.produced, produced_unreviewed=plan.produced,
+        discard_pile=plan.discard, produced_sample=plan.produced_sample, produced_precision=precision,
+        certifying=plan.certifying)
+
+
 def plan_stop(evidence: ReviewEvidence, tau: Fraction, confidence: float, *, power: float = 0.8,
               review_cost: float = 1.0, sample_cost: float = 1.0, replicates: int = 40, seed: int = 0,
-              table: bool = True, produce_cost: float = 1.0) -> StopPlan:
+              table: bool = True, produce_cost: float | None = None) -> StopPlan:
     """The cheapest defensible stop from ``evidence`` (module docstring): floor, paths, recommendation, table.
 
     One-look paths (an elusion test of n of the rest, now or after D more reviewed) are planned by
@@ -584,9 +783,14 @@ def plan_stop(evidence: ReviewEvidence, tau: Fraction, confidence: float, *, pow
     costed as reviewing the whole rest (the one-look guarantee allows no second test of that sample). Monitor paths
     (a stream at rate K; the plan followed at every look) always end certified — at worst at the queue's end — and
     their cost is replayed ``replicates`` times on queues drawn from the projection (mean and 10–90 % range); their
-    chance of certifying is 1. Every path stops and withholds the unreviewed rest (one-phase): none produces an
-    unreviewed document, so ``produce_cost`` (the cost of one, for a two-phase production) enters no path's cost
-    and is recorded in the plan."""
+    chance of certifying is 1. These paths stop and withhold the unreviewed rest (one-phase).
+
+    With a ``produce_cost`` (the cost of producing one document without reviewing it; None: production of
+    unreviewed documents is not on the table, and the path is not offered) the production-cutoff path is planned
+    too (:func:`plan_production`, after D = 0, the floor's and the best one-look path's further review): review D
+    more, produce the next N_a unreviewed, and certify by the two-phase recall's one-sided lower bound at
+    ``confidence`` (`two_phase.two_phase_recall`, as `report --produce-to` does) from a sample of the produced part
+    and one of the discard pile."""
     from reviewdepth.estimation.planning import plan_elusion
 
     n, d, f = evidence.population, evidence.reviewed, evidence.found
@@ -659,6 +863,9 @@ def plan_stop(evidence: ReviewEvidence, tau: Fraction, confidence: float, *, pow
             paths.append(PathPlan("audit_stream", 0, None, None, every, mean, (low, high), 1.0, True,
                                   "anytime-valid monitor (audit stream)",
                                   f"labels of the unreviewed drawn from the projection ({projection.source})"))
+    if produce_cost is not None and rest > 0:
+        paths.append(_production_path(f, d, rest, projection, sorted({0, more, best_more} - {rest}), tau,
+                                      confidence, power, review_cost, sample_cost, produce_cost))
     eligible = [p for p in paths if p.feasible and (p.kind in ("planned", "audit_stream") or p.chance >= power)]
     recommended = min(eligible, key=lambda p: p.expected_cost).kind if eligible else None
     cells: list[TableCell] = []
