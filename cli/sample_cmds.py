@@ -278,15 +278,18 @@ def stop_plan(
         "--power", help="Least chance a one-look sample path must have of certifying to be recommended.")] = 0.8,
     cost: Annotated[str, typer.Option(
         "--cost", help="Cost of a document by role: judged in review, judged in a sample, produced unreviewed, "
-        "e.g. review=1,sample=3,produce=0.2 (each optional, 1; no path here produces unreviewed documents).")
+        "e.g. review=1,sample=3,produce=0.2 (review and sample 1 when left out). Giving produce= offers the "
+        "production-cutoff (TAR 1.0) path: produce the top of the ranking unreviewed, certified by the two-phase "
+        "recall bound; without it no path produces an unreviewed document.")
     ] = "review=1,sample=1",
     queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
     output_format: Annotated[str, typer.Option("--format", help="table, json or html.")] = "table",
     db: DbOption = None,
 ) -> None:
     """The cheapest defensible stop: the floor no random-sample design can beat, the certified paths open now
-    (sample now; review on, then sample; an audit stream; the plan followed look by look) with expected cost,
-    range and chance, the recommended one, and the target × confidence table."""
+    (sample now; review on, then sample; an audit stream; the plan followed look by look; with --cost produce=P,
+    a production cutoff) with expected cost, range and chance, the recommended one, and the target × confidence
+    table."""
     if output_format not in ("table", "json", "html"):
         fail(f"--format: choose table, json or html, not {output_format!r}")
     from reviewdepth.report.model import json_safe

@@ -133,7 +133,7 @@ def simulate(
             plan = build_plan(design=design.value, rules=rules or (), target=target, confidence=confidence,
                               look_every=parse_looks(looks), replicates=replicates, seed=seed,
                               sample_size=sample_size, every=every, review_cost=costs.review,
-                              sample_cost=costs.sample, produce_cost=costs.produce)
+                              sample_cost=costs.sample, produce_cost=costs.produce_recorded)
             if qrels is not None and run is not None:
                 source = file_source(str(qrels), str(run), topics or (), order=order.value)
             else:

@@ -39,6 +39,7 @@ import numpy.typing as npt
 
 from reviewdepth.estimation.monitor import certifies, upper_missed
 from reviewdepth.estimation.planning import missed_allowed
+from reviewdepth.estimation.two_phase import StratumSample, TwoPhaseAssumption, count_bounds
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -481,6 +482,8 @@ class PathPlan:
     produced_sample: int | None = None
     produced_precision: float | None = None
     certifying: tuple[tuple[int, int], ...] = ()
+    # what the two-phase certification rests on (codes of `two_phase.TwoPhaseAssumption`; sentences in wording)
+    two_phase_assumptions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -613,6 +616,14 @@ class ProductionPlan:
     certifying: tuple[tuple[int, int], ...] = ()
 
 
+# what the production path's certification rests on: the two-phase recall's own assumptions with both strata sampled
+# (`two_phase.two_phase_recall` lists them for its figure)
+PRODUCTION_ASSUMPTIONS: tuple[str, ...] = tuple(str(a) for a in (
+    TwoPhaseAssumption.CODING_CORRECT, TwoPhaseAssumption.CUTOFF_BEFORE_SAMPLES,
+    TwoPhaseAssumption.CODING_BLIND_TO_SAMPLES, TwoPhaseAssumption.PRODUCED_SAMPLE_SRS,
+    TwoPhaseAssumption.DISCARD_SAMPLE_SRS, TwoPhaseAssumption.JOINT_LEVEL))
+
+
 def production_stratum_level(confidence: float) -> float:
     """γ = √(1 − α): the level each stratum's one-sided bound is taken at when neither stratum is known exactly, as
     `two_phase.two_phase_recall` takes it (Šidák; both hold at once with probability γ² = 1 − α)."""
@@ -626,8 +637,6 @@ def discard_allowed(found: int, produced: int, produced_sample: int, produced_re
     γ, :func:`production_stratum_level`) on the relevant among the ``produced`` N_a from ``produced_relevant`` of
     ``produced_sample`` — the bound `two_phase.two_phase_recall` computes, compared as `report --produce-to`
     compares it (floats); capped at N_b."""
-    from reviewdepth.estimation.two_phase import StratumSample, count_bounds
-
     lower, _ = count_bounds(StratumSample(produced_sample, produced_relevant), produced,
                             production_stratum_level(confidence), "hypergeometric", "lower")
     return missed_allowed(found + int(lower), discard, tau)
@@ -752,11 +761,11 @@ def _production_path(found: int, reviewed: int, rest: int, projection: Projectio
             cost = production_cost(plan, rest, review_cost, sample_cost, produce_cost)[0]
             if best is None or cost < best[0] - 1e-9:
                 best = (cost, plan)
-    certified_by = f"two-phase recall bound (one look; one-sided at {confidence:g}, strata at √{confidence:g})"
+    certified_by = "two-phase recall bound (one look)"
     if best is None:
         return PathPlan("produce_cutoff", 0, None, None, None, review_cost * rest, (0.0, 0.0), 0.0, False,
                         certified_by, f"no cutoff tried reaches a {power:.0%} chance of certifying "
-                        f"({projection.source})")
+                        f"({projection.source})", two_phase_assumptions=PRODUCTION_ASSUMPTIONS)
     plan = best[1]
     expected, success, failure = production_cost(plan, rest, review_cost, sample_cost, produce_cost)
     produced_relevant = plan.found + plan.assumed_produced_relevant
@@ -770,7 +779,7 @@ def _production_path(found: int, reviewed: int, rest: int, projection: Projectio
         f"({projection.source})",
         produce_to=reviewed + plan.review_more + plan.produced, produced_unreviewed=plan.produced,
         discard_pile=plan.discard, produced_sample=plan.produced_sample, produced_precision=precision,
-        certifying=plan.certifying)
+        certifying=plan.certifying, two_phase_assumptions=PRODUCTION_ASSUMPTIONS)
 
 
 def plan_stop(evidence: ReviewEvidence, tau: Fraction, confidence: float, *, power: float = 0.8,

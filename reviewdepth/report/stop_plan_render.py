@@ -8,12 +8,14 @@ import html
 from typing import Any, Protocol
 
 from reviewdepth.estimation.stop_plan import PathPlan, StopPlan
+from reviewdepth.report.wording import two_phase_assumption
 
 PATH_TITLES = {
     "sample_now": "sample the unreviewed rest now",
     "review_then_sample": "review on, then sample the rest",
     "planned": "follow the plan (review on or audit, look by look)",
     "audit_stream": "audit stream at a fixed rate",
+    "produce_cutoff": "produce to a cutoff unreviewed, then validate (two-phase)",
 }
 
 
@@ -43,9 +45,39 @@ def floor_sentence(plan: StopPlan) -> str:
             f"(of the {plan.unreviewed:,} unreviewed; at most {plan.missed_allowed} relevant may be left)")
 
 
+def _certifying_text(path: PathPlan) -> str:
+    """The production path's certifying outcomes: "at most b relevant in the discard sample (at most b' if the
+    produced sample holds y or more)"."""
+    steps = [(y, most) for y, most in path.certifying]
+    if not steps:
+        return "the two-phase recall bound reaches the target"
+    first = steps[0][1]
+    head = (f"at most {first} relevant in the discard-pile sample" if first >= 0
+            else "the produced sample holds relevant documents")
+    more = [f"{most if most < (path.sample_size or 0) else 'any number'} if the produced sample holds {y} or more"
+            for y, most in steps[1:4]]
+    return head + (f" ({'; '.join(more)})" if more else "")
+
+
+def produce_sentence(path: PathPlan) -> str:
+    """The production-cutoff path in words, with the commands that carry it out."""
+    cutoff = path.produce_to or 0
+    start = cutoff - (path.produced_unreviewed or 0) + 1
+    first = f"review {path.review_more:,} more, then " if path.review_more else ""
+    return (f"{first}produce ranks {start:,}–{cutoff:,} ({path.produced_unreviewed:,} documents) without reviewing "
+            f"them, withholding the {path.discard_pile:,} below rank {cutoff:,}; before producing, sample "
+            f"{path.produced_sample:,} of the produced part (reviewdepth sample draw TOPIC --frame "
+            f"ranks:{start}-{cutoff}) and {path.sample_size:,} of the discard pile (--frame below-rank:{cutoff}) and "
+            f"check (reviewdepth report TOPIC --produce-to {cutoff}); certifies if {_certifying_text(path)} "
+            f"(chance {path.chance:.0%}; if not, produce nothing unreviewed and review on); projected precision of "
+            f"the production {path.produced_precision or 0:.1%}")
+
+
 def path_sentence(path: PathPlan) -> str:
     if not path.feasible:
         return f"{PATH_TITLES[path.kind]}: not feasible ({path.assumes})"
+    if path.kind == "produce_cutoff":
+        return produce_sentence(path)
     if path.kind in ("sample_now", "review_then_sample"):
         first = f"review {path.review_more:,} more, then " if path.review_more else ""
         return (f"{first}sample {path.sample_size:,} of the rest; certifies if at most {path.max_positives} are "
@@ -75,13 +107,17 @@ def render_text(result: HasPlan) -> str:
     lines = [f"topic {result.topic}, queue {result.queue}: {plan.reviewed:,} of {plan.population:,} reviewed, "
              f"{plan.found:,} relevant found (as of judgment {result.as_of_judgment})",
              f"floor: {floor_sentence(plan)}"]
-    if not plan.review_cost == plan.sample_cost == plan.produce_cost == 1:
+    if plan.produce_cost is not None:
         lines.append(f"costs per document: review {plan.review_cost:g}, sample {plan.sample_cost:g}, produced "
-                     f"unreviewed {plan.produce_cost:g} (every path below is one-phase: it produces no unreviewed "
-                     "document)")
+                     f"unreviewed {plan.produce_cost:g} (the production-cutoff path produces the top of the ranking "
+                     "unreviewed; the others produce only reviewed documents)")
+    elif not plan.review_cost == plan.sample_cost == 1:
+        lines.append(f"costs per document: review {plan.review_cost:g}, sample {plan.sample_cost:g} (no path "
+                     "produces an unreviewed document: give --cost produce=P to plan a production cutoff)")
     if plan.unreviewed:
         lines.append(f"floor over further review depths (under the projection): review {plan.floor_review_more:,} "
-                     f"more, then at least {plan.floor_total - plan.floor_review_more * plan.review_cost:,.0f} "
+                     f"more, then at least "
+                     f"{(plan.floor_total - plan.floor_review_more * plan.review_cost) / plan.sample_cost:,.0f} "
                      f"sampled ({plan.floor_total:,.0f} cost units; a lower bound: it counts the sample that finds "
                      "no relevant document)")
     if plan.floor_above_half:
@@ -97,6 +133,8 @@ def render_text(result: HasPlan) -> str:
     for p in plan.paths:
         title = PATH_TITLES[p.kind] + (f" (D = {p.review_more:,})" if p.kind == "review_then_sample" else "") + (
             f" (K = {p.every})" if p.every else "")
+        if p.kind == "produce_cutoff":
+            title = "produce unreviewed to a cutoff" + (f" (K = {p.produce_to:,})" if p.produce_to else "")
         cost = f"{p.expected_cost:,.0f}" if p.feasible else "-"
         span = f"{p.cost_range[0]:,.0f}–{p.cost_range[1]:,.0f}" if p.feasible else "-"
         chance = ("-" if not p.feasible else "always" if p.kind in ("planned", "audit_stream")
@@ -104,6 +142,11 @@ def render_text(result: HasPlan) -> str:
         lines.append(f"{title:<52}{cost:>14}{span:>18}{chance:>8}  {p.certified_by}")
     for p in plan.paths:
         lines.append(f"  {p.kind}: " + (f"assumes {p.assumes}" if p.feasible else f"not feasible: {p.assumes}"))
+        if p.kind == "produce_cutoff":
+            lines.append("    its certification assumes: " + "; ".join(two_phase_assumption(code)
+                                                                        for code in p.two_phase_assumptions))
+            if p.feasible:
+                lines.append(f"    {produce_sentence(p)}")
     lines.append(f"projection: {plan.projection_source}; about {plan.projected_rest_relevant:.1f} relevant left")
     lines.append(f"validity: {plan.validity}")
     if plan.table:

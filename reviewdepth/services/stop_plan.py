@@ -27,7 +27,7 @@ class TopicStopPlan:
 
 
 def _checked(target: str, confidence: float, power: float, review_cost: float, sample_cost: float,
-             produce_cost: float = 1.0) -> Fraction:
+             produce_cost: float | None = None) -> Fraction:
     try:
         tau = Fraction(str(target).strip())
     except (ValueError, ZeroDivisionError):
@@ -40,17 +40,19 @@ def _checked(target: str, confidence: float, power: float, review_cost: float, s
     for name, value in (("review cost", review_cost), ("sample cost", sample_cost)):
         if not np.isfinite(value) or value <= 0:
             raise Invalid(f"cost: the {name} must be a positive number, not {value!r}")
-    if not np.isfinite(produce_cost) or produce_cost < 0:
+    if produce_cost is not None and (not np.isfinite(produce_cost) or produce_cost < 0):
         raise Invalid(f"cost: the produce cost must be a number >= 0, not {produce_cost!r}")
     return tau
 
 
 def topic_stop_plan(engine: Engine, topic: str, *, queue: str | None = None, target: str = "0.95",
                     confidence: float = 0.95, power: float = 0.8, review_cost: float = 1.0,
-                    sample_cost: float = 1.0, policy: str = "latest", produce_cost: float = 1.0) -> TopicStopPlan:
+                    sample_cost: float = 1.0, policy: str = "latest",
+                    produce_cost: float | None = None) -> TopicStopPlan:
     """The plan for the topic's queue as it is now. Evidence: the reviewed prefix as the report counts it and the
-    best random sample of the rest (the report's rest sample); the population is the queue. ``produce_cost`` is
-    recorded in the plan: its paths are one-phase and produce no unreviewed document."""
+    best random sample of the rest (the report's rest sample); the population is the queue. With a
+    ``produce_cost`` (producing one document unreviewed) the plan offers the production-cutoff path too, certified
+    as ``report --produce-to RANK`` certifies; None: it is not offered."""
     tau = _checked(target, confidence, power, review_cost, sample_cost, produce_cost)
     now = current_evidence(engine, topic, queue=queue, policy=policy, target=str(tau), confidence=confidence)
     rest_size, rest_relevant = now.rest_sample

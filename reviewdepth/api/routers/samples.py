@@ -58,9 +58,11 @@ def get_stop_plan(topic: str, engine: EngineDep, _key: Reader, queue: str | None
                   power: Annotated[float, Query(gt=0, lt=1)] = 0.8,
                   review_cost: Annotated[float, Query(gt=0, le=1e6)] = 1.0,
                   sample_cost: Annotated[float, Query(gt=0, le=1e6)] = 1.0,
-                  produce_cost: Annotated[float, Query(ge=0, le=1e6, description=(
-                      "Cost of a document produced without being reviewed: recorded in the plan; its paths are "
-                      "one-phase and produce none."))] = 1.0) -> dict[str, Any]:
+                  produce_cost: Annotated[float | None, Query(ge=0, le=1e6, description=(
+                      "Cost of a document produced without being reviewed. Given, the plan offers the "
+                      "production-cutoff (TAR 1.0) path: produce the top of the ranking unreviewed, certified by "
+                      "the two-phase recall bound (as the report's produce_to); left out, no path produces an "
+                      "unreviewed document."))] = None) -> dict[str, Any]:
     """The cheapest defensible stop now: the floor, every certified path with its expected cost, range and
     chance, the recommended path and the target × confidence table (as `reviewdepth plan --cost
     review=R,sample=S,produce=P`)."""

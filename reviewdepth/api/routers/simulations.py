@@ -157,7 +157,7 @@ def post_simulation(body: SimulationIn, request: Request, response: Response, en
         topics=tuple(body.topics), design=body.design.kind, sample_size=body.design.sample_size,
         every=body.design.every, rules=tuple(body.rules), target=body.target, confidence=body.confidence,
         looks=body.looks, replicates=body.replicates, seed=body.seed, review_cost=cost.review,
-        sample_cost=cost.sample, produce_cost=cost.produce)
+        sample_cost=cost.sample, produce_cost=cost.produce_recorded)
     return queued(create_job(engine, simulation, reviewer=key.reviewer, key_id=key.id), request, response)
 
 
