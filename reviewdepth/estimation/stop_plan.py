@@ -727,6 +727,12 @@ def plan_production(found: int, rest: int, projection: Projection, review_more: 
         x_a = min(produced, round(float(cum[review_more + produced] - cum[review_more])))
         x_b = min(discard, round(float(cum[-1] - cum[review_more + produced])))
         for size in sorted({min(s, produced - 1) for s in PRODUCED_SAMPLE_SIZES}):
+            # no discard sample makes this cheaper than: D reviewed, n_a + 1 sampled, and either the N_a produced
+            # or (the test failing) at least the N_a − n_a unsampled of them reviewed
+            least = (review_cost * review_more + sample_cost * (size + 1)
+                     + min(produce_cost * produced, review_cost * (produced - size)))
+            if best is not None and least >= best[0]:
+                continue
             found_plan = _production_chance(f, produced, size, x_a, discard, x_b, tau, confidence, power)
             if found_plan is None:
                 continue
