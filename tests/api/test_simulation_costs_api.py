@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from reviewdepth.services.simulate import build_plan, run_simulation, store_source
 
 from .conftest import Api
@@ -48,14 +50,36 @@ def test_a_bad_cost_is_a_problem_naming_cost(api: Api) -> None:
     assert jobs(api) == 0
 
 
-def test_the_plan_route_takes_the_produce_cost(api: Api) -> None:
-    from .test_validation_route import _topic
+def _ranked_topic(api: Api, size: int = 1500, judged: int = 150) -> dict[str, str]:
+    """``size`` ranked documents, the first ``judged`` reviewed, relevant every fourth of the first 90."""
+    key = api.writer
+    assert api.client.post("/topics", json={"name": "t", "population_size": size}, headers=key).status_code == 201
+    ranking = {"documents": [{"doc_id": f"d{i}", "score": float(size - i)} for i in range(size)]}
+    assert api.client.put("/topics/t/queues/q", json=ranking, headers=key).status_code == 201
+    judgments = [{"doc_id": f"d{i}", "label": "1" if i % 4 == 0 and i < 90 else "0"} for i in range(judged)]
+    assert api.client.post("/topics/t/judgments", json={"judgments": judgments}, headers=key).status_code == 201
+    return key
 
-    key = _topic(api)
-    answer = api.client.get("/topics/t/plan", params={"sample_cost": 3, "produce_cost": 0.25}, headers=key)
-    assert answer.status_code == 200, answer.text
-    plan = answer.json()
-    assert (plan["review_cost"], plan["sample_cost"], plan["produce_cost"]) == (1, 3, 0.25)
-    unit = api.client.get("/topics/t/plan", params={"sample_cost": 3}, headers=key).json()
-    assert {**plan, "produce_cost": 1.0} == unit
+
+def test_the_plan_route_offers_the_production_path_with_a_produce_cost(api: Api) -> None:
+    key = _ranked_topic(api)
+
+    def plan(**costs: float) -> dict[str, Any]:
+        answer = api.client.get("/topics/t/plan", params={"sample_cost": 3, **costs}, headers=key)
+        assert answer.status_code == 200, answer.text
+        data: dict[str, Any] = answer.json()
+        return data
+
+    unit, cheap, dear = plan(), plan(produce_cost=0.2), plan(produce_cost=5)
+    assert (cheap["review_cost"], cheap["sample_cost"], cheap["produce_cost"]) == (1, 3, 0.2)
+    assert unit["produce_cost"] is None and "produce_cutoff" not in {p["kind"] for p in unit["paths"]}
+    assert cheap["recommended"] == "produce_cutoff" and dear["recommended"] != "produce_cutoff"
+    path = next(p for p in cheap["paths"] if p["kind"] == "produce_cutoff")
+    judged = path["produced_sample"] + path["sample_size"]
+    success = path["review_more"] + 3 * judged + 0.2 * path["produced_unreviewed"]
+    failure = path["review_more"] + 3 * judged + (cheap["unreviewed"] - path["review_more"] - judged)
+    assert path["expected_cost"] == pytest.approx(path["chance"] * success + (1 - path["chance"]) * failure)
+    assert "produce_cutoff" in cheap["path_sentences"]
+    assert f"--produce-to {path['produce_to']}" in cheap["path_sentences"]["produce_cutoff"]
+    assert [p for p in cheap["paths"] if p["kind"] != "produce_cutoff"] == unit["paths"]
     problem(api.client.get("/topics/t/plan", params={"produce_cost": -1}, headers=key), 422, "produce_cost")
