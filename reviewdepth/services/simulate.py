@@ -169,7 +169,7 @@ def build_plan(*, design: str, rules: Sequence[str] = (), target: object = "0.95
     costs = checked_costs(review_cost, sample_cost, produce_cost)
     plan = ReplayPlan(design=Design(kind=design, sample_size=sample_size, every=every), rules=chosen, target=tau,
                       confidence=level, look_every=look_every, replicates=replicates, seed=seed,
-                      review_cost=costs.review, sample_cost=costs.sample, produce_cost=costs.produce)
+                      review_cost=costs.review, sample_cost=costs.sample, produce_cost=costs.produce_recorded)
     checked_plan(plan)
     return plan
 

@@ -128,7 +128,7 @@ def test_the_recommendation_follows_the_produce_cost() -> None:
 
     cheap, cheap_costs = plan(0.05)
     dear, dear_costs = plan(5.0)
-    equal, equal_costs = plan(1.0)
+    equal, _ = plan(1.0)
     absent, absent_costs = plan(None)
     assert cheap == "produce_cutoff"
     assert cheap_costs["produce_cutoff"] < min(c for k, c in cheap_costs.items() if k != "produce_cutoff")
