@@ -31,7 +31,7 @@ from pydantic_core import core_schema as cs
 
 from reviewdepth.estimation.planning import ElusionPlan, PopulationPlan
 from reviewdepth.estimation.replay import RULES, RuleSummary
-from reviewdepth.estimation.stop_plan import FloorFigure
+from reviewdepth.estimation.stop_plan import FloorFigure, StopPlan
 from reviewdepth.measures.suite import Evaluation
 from reviewdepth.report import validation_model
 from reviewdepth.report.model import (
@@ -691,10 +691,26 @@ SECTION_NAMES.update({
     validation_model.Plan: "ValidationPlan"})
 ValidationOut = section_model(validation_model.ValidationDocument)
 
+
+
+class StopPlanHeader(BaseModel):
+    """What the stop plan was computed for (`services.stop_plan.TopicStopPlan`)."""
+
+    topic: str
+    queue: str
+    as_of_judgment: int | None
+    scope: str
+
+
+# the stop plan (`reviewdepth plan --format json`, `report.stop_plan_render.as_data`): the plan's own fields and the
+# sentences the renderer adds beside them
+StopPlanOut = dataclass_model(StopPlan, name="StopPlanOut", base=StopPlanHeader, extra={
+    "floor_sentence": str, "path_sentences": dict[str, str]})
+
 # bodies documented through `responses=` (their routes answer bytes or plain dicts), added to the components by
 # `api.openapi`; `body_content` is the reference to one
 DOCUMENTED_BODIES: tuple[type[BaseModel], ...] = (RankingIn, EvaluationOut)
-JSON_SAFE_BODIES: tuple[type[BaseModel], ...] = (ReportOut, SamplePlanOut, ValidationOut)
+JSON_SAFE_BODIES: tuple[type[BaseModel], ...] = (ReportOut, SamplePlanOut, ValidationOut, StopPlanOut)
 
 
 def body_content(model: type[BaseModel]) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from reviewdepth.api.schemas import StopPlanOut
 from reviewdepth.services.simulate import build_plan, run_simulation, store_source
 
 from .conftest import Api
@@ -83,3 +84,7 @@ def test_the_plan_route_offers_the_production_path_with_a_produce_cost(api: Api)
     assert f"--produce-to {path['produce_to']}" in cheap["path_sentences"]["produce_cutoff"]
     assert [p for p in cheap["paths"] if p["kind"] != "produce_cutoff"] == unit["paths"]
     problem(api.client.get("/topics/t/plan", params={"produce_cost": -1}, headers=key), 422, "produce_cost")
+    # the body is the documented one, with and without the production path
+    for body in (unit, cheap):
+        StopPlanOut.model_validate(body, strict=False)
+        assert set(body) == set(StopPlanOut.model_fields)

@@ -140,8 +140,9 @@ def add_routes(router: APIRouter) -> None:
                          tags=["samples"], responses={**READ, 200: {
                              "description": "The plan.", "content": schemas.body_content(schemas.SamplePlanOut)}})
     router.add_api_route("/topics/{topic}/plan", get_stop_plan, methods=["GET"], response_model=None,
-                         tags=["samples"], responses={
-                             **READ, 200: {"description": "The stop plan (as `reviewdepth plan --format json`)."}})
+                         tags=["samples"], responses={**READ, 200: {
+                             "description": "The stop plan (as `reviewdepth plan --format json`).",
+                             "content": schemas.body_content(schemas.StopPlanOut)}})
     # the audit stream (before /samples/{sample_id}, which would take "stream" for an id)
     router.add_api_route("/topics/{topic}/samples/stream", post_stream, methods=["POST"], status_code=201,
                          response_model=schemas.StreamOut, responses=WRITE, tags=["samples"])
