@@ -667,8 +667,11 @@ def _production_chance(found: int, produced: int, n_a: int, x_a: int, discard: i
 
     def chance_of(sizes: IntArray) -> FloatArray:
         total = np.zeros(len(sizes), dtype=np.float64)
-        for allowed, p in weight.items():
-            total += p if allowed >= discard else p * _elusion_outcomes(sizes, discard, allowed, x_b, tail)[1]
+        # a cell outside a pmf's support may overflow in exp before it is masked to 0 (a probability inside the
+        # support is at most 1): the warning says nothing about the result
+        with np.errstate(over="ignore"):
+            for allowed, p in weight.items():
+                total += p if allowed >= discard else p * _elusion_outcomes(sizes, discard, allowed, x_b, tail)[1]
         return total
 
     top = discard - 1
