@@ -20,18 +20,15 @@ happen); there the certification rate is the false-stop rate.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from fractions import Fraction
 
 import numpy as np
 import numpy.typing as npt
+from two_phase_coverage import load_topics  # bench/ is the script's directory, first on its path
 
 from reviewdepth.estimation.stop_plan import ReviewEvidence, plan_stop
 from reviewdepth.estimation.two_phase import StratumSample, TwoPhaseCounts, two_phase_recall
-
-sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
-from two_phase_coverage import load_topics  # noqa: E402
 
 
 def replay(labels: npt.NDArray[np.int8], reviewed: int, cutoff: int, n_a: int, n_b: int, tau: Fraction,
@@ -100,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         grid = np.unique(np.linspace(start + n_a + 1, len(labels) - n_b - 1, args.cutoffs).round().astype(int))
         worst = (2.0, 0, 0.0)
         for k in grid.tolist():
-            truth_k, _, false_k, cover_k = replay(labels, start, k, n_a, n_b, tau, args.confidence, args.reps, rng)
+            truth_k, _, _, cover_k = replay(labels, start, k, n_a, n_b, tau, args.confidence, args.reps, rng)
             worst = min(worst, (cover_k, k, truth_k))
         print(f"  over {len(grid)} cutoffs from {int(grid[0])} to {int(grid[-1])}, same sizes: the one-sided bound "
               f"holds the true recall in at least {worst[0]:.4f} of replicates (at K={worst[1]}, true recall "
