@@ -456,7 +456,8 @@ class ReviewEvidence:
 class PathPlan:
     """One way to a certified stop. ``kind``: sample_now | review_then_sample (one elusion test, valid for that one
     look) | audit_stream (the monitor at rate ``every``) | planned (the plan followed at every look, the monitor
-    certifying). ``review_more`` D, ``sample_size`` n and ``max_positives`` (one-look paths: the outcome that
+    certifying) | produce_cutoff (produce to a rank cutoff unreviewed, one two-phase validation; offered only with a
+    produce cost). ``review_more`` D, ``sample_size`` n and ``max_positives`` (one-look paths: the outcome that
     certifies), ``expected_cost`` in cost units with its 10–90 % ``cost_range``, ``chance`` that the certification
     step succeeds as planned, ``certified_by`` and ``assumes`` (what only the projection assumes)."""
 
@@ -473,7 +474,8 @@ class PathPlan:
     assumes: str
     # the production-cutoff path only (kind "produce_cutoff"; None elsewhere): the cutoff rank K (uncoded documents
     # ranked 1..K are produced without review), the N_a produced unreviewed and the N_b of the discard pile below K,
-    # the n_a sampled from the produced part (``sample_size`` is then the discard pile's sample n_b), the projected
+    # the n_a sampled from the produced part (``sample_size`` is then the discard pile's sample n_b, and
+    # ``max_positives`` the most relevant in it that certify when the produced sample holds none), the projected
     # precision of the produced set, and the certifying outcomes: (y_a, most discard-sample relevant that certify
     # with y_a relevant in the produced sample) at each y_a where that number changes (-1: none certifies)
     produce_to: int | None = None
