@@ -287,6 +287,20 @@ class RankedQueries:
     def num_queries(self) -> int:
         return len(self.qids)
 
+    def queries(self, first: int, stop: int) -> RankedQueries:
+        """Queries ``first`` to ``stop - 1`` alone, as a ranking of their own: views of this one's arrays, the
+        offsets rebased to 0."""
+        lo, hi = int(self.offsets[first]), int(self.offsets[stop])
+        levels = None
+        if self.judged_levels is not None:
+            level_offsets, values, counts = self.judged_levels
+            a, b = int(level_offsets[first]), int(level_offsets[stop])
+            levels = (level_offsets[first:stop + 1] - a, values[a:b], counts[a:b])
+        return RankedQueries(
+            qids=self.qids[first:stop], offsets=self.offsets[first:stop + 1] - lo, rel=self.rel[lo:hi],
+            num_rel=self.num_rel[first:stop], num_nonrel=self.num_nonrel[first:stop], level=self.level,
+            source_rows=self.source_rows[lo:hi], judged_levels=levels)
+
     @cached_property
     def relevant(self) -> npt.NDArray[np.bool_]:
         """rel_i = 1 when the qrels value is >= ``level``, in ranking order."""

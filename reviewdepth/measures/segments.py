@@ -38,6 +38,19 @@ def segmented_cumsum(flags: npt.NDArray[np.bool_] | IntArray, offsets: IntArray)
     return out
 
 
+def segment_blocks(offsets: IntArray, limit: int) -> list[tuple[int, int]]:
+    """Consecutive segments grouped into blocks of at most ``limit`` elements (a longer segment is a block of its
+    own), as ``(first, stop)`` segment ranges covering every segment in order."""
+    blocks: list[tuple[int, int]] = []
+    first, count = 0, len(offsets) - 1
+    while first < count:
+        stop = int(np.searchsorted(offsets, offsets[first] + limit, side="right")) - 1
+        stop = min(max(stop, first + 1), count)
+        blocks.append((first, stop))
+        first = stop
+    return blocks
+
+
 def _padded(values: FloatArray, offsets: IntArray, fill: float) -> FloatArray | None:
     lengths = np.diff(offsets)
     nseg = len(lengths)
