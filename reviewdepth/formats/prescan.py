@@ -40,13 +40,12 @@ def first_comment_line(data: bytes | mmap.mmap) -> int | None:
     lines); only a file with a '#' somewhere is searched line by line (by the regex, in C).
 
     A map's pages are released behind the search for '#' (as the scanner releases them behind its passes): read
-    whole before the scan, a 47 MB run was resident all at once beside the columns being made and the imports,
-    the peak of a 1 M-line evaluation's memory."""
+    whole, a 47 MB run was resident all at once beside the other file's columns and the imports."""
     if isinstance(data, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
         for start in range(0, len(data), SEARCH_STEP):
-            found = data.find(b"#", start, start + SEARCH_STEP)
+            at = data.find(b"#", start, start + SEARCH_STEP)
             data.madvise(mmap.MADV_DONTNEED, start, min(SEARCH_STEP, len(data) - start))
-            if found >= 0:
+            if at >= 0:
                 break
         else:
             return None
