@@ -23,6 +23,7 @@ from reviewdepth.measures.segments import (
     FloatArray,
     IntArray,
     positions_in_segment,
+    running_sums,
     segment_ids,
     sequential_sums,
 )
@@ -160,16 +161,6 @@ def ideal_gains(ranked: RankedQueries, gains: Gains) -> tuple[FloatArray, IntArr
     return flat, np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
 
 
-def sequential_cumsums(values: FloatArray, offsets: IntArray) -> FloatArray:
-    """Running sum of ``values`` within each segment, added left to right as a C loop does."""
-    out = np.empty_like(values)
-    for q in range(len(offsets) - 1):
-        lo, hi = int(offsets[q]), int(offsets[q + 1])
-        if hi > lo:
-            out[lo:hi] = np.add.accumulate(values[lo:hi])
-    return out
-
-
 def _dcg_terms(values: FloatArray, offsets: IntArray) -> FloatArray:
     pos = positions_in_segment(offsets)
     terms = np.zeros(len(values))
@@ -211,8 +202,8 @@ def _prepared(ranked: RankedQueries, gains: Gains) -> _Prepared:
         _PREPARED.clear()
     gain = gain_of(ranked.rel, gains)
     ideal, ioff = ideal_gains(ranked, gains)
-    prepared = _Prepared(gain, sequential_cumsums(_dcg_terms(gain, ranked.offsets), ranked.offsets), ideal, ioff,
-                         sequential_cumsums(_dcg_terms(ideal, ioff), ioff))
+    prepared = _Prepared(gain, running_sums(_dcg_terms(gain, ranked.offsets), ranked.offsets), ideal, ioff,
+                         running_sums(_dcg_terms(ideal, ioff), ioff))
     _PREPARED[gains] = (weakref.ref(ranked), prepared)
     return prepared
 
@@ -341,8 +332,8 @@ def g_measure(ranked: RankedQueries, gains: Gains = ()) -> FloatArray:
     ideal_here = np.zeros(len(gain))
     ideal_here[inside] = ideal[ioff[:-1][q[inside]] + pos[inside]]
     cost = np.where(inside & (ideal_here >= 1.0), ideal_here, 1.0)
-    sum_results = sequential_cumsums(gain, offsets)
-    sum_cost = sequential_cumsums(cost, offsets)
+    sum_results = running_sums(gain, offsets)
+    sum_cost = running_sums(cost, offsets)
     terms = np.zeros(len(gain))
     nz = gain != 0
     with np.errstate(divide="ignore", invalid="ignore"):
