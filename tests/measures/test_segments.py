@@ -54,3 +54,15 @@ def test_segment_sums_are_the_c_loops(monkeypatch: pytest.MonkeyPatch, loop_leng
         assert np.array_equal(got_running, np.array(want_running, dtype=np.float64), equal_nan=True)
         assert np.array_equal(got_total, np.array(want_total, dtype=np.float64), equal_nan=True)
         assert np.array_equal(got_max, np.array(want_max, dtype=np.float64), equal_nan=True)
+
+
+def test_log2_table_grows_as_asked_and_is_c_log2(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`graded.log2_int` is C's log2 (math.log2) of every integer, the table built in steps as larger values come
+    (the DCG discounts of a short ranking need only its first entries), and beyond the table per value."""
+    from reviewdepth.measures import graded
+
+    monkeypatch.setattr(graded, "_LOG2_TABLE", [])
+    asked = [np.array([1, 2, 3, 7]), np.array([1500, 2]), np.arange(1, 40_000), np.array([65_535, 65_536, 10**7])]
+    for values in asked:
+        assert graded.log2_int(values).tolist() == [math.log2(v) for v in values.tolist()]
+    assert len(graded._LOG2_TABLE[0]) == graded._TABLE_SIZE
