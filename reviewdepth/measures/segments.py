@@ -90,6 +90,16 @@ def _group_cells(offsets: IntArray, group: IntArray) -> tuple[IntArray, IntArray
     return offsets[group][rows] + cols, rows * width + cols, width
 
 
+def _equal_rows(values: FloatArray, offsets: IntArray) -> FloatArray | None:
+    """``values`` as a matrix of one segment a row when every segment has the same length (a run of 1,000
+    documents for every query), else None."""
+    lengths = np.diff(offsets)
+    width = int(lengths[0])
+    if width == 0 or int(lengths.min()) != int(lengths.max()):
+        return None
+    return values.reshape(len(lengths), width)
+
+
 def _long_segments(offsets: IntArray) -> bool:
     """Whether the segments are long enough on average (`_LOOP_LENGTH`) that one accumulate per segment costs
     less than gathering them into padded matrices and back."""
@@ -102,6 +112,10 @@ def running_sums(values: FloatArray, offsets: IntArray) -> FloatArray:
     padding follows each row's values, so it changes none of them)."""
     out = np.zeros(len(values))
     if len(values) == 0:
+        return out
+    rows = _equal_rows(values, offsets)
+    if rows is not None:
+        np.add.accumulate(rows, axis=1, out=out.reshape(rows.shape))
         return out
     if _long_segments(offsets):
         for lo, hi in pairwise(offsets.tolist()):
@@ -122,6 +136,10 @@ def sequential_sums(values: FloatArray, offsets: IntArray) -> FloatArray:
     out = np.zeros(len(offsets) - 1)
     if len(values) == 0:
         return out
+    rows = _equal_rows(values, offsets)
+    if rows is not None:
+        out[:] = np.add.accumulate(rows, axis=1)[:, -1]
+        return out
     if _long_segments(offsets):
         for q, (lo, hi) in enumerate(pairwise(offsets.tolist())):
             if hi > lo:
@@ -141,6 +159,10 @@ def suffix_max(values: FloatArray, offsets: IntArray) -> FloatArray:
     """For every element, the maximum of its segment from that element to the segment's end."""
     out = np.empty_like(values)
     if len(values) == 0:
+        return out
+    rows = _equal_rows(values, offsets)
+    if rows is not None:
+        out.reshape(rows.shape)[:, ::-1] = np.maximum.accumulate(rows[:, ::-1], axis=1)
         return out
     if _long_segments(offsets):
         for lo, hi in pairwise(offsets.tolist()):

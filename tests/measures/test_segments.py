@@ -1,7 +1,8 @@
 """The segment sums (`reviewdepth.measures.segments`) against plain Python loops, bit for bit: trec_eval adds a
 query's terms one by one in a C double, so every path (one accumulate per segment for long segments, padded
-matrices of segments of similar length for short ones) must give exactly the loop's running sums, totals and
-suffix maxima, on ragged lengths, empty segments and NaNs."""
+matrices of segments of similar length for short ones, one matrix without copies when every segment is as long)
+must give exactly the loop's running sums, totals and suffix maxima, on ragged lengths, empty segments and
+NaNs."""
 
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ def _cases() -> list[tuple[np.ndarray, np.ndarray]]:
             lengths[rng.integers(len(lengths))] = rng.integers(1000, 6000)
         if trial % 10 == 0:
             lengths[:] = 0
+        if trial % 10 == 1:  # every segment as long (a run of 1,000 documents a query)
+            lengths[:] = lengths[0]
         offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
         values = rng.random(int(offsets[-1])) * float(rng.choice([1.0, 1e-3, 1e8]))
         if trial % 7 == 0 and len(values):
