@@ -57,6 +57,8 @@ Targets (printed with met / NOT met; verdicts use the median per-round ratio):
   which no fixed cost remains (the background scan hides part of a small input's work behind the start-up, so
   the beyond-start-up figure of 0.5 M lines is too low); the three are printed with their own verdicts;
 * reviewdepth's peak RSS <= 100 MiB per million input lines, on every workload run;
+* reviewdepth's peak RSS <= 1.0x trec_eval's on w1 and clef (the largest over each tool's runs; set for
+  ``-m all_trec``, which computes every measure: run with ``-m all_trec``, see below);
 * reviewdepth's output byte-identical to trec_eval's on every workload (warm-up and every timed round).
 
 The machine's load average is printed at the start, before each workload and at the end; the tools' versions
@@ -73,7 +75,13 @@ Run (from the repository root, with reviewdepth and pytrec-eval-terrier installe
 
     TREC_EVAL=/path/to/trec_eval python bench/eval_bench.py [--workloads w1,w2s,w2,clef] [--scaling]
         [--tools ...] [--scaling-tools ...] [--pairs 5] [--warmup 1] [--workdir bench/data]
-        [--shared-data ../shared/data] [--out FILE]
+        [--shared-data ../shared/data] [-m MEASURE ...] [--out FILE]
+
+``-m all_trec`` (any ``-m``, repeatable) runs reviewdepth and trec_eval with those measures instead of the default
+ones, pytrec_eval left out; the memory target of ``-m all_trec`` (peak RSS <= trec_eval's on w1 and clef) reads
+the peak RSS columns of such a run::
+
+    TREC_EVAL=/path/to/trec_eval python bench/eval_bench.py --workloads w1,clef -m all_trec
 
 The defaults take about 10 minutes on a 2-core machine (pytrec_eval spends ~25 s per W2 run); ``--scaling``
 adds about 5 (after a one-off minute generating the 8 M file).
@@ -113,6 +121,8 @@ TARGET_PYTREC = 0.33
 TARGET_SPREAD = 0.15
 TARGET_RSS_PER_M = 100.0
 TARGET_WORKLOADS = ("w1", "w2s", "clef")
+TARGET_RSS_PEER = 1.0  # reviewdepth's peak RSS / trec_eval's, set for -m all_trec (issue 30)
+TARGET_RSS_PEER_WORKLOADS = ("w1", "clef")
 SCALING = ("s0.5", "s1", "s2", "s4", "s8")
 STARTUP = "s0"  # timed with the scaling series: the fixed start-up cost the per-line figures can be read beyond
 
@@ -632,6 +642,15 @@ def print_targets(results: dict[str, Result], report: Report) -> None:
             per = rss / res.m_lines
             report.say(f"  peak RSS <= {TARGET_RSS_PER_M:.0f} MiB per M input lines on {key:<5}: "
                        f"{per:.1f} MiB/M ({rss:.1f} MiB)  {verdict(per <= TARGET_RSS_PER_M)}")
+    for key in TARGET_RSS_PEER_WORKLOADS:
+        ours, theirs = (results[key].peak_rss(t) if key in results else None for t in ("reviewdepth", "trec_eval"))
+        label = f"  peak RSS <= {TARGET_RSS_PEER:.1f}x trec_eval's on {key:<5}:"
+        if ours is None or theirs is None:
+            report.say(f"{label} n/a (not run)")
+            continue
+        ratio = ours / theirs
+        report.say(f"{label} {ratio:.2f}x ({ours:.1f} vs {theirs:.1f} MiB, largest over the runs)  "
+                   f"{verdict(ratio <= TARGET_RSS_PEER)}")
     for key, res in results.items():
         if res.identical is not None:
             same, n = res.identical
@@ -696,6 +715,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--trec-eval", default=os.environ.get("TREC_EVAL"), help="trec_eval binary (default $TREC_EVAL)")
     ap.add_argument("--workdir", type=Path, default=REPO / "bench" / "data")
     ap.add_argument("--shared-data", type=Path, default=REPO.parent / "shared" / "data")
+    ap.add_argument("-m", "--measure", action="append", default=[],
+                    help="a -m given to reviewdepth and trec_eval alike (repeatable, e.g. -m all_trec); pytrec_eval, "
+                         "which computes the default measures, is then left out")
     ap.add_argument("--out", type=Path, help="also write the whole report to this file")
     args = ap.parse_args(argv)
     report = Report()
@@ -734,12 +756,15 @@ def main(argv: list[str] | None = None) -> int:
                                    if isinstance(floor, Sample) else f"unknown ({floor})"))
     report.say(f"load average at start (1/5/15 min): {load()}")
 
+    measures = [x for m in args.measure for x in ("-m", m)]
+    if measures:
+        report.say(f"measures:     {' '.join(measures)} (reviewdepth and trec_eval; pytrec_eval left out)")
     commands: dict[str, Callable[[Path, Path], list[str]]] = {}
     if rd:
-        commands["reviewdepth"] = lambda q, r: [rd, "eval", str(q), str(r)]
+        commands["reviewdepth"] = lambda q, r: [rd, "eval", *measures, str(q), str(r)]
     if te:
-        commands["trec_eval"] = lambda q, r: [te, str(q), str(r)]
-    if has_pytrec:
+        commands["trec_eval"] = lambda q, r: [te, *measures, str(q), str(r)]
+    if has_pytrec and not measures:
         commands["pytrec_eval"] = lambda q, r: [sys.executable, "-c", PYTREC_PROG, str(q), str(r)]
 
     results: dict[str, Result] = {}

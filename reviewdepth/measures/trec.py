@@ -19,6 +19,7 @@ from reviewdepth.measures.segments import (
     FloatArray,
     IntArray,
     positions_in_segment,
+    running_sums,
     segment_ids,
     segmented_cumsum,
     sequential_sums,
@@ -258,26 +259,6 @@ DEFAULT_R_MULTIPLES: tuple[float, ...] = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6
 DEFAULT_UTILITY: tuple[float, ...] = (1.0, -1.0, 0.0, 0.0)
 
 
-def _running_sums(values: FloatArray, offsets: IntArray) -> FloatArray:
-    """Per-element running sum inside each segment, added left to right as a C loop ``sum += v`` (exact order)."""
-    out = np.zeros(len(values))
-    lengths = np.diff(offsets)
-    if len(values) == 0:
-        return out
-    width = int(lengths.max())
-    if len(lengths) * width <= 4 * len(values) + 1_000_000:
-        matrix = np.zeros((len(lengths), width))
-        rows, cols = segment_ids(offsets), positions_in_segment(offsets)
-        matrix[rows, cols] = values
-        out[:] = np.add.accumulate(matrix, axis=1)[rows, cols]
-        return out
-    for q in range(len(lengths)):
-        lo, hi = int(offsets[q]), int(offsets[q + 1])
-        if hi > lo:
-            out[lo:hi] = np.add.accumulate(values[lo:hi])
-    return out
-
-
 def _powers(persistence: float, count: int) -> FloatArray:
     """p^0 … p^count by repeated multiplication (trec_eval's ``cur_p = cur_p * p``, not ``pow``)."""
     steps = np.full(count + 1, persistence)
@@ -383,7 +364,7 @@ def average_precision_at(ranked: RankedQueries, k: int) -> FloatArray:
 def average_precision_at_cutoffs(ranked: RankedQueries, cutoffs: Sequence[int]) -> list[FloatArray]:
     """`average_precision_at` for several cutoffs, the running sums computed once."""
     ranks, found, offsets = _relevant_positions(ranked)
-    running = _running_sums(found.astype(np.float64) / ranks.astype(np.float64), offsets)
+    running = running_sums(found.astype(np.float64) / ranks.astype(np.float64), offsets)
     out = []
     for k in cutoffs:
         within = gain_at(ranked, k)

@@ -7,17 +7,19 @@ import mmap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar, get_args
 
 import numpy as np
+import numpy.typing as npt
 
 from reviewdepth.formats.errors import InputError
 from reviewdepth.formats.source import map_file, read_bytes
 from reviewdepth.formats.trec import QrelsColumns, RunColumns, parse_qrels, parse_run, read_qrels, read_run
 from reviewdepth.measures.ranking import (
     DuplicateDocumentError,
+    JoinColumns,
     RankedQueries,
-    join_and_rank,
+    join_and_rank_columns,
     judged_only,
     placeholder_rankings,
 )
@@ -70,19 +72,37 @@ class RankedRun:
     options: EvalOptions
 
 
+class _RunFacts(NamedTuple):
+    path: str
+    line: npt.NDArray[np.int32]
+    run_id: str
+
+
+class _QrelsFacts(NamedTuple):
+    path: str
+    line: npt.NDArray[np.int32]
+    rel: npt.NDArray[np.int64]
+
+
 def rank_columns(qrels: QrelsColumns, run: RunColumns, options: EvalOptions) -> RankedRun:
-    """Rank and join; errors name the offending file and line."""
+    """Rank and join; errors name the offending file and line. The columns the join alone reads are freed as it
+    goes when the caller keeps no reference to ``qrels`` and ``run`` (`evaluate` passes them as arguments only)."""
     options.validate()
     spec = MeasureSpec.parse(options.measures, options.version)
+    columns: JoinColumns = {
+        "run_qids": run.qid, "run_docnos": run.docno.values, "run_hashes": run.docno.hashes,
+        "run_scores": run.scores(), "qrels_qids": qrels.qid, "qrels_docnos": qrels.docno.values,
+        "qrels_hashes": qrels.docno.hashes, "qrels_rels": qrels.rel}
+    # what is read after the join; the rest of both files leaves with `columns`, each column once the join is
+    # done with it (the caller passes the files' columns as arguments only)
+    run_facts = _RunFacts(run.path, run.line, run.run_id)
+    qrels_facts = _QrelsFacts(qrels.path, qrels.line, qrels.rel)
+    del run, qrels
     try:
-        ranked, codes = join_and_rank(
-            run_qids=run.qid, run_docnos=run.docno.values, run_hashes=run.docno.hashes, run_scores=run.scores(),
-            qrels_qids=qrels.qid, qrels_docnos=qrels.docno.values, qrels_hashes=qrels.docno.hashes,
-            qrels_rels=qrels.rel, level=options.relevance_level, max_docs=options.max_docs,
-            version=options.version,
-        )
+        ranked, codes = join_and_rank_columns(columns, level=options.relevance_level, max_docs=options.max_docs,
+                                              version=options.version)
     except DuplicateDocumentError as exc:
-        source = qrels if exc.source == "qrels" else run
+        source = qrels_facts if exc.source == "qrels" else run_facts
         raise InputError(source.path, int(source.line[exc.index]), "docno",
                          f"duplicate docno {exc.docno!r} for query {exc.qid!r}") from None
 
@@ -91,34 +111,35 @@ def rank_columns(qrels: QrelsColumns, run: RunColumns, options: EvalOptions) -> 
     in_qrels = np.bincount(codes.qrels, minlength=nq) > 0
     # the codes of judged rows, not a weighted count: weights are read as doubles, 8 bytes per qrels line at the
     # peak of the evaluation's memory
-    judged = np.bincount(codes.qrels[qrels.rel >= 0], minlength=nq) > 0
+    judged = np.bincount(codes.qrels[qrels_facts.rel >= 0], minlength=nq) > 0
     bad = np.flatnonzero(in_run & in_qrels & ~judged)
     if len(bad):
         qid = codes.qids[bad[0]].decode("utf-8", "replace")
-        first = int(qrels.line[np.flatnonzero(codes.qrels == bad[0])[0]])
-        raise InputError(qrels.path, first, "rel",
+        first = int(qrels_facts.line[np.flatnonzero(codes.qrels == bad[0])[0]])
+        raise InputError(qrels_facts.path, first, "rel",
                          f"query {qid!r} has only negative (unjudged) values; trec_eval cannot score it")
     qrels_only = [codes.qids[c].decode("utf-8", "surrogateescape") for c in np.flatnonzero(in_qrels & ~in_run)]
     if options.version >= 10 and qrels_only and not options.complete:
         qid = qrels_only[0]
-        first = int(qrels.line[np.flatnonzero(codes.qrels == codes.qids.index(qid.encode("utf-8",
+        first = int(qrels_facts.line[np.flatnonzero(codes.qrels == codes.qids.index(qid.encode("utf-8",
                                                                                         "surrogateescape")))[0]])
-        raise InputError(qrels.path, first, "qid",
-                         f"query {qid!r} is in the qrels but not in the run {run.path}; trec_eval 10.0 stops "
-                         "here (use -c to score missing queries as 0)")
+        raise InputError(qrels_facts.path, first, "qid",
+                         f"query {qid!r} is in the qrels but not in the run {run_facts.path}; trec_eval 10.0 "
+                         "stops here (use -c to score missing queries as 0)")
     if options.judged_only:
         ranked = judged_only(ranked)
     if ranked.num_queries == 0 and not (options.complete and qrels_only):
-        raise InputError(run.path, None, None,
-                         f"no queries with both results and relevance information in {qrels.path}")
+        raise InputError(run_facts.path, None, None,
+                         f"no queries with both results and relevance information in {qrels_facts.path}")
     placeholders = None
     if options.version >= 10 and options.complete and qrels_only:
-        placeholders = placeholder_rankings(qrels_only, np.flatnonzero(in_qrels & ~in_run), codes.qrels, qrels.rel,
-                                            options.relevance_level)
+        placeholders = placeholder_rankings(qrels_only, np.flatnonzero(in_qrels & ~in_run), codes.qrels,
+                                            qrels_facts.rel, options.relevance_level)
         if options.judged_only:
             placeholders = judged_only(placeholders)
-    return RankedRun(ranked=ranked, spec=spec, run_id=run.run_id, qrels_only=qrels_only, placeholders=placeholders,
-                     complete_num_rel=int(np.count_nonzero(qrels.rel > 0)) if options.complete else None,
+    return RankedRun(ranked=ranked, spec=spec, run_id=run_facts.run_id, qrels_only=qrels_only,
+                     placeholders=placeholders,
+                     complete_num_rel=int(np.count_nonzero(qrels_facts.rel > 0)) if options.complete else None,
                      options=options)
 
 

@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from reviewdepth.cli.app import create_cli
+from reviewdepth.measures import suite
 
 MEAS_PARAMS = ["-m", "iprec_at_recall..10,.20,.25,.75,.50", "-m", "P.5,7,3", "-m", "recall.20,2000",
                "-m", "Rprec_mult.5.0,0.2,0.35", "-m", "utility.2,-1,0,0", "-m", "11pt_avg..25,.5,.75",
@@ -64,6 +65,20 @@ def test_eval_prints_exactly_what_trec_eval_printed(trec_data: Path, version: in
     mismatched = [(i, a, b) for i, (a, b) in enumerate(zip(ours, want, strict=False)) if a != b]
     assert not mismatched, mismatched[:10]
     assert len(ours) == len(want)
+
+
+@pytest.mark.parametrize("block_documents", [1, 1000])
+@pytest.mark.parametrize(("version", "expected", "qrels", "run", "options"), CASES,
+                         ids=[f"{c[0]}-{c[1]}" for c in CASES])
+def test_measures_computed_by_blocks_of_queries_print_the_same(
+        monkeypatch: pytest.MonkeyPatch, trec_data: Path, block_documents: int, version: int, expected: str,
+        qrels: str, run: str, options: list[str]) -> None:
+    """The measures are computed on blocks of queries (`suite.BLOCK_DOCUMENTS` ranked documents at most) to bound
+    their memory; blocks of one query each (1) and of several (1000: the 500-document queries in twos) print
+    trec_eval's lines too."""
+    monkeypatch.setattr(suite, "BLOCK_DOCUMENTS", block_documents)
+    ours = eval_output(trec_data, qrels, run, options, version).splitlines()
+    assert ours == (trec_data / expected).read_text().splitlines()
 
 
 def test_all_trec_names_every_measure_trec_eval_prints(trec_data: Path) -> None:

@@ -5,10 +5,14 @@ file is read, and the doors' choices are the core's."""
 from __future__ import annotations
 
 import gzip
+import weakref
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
 
+from reviewdepth.measures import ranking
 from reviewdepth.report.render import render
 from reviewdepth.services.evaluate import EvalInput, EvalRequest, SuiteMismatch, evaluate
 
@@ -74,3 +78,32 @@ def test_a_mapped_input_is_released_once_its_columns_are_made(seed_data: Path) -
     assert columns.qid.tolist() == plain.qid.tolist() and columns.rel.tolist() == plain.rel.tolist()
     assert columns.docno.values.tolist() == plain.docno.values.tolist()
     assert columns.line.tolist() == plain.line.tolist()
+
+
+@pytest.mark.skipif(ranking.compiled_join is None, reason="the C hash join was not built")
+def test_the_join_frees_the_columns_it_no_longer_reads(seed_data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """By the time the hash join runs (the peak of the join's memory), the query ids, the scores and the docno
+    hashes of both files are freed: `evaluate` hands the parsed columns over instead of keeping them."""
+    columns: dict[str, weakref.ref[np.ndarray]] = {}
+    parse = EvalInput.parse
+
+    def parse_and_watch(self: EvalInput, parser: Any, **options: Any) -> Any:
+        parsed = parse(self, parser, **options)
+        side = "run" if hasattr(parsed, "run_id") else "qrels"
+        columns.update({f"{side} qid": weakref.ref(parsed.qid), f"{side} hashes": weakref.ref(parsed.docno.hashes)})
+        if side == "run":
+            columns["run score"] = weakref.ref(parsed.score)
+        return parsed
+
+    alive_at_join: list[str] = []
+    hash_join = ranking._rel_by_hash_join
+
+    def join_and_look(*args: Any) -> Any:
+        alive_at_join.extend(name for name, ref in columns.items() if ref() is not None)
+        return hash_join(*args)
+
+    monkeypatch.setattr(EvalInput, "parse", parse_and_watch)
+    monkeypatch.setattr(ranking, "_rel_by_hash_join", join_and_look)
+    evaluate(EvalInput(str(seed_data / "seed.qrels")), EvalInput(str(seed_data / "seed.runA")),
+             EvalRequest(measures=["all_trec"]))
+    assert len(columns) == 5 and alive_at_join == []
