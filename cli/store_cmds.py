@@ -6,11 +6,14 @@ import getpass
 import json
 import sys
 from enum import StrEnum
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from .common import DbOption, fail, handled_errors, open_engine, row_progress, settings_for, write_rows
+
+if TYPE_CHECKING:
+    from reviewdepth.services.rayyan_import import RayyanImportSummary
 
 
 class ListFormat(StrEnum):
@@ -181,7 +184,8 @@ def import_ris(
 ) -> None:
     """Store a RIS file's records as the topic's population: its population size, and a queue of the records
     in file order (ids: ID tag, else AN, else position); labels in ASReview's notes (N1 ASReview_relevant,
-    ASReview_irrelevant) and Rayyan's (RAYYAN-INCLUSION, each member's) become judgments. Needs pip install
+    ASReview_irrelevant) and Rayyan's (RAYYAN-INCLUSION, each member's; Maybe a maybe decision) become judgments.
+    Needs pip install
     'reviewdepth[ris]'."""
     from reviewdepth.services.ris_import import import_ris as service
 
@@ -190,8 +194,8 @@ def import_ris(
         s = service(engine, file, topic=topic, queue_name=queue, again=again, reviewer=reviewer)
     typer.echo(f"imported {s.rows:,} records as the population of topic {s.topics[0]!r} (queue {s.queues[0]!r} "
                f"in file order): stored {s.stored:,} judgments from ASReview's notes"
-               + (f" and Rayyan's ({s.decisions:,} members' decisions; {s.maybe:,} Maybe skipped)"
-                  if s.decisions or s.maybe else "")
+               + (f" and Rayyan's ({s.decisions:,} members' decisions, {s.maybe:,} of them Maybe)"
+                  if s.decisions else "")
                + f", {s.unlabelled:,} records unlabelled, 0 refused (import {s.import_id}, sha256 {s.digest[:12]}…)")
 
 
@@ -200,21 +204,32 @@ def import_rayyan(
     topic: Annotated[str, typer.Option("--topic", help="The topic whose population the articles are.")],
     queue: Annotated[str | None, typer.Option(
         "--queue", help="Name of the queue of the articles in file order (default: rayyan).")] = None,
+    add_reasons: Annotated[bool, typer.Option(
+        "--add-reasons/--known-reasons", help="Add the file's exclusion reasons the topic lacks to its list "
+        "(default), or refuse the file at the first article whose reason the topic lacks.")] = True,
     again: Annotated[bool, typer.Option("--again", help="Import a file already imported.")] = False,
     db: DbOption = None,
 ) -> None:
     """Store a Rayyan export: its articles (ids: the key column) as the topic's population and a queue in file
     order, and each member's decision in the notes column (RAYYAN-INCLUSION) as that member's judgment:
-    Included 1, Excluded 0; Maybe decisions are counted, not stored."""
+    Included 1, Excluded 0, Maybe a maybe decision; an article's first RAYYAN-EXCLUSION-REASONS is its
+    exclusions' reason (all of them in their note)."""
     from reviewdepth.services.rayyan_import import import_rayyan as service
 
     engine = open_engine(db)
     with handled_errors():
-        s = service(engine, file, topic=topic, queue_name=queue, again=again)
-    typer.echo(f"imported {s.rows:,} Rayyan articles as the population of topic {s.topics[0]!r} (queue "
-               f"{s.queues[0]!r} in file order): stored {s.stored:,} judgments by {s.reviewers:,} reviewers, "
-               f"skipped {s.maybe:,} Maybe decisions (maybe is not a judgment yet), {s.unlabelled:,} articles "
-               f"undecided, 0 refused (import {s.import_id}, sha256 {s.digest[:12]}…)")
+        s = service(engine, file, topic=topic, queue_name=queue, again=again, add_reasons=add_reasons)
+    typer.echo(rayyan_summary(s))
+
+
+def rayyan_summary(s: RayyanImportSummary) -> str:
+    """The line ``import rayyan`` prints."""
+    added = (f"; added {len(s.reasons_added):,} exclusion reason(s) to the topic's list" if s.reasons_added
+             else "")
+    return (f"imported {s.rows:,} Rayyan articles as the population of topic {s.topics[0]!r} (queue "
+            f"{s.queues[0]!r} in file order): stored {s.stored:,} judgments by {s.reviewers:,} reviewers "
+            f"({s.maybe:,} Maybe, {s.reasons:,} exclusions with a reason{added}), {s.unlabelled:,} articles "
+            f"undecided, 0 refused (import {s.import_id}, sha256 {s.digest[:12]}…)")
 
 
 def import_covidence(

@@ -11,7 +11,8 @@ A record labelled in ASReview's convention (a note ``ASReview_relevant`` / ``ASR
 ``1``/``0``, served from that queue, in the same transaction; ``ASReview_not_seen`` and records without a label
 are counted as unlabelled. `reviewdepth.services.exports.export_ris` writes the same notes back. Rayyan's RIS
 export writes each member's decision in the notes (``RAYYAN-INCLUSION``): each ``Included`` / ``Excluded``
-becomes that member's judgment, as ``import rayyan`` stores them; ``Maybe`` is counted, not stored.
+becomes that member's judgment and each ``Maybe`` that member's maybe decision, as ``import rayyan`` stores
+them.
 """
 
 from __future__ import annotations
@@ -41,12 +42,15 @@ from reviewdepth.store.ranking_blob import encode_ranking
 
 @dataclass
 class RisImportSummary(ImportSummary):
-    """``stored``: judgments (``labels`` from ASReview's notes, ``decisions`` from Rayyan's); ``maybe``: Rayyan's
-    Maybe decisions, not stored; ``unlabelled``: records with neither."""
+    """``stored``: judgments (``labels`` from ASReview's notes, ``decisions`` from Rayyan's); ``maybe``: the
+    decisions that are Rayyan's Maybe (stored as maybe decisions); ``unlabelled``: records with neither."""
 
     labels: int = 0
     decisions: int = 0
     maybe: int = 0
+
+
+MAYBE_LABEL = "maybe"  # the label a Rayyan Maybe is recorded with (a word of `services.imports.MAYBE_WORDS`)
 
 
 def store_population(conn: Connection, path: str, topic: str, queue: str, docs: list[str],
@@ -89,7 +93,7 @@ def import_ris(engine: Engine, path: str, *, topic: str, queue_name: str | None 
         raise InputError(path, None, "ID", "two record ids are the same text once NFC-normalised")
     labelled = [(doc, r.label, reviewer) for doc, r in zip(docs, records, strict=True) if r.label is not None]
     decided = [(doc, label, checked_value(validation.reviewer_name, who, path, r.line, "N1"))
-               for doc, r in zip(docs, records, strict=True) for who, label in r.members if label is not None]
+               for doc, r in zip(docs, records, strict=True) for who, label in r.members]
     summary = RisImportSummary(
         "ris", path, digest, len(records), stored=len(labelled) + len(decided),
         unlabelled=sum(r.label is None and not r.members for r in records), labels=len(labelled),
@@ -99,8 +103,10 @@ def import_ris(engine: Engine, path: str, *, topic: str, queue_name: str | None 
         summary.import_id = record_import(conn, "ris", path, digest, len(records), 1, f"queue={queue}")
         topic_id, queue_id = store_population(conn, path, topic, queue, docs, f"import:{digest}")
         now = utc_now()
-        rows = [NewJudgment(topic_id, doc, str(label), label == 1, label, who, "review", f"import:{digest}", None,
-                            now, summary.import_id) for doc, label, who in labelled + decided if label is not None]
+        rows = [NewJudgment(topic_id, doc, MAYBE_LABEL, None, None, who, "review", f"import:{digest}", None, now,
+                            summary.import_id, "maybe") if label is None else
+                NewJudgment(topic_id, doc, str(label), label == 1, label, who, "review", f"import:{digest}", None,
+                            now, summary.import_id) for doc, label, who in labelled + decided]
         append_judgments(conn, rows, queue_ids=[queue_id] * len(rows))
     summary.topics = [topic]
     summary.queues = [queue]

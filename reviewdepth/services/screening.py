@@ -46,6 +46,18 @@ def first_unknown_reason(conn: Connection, topic_id: int, reasons: Sequence[str 
     return next((i for i, r in enumerate(reasons) if r is not None and r not in known), None)
 
 
+def add_missing_reasons(conn: Connection, topic_id: int, reasons: Sequence[str | None]) -> list[str]:
+    """Add to the topic's list the ``reasons`` (None: no reason) it lacks, in their order of first appearance,
+    in the caller's transaction; the reasons added. For an import of a tool that keeps its own list of reasons
+    (Rayyan), whose reasons are the review's list."""
+    known = set(topic_reasons(conn, topic_id))
+    added = [r for r in dict.fromkeys(r for r in reasons if r is not None) if r not in known]
+    if added:
+        now = utc_now()
+        conn.execute(insert(TopicReason), [{"topic_id": topic_id, "reason": r, "created_at": now} for r in added])
+    return added
+
+
 def unknown_reason_message(topic: str, reason: str) -> str:
     return (f"{reason!r} is not an exclusion reason of topic {topic!r} (add it first: reviewdepth topic reasons "
             f"{topic} --add {reason!r})")

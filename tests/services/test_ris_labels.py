@@ -134,9 +134,10 @@ def test_rayyans_ris_export_gives_each_members_decision(engine: Engine, tmp_path
     path = tmp_path / "rayyan.ris"
     path.write_text(RAYYAN_RIS)
     summary = import_ris(engine, str(path), topic="R")
-    assert (summary.stored, summary.decisions, summary.maybe, summary.unlabelled) == (3, 3, 1, 1)
-    assert [(j.doc_id, j.reviewer, j.label) for j in list_judgments(engine, "R")] == [
-        ("r1", "Alice", "1"), ("r1", "Bob", "0"), ("r2", "Alice", "0")]
+    assert (summary.stored, summary.decisions, summary.maybe, summary.unlabelled) == (4, 4, 1, 1)
+    assert [(j.doc_id, j.reviewer, j.label, j.decision) for j in list_judgments(engine, "R")] == [
+        ("r1", "Alice", "1", "include"), ("r1", "Bob", "0", "exclude"), ("r2", "Bob", "maybe", "maybe"),
+        ("r2", "Alice", "0", "exclude")]
     bad = tmp_path / "bad.ris"
     bad.write_text(RAYYAN_RIS.replace('"Bob"=>"Maybe"', '"Bob"=>"Perhaps"'))
     with pytest.raises(InputError) as caught:
