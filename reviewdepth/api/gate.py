@@ -55,7 +55,10 @@ INVALID = [(b"www-authenticate", b'Bearer realm="reviewdepth", error="invalid_to
 NOSNIFF = (b"x-content-type-options", b"nosniff")
 HTML_POLICY = (b"content-security-policy", b"default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
                b"base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
-TEXT_TYPES = frozenset({b"text/plain", b"application/octet-stream"})
+# files sent as the body (runs, review-platform files to import): the upload limit, not the JSON one
+TEXT_TYPES = frozenset({b"text/plain", b"application/octet-stream", b"text/csv", b"text/tab-separated-values",
+                        b"application/x-research-info-systems", b"application/zip",
+                        b"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"})
 KEY_COOKIE = "reviewdepth_key"
 DASHBOARD = "/"
 SAFE_METHODS = frozenset({"GET", "HEAD"})

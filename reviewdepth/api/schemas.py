@@ -34,6 +34,7 @@ from reviewdepth.estimation.replay import RULES, RuleSummary
 from reviewdepth.estimation.stop_plan import FloorFigure, StopPlan
 from reviewdepth.measures.suite import Evaluation
 from reviewdepth.report import validation_model
+from reviewdepth.report.compare_model import Comparison, ComparisonCell
 from reviewdepth.report.model import (
     Agreement,
     Answer,
@@ -76,12 +77,16 @@ from reviewdepth.report.simulation_model import (
 )
 from reviewdepth.report.status_model import Status, StatusFigure, TopicStatus
 from reviewdepth.report.tar_model import TarEvaluation
+from reviewdepth.services.asreview_import import AsreviewImportSummary
 from reviewdepth.services.audit_stream import ServedDocument, StreamRecord
+from reviewdepth.services.covidence_import import CovidenceImportSummary
 from reviewdepth.services.evidence.samples import SampleDocument, SampleView
-from reviewdepth.services.imports import label_pattern
+from reviewdepth.services.imports import ImportSummary, label_pattern
 from reviewdepth.services.judgments import JudgmentRecord
 from reviewdepth.services.keys import KeyRecord
 from reviewdepth.services.queues import QueueRecord, QueueSummary
+from reviewdepth.services.rayyan_import import RayyanImportSummary
+from reviewdepth.services.ris_import import RisImportSummary
 from reviewdepth.services.screening import ScreeningSettings
 from reviewdepth.services.topics import TopicRecord
 from reviewdepth.store import validation
@@ -706,6 +711,39 @@ class StopPlanHeader(BaseModel):
 # sentences the renderer adds beside them
 StopPlanOut = dataclass_model(StopPlan, name="StopPlanOut", base=StopPlanHeader, extra={
     "floor_sentence": str, "path_sentences": dict[str, str]})
+
+
+# imports of review-platform files (`api.routers.files`): the summaries the CLI prints its line from, generated from
+# the services' dataclasses
+ImportOut = dataclass_model(ImportSummary, name="ImportOut", describe={
+    "kind": "The importer.", "file": "The file as errors name it (the format: csv, ris, …).",
+    "digest": "SHA-256 of the file: the same file is refused again unless again=true.",
+    "rows": "Rows (records, articles, studies) in the file.", "stored": "Judgments stored.",
+    "unlabelled": "Rows stored with no judgment.", "import_id": "The import's id, which its judgments carry."})
+AsreviewImportOut = dataclass_model(AsreviewImportSummary, name="AsreviewImportOut")
+RisImportOut = dataclass_model(RisImportSummary, name="RisImportOut")
+RayyanImportOut = dataclass_model(RayyanImportSummary, name="RayyanImportOut")
+CovidenceImportOut = dataclass_model(CovidenceImportSummary, name="CovidenceImportOut")
+
+
+class JudgmentFileImportOut(BaseModel):
+    """A workbook of judgments recorded (`reviewdepth import xlsx`): how many, and the ids of the first and last."""
+
+    topic: str
+    file: str
+    stored: int
+    first_id: int
+    last_id: int
+
+
+# `reviewdepth compare --format json` (`report.compare_model.Comparison.to_dict`): the dataclass's fields, the
+# baseline and the method sentence beside them; a mean that is not a number is written as null
+ComparisonCellOut = dataclass_model(ComparisonCell, name="ComparisonCellOut", override={"mean": float | None})
+ComparisonOut = dataclass_model(Comparison, name="ComparisonOut", override={"cells": list[ComparisonCellOut]},  # type: ignore[valid-type]
+                                extra={"baseline": str, "method": str}, describe={
+                                    "baseline": "The first run, which every other is tested against.",
+                                    "method": "What was tested, in one sentence (every format prints it)."})
+
 
 # bodies documented through `responses=` (their routes answer bytes or plain dicts), added to the components by
 # `api.openapi`; `body_content` is the reference to one

@@ -13,12 +13,16 @@ class ApiSettings(Settings):
     once the request's key is verified (`reviewdepth.api.gate.RequestGate`):
 
     * ``REVIEWDEPTH_MAX_BODY_BYTES`` (16 MiB): JSON bodies, and bodies of any type not listed below;
-    * ``REVIEWDEPTH_MAX_TEXT_BYTES``: run files sent as ``text/plain`` or ``application/octet-stream``;
+    * ``REVIEWDEPTH_MAX_TEXT_BYTES``: files sent as the body: runs (``text/plain``, ``application/octet-stream``)
+      and review-platform files to import (those two, ``text/csv``, ``application/zip``, …:
+      `reviewdepth.api.gate.TEXT_TYPES`);
     * ``REVIEWDEPTH_MAX_MULTIPART_BYTES``: ``multipart/form-data`` uploads (``POST /evaluate``);
     * ``REVIEWDEPTH_MAX_UPLOAD_BYTES`` (4 GiB): the default of the two above;
     * ``REVIEWDEPTH_MAX_DECOMPRESSED_BYTES`` (256 MiB): the decompressed size of each gzip upload (a gzip
       bomb is refused at this size, having been decompressed in a stream to a temporary file, never whole in
       memory).
+    * ``REVIEWDEPTH_MAX_IMPORT_BYTES`` (256 MiB): the size of a review-platform file an import endpoint takes
+      (``/topics/{topic}/imports/…``; after gunzip): those importers read the whole file, as the CLI does.
 
     ``REVIEWDEPTH_KEY_CACHE_SECONDS`` (default 5): see `reviewdepth.api.auth.KeyCache`."""
 
@@ -27,6 +31,7 @@ class ApiSettings(Settings):
     max_text_bytes: int | None = None
     max_multipart_bytes: int | None = None
     max_decompressed_bytes: int = 256 * 1024 * 1024
+    max_import_bytes: int = 256 * 1024 * 1024
     idempotency_ttl_seconds: float = IDEMPOTENCY_TTL_SECONDS
     """``REVIEWDEPTH_IDEMPOTENCY_TTL_SECONDS`` (default 86400, one day): how long a judgment batch's
     ``idempotency_key`` is remembered; after that the same key is a new key (0 remembers keys for ever)."""

@@ -7,6 +7,8 @@ more than ``limit`` bytes are ever produced and at most one chunk is held at a t
 
 from __future__ import annotations
 
+import io
+import zipfile
 import zlib
 from collections.abc import Iterator
 from typing import BinaryIO
@@ -14,6 +16,7 @@ from typing import BinaryIO
 from reviewdepth.formats.errors import InputError
 
 GZIP_MAGIC = b"\x1f\x8b"
+ZIP_MAGIC = b"PK\x03\x04"
 CHUNK = 1 << 20  # decompressed bytes handed out at a time
 
 
@@ -119,3 +122,19 @@ def copy_decompressed(source: BinaryIO, target: BinaryIO, name: str, limit: int,
         writer.write(piece)
     writer.close()
     return target.tell() - start
+
+
+def check_zip_size(data: bytes, name: str, limit: int) -> None:
+    """Refuse (`DecompressedTooLarge`) a zip archive (an ``.asreview`` project, an ``.xlsx`` workbook) whose
+    members would decompress to more than ``limit`` bytes in all, before anything is decompressed: ``zipfile``
+    reads no member past the size its directory declares, so the declared sizes bound what a reader gets. Data
+    that is not a zip, or a damaged one, is left to its reader (which says what is wrong with it)."""
+    if not data.startswith(ZIP_MAGIC):
+        return
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            declared = sum(member.file_size for member in archive.infolist())
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError):
+        return
+    if declared > limit:
+        raise DecompressedTooLarge(name, limit)

@@ -68,10 +68,12 @@ def _reviewer(decision: AsreviewDecision, reviewer: str, path: str) -> str:
 
 
 def import_asreview(engine: Engine, path: str, *, topic: str | None = None, queue_name: str | None = None,
-                    reviewer: str = "asreview", again: bool = False) -> AsreviewImportSummary:
-    """Store an ``.asreview`` project (module docstring); refuses a file already imported unless ``again``."""
+                    reviewer: str = "asreview", again: bool = False, data: bytes | None = None,
+                    ) -> AsreviewImportSummary:
+    """Store an ``.asreview`` project (module docstring); refuses a file already imported unless ``again``.
+    ``data``: the file's bytes when they are not read from ``path`` (an upload; ``path`` names it)."""
     reviewer = checked_value(validation.reviewer_name, reviewer, path, None, "--reviewer")
-    data = read_bytes(path)
+    data = read_bytes(path) if data is None else data
     digest = file_digest(data)
     project = read_asreview(data, path)
     topic_name = checked_value(validation.topic_name, topic or project.name, path, None,

@@ -19,6 +19,7 @@ Each file is recorded as an import of its own (its judgments carry its id) and r
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from sqlalchemy import Engine
@@ -49,9 +50,10 @@ class CovidenceImportSummary(ImportSummary):
 
 def import_covidence(engine: Engine, files: list[str], *, topic: str, queue_name: str | None = None,
                      reviewer: str = "covidence", level: str = "final",
-                     again: bool = False) -> CovidenceImportSummary:
+                     again: bool = False, contents: Sequence[bytes] | None = None) -> CovidenceImportSummary:
     """Store a Covidence review's list exports (module docstring). ``files``: ``LIST=FILE`` or Covidence's own
-    file names."""
+    file names; ``contents``: the files' bytes, one per file, when they are not read from the files (uploads;
+    ``files`` then name them)."""
     if level not in LABELS:
         raise InputError("--level", None, "level", f"must be one of {', '.join(LABELS)}, not {level!r}")
     if not files:
@@ -62,9 +64,9 @@ def import_covidence(engine: Engine, files: list[str], *, topic: str, queue_name
     read: list[tuple[CovidenceFile, str, list[str]]] = []  # a file, its digest, its studies' ids as stored
     seen: dict[str, tuple[str, int]] = {}
     docs: list[str] = []
-    for spec in files:
+    for position, spec in enumerate(files):
         list_name, path = file_list(spec)
-        data = read_bytes(path)
+        data = read_bytes(path) if contents is None else contents[position]
         parsed = read_covidence(data, path, list_name)
         file_docs: list[str] = []
         for doc, line in parsed.studies:

@@ -462,7 +462,8 @@ def _served_queue_ids(conn: Connection, path: str, topic_ids: dict[str, int], ju
 def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: str | None = None,
                reviewer: str = "import", level: int = 1, again: bool = False, queue_name: str | None = None,
                progress: Progress | None = None, role: str = "review",
-               allow_unqueued: bool = False, date_format: str | None = None) -> ImportSummary:
+               allow_unqueued: bool = False, date_format: str | None = None,
+               data: bytes | None = None) -> ImportSummary:
     """A review-platform or screening export: one judgment per labelled row (empty label = not screened).
 
     Columns come from ``mapping`` (``doc=COL,label=COL[,topic=COL,rank=COL,score=COL,reviewer=COL,time=COL]``);
@@ -479,11 +480,12 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
     give review, sample, qc, adjudication or audit). The judgments are recorded as served from ``queue_name``: with a
     rank column, the queue the file creates (named ``queue_name``, default the file's stem); without one, an
     existing queue of the topic (default: its newest). A document in no queue of its topic refuses the file
-    (``path:line: field doc``) unless ``allow_unqueued`` (`reviewdepth.services.served_queues`).
+    (``path:line: field doc``) unless ``allow_unqueued`` (`reviewdepth.services.served_queues`). ``data``: the
+    file's bytes when they are not read from ``path`` (an upload; ``path`` names it).
     """
     if role not in USER_ROLES:
         raise InputError("--role", None, "role", f"must be one of {', '.join(USER_ROLES)}, not {role!r}")
-    data = read_bytes(path)
+    data = read_bytes(path) if data is None else data
     digest = file_digest(data)
     if data.startswith(b"PK\x03\x04"):  # a zip: an ASReview project (.asreview) or an XLSX workbook
         raise InputError(path, None, None, "a zip archive, not CSV text: for an ASReview project file use "

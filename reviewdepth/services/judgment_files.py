@@ -101,13 +101,14 @@ def read_judgment_file(data: bytes, path: str, *, reviewer: str, role: str = "re
 
 def record_judgment_file(engine: Engine, topic: str, path: str, *, reviewer: str, role: str = "review",
                          queue: str | None = None, allow_unqueued: bool = False, source: str = "cli",
-                         level: int = 1, again: bool = False) -> list[int]:
+                         level: int = 1, again: bool = False, data: bytes | None = None) -> list[int]:
     """Record every judgment of the file for ``topic`` (all or nothing); their ids in file order. A file recorded
     before (the same content) is refused (`Conflict`) unless ``again``.
 
     Each is recorded as served from its line's ``queue``, else ``queue``, else the topic's newest queue; a
-    document in no queue of the topic refuses the file at its line unless ``allow_unqueued``."""
-    data = read_bytes(path)
+    document in no queue of the topic refuses the file at its line unless ``allow_unqueued``. ``data``: the file's
+    bytes when they are not read from ``path`` (an upload; ``path`` names it)."""
+    data = read_bytes(path) if data is None else data
     lines = read_judgment_file(data, path, reviewer=reviewer, role=role, level=level)
     digest = file_digest(data)
     with engine.begin() as conn:

@@ -77,13 +77,14 @@ def store_population(conn: Connection, path: str, topic: str, queue: str, docs: 
 
 
 def import_ris(engine: Engine, path: str, *, topic: str, queue_name: str | None = None,
-               again: bool = False, reviewer: str = "asreview") -> RisImportSummary:
+               again: bool = False, reviewer: str = "asreview", data: bytes | None = None) -> RisImportSummary:
     """Store the records of ``path`` as ``topic``'s population and their ASReview labels as judgments (module
-    docstring); ``rows`` = records, ``stored`` = judgments, ``unlabelled`` = records without a label."""
+    docstring); ``rows`` = records, ``stored`` = judgments, ``unlabelled`` = records without a label. ``data``:
+    the file's bytes when they are not read from ``path`` (an upload; ``path`` names it)."""
     topic = checked_value(validation.topic_name, topic, path, None, "--topic")
     reviewer = checked_value(validation.reviewer_name, reviewer, path, None, "--reviewer")
     queue = checked_value(validation.queue_name, queue_name or "records", path, None, "--queue")
-    data = read_bytes(path)
+    data = read_bytes(path) if data is None else data
     digest = file_digest(data)
     # every field, stored or not, as the other importers check theirs (RIS files may be Windows-1252: no UTF-8 check)
     checked_bytes(data, path, lambda line_start, _: tag_at(data, line_start), utf8=False)

@@ -8,10 +8,23 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from reviewdepth.api.routers import evaluate, judgments, monitor, queues, reports, samples, service, simulations, topics
+from reviewdepth.api.routers import (
+    compare,
+    evaluate,
+    files,
+    judgments,
+    monitor,
+    queues,
+    reports,
+    samples,
+    service,
+    simulations,
+    topics,
+)
 
 
 def add_all(router: APIRouter) -> APIRouter:
-    for module in (service, topics, queues, judgments, samples, reports, evaluate, monitor, simulations):
+    for module in (service, topics, files, queues, judgments, samples, reports, evaluate, compare, monitor,
+                   simulations):
         module.add_routes(router)
     return router

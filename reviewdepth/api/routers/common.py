@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import tempfile
 from typing import Annotated
 
-from fastapi import Depends, Query
+from fastapi import Depends, Query, UploadFile
 from pydantic import StringConstraints
 from sqlalchemy import Engine
 
@@ -35,3 +36,20 @@ TargetQuery = Annotated[str, Query(description="Target recall in (0, 1], as a de
 CertifiableTargetQuery = Annotated[str, Query(description="Target recall to certify, in (0, 1), as a decimal.",
                                               max_length=TARGET_LENGTH, pattern=BELOW_ONE_PATTERN)]
 AsOfId = Annotated[int | None, Query(ge=0, le=INT64_MAX, description="Judgment id: the state when it was recorded.")]
+
+
+def upload_bytes(upload: UploadFile, name: str, limit: int) -> bytes:
+    """The bytes of an uploaded file, gzip decompressed through a temporary file with at most ``limit``
+    decompressed bytes (`DecompressedTooLarge` → 413), so a gzip bomb never fills memory."""
+    from reviewdepth.formats.compressed import GZIP_MAGIC, copy_decompressed
+
+    source = upload.file
+    source.seek(0)
+    if source.read(len(GZIP_MAGIC)) != GZIP_MAGIC:
+        source.seek(0)
+        return source.read()
+    source.seek(0)
+    with tempfile.TemporaryFile(prefix="reviewdepth-gunzip-") as spool:
+        copy_decompressed(source, spool, name, limit)  # type: ignore[arg-type]
+        spool.seek(0)
+        return spool.read()

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import tempfile
 from typing import Annotated
 
 from fastapi import APIRouter, File, Form, Request, Response, UploadFile
 
 from reviewdepth.api import schemas
 from reviewdepth.api.problems import ApiProblem, problem_responses
-from reviewdepth.api.routers.common import AUTH, JSON, Reader
+from reviewdepth.api.routers.common import AUTH, JSON, Reader, upload_bytes
 from reviewdepth.measures.tar_suite import CompatMode
 from reviewdepth.services.evaluate import Suite
 from reviewdepth.services.evaluate_tar import RunFormat
@@ -48,8 +47,8 @@ def evaluate(qrels: Annotated[UploadFile, File(description="TREC qrels (gzip ok)
 
     names = (qrels.filename or "qrels", run.filename or "run")
     limit = request.app.state.settings.max_decompressed_bytes
-    qrels_input = EvalInput(names[0], _upload_bytes(qrels, names[0], limit))
-    run_input = EvalInput(names[1], _upload_bytes(run, names[1], limit))
+    qrels_input = EvalInput(names[0], upload_bytes(qrels, names[0], limit))
+    run_input = EvalInput(names[1], upload_bytes(run, names[1], limit))
     options = EvalRequest(suite=suite, relevance_level=level, measures=list(measure or []), complete=complete,
                           max_docs=max_docs, version=trec_eval_version, compat=compat, num_docs=num_docs,
                           run_format=run_format, judged_only=judged_only)
@@ -75,19 +74,3 @@ def add_routes(router: APIRouter) -> None:
                                     200: {"description": "`reviewdepth eval --format json` output.",
                                           "content": schemas.body_content(schemas.EvaluationOut)}})
 
-
-def _upload_bytes(upload: UploadFile, name: str, limit: int) -> bytes:
-    """The bytes of an uploaded file, gzip decompressed through a temporary file with at most ``limit``
-    decompressed bytes (`DecompressedTooLarge` → 413), so a gzip bomb never fills memory."""
-    from reviewdepth.formats.compressed import GZIP_MAGIC, copy_decompressed
-
-    source = upload.file
-    source.seek(0)
-    if source.read(len(GZIP_MAGIC)) != GZIP_MAGIC:
-        source.seek(0)
-        return source.read()
-    source.seek(0)
-    with tempfile.TemporaryFile(prefix="reviewdepth-gunzip-") as spool:
-        copy_decompressed(source, spool, name, limit)  # type: ignore[arg-type]
-        spool.seek(0)
-        return spool.read()

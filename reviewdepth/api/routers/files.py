@@ -1,0 +1,334 @@
+"""``/topics/{topic}/imports/{format}`` and ``/topics/{topic}/export``: a review platform's file in, as
+``reviewdepth import FORMAT``, and the topic's labels (or its judgment log, or a queue) out, as ``reviewdepth
+export``; the same services, the same checks and the same refusals.
+
+An import's request body is the file itself (not a form), with a content type the operation lists
+(``application/octet-stream`` always; gzip is recognised by its magic number and decompressed, capped at
+``REVIEWDEPTH_MAX_DECOMPRESSED_BYTES``). The importers read a file whole, as the CLI does, so a file (after
+gunzip) is refused past ``REVIEWDEPTH_MAX_IMPORT_BYTES`` (413), and a zip (an ``.asreview`` project, an ``.xlsx``
+workbook) whose members would decompress to more than ``REVIEWDEPTH_MAX_DECOMPRESSED_BYTES`` is refused before
+it is opened. Errors name the file by its format (``csv:12: field label: …``), as a run upload names ``run``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, TypeVar
+from urllib.parse import quote
+
+from fastapi import APIRouter, File, Form, Query, Request, Response, UploadFile
+from starlette.concurrency import run_in_threadpool
+
+from reviewdepth.api import schemas
+from reviewdepth.api.calls import write_call
+from reviewdepth.api.problems import ApiProblem, problem_responses
+from reviewdepth.api.routers.common import READ, WRITE, EngineDep, Reader, Writer, upload_bytes
+from reviewdepth.formats.exports import LabelFormat, RunFormat
+from reviewdepth.store.labels import LabelPolicy
+from reviewdepth.store.validation import INT32_MAX, INT32_MIN
+
+T = TypeVar("T")
+OCTETS = "application/octet-stream"
+CSV_TYPES = (OCTETS, "text/plain", "text/csv", "text/tab-separated-values")
+RIS_TYPES = (OCTETS, "text/plain", "application/x-research-info-systems")
+ZIP_TYPES = (OCTETS, "application/zip")
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+XLSX_TYPES = (OCTETS, XLSX)
+# every media type an import takes: the request gate bounds them by the upload limit, not the JSON one
+IMPORT_TYPES = frozenset(CSV_TYPES + RIS_TYPES + ZIP_TYPES + XLSX_TYPES)
+Again = Annotated[bool, Query(description="Import a file already imported (the same bytes), as `--again`.")]
+AllowUnqueued = Annotated[bool, Query(description="Record documents that are in no queue of the topic.")]
+IMPORT_ROLE = Literal["review", "sample", "qc", "adjudication", "audit"]
+
+
+def file_body(types: tuple[str, ...], example: str | None = None) -> dict[str, Any]:
+    """The OpenAPI request body of an import: the file's bytes under each media type it takes."""
+    binary: dict[str, Any] = {"schema": {"type": "string", "format": "binary"}}
+    content = {media: dict(binary) for media in types}
+    if example is not None:
+        for media in types:
+            if media.startswith("text/"):
+                content[media] = {"schema": {"type": "string"}, "example": example}
+    return {"requestBody": {"required": True, "content": content}}
+
+
+async def uploaded_file(request: Request, name: str, types: tuple[str, ...]) -> bytes:
+    """The request's body, the file to import (module docstring): 415 for a media type the operation does not
+    take, 413 past the limits, gzip decompressed, and an empty body refused as an empty file."""
+    from reviewdepth.formats.compressed import DecompressingWriter, check_zip_size
+    from reviewdepth.formats.errors import InputError
+
+    media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if media not in types:
+        raise ApiProblem(415, f"send the {name} file as the request body with a content type of "
+                              f"{', '.join(types)}, not {media or 'no content type'!r}")
+    settings = request.app.state.settings
+    limit: int = settings.max_import_bytes
+    declared = request.headers.get("content-length", "")
+    too_large = f"the {name} file is larger than the limit of {limit:,} bytes (REVIEWDEPTH_MAX_IMPORT_BYTES)"
+    if declared.isdigit() and int(declared) > limit:
+        raise ApiProblem(413, too_large)
+    buffer = io.BytesIO()
+    writer = DecompressingWriter(buffer, name, settings.max_decompressed_bytes)
+    async for chunk in request.stream():
+        if writer.compressed:  # inflating may take a while: off the event loop
+            await run_in_threadpool(writer.write, chunk)
+        else:
+            writer.write(chunk)
+        if buffer.tell() > limit:
+            raise ApiProblem(413, too_large)
+    writer.close()
+    if buffer.tell() > limit:
+        raise ApiProblem(413, too_large)
+    data = buffer.getvalue()
+    if not data.strip():
+        raise InputError(name, None, None, "empty file: send the file as the request body")
+    check_zip_size(data, name, settings.max_decompressed_bytes)
+    return data
+
+
+async def imported(request: Request, service: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """``service(*args, **kwargs)``, an import (one transaction, all or nothing), run off the event loop."""
+    return await write_call(request, False, service, *args, **kwargs)
+
+
+def summary_body(summary: Any) -> dict[str, object]:
+    return dataclasses.asdict(summary)
+
+
+async def import_asreview(topic: str, request: Request, engine: EngineDep, _key: Writer,
+                          queue: Annotated[str | None, Query(
+                              description="Name of the queue of ASReview's review order (default: asreview).")] = None,
+                          reviewer: Annotated[str, Query(
+                              description="Reviewer of decisions without an ASReview user (user N: "
+                                          "REVIEWER-user-N).")] = "asreview",
+                          again: Again = False) -> dict[str, object]:
+    """Store an ASReview LAB project file (``.asreview``) in the topic (created when missing), as `reviewdepth
+    import asreview FILE --topic TOPIC`: a queue in ASReview's review order and its decisions as judgments with
+    their reviewer and time. The counts are those the CLI prints. ASReview's CSV export is an ``imports/csv``."""
+    from reviewdepth.services.asreview_import import import_asreview as service
+
+    data = await uploaded_file(request, "asreview", ZIP_TYPES)
+    return summary_body(await imported(request, service, engine, "asreview", topic=topic, queue_name=queue,
+                                       reviewer=reviewer, again=again, data=data))
+
+
+async def import_ris(topic: str, request: Request, engine: EngineDep, _key: Writer,
+                     queue: Annotated[str | None, Query(
+                         description="Name of the queue of the records in file order (default: records).")] = None,
+                     reviewer: Annotated[str, Query(
+                         description="Reviewer of the labels in ASReview's notes (N1 ASReview_relevant / "
+                                     "_irrelevant).")] = "asreview",
+                     again: Again = False) -> dict[str, object]:
+    """Store a RIS file's records as the topic's population (created when missing), as `reviewdepth import ris`:
+    its size, a queue of the records in file order, and the labels in ASReview's notes and Rayyan's (each
+    member's decision, a Maybe a maybe decision) as judgments."""
+    from reviewdepth.services.ris_import import import_ris as service
+
+    data = await uploaded_file(request, "ris", RIS_TYPES)
+    return summary_body(await imported(request, service, engine, "ris", topic=topic, queue_name=queue,
+                                       reviewer=reviewer, again=again, data=data))
+
+
+async def import_rayyan(topic: str, request: Request, engine: EngineDep, _key: Writer,
+                        queue: Annotated[str | None, Query(
+                            description="Name of the queue of the articles in file order (default: rayyan).")] = None,
+                        add_reasons: Annotated[bool, Query(
+                            description="Add the file's exclusion reasons the topic lacks to its list (true), or "
+                                        "refuse the file at the first exclusion whose reason it lacks (false).")]
+                        = True,
+                        again: Again = False) -> dict[str, object]:
+    """Store a Rayyan export (``articles.csv``) as `reviewdepth import rayyan`: its articles as the topic's
+    population (created when missing) and a queue in file order, each member's decision as that member's
+    judgment (Included 1, Excluded 0, Maybe a maybe decision), an article's first exclusion reason as its
+    exclusions' reason."""
+    from reviewdepth.services.rayyan_import import import_rayyan as service
+
+    data = await uploaded_file(request, "rayyan", CSV_TYPES)
+    return summary_body(await imported(request, service, engine, "rayyan", topic=topic, queue_name=queue,
+                                       add_reasons=add_reasons, again=again, data=data))
+
+
+async def import_csv(topic: str, request: Request, engine: EngineDep, _key: Writer,
+                     map: Annotated[str | None, Query(
+                         description="doc=COL,label=COL[,topic=COL,rank=COL,score=COL,reviewer=COL,time=COL,"
+                                     "role=COL], as `--map` (default: the columns recognised by their names).")
+                     ] = None,
+                     reviewer: Annotated[str, Query(description="Reviewer when no column names one.")] = "import",
+                     level: Annotated[int, Query(ge=INT32_MIN, le=INT32_MAX,
+                                                 description="Numeric labels >= N are relevant.")] = 1,
+                     role: Annotated[IMPORT_ROLE, Query(description="Role when no role column is mapped.")]
+                     = "review",
+                     queue: Annotated[str | None, Query(
+                         description="The queue the judgments were served from (default: the topic's newest); "
+                                     "with a rank column, the name of the queue the file stores (default: csv).")
+                     ] = None,
+                     allow_unqueued: AllowUnqueued = False,
+                     date_format: Annotated[str | None, Query(
+                         description="Format of the time column in strftime syntax (default: ISO 8601, or "
+                                     "day/month/year or month/day/year when a day above 12 decides).")] = None,
+                     again: Again = False) -> dict[str, object]:
+    """Store a screening or review-platform CSV/TSV export (ASReview's CSV export among them) as `reviewdepth
+    import csv FILE --topic TOPIC`: one judgment per labelled row; a rank column (ASReview's asreview_ranking)
+    also stores the rows as a queue. Rows of another topic refuse the file."""
+    from reviewdepth.services.imports import import_csv as service
+
+    data = await uploaded_file(request, "csv", CSV_TYPES)
+    return summary_body(await imported(request, service, engine, "csv", mapping=map, topic=topic,
+                                       reviewer=reviewer, level=level, again=again, role=role, queue_name=queue,
+                                       allow_unqueued=allow_unqueued, date_format=date_format, data=data))
+
+
+async def import_xlsx(topic: str, request: Request, engine: EngineDep, key: Writer,
+                      reviewer: Annotated[str | None, Query(
+                          description="Reviewer of rows with no reviewer cell (default: the key's).")] = None,
+                      role: Annotated[IMPORT_ROLE, Query(description="Role of rows with no role cell.")] = "review",
+                      queue: Annotated[str | None, Query(
+                          description="Queue of rows with no queue cell (default: the topic's newest).")] = None,
+                      allow_unqueued: AllowUnqueued = False, again: Again = False) -> dict[str, object]:
+    """Record the judgments of an Excel workbook's first sheet (columns doc and label; reviewer, role, note,
+    queue, reason, stage optional: those `GET /topics/{topic}/export?format=xlsx` writes) in the existing topic,
+    as `reviewdepth import xlsx`: one transaction, a bad row refuses the workbook naming its row and column."""
+    from reviewdepth.services.judgment_files import record_judgment_file
+
+    data = await uploaded_file(request, "xlsx", XLSX_TYPES)
+    ids = await imported(request, record_judgment_file, engine, topic, "xlsx", reviewer=reviewer or key.reviewer,
+                         role=role, queue=queue, allow_unqueued=allow_unqueued, again=again, source="xlsx",
+                         data=data)
+    return {"topic": topic, "file": "xlsx", "stored": len(ids), "first_id": ids[0], "last_id": ids[-1]}
+
+
+COVIDENCE_LISTS = ("screen", "irrelevant", "fulltext", "excluded", "included")
+
+
+def import_covidence(topic: str, request: Request, engine: EngineDep, _key: Writer,
+                     screen: Annotated[UploadFile | None, File(description="The screen list's export.")] = None,
+                     irrelevant: Annotated[UploadFile | None, File(
+                         description="The irrelevant list's export.")] = None,
+                     fulltext: Annotated[UploadFile | None, File(description="The full text list's export.")] = None,
+                     excluded: Annotated[UploadFile | None, File(description="The excluded list's export.")] = None,
+                     included: Annotated[UploadFile | None, File(description="The included list's export.")] = None,
+                     level: Annotated[Literal["final", "abstract"], Form(
+                         description="final (included 1; excluded, irrelevant 0) or abstract (included, excluded, "
+                                     "fulltext 1; irrelevant 0).")] = "final",
+                     reviewer: Annotated[str, Form(description="Reviewer of the lists' decisions.")] = "covidence",
+                     queue: Annotated[str | None, Form(
+                         description="Name of the queue of the studies (default: covidence).")] = None,
+                     again: Annotated[bool, Form(description="Import files already imported.")] = False,
+                     ) -> dict[str, object]:
+    """Store a Covidence review's list exports together, one form field per list (screen, irrelevant, fulltext,
+    excluded, included; at least one), as `reviewdepth import covidence LIST=FILE… --topic TOPIC`: their
+    studies as the topic's population (created when missing) and a queue, each study's list as its label."""
+    from reviewdepth.formats.errors import InputError
+    from reviewdepth.services.covidence_import import import_covidence as service
+
+    uploads = dict(zip(COVIDENCE_LISTS, (screen, irrelevant, fulltext, excluded, included), strict=True))
+    given = [(name, upload) for name, upload in uploads.items() if upload is not None]
+    if not given:
+        raise InputError("covidence", None, "list", f"send at least one list's export (form fields "
+                                                    f"{', '.join(COVIDENCE_LISTS)})")
+    settings = request.app.state.settings
+    contents = []
+    for name, upload in given:
+        data = upload_bytes(upload, f"{name}.csv", settings.max_decompressed_bytes)
+        if len(data) > settings.max_import_bytes:
+            raise ApiProblem(413, f"the {name} list's file is larger than the limit of "
+                                  f"{settings.max_import_bytes:,} bytes (REVIEWDEPTH_MAX_IMPORT_BYTES)")
+        contents.append(data)
+    summary = service(engine, [f"{name}={name}.csv" for name, _ in given], topic=topic, queue_name=queue,
+                      reviewer=reviewer, level=level, again=again, contents=contents)
+    return summary_body(summary)
+
+
+EXPORT_MEDIA = {"csv": "text/csv; charset=utf-8", "asreview": "text/csv; charset=utf-8",
+                "overlay": "text/csv; charset=utf-8", "ris": "application/x-research-info-systems; charset=utf-8",
+                "xlsx": XLSX}
+EXPORT_SUFFIX = {"csv": "labels.csv", "asreview": "asreview.csv", "overlay": "overlay.csv", "ris": "ris",
+                 "xlsx": "xlsx"}
+EXPORT_CONTENT: dict[int | str, dict[str, Any]] = {200: {
+    "description": "The file `reviewdepth export` writes, as an attachment: labels as CSV (csv, asreview, "
+                   "overlay), RIS with ASReview's label notes (ris), or the judgment log as a workbook (xlsx).",
+    "content": {"text/csv": {"schema": {"type": "string"}},
+                "application/x-research-info-systems": {"schema": {"type": "string"}},
+                XLSX: {"schema": {"type": "string", "format": "binary"}}}}}
+QUEUE_EXPORT_CONTENT: dict[int | str, dict[str, Any]] = {200: {
+    "description": "The queue as a run file (`reviewdepth export queue`), as an attachment.",
+    "content": {"text/plain": {"schema": {"type": "string"}}}}}
+
+
+def attachment(name: str) -> str:
+    """A ``Content-Disposition`` naming the file ``name``: an ASCII fallback, and the name itself (RFC 6266)."""
+    fallback = "".join(c if c.isascii() and (c.isalnum() or c in "-_.") else "_" for c in name)
+    return f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{quote(name, safe='')}"
+
+
+def export_topic(topic: str, engine: EngineDep, _key: Reader,
+                 format: Annotated[LabelFormat | Literal["ris", "xlsx"], Query(
+                     description="csv (topic,doc_id,label), asreview (record_id,asreview_label), overlay (Control "
+                                 "Number,Responsiveness), ris (RIS with ASReview's N1 label notes), or xlsx (the "
+                                 "judgment log, as `export xlsx`).")] = "csv",
+                 policy: Annotated[LabelPolicy | None, Query(
+                     description="Label policy of the labels (default latest); not for xlsx, the log itself.")]
+                 = None,
+                 as_of: str | None = None) -> Response:
+    """The topic's documents with their labels (or, as ``xlsx``, its judgment log), the bytes `reviewdepth export
+    labels|ris|xlsx TOPIC` writes, as an attachment named after the topic. Import the file back
+    (``imports/csv``, ``imports/ris``, ``imports/xlsx``) for the same judgments."""
+    from reviewdepth.services import exports
+
+    if format == "xlsx":
+        if policy is not None:
+            raise ApiProblem(422, "policy: the xlsx export is the judgment log, which no label policy resolves")
+        try:
+            workbook = exports.export_xlsx(engine, topic, as_of=as_of)
+        except ImportError as exc:
+            raise ApiProblem(501, f"xlsx needs openpyxl on the server: {exc}") from None
+        body: bytes = workbook.data
+    elif format == "ris":
+        try:
+            body = exports.export_ris(engine, topic, policy=policy or "latest", as_of=as_of).text.encode("utf-8")
+        except ImportError as exc:
+            raise ApiProblem(501, f"ris needs rispy on the server: {exc}") from None
+    else:
+        body = exports.export_labels(engine, topic, format, policy=policy or "latest",
+                                     as_of=as_of).text.encode("utf-8")
+    return Response(body, media_type=EXPORT_MEDIA[format],
+                    headers={"Content-Disposition": attachment(f"{topic}.{EXPORT_SUFFIX[format]}")})
+
+
+def export_queue(topic: str, queue: str, engine: EngineDep, _key: Reader,
+                 format: Annotated[RunFormat, Query(
+                     description="trec (qid Q0 doc rank score tag) or clef (threshold flag 0/1, or the run's own "
+                                 "action codes, in column 2).")] = "trec") -> Response:
+    """The queue as a run file that trec_eval and `reviewdepth eval` rank in the queue's order (`reviewdepth
+    export queue TOPIC --queue QUEUE`); ``PUT /topics/{topic}/queues/{queue}`` reads it back."""
+    from reviewdepth.services.exports import export_queue as service
+
+    exported = service(engine, topic, format, queue=queue)
+    return Response(exported.text.encode("utf-8"), media_type="text/plain; charset=utf-8",
+                    headers={"Content-Disposition": attachment(f"{topic}.{queue}.{format}.run")})
+
+
+IMPORT_RESPONSES = {**WRITE, **problem_responses(415)}
+
+
+def add_routes(router: APIRouter) -> None:
+    imports: tuple[tuple[str, Callable[..., Any], type[Any], tuple[str, ...], str | None], ...] = (
+        ("asreview", import_asreview, schemas.AsreviewImportOut, ZIP_TYPES, None),
+        ("ris", import_ris, schemas.RisImportOut, RIS_TYPES, "TY  - JOUR\nID  - d1\nN1  - ASReview_relevant\nER  - \n"),
+        ("rayyan", import_rayyan, schemas.RayyanImportOut, CSV_TYPES,
+         'key,notes\nr1,"RAYYAN-INCLUSION: {""Ana""=>""Maybe""}"\n'),
+        ("csv", import_csv, schemas.ImportOut, CSV_TYPES, "doc,label\nd1,1\nd2,0\n"),
+        ("xlsx", import_xlsx, schemas.JudgmentFileImportOut, XLSX_TYPES, None))
+    for name, endpoint, model, types, example in imports:
+        router.add_api_route(f"/topics/{{topic}}/imports/{name}", endpoint, methods=["POST"], status_code=201,
+                             response_model=model, responses=IMPORT_RESPONSES, tags=["files"],
+                             openapi_extra=file_body(types, example))
+    router.add_api_route("/topics/{topic}/imports/covidence", import_covidence, methods=["POST"], status_code=201,
+                         response_model=schemas.CovidenceImportOut, responses=WRITE, tags=["files"])
+    router.add_api_route("/topics/{topic}/export", export_topic, methods=["GET"], response_class=Response,
+                         responses={**READ, **EXPORT_CONTENT, **problem_responses(501)}, tags=["files"])
+    router.add_api_route("/topics/{topic}/queues/{queue}/export", export_queue, methods=["GET"],
+                         response_class=Response, responses={**READ, **QUEUE_EXPORT_CONTENT}, tags=["files"])
