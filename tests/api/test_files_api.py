@@ -129,9 +129,9 @@ def test_rayyan_import_xlsx_export_and_reimport_give_the_same_judgments(api: Api
         ("r102", "Chen Wei", "0", "exclude", "wrong population"), ("r104", "Bob", "0", "exclude", None),
         ("r104", "Alice", "1", "include", None), ("r105", "Chen Wei", "maybe", "maybe", None)]
 
-    r = api.client.get("/topics/S/export", params={"format": "xlsx"}, headers=ana)
+    r = api.client.get("/topics/S/judgments/export", params={"format": "xlsx"}, headers=ana)
     assert r.status_code == 200 and r.headers["content-type"] == XLSX
-    assert r.headers["content-disposition"].startswith('attachment; filename="S.xlsx"')
+    assert r.headers["content-disposition"].startswith('attachment; filename="S.judgments.xlsx"')
     book = r.content
     # a topic of the same articles (queue rayyan) and reasons, then the workbook: the same judgments
     assert api.client.post("/topics", json={"name": "T"}, headers=ana).status_code == 201
@@ -262,19 +262,23 @@ def test_queue_export_reads_back_as_a_run(api: Api) -> None:
     problem(api.client.get("/topics/A/queues/none/export", headers=ana), 404)
 
 
-def test_export_names_a_unicode_topic_and_refuses_a_policy_for_xlsx(api: Api) -> None:
+def test_export_names_a_unicode_topic(api: Api) -> None:
     ana = api.writer
     assert api.client.post("/topics", json={"name": "Ünï \"x\""}, headers=ana).status_code == 201
     r = api.client.get("/topics/Ünï \"x\"/export", params={"format": "overlay"}, headers=ana)
     assert r.status_code == 200, r.text
     assert r.headers["content-disposition"] == ("attachment; filename=\"_n___x_.overlay.csv\"; "
                                                 "filename*=UTF-8''%C3%9Cn%C3%AF%20%22x%22.overlay.csv")
-    problem(api.client.get("/topics/A/export", params={"format": "xlsx", "policy": "latest"}, headers=ana), 422,
-            "judgment log")
     problem(api.client.get("/topics/nope/export", headers=ana), 404)
+    problem(api.client.get("/topics/nope/judgments/export", headers=ana), 404)
+    problem(api.client.get("/topics/A/export", params={"format": "xlsx"}, headers=ana), 422, "format")
 
 
 def test_scopes_media_types_and_sizes(api: Api) -> None:
+    from reviewdepth.api.gate import TEXT_TYPES
+    from reviewdepth.api.routers.files import IMPORT_TYPES
+
+    assert {t.encode() for t in IMPORT_TYPES} <= TEXT_TYPES  # every import body falls under the upload limit
     reader = api.new_key("rita", "read")
     problem(api.client.post("/topics/A/imports/csv", content=b"doc,label\nd1,1\n", headers={**reader, **CSV}), 403)
     problem(api.client.post("/topics/A/imports/csv", content=b"doc,label\nd1,1\n",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import importlib.util
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -232,3 +233,32 @@ def test_a_report_with_a_portfolio_calibration_matches_the_document(api: Api, do
     body = r.json()
     assert [row["rule"] for row in body["stopping"] if "calibration" in row]
     assert _errors(_closed(document, "Report"), body) == []
+
+
+def test_import_and_compare_bodies_match_the_document(api: Api, document: dict[str, Any]) -> None:
+    """The imports' counts (each format's summary) and the comparison, against their closed schemas."""
+    ana, screening = api.writer, DATA / "screening"
+    cases = [("asreview", "AsreviewImportOut", (DATA / "asreview" / "small.asreview").read_bytes(), {}),
+             ("rayyan", "RayyanImportOut", (screening / "rayyan_articles.csv").read_bytes(), {}),
+             ("csv", "ImportOut", b"doc,label,asreview_ranking\nd1,1,1\nd2,,2\n", {}),
+             ("xlsx", "JudgmentFileImportOut", (screening / "judgments.xlsx").read_bytes(), {"allow_unqueued": "true"})]
+    if importlib.util.find_spec("rispy") is not None:
+        cases.append(("ris", "RisImportOut", (screening / "labelled.ris").read_bytes(), {}))
+    assert api.client.post("/topics", json={"name": "X"}, headers=ana).status_code == 201
+    for name, schema, body, query in cases:
+        topic = "X" if name == "xlsx" else name
+        r = api.client.post(f"/topics/{topic}/imports/{name}", content=body, params=query,
+                            headers={**ana, "Content-Type": "application/octet-stream"})
+        assert r.status_code == 201, r.text
+        assert _errors(_closed(document, schema), r.json()) == [], name
+    folder = screening / "covidence"
+    files = {"included": ("i.csv", (folder / "review_4242_included_csv_20260101120001.csv").read_bytes())}
+    r = api.client.post("/topics/C/imports/covidence", files=files, headers=ana)
+    assert r.status_code == 201, r.text
+    assert _errors(_closed(document, "CovidenceImportOut"), r.json()) == []
+    runs = [("qrels", ("q", (DATA / "seed" / "seed.qrels").read_bytes()))] + [
+        ("run", (name, (DATA / "seed" / name).read_bytes())) for name in ("seed.runA", "seed.runB")]
+    for form in ({}, {"suite": "tar", "test": "randomization", "permutations": "100"}):
+        r = api.client.post("/compare", files=runs, data=form, headers=ana)
+        assert r.status_code == 200, r.text
+        assert _errors(_closed(document, "ComparisonOut"), r.json()) == []

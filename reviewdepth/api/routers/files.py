@@ -40,7 +40,6 @@ XLSX_TYPES = (OCTETS, XLSX)
 IMPORT_TYPES = frozenset(CSV_TYPES + RIS_TYPES + ZIP_TYPES + XLSX_TYPES)
 Again = Annotated[bool, Query(description="Import a file already imported (the same bytes), as `--again`.")]
 AllowUnqueued = Annotated[bool, Query(description="Record documents that are in no queue of the topic.")]
-IMPORT_ROLE = Literal["review", "sample", "qc", "adjudication", "audit"]
 
 
 def file_body(types: tuple[str, ...], example: str | None = None) -> dict[str, Any]:
@@ -159,7 +158,7 @@ async def import_csv(topic: str, request: Request, engine: EngineDep, _key: Writ
                      reviewer: Annotated[str, Query(description="Reviewer when no column names one.")] = "import",
                      level: Annotated[int, Query(ge=INT32_MIN, le=INT32_MAX,
                                                  description="Numeric labels >= N are relevant.")] = 1,
-                     role: Annotated[IMPORT_ROLE, Query(description="Role when no role column is mapped.")]
+                     role: Annotated[schemas.Role, Query(description="Role when no role column is mapped.")]
                      = "review",
                      queue: Annotated[str | None, Query(
                          description="The queue the judgments were served from (default: the topic's newest); "
@@ -184,12 +183,12 @@ async def import_csv(topic: str, request: Request, engine: EngineDep, _key: Writ
 async def import_xlsx(topic: str, request: Request, engine: EngineDep, key: Writer,
                       reviewer: Annotated[str | None, Query(
                           description="Reviewer of rows with no reviewer cell (default: the key's).")] = None,
-                      role: Annotated[IMPORT_ROLE, Query(description="Role of rows with no role cell.")] = "review",
+                      role: Annotated[schemas.Role, Query(description="Role of rows with no role cell.")] = "review",
                       queue: Annotated[str | None, Query(
                           description="Queue of rows with no queue cell (default: the topic's newest).")] = None,
                       allow_unqueued: AllowUnqueued = False, again: Again = False) -> dict[str, object]:
     """Record the judgments of an Excel workbook's first sheet (columns doc and label; reviewer, role, note,
-    queue, reason, stage optional: those `GET /topics/{topic}/export?format=xlsx` writes) in the existing topic,
+    queue, reason, stage optional: those `GET /topics/{topic}/judgments/export` writes) in the existing topic,
     as `reviewdepth import xlsx`: one transaction, a bad row refuses the workbook naming its row and column."""
     from reviewdepth.services.judgment_files import record_judgment_file
 
@@ -243,16 +242,16 @@ def import_covidence(topic: str, request: Request, engine: EngineDep, _key: Writ
 
 
 EXPORT_MEDIA = {"csv": "text/csv; charset=utf-8", "asreview": "text/csv; charset=utf-8",
-                "overlay": "text/csv; charset=utf-8", "ris": "application/x-research-info-systems; charset=utf-8",
-                "xlsx": XLSX}
-EXPORT_SUFFIX = {"csv": "labels.csv", "asreview": "asreview.csv", "overlay": "overlay.csv", "ris": "ris",
-                 "xlsx": "xlsx"}
+                "overlay": "text/csv; charset=utf-8", "ris": "application/x-research-info-systems; charset=utf-8"}
+EXPORT_SUFFIX = {"csv": "labels.csv", "asreview": "asreview.csv", "overlay": "overlay.csv", "ris": "ris"}
 EXPORT_CONTENT: dict[int | str, dict[str, Any]] = {200: {
-    "description": "The file `reviewdepth export` writes, as an attachment: labels as CSV (csv, asreview, "
-                   "overlay), RIS with ASReview's label notes (ris), or the judgment log as a workbook (xlsx).",
+    "description": "The file `reviewdepth export labels|ris` writes, as an attachment: labels as CSV (csv, "
+                   "asreview, overlay) or RIS with ASReview's label notes (ris).",
     "content": {"text/csv": {"schema": {"type": "string"}},
-                "application/x-research-info-systems": {"schema": {"type": "string"}},
-                XLSX: {"schema": {"type": "string", "format": "binary"}}}}}
+                "application/x-research-info-systems": {"schema": {"type": "string"}}}}}
+LOG_EXPORT_CONTENT: dict[int | str, dict[str, Any]] = {200: {
+    "description": "The judgment log as the workbook `reviewdepth export xlsx` writes, as an attachment.",
+    "content": {XLSX: {"schema": {"type": "string", "format": "binary"}}}}}
 QUEUE_EXPORT_CONTENT: dict[int | str, dict[str, Any]] = {200: {
     "description": "The queue as a run file (`reviewdepth export queue`), as an attachment.",
     "content": {"text/plain": {"schema": {"type": "string"}}}}}
@@ -265,37 +264,41 @@ def attachment(name: str) -> str:
 
 
 def export_topic(topic: str, engine: EngineDep, _key: Reader,
-                 format: Annotated[LabelFormat | Literal["ris", "xlsx"], Query(
+                 format: Annotated[LabelFormat | Literal["ris"], Query(
                      description="csv (topic,doc_id,label), asreview (record_id,asreview_label), overlay (Control "
-                                 "Number,Responsiveness), ris (RIS with ASReview's N1 label notes), or xlsx (the "
-                                 "judgment log, as `export xlsx`).")] = "csv",
-                 policy: Annotated[LabelPolicy | None, Query(
-                     description="Label policy of the labels (default latest); not for xlsx, the log itself.")]
-                 = None,
+                                 "Number,Responsiveness), or ris (RIS with ASReview's N1 label notes).")] = "csv",
+                 policy: Annotated[LabelPolicy, Query(description="Label policy of the labels.")] = "latest",
                  as_of: str | None = None) -> Response:
-    """The topic's documents with their labels (or, as ``xlsx``, its judgment log), the bytes `reviewdepth export
-    labels|ris|xlsx TOPIC` writes, as an attachment named after the topic. Import the file back
-    (``imports/csv``, ``imports/ris``, ``imports/xlsx``) for the same judgments."""
+    """The topic's documents with their labels under ``policy`` as of ``as_of``, the bytes `reviewdepth export
+    labels TOPIC --format FORMAT` (or `reviewdepth export ris TOPIC`) writes, as an attachment named after the
+    topic. ``imports/csv`` (``imports/ris``) reads the file back with the same labels."""
     from reviewdepth.services import exports
 
-    if format == "xlsx":
-        if policy is not None:
-            raise ApiProblem(422, "policy: the xlsx export is the judgment log, which no label policy resolves")
+    if format == "ris":
         try:
-            workbook = exports.export_xlsx(engine, topic, as_of=as_of)
-        except ImportError as exc:
-            raise ApiProblem(501, f"xlsx needs openpyxl on the server: {exc}") from None
-        body: bytes = workbook.data
-    elif format == "ris":
-        try:
-            body = exports.export_ris(engine, topic, policy=policy or "latest", as_of=as_of).text.encode("utf-8")
+            exported = exports.export_ris(engine, topic, policy=policy, as_of=as_of)
         except ImportError as exc:
             raise ApiProblem(501, f"ris needs rispy on the server: {exc}") from None
     else:
-        body = exports.export_labels(engine, topic, format, policy=policy or "latest",
-                                     as_of=as_of).text.encode("utf-8")
-    return Response(body, media_type=EXPORT_MEDIA[format],
+        exported = exports.export_labels(engine, topic, format, policy=policy, as_of=as_of)
+    return Response(exported.text.encode("utf-8"), media_type=EXPORT_MEDIA[format],
                     headers={"Content-Disposition": attachment(f"{topic}.{EXPORT_SUFFIX[format]}")})
+
+
+def export_judgments(topic: str, engine: EngineDep, _key: Reader,
+                     format: Annotated[Literal["xlsx"], Query(description="xlsx, an Excel workbook.")] = "xlsx",
+                     as_of: str | None = None) -> Response:
+    """The topic's judgment log as of ``as_of``, one row per judgment in recording order (doc, label, reviewer,
+    role, note, queue, reason, stage): the workbook `reviewdepth export xlsx` writes, as an attachment.
+    ``imports/xlsx`` into a topic holding the same queues and reasons records the same judgments."""
+    from reviewdepth.services.exports import export_xlsx
+
+    try:
+        workbook = export_xlsx(engine, topic, as_of=as_of)
+    except ImportError as exc:
+        raise ApiProblem(501, f"xlsx needs openpyxl on the server: {exc}") from None
+    return Response(workbook.data, media_type=XLSX,
+                    headers={"Content-Disposition": attachment(f"{topic}.judgments.{format}")})
 
 
 def export_queue(topic: str, queue: str, engine: EngineDep, _key: Reader,
@@ -330,5 +333,8 @@ def add_routes(router: APIRouter) -> None:
                          response_model=schemas.CovidenceImportOut, responses=WRITE, tags=["files"])
     router.add_api_route("/topics/{topic}/export", export_topic, methods=["GET"], response_class=Response,
                          responses={**READ, **EXPORT_CONTENT, **problem_responses(501)}, tags=["files"])
+    router.add_api_route("/topics/{topic}/judgments/export", export_judgments, methods=["GET"],
+                         response_class=Response, responses={**READ, **LOG_EXPORT_CONTENT, **problem_responses(501)},
+                         tags=["files"])
     router.add_api_route("/topics/{topic}/queues/{queue}/export", export_queue, methods=["GET"],
                          response_class=Response, responses={**READ, **QUEUE_EXPORT_CONTENT}, tags=["files"])

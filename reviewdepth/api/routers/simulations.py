@@ -55,10 +55,11 @@ class CostIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    review: float = Field(default=1.0, gt=0, le=1e6, description="Judged in first-pass review.")
-    sample: float = Field(default=1.0, gt=0, le=1e6,
+    # strict: a number (integers included), never a boolean or a numeric string (lax mode read false as 0)
+    review: float = Field(default=1.0, gt=0, le=1e6, strict=True, description="Judged in first-pass review.")
+    sample: float = Field(default=1.0, gt=0, le=1e6, strict=True,
                           description="Judged in a sample or audit (often a senior reviewer's).")
-    produce: float = Field(default=1.0, ge=0, le=1e6, description=(
+    produce: float = Field(default=1.0, ge=0, le=1e6, strict=True, description=(
         "Produced without being reviewed: recorded; a replayed review is one-phase and produces none."))
 
 
