@@ -45,7 +45,7 @@ class CountedBody:
 
 
 @pytest.mark.parametrize("path", ["/topics", "/topics/t/queues/q", "/evaluate", "/topics/t/judgments",
-                                  "/no/such/path"])
+                                  "/topics/t/imports/csv", "/compare", "/no/such/path"])
 def test_no_key_is_refused_before_the_body_is_read(client: TestClient, path: str) -> None:
     body = CountedBody(200)  # 13 MB, over every limit of the app: a 413 would show the body was looked at
     response = client.request("PUT" if "queues" in path else "POST", path, content=body,
