@@ -244,6 +244,23 @@ def test_a_json_ranking_is_parsed_off_the_event_loop(api: Api, monkeypatch: pyte
     assert bad.status_code == 422 and "body.documents[0]" in bad.text
 
 
+def test_an_import_is_read_and_stored_off_the_event_loop(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The import routes read the body on the loop (a chunk at a time) and run the importer in a worker thread."""
+    from reviewdepth.services import imports
+
+    entered, release = threading.Event(), threading.Event()
+    monkeypatch.setattr(imports, "import_csv", blocking(entered, release, imports.import_csv))
+    results: list[int] = []
+
+    def post() -> None:
+        results.append(api.client.post("/topics/T/imports/csv", content=b"doc,label\nd1,1\n",
+                                       params={"allow_unqueued": "true"},
+                                       headers={**api.writer, "Content-Type": "text/csv"}).status_code)
+
+    assert health_during(api, post, entered, release)
+    assert results == [201]
+
+
 def test_only_audited_routes_run_on_the_event_loop(api: Api) -> None:
     """A plain ``def`` route runs in the threadpool; an ``async def`` one on the event loop, where blocking work
     stalls every request. The coroutine routes are these, each handing its heavy work to a thread itself (a
@@ -254,5 +271,6 @@ def test_only_audited_routes_run_on_the_event_loop(api: Api) -> None:
                   if isinstance(route, APIRoute) and inspect.iscoroutinefunction(route.endpoint)}
     assert coroutines == {"/topics/{topic}/judgments POST", "/topics/{topic}/queues/{queue} PUT", "/ GET",
                           "/health GET", "/topics/{topic}/report GET", "/topics/{topic}/plots/{kind}.{fmt} GET",
-                          "/topics/{topic}/validation GET"}
+                          "/topics/{topic}/validation GET"} | {
+        f"/topics/{{topic}}/imports/{name} POST" for name in ("asreview", "ris", "rayyan", "csv", "xlsx")}
 

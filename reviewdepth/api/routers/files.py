@@ -81,11 +81,15 @@ async def uploaded_file(request: Request, name: str, types: tuple[str, ...]) -> 
     writer.close()
     if buffer.tell() > limit:
         raise ApiProblem(413, too_large)
-    data = buffer.getvalue()
-    if not data.strip():
-        raise InputError(name, None, None, "empty file: send the file as the request body")
-    check_zip_size(data, name, settings.max_decompressed_bytes)
-    return data
+
+    def whole() -> bytes:  # a copy of up to the limit, and a zip's directory read: off the event loop
+        data = buffer.getvalue()
+        if not data or data.isspace():
+            raise InputError(name, None, None, "empty file: send the file as the request body")
+        check_zip_size(data, name, settings.max_decompressed_bytes)
+        return data
+
+    return await run_in_threadpool(whole)
 
 
 async def imported(request: Request, service: Callable[..., T], *args: Any, **kwargs: Any) -> T:
