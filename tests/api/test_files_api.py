@@ -317,6 +317,8 @@ def test_import_size_limits(small: TestClient, engine: Engine) -> None:
     assert len(packed.getvalue()) < 2_000
     problem(small.post("/topics/B/imports/asreview", content=packed.getvalue(), headers=OCTETS), 413,
             "REVIEWDEPTH_MAX_DECOMPRESSED_BYTES")
+    big = {"included": ("i.csv", b"Covidence #\n" + b"#1\n" * 700)}
+    problem(small.post("/topics/B/imports/covidence", files=big), 413, "2,000", "REVIEWDEPTH_MAX_IMPORT_BYTES")
     assert state(engine)[0] == 1
 
 

@@ -235,10 +235,13 @@ def import_covidence(topic: str, request: Request, engine: EngineDep, _key: Writ
     settings = request.app.state.settings
     contents = []
     for name, upload in given:
+        too_large = ApiProblem(413, f"the {name} list's file is larger than the limit of "
+                                    f"{settings.max_import_bytes:,} bytes (REVIEWDEPTH_MAX_IMPORT_BYTES)")
+        if (upload.size or 0) > settings.max_import_bytes:  # as sent (spooled to disk): refused before it is read
+            raise too_large
         data = upload_bytes(upload, f"{name}.csv", settings.max_decompressed_bytes)
-        if len(data) > settings.max_import_bytes:
-            raise ApiProblem(413, f"the {name} list's file is larger than the limit of "
-                                  f"{settings.max_import_bytes:,} bytes (REVIEWDEPTH_MAX_IMPORT_BYTES)")
+        if len(data) > settings.max_import_bytes:  # gunzipped
+            raise too_large
         contents.append(data)
     summary = service(engine, [f"{name}={name}.csv" for name, _ in given], topic=topic, queue_name=queue,
                       reviewer=reviewer, level=level, again=again, contents=contents)
