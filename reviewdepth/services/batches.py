@@ -43,11 +43,43 @@ class BatchResult:
     replayed: bool
 
 
-def _validated(items: Sequence[BatchItem], level: int) -> list[Decision]:
+def _validated(items: Sequence[BatchItem], level: int) -> tuple[list[Decision], list[Decision]]:
+    """The checked decision of every item, and decisions that between them hold every (role, note, kind,
+    reason, stage) of the batch (all of them, or one per distinct shape: `_validated_plain`), for the checks
+    of the whole batch that need no document."""
     if not items:
         raise Invalid("judgments: send at least one judgment")
-    return [checked_decision(item.doc_id, item.label, role=item.role, note=item.note, level=level,
-                             field=_item(i), reason=item.reason, stage=item.stage) for i, item in enumerate(items)]
+    plain = _validated_plain(items, level)
+    if plain is not None:
+        return plain
+    parsed = [checked_decision(item.doc_id, item.label, role=item.role, note=item.note, level=level,
+                               field=_item(i), reason=item.reason, stage=item.stage) for i, item in enumerate(items)]
+    return parsed, parsed
+
+
+def _validated_plain(items: Sequence[BatchItem], level: int) -> tuple[list[Decision], list[Decision]] | None:
+    """What `_validated` returns, for a batch whose documents are plain identifiers (`validation.all_plain`):
+    each distinct (label, role, note, reason, stage) is checked once, by `checked_decision` as every door
+    checks it, not once per judgment (a 1,000-judgment batch has a handful). None when any check fails: the
+    caller then checks judgment by judgment, so the error names the first bad one."""
+    if not validation.all_plain([item.doc_id for item in items], validation.DOC_ID_LENGTH):
+        return None
+    checked: dict[tuple[str, str, str | None, str | None, str | None], Decision] = {}
+    out = []
+    for position, item in enumerate(items):
+        shape = (item.label, item.role, item.note, item.reason, item.stage)
+        known = checked.get(shape)
+        if known is None:
+            try:
+                known = checked[shape] = checked_decision(item.doc_id, item.label, role=item.role, note=item.note,
+                                                          level=level, field=_item(position), reason=item.reason,
+                                                          stage=item.stage)
+            except (Invalid, validation.InvalidValue):
+                return None
+        out.append(known if known.doc_id == item.doc_id else Decision(
+            item.doc_id, known.label, known.relevant, known.grade, known.role, known.note, known.kind, known.reason,
+            known.stage))
+    return out, list(checked.values())
 
 
 def _item(i: int) -> Callable[[str], str]:
@@ -89,7 +121,7 @@ def record_batch(engine: Engine, topic: str, items: Sequence[BatchItem], *, revi
 
     Each is recorded as served from its item's queue, else ``queue``, else the topic's newest queue; a document
     in no queue of the topic refuses the batch (naming ``judgments[i]``) unless ``allow_unqueued``."""
-    parsed = _validated(items, level)
+    parsed, distinct = _validated(items, level)
     topic = validation.topic_name(topic)
     reviewer = validation.reviewer_name(reviewer)
     key = None if idempotency_key is None else validation.key_name(idempotency_key)
@@ -111,7 +143,8 @@ def record_batch(engine: Engine, topic: str, items: Sequence[BatchItem], *, revi
             if found is None:
                 raise NotFound(f"unknown topic {topic!r}")
             topic_id, queues, queued = found
-            check_reasons(conn, topic_id, topic, parsed, _item)
+            if any(d.reason is not None for d in distinct):  # (no reason: nothing to look up)
+                check_reasons(conn, topic_id, topic, parsed, _item)
             served = ServedQueues(conn, topic_id, topic, queues, queued)
             default_queue = served.queue_id(queue, "queue")
             queue_ids = [default_queue if item.queue is None else served.queue_id(item.queue, f"judgments[{i}].queue")
@@ -127,9 +160,9 @@ def record_batch(engine: Engine, topic: str, items: Sequence[BatchItem], *, revi
                 marker = conn.execute(insert(ApiIdempotency).values(
                     reviewer=reviewer, key=key, topic_id=topic_id, request_digest=digest, response="[]",
                     created_at=now).returning(ApiIdempotency.id)).scalar_one()
-            shared = {(p.role, p.note) for p in parsed}
+            shared = {(d.role, d.note) for d in distinct}
             # the usual batch (one role, no note, plain decisions) linked as columns: the topic is locked meanwhile
-            if len(shared) == 1 and not any(p.kind or p.reason or p.stage for p in parsed):
+            if len(shared) == 1 and not any(d.kind or d.reason or d.stage for d in distinct):
                 [(role, note)] = shared
                 rows: Sequence[NewJudgment] | SharedJudgments = SharedJudgments(
                     [topic_id] * len(parsed), [p.doc_id for p in parsed], [p.label for p in parsed],

@@ -60,7 +60,7 @@ class ServedQueues:
             return
         if not self.queues:
             raise Conflict(f"topic {self.topic!r} has no queue; import one first or {hint}")
-        if self.queued is not None and all(d in self.queued for d in doc_ids):
+        if self.queued is not None and self.queued.issuperset(doc_ids):
             return
         missing = documents_in_no_queue(self.conn, self.topic_id, doc_ids)
         if not missing:

@@ -40,13 +40,16 @@ def topic_and_queued(conn: Connection, topic: str, doc_ids: Sequence[str]) -> tu
     sql = ("SELECT t.id, q.id, q.name, NULL FROM topics t LEFT JOIN queues q ON q.topic_id = t.id WHERE t.name = ?")
     params: list[object] = [topic]
     if 0 < len(wanted) <= CHUNK:
+        # one document (every single post): a plain equality, whose generic plan is the index look-up, so the
+        # statement may be prepared (parsed and planned once per connection, not once per post)
         sql += (" UNION ALL SELECT NULL, NULL, NULL, e.doc_id FROM topics t JOIN queues q ON q.topic_id = t.id "
-                f"JOIN queue_entries e ON e.queue_id = q.id WHERE t.name = ? AND {_in_list(conn, 'e.doc_id', wanted)}")
-        params += [topic, *_in_params(conn, wanted)]
+                "JOIN queue_entries e ON e.queue_id = q.id WHERE t.name = ? AND "
+                f"{'e.doc_id = ?' if len(wanted) == 1 else _in_list(conn, 'e.doc_id', wanted)}")
+        params += [topic, *(wanted if len(wanted) == 1 else _in_params(conn, wanted))]
     topic_id: int | None = None
     queues: list[tuple[int, str]] = []
     found: set[str] = set()
-    for tid, queue_id, name, doc in driver_rows(conn, sql, params, plan_each_time=True):
+    for tid, queue_id, name, doc in driver_rows(conn, sql, params, plan_each_time=len(wanted) > 1):
         if doc is not None:
             found.add(str(doc))
             continue

@@ -100,6 +100,21 @@ def identifier(value: object, field: str, max_length: int, *, in_urls: bool = Fa
     return text
 
 
+def all_plain(values: list[str], max_length: int) -> bool:
+    """True when `identifier` would return every one of ``values`` unchanged: ASCII strings of 1 to
+    ``max_length`` characters, no control character, no space at either end. Checked on the values joined by
+    spaces (a few passes in C instead of a call per value, for a batch of thousands); False also when it cannot
+    tell cheaply (a value with two spaces in a row): the caller then checks each value with `identifier`,
+    which names the first bad one."""
+    try:
+        joined = " ".join(values)
+    except TypeError:  # a value that is not a string
+        return False
+    return (joined.isascii() and _ASCII_CONTROL.search(joined) is None and "  " not in joined
+            and not joined.startswith(" ") and not joined.endswith(" ")
+            and 0 < min(map(len, values), default=1) and max(map(len, values), default=0) <= max_length)
+
+
 def topic_name(value: object, field: str = "topic") -> str:
     return identifier(value, field, TOPIC_LENGTH, in_urls=True)
 
