@@ -6,7 +6,7 @@ database given (issue 30: "drop or merge any index no query needs; show each ind
 Builds a fresh database at the head revision with two topics of 20,000 judgments each (posted as an API client
 posts them: 1,000-judgment batches, one import's worth of rows with an ``import_id``, a few screening decisions),
 runs ANALYZE, then prints each index, where its query lives, and ``EXPLAIN`` of the query (SQLite: ``EXPLAIN
-QUERY PLAN``). The last entry is the statement ``ix_judgments_queue_id`` served before revision 0016 dropped it:
+QUERY PLAN``). The last entry is the statement ``ix_judgments_queue_id`` served before revision 0017 dropped it:
 the foreign key's ``ON DELETE SET NULL`` of a deleted queue, which no code path runs.
 """
 
@@ -49,7 +49,7 @@ QUERIES = [
     ("ix_judgments_import_id", "services/report.py (the imports a topic's log uses: EXISTS per import)",
      "SELECT i.id FROM imports i WHERE EXISTS (SELECT 1 FROM judgments j WHERE j.import_id = i.id AND "
      "j.topic_id = 1)"),
-    ("ix_judgments_queue_id (dropped by 0016)", "no query; the foreign key's action if a queue row were deleted",
+    ("ix_judgments_queue_id (dropped by 0017)", "no query; the foreign key's action if a queue row were deleted",
      "UPDATE judgments SET queue_id = NULL WHERE queue_id = 1"),
 ]
 

@@ -236,7 +236,7 @@ class Judgment(Base):
     seq: Mapped[int] = mapped_column(BigInteger)
     chain_hash: Mapped[str] = mapped_column(String(64))
     # The queue the judgment was served from (not part of the chain hash); NULL when unknown or no queue. Not
-    # indexed (revision 0016): no query looks judgments up by queue, and queues are never deleted.
+    # indexed (revision 0017): no query looks judgments up by queue, and queues are never deleted.
     queue_id: Mapped[int | None] = mapped_column(ForeignKey("queues.id", ondelete="SET NULL"))
     # Screening decisions (revision 0015; in the chain hash only when set): ``decision`` ``maybe``/``skip``
     # (`DECISION_KINDS`; null: include/exclude/grade as ``relevant`` says), ``reason`` an exclude's reason from

@@ -1,7 +1,7 @@
 """judgments: drop ``ix_judgments_queue_id``, an index no query reads
 
-Revision ID: 0016
-Revises: 0015
+Revision ID: 0017
+Revises: 0016
 Create Date: 2026-12-04
 
 No statement selects, filters, joins or orders judgments by ``queue_id`` (the queue a judgment was served
@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from alembic import op
 
-revision = '0016'
-down_revision = '0015'
+revision = '0017'
+down_revision = '0016'
 branch_labels = None
 depends_on = None
 
