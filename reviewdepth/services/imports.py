@@ -176,13 +176,13 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
     name = tag if queue_name is None else checked_value(validation.queue_name, queue_name, path, None, "--queue")
 
     # group rows by topic (topics in order of first appearance), keeping file order inside each topic
-    repeated = run.repeated()
     codes = factorize_queries(qids, qids[:0]).run
     by_topic = np.argsort(codes, kind="stable")
     bounds = np.searchsorted(codes[by_topic], np.arange(codes.max() + 2))
     first_seen = np.argsort([int(by_topic[bounds[c]]) for c in range(len(bounds) - 1)])
     topic_names: list[str] = []
     rows_by_topic: dict[str, np.ndarray] = {}
+    hash_orders: dict[str, np.ndarray] = {}
     for c in first_seen.tolist():
         rows = by_topic[bounds[c]:bounds[c + 1]]
         topic = checked_value(validation.topic_name, qids[rows[0]].decode("utf-8", "surrogateescape"), path,
@@ -190,12 +190,20 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
         topic_names.append(topic)
         if order == "trec_eval":
             rows = rows[rank_order(np.zeros(len(rows), dtype=np.int64), scores[rows], doc_col.values[rows], 9)]
-        twice = np.flatnonzero(repeated[rows])
-        if len(twice):
-            row = int(np.min(rows[twice]))
-            raise InputError(path, int(lines[row]), "docno",
-                             f"duplicate docno {doc_col.values[row].decode(errors='replace')!r} for topic {topic!r}")
+        # the ranking blob's hash order (`encode_ranking`) is also the duplicate check: no two equal hashes, no
+        # repeated docno; a shared hash takes the exact check (`repeated_rows`) of the topic's lines in file order
+        hash_order = np.argsort(doc_col.hashes[rows], kind="stable").astype(np.int64)
+        sorted_hashes = doc_col.hashes[rows][hash_order]
+        if bool(np.any(sorted_hashes[1:] == sorted_hashes[:-1])):
+            in_file_order = np.sort(rows)
+            twice = np.flatnonzero(repeated_rows(np.zeros(len(rows), dtype=np.int32), doc_col.hashes[in_file_order],
+                                                 doc_col.values[in_file_order]))
+            if len(twice):
+                row = int(in_file_order[twice[0]])
+                raise InputError(path, int(lines[row]), "docno", f"duplicate docno "
+                                 f"{doc_col.values[row].decode(errors='replace')!r} for topic {topic!r}")
         rows_by_topic[topic] = rows
+        hash_orders[topic] = hash_order
     if selected is not None:
         absent = [t for t in dict.fromkeys(selected) if t not in rows_by_topic]
         if absent:
@@ -234,7 +242,7 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
                 topic_id=ids[topic], name=name, ordering=order, run_tag=tag, threshold_rank=threshold,
                 size=len(rows), source=f"import:{digest}", created_at=utc_now(),
                 ranking_blob=encode_ranking(docs) if docs is not None else encode_ranking(
-                    [], StringColumn(doc_col.values[rows], doc_col.hashes[rows])),
+                    [], StringColumn(doc_col.values[rows], doc_col.hashes[rows]), hash_orders[topic]),
             ).returning(Queue.id)).scalar_one())
             base = done
 
