@@ -18,8 +18,9 @@ checks) as given data, and its run import inserts the queue row with the ranking
 SQLite the raw side sets the page cache reviewdepth's large bulk inserts set for themselves.
 ``rate ratio`` = raw seconds / reviewdepth seconds (rows/s of reviewdepth over rows/s of the raw driver);
 ``client CPU`` is this process's CPU seconds per million rows (on SQLite that includes the database engine,
-which runs in the process). Targets (issue 16): each import >= 0.8x the raw driver on each database (median
-over the pairs); load with labels <= 1 s on SQLite. Always exits 0.
+which runs in the process). Targets: each import >= 0.8x the raw driver on each database (median over the
+pairs; issue 16), PostgreSQL ``import run`` >= 0.9x (issue 30); load with labels <= 1 s on SQLite. Always
+exits 0.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from reviewdepth.store.ingest import BULK_CACHE_KIB, utc_now
 from reviewdepth.store.ranking_blob import encode_ranking
 
 TARGET = 0.8
+TARGETS = {("postgresql", "run"): 0.9}  # the targets above TARGET (issue 30)
 Rows = list[tuple[object, ...]]
 
 
@@ -207,10 +209,11 @@ def bench_database(databases: Databases, run: Path, qrels: Path, entries: Rows, 
             continue
         ratios = [r[kind][0] / p[kind][0] for p, r in pairs]
         median = statistics.median(ratios)
+        target = TARGETS.get((name, kind), TARGET)
         print(f"{name:10s} import {kind:5s} {rows:>9,} rows: reviewdepth {spread([p[kind][0] for p, _ in pairs])} s "
               f"({rows / statistics.median(p[kind][0] for p, _ in pairs):,.0f} rows/s), raw "
               f"{spread([r[kind][0] for _, r in pairs])} s; rate ratio {spread(ratios)}x (min/median/max of "
-              f"{repeat} pairs) target >= {TARGET}x: {'met' if median >= TARGET else 'NOT met'}; client CPU s per "
+              f"{repeat} pairs) target >= {target}x: {'met' if median >= target else 'NOT met'}; client CPU s per "
               f"M rows reviewdepth {spread([p[kind][1] * 1e6 / rows for p, _ in pairs], '{:.1f}')}, raw "
               f"{spread([r[kind][1] * 1e6 / rows for _, r in pairs], '{:.1f}')}")
     if "load" in pairs[0][0]:

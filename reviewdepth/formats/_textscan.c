@@ -472,8 +472,106 @@ done:
     return result;
 }
 
+/* One field of PostgreSQL's COPY text format from a fixed-width byte string (ends at its first NUL, as numpy's
+   fixed-width bytes do): backslash, tab, newline and carriage return escaped, as ingest.copy_field escapes them. */
+static char *put_copy_field(char *out, const char *s, Py_ssize_t width) {
+    for (Py_ssize_t i = 0; i < width && s[i] != '\0'; i++) {
+        char c = s[i];
+        switch (c) {
+        case '\\': *out++ = '\\'; *out++ = '\\'; break;
+        case '\t': *out++ = '\\'; *out++ = 't'; break;
+        case '\n': *out++ = '\\'; *out++ = 'n'; break;
+        case '\r': *out++ = '\\'; *out++ = 'r'; break;
+        default: *out++ = c;
+        }
+    }
+    return out;
+}
+
+static char *put_int(char *out, long long value) {
+    char digits[24];
+    int n = 0;
+    unsigned long long v = value < 0 ? 0ULL - (unsigned long long)value : (unsigned long long)value;
+    do {
+        digits[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    if (value < 0) *out++ = '-';
+    while (n) *out++ = digits[--n];
+    return out;
+}
+
+/* entry_lines(prefix, first_rank, docs, width, scores, flags, flag_width, start, stop) -> bytes: the COPY text
+   lines ``<prefix><rank>\t<doc>\t<score>\t<flag>\n`` of rows start..stop-1 of a queue (rank first_rank + row),
+   byte for byte what ingest.entry_lines_python writes: ``docs`` and ``flags`` fixed-width byte strings (numpy
+   ``S<width>`` buffers; ``flags`` None: every flag NULL, ``\N``), ``scores`` native doubles written as repr()
+   writes them. */
+static PyObject *entry_lines(PyObject *self, PyObject *args) {
+    Py_buffer prefix, docs, scores, flags;
+    PyObject *flags_obj, *result = NULL;
+    long long first_rank;
+    Py_ssize_t width, flag_width, start, stop;
+    if (!PyArg_ParseTuple(args, "y*Ly*ny*Onnn", &prefix, &first_rank, &docs, &width, &scores, &flags_obj,
+                          &flag_width, &start, &stop))
+        return NULL;
+    int have_flags = flags_obj != Py_None;
+    if (have_flags && PyObject_GetBuffer(flags_obj, &flags, PyBUF_SIMPLE) < 0) {
+        PyBuffer_Release(&prefix);
+        PyBuffer_Release(&docs);
+        PyBuffer_Release(&scores);
+        return NULL;
+    }
+    if (width < 1 || start < 0 || stop < start || docs.len < stop * width ||
+        scores.len < stop * (Py_ssize_t)sizeof(double) ||
+        (have_flags && (flag_width < 1 || flags.len < stop * flag_width))) {
+        PyErr_SetString(PyExc_ValueError, "entry_lines: buffers shorter than the rows asked for");
+        goto done;
+    }
+    Py_ssize_t per_row = prefix.len + 21 + 1 + 2 * width + 1 + 32 + 1 + (have_flags ? 2 * flag_width : 2) + 1;
+    result = PyBytes_FromStringAndSize(NULL, (stop - start) * per_row);
+    if (result == NULL) goto done;
+    char *out = PyBytes_AS_STRING(result);
+    const char *doc_base = (const char *)docs.buf;
+    const char *flag_base = have_flags ? (const char *)flags.buf : NULL;
+    const double *score_base = (const double *)scores.buf;
+    for (Py_ssize_t row = start; row < stop; row++) {
+        memcpy(out, prefix.buf, (size_t)prefix.len);
+        out += prefix.len;
+        out = put_int(out, first_rank + row);
+        *out++ = '\t';
+        out = put_copy_field(out, doc_base + row * width, width);
+        *out++ = '\t';
+        char *text = PyOS_double_to_string(score_base[row], 'r', 0, Py_DTSF_ADD_DOT_0, NULL);
+        if (text == NULL) {
+            Py_CLEAR(result);
+            goto done;
+        }
+        size_t n = strlen(text);
+        memcpy(out, text, n);
+        out += n;
+        PyMem_Free(text);
+        *out++ = '\t';
+        if (have_flags) {
+            out = put_copy_field(out, flag_base + row * flag_width, flag_width);
+        } else {
+            *out++ = '\\';
+            *out++ = 'N';
+        }
+        *out++ = '\n';
+    }
+    if (_PyBytes_Resize(&result, out - PyBytes_AS_STRING(result)) < 0) result = NULL;
+
+done:
+    if (have_flags) PyBuffer_Release(&flags);
+    PyBuffer_Release(&prefix);
+    PyBuffer_Release(&docs);
+    PyBuffer_Release(&scores);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS, "Scan whitespace-separated columns from a buffer."},
+    {"entry_lines", entry_lines, METH_VARARGS, "COPY text lines of a queue's entries."},
     {NULL, NULL, 0, NULL},
 };
 

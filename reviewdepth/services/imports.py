@@ -30,7 +30,7 @@ from reviewdepth.services.errors import Conflict
 from reviewdepth.services.served_queues import ServedQueues
 from reviewdepth.store import validation
 from reviewdepth.store.chain import NewJudgment, SharedJudgments, append_judgments
-from reviewdepth.store.ingest import Progress, bulk_insert, insert_entries, utc_now
+from reviewdepth.store.ingest import Progress, bulk_insert, insert_entries, insert_entry_arrays, utc_now
 from reviewdepth.store.models import USER_ROLES, ImportRecord, Queue, Topic
 from reviewdepth.store.ranking_blob import encode_ranking
 
@@ -176,13 +176,13 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
     name = tag if queue_name is None else checked_value(validation.queue_name, queue_name, path, None, "--queue")
 
     # group rows by topic (topics in order of first appearance), keeping file order inside each topic
-    repeated = run.repeated()
     codes = factorize_queries(qids, qids[:0]).run
     by_topic = np.argsort(codes, kind="stable")
     bounds = np.searchsorted(codes[by_topic], np.arange(codes.max() + 2))
     first_seen = np.argsort([int(by_topic[bounds[c]]) for c in range(len(bounds) - 1)])
     topic_names: list[str] = []
     rows_by_topic: dict[str, np.ndarray] = {}
+    hash_orders: dict[str, np.ndarray] = {}
     for c in first_seen.tolist():
         rows = by_topic[bounds[c]:bounds[c + 1]]
         topic = checked_value(validation.topic_name, qids[rows[0]].decode("utf-8", "surrogateescape"), path,
@@ -190,12 +190,20 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
         topic_names.append(topic)
         if order == "trec_eval":
             rows = rows[rank_order(np.zeros(len(rows), dtype=np.int64), scores[rows], doc_col.values[rows], 9)]
-        twice = np.flatnonzero(repeated[rows])
-        if len(twice):
-            row = int(np.min(rows[twice]))
-            raise InputError(path, int(lines[row]), "docno",
-                             f"duplicate docno {doc_col.values[row].decode(errors='replace')!r} for topic {topic!r}")
+        # the ranking blob's hash order (`encode_ranking`) is also the duplicate check: no two equal hashes, no
+        # repeated docno; a shared hash takes the exact check (`repeated_rows`) of the topic's lines in file order
+        hash_order = np.argsort(doc_col.hashes[rows], kind="stable").astype(np.int64)
+        sorted_hashes = doc_col.hashes[rows][hash_order]
+        if bool(np.any(sorted_hashes[1:] == sorted_hashes[:-1])):
+            in_file_order = np.sort(rows)
+            twice = np.flatnonzero(repeated_rows(np.zeros(len(rows), dtype=np.int32), doc_col.hashes[in_file_order],
+                                                 doc_col.values[in_file_order]))
+            if len(twice):
+                row = int(in_file_order[twice[0]])
+                raise InputError(path, int(lines[row]), "docno", f"duplicate docno "
+                                 f"{doc_col.values[row].decode(errors='replace')!r} for topic {topic!r}")
         rows_by_topic[topic] = rows
+        hash_orders[topic] = hash_order
     if selected is not None:
         absent = [t for t in dict.fromkeys(selected) if t not in rows_by_topic]
         if absent:
@@ -219,22 +227,22 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
         done = 0
         for topic in topic_names:
             rows = rows_by_topic[topic]
-            topic_actions = flags[rows].tolist()
-            threshold = threshold_rank(topic_actions, flag_kind)
-            topic_flags = [f.decode() for f in topic_actions] if flag_kind != "other" else None
-            docs = text_values(doc_col.values[rows])
+            threshold = threshold_rank(flags[rows].tolist(), flag_kind) if flag_kind != "other" else None
             normalised = [(i, renamed_docs[r]) for i, r in enumerate(rows.tolist())
                           if r in renamed_docs] if renamed_docs else []
-            for i, text in normalised:  # NFC made a few doc ids differ from the file's bytes
-                docs[i] = text
-            if normalised and len(set(docs)) < len(docs):
-                raise InputError(path, None, "docno", f"two docnos of topic {topic!r} are the same text once "
-                                 "NFC-normalised")
+            docs: list[str] | None = None
+            if normalised:  # NFC made a few doc ids differ from the file's bytes: stored as Python strings
+                docs = text_values(doc_col.values[rows])
+                for i, text in normalised:
+                    docs[i] = text
+                if len(set(docs)) < len(docs):
+                    raise InputError(path, None, "docno", f"two docnos of topic {topic!r} are the same text once "
+                                     "NFC-normalised")
             queue_id = int(conn.execute(insert(Queue).values(
                 topic_id=ids[topic], name=name, ordering=order, run_tag=tag, threshold_rank=threshold,
                 size=len(rows), source=f"import:{digest}", created_at=utc_now(),
-                ranking_blob=encode_ranking(docs) if normalised else encode_ranking(
-                    docs, StringColumn(doc_col.values[rows], doc_col.hashes[rows])),
+                ranking_blob=encode_ranking(docs) if docs is not None else encode_ranking(
+                    [], StringColumn(doc_col.values[rows], doc_col.hashes[rows]), hash_orders[topic]),
             ).returning(Queue.id)).scalar_one())
             base = done
 
@@ -242,7 +250,12 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
                 if progress:
                     progress(base + n)
 
-            insert_entries(conn, queue_id, docs, scores[rows].tolist(), topic_flags, report)
+            topic_flags = flags[rows] if flag_kind != "other" else None
+            if docs is None:  # the file's bytes as stored: COPY lines written from the arrays (`insert_entry_arrays`)
+                insert_entry_arrays(conn, queue_id, doc_col.values[rows], scores[rows], topic_flags, report)
+            else:
+                insert_entries(conn, queue_id, docs, scores[rows].tolist(),
+                               None if topic_flags is None else [f.decode() for f in topic_flags.tolist()], report)
             done += len(rows)
         summary.import_id = import_id
     summary.topics = topic_names

@@ -29,16 +29,19 @@ class RankingIndex:
     rank_of_sorted: npt.NDArray[np.int64]
 
 
-def encode_ranking(doc_ids: list[str], column: StringColumn | None = None) -> bytes | None:
+def encode_ranking(doc_ids: list[str], column: StringColumn | None = None,
+                   hash_order: npt.NDArray[np.int64] | None = None) -> bytes | None:
     """The stored form; None when a doc id is empty or contains whitespace (then entries are read row by row).
-    ``column`` (the scanner's strings and hashes, in rank order) avoids hashing again."""
+    ``column`` (the scanner's strings and hashes, in rank order) avoids hashing again; ``hash_order`` (with it:
+    ``np.argsort(column.hashes, kind="stable")``, when the caller sorted them already) avoids sorting again."""
     if column is None:
         column = strings_with_hashes_or_none(doc_ids)
         if column is None:
             return None
+        hash_order = None
     values = np.ascontiguousarray(column.values)
     width = values.dtype.itemsize
-    order = np.argsort(column.hashes, kind="stable").astype(np.int64)
+    order = np.argsort(column.hashes, kind="stable").astype(np.int64) if hash_order is None else hash_order
     return b"".join((HEADER.pack(MAGIC, width, len(values)), values.tobytes(),
                      column.hashes[order].astype("<u8").tobytes(), order.astype("<i8").tobytes()))
 
