@@ -49,15 +49,16 @@ TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
 @contextmanager
-def server(db: str, workers: int, folder: Path) -> Iterator[tuple[str, int]]:
-    """A ``reviewdepth serve`` on a free port: its base URL and process id."""
+def started(command: list[str], folder: Path, log_name: str, env: dict[str, str] | None = None,
+            ) -> Iterator[tuple[str, int]]:
+    """``command`` (given ``--port PORT`` on a free port) as a server in ``folder``: its base URL and process id,
+    once ``/health`` answers 200; stopped on exit."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    log = (folder / "server.log").open("wb")
-    process = subprocess.Popen([sys.executable, "-m", "reviewdepth.cli.app", "serve", "--port", str(port),
-                                "--workers", str(workers), "--no-access-log"], cwd=folder, stdout=log,
-                               stderr=subprocess.STDOUT, env={**os.environ, "REVIEWDEPTH_DATABASE_URL": db})
+    log = (folder / log_name).open("wb")
+    process = subprocess.Popen([*command, "--port", str(port)], cwd=folder, stdout=log, stderr=subprocess.STDOUT,
+                               env=env)
     base = f"http://127.0.0.1:{port}"
     try:
         for _ in range(600):
@@ -70,6 +71,14 @@ def server(db: str, workers: int, folder: Path) -> Iterator[tuple[str, int]]:
     finally:
         process.terminate()
         process.wait()
+
+
+@contextmanager
+def server(db: str, workers: int, folder: Path) -> Iterator[tuple[str, int]]:
+    """``reviewdepth serve`` over ``db`` on a free port: its base URL and process id."""
+    with started([sys.executable, "-m", "reviewdepth.cli.app", "serve", "--workers", str(workers), "--no-access-log"],
+                 folder, "server.log", {**os.environ, "REVIEWDEPTH_DATABASE_URL": db}) as running:
+        yield running
 
 
 def percentile(values: list[float], q: float) -> float:

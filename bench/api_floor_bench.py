@@ -24,19 +24,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import httpx
-from api_bench import Run, load, run_clients, server
+from api_bench import Run, load, run_clients, server, started
 from pydantic import BaseModel
 
 from reviewdepth.services.keys import create_key
@@ -103,24 +99,8 @@ def serve_floor(url: str, port: int) -> None:
 @contextmanager
 def floor_server(url: str, folder: Path) -> Iterator[tuple[str, int]]:
     """The floor on a free port: its base URL and process id."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    log = (folder / "floor.log").open("wb")
-    process = subprocess.Popen([sys.executable, __file__, "--serve-floor", url, "--port", str(port)], cwd=folder,
-                               stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(600):
-            try:
-                if httpx.get(base + "/health").status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.1)
-        yield base, process.pid
-    finally:
-        process.terminate()
-        process.wait()
+    with started([sys.executable, __file__, "--serve-floor", url], folder, "floor.log") as running:
+        yield running
 
 
 def fresh_database(kind: str, folder: Path, name: str) -> str:

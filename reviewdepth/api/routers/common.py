@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Annotated
 
 from fastapi import Depends, Query, UploadFile
@@ -10,7 +12,7 @@ from pydantic import StringConstraints
 from sqlalchemy import Engine
 
 from reviewdepth.api.auth import admin_key, engine_of, read_key, write_key
-from reviewdepth.api.problems import problem_responses
+from reviewdepth.api.problems import ApiProblem, problem_responses
 from reviewdepth.services.confidence import CONFIDENCE_MAX, CONFIDENCE_MIN, CONFIDENCE_RULE
 from reviewdepth.services.keys import KeyRecord
 from reviewdepth.store.validation import INT64_MAX
@@ -53,3 +55,21 @@ def upload_bytes(upload: UploadFile, name: str, limit: int) -> bytes:
         copy_decompressed(source, spool, name, limit)  # type: ignore[arg-type]
         spool.seek(0)
         return spool.read()
+
+
+@contextmanager
+def measure_problems() -> Iterator[None]:
+    """`/evaluate` and `/compare`: an unknown measure or a bad option value is a 422 naming it; a bad line of an
+    uploaded file (`InputError`, itself a ValueError) goes on to the application's handler, which names the file,
+    line and field."""
+    from reviewdepth.formats.errors import InputError
+    from reviewdepth.measures.suite import MeasureError
+
+    try:
+        yield
+    except MeasureError as exc:
+        raise ApiProblem(422, f"measure: {exc}") from None
+    except ValueError as exc:
+        if isinstance(exc, InputError):
+            raise
+        raise ApiProblem(422, str(exc)) from None

@@ -13,7 +13,7 @@ from fastapi import APIRouter, File, Form, Request, UploadFile
 
 from reviewdepth.api import schemas
 from reviewdepth.api.problems import ApiProblem, problem_responses
-from reviewdepth.api.routers.common import AUTH, Reader, upload_bytes
+from reviewdepth.api.routers.common import AUTH, Reader, measure_problems, upload_bytes
 from reviewdepth.measures.compare import CORRECTIONS, TESTS
 from reviewdepth.measures.tar_suite import CompatMode
 from reviewdepth.services.evaluate import Suite
@@ -52,8 +52,6 @@ def compare(qrels: Annotated[UploadFile, File(description="TREC qrels (gzip ok).
     """Compare the runs on the qrels exactly as `reviewdepth compare QRELS RUN… --format json` with the same
     options: each measure's mean per run over the queries (topics) every run has, and a paired test of each run
     against the first (the baseline), corrected for the comparisons. Runs are named by their file names."""
-    from reviewdepth.formats.errors import InputError
-    from reviewdepth.measures.suite import MeasureError
     from reviewdepth.services.compare import CompareRequest
     from reviewdepth.services.compare import compare as service
     from reviewdepth.services.evaluate import EvalInput
@@ -73,14 +71,8 @@ def compare(qrels: Annotated[UploadFile, File(description="TREC qrels (gzip ok).
     options = CompareRequest(suite=suite, measures=list(measure or []), test=test, correction=correction,
                              alpha=alpha, permutations=permutations, seed=seed, relevance_level=level,
                              compat=compat, run_format=run_format)
-    try:
+    with measure_problems():
         result = service(qrels_input, runs, options)
-    except MeasureError as exc:
-        raise ApiProblem(422, f"measure: {exc}") from None
-    except ValueError as exc:
-        if isinstance(exc, InputError):
-            raise
-        raise ApiProblem(422, str(exc)) from None
     return result.to_dict()
 
 

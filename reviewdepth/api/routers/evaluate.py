@@ -8,7 +8,7 @@ from fastapi import APIRouter, File, Form, Request, Response, UploadFile
 
 from reviewdepth.api import schemas
 from reviewdepth.api.problems import ApiProblem, problem_responses
-from reviewdepth.api.routers.common import AUTH, JSON, Reader, upload_bytes
+from reviewdepth.api.routers.common import AUTH, JSON, Reader, measure_problems, upload_bytes
 from reviewdepth.measures.tar_suite import CompatMode
 from reviewdepth.services.evaluate import Suite
 from reviewdepth.services.evaluate_tar import RunFormat
@@ -39,8 +39,6 @@ def evaluate(qrels: Annotated[UploadFile, File(description="TREC qrels (gzip ok)
              judged_only: Annotated[bool, Form(description="-J")] = False) -> Response:
     """Evaluate a run against qrels exactly as `reviewdepth eval QRELS RUN --format json` with the same
     options (``suite=tar`` for the recall-oriented measures)."""
-    from reviewdepth.formats.errors import InputError
-    from reviewdepth.measures.suite import MeasureError
     from reviewdepth.report.render import render
     from reviewdepth.services.evaluate import EvalInput, EvalRequest, SuiteMismatch
     from reviewdepth.services.evaluate import evaluate as service
@@ -52,19 +50,14 @@ def evaluate(qrels: Annotated[UploadFile, File(description="TREC qrels (gzip ok)
     options = EvalRequest(suite=suite, relevance_level=level, measures=list(measure or []), complete=complete,
                           max_docs=max_docs, version=trec_eval_version, compat=compat, num_docs=num_docs,
                           run_format=run_format, judged_only=judged_only)
-    try:
-        result = service(qrels_input, run_input, options)
-    except SuiteMismatch as exc:
-        named = [OPTION_NAMES[o] for o in (("measures", "complete", "max_docs", "version", "judged_only")
-                                           if exc.suite == "tar" else ("compat", "run_format"))]
-        tail = "apply to suite trec" if exc.suite == "tar" else "apply to suite tar only"
-        raise ApiProblem(422, f"{', '.join(named[:-1])} and {named[-1]} {tail}") from None
-    except MeasureError as exc:
-        raise ApiProblem(422, f"measure: {exc}") from None
-    except ValueError as exc:
-        if isinstance(exc, InputError):
-            raise
-        raise ApiProblem(422, str(exc)) from None
+    with measure_problems():  # a SuiteMismatch (a ValueError) is answered here first, in the options' names
+        try:
+            result = service(qrels_input, run_input, options)
+        except SuiteMismatch as exc:
+            named = [OPTION_NAMES[o] for o in (("measures", "complete", "max_docs", "version", "judged_only")
+                                               if exc.suite == "tar" else ("compat", "run_format"))]
+            tail = "apply to suite trec" if exc.suite == "tar" else "apply to suite tar only"
+            raise ApiProblem(422, f"{', '.join(named[:-1])} and {named[-1]} {tail}") from None
     return Response(render(result, "json", per_query=per_query), media_type=JSON)
 
 
