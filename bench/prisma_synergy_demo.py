@@ -4,8 +4,8 @@ tests/services/test_dedupe.py check the same paths on smaller set-ups).
 
 Cohen 2006 ADHD (851 records, 20 included) plus ``--copies`` records copied as a second database would export them
 (the DOI in upper case under a resolver address), in a random order (``--seed``). Before screening: ``import
-records`` and ``dedupe --apply``. Title and abstract: ana and ben screen ranks 1..``--stop`` (the copies skipped,
-as flagged); ben answers maybe on every 25th record and flips every 40th decision, carol adjudicates the flips.
+records`` and ``dedupe --apply``. Title and abstract: ana and ben screen ranks 1..``--stop`` (the flagged records
+skipped, as ``next`` skips them); ben answers maybe on every 25th record and flips every 40th decision, carol adjudicates the flips.
 Every truly included record and every 12th excluded one are included at title and abstract and go to full text,
 where carol includes the truly included and excludes the rest with one of three reasons in turn.
 
@@ -77,8 +77,13 @@ def main(argv: list[str] | None = None) -> int:
             writer.writerows([(d, d, doi[d]) for d in docs])
             writer.writerows([(c, "", doi[d].upper()) for c, d in copies.items() if doi[d]])
         import_records(engine, str(records), topic="ADHD")
-        flagged = apply_duplicates(engine, "ADHD", reviewer="lead").flags_written
-        screened = [d for d in order[:args.stop] if d not in copies]
+        applied = apply_duplicates(engine, "ADHD", reviewer="lead")
+        flagged = applied.flags_written
+        removed = {d.doc_id for d in applied.duplicates}
+        # the team screens what the queue serves: every record but those flagged (a copy whose original has no
+        # DOI was not found, and is screened as a record of its own)
+        screened = [d for d in order[:args.stop] if d not in removed]
+        truth.update({c: truth[d] for c, d in copies.items()})
         flipped, maybes = set(screened[::40]), set(screened[5::25])
         to_full_text = [d for i, d in enumerate(screened) if truth[d] == "1" or i % 12 == 0]
         label = {d: "1" if d in to_full_text else "0" for d in screened}

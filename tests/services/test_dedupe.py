@@ -177,3 +177,20 @@ def test_records_of_platform_exports_keep_the_ids_their_imports_gave(engine: Eng
     assert all(isinstance(year, int) for year in stored.values())
     import_rayyan(engine, str(screening / "rayyan_articles.csv"), topic="R")
     assert import_records(engine, str(screening / "rayyan_articles.csv"), topic="R").stored >= 1
+
+
+def test_a_flag_is_no_review_out_of_queue_order(engine: Engine, tmp_path: Path) -> None:
+    """A record flagged before anyone screened it is removed, not reviewed: the team that screened ranks 1-2 in
+    queue order still stopped at rank 2 (a flag deeper in the queue is no document reviewed out of order)."""
+    run = tmp_path / "q.run"
+    run.write_text("".join(f"T Q0 d{i} {i} {100 - i} s\n" for i in range(1, 11)))
+    import_run(engine, str(run))
+    records = tmp_path / "records.csv"
+    records.write_text("record_id,doi\nd1,10.1/one\nd9,https://doi.org/10.1/ONE\n")
+    import_records(engine, str(records), topic="T")
+    for doc in ("d1", "d2"):
+        record_judgment(engine, "T", doc, "1", reviewer="ana")
+    assert apply_duplicates(engine, "T", reviewer="lead").flags_written == 1
+    prisma = topic_prisma(engine, "T", policy="latest")
+    assert (prisma.stopped_at_rank, prisma.reviewed, prisma.screened) == (2, 2, 2)
+    assert (prisma.duplicates_removed, prisma.not_screened_review_stopped) == (1, 10 - 1 - 2)

@@ -15,14 +15,14 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, or_, select
 from sqlalchemy.orm import Session
 
 from reviewdepth.estimation.assessment import SampleDraw, reviewed_prefix
 from reviewdepth.services.evidence.samples import frame_definition
 from reviewdepth.store.labels import UNJUDGED
 from reviewdepth.store.loaders import QueueLabels
-from reviewdepth.store.models import Judgment, Queue, QueueEntry, Sample, SampleItem, Topic
+from reviewdepth.store.models import MARKER_DECISIONS, Judgment, Queue, QueueEntry, Sample, SampleItem, Topic
 
 REST_FRAMES = ("all", "unreviewed", "below-rank", "ranks")
 
@@ -129,6 +129,9 @@ def _reviewed_prefix(conn: Connection, topic_id: int, labels: QueueLabels,
 
 
 REVIEW_ROLES = ("review", "adjudication")
+# a duplicate flag (or its withdrawal) is an adjudication-role row but no review of the document: a record flagged
+# before anyone screened it is removed, not reviewed out of queue order (`reviewdepth.services.dedupe`)
+_NOT_A_MARKER = or_(Judgment.decision.is_(None), Judgment.decision.not_in(MARKER_DECISIONS))
 
 
 # the most candidate ranks `_reviewed_beyond` looks up one by one; past it one pass over the queue's entries is
@@ -148,7 +151,7 @@ def _reviewed_beyond(conn: Connection, topic_id: int, queue_id: int, labels: Que
     candidates = np.flatnonzero(judged) + prefix + 1
     if len(candidates) <= CANDIDATES_LOOKED_UP:
         in_review = select(Judgment.id).where(Judgment.topic_id == topic_id, Judgment.doc_id == QueueEntry.doc_id,
-                                              Judgment.role.in_(REVIEW_ROLES))
+                                              Judgment.role.in_(REVIEW_ROLES), _NOT_A_MARKER)
         if as_of is not None:
             in_review = in_review.where(Judgment.id <= as_of)
         found: list[int] = []
@@ -158,7 +161,7 @@ def _reviewed_beyond(conn: Connection, topic_id: int, queue_id: int, labels: Que
                 QueueEntry.queue_id == queue_id, QueueEntry.rank.in_(chunk), in_review.exists())).scalars())
         return np.unique(np.asarray(found, dtype=np.int64))
     judged_in_review = select(Judgment.doc_id).where(Judgment.topic_id == topic_id,
-                                                     Judgment.role.in_(REVIEW_ROLES))
+                                                     Judgment.role.in_(REVIEW_ROLES), _NOT_A_MARKER)
     if as_of is not None:
         judged_in_review = judged_in_review.where(Judgment.id <= as_of)
     stmt = (select(QueueEntry.rank).where(QueueEntry.queue_id == queue_id, QueueEntry.rank > prefix,
