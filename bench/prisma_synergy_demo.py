@@ -5,7 +5,8 @@ tests/services/test_dedupe.py check the same paths on smaller set-ups).
 Cohen 2006 ADHD (851 records, 20 included) plus ``--copies`` records copied as a second database would export them
 (the DOI in upper case under a resolver address), in a random order (``--seed``). Before screening: ``import
 records`` and ``dedupe --apply``. Title and abstract: ana and ben screen ranks 1..``--stop`` (the flagged records
-skipped, as ``next`` skips them); ben answers maybe on every 25th record and flips every 40th decision, carol adjudicates the flips.
+skipped, as ``next`` skips them); ben answers maybe on every 25th record and flips every 40th decision, carol
+adjudicates the flips.
 Every truly included record and every 12th excluded one are included at title and abstract and go to full text,
 where carol includes the truly included and excludes the rest with one of three reasons in turn.
 
