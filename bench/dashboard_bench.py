@@ -1,6 +1,8 @@
-"""The dashboard's server CPU for 100 topics of 2,000 documents (issue 30): cold (a new process's cache), warm
-(nothing changed) and after one new judgment on one topic, measured in process (``time.process_time`` around
-`build_dashboard` + `render_dashboard`, what ``GET /`` runs). Medians over ``--rounds``.
+"""The dashboard's server CPU for 100 topics of 2,000 documents (issue 30), measured in process
+(``time.process_time`` around `build_dashboard` + `render_dashboard`, what ``GET /`` runs), medians over
+``--rounds``: cold with nothing kept in the store (the first render a store ever sees); cold (a new process's
+cache, the topics' summaries kept in the store: `reviewdepth.services.monitor_summaries`); warm (nothing changed);
+and after one new judgment on one topic.
 
     python bench/dashboard_bench.py [--topics 100] [--documents 2000] [--rounds 7] [--db URL]
 
@@ -19,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from reviewdepth.estimation import stopping
 from reviewdepth.report.monitor_render import render_dashboard
 from reviewdepth.services.imports import import_run
 from reviewdepth.services.judgments import record_judgments
@@ -26,6 +29,7 @@ from reviewdepth.services.monitor import MonitorCache, build_dashboard
 from reviewdepth.services.samples import draw_sample
 from reviewdepth.store.engine import create_engine_for
 from reviewdepth.store.migrate import upgrade
+from reviewdepth.store.models import TopicSummary
 
 
 def build(url: str, topics: int, documents: int, workdir: Path) -> None:
@@ -70,15 +74,20 @@ def main() -> None:
         build(url, args.topics, args.documents, Path(tmp))
         engine = create_engine_for(url)
         render(engine, MonitorCache(), args.topics)  # imports and first-use costs out of the figures
-        cold, warm, changed = [], [], []
+        cold_first, cold, warm, changed = [], [], [], []
         for r in range(args.rounds):
+            with engine.begin() as conn:  # no summary kept: the first render a store ever sees
+                conn.execute(TopicSummary.__table__.delete())
+            stopping._FITS.clear()  # nor any point-process fit of this process (a new process has none)
+            cold_first.append(render(engine, MonitorCache(), args.topics))
             cache = MonitorCache()
             cold.append(render(engine, cache, args.topics))
             warm.append(render(engine, cache, args.topics))
             qid = f"T{r % args.topics:03d}"
             record_judgments(engine, qid, [(f"{qid}-d{600 + r:05d}", "0")], reviewer="ann")
             changed.append(render(engine, cache, args.topics))
-        for name, values in (("cold", cold), ("warm (nothing changed)", warm),
+        for name, values in (("cold, nothing kept in the store", cold_first),
+                             ("cold (a new process; summaries kept)", cold), ("warm (nothing changed)", warm),
                              ("after one judgment on one topic", changed)):
             print(f"{name:34s} median {1000 * statistics.median(values):8.1f} ms CPU "
                   f"(min {1000 * min(values):.1f}, max {1000 * max(values):.1f}; {args.topics} topics)")

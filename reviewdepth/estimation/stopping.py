@@ -15,7 +15,10 @@ independent simple random sample (a positive outside the queue gets a rank beyon
 
 from __future__ import annotations
 
+import hashlib
 import math
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -633,7 +636,33 @@ def hyperbolic_mass(a: float, b: float, k: float, start: float, end: float) -> f
 
 def _point_process_at(y: IntArray, n: int, size: int, tau: float, confidence: float,
                       min_relevant: int, max_fit_error: float) -> tuple[bool, dict[str, Detail]]:
-    """The hyperbolic point process read at one checkpoint n (the first n labels): (stop, details)."""
+    """The hyperbolic point process read at one checkpoint n (the first n labels): (stop, details). A checkpoint
+    depends on nothing but the first n labels and the settings, and a review that goes on keeps them, so each is
+    fitted once a process, not again at every look (a fit costs several ms; the monitor looks after every judgment):
+    kept by a 128-bit digest of those labels with the settings, the most recent `_FITS_KEPT`."""
+    prefix = np.ascontiguousarray(y[:n], dtype=np.int8)
+    key = (hashlib.blake2b(prefix.tobytes(), digest_size=16).digest(), n, size, tau, confidence, min_relevant,
+           max_fit_error)
+    with _FITS_LOCK:
+        found = _FITS.get(key)
+        if found is not None:
+            _FITS.move_to_end(key)
+    if found is None:
+        found = _point_process_compute(y, n, size, tau, confidence, min_relevant, max_fit_error)
+        with _FITS_LOCK:
+            _FITS[key] = found
+            while len(_FITS) > _FITS_KEPT:
+                _FITS.popitem(last=False)
+    return found[0], dict(found[1])
+
+
+_FITS_KEPT = 4096
+_FITS: OrderedDict[tuple[object, ...], tuple[bool, dict[str, Detail]]] = OrderedDict()
+_FITS_LOCK = threading.Lock()
+
+
+def _point_process_compute(y: IntArray, n: int, size: int, tau: float, confidence: float,
+                           min_relevant: int, max_fit_error: float) -> tuple[bool, dict[str, Detail]]:
     found = int(y[:n].sum())
     details: dict[str, Detail] = {"checked_at": n, "found": found}
     if found < min_relevant:

@@ -65,6 +65,7 @@ from reviewdepth.services.errors import Conflict, Invalid, NotFound, ServiceErro
 from reviewdepth.services.evidence.audit import AuditEvidence, audit_doc_ids, load_audit
 from reviewdepth.services.evidence.queue_evidence import QueueEvidence, queue_evidence
 from reviewdepth.services.evidence.topic import recorded_judgment
+from reviewdepth.services.monitor_summaries import store_reports, stored_reports
 from reviewdepth.services.topic_status import audit_figure, sample_figure, topic_status
 from reviewdepth.store import validation
 from reviewdepth.store.chain import chain_head_at
@@ -465,8 +466,11 @@ def change_markers(conn: Connection, topic_ids: Sequence[int]) -> dict[int, tupl
         return {int(t): int(n) for t, n in conn.execute(
             select(owner, func.max(column)).where(owner.in_(ids)).group_by(owner))}
 
-    chains = {int(i): (length, head) for i, length, head in conn.execute(
-        select(Topic.id, Topic.chain_length, Topic.chain_head).where(Topic.id.in_(ids)))}
+    # the chain, and the topic's settings that change its monitor (a declared random screening order changes what
+    # counts as reviewed; the conflict rule, what the quality figures count)
+    chains = {int(i): (length, head, order, rule) for i, length, head, order, rule in conn.execute(
+        select(Topic.id, Topic.chain_length, Topic.chain_head, Topic.screening_order, Topic.conflict_rule)
+        .where(Topic.id.in_(ids)))}
     last = newest(Judgment.id, Judgment.topic_id)
     queues = newest(Queue.id, Queue.topic_id)
     samples = newest(Sample.id, Sample.topic_id)
@@ -502,6 +506,12 @@ class MonitorCache:
             self.hits += 1
             return found[1]
 
+    def peek(self, key: Hashable, marker: Hashable) -> MonitorReport | None:
+        """`get` without counting a hit or a miss or refreshing the entry."""
+        with self._lock:
+            found = self._entries.get(key)
+            return None if found is None or found[0] != marker else found[1]
+
     def put(self, key: Hashable, marker: Hashable, report: MonitorReport) -> None:
         with self._lock:
             self._entries[key] = (marker, report)
@@ -521,13 +531,17 @@ def checked_page(page: object, limit: object) -> tuple[int, int]:
     return _whole("page", page, validation.INT64_MAX), _whole("limit", limit, DASHBOARD_PAGE_MAX)
 
 
+def _cache_key(name: str, tau: Fraction, level: float) -> Hashable:
+    return (name, tau, level)
+
+
 def _dashboard_monitor(engine: Engine, name: str, tau: Fraction, level: float,
                        cache: MonitorCache | None, marker: tuple[Any, ...] | None) -> MonitorReport:
     """The topic's monitor for the dashboard, from ``cache`` while its change ``marker`` is unchanged. The marker
     is read before the monitor is built, so a change meanwhile makes the next request build it again."""
     if cache is None or marker is None:
         return build_monitor(engine, name, target=tau, confidence=level, one_look=False)
-    key = (name, tau, level)
+    key = _cache_key(name, tau, level)
     report = cache.get(key, marker)
     if report is None:
         report = build_monitor(engine, name, target=tau, confidence=level, one_look=False)
@@ -575,23 +589,36 @@ def build_dashboard(engine: Engine, *, target: object = "0.95", confidence: floa
                   and (newest is not None or not judged_only)]
         rows = chosen[(page - 1) * limit:page * limit]
         ids = [topic_id for topic_id, _, _ in rows]
+        name_of = {topic_id: name for topic_id, name, _ in rows}
         with_queue = set(conn.execute(select(Queue.topic_id).where(Queue.topic_id.in_(ids)).distinct()).scalars())
         newest_ids = [newest for _, _, newest in rows if newest is not None]
         last = {int(topic_id): as_utc(moment).isoformat() for topic_id, moment in conn.execute(
             select(Judgment.topic_id, Judgment.recorded_at).where(Judgment.id.in_(newest_ids)))} \
             if newest_ids else {}
         markers = change_markers(conn, [t for t in ids if t in with_queue]) if cache is not None else {}
+        settings = f"{tau}|{level!r}"
+        if cache is not None:  # a new process, or topics the cache dropped: read what the store kept of them
+            missing = {t: m for t, m in markers.items() if cache.peek(_cache_key(name_of[t], tau, level), m) is None}
+            for topic_id, stored in stored_reports(conn, settings, missing).items():
+                cache.put(_cache_key(name_of[topic_id], tau, level), markers[topic_id], stored)
     board = Dashboard(target=_fraction_text(tau), confidence=level, total=len(chosen), page=page, limit=limit,
                       name_contains=name_contains.strip(), judged_only=judged_only)
+    built: dict[int, tuple[tuple[Any, ...], MonitorReport]] = {}
     for topic_id, name, _ in rows:
         report: MonitorReport | None = None
         problem: str | None = None
         if topic_id in with_queue:
+            marker = markers.get(topic_id)
+            fresh = cache is not None and marker is not None and cache.peek(_cache_key(name, tau, level), marker) \
+                is None
             try:
-                report = _dashboard_monitor(engine, name, tau, level, cache, markers.get(topic_id))
+                report = _dashboard_monitor(engine, name, tau, level, cache, marker)
             except ServiceError as exc:  # e.g. a stream whose documents no longer match: shown, not fatal
                 problem = str(exc)
+            if fresh and report is not None and marker is not None:
+                built[topic_id] = (marker, report)
         board.entries.append(DashboardEntry(name, report, problem, last.get(topic_id)))
+    store_reports(engine, settings, built)  # best effort: the page is served whether or not they are kept
     return board
 
 

@@ -130,6 +130,21 @@ class RecordFields(Base):
     import_id: Mapped[int | None] = mapped_column(ForeignKey("imports.id"))
 
 
+class TopicSummary(Base):
+    """A topic's dashboard monitor as last built (`reviewdepth.services.monitor`), for a new process to read instead
+    of recomputing the queue: the report as JSON, under the settings it was built with, the topic's change marker
+    then and the software that built it. Derived data: used only while all three still match, rebuilt otherwise."""
+
+    __tablename__ = "topic_summaries"
+
+    topic_id: Mapped[int] = mapped_column(ForeignKey("topics.id", ondelete="CASCADE"), primary_key=True)
+    settings: Mapped[str] = mapped_column(String(100), primary_key=True)
+    marker: Mapped[str] = mapped_column(Text)
+    software: Mapped[str] = mapped_column(String(40))
+    body: Mapped[str] = mapped_column(Text)
+    recorded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
 class ImportRecord(Base):
     """One imported file: kind, name, SHA-256 digest, row counts, time."""
 
