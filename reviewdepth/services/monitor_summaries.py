@@ -28,6 +28,7 @@ from reviewdepth.store.models import TopicSummary
 
 # a new shape or meaning of the stored JSON that the version alone would not show (bump it with such a change)
 SUMMARY_FORMAT = 1
+WRITE_WAIT_MS = 50  # the longest a page waits to keep its summaries (`store_reports`)
 SOFTWARE = f"{__version__}+s{SUMMARY_FORMAT}"
 
 
@@ -78,9 +79,26 @@ def store_reports(engine: Engine, settings: str, built: Mapping[int, tuple[Seque
             for topic_id, (marker, report) in built.items()]
     try:
         with engine.begin() as conn:
-            conn.execute(delete(TopicSummary).where(TopicSummary.topic_id.in_(list(built)),
-                                                    TopicSummary.settings == settings))
-            conn.execute(insert(TopicSummary), rows)
+            waited = _wait_briefly(conn)
+            try:
+                conn.execute(delete(TopicSummary).where(TopicSummary.topic_id.in_(list(built)),
+                                                        TopicSummary.settings == settings))
+                conn.execute(insert(TopicSummary), rows)
+            finally:
+                if waited is not None:
+                    conn.exec_driver_sql(f"PRAGMA busy_timeout = {int(waited)}")
     except SQLAlchemyError:  # busy, read-only, a topic deleted meanwhile, a concurrent writer of the same rows
         return False
     return True
+
+
+def _wait_briefly(conn: Connection) -> int | None:
+    """On SQLite, wait at most `WRITE_WAIT_MS` for the database's write lock (not the store's busy timeout, 10 s by
+    default: a page must not wait on another client's long write to keep what it can rebuild); the timeout it had
+    (restored after), or None on PostgreSQL, where only another writer of the same summaries could block it."""
+    if conn.dialect.name != "sqlite":
+        conn.exec_driver_sql(f"SET LOCAL lock_timeout = '{WRITE_WAIT_MS}ms'")
+        return None
+    before = int(conn.exec_driver_sql("PRAGMA busy_timeout").scalar_one())
+    conn.exec_driver_sql(f"PRAGMA busy_timeout = {WRITE_WAIT_MS}")
+    return before

@@ -97,3 +97,27 @@ def test_a_store_that_takes_no_summary_leaves_the_page_as_it_was(engine: Engine,
     assert page(engine) == expected and counted == ["T"]
     counted.clear()
     assert page(engine) == expected and counted == ["T"]  # nothing kept: built again, still served
+
+
+@pytest.mark.sqlite_only
+def test_a_locked_sqlite_database_keeps_no_summary_and_the_connection_keeps_its_timeout(engine: Engine) -> None:
+    """Another client holds SQLite's write lock: the summaries are not kept (the page does not wait out the
+    store's busy timeout for them), and the connection goes back to the pool with the timeout it had."""
+    import sqlite3
+
+    topic_with_review(engine, reviewed=10, topic="T")
+    report = build_dashboard(engine).entries[0].monitor
+    assert report is not None
+    with engine.connect() as conn:
+        timeout = conn.exec_driver_sql("PRAGMA busy_timeout").scalar_one()
+        topic_id = conn.exec_driver_sql("SELECT id FROM topics WHERE name = 'T'").scalar_one()
+    holder = sqlite3.connect(engine.url.database, isolation_level=None)
+    try:
+        holder.execute("BEGIN IMMEDIATE")
+        assert monitor_summaries.store_reports(engine, "s", {topic_id: ((1,), report)}) is False
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    with engine.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar_one() == timeout
+    assert monitor_summaries.store_reports(engine, "s", {topic_id: ((1,), report)}) is True
