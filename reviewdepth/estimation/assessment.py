@@ -435,17 +435,18 @@ class DepthBasis:
 
 def assess(state: ReviewState, samples: Sequence[SampleDraw], targets: Sequence[str | float], *,
            confidence: float = 0.95, interval: str = "hypergeometric", stopping_target: str | float = "0.95",
-           target_rule: str = "ceil") -> Assessment:
+           target_rule: str = "ceil", heuristics: bool = True) -> Assessment:
     """Everything the report says about depth, recall and stopping at the current cutoff (module docstring), in
     phases over one :class:`ReviewCutoff`: which samples speak for what, |R| by every basis, the depth basis, the
-    stopping rules, the answer per target, recall per basis and the headline."""
+    stopping rules, the answer per target, recall per basis and the headline. ``heuristics`` False: the heuristic
+    rules are not evaluated (`Assessment.stopping` then lists none; every other figure is the same)."""
     cut = review_cutoff(state, confidence=confidence, interval=interval, stopping_target=stopping_target,
                         target_rule=target_rule)
     chosen = choose_samples(cut, samples)
     uses = [sample_use(cut, chosen, s) for s in samples]
     estimates = relevant_estimates(cut, chosen)
     basis = depth_basis(cut, chosen, estimates)
-    rules = stopping_evidence(cut, chosen, state.probabilities)
+    rules = stopping_evidence(cut, chosen, state.probabilities, heuristics=heuristics)
     certified_stop = [r for r in rules if r.kind == "certified" and r.stop_now and r.certifies == "reviewed prefix"]
     answers = [target_answer(cut, basis, chosen, _tau_of(t),
                              certified_stop if _tau_of(t) == cut.stopping_target else []) for t in targets]
@@ -702,14 +703,16 @@ def depth_basis(cut: ReviewCutoff, chosen: SampleChoice, estimates: RelevantEsti
 # --- phase 5: the stopping rules at the stopping target ----------------------------------------------------
 
 
-def stopping_evidence(cut: ReviewCutoff, chosen: SampleChoice,
-                      probabilities: npt.NDArray[np.float64] | None) -> list[stopping.StoppingEvidence]:
-    """Every rule of the rule table that applies, evaluated on the cutoff (`rules.evaluate`)."""
+def stopping_evidence(cut: ReviewCutoff, chosen: SampleChoice, probabilities: npt.NDArray[np.float64] | None, *,
+                      heuristics: bool = True) -> list[stopping.StoppingEvidence]:
+    """Every rule of the rule table that applies (``heuristics`` False: not the heuristic ones), evaluated on the
+    cutoff (`rules.evaluate`)."""
     rest = chosen.rest
     return stopping_rules.evaluate(stopping_rules.Cutoff(
         (cut.labels[:cut.reviewed] == 1).astype(np.int64), cut.reviewed, cut.size, cut.found, cut.rest_size,
         cut.stopping_target, cut.alpha, chosen.population_positives,
-        None if rest is None else (len(rest.ranks), (rest.labels == 1).astype(np.int64)), probabilities))
+        None if rest is None else (len(rest.ranks), (rest.labels == 1).astype(np.int64)), probabilities),
+        heuristics=heuristics)
 
 
 # --- phase 6: the answer per target ----------------------------------------------------------------------------

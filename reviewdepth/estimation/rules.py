@@ -403,10 +403,13 @@ REPLAYABLE: tuple[Rule, ...] = tuple(sorted((r for r in TABLE if r.replay), key=
 EVALUATED: tuple[Rule, ...] = tuple(r for r in TABLE if r.evaluate is not None)
 
 
-def evaluate(cut: Cutoff) -> list[StoppingEvidence]:
+def evaluate(cut: Cutoff, *, heuristics: bool = True) -> list[StoppingEvidence]:
     """Every rule the report evaluates that applies at ``cut``, certified ones first (stable: table order within a
-    kind), so a heuristic's "stop" is never the first one read."""
-    out = [ev for rule in EVALUATED if rule.evaluate is not None for ev in [rule.evaluate(cut)] if ev is not None]
+    kind), so a heuristic's "stop" is never the first one read. ``heuristics`` False: not the heuristic lines of
+    the table (a view that shows no heuristic, such as the dashboard's monitor, need not fit the point process);
+    the elusion and hypergeometric tests, "invalid" only as simulate replays them at every look, stay."""
+    out = [ev for rule in EVALUATED if rule.evaluate is not None and (heuristics or rule.kind != "heuristic")
+           for ev in [rule.evaluate(cut)] if ev is not None]
     return sorted(out, key=lambda e: e.kind != "certified")
 
 

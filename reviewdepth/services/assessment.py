@@ -37,7 +37,7 @@ def fully_judged(labels: QueueLabels, population: int) -> bool:
 def queue_assessment(labels: QueueLabels, evidence: QueueEvidence, population: int, is_fully_judged: bool,
                      targets: Sequence[str], *, confidence: float, interval: str = "hypergeometric",
                      target_rule: str = "ceil", known_relevant: int | None = None,
-                     scores: npt.NDArray[np.float64] | None = None) -> Assessment:
+                     scores: npt.NDArray[np.float64] | None = None, heuristics: bool = True) -> Assessment:
     """`assess` on ``labels`` (in review order: `QueueEvidence.in_review_order`) with the samples ``evidence``
     holds, for ``targets`` (the stopping rules at `stopping_target`). ``scores``: the queue's scores in queue
     order, declared probabilities of relevance (the Quant rules read them, in review order); None: not declared."""
@@ -46,4 +46,4 @@ def queue_assessment(labels: QueueLabels, evidence: QueueEvidence, population: i
     state = ReviewState(labels.labels, evidence.reviewed, population, labels.relevant_total, known_relevant,
                         is_fully_judged, evidence.screened_random, evidence.order, probabilities)
     return assess(state, evidence.draws, chosen, confidence=confidence, interval=interval,
-                  stopping_target=stopping_target(chosen), target_rule=target_rule)
+                  stopping_target=stopping_target(chosen), target_rule=target_rule, heuristics=heuristics)

@@ -352,7 +352,9 @@ def monitor_of(conn: Connection, topic: str, *, queue: str | None = None, target
             "queues": len(info.queues), "reviewed": inp.reviewed, "queue_reviewed": queue_reviewed,
             "queue": current.name}))
     evidence = prefixes[current.id]
-    assessment = _assessment(info, labels_by_queue[current.id], evidence, tau, level) if (
+    # without the one-look rules shown, the heuristics are not evaluated (the point process fits a curve at each
+    # checkpoint): the sample figure and its status read the certified rules only
+    assessment = _assessment(info, labels_by_queue[current.id], evidence, tau, level, heuristics=one_look) if (
         one_look or (with_samples and evidence.draws)) else None
     rules = _one_look_rules(assessment, tau) if one_look else []
     sample = sample_figure(assessment) if assessment is not None and with_samples else None
@@ -369,11 +371,11 @@ def monitor_of(conn: Connection, topic: str, *, queue: str | None = None, target
 
 
 def _assessment(info: _Topic, labels: QueueLabels, evidence: QueueEvidence, tau: Fraction,
-                level: float) -> Assessment:
+                level: float, *, heuristics: bool = True) -> Assessment:
     """The depth report's assessment of the current queue at this moment (`reviewdepth.services.assessment`)."""
     population = queue_population(labels, info.population_size)
     return queue_assessment(labels, evidence, population, fully_judged(labels, population), [_fraction_text(tau)],
-                            confidence=level)
+                            confidence=level, heuristics=heuristics)
 
 
 def _one_look_rules(assessment: Assessment | None, tau: Fraction) -> list[OneLookRule]:

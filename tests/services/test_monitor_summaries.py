@@ -5,8 +5,10 @@ take the summaries leaves the page as it was."""
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
+import numpy as np
 import pytest
 from sqlalchemy import Engine, func, select, update
 from sqlalchemy.exc import OperationalError
@@ -121,3 +123,30 @@ def test_a_locked_sqlite_database_keeps_no_summary_and_the_connection_keeps_its_
     with engine.connect() as conn:
         assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar_one() == timeout
     assert monitor_summaries.store_reports(engine, "s", {topic_id: ((1,), report)}) is True
+
+
+def test_the_dashboards_monitor_skips_only_the_heuristics(engine: Engine) -> None:
+    """Without the one-look rules the heuristics are not evaluated (the point process fits curves); every other
+    figure of the monitor, the sample's status included, is that of the monitor with them."""
+    import dataclasses
+
+    from reviewdepth.estimation import rules
+    from reviewdepth.services.monitor import build_monitor
+    from reviewdepth.services.samples import draw_sample
+
+    from .test_monitor_service import DOCS
+
+    topic_with_review(engine, reviewed=25, topic="T")
+    sample = draw_sample(engine, "T", 10, frame="unreviewed", seed=3)
+    judge(engine, list(sample.doc_ids), role="sample")
+    with_rules = build_monitor(engine, "T", target="0.8", one_look=True)
+    without = build_monitor(engine, "T", target="0.8", one_look=False)
+    assert any(r.kind == "heuristic" for r in with_rules.one_look_rules) and without.one_look_rules == []
+    assert without == dataclasses.replace(with_rules, one_look_rules=[])
+    assert len(DOCS) == 40
+    cut = rules.Cutoff(np.array([1, 0, 1, 0] * 10, dtype=np.int64), 40, 400, 20, 360, Fraction(4, 5), 0.05,
+                       np.array([], dtype=np.int64), (50, np.zeros(50, dtype=np.int64)))
+    every = rules.evaluate(cut)
+    assert rules.evaluate(cut, heuristics=False) == [e for e in every if e.kind != "heuristic"]
+    assert any(e.rule == "elusion" and e.kind == "certified" for e in rules.evaluate(cut, heuristics=False))
+    assert any(e.kind == "heuristic" for e in every)
