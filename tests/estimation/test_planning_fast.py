@@ -7,7 +7,13 @@ import numpy as np
 import pytest
 from scipy.special import gammaln
 
-from reviewdepth.estimation.planning import _hypergeom_pmf, plan_elusion
+from reviewdepth.estimation.planning import (
+    _elusion_outcomes,
+    _hypergeom_pmf,
+    _zero_certifies_from,
+    missed_allowed,
+    plan_elusion,
+)
 
 
 def cell_by_cell(values: np.ndarray, population: int, successes: int, sizes: np.ndarray) -> np.ndarray:
@@ -50,3 +56,49 @@ def test_plans_are_unchanged_on_a_large_rest() -> None:
     plan = plan_elusion(24_000, 1_755_000, "0.95", 0.95, 0.0002)
     assert plan.feasible and plan.size is not None and plan.max_positives is not None
     assert plan.chance is not None and plan.chance >= 0.8
+
+
+def scanned_plan(found: int, unreviewed: int, tau: str, confidence: float, rate: float,
+                 power: float) -> tuple[int, int, float] | None:
+    """The elusion plan as a scan of every n from the smallest certifying one (the form the step search replaced,
+    kept here as the oracle): (n, k(n), chance(n)) at the first n reaching the power, or None."""
+    d_max = missed_allowed(found, unreviewed, tau)
+    if d_max >= unreviewed:
+        return None
+    alpha = 1.0 - confidence
+    d_e = min(unreviewed, round(rate * unreviewed))
+    start = _zero_certifies_from(unreviewed, d_max, alpha)
+    for a in range(start, unreviewed + 1, 4096):
+        sizes = np.arange(a, min(unreviewed, a + 4095) + 1, dtype=np.int64)
+        with np.errstate(over="ignore"):  # a cell outside the support may overflow before it is masked to 0
+            ks, chances = _elusion_outcomes(sizes, unreviewed, d_max, d_e, alpha)
+        hit = np.flatnonzero(chances >= power)
+        if len(hit):
+            return int(sizes[hit[0]]), int(ks[hit[0]]), float(chances[hit[0]])
+    return None
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_the_step_search_finds_the_plan_a_scan_of_every_size_finds(seed: int) -> None:
+    rng = np.random.default_rng(1000 + seed)
+    unreviewed = int(rng.choice([40, 300, 2_000, 20_000, 150_000]))
+    found = int(rng.integers(1, 3_000))
+    tau = str(rng.choice(["0.8", "0.9", "0.95"]))
+    confidence = float(rng.choice([0.9, 0.95, 0.99]))
+    power = float(rng.choice([0.5, 0.8, 0.9]))
+    d_max = missed_allowed(found, unreviewed, tau)
+    # an elusion rate near what the plan can certify, where the steps matter most
+    rate = min(1.0, float(rng.uniform(0.0, 1.2)) * d_max / unreviewed)
+    plan = plan_elusion(found, unreviewed, tau, confidence, rate, power)
+    expected = scanned_plan(found, unreviewed, tau, confidence, rate, power)
+    if plan.feasible and plan.size is not None and d_max < unreviewed:
+        assert expected == (plan.size, plan.max_positives, plan.chance)
+    elif d_max < unreviewed and plan.reason.startswith("no sample"):
+        assert expected is None
+
+
+def test_the_step_search_on_the_report_bench_rest() -> None:
+    """The 2,000,000-document bench queue's plan (22,652 found, 1,755,000 unreviewed): about 100,000 sizes to scan."""
+    plan = plan_elusion(22_652, 1_755_000, "0.95", 0.95, 0.0004995004995004995, 0.8)
+    assert (plan.size, plan.max_positives, plan.chance) == scanned_plan(22_652, 1_755_000, "0.95", 0.95,
+                                                                        0.0004995004995004995, 0.8)
