@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
+import numpy.typing as npt
 from sqlalchemy import Connection, Select, func, or_, select, text
 
 from reviewdepth.store.loaders import number_by_hash
@@ -165,10 +166,22 @@ def _packed_voter_counts(conn: Connection, topic_id: int, as_of: int | None) -> 
     doc_codes = numbered[0]
     names: dict[str, int] = {}
     reviewer_codes = np.fromiter((names.setdefault(r, len(names)) for r in reviewers), dtype=np.int64, count=count)
-    pairs = np.unique(doc_codes * len(names) + reviewer_codes)
-    voters = np.bincount(pairs // len(names))
+    voters = _distinct_reviewers_per_document(doc_codes, len(numbered[1]), reviewer_codes, len(names))
     sizes = np.bincount(voters[voters > 0])
     return {int(n): int(c) for n, c in enumerate(sizes) if n and c}
+
+
+def _distinct_reviewers_per_document(doc_codes: npt.NDArray[np.int64], documents: int,
+                                     reviewer_codes: npt.NDArray[np.int64], reviewers: int) -> npt.NDArray[np.int64]:
+    """How many distinct reviewers voted on each document (codes 0..documents-1): a documents × reviewers table of
+    who voted where when it is small beside the votes (a review has a handful of reviewers; sorting 250,000 pairs
+    costs 0.07 s, filling the table 2 ms), else the distinct (document, reviewer) pairs sorted out."""
+    if documents * reviewers <= 8 * len(doc_codes) + 1024:
+        voted = np.zeros(documents * reviewers, dtype=np.bool_)
+        voted[doc_codes * reviewers + reviewer_codes] = True
+        return np.asarray(voted.reshape(documents, reviewers).sum(axis=1, dtype=np.int64), dtype=np.int64)
+    pairs = np.unique(doc_codes * reviewers + reviewer_codes)
+    return np.bincount(pairs // reviewers, minlength=documents)
 
 
 def load_votes(conn: Connection, topic_id: int, as_of: int | None = None, *,

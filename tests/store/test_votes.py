@@ -54,3 +54,16 @@ def test_voters_per_document_three_ways(engine: Engine) -> None:
             if engine.dialect.name == "sqlite":
                 assert votes._packed_voter_counts(conn, topic_id, as_of) == want
         conn.rollback()
+
+
+def test_distinct_reviewers_counted_by_table_and_by_sort_alike() -> None:
+    rng = np.random.default_rng(11)
+    for reviewers, documents, count in ((2, 50, 400), (3, 1_000, 200), (400, 300, 500), (1, 10, 10)):
+        doc_codes = rng.integers(0, documents, size=count).astype(np.int64)
+        reviewer_codes = rng.integers(0, reviewers, size=count).astype(np.int64)
+        seen: dict[int, set[int]] = defaultdict(set)
+        for d, r in zip(doc_codes.tolist(), reviewer_codes.tolist(), strict=True):
+            seen[d].add(r)
+        want = [len(seen[d]) for d in range(documents)]
+        got = votes._distinct_reviewers_per_document(doc_codes, documents, reviewer_codes, reviewers)
+        assert got.tolist() == want
