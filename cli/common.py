@@ -120,15 +120,13 @@ def row_progress(description: str) -> Iterator[Callable[[int], None] | None]:
 def one_shot() -> Iterator[None]:
     """A command that runs once and exits: the cycle collector off for its run (the imports and the work make
     ~10⁶ objects and next to no cyclic garbage; its passes over them cost ~0.08 s; reference counting still frees
-    everything), and scipy.special (~0.2 s) loading on a second core while the command reads the database."""
+    everything). The status services load scipy on a second core themselves, once their reads begin
+    (`reviewdepth.estimation.distributions.import_scipy_in_background`)."""
     import gc
-
-    from reviewdepth.estimation.distributions import import_scipy_in_background
 
     collecting = gc.isenabled()
     gc.disable()
     try:
-        import_scipy_in_background()
         yield
     finally:
         if collecting:

@@ -10,8 +10,8 @@ Two designs, each planned against the rule that will judge the sample, so plan a
 
 "Smallest n such that chance(n) ≥ power" is meant literally: chance is not monotone in n (the certifying outcomes
 change in integer steps), so every n below the answer falls short: the population plan checks each one; the elusion
-plan checks the first n of each step, where chance is highest within the step (`_first_size_reaching`). Notation: F relevant found in
-the reviewed prefix, N_u unreviewed documents, τ target, α = 1 − confidence.
+plan checks the first n of each step, where chance is highest within the step (`_first_size_reaching`). Notation:
+F relevant found in the reviewed prefix, N_u unreviewed documents, τ target, α = 1 − confidence.
 """
 
 from __future__ import annotations

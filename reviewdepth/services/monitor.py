@@ -34,6 +34,7 @@ import numpy.typing as npt
 from sqlalchemy import Connection, Engine, func, select
 
 from reviewdepth.estimation.assessment import Assessment
+from reviewdepth.estimation.distributions import STATUS_SCIPY, import_scipy_in_background
 from reviewdepth.estimation.monitor import MonitorInput, MonitorNote, MonitorResult, monitor, monitor_step
 from reviewdepth.estimation.stop_plan import certification_floor
 from reviewdepth.report.model import ChainHead
@@ -306,6 +307,8 @@ def monitor_of(conn: Connection, topic: str, *, queue: str | None = None, target
     status (the report, which has its own, leaves it out). `Invalid` for a bad setting, `NotFound` for an
     unknown topic or queue."""
     tau, level = _settings(target, confidence, policy, as_of)
+    # while the reads below wait on the database (the point-process fit is one of the one-look rules)
+    import_scipy_in_background(STATUS_SCIPY if one_look else ("scipy.special",))
     if as_of is not None:
         recorded_judgment(conn, as_of)
     info = _topic(conn, topic)

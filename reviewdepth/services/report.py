@@ -13,6 +13,7 @@ from reviewdepth import __version__
 from reviewdepth.estimation import relevant
 from reviewdepth.estimation.agreement import corrected_relevant_count
 from reviewdepth.estimation.assessment import REPORT_INTERVALS, Assessment, NextStep
+from reviewdepth.estimation.distributions import STATUS_SCIPY, import_scipy_in_background
 from reviewdepth.estimation.stop_plan import FloorFigure, floor_figure
 from reviewdepth.estimation.two_phase import TWO_PHASE_METHODS
 from reviewdepth.measures import tar, trec
@@ -171,6 +172,7 @@ class _Evidence:
 
 def _evidence(conn: Connection, topic: str, options: ReportOptions) -> _Evidence:
     options.validate()
+    import_scipy_in_background(STATUS_SCIPY)  # while the reads below wait on the database
     topic_id, row = find_queue(conn, topic, options.queue)
     last_id = last_judgment_id(conn, topic_id)
     population_size = topic_population(conn, topic_id)
