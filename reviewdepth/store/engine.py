@@ -11,6 +11,7 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.pool import StaticPool
 
 from reviewdepth.store.busy import DEFAULT_BUSY_TIMEOUT_SECONDS
+from reviewdepth.store.ingest import analyze_bulk_loads, forget_bulk_loads
 
 
 def default_database_path() -> Path:
@@ -111,6 +112,8 @@ def create_engine_for(url: str, busy_timeout_seconds: float = DEFAULT_BUSY_TIMEO
     # lock_timeout 0 would mean "wait for ever" to PostgreSQL: 1 ms is the shortest wait
     engine = create_engine(url, connect_args={"options": f"-c lock_timeout={max(1, busy_ms)}"})
     _ping_when_idle(engine)
+    event.listen(engine, "commit", analyze_bulk_loads)
+    event.listen(engine, "rollback", forget_bulk_loads)
     return engine
 
 
