@@ -48,6 +48,8 @@ def analyze_bulk_loads(conn: Connection) -> None:
     another ANALYZE, VACUUM or DDL waits on, is held just until the commit), tables in name order so that two
     such commits never wait on each other in a cycle. Best effort: each runs in a savepoint, and a failure (a
     role that does not own the table, say) leaves the load to commit with the old statistics."""
+    if conn.invalidated:  # its info would mean reconnecting (and the commit fails anyway)
+        return
     loaded = conn.info.pop(_BULK_LOADED, None)
     if not loaded:
         return
@@ -64,8 +66,11 @@ def analyze_bulk_loads(conn: Connection) -> None:
 
 
 def forget_bulk_loads(conn: Connection) -> None:
-    """The engine's ``rollback`` hook: nothing of the transaction's loads is left to analyze."""
-    conn.info.pop(_BULK_LOADED, None)
+    """The engine's ``rollback`` hook: nothing of the transaction's loads is left to analyze. A connection the
+    server dropped is left alone: reading its info would try to reconnect inside the rollback (its record's info
+    goes with the dropped connection)."""
+    if not conn.invalidated:
+        conn.info.pop(_BULK_LOADED, None)
 
 
 def utc_now() -> datetime:
