@@ -178,8 +178,11 @@ def _certifying_from(ks: IntArray, lo: int, unreviewed: int, k_star: int, alpha:
     while bool(np.any(lo_n < hi_n)):
         open_rows = np.flatnonzero(lo_n < hi_n)
         mid = (lo_n[open_rows] + hi_n[open_rows]) // 2
-        cdf = np.cumsum(_hypergeom_pmf(y, unreviewed, k_star, mid), axis=1)[np.arange(len(open_rows)),
-                                                                              ks[open_rows]]
+        # a cell outside the pmf's support may overflow in exp before it is masked to 0 (a probability inside the
+        # support is at most 1): the warning says nothing about the result
+        with np.errstate(over="ignore"):
+            pmf = _hypergeom_pmf(y, unreviewed, k_star, mid)
+        cdf = np.cumsum(pmf, axis=1)[np.arange(len(open_rows)), ks[open_rows]]
         certifies = cdf <= alpha
         hi_n[open_rows[certifies]] = mid[certifies]
         lo_n[open_rows[~certifies]] = mid[~certifies] + 1
@@ -199,10 +202,13 @@ def _first_size_reaching(min_size: int, unreviewed: int, d_max: int, d_e: int, a
     k_star = d_max + 1
     start, block, lo = 0, FIRST_CHUNK, min_size
     while start <= d_max:
-        ks = np.arange(start, min(d_max, start + block - 1) + 1, dtype=np.int64)
+        # a block's pmf matrix is its k's × (its largest k + 1) cells: at most MATRIX_CELLS of them
+        width = max(1, min(block, MATRIX_CELLS // (start + block)))
+        ks = np.arange(start, min(d_max, start + width - 1) + 1, dtype=np.int64)
         firsts = _certifying_from(ks, lo, unreviewed, k_star, alpha)
         sizes = np.unique(firsts)
-        ks_at, chances = _elusion_outcomes(sizes, unreviewed, d_max, d_e, alpha)
+        with np.errstate(over="ignore"):  # as above
+            ks_at, chances = _elusion_outcomes(sizes, unreviewed, d_max, d_e, alpha)
         hit = np.flatnonzero(chances >= power)
         if len(hit):
             i = int(hit[0])
