@@ -21,6 +21,9 @@ from typing import Any
 # them from here, so a pre-scan can only ever stand in for the scan the reader would make.
 QRELS_LAYOUT = ("s.si", 4, 4)
 RUN_LAYOUT = ("s.s.f", 6, -1)
+# `reviewdepth eval`'s trec suite scans its files without the docnos' hashes: its join compares the docnos
+# themselves (or hashes them itself, without the compiled join); the CLI's pre-scan and the reader agree on it here.
+EVAL_SCAN_HASHES = False
 # Inputs at least this large are scanned by two threads inside the C scanner.
 PARALLEL_BYTES = 8 << 20
 # Set to 1, the pure-Python scanner reads every file (`reviewdepth.formats.scan`).
