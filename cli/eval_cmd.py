@@ -110,8 +110,9 @@ def run_eval(
     from reviewdepth.formats import prescan
 
     # the scans of both files start now, on other threads, and run while numpy and the rest are imported
-    early = (prescan.start(qrels, prescan.QRELS_LAYOUT, trec_eval_version >= 10),
-             prescan.start(run, prescan.RUN_LAYOUT, trec_eval_version >= 10)) if suite is Suite.trec else (None, None)
+    early = (prescan.start(qrels, prescan.QRELS_LAYOUT, trec_eval_version >= 10, prescan.EVAL_SCAN_HASHES),
+             prescan.start(run, prescan.RUN_LAYOUT, trec_eval_version >= 10, prescan.EVAL_SCAN_HASHES)
+             ) if suite is Suite.trec else (None, None)
     from reviewdepth.formats.errors import InputError
     from reviewdepth.measures.suite import MeasureError
     from reviewdepth.services.evaluate import EvalInput, EvalRequest, SuiteMismatch, evaluate

@@ -2,7 +2,8 @@
  * Column scanner for whitespace-separated text files (TREC runs and qrels).
  *
  * One call reads a whole buffer and returns the wanted columns as packed buffers that numpy wraps without
- * copying: fixed-width byte strings (plus a 64-bit FNV-1a hash of each), doubles, or 64-bit integers.
+ * copying: fixed-width byte strings (plus a 64-bit FNV-1a hash of each, unless the caller does without them),
+ * doubles, or 64-bit integers.
  * Errors carry the 1-based line number and 0-based field index so the caller can name file:line:field.
  * Large buffers are cut at newlines into chunks scanned on separate threads (the GIL is released); every
  * chunk writes straight into its slice of the shared outputs, so nothing is concatenated afterwards.
@@ -115,7 +116,7 @@ typedef struct {
     Py_ssize_t rec_offset, line_offset;
     const Py_ssize_t *out_widths;
     char **outs;
-    uint64_t **hashes;
+    uint64_t **hashes; /* NULL per string column when the caller asked for no hashes */
     char **nums;
     int32_t *line_numbers; /* 32-bit: the scan refuses inputs of 2**31 lines or more */
     /* drop-behind: the buffer is a read-only file mapping; pass 2 releases the pages it has read as it goes, so
@@ -231,12 +232,14 @@ static void *pass2(void *arg) {
                 char *dst = c->outs[nf] + r * w;
                 memcpy(dst, t, (size_t)n);
                 if (n < w) memset(dst + n, 0, (size_t)(w - n));
-                uint64_t h = 1469598103934665603ULL;
-                for (Py_ssize_t k = 0; k < n; k++) {
-                    h ^= t[k];
-                    h *= 1099511628211ULL;
+                if (c->hashes[nf] != NULL) {
+                    uint64_t h = 1469598103934665603ULL;
+                    for (Py_ssize_t k = 0; k < n; k++) {
+                        h ^= t[k];
+                        h *= 1099511628211ULL;
+                    }
+                    c->hashes[nf][r] = h;
                 }
-                c->hashes[nf][r] = h;
             } else if (kind == 'f') {
                 double v;
                 if (!fast_decimal((const char *)t, n, &v)) {
@@ -329,21 +332,23 @@ static chunk_t *first_error(chunk_t *chunks, int nchunks) {
 }
 
 /*
- * scan(data, spec, min_fields, max_fields, skip_comments, nthreads, drop_behind)
+ * scan(data, spec, min_fields, max_fields, skip_comments, nthreads, drop_behind, with_hashes)
  *   drop_behind: data is a read-only mapping of a file: release its pages as they are scanned (never set it for
  *   memory of the process's own, whose pages MADV_DONTNEED would zero).
+ *   with_hashes (default true): false leaves the string columns' hashes out, neither computed nor allocated (8
+ *   bytes a line per string column that a caller joining on the strings themselves never reads).
  *   spec: one char per leading field: 's' string, 'f' float, 'i' integer, '.' ignored.
  *   max_fields < 0 means no upper limit.
  * Returns (n_records, line_numbers(int32 bytes), columns) where columns has, per non-'.' spec char,
- * (width, bytes, hashes) / bytes(double) / bytes(int64).
+ * (width, bytes, hashes or None) / bytes(double) / bytes(int64).
  */
 static PyObject *scan(PyObject *self, PyObject *args) {
     Py_buffer buf;
     const char *spec;
     Py_ssize_t min_fields, max_fields;
-    int skip_comments, nthreads = 1, drop_behind = 0;
-    if (!PyArg_ParseTuple(args, "y*snnp|ip", &buf, &spec, &min_fields, &max_fields, &skip_comments, &nthreads,
-                          &drop_behind))
+    int skip_comments, nthreads = 1, drop_behind = 0, with_hashes = 1;
+    if (!PyArg_ParseTuple(args, "y*snnp|ipp", &buf, &spec, &min_fields, &max_fields, &skip_comments, &nthreads,
+                          &drop_behind, &with_hashes))
         return NULL;
     const unsigned char *data = (const unsigned char *)buf.buf;
     Py_ssize_t size = buf.len;
@@ -428,14 +433,15 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         if (kind == 's') {
             if (widths[k] == 0) widths[k] = 1;
             PyObject *sb = PyBytes_FromStringAndSize(NULL, widths[k] * nrec);
-            PyObject *hb = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)sizeof(uint64_t) * nrec);
+            PyObject *hb = with_hashes ? PyBytes_FromStringAndSize(NULL, (Py_ssize_t)sizeof(uint64_t) * nrec)
+                                       : Py_NewRef(Py_None);
             if (sb == NULL || hb == NULL) {
                 Py_XDECREF(sb);
                 Py_XDECREF(hb);
                 goto done;
             }
             outs[k] = PyBytes_AS_STRING(sb);
-            hashes[k] = (uint64_t *)PyBytes_AS_STRING(hb);
+            hashes[k] = with_hashes ? (uint64_t *)PyBytes_AS_STRING(hb) : NULL;
             item = Py_BuildValue("(nNN)", widths[k], sb, hb);
         } else {
             item = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)8 * nrec);

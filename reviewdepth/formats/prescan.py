@@ -21,6 +21,9 @@ from typing import Any
 # them from here, so a pre-scan can only ever stand in for the scan the reader would make.
 QRELS_LAYOUT = ("s.si", 4, 4)
 RUN_LAYOUT = ("s.s.f", 6, -1)
+# `reviewdepth eval`'s trec suite scans its files without the docnos' hashes: its join compares the docnos
+# themselves (or hashes them itself, without the compiled join); the CLI's pre-scan and the reader agree on it here.
+EVAL_SCAN_HASHES = False
 # Inputs at least this large are scanned by two threads inside the C scanner.
 PARALLEL_BYTES = 8 << 20
 # Set to 1, the pure-Python scanner reads every file (`reviewdepth.formats.scan`).
@@ -60,18 +63,21 @@ def first_comment_line(data: bytes | mmap.mmap) -> int | None:
 class PendingScan(threading.Thread):
     """One scan of a mapped file by the compiled scanner, on its own thread."""
 
-    def __init__(self, scanner: Any, data: mmap.mmap, layout: tuple[str, int, int], skip_comments: bool) -> None:
+    def __init__(self, scanner: Any, data: mmap.mmap, layout: tuple[str, int, int], skip_comments: bool,
+                 hashes: bool = True) -> None:
         super().__init__(name="reviewdepth-prescan", daemon=True)
         self.scanner = scanner
         self.data: mmap.mmap | None = data
         self.layout = layout
         self.skip_comments = skip_comments
+        self.hashes = hashes
         self.result: Any = None
         self.error: BaseException | None = None
         self.first_comment: int | None = None
 
-    def matches(self, spec: str, min_fields: int, max_fields: int, skip_comments: bool) -> bool:
-        return (spec, min_fields, max_fields) == self.layout and skip_comments == self.skip_comments
+    def matches(self, spec: str, min_fields: int, max_fields: int, skip_comments: bool, hashes: bool = True) -> bool:
+        return ((spec, min_fields, max_fields) == self.layout and skip_comments == self.skip_comments
+                and hashes == self.hashes)
 
     def run(self) -> None:
         spec, min_fields, max_fields = self.layout
@@ -81,7 +87,7 @@ class PendingScan(threading.Thread):
             if not self.skip_comments:  # before the scan, which releases the pages behind it
                 self.first_comment = first_comment_line(self.data)
             self.result = self.scanner.scan(self.data, spec, min_fields, max_fields, self.skip_comments, threads,
-                                            True)
+                                            True, self.hashes)
         except BaseException as exc:  # handed to the reader, which raises it where the scan would have
             self.error = exc
 
@@ -107,9 +113,11 @@ class PrescannedMap(mmap.mmap):
     pending: PendingScan | None = None
 
 
-def start(path: str, layout: tuple[str, int, int], skip_comments: bool) -> PrescannedMap | None:
-    """Map ``path`` and start scanning it with ``layout``; None (nothing started) for standard input, gzip, an
-    empty or unreadable file, or when the compiled scanner is not built or is switched off."""
+def start(path: str, layout: tuple[str, int, int], skip_comments: bool, hashes: bool = True) -> PrescannedMap | None:
+    """Map ``path`` and start scanning it with ``layout`` (``hashes``: with the string columns' hashes, as
+    `reviewdepth.formats.scan.scan` takes it; the reader's scan must ask the same to use it); None (nothing
+    started) for standard input, gzip, an empty or unreadable file, or when the compiled scanner is not built or is
+    switched off."""
     from reviewdepth.measures.extension import optional_extension
 
     scanner = optional_extension("reviewdepth.formats._textscan", PURE_PYTHON_ENV) if path != "-" else None
@@ -123,6 +131,6 @@ def start(path: str, layout: tuple[str, int, int], skip_comments: bool) -> Presc
     if mapped[:2] == b"\x1f\x8b":
         mapped.close()
         return None
-    mapped.pending = PendingScan(scanner, mapped, layout, skip_comments)
+    mapped.pending = PendingScan(scanner, mapped, layout, skip_comments, hashes)
     mapped.pending.start()
     return mapped

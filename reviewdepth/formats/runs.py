@@ -125,9 +125,13 @@ class Run:
 
     def subset(self, rows: npt.NDArray[np.int64]) -> Run:
         """The given rows, in the given order."""
-        return replace(self, qid=self.qid[rows], docno=StringColumn(self.docno.values[rows], self.docno.hashes[rows]),
+        return replace(self, qid=self.qid[rows], docno=self.docno_subset(rows),
                        line=self.line[rows], score=None if self.score is None else self.score[rows],
                        action=None if self.action is None else self.action[rows])
+
+    def docno_subset(self, rows: npt.NDArray[np.int64]) -> StringColumn:
+        hashes = self.docno.hashes
+        return StringColumn(self.docno.values[rows], None if hashes is None else hashes[rows])
 
     def topic_blocks(self) -> tuple[npt.NDArray[np.int64], list[bytes]]:
         """Start rows of the topic blocks and their topics, in file order. Raises `InputError` at the first line
@@ -165,7 +169,7 @@ class Run:
     def repeated(self) -> npt.NDArray[np.bool_]:
         """True for every line whose (qid, docno) pair is on an earlier line (`repeated_rows`)."""
         codes = factorize_queries(self.qid, self.qid[:0]).run
-        return repeated_rows(codes, self.docno.hashes, self.docno.values)
+        return repeated_rows(codes, self.docno.hashed(), self.docno.values)
 
 
 def last_run_id(data: bytes | mmap.mmap, allow_comments: bool = False) -> str:
@@ -181,13 +185,15 @@ def last_run_id(data: bytes | mmap.mmap, allow_comments: bool = False) -> str:
 
 
 def parse_run(data: bytes | mmap.mmap, path: str = "<run>", *, allow_comments: bool = False, actions: bool = False,
-              scores: bool = True, exact_fields: bool = False, names: list[str] | None = None) -> Run:
+              scores: bool = True, exact_fields: bool = False, names: list[str] | None = None,
+              hashes: bool = True) -> Run:
     """Parse run text. ``allow_comments`` skips ``#`` lines (trec_eval 10.0; 9.0.8 rejects them); ``actions``
     reads the second column; ``scores`` reads (and checks) the score column; ``exact_fields`` requires exactly 6
-    fields. ``names`` are the field names errors use (`RUN_FIELDS`, or `CLEF_FIELDS` for CLEF runs)."""
+    fields. ``names`` are the field names errors use (`RUN_FIELDS`, or `CLEF_FIELDS` for CLEF runs). ``hashes``
+    False leaves the docnos' hashes out (`scan`)."""
     spec = ("ss" if actions else "s.") + ("s.f" if scores else "s")
     scanned = scan(data, spec, min_fields=6, max_fields=6 if exact_fields else -1, skip_comments=allow_comments,
-                   path=path, names=names or RUN_FIELDS)
+                   path=path, names=names or RUN_FIELDS, hashes=hashes)
     if len(scanned) == 0:
         raise InputError(path, None, None, "empty run file: no result lines")
     columns = list(scanned.columns)

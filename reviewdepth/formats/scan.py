@@ -1,7 +1,7 @@
 """Columnar scan of whitespace-separated text into numpy arrays.
 
 The compiled scanner (`_textscan.c`) does the work when it was built; `scan_python` is the reference
-implementation with the same contract (values, hashes, error tuples), used when the extension is missing (an
+implementation with the same contract (values, hashes or none, error tuples), used when the extension is missing (an
 install without a C compiler: the extension is optional in setup.py) and by the tests to check the compiled one.
 The choice is made once, at import: `compiled` is the extension module or None. Setting the environment variable
 ``REVIEWDEPTH_PURE_PYTHON_SCAN=1`` forces the fallback.
@@ -29,10 +29,18 @@ _MASK64 = (1 << 64) - 1
 
 @dataclass(frozen=True)
 class StringColumn:
-    """Fixed-width byte strings (numpy ``S<w>``) and their 64-bit FNV-1a hashes."""
+    """Fixed-width byte strings (numpy ``S<w>``) and their 64-bit FNV-1a hashes (None when scanned with
+    ``hashes=False``: a caller that joins on the strings themselves, as `reviewdepth eval` does, saves 8 bytes a
+    line)."""
 
     values: npt.NDArray[np.bytes_]
-    hashes: npt.NDArray[np.uint64]
+    hashes: npt.NDArray[np.uint64] | None
+
+    def hashed(self) -> npt.NDArray[np.uint64]:
+        """The hashes, for a caller that scanned with them."""
+        if self.hashes is None:
+            raise ValueError("this column was scanned without hashes (scan(..., hashes=False))")
+        return self.hashes
 
 
 Column = StringColumn | npt.NDArray[np.float64] | npt.NDArray[np.int64]
@@ -74,7 +82,8 @@ def _error(path: str, code: str, line: int, field: int, token: bytes, spec: str,
 
 
 def scan(data: bytes | mmap.mmap, spec: str, *, min_fields: int, max_fields: int = -1, skip_comments: bool = False,
-         path: str = "<input>", names: list[str] | None = None, use_compiled: bool | None = None) -> Scanned:
+         path: str = "<input>", names: list[str] | None = None, use_compiled: bool | None = None,
+         hashes: bool = True) -> Scanned:
     """Split ``data`` into lines and whitespace-separated fields and return the columns named by ``spec``.
 
     ``spec`` has one character per leading field: ``s`` string, ``f`` float (strict: the whole token must be a
@@ -82,7 +91,8 @@ def scan(data: bytes | mmap.mmap, spec: str, *, min_fields: int, max_fields: int
     ``path``, the 1-based line and the field. ``use_compiled``: None takes the scanner chosen at import; True
     requires the compiled one (RuntimeError when it is not built); False takes the pure-Python one. ``data`` may be
     a read-only map of the file (`reviewdepth.formats.source.map_file`): the compiled scanner then releases its
-    pages as it goes, so the file is never resident all at once beside its columns.
+    pages as it goes, so the file is never resident all at once beside its columns. ``hashes`` False: the string
+    columns come without hashes (`StringColumn.hashes` None), neither computed nor allocated.
     """
     if use_compiled is None:
         use_compiled = compiled is not None
@@ -90,7 +100,8 @@ def scan(data: bytes | mmap.mmap, spec: str, *, min_fields: int, max_fields: int
         raise RuntimeError("the compiled scanner reviewdepth.formats._textscan is not available")
     names = names or []
     pending: PendingScan | None = getattr(data, "pending", None)
-    if pending is not None and not (use_compiled and pending.matches(spec, min_fields, max_fields, skip_comments)):
+    if pending is not None and not (use_compiled and pending.matches(spec, min_fields, max_fields, skip_comments,
+                                                                     hashes)):
         pending = None
     if pending is not None:
         # started on another thread (`prescan.start`), the comment search first, while the map's pages were in
@@ -102,10 +113,10 @@ def scan(data: bytes | mmap.mmap, spec: str, *, min_fields: int, max_fields: int
         first_hash = None
     try:
         if use_compiled:
-            scanned = _scan_compiled(data, spec, min_fields, max_fields, skip_comments, pending)
+            scanned = _scan_compiled(data, spec, min_fields, max_fields, skip_comments, hashes, pending)
         else:
             scanned = scan_python(bytes(data) if isinstance(data, mmap.mmap) else data, spec, min_fields=min_fields,
-                                  max_fields=max_fields, skip_comments=skip_comments)
+                                  max_fields=max_fields, skip_comments=skip_comments, hashes=hashes)
     except (_PyScanError, _CompiledScanError) as exc:
         code, line, field, token = exc.args[0]
         if first_hash is not None and first_hash <= line:
@@ -125,7 +136,7 @@ _PARALLEL_BYTES = PARALLEL_BYTES  # module-level, so the tests can force the two
 
 
 def _scan_compiled(data: bytes | mmap.mmap, spec: str, min_fields: int, max_fields: int,
-                   skip_comments: bool, pending: PendingScan | None = None) -> Scanned:
+                   skip_comments: bool, hashes: bool = True, pending: PendingScan | None = None) -> Scanned:
     """Large inputs are scanned on two threads inside the C code (it releases the GIL)."""
     _textscan = compiled
     assert _textscan is not None
@@ -135,7 +146,7 @@ def _scan_compiled(data: bytes | mmap.mmap, spec: str, min_fields: int, max_fiel
             nrec, lines_raw, raw_cols = pending.outcome()  # started by `prescan.start` while the process started
         else:
             nrec, lines_raw, raw_cols = _textscan.scan(data, spec, min_fields, max_fields, skip_comments, threads,
-                                                       isinstance(data, mmap.mmap))
+                                                       isinstance(data, mmap.mmap), hashes)
     except _textscan.ScanError as exc:
         raise _CompiledScanError(tuple(exc.args)) from None
     cols: list[Column] = []
@@ -143,7 +154,8 @@ def _scan_compiled(data: bytes | mmap.mmap, spec: str, min_fields: int, max_fiel
     for kind, raw in zip(kinds, raw_cols, strict=True):
         if kind == "s":
             width, sbuf, hbuf = raw
-            cols.append(StringColumn(np.frombuffer(sbuf, dtype=f"S{width}"), np.frombuffer(hbuf, dtype=np.uint64)))
+            cols.append(StringColumn(np.frombuffer(sbuf, dtype=f"S{width}"),
+                                     None if hbuf is None else np.frombuffer(hbuf, dtype=np.uint64)))
         elif kind == "f":
             cols.append(np.frombuffer(raw, dtype=np.float64))
         else:
@@ -225,7 +237,7 @@ def _first_bad(tokens: list[bytes], kind: str) -> tuple[int | None, list[float] 
 
 
 def scan_python(data: bytes, spec: str, *, min_fields: int, max_fields: int = -1,
-                skip_comments: bool = False) -> Scanned:
+                skip_comments: bool = False, hashes: bool = True) -> Scanned:
     """Reference implementation of the compiled scanner (same output, same error tuples).
 
     As in the C code, every line's field count is checked before any value is parsed, and the first bad value
@@ -263,7 +275,7 @@ def scan_python(data: bytes, spec: str, *, min_fields: int, max_fields: int = -1
         if spec[c] == "s":
             width = max(map(len, raw[c]), default=1) or 1
             strings = np.array(raw[c], dtype=f"S{width}")
-            cols.append(StringColumn(strings, fnv1a64_column(raw[c], strings)))
+            cols.append(StringColumn(strings, fnv1a64_column(raw[c], strings) if hashes else None))
         elif spec[c] == "f":
             cols.append(np.array(parsed[c], dtype=np.float64))
         else:

@@ -41,11 +41,12 @@ class QrelsColumns:
     line: npt.NDArray[np.int32]
 
 
-def parse_qrels(data: bytes | mmap.mmap, path: str = "<qrels>", *, allow_comments: bool = False) -> QrelsColumns:
-    """Parse TREC qrels text (exactly 4 fields per line)."""
+def parse_qrels(data: bytes | mmap.mmap, path: str = "<qrels>", *, allow_comments: bool = False,
+                hashes: bool = True) -> QrelsColumns:
+    """Parse TREC qrels text (exactly 4 fields per line); ``hashes`` False leaves the docnos' hashes out (`scan`)."""
     spec, min_fields, max_fields = QRELS_LAYOUT
     scanned = scan(data, spec, min_fields=min_fields, max_fields=max_fields, skip_comments=allow_comments, path=path,
-                   names=QRELS_FIELDS)
+                   names=QRELS_FIELDS, hashes=hashes)
     if len(scanned) == 0:
         raise InputError(path, None, None, "empty qrels file: no judgment lines")
     qid, docno, rel = scanned.columns

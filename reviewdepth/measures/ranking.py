@@ -80,6 +80,27 @@ def factorize_queries(run_qids: BytesArray, qrels_qids: BytesArray) -> QueryCode
     return QueryCodes(qids, codes(run_qids, run_starts, run_vals), codes(qrels_qids, qrels_starts, qrels_vals))
 
 
+_FNV_OFFSET = np.uint64(1469598103934665603)
+_FNV_PRIME = np.uint64(1099511628211)
+
+
+def docno_hashes(docnos: BytesArray) -> HashArray:
+    """64-bit FNV-1a of each fixed-width byte string as numpy holds it (trailing NUL bytes dropped), vectorised
+    over the byte positions: the scanner's hash of any token that does not end in a NUL byte. The sort-based join
+    hashes columns scanned without hashes with it (`scan(..., hashes=False)`)."""
+    n = len(docnos)
+    out = np.full(n, _FNV_OFFSET, dtype=np.uint64)
+    if n == 0:
+        return out
+    lengths = np.char.str_len(docnos)
+    matrix = np.ascontiguousarray(docnos).view(np.uint8).reshape(n, docnos.dtype.itemsize)
+    with np.errstate(over="ignore"):
+        for k in range(int(lengths.max())):
+            mixed = (out ^ matrix[:, k].astype(np.uint64)) * _FNV_PRIME  # uint64 arithmetic wraps modulo 2**64
+            out = np.where(lengths > k, mixed, out)
+    return out
+
+
 def _keys(qcodes: CodeArray, hashes: HashArray) -> HashArray:
     with np.errstate(over="ignore"):
         mixed = (qcodes.astype(np.uint64) + np.uint64(1)) * _GOLDEN
@@ -330,11 +351,11 @@ def join_and_rank(
     *,
     run_qids: BytesArray,
     run_docnos: BytesArray,
-    run_hashes: HashArray,
+    run_hashes: HashArray | None,
     run_scores: npt.NDArray[np.float64],
     qrels_qids: BytesArray,
     qrels_docnos: BytesArray,
-    qrels_hashes: HashArray,
+    qrels_hashes: HashArray | None,
     qrels_rels: IntArray,
     level: int = 1,
     max_docs: int | None = None,
@@ -347,7 +368,9 @@ def join_and_rank(
     first ``max_docs`` ranked documents of a query in the run (trec_eval checks only those); the run error
     names the earliest file line that completes a pair, the qrels error the first repeated line. The join is
     the compiled hash join when it was built (``use_compiled`` None), else the sort-based one; True requires
-    the compiled one, False takes the sort-based one (the tests compare the two).
+    the compiled one, False takes the sort-based one (the tests compare the two). The compiled join compares the
+    docnos themselves and never reads the hashes; the sort-based one hashes both sides itself (`docno_hashes`)
+    when either is None (files scanned without hashes).
     """
     columns: JoinColumns = {
         "run_qids": run_qids, "run_docnos": run_docnos, "run_hashes": run_hashes, "run_scores": run_scores,
@@ -362,11 +385,11 @@ class JoinColumns(TypedDict, total=False):
 
     run_qids: BytesArray
     run_docnos: BytesArray
-    run_hashes: HashArray
+    run_hashes: HashArray | None
     run_scores: npt.NDArray[np.float64]
     qrels_qids: BytesArray
     qrels_docnos: BytesArray
-    qrels_hashes: HashArray
+    qrels_hashes: HashArray | None
     qrels_rels: IntArray
 
 
@@ -381,8 +404,8 @@ def join_and_rank_columns(columns: JoinColumns, *, level: int = 1, max_docs: int
     elif use_compiled and compiled_join is None:
         raise RuntimeError("the compiled hash join reviewdepth.measures._hashjoin is not available")
     if use_compiled:
-        columns.pop("run_hashes")
-        columns.pop("qrels_hashes")
+        columns.pop("run_hashes", None)
+        columns.pop("qrels_hashes", None)
     codes = factorize_queries(columns.pop("run_qids"), columns.pop("qrels_qids"))
     nq_all = len(codes.qids)
     qrels_rels, run_docnos = columns["qrels_rels"], columns["run_docnos"]
@@ -414,8 +437,13 @@ def join_and_rank_columns(columns: JoinColumns, *, level: int = 1, max_docs: int
     if use_compiled:
         rel = _rel_by_hash_join(codes, order, all_kept, run_docnos, columns["qrels_docnos"], qrels_rels)
     else:
-        rel = _rel_by_sorted_keys(codes, order, all_kept, columns["run_hashes"], run_docnos,
-                                  columns["qrels_hashes"], columns["qrels_docnos"], qrels_rels)
+        run_hashes, qrels_hashes = columns.pop("run_hashes", None), columns.pop("qrels_hashes", None)
+        if run_hashes is None or qrels_hashes is None:
+            # scanned without hashes: both sides hashed alike here, from the docnos as numpy holds them
+            run_hashes, qrels_hashes = docno_hashes(run_docnos), docno_hashes(columns["qrels_docnos"])
+        rel = _rel_by_sorted_keys(codes, order, all_kept, run_hashes, run_docnos, qrels_hashes,
+                                  columns["qrels_docnos"], qrels_rels)
+        del run_hashes, qrels_hashes
     del run_docnos
     columns.pop("run_docnos")
     columns.pop("qrels_docnos")

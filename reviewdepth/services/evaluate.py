@@ -13,6 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from reviewdepth.formats.errors import InputError
+from reviewdepth.formats.prescan import EVAL_SCAN_HASHES
 from reviewdepth.formats.source import map_file, read_bytes
 from reviewdepth.formats.trec import QrelsColumns, RunColumns, parse_qrels, parse_run, read_qrels, read_run
 from reviewdepth.measures.ranking import (
@@ -257,6 +258,6 @@ def evaluate(qrels: EvalInput, run: EvalInput, request: EvalRequest) -> Evaluati
     options.validate()
     comments = options.version >= 10
     # the columns are arguments only: they are freed when the join returns, before the measures' arrays exist
-    ranked_run = rank_columns(qrels.parse(parse_qrels, allow_comments=comments),
-                              run.parse(parse_run, allow_comments=comments), options)
+    ranked_run = rank_columns(qrels.parse(parse_qrels, allow_comments=comments, hashes=EVAL_SCAN_HASHES),
+                              run.parse(parse_run, allow_comments=comments, hashes=EVAL_SCAN_HASHES), options)
     return measure_ranked(ranked_run)

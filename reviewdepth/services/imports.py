@@ -192,11 +192,11 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
             rows = rows[rank_order(np.zeros(len(rows), dtype=np.int64), scores[rows], doc_col.values[rows], 9)]
         # the ranking blob's hash order (`encode_ranking`) is also the duplicate check: no two equal hashes, no
         # repeated docno; a shared hash takes the exact check (`repeated_rows`) of the topic's lines in file order
-        hash_order = np.argsort(doc_col.hashes[rows], kind="stable").astype(np.int64)
-        sorted_hashes = doc_col.hashes[rows][hash_order]
+        hash_order = np.argsort(doc_col.hashed()[rows], kind="stable").astype(np.int64)
+        sorted_hashes = doc_col.hashed()[rows][hash_order]
         if bool(np.any(sorted_hashes[1:] == sorted_hashes[:-1])):
             in_file_order = np.sort(rows)
-            twice = np.flatnonzero(repeated_rows(np.zeros(len(rows), dtype=np.int32), doc_col.hashes[in_file_order],
+            twice = np.flatnonzero(repeated_rows(np.zeros(len(rows), dtype=np.int32), doc_col.hashed()[in_file_order],
                                                  doc_col.values[in_file_order]))
             if len(twice):
                 row = int(in_file_order[twice[0]])
@@ -242,7 +242,7 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
                 topic_id=ids[topic], name=name, ordering=order, run_tag=tag, threshold_rank=threshold,
                 size=len(rows), source=f"import:{digest}", created_at=utc_now(),
                 ranking_blob=encode_ranking(docs) if docs is not None else encode_ranking(
-                    [], StringColumn(doc_col.values[rows], doc_col.hashes[rows]), hash_orders[topic]),
+                    [], StringColumn(doc_col.values[rows], doc_col.hashed()[rows]), hash_orders[topic]),
             ).returning(Queue.id)).scalar_one())
             base = done
 
@@ -351,7 +351,7 @@ def import_qrels(engine: Engine, path: str, *, reviewer: str = "qrels", level: i
         renamed_topics = renamed_topics or topic_of_code[code] != raw
     # the file's bytes are checked at numpy speed; the pairs as stored (NFC) only when normalisation changed a
     # value or a pair repeats, by the loop that names the first line of the pair
-    if renamed_docs or renamed_topics or repeated_rows(codes, qrels.docno.hashes, qrels.docno.values).any():
+    if renamed_docs or renamed_topics or repeated_rows(codes, qrels.docno.hashed(), qrels.docno.values).any():
         qid_list = [topic_of_code[c] for c in codes.tolist()]
         seen: dict[tuple[str, str], int] = {}
         for i, key in enumerate(zip(qid_list, doc_list, strict=True)):

@@ -120,14 +120,14 @@ def _parse(piece: bytes, chunk: Chunk, path: str, topic: str) -> _Parsed | None:
         renamed = checked_column(run.docno.values, lines, path, "docno", validation.doc_id, validation.DOC_ID_LENGTH)
     except InputError as exc:
         raise _shifted(exc, path, chunk) from None
-    values, hashes = run.docno.values, run.docno.hashes
+    values, hashes = run.docno.values, run.docno.hashed()
     if renamed:  # NFC changed a few doc ids: store (and hash) the normalised text, as import_run does
         texts = text_values(values)
         for row, normal in renamed.items():
             texts[row] = normal
         column = strings_with_hashes_or_none(texts)
         assert column is not None  # run fields hold no whitespace and are never empty
-        values, hashes = column.values, column.hashes
+        values, hashes = column.values, column.hashed()
     return _Parsed(run, values, hashes, renamed)
 
 

@@ -228,8 +228,8 @@ def number_by_hash(column: StringColumn) -> tuple[npt.NDArray[np.int64], npt.NDA
     """Number the distinct strings of ``column`` 0..n-1 in hash order: (code per string, sorted distinct hashes,
     their strings); None when two different strings share a 64-bit hash."""
     # numbering by hash rank: any sort order of equal hashes gives the same numbers
-    order = np.argsort(column.hashes)
-    hashes = column.hashes[order]
+    order = np.argsort(column.hashed())
+    hashes = column.hashed()[order]
     values = column.values[order]
     first = np.ones(len(hashes), dtype=bool)
     first[1:] = hashes[1:] != hashes[:-1]

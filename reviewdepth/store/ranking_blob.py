@@ -41,9 +41,9 @@ def encode_ranking(doc_ids: list[str], column: StringColumn | None = None,
         hash_order = None
     values = np.ascontiguousarray(column.values)
     width = values.dtype.itemsize
-    order = np.argsort(column.hashes, kind="stable").astype(np.int64) if hash_order is None else hash_order
+    order = np.argsort(column.hashed(), kind="stable").astype(np.int64) if hash_order is None else hash_order
     return b"".join((HEADER.pack(MAGIC, width, len(values)), values.tobytes(),
-                     column.hashes[order].astype("<u8").tobytes(), order.astype("<i8").tobytes()))
+                     column.hashed()[order].astype("<u8").tobytes(), order.astype("<i8").tobytes()))
 
 
 def decode_ranking(blob: bytes | bytearray) -> RankingIndex | None:

@@ -23,10 +23,10 @@ RUN = "".join(f"q{i // 50} Q0 d{i:06d} {i % 50 + 1} {100 - (i % 50) * 0.25:.2f} 
 
 
 def _started(tmp_path: Path, name: str, data: bytes, layout: tuple[str, int, int],
-             skip_comments: bool = False) -> prescan.PrescannedMap:
+             skip_comments: bool = False, hashes: bool = True) -> prescan.PrescannedMap:
     path = tmp_path / name
     path.write_bytes(data)
-    mapped = prescan.start(str(path), layout, skip_comments)
+    mapped = prescan.start(str(path), layout, skip_comments, hashes)
     assert mapped is not None and mapped.pending is not None
     return mapped
 
@@ -50,6 +50,25 @@ def test_prescanned_qrels_and_a_layout_that_does_not_match(tmp_path: Path) -> No
     # a run map whose scan was started with the qrels layout: the reader scans again itself
     run = parse_run(_started(tmp_path, "r2.run", RUN, prescan.QRELS_LAYOUT), "r2.run")
     assert len(run) == 5000
+
+
+def test_a_prescan_without_hashes_serves_only_a_reader_without_hashes(tmp_path: Path) -> None:
+    want = parse_run(RUN, "r.run")
+    mapped = _started(tmp_path, "r.run", RUN, prescan.RUN_LAYOUT, hashes=False)
+    pending = mapped.pending
+    assert pending is not None
+    got = parse_run(mapped, "r.run", hashes=False)
+    assert got.docno.hashes is None
+    assert np.array_equal(got.docno.values, want.docno.values) and np.array_equal(got.line, want.line)
+    assert pending.result is None and pending.data is None  # handed over
+    # a reader that wants the hashes scans again itself: the pre-scan has none to give
+    mapped = _started(tmp_path, "r2.run", RUN, prescan.RUN_LAYOUT, hashes=False)
+    pending = mapped.pending
+    assert pending is not None
+    again = parse_run(mapped, "r2.run")
+    assert again.docno.hashes is not None and np.array_equal(again.docno.hashes, want.docno.hashes)
+    pending.join()
+    assert pending.result is not None  # never taken
 
 
 @pytest.mark.parametrize(("bad", "skip_comments", "message"), [

@@ -49,16 +49,20 @@ def same_columns(a: scan_module.Scanned, b: scan_module.Scanned) -> None:
         if isinstance(x, StringColumn):
             assert isinstance(y, StringColumn)
             assert x.values.tolist() == y.values.tolist()
-            assert x.hashes.tolist() == y.hashes.tolist()
+            assert (x.hashes is None) == (y.hashes is None)
+            if x.hashes is not None and y.hashes is not None:
+                assert x.hashes.tolist() == y.hashes.tolist()
         else:
             assert not isinstance(y, StringColumn)
             assert np.array_equal(x, y)
 
 
 @needs_compiled
-@given(texts(), st.sampled_from(["s.si", "s.s.f", "sf", "i", "sfi", "fi.f"]), st.booleans(), st.booleans())
-def test_compiled_matches_reference(data: bytes, spec: str, comments: bool, threaded: bool) -> None:
-    kwargs = dict(min_fields=len(spec), max_fields=len(spec) if spec == "s.si" else -1, skip_comments=comments)
+@given(texts(), st.sampled_from(["s.si", "s.s.f", "sf", "i", "sfi", "fi.f"]), st.booleans(), st.booleans(),
+       st.booleans())
+def test_compiled_matches_reference(data: bytes, spec: str, comments: bool, threaded: bool, hashes: bool) -> None:
+    kwargs = dict(min_fields=len(spec), max_fields=len(spec) if spec == "s.si" else -1, skip_comments=comments,
+                  hashes=hashes)
     saved = scan_module._PARALLEL_BYTES
     scan_module._PARALLEL_BYTES = 0 if threaded else saved  # 0: every input is cut in two chunks
     try:
@@ -85,6 +89,39 @@ def test_two_thread_scan_of_large_input_matches(monkeypatch: pytest.MonkeyPatch)
     bad = data + b"q1 Q0 docX 1 notanumber run\n"
     with pytest.raises(InputError, match=r":40001: field score"):
         scan(bad, "s.s.f", min_fields=6, path="big.run", names=["qid", "iter", "docno", "rank", "score"])
+
+
+@pytest.mark.parametrize("use_compiled", [
+    pytest.param(True, marks=needs_compiled), False])
+@pytest.mark.parametrize("threaded", [False, True])
+def test_a_scan_without_hashes_differs_only_in_the_hashes(use_compiled: bool, threaded: bool,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(11)
+    lines = [f"q{rng.integers(20)} Q0 doc{rng.integers(10**6)} {i} {rng.random():.6f} run" for i in range(3000)]
+    data = ("\n\n".join(lines) + "\n").encode()
+    if threaded:
+        monkeypatch.setattr(scan_module, "_PARALLEL_BYTES", 1000)
+    with_hashes = scan(data, "s.s.f", min_fields=6, use_compiled=use_compiled)
+    without = scan(data, "s.s.f", min_fields=6, use_compiled=use_compiled, hashes=False)
+    assert without.line_numbers.tolist() == with_hashes.line_numbers.tolist()
+    qid, docno, score = without.columns
+    want_qid, want_docno, want_score = with_hashes.columns
+    assert isinstance(qid, StringColumn) and isinstance(docno, StringColumn)
+    assert isinstance(want_qid, StringColumn) and isinstance(want_docno, StringColumn)
+    assert qid.hashes is None and docno.hashes is None
+    assert qid.values.tolist() == want_qid.values.tolist() and docno.values.tolist() == want_docno.values.tolist()
+    assert np.array_equal(score, want_score)
+    assert want_docno.hashed() is want_docno.hashes and len(want_docno.hashed()) == len(lines)
+    with pytest.raises(ValueError, match="without hashes"):
+        docno.hashed()
+
+
+def test_the_readers_pass_hashes_false_on() -> None:
+    run = parse_run(b"q Q0 a 1 1 t\nq Q0 b 2 0.5 t\n", "r", hashes=False)
+    qrels = parse_qrels(b"q 0 a 1\n", "q", hashes=False)
+    assert run.docno.hashes is None and qrels.docno.hashes is None
+    assert run.docno.values.tolist() == [b"a", b"b"] and run.subset(np.array([1])).docno.hashes is None
+    assert parse_run(b"q Q0 a 1 1 t\n", "r").docno.hashes is not None
 
 
 def _parsed(path: Path) -> list[object]:

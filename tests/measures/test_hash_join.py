@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reviewdepth.formats.scan import fnv1a64_column
+from reviewdepth.formats.scan import fnv1a64_column, scan
 from reviewdepth.measures import ranking
-from reviewdepth.measures.ranking import DuplicateDocumentError, join_and_rank
+from reviewdepth.measures.ranking import DuplicateDocumentError, docno_hashes, join_and_rank
 
 needs_compiled = pytest.mark.skipif(ranking.compiled_join is None, reason="the C hash join was not built")
 
@@ -34,7 +34,8 @@ def _columns(rows: list[tuple[bytes, bytes]]) -> tuple[np.ndarray, np.ndarray, n
 
 def _join(run: list[tuple[bytes, bytes]], scores: list[float], qrels: list[tuple[bytes, bytes]],
           rels: list[int], compiled: bool, max_docs: int | None,
-          hashes: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[list[int], list[int], list[str]] | str:
+          hashes: tuple[np.ndarray | None, np.ndarray | None] | None = None
+          ) -> tuple[list[int], list[int], list[str]] | str:
     r_q, r_d, r_h = _columns(run)
     q_q, q_d, q_h = _columns(qrels)
     if hashes is not None:
@@ -74,6 +75,33 @@ def test_hash_join_equals_sorted_join(case: tuple[list[tuple[bytes, bytes]], lis
                                                   list[tuple[bytes, bytes]], list[int], int | None]) -> None:
     run, scores, qrels, rels, max_docs = case
     assert _join(run, scores, qrels, rels, True, max_docs) == _join(run, scores, qrels, rels, False, max_docs)
+
+
+@needs_compiled
+@settings(max_examples=150, deadline=None)
+@given(cases(), st.sampled_from([(True, True), (True, False), (False, True)]))
+def test_the_sorted_join_hashes_columns_scanned_without_hashes(
+        case: tuple[list[tuple[bytes, bytes]], list[float], list[tuple[bytes, bytes]], list[int], int | None],
+        missing: tuple[bool, bool]) -> None:
+    # `reviewdepth eval` scans without hashes; the sort-based join (no compiled join) then hashes both sides itself
+    run, scores, qrels, rels, max_docs = case
+    r_h, q_h = _columns(run)[2], _columns(qrels)[2]
+    given_hashes = (None if missing[0] else r_h, None if missing[1] else q_h)
+    assert (_join(run, scores, qrels, rels, False, max_docs, hashes=given_hashes)
+            == _join(run, scores, qrels, rels, True, max_docs))
+
+
+@given(st.lists(st.binary(min_size=0, max_size=12).filter(lambda b: not b.endswith(b"\x00")), max_size=30))
+def test_docno_hashes_are_the_scanners_hashes(tokens: list[bytes]) -> None:
+    values = np.array(tokens, dtype=f"S{max(map(len, tokens), default=1) or 1}")
+    assert docno_hashes(values).tolist() == fnv1a64_column(tokens, values).tolist()
+
+
+def test_docno_hashes_of_scanned_docnos() -> None:
+    data = b"".join(b"q 0 doc-%d%s 1\n" % (i, b"x" * (i % 7)) for i in range(500))
+    _, docno, _ = scan(data, "s.si", min_fields=4).columns
+    assert not isinstance(docno, np.ndarray) and docno.hashes is not None
+    assert docno_hashes(docno.values).tolist() == docno.hashes.tolist()
 
 
 @needs_compiled

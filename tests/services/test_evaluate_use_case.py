@@ -80,17 +80,38 @@ def test_a_mapped_input_is_released_once_its_columns_are_made(seed_data: Path) -
     assert columns.line.tolist() == plain.line.tolist()
 
 
+def test_the_eval_commands_prescans_are_the_scans_evaluate_takes(seed_data: Path) -> None:
+    # the eval command starts both scans with the layouts and the hashes choice `evaluate` reads with; a scan
+    # asked differently would be done again, the pre-scan's columns thrown away
+    from reviewdepth.formats import prescan
+
+    qrels, run = str(seed_data / "seed.qrels"), str(seed_data / "seed.runA")
+    maps = (prescan.start(qrels, prescan.QRELS_LAYOUT, False, prescan.EVAL_SCAN_HASHES),
+            prescan.start(run, prescan.RUN_LAYOUT, False, prescan.EVAL_SCAN_HASHES))
+    if maps[0] is None or maps[1] is None:
+        pytest.skip("the C scanner is not built: nothing is scanned early")
+    pending = [m.pending for m in maps]
+    early = evaluate(EvalInput(qrels, mapped=maps[0]), EvalInput(run, mapped=maps[1]), EvalRequest())
+    assert all(p is not None and p.result is None and p.data is None for p in pending)  # both handed over
+    plain = evaluate(EvalInput(qrels), EvalInput(run), EvalRequest())
+    assert render(early, "trec", per_query=True) == render(plain, "trec", per_query=True)
+
+
 @pytest.mark.skipif(ranking.compiled_join is None, reason="the C hash join was not built")
 def test_the_join_frees_the_columns_it_no_longer_reads(seed_data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """By the time the hash join runs (the peak of the join's memory), the query ids, the scores and the docno
-    hashes of both files are freed: `evaluate` hands the parsed columns over instead of keeping them."""
+    """By the time the hash join runs (the peak of the join's memory), the query ids and the scores of both files
+    are freed: `evaluate` hands the parsed columns over instead of keeping them. The docnos' hashes, which the
+    compiled join never reads, are not even made: both files are scanned without them."""
     columns: dict[str, weakref.ref[np.ndarray]] = {}
     parse = EvalInput.parse
+    hashes_made: list[str] = []
 
     def parse_and_watch(self: EvalInput, parser: Any, **options: Any) -> Any:
         parsed = parse(self, parser, **options)
         side = "run" if hasattr(parsed, "run_id") else "qrels"
-        columns.update({f"{side} qid": weakref.ref(parsed.qid), f"{side} hashes": weakref.ref(parsed.docno.hashes)})
+        if parsed.docno.hashes is not None:
+            hashes_made.append(side)
+        columns[f"{side} qid"] = weakref.ref(parsed.qid)
         if side == "run":
             columns["run score"] = weakref.ref(parsed.score)
         return parsed
@@ -106,4 +127,4 @@ def test_the_join_frees_the_columns_it_no_longer_reads(seed_data: Path, monkeypa
     monkeypatch.setattr(ranking, "_rel_by_hash_join", join_and_look)
     evaluate(EvalInput(str(seed_data / "seed.qrels")), EvalInput(str(seed_data / "seed.runA")),
              EvalRequest(measures=["all_trec"]))
-    assert len(columns) == 5 and alive_at_join == []
+    assert len(columns) == 3 and alive_at_join == [] and hashes_made == []
