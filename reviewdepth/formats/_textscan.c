@@ -111,6 +111,7 @@ typedef struct {
     int skip_comments;
     /* pass 1 results */
     Py_ssize_t nrec, nlines;
+    Py_ssize_t last_record_line; /* this chunk's line number (from its first line) of its last record, 0: none */
     Py_ssize_t widths[MAX_COLS];
     /* pass 2 targets */
     Py_ssize_t rec_offset, line_offset;
@@ -118,7 +119,8 @@ typedef struct {
     char **outs;
     uint64_t **hashes; /* NULL per string column when the caller asked for no hashes */
     char **nums;
-    int32_t *line_numbers; /* 32-bit: the scan refuses inputs of 2**31 lines or more */
+    int32_t *line_numbers; /* 32-bit: the scan refuses inputs of 2**31 lines or more; NULL when not stored */
+    int int_sizes[MAX_COLS]; /* bytes per value of each integer column: 1, 2, 4 or 8 */
     /* drop-behind: the buffer is a read-only file mapping; pass 2 releases the pages it has read as it goes, so
        the file and the columns it fills are never resident whole together (pass 1 keeps them: it allocates
        nothing, and each page is then faulted in once) */
@@ -189,6 +191,7 @@ static void *pass1(void *arg) {
                 return NULL;
             }
             c->nrec++;
+            c->last_record_line = lineno;
         }
         pos = end + 1;
         /* released behind pass 1 too: read again by pass 2 from the page cache, the file is never resident whole
@@ -220,7 +223,7 @@ static void *pass2(void *arg) {
             pos = end + 1;
             continue;
         }
-        c->line_numbers[r] = (int32_t)lineno;
+        if (c->line_numbers != NULL) c->line_numbers[r] = (int32_t)lineno;
         while (p < end && nf < c->nspec) {
             Py_ssize_t ts = p;
             while (p < end && !is_space(data[p])) p++;
@@ -282,7 +285,14 @@ static void *pass2(void *arg) {
                     set_error(c, "int", lineno, nf, ts, n);
                     goto out;
                 }
-                ((int64_t *)c->nums[nf])[r] = (ok && t[0] == '-') ? -v : v;
+                if (t[0] == '-') v = -v;
+                /* the column's width was chosen from its longest token (`int_size`): every value fits */
+                switch (c->int_sizes[nf]) {
+                case 1: ((int8_t *)c->nums[nf])[r] = (int8_t)v; break;
+                case 2: ((int16_t *)c->nums[nf])[r] = (int16_t)v; break;
+                case 4: ((int32_t *)c->nums[nf])[r] = (int32_t)v; break;
+                default: ((int64_t *)c->nums[nf])[r] = v;
+                }
             }
             nf++;
             while (p < end && is_space(data[p])) p++;
@@ -308,6 +318,16 @@ static PyObject *raise_scan(const char *code, Py_ssize_t line, Py_ssize_t field,
         Py_DECREF(v);
     }
     return NULL;
+}
+
+/* Bytes per value of an integer column whose longest token has `width` characters (sign included): 2 characters
+   hold at most 99 in magnitude, 4 at most 9999, 9 at most 999999999, so int8, int16 and int32 take every value
+   such tokens can hold; longer tokens (at most 18 digits, a sign besides) take int64. */
+static int int_size(Py_ssize_t width) {
+    if (width <= 2) return 1;
+    if (width <= 4) return 2;
+    if (width <= 9) return 4;
+    return 8;
 }
 
 /* Run `fn` on every chunk: chunks 1.. on new threads, chunk 0 on this one. */
@@ -339,8 +359,11 @@ static chunk_t *first_error(chunk_t *chunks, int nchunks) {
  *   bytes a line per string column that a caller joining on the strings themselves never reads).
  *   spec: one char per leading field: 's' string, 'f' float, 'i' integer, '.' ignored.
  *   max_fields < 0 means no upper limit.
- * Returns (n_records, line_numbers(int32 bytes), columns) where columns has, per non-'.' spec char,
- * (width, bytes, hashes or None) / bytes(double) / bytes(int64).
+ * Returns (n_records, line_numbers(int32 bytes) or None, columns) where columns has, per non-'.' spec char,
+ * (width, bytes, hashes or None) / bytes(double) / (value size, bytes(int8, int16, int32 or int64)).
+ * line_numbers is None when the records are lines 1 to n_records (no blank or comment line before the last
+ * record): line = record + 1, 4 bytes a record not stored. An integer column takes the narrowest of the four
+ * types that holds any token as long as its longest (`int_size`).
  */
 static PyObject *scan(PyObject *self, PyObject *args) {
     Py_buffer buf;
@@ -399,7 +422,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     run_chunks(pass1, chunks, nchunks);
     Py_END_ALLOW_THREADS
 
-    Py_ssize_t nrec = 0, nlines = 0;
+    Py_ssize_t nrec = 0, nlines = 0, last_record_line = 0;
     Py_ssize_t widths[MAX_COLS] = {0};
     for (int i = 0; i < nchunks; i++) {
         chunk_t *c = &chunks[i];
@@ -411,6 +434,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         c->rec_offset = nrec;
         c->line_offset = nlines;
         nrec += c->nrec;
+        if (c->last_record_line > 0) last_record_line = nlines + c->last_record_line;
         nlines += c->nlines;
         for (Py_ssize_t k = 0; k < nspec; k++)
             if (c->widths[k] > widths[k]) widths[k] = c->widths[k];
@@ -423,7 +447,9 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_OverflowError, "input of 2**31 lines or more");
         goto done;
     }
-    lines_obj = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)sizeof(int32_t) * nrec);
+    /* lines strictly increase, so the last record on line n_records means records on lines 1 to n_records */
+    lines_obj = last_record_line == nrec ? Py_NewRef(Py_None)
+                                         : PyBytes_FromStringAndSize(NULL, (Py_ssize_t)sizeof(int32_t) * nrec);
     columns = PyList_New(0);
     if (lines_obj == NULL || columns == NULL) goto done;
     for (Py_ssize_t k = 0; k < nspec; k++) {
@@ -443,9 +469,16 @@ static PyObject *scan(PyObject *self, PyObject *args) {
             outs[k] = PyBytes_AS_STRING(sb);
             hashes[k] = with_hashes ? (uint64_t *)PyBytes_AS_STRING(hb) : NULL;
             item = Py_BuildValue("(nNN)", widths[k], sb, hb);
-        } else {
-            item = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)8 * nrec);
+        } else if (kind == 'f') {
+            item = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)sizeof(double) * nrec);
             if (item != NULL) nums[k] = PyBytes_AS_STRING(item);
+        } else {
+            int value_size = int_size(widths[k]);
+            for (int i = 0; i < nchunks; i++) chunks[i].int_sizes[k] = value_size;
+            PyObject *ib = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)value_size * nrec);
+            if (ib == NULL) goto done;
+            nums[k] = PyBytes_AS_STRING(ib);
+            item = Py_BuildValue("(iN)", value_size, ib);
         }
         if (item == NULL) goto done;
         int failed = PyList_Append(columns, item) < 0;
@@ -457,7 +490,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         chunks[i].outs = outs;
         chunks[i].hashes = hashes;
         chunks[i].nums = nums;
-        chunks[i].line_numbers = (int32_t *)PyBytes_AS_STRING(lines_obj);
+        chunks[i].line_numbers = lines_obj == Py_None ? NULL : (int32_t *)PyBytes_AS_STRING(lines_obj);
     }
 
     Py_BEGIN_ALLOW_THREADS

@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from reviewdepth.formats.errors import InputError
-from reviewdepth.formats.scan import StringColumn, scan
+from reviewdepth.formats.scan import LineNumbers, StringColumn, scan
 from reviewdepth.formats.source import read_bytes
 from reviewdepth.measures.ranking import factorize_queries, repeated_rows
 
@@ -96,13 +96,18 @@ class Run:
     path: str
     qid: npt.NDArray[np.bytes_]
     docno: StringColumn
-    line: npt.NDArray[np.int32]
+    lines: LineNumbers
     run_id: str
     score: npt.NDArray[np.float64] | None = None
     action: npt.NDArray[np.bytes_] | None = None
 
     def __len__(self) -> int:
-        return len(self.line)
+        return self.lines.count
+
+    @property
+    def line(self) -> npt.NDArray[np.int32]:
+        """Every row's file line (`LineNumbers.array`; ``lines.of(row)`` names one without making it)."""
+        return self.lines.array
 
     @property
     def topic(self) -> npt.NDArray[np.bytes_]:
@@ -126,7 +131,8 @@ class Run:
     def subset(self, rows: npt.NDArray[np.int64]) -> Run:
         """The given rows, in the given order."""
         return replace(self, qid=self.qid[rows], docno=self.docno_subset(rows),
-                       line=self.line[rows], score=None if self.score is None else self.score[rows],
+                       lines=LineNumbers(len(rows), self.line[rows]),
+                       score=None if self.score is None else self.score[rows],
                        action=None if self.action is None else self.action[rows])
 
     def docno_subset(self, rows: npt.NDArray[np.int64]) -> StringColumn:
@@ -204,7 +210,7 @@ def parse_run(data: bytes | mmap.mmap, path: str = "<run>", *, allow_comments: b
     assert isinstance(qid, StringColumn) and isinstance(docno, StringColumn)
     assert action is None or isinstance(action, StringColumn)
     assert not isinstance(score, StringColumn)
-    return Run(path, qid.values, docno, scanned.line_numbers, last_run_id(data, allow_comments),
+    return Run(path, qid.values, docno, scanned.lines, last_run_id(data, allow_comments),
                None if score is None else np.asarray(score, dtype=np.float64),
                None if action is None else action.values)
 

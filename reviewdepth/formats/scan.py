@@ -12,7 +12,9 @@ from __future__ import annotations
 import math
 import mmap
 from dataclasses import dataclass
+from functools import cached_property
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -43,18 +45,48 @@ class StringColumn:
         return self.hashes
 
 
-Column = StringColumn | npt.NDArray[np.float64] | npt.NDArray[np.int64]
+IntColumn = npt.NDArray[np.signedinteger[Any]]  # int8, int16, int32 or int64: the narrowest that holds the column
+Column = StringColumn | npt.NDArray[np.float64] | IntColumn
+
+
+@dataclass(frozen=True)
+class LineNumbers:
+    """The 1-based file line of each of ``count`` records. ``stored`` is None when the records are lines 1 to
+    ``count`` (no blank or comment line before the last record, the usual file): a record's line is then its row
+    + 1 and nothing is stored, 4 bytes a record that only an error message would read."""
+
+    count: int
+    stored: npt.NDArray[np.int32] | None = None  # 32-bit: the scanner refuses inputs of 2**31 lines or more
+
+    def of(self, row: int) -> int:
+        """The line of record ``row``, without making the whole array."""
+        if not -self.count <= row < self.count:
+            raise IndexError(f"record {row} of {self.count}")
+        if self.stored is not None:
+            return int(self.stored[row])
+        return row % self.count + 1
+
+    @cached_property
+    def array(self) -> npt.NDArray[np.int32]:
+        """Every record's line, made (once) when it was not stored."""
+        if self.stored is not None:
+            return self.stored
+        return np.arange(1, self.count + 1, dtype=np.int32)
 
 
 @dataclass(frozen=True)
 class Scanned:
     """Result of a scan: one entry per non-blank line."""
 
-    line_numbers: npt.NDArray[np.int32]  # 32-bit: a line number is only read back to name a line in an error
+    lines: LineNumbers
     columns: list[Column]
 
+    @property
+    def line_numbers(self) -> npt.NDArray[np.int32]:
+        return self.lines.array
+
     def __len__(self) -> int:
-        return len(self.line_numbers)
+        return self.lines.count
 
 
 _KIND_TEXT = {"float": "a number", "int": "an integer"}
@@ -87,8 +119,10 @@ def scan(data: bytes | mmap.mmap, spec: str, *, min_fields: int, max_fields: int
     """Split ``data`` into lines and whitespace-separated fields and return the columns named by ``spec``.
 
     ``spec`` has one character per leading field: ``s`` string, ``f`` float (strict: the whole token must be a
-    number; NaN is refused), ``i`` integer, ``.`` ignored. Blank lines are skipped. Raises `InputError` naming
-    ``path``, the 1-based line and the field. ``use_compiled``: None takes the scanner chosen at import; True
+    number; NaN is refused), ``i`` integer (int8, int16, int32 or int64: the narrowest that holds any token as
+    long as the column's longest), ``.`` ignored. Blank lines are skipped; the records' lines are stored only when
+    some are not on line row + 1 (`LineNumbers`). Raises `InputError` naming ``path``, the 1-based line and the
+    field. ``use_compiled``: None takes the scanner chosen at import; True
     requires the compiled one (RuntimeError when it is not built); False takes the pure-Python one. ``data`` may be
     a read-only map of the file (`reviewdepth.formats.source.map_file`): the compiled scanner then releases its
     pages as it goes, so the file is never resident all at once beside its columns. ``hashes`` False: the string
@@ -159,8 +193,10 @@ def _scan_compiled(data: bytes | mmap.mmap, spec: str, min_fields: int, max_fiel
         elif kind == "f":
             cols.append(np.frombuffer(raw, dtype=np.float64))
         else:
-            cols.append(np.frombuffer(raw, dtype=np.int64))
-    scanned = Scanned(np.frombuffer(lines_raw, dtype=np.int32), cols)
+            value_size, ibuf = raw
+            cols.append(np.frombuffer(ibuf, dtype=f"i{value_size}"))
+    scanned = Scanned(LineNumbers(nrec, None if lines_raw is None else np.frombuffer(lines_raw, dtype=np.int32)),
+                      cols)
     assert len(scanned) == nrec
     return scanned
 
@@ -279,5 +315,19 @@ def scan_python(data: bytes, spec: str, *, min_fields: int, max_fields: int = -1
         elif spec[c] == "f":
             cols.append(np.array(parsed[c], dtype=np.float64))
         else:
-            cols.append(np.array(parsed[c], dtype=np.int64))
-    return Scanned(np.array(lines, dtype=np.int32), cols)
+            cols.append(np.array(parsed[c], dtype=_int_type(max(map(len, raw[c]), default=0))))
+    # as the compiled scanner: nothing stored when the records are lines 1 to n (line numbers strictly increase)
+    every_line = not lines or lines[-1] == len(lines)
+    return Scanned(LineNumbers(len(lines), None if every_line else np.array(lines, dtype=np.int32)), cols)
+
+
+def _int_type(width: int) -> type[np.signedinteger[Any]]:
+    """The integer type the compiled scanner gives a column whose longest token has ``width`` characters (sign
+    included): 2 characters hold at most 99 in magnitude, 4 at most 9999, 9 at most 999999999."""
+    if width <= 2:
+        return np.int8
+    if width <= 4:
+        return np.int16
+    if width <= 9:
+        return np.int32
+    return np.int64

@@ -18,7 +18,7 @@ import numpy.typing as npt
 from reviewdepth.formats.errors import InputError
 from reviewdepth.formats.prescan import QRELS_LAYOUT
 from reviewdepth.formats.runs import RUN_FIELDS, Run, parse_run, read_run
-from reviewdepth.formats.scan import StringColumn, scan
+from reviewdepth.formats.scan import IntColumn, LineNumbers, StringColumn, scan
 from reviewdepth.formats.source import read_bytes
 
 __all__ = ["QRELS_FIELDS", "RUN_FIELDS", "QrelsColumns", "RunColumns", "parse_qrels", "parse_run", "read_bytes",
@@ -32,18 +32,26 @@ RunColumns = Run
 
 @dataclass(frozen=True)
 class QrelsColumns:
-    """TREC qrels as columns, one row per non-blank line (in file order)."""
+    """TREC qrels as columns, one row per non-blank line (in file order). ``rel`` is int64 unless the qrels were
+    parsed with ``narrow_rel`` (then the scanner's narrowest type that holds them)."""
 
     path: str
     qid: npt.NDArray[np.bytes_]
     docno: StringColumn
-    rel: npt.NDArray[np.int64]
-    line: npt.NDArray[np.int32]
+    rel: IntColumn
+    lines: LineNumbers
+
+    @property
+    def line(self) -> npt.NDArray[np.int32]:
+        """Every row's file line (`LineNumbers.array`; ``lines.of(row)`` names one without making it)."""
+        return self.lines.array
 
 
 def parse_qrels(data: bytes | mmap.mmap, path: str = "<qrels>", *, allow_comments: bool = False,
-                hashes: bool = True) -> QrelsColumns:
-    """Parse TREC qrels text (exactly 4 fields per line); ``hashes`` False leaves the docnos' hashes out (`scan`)."""
+                hashes: bool = True, narrow_rel: bool = False) -> QrelsColumns:
+    """Parse TREC qrels text (exactly 4 fields per line); ``hashes`` False leaves the docnos' hashes out (`scan`).
+    ``narrow_rel`` keeps the relevance values in the scanner's narrowest integer type that holds them (int8 for
+    the usual one-digit values: 7 bytes a line less than int64, which the other callers get)."""
     spec, min_fields, max_fields = QRELS_LAYOUT
     scanned = scan(data, spec, min_fields=min_fields, max_fields=max_fields, skip_comments=allow_comments, path=path,
                    names=QRELS_FIELDS, hashes=hashes)
@@ -51,7 +59,9 @@ def parse_qrels(data: bytes | mmap.mmap, path: str = "<qrels>", *, allow_comment
         raise InputError(path, None, None, "empty qrels file: no judgment lines")
     qid, docno, rel = scanned.columns
     assert isinstance(qid, StringColumn) and isinstance(docno, StringColumn)
-    return QrelsColumns(path, qid.values, docno, np.asarray(rel, dtype=np.int64), scanned.line_numbers)
+    assert not isinstance(rel, StringColumn) and np.issubdtype(rel.dtype, np.signedinteger)
+    values: IntColumn = rel if narrow_rel else rel.astype(np.int64, copy=False)  # type: ignore[assignment]
+    return QrelsColumns(path, qid.values, docno, values, scanned.lines)
 
 
 def read_qrels(path: str | Path, *, allow_comments: bool = False) -> QrelsColumns:

@@ -45,6 +45,7 @@ def texts(draw: st.DrawFn) -> bytes:
 
 def same_columns(a: scan_module.Scanned, b: scan_module.Scanned) -> None:
     assert list(a.line_numbers) == list(b.line_numbers)
+    assert (a.lines.stored is None) == (b.lines.stored is None)
     for x, y in zip(a.columns, b.columns, strict=True):
         if isinstance(x, StringColumn):
             assert isinstance(y, StringColumn)
@@ -54,7 +55,7 @@ def same_columns(a: scan_module.Scanned, b: scan_module.Scanned) -> None:
                 assert x.hashes.tolist() == y.hashes.tolist()
         else:
             assert not isinstance(y, StringColumn)
-            assert np.array_equal(x, y)
+            assert np.array_equal(x, y) and x.dtype == y.dtype
 
 
 @needs_compiled
@@ -114,6 +115,64 @@ def test_a_scan_without_hashes_differs_only_in_the_hashes(use_compiled: bool, th
     assert want_docno.hashed() is want_docno.hashes and len(want_docno.hashed()) == len(lines)
     with pytest.raises(ValueError, match="without hashes"):
         docno.hashed()
+
+
+SCANNERS = [pytest.param(True, marks=needs_compiled, id="compiled"), pytest.param(False, id="python")]
+
+
+@pytest.mark.parametrize("use_compiled", SCANNERS)
+@pytest.mark.parametrize("threaded", [False, True])
+@pytest.mark.parametrize(("text", "skip_comments", "lines", "stored"), [
+    ("a 1\nb 2\nc 3\n", False, [1, 2, 3], False),
+    ("a 1\nb 2\nc 3", False, [1, 2, 3], False),
+    ("a 1\nb 2\nc 3\n\n \n", False, [1, 2, 3], False),  # blank lines after the last record shift nothing
+    ("a 1\n\nb 2\nc 3\n", False, [1, 3, 4], True),
+    ("\na 1\nb 2\nc 3\n", False, [2, 3, 4], True),
+    ("a 1\n# note\nb 2\nc 3\n", True, [1, 3, 4], True),
+    ("", False, [], False),
+])
+def test_line_numbers_are_stored_only_when_a_record_is_not_on_line_row_plus_one(
+        use_compiled: bool, threaded: bool, text: str, skip_comments: bool, lines: list[int], stored: bool,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    if threaded:
+        monkeypatch.setattr(scan_module, "_PARALLEL_BYTES", 0)  # every input cut in two chunks
+    scanned = scan(text.encode(), "si", min_fields=2, skip_comments=skip_comments, use_compiled=use_compiled)
+    assert (scanned.lines.stored is not None) == stored
+    assert scanned.line_numbers.tolist() == lines and len(scanned) == len(lines)
+    assert [scanned.lines.of(row) for row in range(len(lines))] == lines
+    if lines:
+        assert scanned.lines.of(-1) == lines[-1]
+    with pytest.raises(IndexError):
+        scanned.lines.of(len(lines))
+
+
+@pytest.mark.parametrize("use_compiled", SCANNERS)
+@pytest.mark.parametrize(("tokens", "dtype"), [
+    (["0", "1", "-9", "99", "+5"], np.int8),
+    (["1", "-99"], np.int16),
+    (["9999", "-999", "0"], np.int16),
+    (["99999", "1"], np.int32),
+    (["999999999", "-99999999"], np.int32),
+    (["1234567890", "2"], np.int64),
+    (["123456789012345678", "-123456789012345678"], np.int64),
+])
+def test_integer_columns_take_the_narrowest_type_their_longest_token_fits(use_compiled: bool, tokens: list[str],
+                                                                          dtype: type[np.signedinteger]) -> None:
+    data = "".join(f"{token}\n" for token in tokens).encode()
+    (column,) = scan(data, "i", min_fields=1, max_fields=1, use_compiled=use_compiled).columns
+    assert isinstance(column, np.ndarray) and column.dtype == dtype
+    assert column.tolist() == [int(token) for token in tokens]
+
+
+@pytest.mark.parametrize("use_compiled", SCANNERS)
+def test_qrels_values_are_int64_unless_asked_narrow(use_compiled: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(scan_module, "compiled", scan_module.compiled if use_compiled else None)
+    binary = b"q 0 a 1\nq 0 b 0\nq 0 c -1\n"
+    assert parse_qrels(binary, "q").rel.dtype == np.int64
+    narrow = parse_qrels(binary, "q", narrow_rel=True).rel
+    assert narrow.dtype == np.int8 and narrow.tolist() == [1, 0, -1]
+    wide = parse_qrels(b"q 0 a 1\nq 0 b -1234567890123\n", "q", narrow_rel=True).rel
+    assert wide.dtype == np.int64 and wide.tolist() == [1, -1234567890123]
 
 
 def test_the_readers_pass_hashes_false_on() -> None:
