@@ -27,6 +27,8 @@ UNJUDGED = -2
 BytesArray = npt.NDArray[np.bytes_]
 HashArray = npt.NDArray[np.uint64]
 CodeArray = npt.NDArray[np.integer[Any]]  # query codes: int32 from `factorize_queries`, any integer accepted
+# qrels values: int64, or narrower as `reviewdepth eval` reads them (`parse_qrels(narrow_rel=True)`)
+RelArray = npt.NDArray[np.signedinteger[Any]]
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX = np.uint64(0xBF58476D1CE4E5B9)
@@ -356,7 +358,7 @@ def join_and_rank(
     qrels_qids: BytesArray,
     qrels_docnos: BytesArray,
     qrels_hashes: HashArray | None,
-    qrels_rels: IntArray,
+    qrels_rels: RelArray,
     level: int = 1,
     max_docs: int | None = None,
     version: int = 9,
@@ -390,7 +392,7 @@ class JoinColumns(TypedDict, total=False):
     qrels_qids: BytesArray
     qrels_docnos: BytesArray
     qrels_hashes: HashArray | None
-    qrels_rels: IntArray
+    qrels_rels: RelArray
 
 
 def join_and_rank_columns(columns: JoinColumns, *, level: int = 1, max_docs: int | None = None, version: int = 9,
@@ -469,7 +471,7 @@ compiled_join: ModuleType | None = optional_extension("reviewdepth.measures._has
 
 
 def _rel_by_hash_join(codes: QueryCodes, order: IntArray, all_kept: bool, run_docnos: BytesArray,
-                      qrels_docnos: BytesArray, qrels_rels: IntArray) -> IntArray:
+                      qrels_docnos: BytesArray, qrels_rels: RelArray) -> IntArray:
     """Qrels value of each ranked row (``order``), by the compiled hash join: linear in both files."""
     assert compiled_join is not None
     keep = None
@@ -489,7 +491,9 @@ def _rel_by_hash_join(codes: QueryCodes, order: IntArray, all_kept: bool, run_do
                                      run_docnos[r_dup].decode(errors="replace"))
     qrow = np.frombuffer(qrow_bytes, dtype=np.int32)[order]
     del qrow_bytes  # the join's own row table, freed before the values array is made
-    rel: IntArray = qrels_rels[qrow]  # -1 (absent) reads the last row; replaced below
+    # -1 (absent) reads the last row, replaced below; int64 whatever the qrels' type (`parse_qrels(narrow_rel=)`):
+    # the measures add and compare the ranked values
+    rel: IntArray = qrels_rels[qrow].astype(np.int64)
     rel[rel < 0] = UNJUDGED
     rel[qrow < 0] = NOT_IN_QRELS
     return rel
@@ -497,7 +501,7 @@ def _rel_by_hash_join(codes: QueryCodes, order: IntArray, all_kept: bool, run_do
 
 def _rel_by_sorted_keys(codes: QueryCodes, order: IntArray, all_kept: bool, run_hashes: HashArray,
                         run_docnos: BytesArray, qrels_hashes: HashArray, qrels_docnos: BytesArray,
-                        qrels_rels: IntArray) -> IntArray:
+                        qrels_rels: RelArray) -> IntArray:
     """The same as `_rel_by_hash_join` from sorted 64-bit keys (the fallback without the C extension)."""
     q_index = keyed_rows(codes.qrels, qrels_hashes, qrels_docnos)
     again = np.flatnonzero(q_index.repeated())
@@ -548,7 +552,7 @@ def _rel_by_sorted_keys(codes: QueryCodes, order: IntArray, all_kept: bool, run_
     return rel
 
 
-def _judged_levels(qrels_codes: CodeArray, qrels_rels: IntArray,
+def _judged_levels(qrels_codes: CodeArray, qrels_rels: RelArray,
                    evaluated: IntArray) -> tuple[IntArray, IntArray, IntArray]:
     """Distinct qrels values >= 0 and their counts for each evaluated query code (``evaluated`` is increasing)."""
     size = int(max(qrels_codes.max(initial=-1), evaluated.max(initial=-1))) + 1
@@ -586,7 +590,7 @@ def _judged_levels(qrels_codes: CodeArray, qrels_rels: IntArray,
     return offsets, values[starts].astype(np.int64), counts
 
 
-def placeholder_rankings(qids: list[str], query_codes: IntArray, qrels_codes: CodeArray, qrels_rels: IntArray,
+def placeholder_rankings(qids: list[str], query_codes: IntArray, qrels_codes: CodeArray, qrels_rels: RelArray,
                          level: int) -> RankedQueries:
     """trec_eval 10.0's ranking for qrels queries missing from the run under ``-c``: one document absent from the
     qrels (its ``ceci_nest_pas_un_docno``), with each query's own R, judged non-relevant count and qrels levels.
@@ -616,7 +620,7 @@ def judged_only(ranked: RankedQueries) -> RankedQueries:
 
 
 def _exact_lookup(codes: QueryCodes, order: IntArray, run_docnos: BytesArray, qrels_docnos: BytesArray,
-                  qrels_rels: IntArray) -> IntArray:
+                  qrels_rels: RelArray) -> IntArray:
     """Dictionary join, used only when two different docnos share a 64-bit hash."""
     table = {(int(c), bytes(d)): int(r) for c, d, r in zip(codes.qrels, qrels_docnos, qrels_rels, strict=True)}
     out = np.empty(len(order), dtype=np.int64)

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar, get_args
 
 import numpy as np
-import numpy.typing as npt
 
 from reviewdepth.formats.errors import InputError
 from reviewdepth.formats.prescan import EVAL_SCAN_HASHES
+from reviewdepth.formats.scan import IntColumn, LineNumbers
 from reviewdepth.formats.source import map_file, read_bytes
 from reviewdepth.formats.trec import QrelsColumns, RunColumns, parse_qrels, parse_run, read_qrels, read_run
 from reviewdepth.measures.ranking import (
@@ -75,14 +75,14 @@ class RankedRun:
 
 class _RunFacts(NamedTuple):
     path: str
-    line: npt.NDArray[np.int32]
+    lines: LineNumbers
     run_id: str
 
 
 class _QrelsFacts(NamedTuple):
     path: str
-    line: npt.NDArray[np.int32]
-    rel: npt.NDArray[np.int64]
+    lines: LineNumbers
+    rel: IntColumn
 
 
 def rank_columns(qrels: QrelsColumns, run: RunColumns, options: EvalOptions) -> RankedRun:
@@ -96,15 +96,15 @@ def rank_columns(qrels: QrelsColumns, run: RunColumns, options: EvalOptions) -> 
         "qrels_hashes": qrels.docno.hashes, "qrels_rels": qrels.rel}
     # what is read after the join; the rest of both files leaves with `columns`, each column once the join is
     # done with it (the caller passes the files' columns as arguments only)
-    run_facts = _RunFacts(run.path, run.line, run.run_id)
-    qrels_facts = _QrelsFacts(qrels.path, qrels.line, qrels.rel)
+    run_facts = _RunFacts(run.path, run.lines, run.run_id)
+    qrels_facts = _QrelsFacts(qrels.path, qrels.lines, qrels.rel)
     del run, qrels
     try:
         ranked, codes = join_and_rank_columns(columns, level=options.relevance_level, max_docs=options.max_docs,
                                               version=options.version)
     except DuplicateDocumentError as exc:
         source = qrels_facts if exc.source == "qrels" else run_facts
-        raise InputError(source.path, int(source.line[exc.index]), "docno",
+        raise InputError(source.path, source.lines.of(exc.index), "docno",
                          f"duplicate docno {exc.docno!r} for query {exc.qid!r}") from None
 
     nq = len(codes.qids)
@@ -116,14 +116,14 @@ def rank_columns(qrels: QrelsColumns, run: RunColumns, options: EvalOptions) -> 
     bad = np.flatnonzero(in_run & in_qrels & ~judged)
     if len(bad):
         qid = codes.qids[bad[0]].decode("utf-8", "replace")
-        first = int(qrels_facts.line[np.flatnonzero(codes.qrels == bad[0])[0]])
+        first = qrels_facts.lines.of(int(np.flatnonzero(codes.qrels == bad[0])[0]))
         raise InputError(qrels_facts.path, first, "rel",
                          f"query {qid!r} has only negative (unjudged) values; trec_eval cannot score it")
     qrels_only = [codes.qids[c].decode("utf-8", "surrogateescape") for c in np.flatnonzero(in_qrels & ~in_run)]
     if options.version >= 10 and qrels_only and not options.complete:
         qid = qrels_only[0]
-        first = int(qrels_facts.line[np.flatnonzero(codes.qrels == codes.qids.index(qid.encode("utf-8",
-                                                                                        "surrogateescape")))[0]])
+        code = codes.qids.index(qid.encode("utf-8", "surrogateescape"))
+        first = qrels_facts.lines.of(int(np.flatnonzero(codes.qrels == code)[0]))
         raise InputError(qrels_facts.path, first, "qid",
                          f"query {qid!r} is in the qrels but not in the run {run_facts.path}; trec_eval 10.0 "
                          "stops here (use -c to score missing queries as 0)")
@@ -258,6 +258,8 @@ def evaluate(qrels: EvalInput, run: EvalInput, request: EvalRequest) -> Evaluati
     options.validate()
     comments = options.version >= 10
     # the columns are arguments only: they are freed when the join returns, before the measures' arrays exist
-    ranked_run = rank_columns(qrels.parse(parse_qrels, allow_comments=comments, hashes=EVAL_SCAN_HASHES),
+    # the relevance values in their narrowest type (int8 for the usual ones): the join widens the ranked ones
+    ranked_run = rank_columns(qrels.parse(parse_qrels, allow_comments=comments, hashes=EVAL_SCAN_HASHES,
+                                          narrow_rel=True),
                               run.parse(parse_run, allow_comments=comments, hashes=EVAL_SCAN_HASHES), options)
     return measure_ranked(ranked_run)

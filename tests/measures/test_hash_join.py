@@ -91,6 +91,38 @@ def test_the_sorted_join_hashes_columns_scanned_without_hashes(
             == _join(run, scores, qrels, rels, True, max_docs))
 
 
+def _ranked_with_rel_type(case: tuple[list[tuple[bytes, bytes]], list[float], list[tuple[bytes, bytes]],
+                                      list[int], int | None], rel_type: type[np.signedinteger], compiled: bool,
+                          level: int) -> list[object] | str:
+    run, scores, qrels, rels, max_docs = case
+    r_q, r_d, r_h = _columns(run)
+    q_q, q_d, q_h = _columns(qrels)
+    try:
+        ranked, _ = join_and_rank(run_qids=r_q, run_docnos=r_d, run_hashes=r_h,
+                                  run_scores=np.array(scores, dtype=np.float64), qrels_qids=q_q, qrels_docnos=q_d,
+                                  qrels_hashes=q_h, qrels_rels=np.array(rels, dtype=rel_type), level=level,
+                                  max_docs=max_docs, use_compiled=compiled)
+    except DuplicateDocumentError as exc:
+        return f"{exc.source}:{exc.index}:{exc}"
+    assert ranked.rel.dtype == np.int64  # the measures add the ranked values: never in the qrels' narrow type
+    assert ranked.judged_levels is not None
+    return [ranked.rel.tolist(), ranked.num_rel.tolist(), ranked.num_nonrel.tolist(),
+            [part.tolist() for part in ranked.judged_levels], ranked.source_rows.tolist()]
+
+
+@settings(max_examples=150, deadline=None)
+@given(cases(), st.sampled_from([np.int8, np.int16, np.int32]), st.booleans(), st.sampled_from([0, 1, 2, 200, 10**20]))
+def test_narrow_qrels_values_join_as_int64_ones(
+        case: tuple[list[tuple[bytes, bytes]], list[float], list[tuple[bytes, bytes]], list[int], int | None],
+        rel_type: type[np.signedinteger], compiled: bool, level: int) -> None:
+    """`reviewdepth eval` reads the qrels values in their narrowest type (`parse_qrels(narrow_rel=True)`): every
+    join and count gives what the int64 values give, levels beyond the narrow type included."""
+    if compiled and ranking.compiled_join is None:
+        return
+    assert (_ranked_with_rel_type(case, rel_type, compiled, level)
+            == _ranked_with_rel_type(case, np.int64, compiled, level))
+
+
 @given(st.lists(st.binary(min_size=0, max_size=12).filter(lambda b: not b.endswith(b"\x00")), max_size=30))
 def test_docno_hashes_are_the_scanners_hashes(tokens: list[bytes]) -> None:
     values = np.array(tokens, dtype=f"S{max(map(len, tokens), default=1) or 1}")

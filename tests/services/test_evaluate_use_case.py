@@ -128,3 +128,36 @@ def test_the_join_frees_the_columns_it_no_longer_reads(seed_data: Path, monkeypa
     evaluate(EvalInput(str(seed_data / "seed.qrels")), EvalInput(str(seed_data / "seed.runA")),
              EvalRequest(measures=["all_trec"]))
     assert len(columns) == 3 and alive_at_join == [] and hashes_made == []
+
+
+@pytest.mark.parametrize("compiled_scan", [True, False])
+@pytest.mark.parametrize("compiled_join", [True, False])
+@pytest.mark.parametrize(("qrels", "run", "version", "where", "message"), [
+    ("q 0 a 1\nq 0 b 0\nq 0 a 2\n", "q Q0 a 1 1 t\n", 9, "q.txt:3", "duplicate docno 'a'"),
+    ("q 0 a 1\n\nq 0 b 0\nq 0 a 2\n", "q Q0 a 1 1 t\n", 9, "q.txt:4", "duplicate docno 'a'"),
+    ("# judged\nq 0 a 1\nq 0 a 2\n", "q Q0 a 1 1 t\n", 10, "q.txt:3", "duplicate docno 'a'"),
+    ("q 0 a 1\n", "q Q0 a 1 2 t\nq Q0 a 2 1 t\n", 9, "r.txt:2", "duplicate docno 'a'"),
+    ("q 0 a 1\n", "\n\nq Q0 a 1 2 t\nq Q0 a 2 1 t\n", 9, "r.txt:4", "duplicate docno 'a'"),
+    ("p 0 x 1\nq 0 a -1\n", "p Q0 x 1 1 t\nq Q0 a 1 1 t\n", 9, "q.txt:2", "only negative"),
+    ("p 0 x 1\n \nq 0 a -1\n", "p Q0 x 1 1 t\nq Q0 a 1 1 t\n", 9, "q.txt:3", "only negative"),
+    ("p 0 x 1\nq 0 a 1\n", "p Q0 x 1 1 t\n", 10, "q.txt:2", "in the qrels but not in the run"),
+    ("p 0 x 1\n# q next\nq 0 a 1\n", "p Q0 x 1 1 t\n", 10, "q.txt:3", "in the qrels but not in the run"),
+])
+def test_errors_after_the_join_name_the_file_line_with_or_without_lines_that_are_not_records(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, compiled_scan: bool, compiled_join: bool, qrels: str,
+        run: str, version: int, where: str, message: str) -> None:
+    """Line numbers are stored only for files with a blank or comment line before their last record: the
+    errors name the same line either way, whichever scanner and join read the files."""
+    from reviewdepth.formats import scan as scan_module
+    from reviewdepth.formats.errors import InputError
+
+    if not compiled_scan:
+        monkeypatch.setattr(scan_module, "compiled", None)
+    if not compiled_join:
+        monkeypatch.setattr(ranking, "compiled_join", None)
+    (tmp_path / "q.txt").write_text(qrels)
+    (tmp_path / "r.txt").write_text(run)
+    with pytest.raises(InputError) as caught:
+        evaluate(EvalInput(str(tmp_path / "q.txt")), EvalInput(str(tmp_path / "r.txt")),
+                 EvalRequest(version=version))
+    assert caught.value.describe().startswith(f"{tmp_path / where}:") and message in caught.value.describe()
