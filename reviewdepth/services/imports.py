@@ -183,6 +183,7 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
     topic_names: list[str] = []
     rows_by_topic: dict[str, np.ndarray] = {}
     hash_orders: dict[str, np.ndarray] = {}
+    doc_hashes = doc_col.hashed()
     for c in first_seen.tolist():
         rows = by_topic[bounds[c]:bounds[c + 1]]
         topic = checked_value(validation.topic_name, qids[rows[0]].decode("utf-8", "surrogateescape"), path,
@@ -192,11 +193,12 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
             rows = rows[rank_order(np.zeros(len(rows), dtype=np.int64), scores[rows], doc_col.values[rows], 9)]
         # the ranking blob's hash order (`encode_ranking`) is also the duplicate check: no two equal hashes, no
         # repeated docno; a shared hash takes the exact check (`repeated_rows`) of the topic's lines in file order
-        hash_order = np.argsort(doc_col.hashed()[rows], kind="stable").astype(np.int64)
-        sorted_hashes = doc_col.hashed()[rows][hash_order]
+        topic_hashes = doc_hashes[rows]
+        hash_order = np.argsort(topic_hashes, kind="stable").astype(np.int64)
+        sorted_hashes = topic_hashes[hash_order]
         if bool(np.any(sorted_hashes[1:] == sorted_hashes[:-1])):
             in_file_order = np.sort(rows)
-            twice = np.flatnonzero(repeated_rows(np.zeros(len(rows), dtype=np.int32), doc_col.hashed()[in_file_order],
+            twice = np.flatnonzero(repeated_rows(np.zeros(len(rows), dtype=np.int32), doc_hashes[in_file_order],
                                                  doc_col.values[in_file_order]))
             if len(twice):
                 row = int(in_file_order[twice[0]])
@@ -242,7 +244,7 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
                 topic_id=ids[topic], name=name, ordering=order, run_tag=tag, threshold_rank=threshold,
                 size=len(rows), source=f"import:{digest}", created_at=utc_now(),
                 ranking_blob=encode_ranking(docs) if docs is not None else encode_ranking(
-                    [], StringColumn(doc_col.values[rows], doc_col.hashed()[rows]), hash_orders[topic]),
+                    [], StringColumn(doc_col.values[rows], doc_hashes[rows]), hash_orders[topic]),
             ).returning(Queue.id)).scalar_one())
             base = done
 
