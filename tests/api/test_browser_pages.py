@@ -98,13 +98,25 @@ def browser_or_skip(browser: Path = CHROMIUM, driver: Path = CHROMEDRIVER) -> No
 
 
 def test_a_missing_browser_skips_or_fails(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    absent = tmp_path / "chromium"
+    # paths of this test's own, so the answer does not depend on what this machine has installed
+    absent_browser, absent_driver = tmp_path / "chromium", tmp_path / "chromedriver"
+    present_browser, present_driver = tmp_path / "bin-chromium", tmp_path / "bin-chromedriver"
+    present_browser.touch()
+    present_driver.touch()
     monkeypatch.delenv(REQUIRE_ENV, raising=False)
-    with pytest.raises(pytest.skip.Exception, match=re.escape(f"{absent} not found")):
-        browser_or_skip(absent)
+    with pytest.raises(pytest.skip.Exception) as skipped:
+        browser_or_skip(absent_browser, present_driver)
+    assert f"{absent_browser} not found" in str(skipped.value) or f"{absent_browser}, " in str(skipped.value)
+    assert str(present_driver) not in str(skipped.value)
+    with pytest.raises(pytest.skip.Exception) as skipped:
+        browser_or_skip(present_browser, absent_driver)
+    assert str(absent_driver) in str(skipped.value) and str(present_browser) not in str(skipped.value)
+    with pytest.raises(pytest.skip.Exception) as skipped:
+        browser_or_skip(absent_browser, absent_driver)
+    assert f"{absent_browser}, {absent_driver}" in str(skipped.value)
     monkeypatch.setenv(REQUIRE_ENV, "1")
     with pytest.raises(pytest.fail.Exception, match=f"{REQUIRE_ENV}=1 requires them"):
-        browser_or_skip(absent)
+        browser_or_skip(absent_browser, present_driver)
 
 
 @pytest.fixture(scope="module")
