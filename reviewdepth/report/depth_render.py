@@ -13,7 +13,7 @@ from reviewdepth.report.charts import gain_svg, inline_svg, precision_recall_svg
 from reviewdepth.report.model import Report, StoppingRow, section_items
 from reviewdepth.report.templating import templates
 from reviewdepth.report.validation_render import two_phase_section
-from reviewdepth.report.wording import with_topic
+from reviewdepth.report.wording import to_certify, with_topic
 
 if TYPE_CHECKING:
     from rich.console import Group
@@ -220,14 +220,15 @@ def answer_lines(report: Report) -> list[str]:
     a = report.answer
     as_of = fmt(a.as_of_judgment, "as_of_judgment")
     scope = "the queue's relevant documents" if a.scope == "queue" else "population"
-    status = a.topic_status
-    # the topic's one status line first: `reviewdepth watch` and the dashboard print the same words
-    lines = [status.text] if status.text and status.text != a.text else []
-    lines += [a.text, f"confidence {a.confidence:.0%} · basis {a.basis} · scope {scope} · as of judgment {as_of}"]
+    # the topic's one decision, once: `reviewdepth watch`, the dashboard and `topics` print the same words
+    lines = [a.topic_status.text or a.text,
+             f"confidence {a.confidence:.0%} · basis {a.basis} · scope {scope} · as of judgment {as_of}"]
     if a.review_order:
         lines.append(a.review_order)
     if a.next_step:
         lines.append(f"next: {a.next_step}")
+    if a.certify is not None:
+        lines.append(f"to certify: {a.certify.step}; {to_certify(a.certify)}")
     plan = a.plan
     floor = a.floor
     if plan and plan.feasible and plan.size and floor and plan.size > 1.25 * floor.least_total:

@@ -65,9 +65,15 @@ class StatusFigure:
 
 @dataclass(frozen=True)
 class TopicStatus:
-    """The topic's one status: the same in the report (`answer.topic_status`), `watch`, the monitor and the
-    dashboard. It rests on one basis fixed in advance: the audit stream when the topic has one, else its random
-    samples; the other figure is shown beside it, never combined with it."""
+    """The topic's one decision at one moment: the same in the report (`answer.topic_status`, whose ``status``,
+    ``text`` and ``next_step`` are this record's), `watch`, the monitor route, the dashboard, `topics`,
+    ``GET /topics`` and the validation document. It rests on one basis fixed in advance: the audit stream when
+    the topic has one, else its random samples (or R known); the other figure is shown beside it as supporting
+    evidence, never combined with it and never as a second status.
+
+    ``headline``: the status sentence of the deciding evidence (it starts with the target and the status word);
+    ``next_step``: the one next step, from the same evidence (a reached topic's is never "to certify"); both name
+    the topic, ready to run. ``text``: the headline, the deciding figure, then the supporting ones."""
 
     target: str
     confidence: float
@@ -78,22 +84,31 @@ class TopicStatus:
     relevant_found: int
     figures: list[StatusFigure] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    headline: str | None = None
+    next_step: str | None = None
     JSON_PROPERTIES = ("text",)
 
     @property
-    def text(self) -> str:
+    def lead(self) -> str:
+        """The headline, or, when none was given, the target and the status word."""
+        if self.headline:
+            return self.headline
         pct = f"{float(self.target) * 100:g}% recall" if _is_number(self.target) else f"recall {self.target}"
-        lead = f"{pct}: {self.status}"
+        return f"{pct}: {self.status}"
+
+    @property
+    def text(self) -> str:
         decided = next((f for f in self.figures if f.basis == self.decided_by), None)
         parts = [decided.text] if decided is not None else []
-        parts += [f"also {f.text}" for f in self.figures if f is not decided]
+        parts += [f"supporting, not deciding: {f.text}" for f in self.figures if f is not decided]
         parts += self.missing
-        return lead + (" — " + "; ".join(parts) if parts else "")
+        return self.lead + (" — " + "; ".join(parts) if parts else "")
 
     def as_dict(self) -> dict[str, Any]:
         return {"target": self.target, "confidence": self.confidence, "status": self.status,
                 "decided_by": self.decided_by, "reviewed": self.reviewed, "relevant_found": self.relevant_found,
-                "figures": [f.as_dict() for f in self.figures], "missing": list(self.missing), "text": self.text}
+                "figures": [f.as_dict() for f in self.figures], "missing": list(self.missing),
+                "headline": self.lead, "next_step": self.next_step, "text": self.text}
 
 
 def _is_number(text: str) -> bool:

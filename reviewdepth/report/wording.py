@@ -169,10 +169,11 @@ def monitor_headline(certified: bool, has_audit: bool, sampled: bool, bound: str
     if certified:
         return f"STOP CERTIFIED: recall ≥ {bound} at {percent(confidence)} (anytime-valid), target {target}"
     if not has_audit and sampled:
-        return (f"CONTINUE: no audit stream yet, so no anytime-valid bound; the samples' one-look bound is in the "
-                f"status (target {target})")
+        # not "continue": the random samples decide the topic's status (which may be "reached"), not the monitor
+        return (f"NO AUDIT STREAM: no anytime-valid bound; the status above rests on the samples' one-look bound "
+                f"(target {target})")
     if not has_audit:
-        return f"CONTINUE: no audit stream yet, so recall has no bound (target {target})"
+        return f"NO AUDIT STREAM: no audit stream and no random sample, so recall has no bound (target {target})"
     return f"CONTINUE: recall ≥ {bound} at {percent(confidence)} (anytime-valid), below the target {target}"
 
 

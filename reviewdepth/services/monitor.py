@@ -58,8 +58,11 @@ from reviewdepth.report.wording import (
     monitor_note,
     stop_label,
     to_go_text,
+    with_topic,
 )
+from reviewdepth.report.wording import headline as headline_words
 from reviewdepth.report.wording import monitor_step as say_monitor_step
+from reviewdepth.report.wording import next_step as next_step_words
 from reviewdepth.services.assessment import fully_judged, queue_assessment, queue_population
 from reviewdepth.services.confidence import checked_confidence
 from reviewdepth.services.errors import Conflict, Invalid, NotFound, ServiceError
@@ -67,7 +70,7 @@ from reviewdepth.services.evidence.audit import AuditEvidence, audit_doc_ids, lo
 from reviewdepth.services.evidence.queue_evidence import QueueEvidence, queue_evidence
 from reviewdepth.services.evidence.topic import recorded_judgment
 from reviewdepth.services.monitor_summaries import store_reports, stored_reports
-from reviewdepth.services.topic_status import audit_figure, sample_figure, topic_status
+from reviewdepth.services.topic_status import AUDIT_BASIS, audit_figure, sample_figure, topic_status
 from reviewdepth.store import validation
 from reviewdepth.store.chain import chain_head_at
 from reviewdepth.store.ingest import as_utc, driver_columns
@@ -361,11 +364,16 @@ def monitor_of(conn: Connection, topic: str, *, queue: str | None = None, target
         one_look or (with_samples and evidence.draws)) else None
     rules = _one_look_rules(assessment, tau) if one_look else []
     sample = sample_figure(assessment) if assessment is not None and with_samples else None
+    sample_words = (None, None) if assessment is None or sample is None else (
+        headline_words(assessment.headline), next_step_words(assessment.headline.step,
+                                                             assessment.headline.step_counts))
     status = topic_status(
         _fraction_text(tau), level, inp.reviewed, inp.found, sample=sample,
         sample_status=None if assessment is None else assessment.headline.status,
         audit=None if audit is None else audit_figure(audit.stream_id, audit.judged, result.recall_lower, level,
-                                                      result.certified))
+                                                      result.certified),
+        sample_headline=None if sample_words[0] is None else with_topic(sample_words[0], info.name),
+        sample_next=None if sample_words[1] is None else with_topic(sample_words[1], info.name))
     if prefixes[current.id].out_of_order:
         notes.append(monitor_note(MonitorNote.OUT_OF_ORDER,
                                   {"out_of_order": prefixes[current.id].out_of_order, "queue": current.name}))
@@ -409,6 +417,15 @@ def _report(topic: str, current: Queue, point: int | None, tau: Fraction, level:
                            audit_needed_text(result.audit_needed, result.audit_needed_to_judge, audit is not None))
     step = monitor_step(result.certified, audit is not None, 0 if audit is None else len(audit.pending),
                         inp.queue_reviewed >= inp.queue_size, sample is not None)
+    monitor_next = say_monitor_step(step, topic, pending=() if audit is None else audit.pending,
+                                    audit_judged=0 if audit is None else audit.judged, to_go_bound=to_go.bound,
+                                    depth_bound=to_go.depth_bound, audit_more=needed.more,
+                                    audit_to_judge=needed.to_judge)
+    if status is not None:
+        # the decision's next step: the monitor's when the audit stream decides, else the samples' (or, with no
+        # bound at all, how to get one); every door prints this one
+        status = dataclasses.replace(status, next_step=monitor_next if status.decided_by == AUDIT_BASIS else (
+            with_topic(status.next_step, topic) if status.next_step else monitor_next))
     return MonitorReport(
         topic=topic, queue=current.name, as_of_judgment=point, status=result.status, certified=result.certified,
         headline=monitor_headline(result.certified, audit is not None, sample is not None,
@@ -425,10 +442,7 @@ def _report(topic: str, current: Queue, point: int | None, tau: Fraction, level:
         topic_status={} if status is None else status.as_dict(),
         floor=certification_floor(inp.found, inp.population - inp.reviewed, tau, level) if tau < 1 else
         inp.population - inp.reviewed,
-        next_step=say_monitor_step(step, topic, pending=() if audit is None else audit.pending,
-                                   audit_judged=0 if audit is None else audit.judged, to_go_bound=to_go.bound,
-                                   depth_bound=to_go.depth_bound, audit_more=needed.more,
-                                   audit_to_judge=needed.to_judge))
+        next_step=monitor_next if status is None or status.next_step is None else status.next_step)
 
 
 def _to_go(result: MonitorResult, order: npt.NDArray[np.int64] | None = None) -> MonitorToGo:

@@ -12,7 +12,14 @@ from sqlalchemy import Connection, Engine, exists, func, select
 from reviewdepth import __version__
 from reviewdepth.estimation import relevant
 from reviewdepth.estimation.agreement import corrected_relevant_count
-from reviewdepth.estimation.assessment import REPORT_INTERVALS, Assessment, NextStep
+from reviewdepth.estimation.assessment import (
+    REPORT_INTERVALS,
+    AnswerStatus,
+    Assessment,
+    CountRange,
+    NextStep,
+    RankRange,
+)
 from reviewdepth.estimation.distributions import STATUS_SCIPY, import_scipy_in_background
 from reviewdepth.estimation.stop_plan import FloorFigure, floor_figure
 from reviewdepth.estimation.two_phase import TWO_PHASE_METHODS
@@ -26,6 +33,7 @@ from reviewdepth.report.model import (
     ChainHead,
     CorrectedSensitivityRow,
     Current,
+    DepthCertify,
     DepthRow,
     EstimateRow,
     Gain,
@@ -48,11 +56,9 @@ from reviewdepth.report.prisma_model import PrismaCounts
 from reviewdepth.report.status_model import TopicStatus
 from reviewdepth.report.wording import (
     SAMPLE_CHOICE_RULE,
-    certify_range,
     sample_status,
     scope_note,
     stop_label,
-    to_certify,
     with_topic,
 )
 from reviewdepth.report.wording import headline as headline_words
@@ -263,13 +269,6 @@ def report_of(conn: Connection, topic: str, options: ReportOptions) -> Report:
     tau = stopping_target(fig.targets)
     headline = assessment.headline
     depth_rows = [DepthRow.of(a) for a in assessment.targets]
-    status_word: str = headline.status
-    text = headline_words(headline)
-    next_step = next_step_words(headline.step, headline.step_counts)
-    status = _topic_status(conn, topic, row.name, options, as_of, tau, fig)
-    if status.decided_by == AUDIT_BASIS:
-        # the audit stream decides (the status rule in `reviewdepth.report.status_model`): the answer says so
-        status_word, text = status.status, status.text
     review_order = None
     if evidence.out_of_order:
         review_order = (
@@ -277,31 +276,41 @@ def report_of(conn: Connection, topic: str, options: ReportOptions) -> Report:
             "they count as reviewed wherever they sit; 'more documents' are the queue's next unreviewed ones in "
             "rank order (or, declared random, the next in the same random order), and 'to rank' is a queue rank")
     floor = _floor(fig, labels.labels, tau, confidence) if fig.size > fig.reviewed else None
+    # the samples' own answer and next step (the decision's when no audit stream decides)
+    sample_text = headline_words(headline)
+    sample_next = next_step_words(headline.step, headline.step_counts)
     plan: SamplePlan | None = None
-    certify: CertifyCost | None = None
     if headline.status != "reached":
         plan = _plan(fig, labels.labels, tau, confidence)
         if plan is not None and not plan.feasible and headline.step is not NextStep.REVIEW_MORE:
             # the next step must not send the reader to a plan that says no sample can certify yet (a next
             # step that already says how many more to review stands)
-            next_step = (f"review on before sampling: {plan.reason}" if headline.status != "unknown"
-                         else "review on, then draw a random sample of the rest (reviewdepth sample "
-                              f"plan TOPIC); the recent yield says: {plan.reason}")
+            sample_next = (f"review on before sampling: {plan.reason}" if headline.status != "unknown"
+                           else "review on, then draw a random sample of the rest (reviewdepth sample "
+                                f"plan TOPIC); the recent yield says: {plan.reason}")
+    status = _topic_status(conn, topic, row.name, options, as_of, tau, fig, sample_text, sample_next)
+    if status.decided_by == AUDIT_BASIS:
+        depth_rows = _audit_decides_row(depth_rows, tau, status)
+    certify: CertifyCost | None = None
+    if status.status != "reached":
         certify = _certify(fig, labels.labels, tau, confidence, floor, plan)
         if certify is not None:
-            text = headline_words(headline, to_certify(certify))
-            next_step = f"{certify.step}; {certify_range(certify)}"
             at = next(i for i, r in enumerate(depth_rows) if r.target == float(Fraction(tau)))
             depth_rows[at] = dataclasses.replace(depth_rows[at], certify=dataclasses.replace(
                 depth_rows[at].certify, path=certify.path, review_more=certify.review_more,
                 expected=certify.expected, low=certify.low, high=certify.high,
                 to_rank=evidence.queue_rank(reviewed + certify.review_more) if certify.review_more else None))
             # commands in the answer name this topic, ready to run
+            # (the plan's recommended path is supporting detail printed beside the next step, never in its place:
+            # `watch` and the dashboard, which run no plan, must print the same next step as the report)
             certify = dataclasses.replace(certify, step=with_topic(certify.step, topic))
-    answer = Answer(target=headline.target, status=status_word, text=with_topic(text, topic), confidence=confidence,
-                    as_of_judgment=as_of, next_step=None if next_step is None else with_topic(next_step, topic),
-                    basis=assessment.basis.method, scope=assessment.scope, topic_status=status,
-                    review_order=review_order, floor=floor, plan=plan, certify=certify)
+    else:
+        # a reached topic has nothing left to certify: no sample plan, no "to certify", no floor of a certification
+        plan = floor = None
+    answer = Answer(target=headline.target, status=status.status, text=status.lead, confidence=confidence,
+                    as_of_judgment=as_of, next_step=status.next_step, basis=assessment.basis.method,
+                    scope=assessment.scope, topic_status=status, review_order=review_order, floor=floor, plan=plan,
+                    certify=certify)
     settings = Settings(targets=fig.targets, stopping_target=tau, confidence=confidence,
                         interval=options.interval, independent_screening=options.independent,
                         label_policy=options.policy, ordering=row.ordering, as_of_judgment=as_of,
@@ -337,6 +346,24 @@ def report_of(conn: Connection, topic: str, options: ReportOptions) -> Report:
                   gain=gain, precision_recall=pr, review_quality=quality, prisma=prisma, two_phase=two_phase)
 
 
+def _audit_decides_row(rows: list[DepthRow], tau: str, status: TopicStatus) -> list[DepthRow]:
+    """The depth table's row for the stopping target when the audit stream decides: its status is the decision's
+    (one status per screen), the samples' depths stay as estimates, and a reached row has nothing to certify."""
+    target = float(Fraction(tau))
+    figure = next((f for f in status.figures if f.basis == AUDIT_BASIS), None)
+    out = []
+    for depth_row in rows:
+        if depth_row.target == target:
+            reached = status.status == "reached"
+            depth_row = dataclasses.replace(
+                depth_row, status=AnswerStatus(status.status),
+                reached_by=None if not reached or figure is None else f"the audit stream: {figure.text}",
+                **({"certify": DepthCertify(), "more": CountRange(), "to_rank": RankRange(), "needed": None,
+                    "forward_basis": None} if reached else {}))
+        out.append(depth_row)
+    return out
+
+
 @dataclasses.dataclass
 class _Figures:
     """The depth figures of one labelling of the queue (the report's policy, or another for the sensitivity)."""
@@ -354,10 +381,11 @@ class _Figures:
 
 
 def _topic_status(conn: Connection, topic: str, queue: str, options: ReportOptions, as_of: int | None, tau: str,
-                  fig: _Figures) -> TopicStatus:
-    """The topic's one status (`reviewdepth.services.topic_status`): this report's samples, and the audit
-    stream's monitor when the topic has a stream (the figure `reviewdepth watch` shows)."""
+                  fig: _Figures, sample_text: str, sample_next: str | None) -> TopicStatus:
+    """The topic's one decision (`reviewdepth.services.topic_status`): this report's samples, and the audit
+    stream's monitor when the topic has a stream (the figure and next step `reviewdepth watch` shows)."""
     audit = None
+    audit_next = None
     streams = conn.execute(select(func.count()).select_from(AuditStream).join(Topic).where(
         Topic.name == topic, AuditStream.voided_at.is_(None))).scalar_one()
     if streams:
@@ -369,9 +397,14 @@ def _topic_status(conn: Connection, topic: str, queue: str, options: ReportOptio
         if monitor is not None and monitor.audit is not None:
             audit = audit_figure(monitor.audit.stream_id, monitor.audit.judged,
                                  monitor.recall_lower, options.confidence, monitor.certified)
-    return topic_status(tau, options.confidence, fig.reviewed, fig.found_prefix,
-                        sample=sample_figure(fig.assessment), sample_status=fig.assessment.headline.status,
-                        audit=audit)
+            audit_next = monitor.next_step  # the monitor (no samples asked) decides by its audit: its step
+    status = topic_status(tau, options.confidence, fig.reviewed, fig.found_prefix,
+                          sample=sample_figure(fig.assessment), sample_status=fig.assessment.headline.status,
+                          audit=audit, sample_headline=with_topic(sample_text, topic),
+                          sample_next=None if sample_next is None else with_topic(sample_next, topic),
+                          audit_next=audit_next)
+    return dataclasses.replace(status, next_step=None if status.next_step is None
+                               else with_topic(status.next_step, topic))
 
 
 def _figures(labels: QueueLabels, evidence: QueueEvidence, population_size: int | None,

@@ -11,6 +11,8 @@ AUDIT_BASIS = "audit stream"
 NO_BOUND = ("no random sample and no audit stream, so recall has no bound: draw a sample of the rest or start an "
             "audit stream (reviewdepth plan TOPIC compares the paths)")
 NO_AUDIT = "no audit stream, so no anytime-valid bound"
+NO_BOUND_STEP = ("draw a random sample of the unreviewed rest (reviewdepth sample plan TOPIC) or start an audit "
+                 "stream (reviewdepth sample stream TOPIC --every auto); reviewdepth plan TOPIC compares the paths")
 
 
 def sample_figure(assessment: Assessment) -> StatusFigure | None:
@@ -48,20 +50,42 @@ def audit_figure(stream_id: int, judged: int, recall_lower: float, confidence: f
 
 
 def topic_status(target: str, confidence: float, reviewed: int, relevant_found: int, *,
-                 sample: StatusFigure | None, sample_status: str | None, audit: StatusFigure | None) -> TopicStatus:
-    """The status on one basis fixed in advance: the audit stream when there is one, else the samples' answer
-    (``sample_status``, the report's ``answer.status``); module docstring of `status_model` for why not both."""
+                 sample: StatusFigure | None, sample_status: str | None, audit: StatusFigure | None,
+                 sample_headline: str | None = None, sample_next: str | None = None,
+                 audit_next: str | None = None) -> TopicStatus:
+    """The decision on one basis fixed in advance: the audit stream when there is one, else the samples' answer
+    (``sample_status``, with its ``sample_headline`` and ``sample_next`` step); module docstring of `status_model`
+    for why not both. ``audit_next``: the monitor's next step, the decision's when the audit stream decides.
+    The headline and next step always come from the evidence that decided, so no door can pair one basis's
+    status with another's next step."""
     figures = [f for f in (audit, sample) if f is not None]
     missing: list[str] = []
+    headline: str | None = None
+    next_step: str | None = None
     if sample is not None and sample.validity == "exact":  # R known: nothing to estimate
         status, decided = (sample_status or "unknown"), sample.basis
+        headline, next_step = sample_headline, sample_next
     elif audit is not None:
         status, decided = ("reached" if audit.certifies else "not reached"), AUDIT_BASIS
+        next_step = audit_next
     elif sample is not None:
         status, decided = (sample_status or "unknown"), sample.basis
+        headline, next_step = sample_headline, sample_next
         if sample.validity != "exact":
             missing.append(NO_AUDIT)
     else:
         status, decided = "unknown", None
         missing.append(NO_BOUND)
-    return TopicStatus(target, confidence, status, decided, reviewed, relevant_found, figures, missing)
+        next_step = NO_BOUND_STEP
+    if headline is None or (not headline.endswith(status) and f": {status}" not in headline):
+        # the deciding evidence gave no sentence of its own (or one for another status): the status word alone
+        headline = f"{_percent_recall(target)}: {status}"
+    return TopicStatus(target, confidence, status, decided, reviewed, relevant_found, figures, missing, headline,
+                       next_step)
+
+
+def _percent_recall(target: str) -> str:
+    try:
+        return f"{float(target) * 100:g}% recall"
+    except ValueError:
+        return f"recall {target}"

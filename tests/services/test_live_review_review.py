@@ -100,9 +100,11 @@ def test_point_met_headline_and_plan_agree(engine: Engine, tmp_path: Path) -> No
     data = report(engine)
     answer = data["answer"]
     assert "the point estimate is met" in answer["text"]  # premise: R̂ = F (no positive in the sample), not certified
-    # the next step is the stop plan's recommended path, with the documents it judges (issue 25)
-    assert answer["certify"]["step"] in answer["next_step"]
-    assert f"about {answer['certify']['expected']:,.0f} more judged documents" in answer["next_step"]
+    # the next step is the decision's (the same at every door: "certify", pointing at the plan); the stop plan's
+    # recommended path, with the documents it judges, is the answer's "to certify" beside it (issues 25 and 38)
+    assert answer["next_step"].startswith("certify: ") and "reviewdepth plan T" in answer["next_step"]
+    assert answer["certify"]["step"] and answer["certify"]["expected"] > 0
+    assert answer["next_step"] == answer["topic_status"]["next_step"]
     plan = answer["plan"]
     # the plan the next step points to must say how large a sample certifies, not contradict the headline
     assert plan["feasible"] and plan["size"], plan["summary"]

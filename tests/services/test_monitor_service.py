@@ -131,7 +131,7 @@ def test_no_stream(engine: Engine) -> None:
     assert report.recall_lower == pytest.approx(5 / (5 + SIZE - 10))
     assert "reviewdepth sample stream T --every auto" in report.next_step
     assert report.floor > 0
-    assert report.headline.startswith("CONTINUE: no audit stream yet")
+    assert report.headline.startswith("NO AUDIT STREAM: no audit stream and no random sample")
     assert any("no audit document is judged yet" in n for n in report.notes)
 
 

@@ -81,7 +81,10 @@ def test_the_cd009579_scenario_gives_one_status_at_every_door(engine: Engine, tm
     (figure,) = report["figures"]
     assert (figure["basis"], figure["validity"]) == ("elusion", "one look")
     assert figure["recall_lower"] > 0.7 and report["status"] == "not reached" and report["decided_by"] == "elusion"
-    assert report["text"].startswith("95% recall: not reached — recall ≥ 0.778 (elusion: rest sample")
+    assert report["text"].startswith("95% recall: not reached (not certified: the point estimate is met")
+    assert "— recall ≥ 0.778 (elusion: rest sample" in report["text"]
+    # one decision: the status word once, the samples' next step (the plan's figures are not in it)
+    assert report["text"].count("not reached") == 1 and report["next_step"].startswith("certify: ")
     assert "no audit stream, so no anytime-valid bound" in report["missing"]
     full = build_report(engine, TOPIC, ReportOptions(targets=["0.95"]))
     assert full.answer.status == report["status"]

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from sqlalchemy import Engine
 
-from reviewdepth.report.depth_render import render_csv, render_html
+from reviewdepth.report.depth_render import answer_lines, render_csv, render_html
 from reviewdepth.report.model import Report
 from reviewdepth.report.monitor_render import render_text as monitor_text
 from reviewdepth.report.render import render
@@ -81,8 +81,13 @@ def test_cd009579_point_met_answer_is_the_plans_certification_cost(engine: Engin
     assert certify.path == plan.recommended and certify.source == "plan"
     assert certify.expected == pytest.approx(best.expected_cost)
     assert (certify.low, certify.high) == pytest.approx(best.cost_range)
-    assert f"about {best.expected_cost:,.0f} more judged documents" in answer.text
-    assert f"[{best.cost_range[0]:,.0f}–{best.cost_range[1]:,.0f}]" in answer.text
+    # the plan's figures are printed on the answer's "to certify" line, beside the decision (never inside its
+    # headline: `watch` and the dashboard, which run no plan, print the same headline and next step)
+    lines = "\n".join(answer_lines(report))
+    certify_line = next(line for line in answer_lines(report) if line.startswith("to certify: "))
+    assert f"about {best.expected_cost:,.0f} more judged documents" in certify_line
+    assert f"[{best.cost_range[0]:,.0f}–{best.cost_range[1]:,.0f}]" in certify_line
+    assert answer.text in lines and "about" not in answer.text
     # the next step is an action with a number, not a dangling "or review on"
     assert "or review on" not in answer.next_step and re.search(r"\d", answer.next_step)
     # every target not reached has a number, never "0 to N" alone, never "to rank 1,000" (the current depth)
@@ -143,8 +148,9 @@ def test_point_met_answer_on_a_queue_too_large_to_replay_gives_the_floor_and_a_s
     certify, floor, plan = answer.certify, answer.floor, answer.plan
     assert certify.source == "floor" and certify.expected is None
     assert (certify.low, certify.high) == (floor.least_total, plan.size)
-    assert f"to certify: {floor.least_total:,.0f} to {plan.size:,} more judged documents" in answer.text
-    assert answer.next_step.startswith(f"judge a random sample of {plan.size:,} of the unreviewed rest")
+    certify_line = next(line for line in answer_lines(report) if line.startswith("to certify: "))
+    assert f"{floor.least_total:,.0f} to {plan.size:,} more judged documents" in certify_line
+    assert certify.step.startswith(f"judge a random sample of {plan.size:,} of the unreviewed rest")
     row = next(r for r in report.depth if r.target == 0.95)
     assert row.more.documents is None and row.certify.floor == floor.documents
 

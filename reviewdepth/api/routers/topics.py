@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 from urllib.parse import quote
 
 from fastapi import APIRouter, Query, Request, Response
@@ -29,16 +29,18 @@ def create_topic(body: schemas.TopicIn, response: Response, engine: EngineDep, _
 
 def list_topics(request: Request, engine: EngineDep, _key: Reader, offset: Annotated[int, Query(ge=0)] = 0,
                 limit: Annotated[int | None, Query(ge=1, le=10_000, description="Topics per page (default "
-                                                   "1000; with status=true at most 200 are returned).")] = None,
-                status: Annotated[bool, Query(description="Also each topic's status (the dashboard's); at "
-                                                          "most 200 topics then.")] = False,
+                                                   "1000; with the status, the default, at most 200 are "
+                                                   "returned).")] = None,
+                status: Annotated[bool, Query(description="Each topic's status (the dashboard's and "
+                                                          "`reviewdepth topics`'s; at most 200 topics then); "
+                                                          "status=false lists without it, up to 10,000 a "
+                                                          "page.")] = True,
                 target: TargetQuery = "0.95", confidence: ConfidenceQuery = 0.95) -> dict[str, object]:
     """The topics in creation order, each with its queues, judgments logged and last judgment time, and its
-    newest queue's size, reviewed set (as the report counts it) and relevant documents in it; with
-    ``status=true`` also its status word and line at ``target`` and ``confidence`` (a page is then at most
+    newest queue's size, reviewed set (as the report counts it) and relevant documents in it, and (unless
+    ``status=false``) its status word, line and next step at ``target`` and ``confidence`` (a page is then at most
     200 topics: each status is a monitor, cached while the topic is unchanged); the rows of ``reviewdepth
     topics --format json``."""
-    from reviewdepth.services.monitor import topic_statuses
     from reviewdepth.services.topics import list_topics as service
 
     if limit is None:
@@ -47,18 +49,30 @@ def list_topics(request: Request, engine: EngineDep, _key: Reader, offset: Annot
         limit = min(limit, STATUS_LIMIT)  # a page of at most 200 with statuses (stated in the document)
     records = service(engine, offset=offset, limit=limit)
     if status:
-        found = topic_statuses(engine, [t.name for t in records], target=target, confidence=confidence,
-                               cache=request.app.state.monitor_cache)
-        for record in records:
-            record.status, record.status_text = found.get(record.name, (None, None))
+        _with_status(request, engine, records, target, confidence)
     return {"topics": [t.as_dict() for t in records]}
 
 
-def get_topic(topic: str, engine: EngineDep, _key: Reader) -> dict[str, object]:
-    """One topic, described as in the list."""
+def _with_status(request: Request, engine: Any, records: list[Any], target: str, confidence: float) -> None:
+    from reviewdepth.services.monitor import topic_statuses
+
+    found = topic_statuses(engine, [t.name for t in records], target=target, confidence=confidence,
+                           cache=request.app.state.monitor_cache)
+    for record in records:
+        record.status, record.status_text = found.get(record.name, (None, None))
+
+
+def get_topic(topic: str, request: Request, engine: EngineDep, _key: Reader,
+              status: Annotated[bool, Query(description="The topic's status (as in the list); status=false "
+                                                        "leaves it out.")] = True,
+              target: TargetQuery = "0.95", confidence: ConfidenceQuery = 0.95) -> dict[str, object]:
+    """One topic, described as in the list, with its status unless ``status=false``."""
     from reviewdepth.services.topics import get_topic as service
 
-    return service(engine, topic).as_dict()
+    record = service(engine, topic)
+    if status:
+        _with_status(request, engine, [record], target, confidence)
+    return record.as_dict()
 
 
 def declare_screening_order(topic: str, body: schemas.ScreeningOrderIn, engine: EngineDep,
