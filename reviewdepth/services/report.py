@@ -357,9 +357,10 @@ def _audit_decides_row(rows: list[DepthRow], tau: str, status: TopicStatus) -> l
             reached = status.status == "reached"
             depth_row = dataclasses.replace(
                 depth_row, status=AnswerStatus(status.status),
-                reached_by=None if not reached or figure is None else f"the audit stream: {figure.text}",
-                **({"certify": DepthCertify(), "more": CountRange(), "to_rank": RankRange(), "needed": None,
-                    "forward_basis": None} if reached else {}))
+                reached_by=None if not reached or figure is None else f"the audit stream: {figure.text}")
+            if reached:
+                depth_row = dataclasses.replace(depth_row, certify=DepthCertify(), more=CountRange(),
+                                                to_rank=RankRange(), needed=None, forward_basis=None)
         out.append(depth_row)
     return out
 
