@@ -58,6 +58,9 @@ def report(
         "reviewed or not (unless coded not relevant); recall and production precision from samples drawn with "
         "--frame ranks:1-RANK and below-rank:RANK, with their assumptions (as `reviewdepth validation`).",
         metavar="RANK")] = None,
+    with_plan: Annotated[bool, typer.Option(
+        "--plan", help="Replay the stop plan for the answer's 'to certify' (its recommended path and expected "
+        "cost, as `reviewdepth plan` gives it); without it the answer gives the floor and a sample now.")] = False,
     db: DbOption = None,
 ) -> None:
     """How deep to review to reach the target recall, how sure that is, and whether the evidence says stop."""
@@ -69,7 +72,8 @@ def report(
             result = build_report(engine, topic, ReportOptions(
                 queue=queue, targets=target or DEFAULT_TARGETS, confidence=confidence, interval=interval,
                 policy=policy, as_of=as_of, target_rule=rule, known_relevant=known_relevant,
-                scores_are_probabilities=scores_are_probabilities, independent=independent, produce_to=produce_to))
+                scores_are_probabilities=scores_are_probabilities, independent=independent, produce_to=produce_to,
+                with_plan=with_plan))
         write_result(result, output_format.value, output=output)
 
 

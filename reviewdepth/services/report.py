@@ -120,6 +120,10 @@ class ReportOptions:
     independent: bool | None = None
     # two-phase (TAR 1.0) validation at this rank cutoff (``--produce-to RANK``): adds the report's ``two_phase``
     produce_to: int | None = None
+    # replay the stop plan for the answer's "to certify" (``--plan``): its recommended path with expected cost;
+    # without it the answer gives the floor over further depths and a sample now (its replays cost about 1 s per
+    # 5,000 documents, the most of a report's time, and `reviewdepth plan` gives them when asked)
+    with_plan: bool = False
 
     def validate(self) -> None:
         if self.produce_to is not None and self.interval not in TWO_PHASE_METHODS:
@@ -292,8 +296,10 @@ def report_of(conn: Connection, topic: str, options: ReportOptions) -> Report:
     if status.decided_by == AUDIT_BASIS:
         depth_rows = _audit_decides_row(depth_rows, tau, status)
     certify: CertifyCost | None = None
-    if status.status != "reached":
-        certify = _certify(fig, labels.labels, tau, confidence, floor, plan)
+    if status.status != "reached" and (status.decided_by != AUDIT_BASIS or options.with_plan):
+        # (when the audit stream decides, its monitor's next step is the way on: a sample of the rest drawn now
+        # would be a second basis; the plan, when asked, weighs every path)
+        certify = _certify(fig, labels.labels, tau, confidence, floor, plan, replay=options.with_plan)
         if certify is not None:
             at = next(i for i, r in enumerate(depth_rows) if r.target == float(Fraction(tau)))
             depth_rows[at] = dataclasses.replace(depth_rows[at], certify=dataclasses.replace(
@@ -447,8 +453,10 @@ REPORT_PLAN_MAX = 10_000
 
 
 def _certify(fig: _Figures, labels: np.ndarray, tau: str, confidence: float, floor: FloorFigure | None,
-             sample: SamplePlan | None) -> CertifyCost | None:
-    """The certification cost of the stopping target (:class:`CertifyCost`) when its point estimate is met."""
+             sample: SamplePlan | None, *, replay: bool = False) -> CertifyCost | None:
+    """The certification cost of the stopping target (:class:`CertifyCost`) when its point estimate is met: the
+    stop plan's recommended path when ``replay`` (and the queue is small enough to replay here), else the floor
+    over further depths and the one-look sample now."""
     from reviewdepth.estimation.stop_plan import ReviewEvidence, plan_stop
     from reviewdepth.report.stop_plan_render import path_sentence
 
@@ -462,7 +470,7 @@ def _certify(fig: _Figures, labels: np.ndarray, tau: str, confidence: float, flo
         use = next(u for u in assessment.samples if u.sample_id == assessment.rest_sample)
         size, rel = use.in_rest, use.rest_positives
     rest = fig.size - fig.reviewed
-    if fig.size <= REPORT_PLAN_MAX:
+    if replay and fig.size <= REPORT_PLAN_MAX:
         prefix = (np.asarray(labels[:fig.reviewed]) == 1).astype(np.int8)
         plan = plan_stop(ReviewEvidence(prefix, fig.size, rest_sample_size=size, rest_sample_relevant=rel), target,
                          confidence, table=False)

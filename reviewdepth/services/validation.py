@@ -49,6 +49,8 @@ def build_validation(engine: Engine, topic: str, options: ReportOptions,
     (`reviewdepth.services.two_phase.two_phase_of`), computed once."""
     if produce_to is not None:
         options = dataclasses.replace(options, produce_to=produce_to)
+    # a document to hand over states the plan's recommended path when the target is not reached
+    options = dataclasses.replace(options, with_plan=True)
     if len(options.targets) != 1:
         raise Invalid("a validation document is for one target recall")
     options.validate()

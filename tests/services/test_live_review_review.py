@@ -97,7 +97,7 @@ def test_point_met_headline_and_plan_agree(engine: Engine, tmp_path: Path) -> No
     judge(engine, truth, [f"d{i}" for i in range(1500)])
     sample = draw_sample(engine, "T", 30, frame="unreviewed", seed=1)
     judge(engine, truth, sample.doc_ids, role="sample")
-    data = report(engine)
+    data = report(engine, with_plan=True)
     answer = data["answer"]
     assert "the point estimate is met" in answer["text"]  # premise: R̂ = F (no positive in the sample), not certified
     # the next step is the decision's (the same at every door: "certify", pointing at the plan); the stop plan's

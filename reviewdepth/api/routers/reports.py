@@ -70,6 +70,9 @@ async def get_report(topic: str, request: Request, engine: EngineDep, _key: Read
                          ge=1, le=INT64_MAX, description="Add the two-phase (TAR 1.0) section at this rank cutoff: "
                          "documents ranked 1..produce_to are produced whether reviewed or not (as "
                          "`reviewdepth report --produce-to`).")] = None,
+                     plan: Annotated[bool, Query(
+                         description="Replay the stop plan for the answer's certify figure (its recommended path "
+                                     "and expected cost; `reviewdepth report --plan`).")] = False,
                      ) -> Response:
     """How deep to review for each target recall, how sure that is, and the stopping evidence: the same
     bytes as `reviewdepth report --format json`; ``Accept: text/html`` (or ``format=html``, as the
@@ -86,7 +89,8 @@ async def get_report(topic: str, request: Request, engine: EngineDep, _key: Read
     options = ReportOptions(
         queue=queue, targets=target or DEFAULT_TARGETS, confidence=confidence, interval=interval,
         policy=policy, as_of=as_of, target_rule=target_rule, known_relevant=relevant,
-        scores_are_probabilities=scores_are_probabilities, independent=independent, produce_to=produce_to)
+        scores_are_probabilities=scores_are_probabilities, independent=independent, produce_to=produce_to,
+        with_plan=plan)
 
     fmt: Literal["json", "html", "csv"] = ("html" if media.startswith("text/html") else
                                            "csv" if media.startswith("text/csv") else "json")
@@ -96,7 +100,7 @@ async def get_report(topic: str, request: Request, engine: EngineDep, _key: Read
         return render(build_report(engine, topic, options), fmt)
 
     key = ("report", topic, queue, tuple(target or ()), confidence, interval, policy, as_of, target_rule,
-           relevant, independent, media, produce_to)
+           relevant, independent, media, produce_to, plan)
     return Response(await request.app.state.renders.run(key, rendered), media_type=media)
 
 
