@@ -136,6 +136,21 @@ def _more_to_review(figures: Headline) -> str:
     return ""
 
 
+def out_of_order_note(out_of_order: int, reviewed: int) -> str:
+    """The answer's note when some reviewed documents were reviewed out of queue order."""
+    return (f"{out_of_order:,} of the {reviewed:,} reviewed documents were reviewed out of queue order: they count "
+            "as reviewed wherever they sit; 'more documents' are the queue's next unreviewed ones in rank order (or, "
+            "declared random, the next in the same random order), and 'to rank' is a queue rank")
+
+
+def review_before_sampling(reason: str, *, unknown: bool) -> str:
+    """The next step when no sample of the rest drawn now is likely to certify (``reason``, the sample plan's)."""
+    if unknown:
+        return ("review on, then draw a random sample of the rest (reviewdepth sample plan TOPIC); the recent "
+                f"yield says: {reason}")
+    return f"review on before sampling: {reason}"
+
+
 def certify_range(cost: CertifyCost) -> str:
     """What certifying costs (`reviewdepth.report.model.CertifyCost`): the plan's expected documents and range,
     else the range from the floor over further depths to a one-look sample now."""

@@ -56,6 +56,8 @@ from reviewdepth.report.prisma_model import PrismaCounts
 from reviewdepth.report.status_model import TopicStatus
 from reviewdepth.report.wording import (
     SAMPLE_CHOICE_RULE,
+    out_of_order_note,
+    review_before_sampling,
     sample_status,
     scope_note,
     stop_label,
@@ -273,30 +275,23 @@ def report_of(conn: Connection, topic: str, options: ReportOptions) -> Report:
     tau = stopping_target(fig.targets)
     headline = assessment.headline
     depth_rows = [DepthRow.of(a) for a in assessment.targets]
-    review_order = None
-    if evidence.out_of_order:
-        review_order = (
-            f"{evidence.out_of_order:,} of the {reviewed:,} reviewed documents were reviewed out of queue order: "
-            "they count as reviewed wherever they sit; 'more documents' are the queue's next unreviewed ones in "
-            "rank order (or, declared random, the next in the same random order), and 'to rank' is a queue rank")
+    review_order = out_of_order_note(evidence.out_of_order, reviewed) if evidence.out_of_order else None
     floor = _floor(fig, labels.labels, tau, confidence) if fig.size > fig.reviewed else None
     # the samples' own answer and next step (the decision's when no audit stream decides)
     sample_text = headline_words(headline)
     sample_next = next_step_words(headline.step, headline.step_counts)
     plan: SamplePlan | None = None
-    if headline.status != "reached":
+    if headline.status != AnswerStatus.REACHED:
         plan = _plan(fig, labels.labels, tau, confidence)
         if plan is not None and not plan.feasible and headline.step is not NextStep.REVIEW_MORE:
             # the next step must not send the reader to a plan that says no sample can certify yet (a next
             # step that already says how many more to review stands)
-            sample_next = (f"review on before sampling: {plan.reason}" if headline.status != "unknown"
-                           else "review on, then draw a random sample of the rest (reviewdepth sample "
-                                f"plan TOPIC); the recent yield says: {plan.reason}")
+            sample_next = review_before_sampling(plan.reason, unknown=headline.status == AnswerStatus.UNKNOWN)
     status = _topic_status(conn, topic, row.name, options, as_of, tau, fig, sample_text, sample_next)
     if status.decided_by == AUDIT_BASIS:
         depth_rows = _audit_decides_row(depth_rows, tau, status)
     certify: CertifyCost | None = None
-    if status.status != "reached" and (status.decided_by != AUDIT_BASIS or options.with_plan):
+    if status.status != AnswerStatus.REACHED and (status.decided_by != AUDIT_BASIS or options.with_plan):
         # (when the audit stream decides, its monitor's next step is the way on: a sample of the rest drawn now
         # would be a second basis; the plan, when asked, weighs every path)
         certify = _certify(fig, labels.labels, tau, confidence, floor, plan, replay=options.with_plan)
@@ -360,7 +355,7 @@ def _audit_decides_row(rows: list[DepthRow], tau: str, status: TopicStatus) -> l
     out = []
     for depth_row in rows:
         if depth_row.target == target:
-            reached = status.status == "reached"
+            reached = status.status == AnswerStatus.REACHED
             depth_row = dataclasses.replace(
                 depth_row, status=AnswerStatus(status.status),
                 reached_by=None if not reached or figure is None else f"the audit stream: {figure.text}")

@@ -4,7 +4,7 @@ dashboard call :func:`topic_status` with what they computed, so the same evidenc
 
 from __future__ import annotations
 
-from reviewdepth.estimation.assessment import Assessment
+from reviewdepth.estimation.assessment import AnswerStatus, Assessment, Basis
 from reviewdepth.report.status_model import StatusFigure, TopicStatus
 
 AUDIT_BASIS = "audit stream"
@@ -18,23 +18,23 @@ NO_BOUND_STEP = ("draw a random sample of the unreviewed rest (reviewdepth sampl
 def sample_figure(assessment: Assessment) -> StatusFigure | None:
     """The report's figure for its basis (None when no random sample or known R bounds recall)."""
     basis = assessment.basis.method
-    if basis == "judged":
+    if basis == Basis.JUDGED:
         return None
     figure = next((r for r in assessment.recall if r.basis == basis), None)
-    reached = assessment.headline.status == "reached"
-    if basis == "known":
+    reached = assessment.headline.status == AnswerStatus.REACHED
+    if basis == Basis.KNOWN:
         value = None if figure is None else figure.point
         return StatusFigure("known", "R known", "exact", value, 1.0, reached)
     uses = {u.sample_id: u for u in assessment.samples}
-    if basis == "elusion" and assessment.rest_sample is not None:
+    if basis == Basis.ELUSION and assessment.rest_sample is not None:
         use = uses.get(assessment.rest_sample)
         held = f", {use.in_rest:,} documents of the unreviewed rest" if use is not None else ""
         evidence = f"rest sample {assessment.rest_sample}{held}"
-    elif basis == "srs" and assessment.population_sample is not None:
+    elif basis == Basis.SRS and assessment.population_sample is not None:
         evidence = f"whole-queue sample {assessment.population_sample}"
-    elif basis == "screened":
+    elif basis == Basis.SCREENED:
         evidence = f"the {assessment.reviewed:,} screened documents, declared screened in random order"
-    elif basis == "stratified":
+    elif basis == Basis.STRATIFIED:
         evidence = "rank-band samples covering the rest"
     else:
         evidence = "random sample"
@@ -66,7 +66,7 @@ def topic_status(target: str, confidence: float, reviewed: int, relevant_found: 
         status, decided = (sample_status or "unknown"), sample.basis
         headline, next_step = sample_headline, sample_next
     elif audit is not None:
-        status, decided = ("reached" if audit.certifies else "not reached"), AUDIT_BASIS
+        status, decided = (AnswerStatus.REACHED if audit.certifies else AnswerStatus.NOT_REACHED), AUDIT_BASIS
         next_step = audit_next
     elif sample is not None:
         status, decided = (sample_status or "unknown"), sample.basis
@@ -74,14 +74,14 @@ def topic_status(target: str, confidence: float, reviewed: int, relevant_found: 
         if sample.validity != "exact":
             missing.append(NO_AUDIT)
     else:
-        status, decided = "unknown", None
+        status, decided = AnswerStatus.UNKNOWN, None
         missing.append(NO_BOUND)
         next_step = NO_BOUND_STEP
     if headline is None or (not headline.endswith(status) and f": {status}" not in headline):
         # the deciding evidence gave no sentence of its own (or one for another status): the status word alone
         headline = f"{_percent_recall(target)}: {status}"
-    return TopicStatus(target, confidence, status, decided, reviewed, relevant_found, figures, missing, headline,
-                       next_step)
+    return TopicStatus(target, confidence, str(status), decided, reviewed, relevant_found, figures, missing,
+                       headline, next_step)
 
 
 def _percent_recall(target: str) -> str:
