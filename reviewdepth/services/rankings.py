@@ -98,12 +98,17 @@ def ranking_page(engine: Engine, topic: str, queue: str, *, offset: int = 0, lim
     if offset < 0 or limit < 1:
         raise Invalid("offset must be >= 0 and limit >= 1")
     row, labels = queue_labels(engine, topic, queue, policy, as_of)
-    with engine.connect() as conn:
-        rows = conn.execute(select(QueueEntry.rank, QueueEntry.doc_id, QueueEntry.score,
-                                   QueueEntry.flag)
-                            .where(QueueEntry.queue_id == row.id, QueueEntry.rank > offset,
-                                   QueueEntry.rank <= offset + limit)
-                            .order_by(QueueEntry.rank)).all()
+    # ranks run 1..size: a page past the end is empty, and the bounds sent to the database stay within int64
+    # however large the offset asked for
+    first = min(offset, labels.size)
+    last = min(offset + limit, labels.size)
+    rows = []
+    if first < last:
+        with engine.connect() as conn:
+            rows = conn.execute(select(QueueEntry.rank, QueueEntry.doc_id, QueueEntry.score, QueueEntry.flag)
+                                .where(QueueEntry.queue_id == row.id, QueueEntry.rank > first,
+                                       QueueEntry.rank <= last)
+                                .order_by(QueueEntry.rank)).all()
     entries: list[dict[str, object]] = []
     for rank, doc_id, score, flag in rows:
         value = int(labels.labels[int(rank) - 1])

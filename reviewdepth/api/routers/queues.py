@@ -17,6 +17,7 @@ from reviewdepth.api.routers.common import JSON, READ, WRITE, EngineDep, Reader,
 from reviewdepth.report.model import json_safe
 from reviewdepth.services.imports import RunOrder
 from reviewdepth.store.labels import LabelPolicy
+from reviewdepth.store.validation import INT64_MAX
 
 if TYPE_CHECKING:
     from reviewdepth.services.rankings import RankedDocument
@@ -103,7 +104,8 @@ def get_queue(topic: str, queue: str, engine: EngineDep, _key: Reader, policy: L
 
 
 def get_entries(topic: str, queue: str, engine: EngineDep, _key: Reader,
-                offset: Annotated[int, Query(ge=0)] = 0, limit: Annotated[int, Query(ge=1, le=10_000)] = 100,
+                offset: Annotated[int, Query(ge=0, le=INT64_MAX)] = 0,
+                limit: Annotated[int, Query(ge=1, le=10_000)] = 100,
                 policy: LabelPolicy = "latest", as_of: str | None = None) -> dict[str, object]:
     """A page of the ranking, each entry with its current label under the policy."""
     from reviewdepth.services.rankings import ranking_page
