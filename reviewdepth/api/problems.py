@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import logging
 import math
+import uuid
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from http import HTTPStatus
 from typing import Any
@@ -17,11 +19,12 @@ from starlette.responses import Response
 from reviewdepth.formats.compressed import DecompressedTooLarge
 from reviewdepth.formats.errors import InputError
 from reviewdepth.services.errors import Conflict, Invalid, NotFound, ServiceError
-from reviewdepth.store.busy import DatabaseBusy, driver_error_types, transient_error
+from reviewdepth.store.busy import DatabaseBusy, DatabaseFull, driver_error_types, transient_error
 from reviewdepth.store.chain import ChainBroken
 from reviewdepth.store.validation import InvalidValue
 
 PROBLEM_TYPE = "application/problem+json"
+LOG = logging.getLogger("reviewdepth.api")
 # a busy database: the request already waited REVIEWDEPTH_BUSY_TIMEOUT_SECONDS on the server before the 503
 RETRY_AFTER_SECONDS = 1
 # an unavailable database answers at once: a restarting PostgreSQL takes a few seconds to accept connections
@@ -109,7 +112,9 @@ def transient_database_response(exc: BaseException, request: Request | Scope) ->
     settings = scope["app"].state.settings
     trouble = trouble.during(f"{scope['method']} {scope['path']}", settings.busy_timeout_seconds)
     wait = RETRY_AFTER_SECONDS if isinstance(trouble, DatabaseBusy) else UNAVAILABLE_RETRY_AFTER_SECONDS
-    return problem_response(503, f"{trouble} (a judgment batch with an idempotency_key is safe to resend)",
+    # 507 Insufficient Storage: the store is full, not busy; the same request succeeds once space is freed
+    status = 507 if isinstance(trouble, DatabaseFull) else 503
+    return problem_response(status, f"{trouble} (a judgment batch with an idempotency_key is safe to resend)",
                             headers={"Retry-After": str(wait)})
 
 
@@ -167,11 +172,17 @@ def install_problem_handlers(app: FastAPI) -> None:
     async def database_error(request: Request, exc: Exception) -> Response:
         return transient_database_response(exc, request) or await server_error(request, exc)
 
-    async def server_error(_request: Request, exc: Exception) -> Response:
-        # nothing about the exception: its class would name the database driver
+    async def server_error(request: Request, exc: Exception) -> Response:
+        # the body says nothing about the exception (its class would name the database driver) but carries a
+        # request id, and the server's log one line with the same id, so an operator can find what happened
+        request_id = uuid.uuid4().hex[:16]
+        first_line = (str(exc).splitlines() or [""])[0][:300]
+        LOG.error("request %s: %s %s failed: %s: %s", request_id, request.method, request.url.path,
+                  type(exc).__name__, first_line)
         # sent from outside the app's middleware (Starlette's ServerErrorMiddleware): its own security header
-        return problem_response(500, "internal error; the request was not completed",
-                                headers={"X-Content-Type-Options": "nosniff"})
+        return problem_response(500, f"internal error; the request was not completed (request id {request_id})",
+                                headers={"X-Content-Type-Options": "nosniff", "X-Request-ID": request_id},
+                                request_id=request_id)
 
     app.add_exception_handler(HTTPException, http_error)
     app.add_exception_handler(RequestValidationError, validation_error)

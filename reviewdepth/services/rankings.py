@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import Engine, insert, select
 
@@ -102,7 +103,7 @@ def ranking_page(engine: Engine, topic: str, queue: str, *, offset: int = 0, lim
     # however large the offset asked for
     first = min(offset, labels.size)
     last = min(offset + limit, labels.size)
-    rows = []
+    rows: Sequence[Any] = ()
     if first < last:
         with engine.connect() as conn:
             rows = conn.execute(select(QueueEntry.rank, QueueEntry.doc_id, QueueEntry.score, QueueEntry.flag)

@@ -16,6 +16,10 @@ read (``SQLITE_IOERR``); every connection of the process's pool in use past the 
 did not complete; one cut off while committing may have been recorded,
 which a judgment batch's ``idempotency_key`` makes safe to resend.
 
+**Full**: the database's storage ran out (``SQLITE_FULL``; PostgreSQL ``53100 disk_full`` and the server out of
+resources or memory): the write was rolled back, and the same request succeeds once space is freed (507 with
+``Retry-After`` at the API).
+
 `transient_error` recognises both (wrapped by SQLAlchemy or raised by the driver connection the bulk paths use)
 and describes them as a `DatabaseBusy` or a `DatabaseUnavailable`, which each door turns into its answer (503 with
 ``Retry-After`` at the API; one line and exit code 3 at the CLI). The busy timeout is set where engines are made
@@ -29,6 +33,10 @@ import sqlite3
 
 DEFAULT_BUSY_TIMEOUT_SECONDS = 10.0
 SQLITE_BUSY, SQLITE_LOCKED = 5, 6
+SQLITE_FULL = 13
+# disk_full, insufficient_resources, out_of_memory (class 53 but for the connection slots, which are "unavailable")
+POSTGRES_FULL_STATES = {"53100": "the server's disk is full", "53000": "the server ran out of resources",
+                        "53200": "the server ran out of memory"}
 SQLITE_UNAVAILABLE = {10: "the SQLite file could not be read or written", 14: "the SQLite file could not be opened"}
 # lock_not_available (lock_timeout), serialization_failure, deadlock_detected
 POSTGRES_BUSY_STATES = {"55P03": "a lock", "40001": "a serialisable snapshot", "40P01": "a lock (deadlock)"}
@@ -93,6 +101,39 @@ class DatabaseUnavailable(TransientDatabaseError):
         who = self.operation or "the operation"
         return (f"database unavailable: {who} could not use the database ({self.what}); it did not complete (a "
                 f"write cut off while committing may have been recorded); run it again once the database is back")
+
+
+class DatabaseFull(TransientDatabaseError):
+    """``operation`` could not write: the database's storage is full (``what``); nothing was written. The same
+    request succeeds once space is freed (the API answers 507 with ``Retry-After``)."""
+
+    def __init__(self, what: str, operation: str | None = None) -> None:
+        self.what = what
+        self.operation = operation
+        super().__init__(self.describe())
+
+    def during(self, operation: str, waited: float | None = None) -> DatabaseFull:
+        return DatabaseFull(self.what, operation)
+
+    def describe(self) -> str:
+        who = self.operation or "the operation"
+        return (f"database full: {who} could not write ({self.what}); nothing was written; free space on the "
+                f"database's volume and run it again")
+
+
+def full_error(exc: BaseException) -> DatabaseFull | None:
+    """``exc`` as a `DatabaseFull` when it says the database's storage (or the server's memory) ran out."""
+    if isinstance(exc, DatabaseFull):
+        return exc
+    original = getattr(exc, "orig", None) or exc
+    if isinstance(original, sqlite3.Error):
+        code = getattr(original, "sqlite_errorcode", None)
+        full = code & 0xFF == SQLITE_FULL if code is not None else "disk is full" in str(original)
+        return DatabaseFull("the SQLite file's volume is full") if full else None
+    state = getattr(original, "sqlstate", None) or getattr(original, "pgcode", None)
+    if isinstance(state, str) and state in POSTGRES_FULL_STATES:
+        return DatabaseFull(POSTGRES_FULL_STATES[state])
+    return None
 
 
 def _step(statement: str | None) -> str | None:
@@ -160,8 +201,8 @@ def unavailable_error(exc: BaseException) -> DatabaseUnavailable | None:
 
 
 def transient_error(exc: BaseException) -> TransientDatabaseError | None:
-    """``exc`` as a `DatabaseBusy` or `DatabaseUnavailable` (module docstring), else None."""
-    return busy_error(exc) or unavailable_error(exc)
+    """``exc`` as a `DatabaseBusy`, `DatabaseUnavailable` or `DatabaseFull` (module docstring), else None."""
+    return busy_error(exc) or unavailable_error(exc) or full_error(exc)
 
 
 def driver_error_types() -> tuple[type[Exception], ...]:
