@@ -14,6 +14,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ConfigDict
 from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 
 from reviewdepth.formats.compressed import DecompressedTooLarge
@@ -184,6 +185,13 @@ def install_problem_handlers(app: FastAPI) -> None:
                                 headers={"X-Content-Type-Options": "nosniff", "X-Request-ID": request_id},
                                 request_id=request_id)
 
+    async def client_gone(request: Request, _exc: Exception) -> Response:
+        # the client closed the connection before its request was read: nothing to answer and nothing wrong with
+        # the server; one line, not a traceback (nothing was stored: a body is read whole before any write)
+        LOG.info("client disconnected: %s %s (nothing was done)", request.method, request.url.path)
+        return problem_response(400, "the client disconnected before the request was read")
+
+    app.add_exception_handler(ClientDisconnect, client_gone)
     app.add_exception_handler(HTTPException, http_error)
     app.add_exception_handler(RequestValidationError, validation_error)
     app.add_exception_handler(ServiceError, service_error)

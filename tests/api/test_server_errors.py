@@ -83,3 +83,41 @@ def test_full_storage_is_recognised_from_each_database() -> None:
     assert isinstance(full_error(PostgresError("53100")), DatabaseFull)
     assert full_error(PostgresError("22003")) is None  # out of range: the request's fault, not the store's
     assert full_error(sqlite3.OperationalError("database is locked")) is None
+
+
+def test_a_client_that_disconnects_logs_one_line_and_stores_nothing(api: Api,
+                                                                    caplog: pytest.LogCaptureFixture) -> None:
+    import asyncio
+    import json
+
+    create_topic(api.engine, "t")
+    store_ranking(api.engine, "t", "q", [RankedDocument(f"d{i}") for i in range(10)])
+    writer = api.new_key("ana", "write")
+    app = api.client.app
+    body = json.dumps({"judgments": [{"doc_id": "d1", "label": "1"}]}).encode()
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        # the first part of the body, then the client is gone
+        if not sent:
+            sent.append({})
+            return {"type": "http.request", "body": body[:10], "more_body": True}
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    headers = [(b"host", b"testserver"), (b"content-type", b"application/json"),
+               (b"content-length", str(len(body)).encode()),
+               (b"authorization", writer["Authorization"].encode())]
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
+             "scheme": "http", "path": "/topics/t/judgments", "raw_path": b"/topics/t/judgments",
+             "query_string": b"", "headers": headers, "client": ("127.0.0.1", 1), "server": ("testserver", 80),
+             "root_path": "", "state": dict(api.client.app_state) if hasattr(api.client, "app_state") else {}}
+    before = _judgments(api)
+    with caplog.at_level(logging.INFO):
+        asyncio.run(app(scope, receive, send))  # type: ignore[operator]
+    assert _judgments(api) == before
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert errors == [], [r.getMessage() for r in errors]
+    assert any("client disconnected: POST /topics/t/judgments" in r.getMessage() for r in caplog.records)
