@@ -52,11 +52,15 @@ def write_rows(rows: Sequence[Mapping[str, object]], output_format: str, columns
         return
     cells = [["" if row[c] is None else str(row[c]) for c in columns] for row in rows]
     if output_format == "csv":
-        import csv
 
-        writer = csv.writer(sys.stdout, lineterminator="\n")
+        from reviewdepth.formats.cells import CsvRows, neutralised
+
+        writer = CsvRows(sys.stdout)
         writer.writerow(columns)
-        writer.writerows(cells)
+        # text cells (notes, ids, names) that start like a formula are marked as text; numbers are left as they are
+        writer.writerows([neutralised(cell) if isinstance(row[c], str) else cell for c, cell in zip(columns, line,
+                                                                                                  strict=True)]
+                         for row, line in zip(rows, cells, strict=True))
         return
     from rich.console import Console
     from rich.table import Table

@@ -64,11 +64,12 @@ def portfolio_list(
         sys.stdout.write(json.dumps(body, indent=2, ensure_ascii=False) + "\n")
         return
     if output_format is ListFormat.csv:
-        import csv
 
-        writer = csv.writer(sys.stdout, lineterminator="\n")
+        from reviewdepth.formats.cells import CsvRows, safe_row
+
+        writer = CsvRows(sys.stdout)
         writer.writerow(["topic", "added_at", "added_by"])
-        writer.writerows([r["topic"], r["added_at"], r["added_by"]] for r in rows)
+        writer.writerows(safe_row([r["topic"], r["added_at"], r["added_by"]]) for r in rows)
         return
     for row in rows:
         typer.echo(f"{row['topic']}\t{row['added_at']}\t{row['added_by']}")

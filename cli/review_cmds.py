@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import sys
@@ -57,12 +56,14 @@ def conflicts(
         return
     if output_format is ListFormat.csv:
         buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
+        from reviewdepth.formats.cells import CsvRows, safe_row
+
+        writer = CsvRows(buffer)
         writer.writerow(["doc_id", "status", "reviewer", "label", "relevant", "role", "judgment_id"])
         for c in found:
             for v in c.votes + ([c.adjudication] if c.adjudication else []):
-                writer.writerow([c.doc_id, c.status, v.reviewer, v.label,
-                                 "" if v.relevant is None else int(v.relevant), v.role, v.judgment_id])
+                writer.writerow(safe_row([c.doc_id, c.status, v.reviewer, v.label,
+                                          "" if v.relevant is None else int(v.relevant), v.role, v.judgment_id]))
         sys.stdout.write(buffer.getvalue())
         return
     open_count = sum(c.status == "open" for c in found)

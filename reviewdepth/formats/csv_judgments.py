@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from itertools import islice
 from pathlib import Path
 
+from reviewdepth.formats.cells import restored
 from reviewdepth.formats.errors import InputError
 
 MAPPING_KEYS = ("doc", "label", "topic", "rank", "score", "reviewer", "time", "role")
@@ -199,7 +200,8 @@ class ExportRow:
         return key in self.index
 
     def raw(self, key: str) -> str:
-        return self.cells[self.index[key]]
+        # a cell the tool wrote with a leading apostrophe (a formula-like text, formats/cells.py) reads as written
+        return restored(self.cells[self.index[key]])
 
     def field(self, key: str, default: str) -> str:
         """The header name mapped to ``key`` (for messages), else ``default``."""
@@ -353,7 +355,7 @@ def read_sheet(data: bytes, path: str) -> tuple[list[str], Iterator[tuple[int, d
             if len(row) != len(header):
                 hint = f" (a {delimiter!r} inside a cell? quote that cell)" if len(row) > len(header) else ""
                 raise InputError(path, line, None, f"expected {len(header)} fields, found {len(row)}{hint}")
-            yield line, {name: row[i].strip() for name, i in index.items()}
+            yield line, {name: restored(row[i].strip()) for name, i in index.items()}
 
     return header, rows()
 
@@ -372,7 +374,7 @@ def read_table(data: bytes, path: str) -> tuple[list[str], Iterator[tuple[int, l
         start = reader.line_num + 1
         for row in reader:
             if any(cell.strip() for cell in row):
-                yield start, row
+                yield start, [restored(cell) for cell in row]
             start = reader.line_num + 1
 
     return header, rows()

@@ -15,12 +15,13 @@ run (TREC, CLEF TAR). Pure: rows in, text out.
 
 from __future__ import annotations
 
-import csv
 import io
 import math
 from collections.abc import Sequence
 from itertools import pairwise
 from typing import Literal, get_args
+
+from reviewdepth.formats.cells import CsvRows, safe_row
 
 LabelFormat = Literal["asreview", "csv", "overlay"]
 LABEL_FORMATS: tuple[str, ...] = get_args(LabelFormat)
@@ -35,7 +36,7 @@ def write_labels(topic: str, docs: Sequence[str], labels: Sequence[int], fmt: st
     """``labels`` per document: 1 relevant, 0 not, -1 unjudged. The text and its number of rows (documents)
     below the header: every document, or the judged ones only (``overlay``)."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = CsvRows(out)
     rows: list[tuple[str | int, ...]]
     if fmt == "asreview":
         header = ["record_id", "asreview_label"]
@@ -49,7 +50,8 @@ def write_labels(topic: str, docs: Sequence[str], labels: Sequence[int], fmt: st
     else:
         raise ValueError(f"unknown label format {fmt!r}; choose one of {', '.join(LABEL_FORMATS)}")
     writer.writerow(header)
-    writer.writerows(rows)
+    # document ids and topic names are text: one that starts like a formula is marked as text (formats/cells.py)
+    writer.writerows(safe_row(row) for row in rows)
     return out.getvalue(), len(rows)
 
 

@@ -9,6 +9,7 @@ import textwrap
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from reviewdepth.formats.cells import neutralised
 from reviewdepth.report.charts import gain_svg, inline_svg, precision_recall_svg
 from reviewdepth.report.model import Report, StoppingRow, section_items
 from reviewdepth.report.templating import templates
@@ -204,8 +205,9 @@ def render_csv(report: Report) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["section", "row", "column", "value"])
     for section, row, column, value in _rows(report):
-        writer.writerow([section, row, column, "" if value is None else (repr(value) if isinstance(value, float)
-                                                                           else value)])
+        # a text value that starts like a formula is marked as text (formats/cells.py); numbers never are
+        writer.writerow([section, row, column, "" if value is None else (
+            repr(value) if isinstance(value, float) else neutralised(value) if isinstance(value, str) else value)])
     return buffer.getvalue()
 
 
