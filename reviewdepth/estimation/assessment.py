@@ -49,7 +49,7 @@ from reviewdepth.estimation import relevant, stopping
 from reviewdepth.estimation import rules as stopping_rules
 from reviewdepth.estimation.depth_unknown import forward_depth, recent_yield_projection
 from reviewdepth.estimation.stop_plan import certification_floor
-from reviewdepth.measures.depth import depth_to_recall, exact_fraction
+from reviewdepth.measures.depth import depth_at_count, depth_to_recall, exact_fraction, target_count_estimated
 
 IntArray = npt.NDArray[np.int64]
 LabelArray = npt.NDArray[np.int8]
@@ -736,16 +736,6 @@ def _tau_of(target: str | float) -> Fraction:
     return exact_fraction(target)
 
 
-def _ceil_times(tau: Fraction, value: float) -> int:
-    return max(0, math.ceil(tau * Fraction(repr(float(value)))))
-
-
-def _depth_of(rel_ranks: IntArray, needed: int) -> int | None:
-    if needed <= 0:
-        return 0
-    return int(rel_ranks[needed - 1]) if len(rel_ranks) >= needed else None
-
-
 def target_answer(cut: ReviewCutoff, basis: DepthBasis, chosen: SampleChoice, tau: Fraction,
                   certified_stop: list[stopping.StoppingEvidence]) -> TargetAnswer:
     """The answer for target ``tau``: from R itself when it is known, else from the basis' estimate."""
@@ -821,11 +811,11 @@ def _point_and_conservative(cut: ReviewCutoff, basis: DepthBasis,
     and from the one-sided R_U (conservative)."""
     point, conservative = NeedFigure(), ConservativeFigure()
     if basis.method != Basis.JUDGED:
-        needed = _ceil_times(tau, basis.estimate.point)
-        point = NeedFigure(needed, _depth_of(cut.prefix_relevant, needed), cut.found >= needed)
+        needed = target_count_estimated(tau, basis.estimate.point)
+        point = NeedFigure(needed, depth_at_count(cut.prefix_relevant, needed), cut.found >= needed)
     if basis.upper is not None:
-        needed = _ceil_times(tau, basis.upper)
-        conservative = ConservativeFigure(needed, _depth_of(cut.prefix_relevant, needed), cut.found >= needed)
+        needed = target_count_estimated(tau, basis.upper)
+        conservative = ConservativeFigure(needed, depth_at_count(cut.prefix_relevant, needed), cut.found >= needed)
     return point, conservative
 
 
@@ -882,7 +872,7 @@ def _forward_from_sample(cut: ReviewCutoff, basis: relevant.Estimate, upper_one:
 def _more_in_random_order(tau: Fraction, relevant_total: float, found: int, rest_size: int) -> int:
     """Documents still to screen, in a random order, until ⌈τ·R⌉ relevant are found when R = ``relevant_total``:
     the k-th of b relevant documents in a random order of N_u comes at k(N_u + 1)/(b + 1) on average."""
-    need = _ceil_times(tau, relevant_total) - found
+    need = target_count_estimated(tau, relevant_total) - found
     left = max(0, math.floor(relevant_total + 1e-9) - found)
     if need <= 0:
         return 0

@@ -69,6 +69,15 @@ def target_count(tau: str | Fraction | float, relevant: int, rule: TargetRule | 
     return int(np.searchsorted(points, float(frac), side="right"))
 
 
+def target_count_estimated(tau: str | Fraction | float, relevant: float) -> int:
+    """k(τ) for an estimated R (a real number): ⌈τ·R̂⌉ in exact decimal arithmetic (R̂ taken as its shortest
+    decimal repr, so 17.0 × 0.95 is exactly 16.15 → 17), never below 0. On a whole R it is `target_count`'s
+    ``ceil`` rule: the one definition the depth report's point and conservative depths use."""
+    frac = exact_fraction(tau)
+    _check_tau(frac)
+    return max(0, math.ceil(frac * Fraction(repr(float(relevant)))))
+
+
 @dataclass(frozen=True)
 class DepthAtTarget:
     """Depth to reach one target: ``needed`` = k(τ); ``depth`` = rank of the k-th relevant document (None = not
