@@ -8,6 +8,8 @@ from typing import Annotated
 
 import typer
 
+from reviewdepth.estimation.percent import percent
+
 from .common import ConfidenceOption, DbOption, fail, handled_errors, open_engine
 from .store_cmds import ListFormat, default_reviewer
 
@@ -247,13 +249,13 @@ def sample_plan(
         typer.echo(f"smallest sample that can certify: {result['min_size']:,} (with no relevant document in it); "
                    "no random-sample design certifies with fewer (reviewdepth plan TOPIC: every path)")
     if not result.get("feasible"):
-        typer.echo(f"cannot certify {float(target):.0%} recall now: {result.get('reason')}")
+        typer.echo(f"cannot certify {percent(float(target))} recall now: {result.get('reason')}")
         return
     typer.echo(result["summary"])
     if result.get("size") == result.get("min_size") and result.get("chance") is not None \
             and result["chance"] > power:
         typer.echo(f"--power {power:g} does not change the size: the smallest certifying sample already has a "
-                   f"{result['chance']:.0%} chance at the assumed rate")
+                   f"{percent(result['chance'])} chance at the assumed rate")
 
 
 def register_samples(app: typer.Typer) -> None:

@@ -48,6 +48,7 @@ import numpy.typing as npt
 from reviewdepth.estimation import relevant, stopping
 from reviewdepth.estimation import rules as stopping_rules
 from reviewdepth.estimation.depth_unknown import forward_depth, recent_yield_projection
+from reviewdepth.estimation.percent import percent
 from reviewdepth.estimation.stop_plan import certification_floor
 from reviewdepth.measures.depth import depth_at_count, depth_to_recall, exact_fraction, target_count_estimated
 
@@ -779,7 +780,7 @@ def _estimated_answer(cut: ReviewCutoff, basis: DepthBasis, chosen: SampleChoice
     point, conservative = _point_and_conservative(cut, basis, tau)
     parts = [f"R estimate {estimate.method} = {estimate.point:g}"]
     if upper_one is not None:
-        parts.append(f"one-sided {cut.confidence:.0%} upper bound {upper_one:g}")
+        parts.append(f"one-sided {percent(cut.confidence)} upper bound {upper_one:g}")
     reached_by = None
     if tau < 1 and conservative.reached:
         reached_by = ReachedBy(Basis(estimate.method), cut.confidence)
@@ -931,8 +932,8 @@ def _basis_recall(cut: ReviewCutoff, basis: DepthBasis, answers: list[TargetAnsw
     decided_by_sample = stop_answer is not None and stop_answer.status == AnswerStatus.REACHED
     # stratified: its two-sided lower bound, which is (more than) a one-sided bound at this confidence
     one_sided = basis.one_sided.recall_lower if basis.one_sided is not None else estimate.recall_lower
-    note = (f"two-sided {cut.confidence:.0%} interval and one-sided {cut.confidence:.0%} lower bound from the "
-            f"{estimate.method} estimate of R")
+    note = (f"two-sided {percent(cut.confidence)} interval and one-sided {percent(cut.confidence)} lower bound "
+            f"from the {estimate.method} estimate of R")
     if decided_by_sample:
         note += ("; conditional: the same sample decided that the target is reached, and given that decision "
                  "this interval is optimistic; a fresh sample drawn now gives an unconditional one")

@@ -21,6 +21,7 @@ from fractions import Fraction
 import numpy as np
 import numpy.typing as npt
 
+from reviewdepth.estimation.percent import percent
 from reviewdepth.estimation.relevant import Estimate
 from reviewdepth.estimation.stopping import qbcb_threshold
 from reviewdepth.measures.depth import exact_fraction
@@ -83,7 +84,7 @@ def depth_under_unknown_r(relevant_ranks_reviewed: IntArray, reviewed: int, esti
         np.asarray(sample_positive_ranks, dtype=np.int64).reshape(-1))
     upper_text = "no upper bound" if estimate.upper is None else f"upper {estimate.upper:g}"
     estimate_text = (f"R estimate {estimate.method} = {estimate.point:g} ({estimate.interval} "
-                     f"{estimate.confidence:.0%}, {upper_text})")
+                     f"{percent(estimate.confidence)}, {upper_text})")
     out: list[UnknownDepth] = []
     for tau in targets:
         frac = exact_fraction(tau)
@@ -112,10 +113,10 @@ def depth_under_unknown_r(relevant_ranks_reviewed: IntArray, reviewed: int, esti
             elif j is not None:
                 certified = int(sample[j - 1])
                 parts.append(f"projected from {r} sample positives: u({math.ceil(frac * r)}) = {projected}; "
-                             f"certified by QBCB j = {j} at {confidence:.0%}")
+                             f"certified by QBCB j = {j} at {percent(confidence)}")
             else:
                 parts.append(f"projected from {r} sample positives: u({math.ceil(frac * r)}) = {projected}; "
-                             f"too few positives to certify at {confidence:.0%}")
+                             f"too few positives to certify at {percent(confidence)}")
         elif sample is not None:
             parts.append("the sample holds no positive: no projected depth")
         ref = certified if certified is not None else projected

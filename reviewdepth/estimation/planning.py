@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from reviewdepth.estimation.distributions import binom_sf, hypergeom_sf
+from reviewdepth.estimation.percent import percent
 from reviewdepth.estimation.stopping import min_positives, qbcb_threshold
 from reviewdepth.measures.depth import exact_fraction
 
@@ -280,28 +281,29 @@ def plan_elusion(found: int, unreviewed: int, tau: Tau, confidence: float, elusi
         if k < 0:
             return ElusionPlan(**common, size=size, max_positives=None, chance=0.0,
                                expected_positives=size * elusion_rate, feasible=False,
-                               reason=f"a sample of {size:,} cannot certify {t:.0%} recall even with no positive: "
+                               reason=f"a sample of {size:,} cannot certify {percent(t)} recall even with no positive: "
                                       f"at least {min_size:,} documents are needed")
         return ElusionPlan(**common, size=size, max_positives=k, chance=chance,
                            expected_positives=size * elusion_rate, feasible=True,
-                           reason=f"a sample of {size:,} certifies {t:.0%} recall if it holds at most {k} relevant "
-                                  f"documents; chance {chance:.0%} if the elusion rate is {elusion_rate:.3g}")
+                           reason=f"a sample of {size:,} certifies {percent(t)} recall if it holds at most {k} "
+                                  f"relevant documents; chance {percent(chance)} if the elusion rate is "
+                                  f"{elusion_rate:.3g}")
     if not _recall_ok(found, d_e, t) and power > alpha:
         return ElusionPlan(**common, size=None, max_positives=None, chance=None, expected_positives=None,
                            feasible=False,
                            reason=f"the estimated recall at this cutoff, {found:,}/({found:,} + {d_e:,}) = "
-                                  f"{found / max(found + d_e, 1):.3f}, is below the {t:.0%} target: review deeper "
+                                  f"{found / max(found + d_e, 1):.3f}, is below the {percent(t)} target: review deeper "
                                   "first")
     first = _first_size_reaching(min_size, unreviewed, d_max, d_e, alpha, power)
     if first is not None:
         n, k, p = first
         return ElusionPlan(**common, size=n, max_positives=k, chance=p, expected_positives=n * elusion_rate,
                            feasible=True,
-                           reason=f"a sample of {n:,} of the {unreviewed:,} unreviewed certifies {t:.0%} recall "
-                                  f"if it holds at most {k} relevant documents; chance {p:.0%} if the elusion "
+                           reason=f"a sample of {n:,} of the {unreviewed:,} unreviewed certifies {percent(t)} recall "
+                                  f"if it holds at most {k} relevant documents; chance {percent(p)} if the elusion "
                                   f"rate is {elusion_rate:.3g} (about {n * elusion_rate:.1f} expected)")
     return ElusionPlan(**common, size=None, max_positives=None, chance=None, expected_positives=None, feasible=False,
-                       reason=f"no sample of the {unreviewed:,} unreviewed reaches a {power:.0%} chance of "
+                       reason=f"no sample of the {unreviewed:,} unreviewed reaches a {percent(power)} chance of "
                               "certifying: review deeper first")
 
 
@@ -420,8 +422,8 @@ def plan_population(queue_size: int, reviewed: int, prevalence: float, recall_es
         what = (f"at least {j} of its about {typical} positives lie in the first {reviewed:,}" if j is not None
                 else f"it holds at least {r_min} positives (about {typical} expected) and enough of them lie in the "
                      f"first {reviewed:,}")
-        return (f"a sample of {n:,} of the {queue_size:,} queue documents certifies {t:.0%} recall at depth "
-                f"{reviewed:,} if {what}; chance {chance:.0%} if prevalence is {prevalence:.3g} and recall "
+        return (f"a sample of {n:,} of the {queue_size:,} queue documents certifies {percent(t)} recall at depth "
+                f"{reviewed:,} if {what}; chance {percent(chance)} if prevalence is {prevalence:.3g} and recall "
                 f"{recall_estimate:.3g}")
 
     if size is not None:
@@ -430,20 +432,21 @@ def plan_population(queue_size: int, reviewed: int, prevalence: float, recall_es
     if r_e < r_min:
         return PopulationPlan(**common, size=None, expected_positives=None, typical_positives=None,
                               needed_in_reviewed=None, chance=None, feasible=False,
-                              reason=f"the queue is estimated to hold {r_e} relevant documents; certifying {t:.0%} at "
-                                     f"{confidence:.0%} needs at least {r_min} sample positives: no sample can")
+                              reason=f"the queue is estimated to hold {r_e} relevant documents; certifying "
+                                     f"{percent(t)} at {percent(confidence)} needs at least {r_min} sample positives: "
+                                     "no sample can")
     if f_e * frac.denominator < frac.numerator * r_e and power > alpha:
         return PopulationPlan(**common, size=None, expected_positives=None, typical_positives=None,
                               needed_in_reviewed=None, chance=None, feasible=False,
                               reason=f"the estimated recall at this cutoff ({recall_estimate:.3f}) is below the "
-                                     f"{t:.0%} target: review deeper first")
+                                     f"{percent(t)} target: review deeper first")
     if float(certify.max()) < power:
         # chance(n) is an average of S(r) over r, so it never exceeds max S.
         return PopulationPlan(**common, size=None, expected_positives=None, typical_positives=None,
                               needed_in_reviewed=None, chance=None, feasible=False,
                               reason=f"the estimated recall at this cutoff ({recall_estimate:.3f}) is too close to the "
-                                     f"{t:.0%} target for any sample to certify it with a {power:.0%} chance: review "
-                                     "deeper first")
+                                     f"{percent(t)} target for any sample to certify it with a {percent(power)} "
+                                     "chance: review deeper first")
     # Skip the n that cannot reach the power: with M(r₀) = max_{r ≤ r₀} S(r), chance(n) ≤ M(r₀) + P(r > r₀ | n),
     # and P(r > r₀ | n) increases in n, so every n below the first with P(r > r₀ | n) ≥ power − M(r₀) falls short.
     best_so_far = np.maximum.accumulate(certify)
@@ -470,5 +473,5 @@ def plan_population(queue_size: int, reviewed: int, prevalence: float, recall_es
             return outcome(n, p, True, wording(n, p))
     return PopulationPlan(**common, size=None, expected_positives=None, typical_positives=None,
                           needed_in_reviewed=None, chance=None, feasible=False,
-                          reason=f"no sample of the {queue_size:,} queue documents reaches a {power:.0%} chance of "
-                                 "certifying: review deeper first")
+                          reason=f"no sample of the {queue_size:,} queue documents reaches a {percent(power)} "
+                                 "chance of certifying: review deeper first")

@@ -38,6 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from reviewdepth.estimation.monitor import certifies, upper_missed
+from reviewdepth.estimation.percent import percent
 from reviewdepth.estimation.planning import missed_allowed
 from reviewdepth.estimation.two_phase import StratumSample, TwoPhaseAssumption, count_bounds
 
@@ -775,7 +776,7 @@ def _production_path(found: int, reviewed: int, rest: int, projection: Projectio
     certified_by = "two-phase recall bound (one look)"
     if best is None:
         return PathPlan("produce_cutoff", 0, None, None, None, review_cost * rest, (0.0, 0.0), 0.0, False,
-                        certified_by, f"no cutoff tried reaches a {power:.0%} chance of certifying "
+                        certified_by, f"no cutoff tried reaches a {percent(power)} chance of certifying "
                         f"({projection.source})", two_phase_assumptions=PRODUCTION_ASSUMPTIONS)
     plan = best[1]
     expected, success, failure = production_cost(plan, rest, review_cost, sample_cost, produce_cost)

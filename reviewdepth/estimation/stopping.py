@@ -33,6 +33,7 @@ from reviewdepth.estimation.distributions import (
     hypergeom_cdf_many,
     poisson_quantile,
 )
+from reviewdepth.estimation.percent import percent
 from reviewdepth.estimation.relevant import estimate_elusion
 from reviewdepth.measures.depth import exact_fraction
 
@@ -161,8 +162,8 @@ def qbcb(sample_positive_ranks: npt.ArrayLike, reviewed: int, tau: Tau = 0.95,
         return StoppingEvidence(
             "qbcb", "certified", None, None, guarantee, SAMPLE_ASSUMPTIONS,
             {"sample_positives": r, "min_positives": need, "tau": t, "alpha": alpha},
-            f"{r} sample positives cannot certify {t:.0%} recall at {1 - alpha:.0%} confidence; at least {need} "
-            "are needed: keep sampling.", certifies=PREFIX,
+            f"{r} sample positives cannot certify {percent(t)} recall at {percent(1 - alpha)} confidence; at least "
+            f"{need} are needed: keep sampling.", certifies=PREFIX,
         )
     depth = int(ranks[j - 1])
     stop = reviewed >= depth
@@ -240,9 +241,9 @@ def direct_recall_rule(sample_positive_ranks: npt.ArrayLike, reviewed: int, tau:
     stop = lower >= t
     details: dict[str, Detail] = {"found_positives": f, "sample_positives": n_pos, "recall_lower": lower,
                                   "recall_point": f / n_pos, "tau": t, "alpha": alpha}
-    reason = (f"{f} of {n_pos} sample positives are reviewed: recall ≥ {floor_text(lower)} at {1 - alpha:.0%} "
+    reason = (f"{f} of {n_pos} sample positives are reviewed: recall ≥ {floor_text(lower)} at {percent(1 - alpha)} "
               "confidence, "
-              + ("at or above" if stop else "below") + f" the {t:.0%} target.")
+              + ("at or above" if stop else "below") + f" the {percent(t)} target.")
     return StoppingEvidence("direct", "certified", stop, depth, guarantee, SAMPLE_ASSUMPTIONS, details, reason,
                             certifies=PREFIX)
 
@@ -298,8 +299,8 @@ def hypergeometric_test(labels: npt.ArrayLike, population: int, tau: Tau = 0.95,
                                       "found_before_urn": rho_al, "documents_seen": seen,
                                       "relevant_seen": rho_al + k, "tau": t, "alpha": a}
         reason = (f"random urn of {urn} with {k} relevant after {urn_start} ranked: p = {p:.4g} for 'recall < "
-                  f"{t:.0%}' of the {seen} documents seen — "
-                  + (f"reject, stop: recall ≥ {t:.0%} holds for the {urn_start} reviewed plus the {urn} urn "
+                  f"{percent(t)}' of the {seen} documents seen — "
+                  + (f"reject, stop: recall ≥ {percent(t)} holds for the {urn_start} reviewed plus the {urn} urn "
                      f"documents, counting the urn's {k} positives as found (not for the reviewed prefix alone)."
                      if stop else "cannot reject, keep screening."))
         return StoppingEvidence(
@@ -344,8 +345,8 @@ def elusion_rule(found: int, unreviewed: int, sample_size: int, sample_relevant:
     details: dict[str, Detail] = {"recall_lower": lower, "missed_upper": est.details.get("missed_upper", 0),
                                   "tau": t, "alpha": alpha}
     reason = (f"{sample_relevant} relevant in a sample of {sample_size} of {unreviewed} unreviewed: recall ≥ "
-              f"{floor_text(lower)} at {1 - alpha:.0%} confidence, " + ("at or above" if stop else "below")
-              + f" the {t:.0%} target.")
+              f"{floor_text(lower)} at {percent(1 - alpha)} confidence, " + ("at or above" if stop else "below")
+              + f" the {percent(t)} target.")
     return StoppingEvidence("elusion", "certified", stop, reviewed if stop else None,
                             f"P(recall ≥ {t:g} | stop) ≥ {1 - alpha:g} for one test at a fixed cutoff",
                             (*est.assumptions, "testing repeatedly at successive cutoffs voids the guarantee"),
@@ -486,7 +487,7 @@ def quant_rule(probabilities: npt.ArrayLike, reviewed: int, tau: Tau = 0.95, m: 
     name = "quant" if m == 0 else "quant-ci"
     details: dict[str, Detail] = {"recall_estimate": est, "variance": var, "bound": bound, "m": m, "tau": t}
     reason = (f"model-estimated recall {est:.3f} (bound {bound:.3f}) "
-              + ("reaches" if stop else "is below") + f" the {t:.0%} target.")
+              + ("reaches" if stop else "is below") + f" the {percent(t)} target.")
     return StoppingEvidence(name, "heuristic", stop, depth, "none (model-based)",
                             ("the model's probabilities are calibrated for every document",
                              "the estimate moves after each retraining"), details, reason, certifies=PREFIX)
@@ -731,7 +732,7 @@ def hyperbolic_point_process(labels: npt.ArrayLike, population: int, tau: Tau = 
         reason = f"{len(y):,} reviewed: no checkpoint (every 2.5 % of {population:,}) reached yet: not yet."
     else:
         why = last.get("gate") or (f"predicts {last.get('predicted_relevant')} relevant in all, {last['found']} "
-                                   f"found, below the {t:.0%} target")
+                                   f"found, below the {percent(t)} target")
         reason = f"at checkpoint {int(last['checked_at']):,}: {why}: not yet."
     return StoppingEvidence("point-process", "heuristic", fired is not None, fired, "none (model-based)",
                             ("relevant documents arrive as a Poisson process whose rate falls hyperbolically with "
@@ -832,7 +833,7 @@ def safe_procedure(labels: npt.ArrayLike, training: npt.ArrayLike, *,
                   "screens every document.")
     else:
         reason = (f"phase 2 never met all its conditions (≥ {estimate_factor} × {float(estimate):,.1f} estimated "
-                  f"relevant, ≥ {float(min_screened):.0%} screened, {phase2_run} irrelevant in a row): the team "
+                  f"relevant, ≥ {percent(float(min_screened))} screened, {phase2_run} irrelevant in a row): the team "
                   "screens every document.")
     return StoppingEvidence("safe", "heuristic", phase3 is not None, phase3, "none",
                             ("the random training set's prevalence estimates the relevant count",

@@ -13,6 +13,8 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Literal
 
+from reviewdepth.estimation.percent import percent
+
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
@@ -53,7 +55,7 @@ def _draw_gain(ax: Axes, gain: Gain | None, target: float | None, confidence: fl
     depth = [float(d) for d in gain.depth] if gain is not None else []
     found = [float(f) for f in gain.found] if gain is not None else []
     r_point = gain.relevant_estimate if gain is not None else None
-    level = f"{confidence:.0%} " if confidence is not None else ""
+    level = f"{percent(confidence)} " if confidence is not None else ""
     if r_point:
         ax.plot(depth, [f / r_point for f in found], color=LINE, linewidth=1.5,
                 label=f"recall (|R| point estimate {r_point:,.0f})")

@@ -9,6 +9,7 @@ import textwrap
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from reviewdepth.estimation.percent import percent
 from reviewdepth.formats.cells import neutralised
 from reviewdepth.report.charts import gain_svg, inline_svg, precision_recall_svg
 from reviewdepth.report.model import Report, StoppingRow, section_items
@@ -224,7 +225,7 @@ def answer_lines(report: Report) -> list[str]:
     scope = "the queue's relevant documents" if a.scope == "queue" else "population"
     # the topic's one decision, once: `reviewdepth watch`, the dashboard and `topics` print the same words
     lines = [a.topic_status.text or a.text,
-             f"confidence {a.confidence:.0%} · basis {a.basis} · scope {scope} · as of judgment {as_of}"]
+             f"confidence {percent(a.confidence)} · basis {a.basis} · scope {scope} · as of judgment {as_of}"]
     if a.review_order:
         lines.append(a.review_order)
     if a.next_step:
@@ -236,19 +237,19 @@ def answer_lines(report: Report) -> list[str]:
     if plan and plan.feasible and plan.size and floor and plan.size > 1.25 * floor.least_total:
         # the one-look sample now is not the way to a cheap stop: say what it costs beside the cheapest projection
         lines.append(f"plan: a sample now needs {plan.size:,} of the unreviewed rest for a "
-                     f"{plan.chance or 0:.0%} chance; reviewing on first can cost less (the floor over "
+                     f"{percent(plan.chance or 0)} chance; reviewing on first can cost less (the floor over "
                      f"further depths is about {floor.least_total:,.0f}): reviewdepth plan TOPIC compares "
                      "the paths")
     elif plan and plan.feasible and plan.size:
         lines.append(f"plan: sample {plan.size:,} of the unreviewed rest; at most {plan.max_positives} "
-                     f"relevant in it certifies the target (chance {plan.chance or 0:.0%} at an assumed "
+                     f"relevant in it certifies the target (chance {percent(plan.chance or 0)} at an assumed "
                      f"elusion rate of {plan.elusion_rate:.2%}"
-                     + (f"; {plan.chance_at_cautious_rate:.0%} at the cautious rate: the sample so far is too "
+                     + (f"; {percent(plan.chance_at_cautious_rate)} at the cautious rate: the sample so far is too "
                         "small to tell" if plan.chance_at_cautious_rate is not None else "") + ")")
     elif plan and plan.reason:
         lines.append(f"plan: {plan.reason}")
     if floor:
-        what = f"{floor.target:.0%} recall at {floor.confidence:.0%} confidence"
+        what = f"{percent(floor.target)} recall at {percent(floor.confidence)} confidence"
         if floor.documents:
             lines.append(f"floor: no random-sample design can certify {what} with fewer than "
                          f"{floor.documents:,} more judged documents (of {floor.unreviewed:,} unreviewed)"
@@ -256,7 +257,7 @@ def answer_lines(report: Report) -> list[str]:
                             else ""))
             if floor.alternatives:
                 lines.append("floor at lower settings: " + "; ".join(
-                    f"{t:.0%} at {c:.0%}: {n:,}" for t, c, n in floor.alternatives))
+                    f"{percent(t)} at {percent(c)}: {n:,}" for t, c, n in floor.alternatives))
         else:
             lines.append(f"floor: {what} holds even if every unreviewed document were relevant")
         if floor.review_more:
@@ -315,7 +316,7 @@ def render_table(report: Report) -> Group:
     head.add_column("relevant found", justify="right")
     head.add_row(fmt(s.reviewed), fmt(s.queue_size), fmt(s.population), fmt(s.judged), fmt(s.relevant_found))
 
-    level = f"{report.settings.confidence:.0%}"
+    level = f"{percent(report.settings.confidence)}"
     est = Table(title=f"|R| estimates (depth uses {report.depth_basis}; scope {s.estimate_scope}; "
                       "assumptions in JSON and HTML)")
     # the headline's "R ≤ …" is the basis' one-sided bound: it has its own column, beside the two-sided interval
@@ -344,7 +345,7 @@ def render_table(report: Report) -> Group:
             conservative = f"~{fmt(target.conservative.forward)} (projected)"
         depth.add_row(f"{target.target:g}", status, fmt(point), conservative, more_text(target), to_rank)
 
-    recall = Table(title=f"recall of the reviewed prefix ({report.settings.confidence:.0%}; one row per basis)")
+    recall = Table(title=f"recall of the reviewed prefix ({percent(report.settings.confidence)}; one row per basis)")
     for col in ("basis", "point", "two-sided interval", "one-sided lower bound", "note"):
         recall.add_column(col, justify="left" if col in ("basis", "note") else "right")
     for r in report.recall:
@@ -539,8 +540,9 @@ def render_html(report: Report) -> str:
                              e.evidence.certifies, e.evidence.guarantee, e.evidence.reason,
                              *((calibration_cell(e),) if calibrated else ())]
                             for e in report.stopping], kinds={3: "count"}),
-        "estimates": _table(["Method", "Point", f"Lower (two-sided {confidence:.0%})",
-                             f"Upper (two-sided {confidence:.0%})", f"Upper (one-sided {confidence:.0%})", "Interval",
+        "estimates": _table(["Method", "Point", f"Lower (two-sided {percent(confidence)})",
+                             f"Upper (two-sided {percent(confidence)})", f"Upper (one-sided {percent(confidence)})",
+                             "Interval",
                              "Recall", "Assumptions"],
                             [[e.estimate.method, e.estimate.point, e.estimate.lower, e.estimate.upper,
                               e.upper_one_sided, e.estimate.interval, e.estimate.recall_point,

@@ -8,6 +8,7 @@ from html import escape
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode
 
+from reviewdepth.estimation.percent import percent
 from reviewdepth.report.depth_render import fmt
 from reviewdepth.report.monitor_model import ONE_LOOK, Dashboard, DashboardEntry, MonitorReport, lower_text
 from reviewdepth.report.wording import stop_label
@@ -155,7 +156,7 @@ def floor_text(report: MonitorReport) -> str:
     """The floor in one sentence: what no random-sample design can certify the target with fewer than."""
     if report.certified or report.population <= report.reviewed:
         return "floor: nothing more to judge for this target"
-    return (f"floor: no random-sample design certifies recall {report.target} at {report.confidence:.0%} with "
+    return (f"floor: no random-sample design certifies recall {report.target} at {percent(report.confidence)} with "
             f"fewer than {report.floor:,} more judged documents; every path: reviewdepth plan {report.topic}")
 
 
@@ -274,7 +275,7 @@ def render_dashboard(board: Dashboard, refresh_seconds: int | None = 60) -> str:
                                                  (1, "next", "next page", board.has_next)) if shown_when]
     pager = f'<p class="small">{" · ".join(links)}</p>\n' if links else ""
     refresh = "" if refresh_seconds is None else f'<meta http-equiv="refresh" content="{int(refresh_seconds)}">'
-    confidence = f"{board.confidence * 100:.2f}".rstrip("0").rstrip(".")
+    confidence = percent(board.confidence)[:-1]  # the page adds its own "%"
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         '<meta name="viewport" content="width=device-width, initial-scale=1">'

@@ -20,6 +20,8 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, get_args
 
+from reviewdepth.estimation.percent import percent as percent_text
+
 Status = Literal["reached", "not reached", "unknown"]
 Validity = Literal["one look", "anytime-valid", "exact"]
 STATUSES: tuple[Status, ...] = get_args(Status)
@@ -32,8 +34,8 @@ def _lower(value: float) -> str:
 
 
 def percent(confidence: float) -> str:
-    text = f"{confidence * 100:.2f}".rstrip("0").rstrip(".")
-    return f"{text} %"
+    """A confidence never printed above itself (`reviewdepth.estimation.percent`): 0.999 → "99.9 %"."""
+    return percent_text(confidence, space=True)
 
 
 @dataclass(frozen=True)
@@ -93,7 +95,7 @@ class TopicStatus:
         """The headline, or, when none was given, the target and the status word."""
         if self.headline:
             return self.headline
-        pct = f"{float(self.target) * 100:g}% recall" if _is_number(self.target) else f"recall {self.target}"
+        pct = f"{percent_text(float(self.target))} recall" if _is_number(self.target) else f"recall {self.target}"
         return f"{pct}: {self.status}"
 
     @property

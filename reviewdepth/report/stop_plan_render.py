@@ -7,6 +7,7 @@ import dataclasses
 import html
 from typing import Any, Protocol
 
+from reviewdepth.estimation.percent import percent
 from reviewdepth.estimation.stop_plan import PathPlan, StopPlan
 from reviewdepth.report.wording import two_phase_assumption
 
@@ -36,7 +37,7 @@ class HasPlan(Protocol):
 
 def floor_sentence(plan: StopPlan) -> str:
     """The floor in one sentence (the report's first screen and the dashboard use it too)."""
-    what = f"{plan.target:.0%} recall at {plan.confidence:.0%} confidence"
+    what = f"{percent(plan.target)} recall at {percent(plan.confidence)} confidence"
     if plan.unreviewed == 0:
         return f"nothing is left unreviewed: recall is known, no sample is needed for {what}"
     if plan.floor == 0:
@@ -69,8 +70,8 @@ def produce_sentence(path: PathPlan) -> str:
             f"{path.produced_sample:,} of the produced part (reviewdepth sample draw TOPIC --frame "
             f"ranks:{start}-{cutoff}) and {path.sample_size:,} of the discard pile (--frame below-rank:{cutoff}) and "
             f"check (reviewdepth report TOPIC --produce-to {cutoff}); certifies if {_certifying_text(path)} "
-            f"(chance {path.chance:.0%}; if not, produce nothing unreviewed and review on); projected precision of "
-            f"the production {path.produced_precision or 0:.1%}")
+            f"(chance {percent(path.chance)}; if not, produce nothing unreviewed and review on); projected precision "
+            f"of the production {path.produced_precision or 0:.1%}")
 
 
 def path_sentence(path: PathPlan) -> str:
@@ -81,7 +82,7 @@ def path_sentence(path: PathPlan) -> str:
     if path.kind in ("sample_now", "review_then_sample"):
         first = f"review {path.review_more:,} more, then " if path.review_more else ""
         return (f"{first}sample {path.sample_size:,} of the rest; certifies if at most {path.max_positives} are "
-                f"relevant (chance {path.chance:.0%}; if not, the one-look test allows no second try: review on)")
+                f"relevant (chance {percent(path.chance)}; if not, the one-look test allows no second try: review on)")
     if path.kind == "audit_stream":
         return (f"start an audit stream at one audit document per {path.every} reviewed "
                 f"(reviewdepth sample stream TOPIC --every {path.every}); the monitor certifies whenever it can")
@@ -99,7 +100,7 @@ def as_data(result: HasPlan) -> dict[str, Any]:
 
 def _lower_targets(plan: StopPlan) -> str:
     cheaper = [c for c in plan.table if c.confidence == plan.confidence and c.target < plan.target]
-    return "; ".join(f"{c.target:.0%}: floor {c.floor:,}" for c in cheaper)
+    return "; ".join(f"{percent(c.target)}: floor {c.floor:,}" for c in cheaper)
 
 
 def render_text(result: HasPlan) -> str:
@@ -122,7 +123,7 @@ def render_text(result: HasPlan) -> str:
                      "no relevant document)")
     if plan.floor_above_half:
         lines.append(f"the floor is above half of the unreviewed documents: no valid method is cheap here; lower "
-                     f"targets at {plan.confidence:.0%} confidence: {_lower_targets(plan) or 'none in the table'}")
+                     f"targets at {percent(plan.confidence)} confidence: {_lower_targets(plan) or 'none in the table'}")
     if plan.recommended:
         best = next(p for p in plan.paths if p.kind == plan.recommended)
         lines.append(f"recommended: {path_sentence(best)}; expected cost {best.expected_cost:,.0f} "
@@ -138,7 +139,7 @@ def render_text(result: HasPlan) -> str:
         cost = f"{p.expected_cost:,.0f}" if p.feasible else "-"
         span = f"{p.cost_range[0]:,.0f}–{p.cost_range[1]:,.0f}" if p.feasible else "-"
         chance = ("-" if not p.feasible else "always" if p.kind in ("planned", "audit_stream")
-                  else f"{p.chance:.0%}")
+                  else f"{percent(p.chance)}")
         lines.append(f"{title:<52}{cost:>14}{span:>18}{chance:>8}  {p.certified_by}")
     for p in plan.paths:
         lines.append(f"  {p.kind}: " + (f"assumes {p.assumes}" if p.feasible else f"not feasible: {p.assumes}"))

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Decimal
 from typing import Any, Literal
 
+from reviewdepth.estimation.percent import percent
 from reviewdepth.report.two_phase_model import TwoPhase, TwoPhaseCount, TwoPhaseRatio
 from reviewdepth.report.validation_model import ValidationDocument
 from reviewdepth.report.wording import two_phase_assumption, two_phase_gap
@@ -55,8 +56,8 @@ def count(value: float | None) -> str:
 
 
 def level(confidence: float) -> str:
-    text = f"{confidence * 100:.2f}".rstrip("0").rstrip(".")
-    return f"{text}%"
+    """A confidence never printed above itself (0.999 → "99.9%"; `reviewdepth.estimation.percent`)."""
+    return percent(confidence)
 
 
 @dataclass(frozen=True)

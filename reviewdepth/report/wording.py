@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from typing import Protocol
@@ -16,6 +17,7 @@ from reviewdepth.estimation.assessment import (
     SampleUse,
 )
 from reviewdepth.estimation.monitor import MonitorNote, MonitorStep
+from reviewdepth.estimation.percent import percent as percent_text
 from reviewdepth.estimation.two_phase import TwoPhaseAssumption, TwoPhaseGap
 
 
@@ -95,7 +97,7 @@ def reached_by(code: ReachedBy | None) -> str | None:
         return None
     if code.basis == Basis.KNOWN:
         return "R known: there is no relevant document" if code.no_relevant else "R known"
-    level = f"one-sided {code.confidence or 0:.0%}"
+    level = f"one-sided {percent_text(code.confidence or 0)}"
     return f"the elusion test ({level})" if code.basis == Basis.ELUSION else f"the {code.basis} upper bound ({level})"
 
 
@@ -105,7 +107,7 @@ def headline(figures: Headline, to_certify: str | None = None) -> str:
     population. ``to_certify``: what certifying costs (`to_certify`), said in place of the floor."""
     if figures.no_target:
         return "unknown: no target"
-    pct = f"{figures.target * 100:g}% recall" + (" of the queue's relevant documents" if figures.scope == "queue"
+    pct = f"{percent_text(figures.target)} recall" + (" of the queue's relevant documents" if figures.scope == "queue"
                                                  else "")
     step, counts = figures.step, figures.step_counts
     if figures.status == AnswerStatus.REACHED:
@@ -115,8 +117,9 @@ def headline(figures: Headline, to_certify: str | None = None) -> str:
         if figures.guess is not None:
             text += f"; heuristic guess: {figures.guess:,} more documents"
     elif step in (NextStep.CERTIFY_FLOOR, NextStep.CERTIFY):
-        text = (f"{pct}: not reached (not certified: the point estimate is met; R ≤ {figures.upper or 0:,.0f} at "
-                f"{figures.confidence:.0%} one-sided)")
+        # an upper bound printed up, never rounded down to a smaller R
+        text = (f"{pct}: not reached (not certified: the point estimate is met; R ≤ "
+                f"{math.ceil(figures.upper or 0):,} at {percent_text(figures.confidence)} one-sided)")
         if step == NextStep.CERTIFY_FLOOR and to_certify is None:
             text += f"; to certify: at least {counts[0]:,} more judged documents"
     else:
@@ -172,9 +175,9 @@ def to_certify(cost: CertifyCost) -> str:
 
 
 def percent(confidence: float) -> str:
-    """A confidence as a percentage with no trailing zeros (0.95 → "95 %", 0.975 → "97.5 %")."""
-    text = f"{confidence * 100:.2f}".rstrip("0").rstrip(".")
-    return f"{text} %"
+    """A confidence as a percentage with no trailing zeros, never above itself (0.95 → "95 %", 0.975 → "97.5 %",
+    0.99999 → "99.99 %"; `reviewdepth.estimation.percent`)."""
+    return percent_text(confidence, space=True)
 
 
 def monitor_headline(certified: bool, has_audit: bool, sampled: bool, bound: str, confidence: float,
@@ -208,7 +211,8 @@ def to_go_text(certified: bool, bound: int | None, depth_bound: int | None, esti
         return ("not within this queue with the present audit: reviewing on lowers the bound only by passing "
                 "audit positives; a larger audit lowers it (see audit documents still needed)")
     # the bound is the monitor's: it holds at the stated confidence at every look at once
-    text = f"at most {bound:,} more (anytime-valid bound at {confidence:.0%}; to rank {depth_bound or 0:,})"
+    text = (f"at most {bound:,} more (anytime-valid bound at {percent_text(confidence)}; to rank "
+            f"{depth_bound or 0:,})")
     if estimate is not None:
         text += f"; about {estimate:,} by the point estimate"
     return text

@@ -14,6 +14,7 @@ from sqlalchemy import Connection, Engine
 
 from reviewdepth.estimation.assessment import Assessment, ReviewState, assess
 from reviewdepth.estimation.depth_unknown import default_window
+from reviewdepth.estimation.percent import percent
 from reviewdepth.estimation.planning import plan_elusion, plan_population
 from reviewdepth.estimation.stop_plan import project_yield
 from reviewdepth.services.confidence import checked_confidence
@@ -83,13 +84,13 @@ def sample_plan_figures(found: int, reviewed: int, rest: int, assessment: Assess
            "command": f"reviewdepth sample draw TOPIC --frame unreviewed --size {plan.size}"
            if plan.feasible and plan.size else None}
     summary = (
-        f"a random sample of {plan.size:,} of the {rest:,} unreviewed documents certifies {float(tau):.0%} recall "
-        f"at {confidence:.0%} confidence if it holds at most {plan.max_positives} relevant; at an elusion rate of "
-        f"{rate:.3%} ({source}) the chance of that is {plan.chance:.0%}"
+        f"a random sample of {plan.size:,} of the {rest:,} unreviewed documents certifies {percent(float(tau))} recall "
+        f"at {percent(confidence)} confidence if it holds at most {plan.max_positives} relevant; at an elusion rate of "
+        f"{rate:.3%} ({source}) the chance of that is {percent(plan.chance)}"
         if plan.feasible and plan.size is not None and plan.chance is not None else plan.reason)
     if cautious_chance is not None:
         summary += (f"; the sample so far is too small to tell: at the cautious rate (Jeffreys mean) the chance is "
-                    f"{cautious_chance:.0%}")
+                    f"{percent(cautious_chance)}")
     out["summary"] = summary
     return out
 
@@ -202,7 +203,8 @@ def plan_sample(engine: Engine, topic: str, *, queue: str | None = None, target:
            **dataclasses.asdict(plan)}
     out["summary"] = (
         f"a random sample of {plan.size:,} of the whole queue (about {plan.typical_positives} relevant) certifies "
-        f"{float(tau):.0%} recall at the current depth if at least {plan.needed_in_reviewed} of its relevant "
+        f"{percent(float(tau))} recall at the current depth if at least {plan.needed_in_reviewed} of its relevant "
         f"documents lie in the reviewed part; at prevalence {prevalence:.3%} and recall {recall:.3f} the chance is "
-        f"{plan.chance:.0%}" if plan.feasible and plan.size is not None and plan.chance is not None else plan.reason)
+        f"{percent(plan.chance)}" if plan.feasible and plan.size is not None and plan.chance is not None
+        else plan.reason)
     return out

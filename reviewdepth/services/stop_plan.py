@@ -9,6 +9,7 @@ from fractions import Fraction
 import numpy as np
 from sqlalchemy import Engine
 
+from reviewdepth.estimation.percent import percent
 from reviewdepth.estimation.stop_plan import ReviewEvidence, StopPlan, plan_stop
 from reviewdepth.services.confidence import checked_confidence
 from reviewdepth.services.errors import Invalid
@@ -79,6 +80,6 @@ def chosen_audit_rate(engine: Engine, topic: str, *, queue: str | None = None, t
     certifier = Certifier(now.labels.size, tau, confidence)
     every = choose_audit_rate(int(prefix.sum()), now.evidence.reviewed, certifier, projection,
                               step=max(1, rest // 200))
-    return every, (f"every {every}: chosen so that the stream holds what the monitor needs for {float(tau):.0%} "
-                   f"recall at {confidence:.0%} confidence when the review reaches the projected cheapest depth "
+    return every, (f"every {every}: chosen so that the stream holds what the monitor needs for {percent(float(tau))} "
+                   f"recall at {percent(confidence)} confidence when the review reaches the projected cheapest depth "
                    f"({projection.source}); the guarantee holds at any pace")

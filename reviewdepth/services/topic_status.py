@@ -5,6 +5,7 @@ dashboard call :func:`topic_status` with what they computed, so the same evidenc
 from __future__ import annotations
 
 from reviewdepth.estimation.assessment import AnswerStatus, Assessment, Basis
+from reviewdepth.estimation.percent import percent
 from reviewdepth.report.status_model import StatusFigure, TopicStatus
 
 AUDIT_BASIS = "audit stream"
@@ -86,6 +87,6 @@ def topic_status(target: str, confidence: float, reviewed: int, relevant_found: 
 
 def _percent_recall(target: str) -> str:
     try:
-        return f"{float(target) * 100:g}% recall"
+        return f"{percent(float(target))} recall"
     except ValueError:
         return f"recall {target}"
