@@ -251,8 +251,10 @@ def answer_lines(report: Report) -> list[str]:
     if floor:
         what = f"{percent(floor.target)} recall at {percent(floor.confidence)} confidence"
         if floor.documents:
-            lines.append(f"floor: no random-sample design can certify {what} with fewer than "
-                         f"{floor.documents:,} more judged documents (of {floor.unreviewed:,} unreviewed)"
+            # a floor at this depth: a path that reviews on first is not bound by it (the next line says so)
+            lines.append(f"floor at this depth: no random-sample design can certify {what} with fewer than "
+                         f"{floor.documents:,} more judged documents (a sample of the {floor.unreviewed:,} "
+                         "unreviewed drawn now)"
                          + ("; that is over half of them: no valid method is cheap here" if floor.above_half
                             else ""))
             if floor.alternatives:
@@ -261,8 +263,9 @@ def answer_lines(report: Report) -> list[str]:
         else:
             lines.append(f"floor: {what} holds even if every unreviewed document were relevant")
         if floor.review_more:
-            lines.append(f"under the projection the floor falls to about {floor.least_total:,.0f} after "
-                         f"about {floor.review_more:,} more reviewed; every path: reviewdepth plan TOPIC")
+            lines.append(f"reviewing on moves the floor: under the projection the least total over further depths "
+                         f"is about {floor.least_total:,.0f} judged documents, reviewing about "
+                         f"{floor.review_more:,} more first; every path: reviewdepth plan TOPIC")
         else:
             lines.append("every certified path with its cost and chance: reviewdepth plan TOPIC")
     return [with_topic(line, report.topic) for line in lines]

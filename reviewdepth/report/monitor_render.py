@@ -156,8 +156,9 @@ def floor_text(report: MonitorReport) -> str:
     """The floor in one sentence: what no random-sample design can certify the target with fewer than."""
     if report.certified or report.population <= report.reviewed:
         return "floor: nothing more to judge for this target"
-    return (f"floor: no random-sample design certifies recall {report.target} at {percent(report.confidence)} with "
-            f"fewer than {report.floor:,} more judged documents; every path: reviewdepth plan {report.topic}")
+    return (f"floor at this depth: no random-sample design certifies recall {report.target} at "
+            f"{percent(report.confidence)} with fewer than {report.floor:,} more judged documents (a sample of the "
+            f"rest drawn now; reviewing on moves it); every path: reviewdepth plan {report.topic}")
 
 
 def moment_text(iso: str | None) -> str:

@@ -42,8 +42,9 @@ def floor_sentence(plan: StopPlan) -> str:
         return f"nothing is left unreviewed: recall is known, no sample is needed for {what}"
     if plan.floor == 0:
         return f"{what} holds even if every unreviewed document were relevant: no sample is needed"
-    return (f"no random-sample design can certify {what} with fewer than {plan.floor:,} more judged documents "
-            f"(of the {plan.unreviewed:,} unreviewed; at most {plan.missed_allowed} relevant may be left)")
+    return (f"at this depth no random-sample design can certify {what} with fewer than {plan.floor:,} more judged "
+            f"documents (a sample of the {plan.unreviewed:,} unreviewed drawn now; at most {plan.missed_allowed} "
+            "relevant may be left); reviewing on moves the floor, and the paths below may cost less in all")
 
 
 def _certifying_text(path: PathPlan) -> str:
@@ -138,9 +139,14 @@ def render_text(result: HasPlan) -> str:
             title = "produce unreviewed to a cutoff" + (f" (K = {p.produce_to:,})" if p.produce_to else "")
         cost = f"{p.expected_cost:,.0f}" if p.feasible else "-"
         span = f"{p.cost_range[0]:,.0f}–{p.cost_range[1]:,.0f}" if p.feasible else "-"
-        chance = ("-" if not p.feasible else "always" if p.kind in ("planned", "audit_stream")
+        # a stream or the planned policy ends certified for sure, but at worst by judging every unreviewed
+        # document: "certain*" with the footnote below, never a bare 100 %
+        chance = ("-" if not p.feasible else "certain*" if p.kind in ("planned", "audit_stream")
                   else f"{percent(p.chance)}")
         lines.append(f"{title:<52}{cost:>14}{span:>18}{chance:>8}  {p.certified_by}")
+    if any(p.feasible and p.kind in ("planned", "audit_stream") for p in plan.paths):
+        lines.append("  * certain to end certified, at worst by judging every unreviewed document: the cost range "
+                     "says how much it is likely to take")
     for p in plan.paths:
         lines.append(f"  {p.kind}: " + (f"assumes {p.assumes}" if p.feasible else f"not feasible: {p.assumes}"))
         if p.kind == "produce_cutoff":
