@@ -20,14 +20,15 @@ CSV_COLUMNS = ("rule", "kind", "topics", "runs", "stops", "never_stopped", "fail
                "failure_low", "failure_high", *(f"recall_{q}" for q in QUANTILES), "reviewed_ratio_median",
                "total_ratio_median", "false_stop_rate", "false_stop_low", "false_stop_high", "cost_ratio_median")
 # the terminal's columns (it must fit 80); the HTML page has room for the long names
-TABLE_HEADERS = ("Rule", "Kind", "Failure rate\n[CI]", "Stops", "False\n/run", "Recall\np05",
+TABLE_HEADERS = ("Rule", "Kind", "Failure rate\n[CI]", "Stops", "False/run\n[CI]", "Recall\np05",
                  "Cost / d*\nrev/+smp")
 HTML_HEADERS = ("Rule", "Kind", "Failure rate", "Clopper–Pearson interval", "Stops / runs", "Never stopped",
                 "False stops per run [interval]",
                 "Recall at stop p05 · p50 · p95", "Reviewed / oracle depth", "(Reviewed + sampled) / oracle depth",
                 "Cost / oracle review cost")
 KIND_NOTE = ("cert.: certified; heur.: heuristic, no guarantee; inv.*: invalid as used, a one-look rule used at "
-             "every look, which its guarantee does not cover; False/run: false stops per run; d*: the oracle "
+             "every look, which its guarantee does not cover; False/run: false stops per run with its "
+             "Clopper–Pearson interval (what a certified rule's guarantee bounds by 1 − confidence); d*: the oracle "
              "depth (the smallest depth holding the target's share of the relevant documents); rev: reviewed, "
              "+smp: reviewed + sampled; cost (in place of +smp when --cost is not 1 each): (review cost × reviewed + "
              "sample cost × sampled) / (review cost × d*); all: medians over every run (a run that never "
@@ -76,8 +77,10 @@ def short_cells(rule: SimulationRule, costed: bool = False) -> list[str]:
     q = rule.recall_at_stop
     second = rule.cost_ratio_median if costed else rule.total_ratio_median
     return [rule.rule, SHORT_KINDS.get(rule.kind, rule.kind),
-            f"{_number(rule.failure_rate)} [{_number(rule.failure_low)}–{_number(rule.failure_high)}]",
-            f"{rule.stops:,}", _number(rule.false_stop_rate), _number(q.p05, 2),
+            f"{_number(rule.failure_rate)}\n[{_number(rule.failure_low)}–{_number(rule.failure_high)}]",
+            # the rate the guarantee bounds, with its exact interval (on a second line: the table keeps 80 columns)
+            f"{rule.stops:,}", f"{_number(rule.false_stop_rate)}\n[{_number(rule.false_stop_low)}–"
+                               f"{_number(rule.false_stop_high)}]", _number(q.p05, 2),
             f"{_number(rule.reviewed_ratio_median, 2)}/{_number(second, 2)}"]
 
 
@@ -100,7 +103,8 @@ def render_table(report: SimulationReport) -> Group:
     costed = not report.settings.review_cost == report.settings.sample_cost == 1
     headers = (*TABLE_HEADERS[:-1], "Cost / d*\nrev/cost") if costed else TABLE_HEADERS
     for i, header in enumerate(headers):
-        table.add_column(header, overflow="fold", justify="left" if i < 2 else "right", no_wrap=True)
+        # figures never wrap; a long rule name folds (every figure of the row stays whole at 80 columns)
+        table.add_column(header, overflow="fold", justify="left" if i < 2 else "right", no_wrap=i > 0)
     for rule in report.rules:
         table.add_row(*short_cells(rule, costed))
     parts: list[Any] = [Text(headline(report), style="bold yellow" if report.partial else "bold"),
