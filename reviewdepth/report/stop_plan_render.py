@@ -128,10 +128,13 @@ def render_text(result: HasPlan) -> str:
     if plan.recommended:
         best = next(p for p in plan.paths if p.kind == plan.recommended)
         lines.append(f"recommended: {path_sentence(best)}; expected cost {best.expected_cost:,.0f} "
-                     f"[{best.cost_range[0]:,.0f}–{best.cost_range[1]:,.0f}]")
+                     f"[{best.cost_range[0]:,.0f}–{best.cost_range[1]:,.0f}] if the projection holds")
     if plan.paths:
         lines.append("")
-        lines.append(f"{'path':<52}{'expected cost':>14}{'range':>18}{'chance':>8}  certified by")
+        lines.append("expected costs, their 10–90 % ranges and the chances hold if the projection holds (its total "
+                     "drawn from the evidence's uncertainty, placed along the ranking or evenly over the rest); a "
+                     "certification keeps its confidence whatever happens")
+        lines.append(f"{'path':<52}{'expected cost':>14}{'range':>18}{'chance':>9}  certified by")
     for p in plan.paths:
         title = PATH_TITLES[p.kind] + (f" (D = {p.review_more:,})" if p.kind == "review_then_sample" else "") + (
             f" (K = {p.every})" if p.every else "")
@@ -143,7 +146,7 @@ def render_text(result: HasPlan) -> str:
         # document: "certain*" with the footnote below, never a bare 100 %
         chance = ("-" if not p.feasible else "certain*" if p.kind in ("planned", "audit_stream")
                   else f"{percent(p.chance)}")
-        lines.append(f"{title:<52}{cost:>14}{span:>18}{chance:>8}  {p.certified_by}")
+        lines.append(f"{title:<52}{cost:>14}{span:>18}{chance:>9}  {p.certified_by}")
     if any(p.feasible and p.kind in ("planned", "audit_stream") for p in plan.paths):
         lines.append("  * certain to end certified, at worst by judging every unreviewed document: the cost range "
                      "says how much it is likely to take")

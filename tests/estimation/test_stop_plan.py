@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import math
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import pytest
@@ -121,6 +122,18 @@ def test_projection_is_capped_by_a_rest_sample() -> None:
     assert (np.diff(capped.rate) <= 1e-15).all()  # never rising
 
 
+def _one_look_model(found: int, rest: int, review_more: int, projection: Any) -> tuple[int, float]:
+    """The relevant found after D more and the rate after them, as a one-look path plans them: the projection's
+    decaying placement, or its total spread evenly over the rest when that leaves more after D (issue 38)."""
+    cum = projection.cumulative
+    left = rest - review_more
+    projected = float(cum[-1] - cum[review_more]) / left
+    even = projection.rest_estimate / rest
+    if even > projected:
+        return found + math.floor(even * review_more + 1e-9), even
+    return found + math.floor(float(cum[review_more]) + 1e-9), projected
+
+
 def test_plan_one_look_chances_and_recommendation() -> None:
     rng = np.random.default_rng(11)
     size = 3000
@@ -132,21 +145,26 @@ def test_plan_one_look_chances_and_recommendation() -> None:
     one_look = [p for p in plan.paths if p.kind in ("sample_now", "review_then_sample") and p.feasible]
     assert one_look
     projection = project_yield(evidence.prefix_labels, size - 600, rest_sample_size=300, rest_sample_relevant=1)
-    cum = projection.cumulative
     for path in one_look:
         left = size - 600 - path.review_more
-        found = evidence.found + math.floor(cum[path.review_more] + 1e-9)
-        missed = round(float(cum[-1] - cum[path.review_more]) / left * left)
+        found, rate = _one_look_model(evidence.found, size - 600, path.review_more, projection)
         assert path.sample_size is not None and path.max_positives is not None
         # the certifying outcome is the elusion rule's: at most max_positives certify, one more does not
         assert elusion_rule(found, left, path.sample_size, path.max_positives, tau, 1 - confidence).stop_now
         assert not elusion_rule(found, left, path.sample_size, path.max_positives + 1, tau, 1 - confidence).stop_now
-        # the stated chance is the hypergeometric probability of that outcome at the projected rate (scipy) ...
-        exact = stats.hypergeom.cdf(path.max_positives, left, missed, path.sample_size)
-        assert path.chance == pytest.approx(exact, abs=1e-9)
-        # ... and Monte Carlo through the rule agrees within its error
-        draws = rng.hypergeometric(missed, left - missed, path.sample_size, size=4000)
-        assert abs(np.mean(draws <= path.max_positives) - path.chance) < 4 * math.sqrt(0.25 / 4000) + 1e-3
+        # the stated chance is the probability of that outcome with the rate uncertain: the rest sample's
+        # Beta(y + ½, n − y + ½) posterior, its mean moved to the rate after D (scipy, at 200 quantiles) ...
+        a, b = 1.5, 299.5
+        quantiles = (np.arange(200) + 0.5) / 200
+        multipliers = stats.beta.ppf(quantiles, a, b) / (a / (a + b))
+        exact = np.mean(stats.binom.cdf(path.max_positives, path.sample_size, np.minimum(1, rate * multipliers)))
+        assert path.chance == pytest.approx(exact, abs=1e-7)
+        # ... and Monte Carlo (a rate drawn, then the sample's positives) agrees within its error
+        rates = np.minimum(1.0, rng.beta(a, b, size=8000) * rate / (a / (a + b)))
+        draws = rng.binomial(path.sample_size, rates)
+        assert abs(np.mean(draws <= path.max_positives) - path.chance) < 4 * math.sqrt(0.25 / 8000) + 1e-3
+        # never stated as certain: the rate is an estimate
+        assert path.chance < 1.0
     eligible = [p for p in plan.paths if p.feasible and (p.kind in ("planned", "audit_stream")
                                                          or p.chance >= plan.power)]
     best = next(p for p in plan.paths if p.kind == plan.recommended)
@@ -211,16 +229,17 @@ def test_plan_on_clef_states_against_a_direct_computation(topic: str, share: flo
         assert stats.hypergeom.pmf(0, rest, k + 1, plan.floor - 1) > 1 - confidence
     projection = project_yield(evidence.prefix_labels, rest, rest_sample_size=200,
                                rest_sample_relevant=evidence.rest_sample_relevant)
-    cum = projection.cumulative
     for path in plan.paths:
         if path.kind not in ("sample_now", "review_then_sample") or not path.feasible:
             continue
         left = rest - path.review_more
-        f = found + math.floor(cum[path.review_more] + 1e-9)
-        missed = round(float(cum[-1] - cum[path.review_more]))
+        f, rate = _one_look_model(found, rest, path.review_more, projection)
         assert path.sample_size is not None and path.max_positives is not None
-        # Monte Carlo through the certifying rule itself: draw the sample's positives, ask the elusion rule
-        draws = rng.hypergeometric(missed, left - missed, path.sample_size, size=2000)
+        # Monte Carlo through the certifying rule itself: draw a rate from the rest sample's posterior (scaled
+        # to the rate after D), the sample's positives from it, and ask the elusion rule
+        a, b = evidence.rest_sample_relevant + 0.5, 200 - evidence.rest_sample_relevant + 0.5
+        rates = np.minimum(1.0, rng.beta(a, b, size=2000) * rate / (a / (a + b)))
+        draws = rng.binomial(path.sample_size, rates)
         outcomes = {y: elusion_rule(f, left, path.sample_size, y, tau, 1 - confidence).stop_now for y in set(draws)}
         certified = np.mean([outcomes[y] for y in draws])
         assert abs(certified - path.chance) <= 4 * math.sqrt(path.chance * (1 - path.chance) / 2000) + 0.01
