@@ -286,6 +286,10 @@ def stop_plan(
     ] = "review=1,sample=1",
     queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
     output_format: Annotated[str, typer.Option("--format", help="table, json or html.")] = "table",
+    previous: Annotated[str | None, typer.Option(
+        "--previous", help="The path the last plan recommended (planned, audit_stream, sample_now, "
+        "review_then_sample, produce_cutoff): kept while still open and within 10 % of the cheapest, else the "
+        "plan says what changed.")] = None,
     db: DbOption = None,
 ) -> None:
     """The cheapest defensible stop: the floor no random-sample design can beat, the certified paths open now
@@ -303,7 +307,8 @@ def stop_plan(
     with handled_errors():
         costs = parse_costs(cost)
         result = topic_stop_plan(engine, topic, queue=queue, target=target, confidence=confidence, power=power,
-                                 review_cost=costs.review, sample_cost=costs.sample, produce_cost=costs.produce)
+                                 review_cost=costs.review, sample_cost=costs.sample, produce_cost=costs.produce,
+                                 previous=previous)
     if output_format == "json":
         sys.stdout.write(json.dumps(json_safe(as_data(result)), indent=2, ensure_ascii=False) + "\n")
     elif output_format == "html":

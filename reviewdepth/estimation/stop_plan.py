@@ -557,6 +557,10 @@ class StopPlan:
     # the cost of a document produced without being reviewed (a two-phase production above a cutoff); None: not
     # given, and then no path produces an unreviewed document (the production-cutoff path is not offered)
     produce_cost: float | None = None
+    # the path recommended at the team's previous plan (``previous``), and, when this plan recommends another way
+    # to stop, what changed: (previous kind, its expected cost now or None when no longer feasible, the new one's)
+    previous: str | None = None
+    change: tuple[str, float | None, float] | None = None
 
 
 def _synthetic(evidence: ReviewEvidence, projection: Projection, rng: np.random.Generator,
@@ -841,9 +845,20 @@ def _production_path(found: int, reviewed: int, rest: int, projection: Projectio
         certifying=plan.certifying, two_phase_assumptions=PRODUCTION_ASSUMPTIONS)
 
 
+# how much dearer than the cheapest the previous plan's path may be projected and still be kept (`plan_stop`'s
+# ``previous``): above the replays' own noise at 40 replicates, below a difference worth a change of course
+HYSTERESIS = 0.10
+# what following each path leads to at the next look: "review D more, then sample" becomes "sample now" once the D
+# are reviewed; an audit stream followed look by look is the planned policy's audit
+CONTINUATIONS: dict[str, set[str]] = {"planned": {"planned", "audit_stream"},
+                                      "audit_stream": {"audit_stream", "planned"}, "sample_now": {"sample_now"},
+                                      "review_then_sample": {"review_then_sample", "sample_now"},
+                                      "produce_cutoff": {"produce_cutoff"}}
+
+
 def plan_stop(evidence: ReviewEvidence, tau: Fraction, confidence: float, *, power: float = 0.8,
               review_cost: float = 1.0, sample_cost: float = 1.0, replicates: int = 40, seed: int = 0,
-              table: bool = True, produce_cost: float | None = None) -> StopPlan:
+              table: bool = True, produce_cost: float | None = None, previous: str | None = None) -> StopPlan:
     """The cheapest defensible stop from ``evidence`` (module docstring): floor, paths, recommendation, table.
 
     One-look paths (an elusion test of n of the rest, now or after D more reviewed) are planned by
@@ -975,6 +990,18 @@ def plan_stop(evidence: ReviewEvidence, tau: Fraction, confidence: float, *, pow
                                       confidence, power, review_cost, sample_cost, produce_cost))
     eligible = [p for p in paths if p.feasible and (p.kind in ("planned", "audit_stream") or p.chance >= power)]
     recommended = min(eligible, key=lambda p: p.expected_cost).kind if eligible else None
+    change: tuple[str, float | None, float] | None = None
+    if previous is not None and recommended is not None:
+        # a plan that survives being followed: the previous way to stop stays recommended while it is still open
+        # and within HYSTERESIS of the cheapest (the replays' own noise must not switch the team's path); else the
+        # plan says what changed
+        best = min(eligible, key=lambda p: p.expected_cost)
+        going_on = [p for p in eligible if p.kind in CONTINUATIONS.get(previous, {previous})]
+        kept = min(going_on, key=lambda p: p.expected_cost) if going_on else None
+        if kept is not None and kept.expected_cost <= (1 + HYSTERESIS) * best.expected_cost:
+            recommended = kept.kind
+        elif recommended not in CONTINUATIONS.get(previous, {previous}):
+            change = (previous, None if kept is None else kept.expected_cost, best.expected_cost)
     cells: list[TableCell] = []
     if table and rest > 0:
         for t in TABLE_TARGETS:
@@ -986,4 +1013,4 @@ def plan_stop(evidence: ReviewEvidence, tau: Fraction, confidence: float, *, pow
     return StopPlan(float(tau), confidence, power, review_cost, sample_cost, n, d, f, rest,
                     missed_allowed(f, rest, tau) if rest else 0, floor, more, total, floor > rest / 2, tuple(paths),
                     recommended, tuple(cells), projection.source, projection.rest_estimate,
-                    produce_cost=produce_cost)
+                    produce_cost=produce_cost, previous=previous, change=change)

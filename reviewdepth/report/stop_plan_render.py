@@ -129,6 +129,14 @@ def render_text(result: HasPlan) -> str:
         best = next(p for p in plan.paths if p.kind == plan.recommended)
         lines.append(f"recommended: {path_sentence(best)}; expected cost {best.expected_cost:,.0f} "
                      f"[{best.cost_range[0]:,.0f}–{best.cost_range[1]:,.0f}] if the projection holds")
+        if plan.change is not None:
+            before, kept, now = plan.change
+            lines.append(f"changed from the last plan's {PATH_TITLES.get(before, before)}: " + (
+                "it is no longer open" if kept is None else
+                f"its expected cost is now {kept:,.0f}, more than 10 % above this path's {now:,.0f}")
+                + " (the evidence since then moved the projection)")
+        elif plan.previous is not None:
+            lines.append(f"continues the last plan's {PATH_TITLES.get(plan.previous, plan.previous)}")
     if plan.paths:
         lines.append("")
         lines.append("expected costs, their 10–90 % ranges and the chances hold if the projection holds (its total "

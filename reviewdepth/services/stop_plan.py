@@ -10,7 +10,7 @@ import numpy as np
 from sqlalchemy import Engine
 
 from reviewdepth.estimation.percent import percent
-from reviewdepth.estimation.stop_plan import ReviewEvidence, StopPlan, plan_stop
+from reviewdepth.estimation.stop_plan import CONTINUATIONS, ReviewEvidence, StopPlan, plan_stop
 from reviewdepth.services.confidence import checked_confidence
 from reviewdepth.services.errors import Invalid
 from reviewdepth.services.sample_plan import current_evidence
@@ -49,18 +49,22 @@ def _checked(target: str, confidence: float, power: float, review_cost: float, s
 def topic_stop_plan(engine: Engine, topic: str, *, queue: str | None = None, target: str = "0.95",
                     confidence: float = 0.95, power: float = 0.8, review_cost: float = 1.0,
                     sample_cost: float = 1.0, policy: str = "latest",
-                    produce_cost: float | None = None) -> TopicStopPlan:
+                    produce_cost: float | None = None, previous: str | None = None) -> TopicStopPlan:
     """The plan for the topic's queue as it is now. Evidence: the reviewed prefix as the report counts it and the
     best random sample of the rest (the report's rest sample); the population is the queue. With a
     ``produce_cost`` (producing one document unreviewed) the plan offers the production-cutoff path too, certified
-    as ``report --produce-to RANK`` certifies; None: it is not offered."""
+    as ``report --produce-to RANK`` certifies; None: it is not offered. ``previous``: the path the team's last plan
+    recommended (a kind of `stop_plan.CONTINUATIONS`): kept while still open and near the cheapest, else the plan
+    says what changed."""
     tau = _checked(target, confidence, power, review_cost, sample_cost, produce_cost)
+    if previous is not None and previous not in CONTINUATIONS:
+        raise Invalid(f"previous: one of {', '.join(sorted(CONTINUATIONS))}, not {previous!r}")
     now = current_evidence(engine, topic, queue=queue, policy=policy, target=str(tau), confidence=confidence)
     rest_size, rest_relevant = now.rest_sample
     plan = plan_stop(ReviewEvidence(now.prefix_labels, now.labels.size, rest_sample_size=rest_size,
                                     rest_sample_relevant=rest_relevant),
                      tau, confidence, power=power, review_cost=review_cost, sample_cost=sample_cost,
-                     produce_cost=produce_cost)
+                     produce_cost=produce_cost, previous=previous)
     return TopicStopPlan(topic, now.queue.name, now.as_of, now.assessment.scope, plan)
 
 

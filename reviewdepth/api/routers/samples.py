@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 
@@ -62,7 +62,12 @@ def get_stop_plan(topic: str, engine: EngineDep, _key: Reader, queue: str | None
                       "Cost of a document produced without being reviewed. Given, the plan offers the "
                       "production-cutoff (TAR 1.0) path: produce the top of the ranking unreviewed, certified by "
                       "the two-phase recall bound (as the report's produce_to); left out, no path produces an "
-                      "unreviewed document."))] = None) -> dict[str, Any]:
+                      "unreviewed document."))] = None,
+                  previous: Annotated[Literal["planned", "audit_stream", "sample_now", "review_then_sample",
+                                              "produce_cutoff"] | None, Query(description=(
+                      "The path the team's last plan recommended: kept while still open and within 10 % of the "
+                      "cheapest, else the plan says what changed (`reviewdepth plan --previous`)."))] = None
+                  ) -> dict[str, Any]:
     """The cheapest defensible stop now: the floor, every certified path with its expected cost, range and
     chance, the recommended path and the target × confidence table (as `reviewdepth plan --cost
     review=R,sample=S,produce=P`)."""
@@ -72,7 +77,7 @@ def get_stop_plan(topic: str, engine: EngineDep, _key: Reader, queue: str | None
 
     data: dict[str, Any] = json_safe(as_data(topic_stop_plan(
         engine, topic, queue=queue, target=target, confidence=confidence, power=power,
-        review_cost=review_cost, sample_cost=sample_cost, produce_cost=produce_cost)))
+        review_cost=review_cost, sample_cost=sample_cost, produce_cost=produce_cost, previous=previous)))
     return data
 
 
