@@ -44,8 +44,9 @@ def settings_for(db: str | None) -> Any:
         fail(str(exc))
 
 
-def open_engine(db: str | None, *, migrate_default: bool = True) -> Any:
-    """Engine for ``--db`` (or the environment, or the embedded default, created on first use)."""
+def open_engine(db: str | None, *, migrate_default: bool = True, create_empty: bool = False) -> Any:
+    """Engine for ``--db`` (or the environment, or the embedded default, created on first use); ``create_empty``:
+    a database with no tables at all gets the schema too (the demo's first run on a new file)."""
     from reviewdepth.services.database import open_store
     from reviewdepth.store.schema import SchemaNotReady
 
@@ -53,7 +54,7 @@ def open_engine(db: str | None, *, migrate_default: bool = True) -> Any:
         sys.stderr.write(f"reviewdepth: {message}\n")
 
     try:
-        return open_store(settings_for(db), notify=notify)
+        return open_store(settings_for(db), notify=notify, create_empty=create_empty)
     except SchemaNotReady as exc:
         fail(str(exc))
     except Exception as exc:  # a database that does not answer: commands open it outside `handled_errors` too

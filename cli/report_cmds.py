@@ -187,15 +187,22 @@ def demo(
 ) -> None:
     """Review a real CLEF TAR 2017 topic (CD008803, Waterloo's ranking) in rank order with a random sample,
     and print the depth report. Uses a fresh demo database beside the embedded one unless --db is given."""
-    from reviewdepth.services.demo import fresh_demo_database, run_demo
+    from reviewdepth.services.demo import DEMO_TOPIC, fresh_demo_database, run_demo
 
+    fresh = db is None
     if db is None:
         db, path = fresh_demo_database()
         typer.echo(f"reviewdepth: demo database {path} (fresh each run)", err=True)
-    engine = open_engine(db)
+    # a new, empty database named with --db gets the schema here: the demo is a first command
+    engine = open_engine(db, create_empty=True)
     with handled_errors():
         result = run_demo(engine, reviewed=reviewed, sample_size=sample, seed=seed)
     write_result(result, output_format.value, output=output)
+    # the commands the report names run against the database the demo wrote: say how to reach it
+    target = f"--db {db}"
+    typer.echo(f"reviewdepth: to go on with {DEMO_TOPIC}, run the commands above with {target} (or export "
+               f"REVIEWDEPTH_DATABASE_URL={db}), e.g. reviewdepth plan {DEMO_TOPIC} {target}"
+               + ("; the demo database is replaced on the next `reviewdepth demo`" if fresh else ""), err=True)
 
 
 def register_reports(app: typer.Typer) -> None:

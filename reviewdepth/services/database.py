@@ -45,21 +45,36 @@ def store_settings(database_url: str | None = None, *, given_as: str = "database
         raise Invalid(settings_problem(exc, None if database_url is None else {"database_url": given_as})) from None
 
 
-def open_store(settings: StoreLocation, notify: Callable[[str], None] | None = None) -> Engine:
+def open_store(settings: StoreLocation, notify: Callable[[str], None] | None = None, *,
+               create_empty: bool = False) -> Engine:
     """An engine on a database at the latest schema.
 
-    The embedded default database is created and migrated on first use (and ``notify`` is told); any other
-    database must have been migrated with ``reviewdepth db upgrade`` (`schema.SchemaNotReady` otherwise).
+    The embedded default database is created and migrated on first use (and ``notify`` is told), and so is any
+    database with no schema at all when ``create_empty`` (the demo on a new file); any other database must have
+    been migrated with ``reviewdepth db upgrade`` (`schema.SchemaNotReady` otherwise: an older schema is never
+    upgraded behind the user's back).
     """
     engine = create_engine_for(settings.resolved_database_url, settings.busy_timeout_seconds)
-    if settings.uses_embedded_default and schema.stored_revision(engine) != schema.SCHEMA_HEAD:
+    revision = schema.stored_revision(engine) if (settings.uses_embedded_default or create_empty) else None
+    empty = create_empty and revision is None and not _has_tables(engine)
+    if (settings.uses_embedded_default and revision != schema.SCHEMA_HEAD) or empty:
         from reviewdepth.store import migrate
 
         migrate.upgrade(engine)
         if notify:
-            notify(f"created/updated the embedded database at {engine.url.database} (reviewdepth db upgrade)")
+            which = "the embedded database" if settings.uses_embedded_default else "the schema of the new database"
+            where = (engine.url.database if engine.url.get_backend_name() == "sqlite"
+                     else engine.url.render_as_string(hide_password=True))
+            notify(f"created/updated {which} at {where} (reviewdepth db upgrade)")
     schema.require_current(engine)
     return engine
+
+
+def _has_tables(engine: Engine) -> bool:
+    from sqlalchemy import inspect
+
+    with engine.connect() as conn:
+        return bool(inspect(conn).get_table_names())
 
 
 def database_problem(engine: Engine) -> str | None:
