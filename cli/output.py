@@ -5,6 +5,7 @@ these are all its body prints with. `common` re-exports both for the other comma
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
@@ -40,7 +41,8 @@ def write_result(result: Any, output_format: str, *, per_query: bool = False, ou
 
 
 def write_rows(rows: Sequence[Mapping[str, object]], output_format: str, columns: Sequence[str], *, title: str,
-               shown: Sequence[str] | Mapping[str, str] | None = None, as_json: object = None) -> None:
+               shown: Sequence[str] | Mapping[str, str] | None = None, as_json: object = None,
+               keep_whole: Sequence[str] = ()) -> None:
     """A listing of records on stdout: ``json`` (``as_json`` when given, else ``rows``), ``csv`` (a header of
     ``columns``, then each row's), or a ``table`` of the ``shown`` columns (default: ``columns``) under ``title``,
     headed by the headings ``shown`` maps them to, else by their names in words (``doc_id``: "doc id"); a narrow
@@ -62,14 +64,61 @@ def write_rows(rows: Sequence[Mapping[str, object]], output_format: str, columns
                                                                                                   strict=True)]
                          for row, line in zip(rows, cells, strict=True))
         return
+    from rich import box
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=title)
+    # a narrow, frameless table (80 columns hold a topic listing): every id, count and timestamp stays whole on one
+    # line (so `grep` finds it); only words wrap
+    table = Table(title=title, box=box.SIMPLE_HEAD, padding=(0, 0, 0, 0), show_edge=False)
     headings = shown if isinstance(shown, Mapping) else {c: c.replace("_", " ") for c in shown or columns}
-    picked = [columns.index(c) for c in headings]
-    for heading in headings.values():
-        table.add_column(heading, overflow="fold")
-    for line in cells:
-        table.add_row(*(line[i] for i in picked))
+    shown_cells = [[display_cell(row[c], identifier=c == "id" or c.endswith("_id") or c in ("seed", "as_of"))
+                    for c in headings] for row in rows]
+    for index, (key, heading) in enumerate(headings.items()):
+        values = [line[index] for line in shown_cells]
+        numeric = bool(values) and all(_NUMBER.fullmatch(v) or v == "—" for v in values)
+        # the row's id and the columns named in ``keep_whole`` never fold; other ids, names, counts and timestamps
+        # stay whole while they are short; a long token (a digest, a path, a long queue name) may fold
+        longest = WHOLE_KEPT if key in keep_whole else WHOLE_MAX
+        whole = numeric or all(" " not in v and len(v) <= longest for v in values)
+        if not whole and all(_SHOWN_TIMESTAMP.fullmatch(v) or v == "—" for v in values):
+            # a time stays one line where there is room, else its date over its time (never inside either)
+            table.add_column(heading.replace(" ", "\n"), no_wrap=False, overflow="fold", min_width=10)
+            continue
+        table.add_column(heading.replace(" ", "\n"),  # headings stack their words: columns as narrow as their values
+                         justify="right" if numeric else "left", no_wrap=whole, overflow="fold",
+                         min_width=max([len(v) for v in values] + [len(w) for w in heading.split()]) if whole
+                         # a token column with a long value: the shorter tokens stay whole, the long one folds
+                         else max([min(longest, len(v)) for v in values if " " not in v]
+                                  + [len(w) for w in heading.split()]),
+                         # words wrap at their spaces before any whole column is squeezed
+                         max_width=None if whole or any(" " not in v and len(v) > longest for v in values)
+                         else max([len(w) for v in values for w in v.split()] + [len(w) for w in heading.split()]))
+    for line in shown_cells:
+        table.add_row(*line)
     Console().print(table)
+
+
+# a token up to this long stays whole (up to WHOLE_KEPT in a column the caller keeps whole: the row's id)
+WHOLE_MAX = 12
+WHOLE_KEPT = 16
+_NUMBER = re.compile(r"-?[\d,]+(\.\d+)?")
+_SHOWN_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}")
+_TIMESTAMP = re.compile(r"(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(\.\d+)?(\+00:00|Z)?")
+
+
+def display_cell(value: object, *, identifier: bool = False) -> str:
+    """A value as a person reads it in a table: counts with thousands separators (an ``identifier`` without), yes/no
+    for booleans, "—" for none, timestamps to the second (UTC, no microseconds); no Python literal (True, None)
+    ever shows."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return str(value) if identifier else f"{value:,}"
+    text = str(value)
+    stamp = _TIMESTAMP.fullmatch(text)
+    if stamp:
+        return f"{stamp.group(1)} {stamp.group(2)}"
+    return text

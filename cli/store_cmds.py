@@ -390,9 +390,10 @@ def topics(
                "relevant_found_in_reviewed", "judgments", "last_activity", "screening_order", "status_text"]
     rows = [{**r.as_dict(), "topic": r.name, "queues": len(r.queues)} for r in records]
     write_rows(rows, output_format, columns, title="topics in the store", as_json=[r.as_dict() for r in records],
-               shown={"topic": "topic", "status": "status", "queues": "queues", "newest_queue": "newest queue",
+               shown={"topic": "topic", "status": "status", "newest_queue": "newest queue",
                       "queue_size": "size", "reviewed": "reviewed", "relevant_found_in_reviewed": "relevant in "
-                      "reviewed", "judgments": "judgments", "last_activity": "last judgment"})
+                      "reviewed", "judgments": "judged", "last_activity": "last judgment"},
+               keep_whole=("topic", "last_activity"))
 
 
 def screening_order(

@@ -63,8 +63,9 @@ def test_topics_and_queues(engine: Engine, empty_db_url: str, tmp_path: Path) ->
          build_monitor(engine, "T2").topic_status["text"]],
         ["empty", "no queue", "0", "", "", "", "", "0", "", "queue", "no queue yet: import a run"]]
     code, out, _ = invoke("topics", *db)
-    # by the topic column: a timestamp such as 2026-12-04T12:00 holds "T1" too
-    shown = {line.split("│")[1].strip() for line in out.splitlines() if line.startswith("│")}
+    # by the topic column (the first word of each row under the heading's rule): a timestamp holds "T1" too
+    body = out.split("─\n", 1)[1]
+    shown = {line.split()[0] for line in body.splitlines() if line.strip()}
     assert code == 0 and {"T2", "empty"} <= shown and "T1" not in shown
 
     code, out, _ = invoke("queue", "list", "T2", "--format", "json", *db)
@@ -73,7 +74,7 @@ def test_topics_and_queues(engine: Engine, empty_db_url: str, tmp_path: Path) ->
     code, out, _ = invoke("queue", "list", "T2", "--format", "csv", *db)
     assert code == 0 and out.splitlines()[0] == "name,size,ordering,source,run_tag,threshold_rank,created_at,newest"
     code, out, _ = invoke("queue", "list", "T2", *db)
-    assert code == 0 and "sys" in out and "True" in out
+    assert code == 0 and "sys" in out and "yes" in out and "True" not in out  # no Python literal in a table
     code, out, _ = invoke("queue", "list", "empty", *db)
     assert code == 0 and out == "topic 'empty' has no queue yet: reviewdepth import run FILE\n"
 
