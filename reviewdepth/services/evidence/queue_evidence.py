@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
-from sqlalchemy import Connection, or_, select
+from sqlalchemy import Connection, func, or_, select
 from sqlalchemy.orm import Session
 
 from reviewdepth.estimation.assessment import SampleDraw, reviewed_prefix
@@ -171,6 +171,53 @@ def _reviewed_beyond(conn: Connection, topic_id: int, queue_id: int, labels: Que
     return np.unique(ranks[labels.labels[ranks - 1] >= 0])
 
 
+def _without_sample_coding(conn: Connection, topic_id: int,
+                           staged: list[tuple[Sample, str, np.ndarray, list[str], int | None, str]],
+                           beyond: npt.NDArray[np.int64], as_of: int | None) -> npt.NDArray[np.int64]:
+    """``beyond`` less the sample documents that were first judged in a review role after their sample was drawn:
+    that judgment is the sample's coding (a team codes its sample in its review platform and imports the export,
+    whose role is the default ``review``), not a review out of queue order. Such a document stays in the rest,
+    where the sample's still-unreviewed documents are a random sample of it; the review's own passage through its
+    rank (the judged prefix) still counts it as reviewed."""
+    if not len(beyond):
+        return beyond
+    drawn_at: dict[str, int] = {}
+    at_rank: dict[int, str] = {}
+    for sample, _, ranks, docs, _, _ in staged:
+        if sample.void_judgment_id is not None and (as_of is None or sample.void_judgment_id <= as_of):
+            continue
+        for rank, doc in zip(ranks.tolist(), docs, strict=True):
+            if rank >= 1:
+                at_rank[int(rank)] = doc
+                drawn_at[doc] = min(drawn_at.get(doc, sample.as_of or 0), sample.as_of or 0)
+    candidates = {at_rank[int(r)]: int(r) for r in beyond.tolist() if int(r) in at_rank}
+    if not candidates:
+        return beyond
+    first_review: dict[str, int] = {}
+    first_sample: dict[str, int] = {}
+    docs = sorted(candidates)
+    for start in range(0, len(docs), RANK_CHUNK):
+        chunk = docs[start:start + RANK_CHUNK]
+        for roles, into in ((REVIEW_ROLES, first_review), (("sample",), first_sample)):
+            stmt = (select(Judgment.doc_id, func.min(Judgment.id))
+                    .where(Judgment.topic_id == topic_id, Judgment.doc_id.in_(chunk), Judgment.role.in_(roles),
+                           Judgment.relevant.is_not(None), _NOT_A_MARKER)
+                    .group_by(Judgment.doc_id))
+            if as_of is not None:
+                stmt = stmt.where(Judgment.id <= as_of)
+            into.update({str(d): int(i) for d, i in conn.execute(stmt)})
+
+    def coded_by_review(doc: str) -> bool:
+        # the first decision after the draw came in a review role: that is the coding; a document the team coded
+        # with role sample first and reviewed later was reviewed (the sample judgment says which is which)
+        review = first_review.get(doc, 0)
+        sample = first_sample.get(doc)
+        return review > drawn_at[doc] and (sample is None or sample <= drawn_at[doc] or sample > review)
+
+    coding = {rank for doc, rank in candidates.items() if coded_by_review(doc)}
+    return np.array([r for r in beyond.tolist() if int(r) not in coding], dtype=np.int64) if coding else beyond
+
+
 def review_order(size: int, prefix: int, beyond: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64],
                                                                                  npt.NDArray[np.int64]]:
     """(order, position): the queue in review order — the reviewed set (the first ``prefix`` ranks and the ranks
@@ -247,6 +294,7 @@ def queue_evidence(conn: Connection, topic_id: int, queue: Queue, labels: QueueL
     else:
         prefix = _reviewed_prefix(conn, topic_id, labels, staged, as_of)
         beyond = _reviewed_beyond(conn, topic_id, queue.id, labels, prefix, as_of)
+    beyond = _without_sample_coding(conn, topic_id, staged, beyond, as_of)
     reviewed = prefix + len(beyond)
     order: npt.NDArray[np.int64] | None = None
     band_end: dict[int, int | None] = {}
