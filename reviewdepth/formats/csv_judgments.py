@@ -41,6 +41,11 @@ CANDIDATES_SHOWN = 4  # candidate --map values a refusal lists
 # a judge file's columns (`judge --file`)
 SHEET_REQUIRED = ("doc", "label")
 SHEET_OPTIONAL = ("reviewer", "role", "note", "queue", "reason", "stage")
+# the columns the tool itself writes (`next --format csv`, `judgments --format csv`, the labels export) read back
+# without an edit: ``doc_id`` is ``doc``; the others describe a row and are not recorded (the log keeps its own)
+SHEET_ALIASES = {"doc_id": "doc"}
+SHEET_IGNORED = ("id", "topic", "rank", "relevant", "grade", "source", "recorded_at", "decision", "audit_position",
+                 "judgment_id")
 DELIMITERS = ",;\t|"
 DELIMITER_SAMPLE = 100  # non-blank lines the delimiter must agree with
 # a day-first or month-first date with a four-digit year, optionally a time (what spreadsheets write)
@@ -326,10 +331,12 @@ def check_sheet_header(header: list[str], path: str) -> list[str]:
     one of `SHEET_REQUIRED` and `SHEET_OPTIONAL`, lacks a required one, or names one twice."""
     if not any(header):
         raise InputError(path, 1, None, "empty file: a header row naming the columns doc and label comes first")
+    header = [SHEET_ALIASES.get(column, column) for column in header]
     for column in header:
-        if column not in SHEET_REQUIRED + SHEET_OPTIONAL:
+        if column not in SHEET_REQUIRED + SHEET_OPTIONAL + SHEET_IGNORED:
             raise InputError(path, 1, column or "(empty)", f"unknown column; the columns are "
-                             f"{', '.join(SHEET_REQUIRED)} (required) and {', '.join(SHEET_OPTIONAL)}")
+                             f"{', '.join(SHEET_REQUIRED)} (required; doc_id for doc) and "
+                             f"{', '.join(SHEET_OPTIONAL)} (and, not recorded, {', '.join(SHEET_IGNORED)})")
     for column in SHEET_REQUIRED:
         if column not in header:
             raise InputError(path, 1, column, f"no {column} column in the header {header}")

@@ -39,8 +39,10 @@ RunOrder = Literal["given", "trec_eval"]
 RUN_ORDERS: tuple[str, ...] = get_args(RunOrder)
 ASREVIEW_RANK_COLUMN = "asreview_ranking"  # ASReview exports: the rank each record had in the review
 RELEVANT_WORDS = frozenset({"1", "yes", "y", "true", "relevant", "include", "included", "responsive"})
+# the words the tool prints ("not relevant", an overlay's "Not Responsive") read back as labels too
 NONRELEVANT_WORDS = frozenset({"0", "no", "n", "false", "nonrelevant", "non-relevant", "irrelevant", "exclude",
-                               "excluded", "not responsive", "non-responsive"})
+                               "excluded", "not responsive", "non-responsive", "not relevant", "not-relevant",
+                               "not_relevant", "not included"})
 # screening decisions that are not relevance labels (`read_decision`): a maybe is recorded with relevant NULL and
 # decides no label; a skip is logged and leaves the document unscreened
 MAYBE_WORDS = frozenset({"maybe", "uncertain", "unsure", "undecided"})
@@ -564,6 +566,10 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
             ranked.setdefault(the_topic, []).append((rank, doc, score))
     if top_grade is not None:
         check_level_reached(level, top_grade[0], path, top_grade[1])
+    if rows == 0:
+        # as `judge --file` refuses it: a header and nothing under it is an export that went wrong, not data
+        raise InputError(path, None, None, "no rows: the file has a header and no lines (export the screening "
+                                           "decisions again, or leave the file out)")
     if ranked:
         checked_value(validation.queue_name, queue_name or Path(path).stem, path, None, "--queue")
     summary = ImportSummary("csv", path, digest, rows, stored=len(judgments), unlabelled=rows - len(judgments))

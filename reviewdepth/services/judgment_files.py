@@ -66,6 +66,8 @@ def read_judgment_file(data: bytes, path: str, *, reviewer: str, role: str = "re
     else:
         _, rows = read_sheet(data, path)
     out: list[FileLine] = []
+    # (document, reviewer, role) -> (line, decision): one file says one thing about a document per reviewer
+    said: dict[tuple[str, str, str], tuple[int, str]] = {}
     for line, cell in rows:
         for name, limit in LIMITS.items():
             if len(cell.get(name, "")) > limit:
@@ -92,7 +94,14 @@ def read_judgment_file(data: bytes, path: str, *, reviewer: str, role: str = "re
             stage = checked_stage(cell.get("stage"), "stage")
         except Invalid as exc:
             raise InputError(path, line, "stage", str(exc).removeprefix("stage: ")) from None
-        out.append(FileLine(line, cell["doc"], cell["label"], relevant, grade, cell.get("reviewer") or reviewer,
+        who = cell.get("reviewer") or reviewer
+        decision = decision_name(kind, relevant, grade)
+        earlier = said.setdefault((cell["doc"], who, the_role), (line, decision))
+        if earlier[1] != decision:
+            raise InputError(path, line, "label", f"document {cell['doc']!r} is {decision!r} here and "
+                             f"{earlier[1]!r} on line {earlier[0]} (same reviewer {who!r} and role): one file "
+                             "says one thing about a document; correct one of the two lines")
+        out.append(FileLine(line, cell["doc"], cell["label"], relevant, grade, who,
                             the_role, cell.get("note") or None, cell.get("queue") or None, kind, reason, stage))
     if not out:
         raise InputError(path, None, None, "no judgments: the file has a header and no lines")
