@@ -48,7 +48,8 @@ def test_the_label_message_lists_every_accepted_word(engine: Engine, tmp_path: P
     for decision, words in listed.items():
         for word in words:
             assert read_label(word.upper(), "f", 1, "label", 1) == (decision, None), word
-    assert len(listed[True]) + len(listed[False]) == 21  # 17, and the words the tool prints itself: not relevant, not-relevant, not_relevant, not included
+    # 17, and the words the tool prints itself: not relevant, not-relevant, not_relevant, not included
+    assert len(listed[True]) + len(listed[False]) == 21
 
 
 def test_a_level_no_qrels_judgment_reaches_is_refused(engine: Engine, tmp_path: Path) -> None:
