@@ -138,6 +138,10 @@ def _assert_every_door_says_the_decision(engine: Engine, topic: str, tmp_path: P
     (entry,) = build_dashboard(engine, target="0.95", topics=[topic]).entries
     assert entry.monitor is not None and entry.monitor.topic_status == decision.as_dict()
     assert entry.monitor.next_step == step
+    # commands name the topic, ready to run: no literal placeholder at any door (issue 39)
+    from reviewdepth.report.monitor_render import render_fragment, render_text
+    for text in (step, decision.text, render_text(watch), render_fragment(entry.monitor), "\n".join(lines)):
+        assert "TOPIC" not in text.replace(topic, ""), text
     assert topic_statuses(engine, [topic])[topic] == (word, decision.text)
     # the validation document's decision block
     document = build_validation(engine, topic, ReportOptions(targets=["0.95"]))
