@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from status_bench import cpu, spread  # the status bench's timing, shared
+from status_bench import cpu, interleaved, spread  # the status bench's timing, shared
 
 TOPIC = "CD008803"
 STACK = "import numpy, sqlalchemy.orm, scipy.special, typer, rich, pydantic_settings"
@@ -92,16 +92,7 @@ def main() -> None:
               + (f"bytecode cached in {args.bytecode_cache}" if args.bytecode_cache else
                  f"PYTHONDONTWRITEBYTECODE={env.get('PYTHONDONTWRITEBYTECODE', '')!r}"))
         for name, command in commands.items():
-            mine: list[float] = []
-            base: list[float] = []
-            for i in range(args.pairs):
-                if i % 2:
-                    base.append(cpu(baseline, env))
-                    mine.append(cpu(command, env))
-                else:
-                    mine.append(cpu(command, env))
-                    base.append(cpu(baseline, env))
-            ratios = [m / b for m, b in zip(mine, base, strict=True)]
+            mine, base, ratios = interleaved(command, baseline, env, args.pairs)
             verdict = "met" if statistics.median(ratios) <= 1.3 else "NOT met"
             print(f"{name:14s} CPU s: {spread(mine)}")
             print(f"{'stack import':14s} CPU s: {spread(base)}")

@@ -85,6 +85,22 @@ def cpu(command: list[str], env: dict[str, str]) -> float:
     return after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
 
 
+def interleaved(command: list[str], baseline: list[str], env: dict[str, str],
+                pairs: int) -> tuple[list[float], list[float], list[float]]:
+    """CPU of ``command`` and of ``baseline`` in ``pairs`` interleaved pairs (which goes first alternates, so
+    machine load hits both alike), and the per-pair ratios."""
+    mine: list[float] = []
+    base: list[float] = []
+    for i in range(pairs):
+        if i % 2:
+            base.append(cpu(baseline, env))
+            mine.append(cpu(command, env))
+        else:
+            mine.append(cpu(command, env))
+            base.append(cpu(baseline, env))
+    return mine, base, [m / b for m, b in zip(mine, base, strict=True)]
+
+
 def spread(values: list[float]) -> str:
     return f"min {min(values):.3f}  median {statistics.median(values):.3f}  max {max(values):.3f}"
 
@@ -120,16 +136,7 @@ def main() -> None:
               + (f"bytecode cached in {args.bytecode_cache}" if args.bytecode_cache else
                  f"PYTHONDONTWRITEBYTECODE={env.get('PYTHONDONTWRITEBYTECODE', '')!r}"))
         for name, command in commands.items():
-            mine: list[float] = []
-            base: list[float] = []
-            for i in range(args.pairs):
-                if i % 2:
-                    base.append(cpu(baseline, env))
-                    mine.append(cpu(command, env))
-                else:
-                    mine.append(cpu(command, env))
-                    base.append(cpu(baseline, env))
-            ratios = [m / b for m, b in zip(mine, base, strict=True)]
+            mine, base, ratios = interleaved(command, baseline, env, args.pairs)
             print(f"{name:13s} CPU s: {spread(mine)}")
             print(f"{'import numpy':13s} CPU s: {spread(base)}")
             print(f"{name:13s} ratio: {spread(ratios)}  (target <= 1.5)")
