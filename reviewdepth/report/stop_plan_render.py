@@ -9,7 +9,7 @@ from typing import Any, Protocol
 
 from reviewdepth.estimation.percent import percent
 from reviewdepth.estimation.stop_plan import PathPlan, StopPlan
-from reviewdepth.report.wording import two_phase_assumption
+from reviewdepth.report.wording import two_phase_assumption, with_topic
 
 PATH_TITLES = {
     "sample_now": "sample the unreviewed rest now",
@@ -172,11 +172,13 @@ def render_text(result: HasPlan) -> str:
         lines.append("target × confidence: floor of a sample now / planned total from here (reviewing on where "
                      "the projection says it is cheaper)")
         confidences = sorted({c.confidence for c in plan.table})
-        lines.append(f"{'target':<8}" + "".join(f"{c:>18.0%}" for c in confidences))
+        lines.append(f"{'target':<8}" + "".join(f"{percent(c):>18}" for c in confidences))
         for target in sorted({c.target for c in plan.table}):
             row = [c for c in plan.table if c.target == target]
-            lines.append(f"{target:<8.0%}" + "".join(f"{f'{c.floor:,} / {c.planned_cost:,.0f}':>18}" for c in row))
-    return "\n".join(lines) + "\n"
+            lines.append(f"{percent(target):<8}"
+                         + "".join(f"{f'{c.floor:,} / {c.planned_cost:,.0f}':>18}" for c in row))
+    # commands name the topic, ready to run (as the report's and the monitor's do)
+    return "\n".join(with_topic(line, result.topic) for line in lines) + "\n"
 
 
 def render_html(result: HasPlan) -> str:

@@ -27,3 +27,4 @@ def test_a_999_confidence_is_never_printed_as_100(engine: Engine, empty_db_url: 
         text = result.stdout
         assert not HUNDRED.search(text), (args, HUNDRED.findall(text), text[:2000])
         assert "99.9" in text, (args, text[:2000])
+        assert "TOPIC" not in text.replace(DEMO_TOPIC, ""), (args, text[:2000])  # commands ready to run
