@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from typing import Annotated
 
@@ -247,7 +248,8 @@ def sample_plan(
                f"reviewed, {result['relevant_found_in_reviewed']:,} relevant found there")
     if result.get("min_size"):
         typer.echo(f"smallest sample that can certify: {result['min_size']:,} (with no relevant document in it); "
-                   "no random-sample design certifies with fewer (reviewdepth plan TOPIC: every path)")
+                   f"at this depth no random-sample design certifies with fewer (reviewdepth plan "
+                   f"{shlex.quote(topic)}: every path)")
     if not result.get("feasible"):
         typer.echo(f"cannot certify {percent(float(target))} recall now: {result.get('reason')}")
         return

@@ -308,6 +308,8 @@ def report_of(conn: Connection, topic: str, options: ReportOptions) -> Report:
     else:
         # a reached topic has nothing left to certify: no sample plan, no "to certify", no floor of a certification
         plan = floor = None
+    if plan is not None and plan.command:
+        plan = dataclasses.replace(plan, command=with_topic(plan.command, topic))  # ready to run, as every step
     answer = Answer(target=headline.target, status=status.status, text=status.lead, confidence=confidence,
                     as_of_judgment=as_of, next_step=status.next_step, basis=assessment.basis.method,
                     scope=assessment.scope, topic_status=status, review_order=review_order, floor=floor, plan=plan,
