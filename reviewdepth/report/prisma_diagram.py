@@ -106,6 +106,17 @@ def _wrapped(text: str, side: bool, *, muted: bool = False, bold: bool = False) 
     return [Line((Segment(part),), bold=bold, muted=muted) for part in textwrap.wrap(text, WRAP_CHARS[side])]
 
 
+def _reason_lines(box: FlowBox, side: bool) -> list[Line]:
+    """The exclusion reasons a box lists (its counts named ``<stage>: <reason>``) and those excluded without one."""
+    reasons = [count for count in box.counts if ": " in count.code]
+    if not reasons:
+        return []
+    return [*_wrapped("by reason (stage: reason):", side),
+            *[replace(_counted(f"{count.code}: ", count), indent=True) for count in reasons],
+            *[replace(_counted("no reason recorded: ", count), indent=True) for count in box.counts
+              if count.code == "no_reason"]]
+
+
 def box_lines(box: FlowBox, flow: PrismaFlow) -> list[Line]:
     """The words of one box, its counts as segments naming their JSON field."""
     c = {count.code: count for count in box.counts}
@@ -149,10 +160,10 @@ def box_lines(box: FlowBox, flow: PrismaFlow) -> list[Line]:
         return lines + _wrapped(f"({which}; those no person screened were excluded by the stop decision)", side,
                                 muted=True)
     if box.code == "excluded":
+        staged = flow.counts.reports_sought is not None
         lines = [*_wrapped("Records excluded", side, bold=True),
-                 _counted("by a person: ", c["by_person"]),
-                 *([replace(_counted("of which at full text: ", c["full_text"]), indent=True)]
-                   if "full_text" in c else []),
+                 _counted("by a person, on title and abstract: " if staged else "by a person: ", c["by_person"]),
+                 *_reason_lines(box, side),
                  _counted("by automation: ", c["by_automation"])]
         stop = c.get("stopped_at_rank")
         if stop is not None:
@@ -160,29 +171,28 @@ def box_lines(box: FlowBox, flow: PrismaFlow) -> list[Line]:
         return lines + _wrapped("(by automation: not screened by a person, left by the stop decision of the "
                                 "prioritised review)", side, muted=True)
     if box.code == "reports":
-        if flow.stages_recorded:
-            return [_counted("Reports sought for retrieval: ", c["sought"]),
-                    _counted("Reports assessed for eligibility: ", c["assessed"]),
-                    *_wrapped("(records that reached the full-text stage; reviewdepth records no retrieval step, "
-                              "so every report sought is counted as assessed)", side, muted=True)]
+        if "full_text" in c or "undecided" in c or c["sought"].value is not None:
+            lines = [_counted("Reports sought for retrieval: ", c["sought"]),
+                     _counted("Reports assessed for eligibility: ", c["assessed"])]
+            if "full_text" in c:
+                lines.append(replace(_counted("with a full-text judgment: ", c["full_text"]), indent=True))
+            if "undecided" in c:
+                lines.append(replace(_counted("still undecided (maybe): ", c["undecided"]), indent=True))
+            return lines + _wrapped("(records not excluded on title and abstract; reviewdepth records no retrieval "
+                                    "step, so every report sought is counted as assessed, and an include with no "
+                                    "full-text judgment as assessed on what was read)", side, muted=True)
         return [_counted("Reports sought for retrieval: ", c["sought"]),
                 _counted("Reports assessed for eligibility: ", c["assessed"]),
                 *_wrapped("(no judgment names a screening stage: title and abstract and full text are not told "
                           "apart; the included count is each record's final decision)", side, muted=True)]
     if box.code == "reports_excluded":
-        if "full_text" in c or flow.exclusion_reasons:
-            lines = [*_wrapped("Reports excluded", side, bold=True)]
-            if "full_text" in c:
-                lines.append(_counted("at full text: ", c["full_text"]))
-            if flow.exclusion_reasons:
-                lines += [*_wrapped("by reason (stage: reason):", side),
-                          *[replace(_counted(f"{count.code}: ", count), indent=True) for count in box.counts
-                            if count.code != "full_text"]]
-            else:
-                lines += _wrapped("(no exclude carries a reason)", side, muted=True)
-            return lines
+        if "full_text" in c:
+            return [*_wrapped("Reports excluded", side, bold=True), _counted("at full text: ", c["full_text"]),
+                    *(_reason_lines(box, side) or (_wrapped("(no exclude at full text carries a reason)", side,
+                                                            muted=True) if c["full_text"].value else []))]
         return [_counted("Reports excluded, with reasons: ", c["reasons"]),
-                *_wrapped("(no exclude carries a reason and no judgment names a stage)", side, muted=True)]
+                *_wrapped("(no judgment names a screening stage: every exclusion is counted as records excluded)",
+                          side, muted=True)]
     if box.code == "included":
         return [*_wrapped("Studies included in review", side, bold=True), _counted("n = ", c["studies"]),
                 *_wrapped(f"(records included under the label policy {policy!r})", side, muted=True)]

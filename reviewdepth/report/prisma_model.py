@@ -41,6 +41,19 @@ class PrismaCounts:
     # the records left to screen after their removal
     duplicates_removed: int | None = None
     after_duplicates_removed: int = 0
+    # the flow through the screening stages (`reviewdepth.services.evidence.prisma_counts.prisma_counts` derives
+    # them from the counts above; None: no judgment names a stage, so title
+    # and abstract are not told apart from full text): records a person excluded before full text (stage
+    # title-abstract, the store's default); the reports sought = assessed (reviewdepth records no retrieval step):
+    # every screened record not excluded before full text, i.e. the full-text exclusions, the includes and the
+    # undecided (an include recorded at title-abstract alone is assessed on what was read: the review includes it);
+    # the excluded records whose deciding exclude carries no reason, in the box of records excluded (before full
+    # text, or every one when no stage is recorded) and in the box of reports excluded (at full text)
+    excluded_before_full_text: int | None = None
+    reports_sought: int | None = None
+    reports_assessed: int | None = None
+    excluded_without_reason: int = 0
+    excluded_full_text_without_reason: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -88,6 +101,12 @@ class ExclusionReason:
     stage: str
     reason: str
     records: int
+
+
+# The screening stage whose exclusions are "reports excluded" (the store's ``full-text``,
+# `reviewdepth.store.models.STAGES`); an exclusion at any other stage (title-abstract, the default) is a record
+# excluded before the reports are sought.
+FULL_TEXT_STAGE = "full-text"
 
 
 def exclusion_reasons_of(counts: PrismaCounts) -> tuple[ExclusionReason, ...]:
@@ -138,21 +157,36 @@ def prisma_flow(topic: str, counts: PrismaCounts, *,
       of their own, only when there are some: they are in no other box;
     - screening: records screened = identified less the duplicates removed (``after_duplicates_removed`` when
       some were, else ``identified``: the template's count after removals), of which screened by a
-      person (``screened``); records excluded by a person (``excluded_by_reviewers``) apart from those excluded
-      by automation, i.e. left unscreened by the stop decision of the prioritised review
-      (``not_screened_review_stopped``, with ``stopped_at_rank`` when screening followed the queue): the split
-      the template's footnote asks for when automation tools were used; how the screened records were screened
-      (``reviewers_per_record``, and with two or more reviewers ``conflicts`` and ``conflicts_resolved``);
-      records screened with only maybes (``screened_undecided``), when there are some; reports sought /
-      assessed: the records reaching full text (``full_text_assessed``: reviewdepth records no retrieval step,
-      so sought = assessed), with those excluded there (``excluded_full_text``), or not recorded when no
-      judgment names a stage; reports excluded per reason (``excluded_per_reason``, by default the
-      ``exclusion_reasons``), or not recorded when no exclude carries a reason;
+      person (``screened``); records excluded before the reports: by a person at title and abstract
+      (``excluded_before_full_text``; every exclusion by a person, ``excluded_by_reviewers``, when no judgment
+      names a stage), with the reasons of that stage (``excluded_per_reason``) and those without one
+      (``excluded_without_reason``), apart from those excluded by automation, i.e. left unscreened by the stop
+      decision of the prioritised review (``not_screened_review_stopped``, with ``stopped_at_rank`` when screening
+      followed the queue): the split the template's footnote asks for when automation tools were used; how the
+      screened records were screened (``reviewers_per_record``, and with two or more reviewers ``conflicts`` and
+      ``conflicts_resolved``); records screened with only maybes (``screened_undecided``), when there are some;
+    - reports sought / assessed: every screened record not excluded before full text (``reports_sought``,
+      ``reports_assessed``: reviewdepth records no retrieval step, so sought = assessed), of which with a
+      judgment at full text (``full_text_assessed``) and still undecided (``screened_undecided``), or not
+      recorded when no judgment names a stage; reports excluded at full text (``excluded_full_text``) with the
+      reasons of that stage and those without one (``excluded_full_text_without_reason``);
     - included: studies included (``included``).
     """
     c = counts
     if exclusion_reasons is None:
         exclusion_reasons = exclusion_reasons_of(c)
+    staged = c.reports_sought is not None
+
+    def reasons_at(full_text: bool) -> tuple[FlowCount, ...]:
+        """The reasons of one box (the exclusions at full text, or before it) and the excluded without one."""
+        listed = tuple(FlowCount(f"{r.stage}: {r.reason}", r.records, f"excluded_per_reason.{r.stage}: {r.reason}")
+                       for r in exclusion_reasons if (r.stage == FULL_TEXT_STAGE) == full_text)
+        if not listed:
+            return ()
+        without = (_count(c, "no_reason", "excluded_full_text_without_reason") if full_text else
+                   _count(c, "no_reason", "excluded_without_reason"))
+        return (*listed, without)
+
     boxes = [
         FlowBox("identified", "identification", False, (_count(c, "records", "identified"),)),
         FlowBox("removed_before", "identification", True, (
@@ -173,18 +207,21 @@ def prisma_flow(topic: str, counts: PrismaCounts, *,
             *((_count(c, "conflicts", "conflicts"), _count(c, "conflicts_resolved", "conflicts_resolved"))
               if max(c.reviewers_per_record, default=0) >= 2 else ()),
             *((_count(c, "undecided", "screened_undecided"),) if c.screened_undecided else ()))),
+        # the records excluded before the reports: by a person at title and abstract (every exclusion by a person
+        # when no stage is recorded), with their reasons, and by automation
         FlowBox("excluded", "screening", True, (
-            _count(c, "by_person", "excluded_by_reviewers"),
-            *((_count(c, "full_text", "excluded_full_text"),) if c.excluded_full_text is not None else ()),
+            _count(c, "by_person", "excluded_before_full_text" if staged else "excluded_by_reviewers"),
+            *reasons_at(full_text=False),
             _count(c, "by_automation", "not_screened_review_stopped"), *stop)),
         FlowBox("reports", "screening", False, (
-            (_count(c, "sought", "full_text_assessed"), _count(c, "assessed", "full_text_assessed"))
-            if c.full_text_assessed is not None else
+            (_count(c, "sought", "reports_sought"), _count(c, "assessed", "reports_assessed"),
+             *((_count(c, "full_text", "full_text_assessed"),) if c.full_text_assessed is not None else ()),
+             *((_count(c, "undecided", "screened_undecided"),) if c.screened_undecided else ()))
+            if staged else
             (FlowCount("sought", None, None), FlowCount("assessed", None, None)))),
         FlowBox("reports_excluded", "screening", True, (
-            *((_count(c, "full_text", "excluded_full_text"),) if c.excluded_full_text is not None else ()),
-            *(FlowCount(f"{r.stage}: {r.reason}", r.records, f"excluded_per_reason.{r.stage}: {r.reason}")
-              for r in exclusion_reasons)) or (FlowCount("reasons", None, None),)),
+            (_count(c, "full_text", "excluded_full_text"), *reasons_at(full_text=True)) if staged else
+            (FlowCount("reasons", None, None),))),
         FlowBox("included", "included", False, (_count(c, "studies", "included"),)),
     ]
     return PrismaFlow(topic=topic, counts=c, boxes=tuple(boxes), duplicates_recorded=c.duplicates_removed is not None,

@@ -68,6 +68,7 @@ DISTINCT_DECISION = "distinct"
 MARKER_DECISIONS = (DUPLICATE_DECISION, DISTINCT_DECISION)
 STAGES = ("title-abstract", "full-text")
 DEFAULT_STAGE = "title-abstract"
+FULL_TEXT_STAGE = "full-text"
 CONFLICT_RULES = ("rayyan", "strict")
 SCREENING_ROWS = "decision IS NOT NULL OR reason IS NOT NULL OR stage IS NOT NULL"
 # ... as a term of a query's WHERE: in parentheses, or AND binds it to its neighbours (a bare ``topic_id = ? AND

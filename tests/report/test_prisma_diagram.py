@@ -132,15 +132,30 @@ def test_the_svg_is_deterministic_and_escapes_its_texts() -> None:
             assert a.x + a.w <= b.x or b.x + b.w <= a.x or a.y + a.h <= b.y or b.y + b.h <= a.y, (a.code, b.code)
 
 
-def test_exclusion_reasons_fill_their_box_when_decisions_carry_them() -> None:
-    """The hook for exclusion reasons and stages (issue 28, item 2): given reasons, the box lists them."""
-    reasons = (ExclusionReason("full text", "wrong population", 5), ExclusionReason("full text", "no comparator", 3))
-    svg = render_svg(prisma_flow("T", counts(), exclusion_reasons=reasons))
+def staged_counts(**changes: Any) -> PrismaCounts:
+    """`counts` with screening stages recorded: of the 1,129 excluded by a person, 60 at full text; 3 undecided."""
+    c = counts(screened=1203, screened_undecided=3, stages_recorded=True, full_text_assessed=130,
+               excluded_full_text=60, excluded_before_full_text=1069, reports_sought=134, reports_assessed=134,
+               excluded_without_reason=1069, excluded_full_text_without_reason=60)
+    return replace(c, **changes)
+
+
+def box_words(svg: str) -> dict[str | None, str]:
     root = ET.fromstring(svg)
-    (box,) = [g for g in root.iter(f"{SVG}g") if g.get("data-box") == "reports_excluded"]
-    words = [" ".join(t.itertext()) for t in box.iter(f"{SVG}text")]
-    assert "full text: wrong population: 5" in " ".join(words).replace("  ", " ")
-    assert "not recorded" not in " ".join(words)
+    return {g.get("data-box"): " ".join("".join(t.itertext()) for t in g.iter(f"{SVG}text"))
+            for g in root.iter(f"{SVG}g") if g.get("class") == "box"}
+
+
+def test_exclusion_reasons_fill_the_box_of_their_stage() -> None:
+    """Given reasons, each box lists those of its own stage: full text under reports excluded, title and abstract
+    under records excluded (issue 39: a title-abstract reason was listed under reports excluded)."""
+    reasons = (ExclusionReason("full-text", "wrong population", 5), ExclusionReason("full-text", "no comparator", 3),
+               ExclusionReason("title-abstract", "wrong design", 9))
+    boxes = box_words(render_svg(prisma_flow("T", staged_counts(), exclusion_reasons=reasons)))
+    reports_excluded = boxes["reports_excluded"].replace("  ", " ")
+    assert "full-text: wrong population: 5" in reports_excluded and "full-text: no comparator: 3" in reports_excluded
+    assert "wrong design" not in reports_excluded and "not recorded" not in reports_excluded
+    assert "title-abstract: wrong design: 9" in boxes["excluded"] and "full-text" not in boxes["excluded"]
 
 
 def test_the_png_is_deterministic_and_the_diagram_drawn() -> None:
@@ -198,8 +213,8 @@ def test_the_html_page_holds_the_same_svg_and_the_counts() -> None:
 def test_stages_reasons_and_maybes_fill_their_boxes() -> None:
     """Issue 28, item 2: with screening stages, exclusion reasons and maybes recorded, the boxes that said "not
     recorded" show them, each number the JSON field it names."""
-    c = counts(screened_undecided=3, stages_recorded=True, full_text_assessed=150, excluded_full_text=60,
-               excluded_per_reason={"full-text: wrong population": 41, "title-abstract: wrong design": 17})
+    c = staged_counts(excluded_per_reason={"full-text: wrong population": 41, "title-abstract: wrong design": 17},
+                      excluded_without_reason=1052, excluded_full_text_without_reason=19)
     svg = render_svg(prisma_flow("CD009579", c))
     data = c.as_dict()
     shown = shown_counts(svg)
@@ -209,13 +224,13 @@ def test_stages_reasons_and_maybes_fill_their_boxes() -> None:
         name, _, key = field.partition(".")
         want = data[name][key] if key else data[name]
         assert values and all(v == want for v in values), (field, values, want)
-    assert {"screened_undecided", "full_text_assessed", "excluded_full_text",
+    assert {"screened_undecided", "full_text_assessed", "excluded_full_text", "reports_sought", "reports_assessed",
+            "excluded_before_full_text", "excluded_without_reason", "excluded_full_text_without_reason",
             "excluded_per_reason.full-text: wrong population",
             "excluded_per_reason.title-abstract: wrong design"} <= set(shown)
-    assert shown["full_text_assessed"] == [150, 150]  # sought and assessed
-    root = ET.fromstring(svg)
-    boxes = {g.get("data-box"): " ".join("".join(t.itertext()) for t in g.iter(f"{SVG}text"))
-             for g in root.iter(f"{SVG}g") if g.get("class") == "box"}
+    boxes = box_words(svg)
     assert "not recorded" not in boxes["reports"] + boxes["reports_excluded"]
     assert "screened, undecided (maybe): 3" in boxes["screened"]
+    assert "still undecided (maybe): 3" in boxes["reports"]
     assert "full-text: wrong population: 41" in boxes["reports_excluded"]
+    assert "title-abstract: wrong design: 17" in boxes["excluded"]

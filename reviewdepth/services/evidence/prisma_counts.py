@@ -16,6 +16,7 @@ from reviewdepth.store.models import (
     DEFAULT_STAGE,
     DISTINCT_DECISION,
     DUPLICATE_DECISION,
+    FULL_TEXT_STAGE,
     MARKER_DECISIONS,
     SCREENING_FILTER,
     VOID_ROLE,
@@ -44,6 +45,14 @@ def prisma_counts(*, population: int, population_stated: bool, included: int, ex
     excluded -= decisions.duplicates
     screened = included + excluded + decisions.undecided
     after_removal = population - (decisions.duplicates - decisions.duplicates_outside)
+    # each exclusion goes to the box of its stage: before full text (records excluded), or at full text (reports
+    # excluded); what passed title and abstract is the reports sought, and it flows on to full-text exclusions,
+    # includes and the undecided, so every box is the sum of what flows out of it
+    staged = decisions.excluded_full_text is not None
+    excluded_full_text = decisions.excluded_full_text or 0
+    excluded_before = excluded - excluded_full_text
+    with_reason_full_text = sum(n for key, n in decisions.per_reason.items() if _stage_of(key) == FULL_TEXT_STAGE)
+    with_reason_before = sum(decisions.per_reason.values()) - with_reason_full_text
     return PrismaCounts(
         identified=population, identified_source="topic population" if population_stated else "queue size",
         screened=screened, included=included, excluded_by_reviewers=excluded,
@@ -56,7 +65,17 @@ def prisma_counts(*, population: int, population_stated: bool, included: int, ex
         stages_recorded=decisions.stages_recorded, full_text_assessed=decisions.full_text_assessed,
         excluded_full_text=decisions.excluded_full_text, excluded_per_reason=decisions.per_reason,
         duplicates_removed=decisions.duplicates - decisions.duplicates_outside if decisions.dedupe_recorded else None,
-        after_duplicates_removed=after_removal)
+        after_duplicates_removed=after_removal,
+        excluded_before_full_text=excluded_before if staged else None,
+        reports_sought=screened - excluded_before if staged else None,
+        reports_assessed=screened - excluded_before if staged else None,
+        excluded_without_reason=excluded_before - with_reason_before,
+        excluded_full_text_without_reason=excluded_full_text - with_reason_full_text if staged else None)
+
+
+def _stage_of(reason_key: str) -> str:
+    """The stage of an ``excluded_per_reason`` key, ``"<stage>: <reason>"`` (a stage holds no ``": "``)."""
+    return reason_key.partition(": ")[0]
 
 
 @dataclass(frozen=True)
@@ -92,7 +111,8 @@ def decision_counts(conn: Connection, topic_id: int, policy: str, as_of: int | N
     read of a partial index), their labels resolved under ``policy`` as every figure resolves them (`resolve_labels`):
 
     - undecided: records with a maybe and no decision under the policy (screened, undecided);
-    - full-text assessed: records with a decision or a maybe at stage full-text (a skip is no screening);
+    - full-text assessed: records with a decision or a maybe at stage full-text (a skip is no screening), less
+      those the policy finally excludes at title-abstract (they are counted in the box before the reports);
     - excluded at full text, and per "<stage>: <reason>": records excluded under the policy, by the stage and
       reason of the exclude that decided them (the latest; under ``adjudicated``, the latest adjudication when
       there is one).
@@ -137,7 +157,7 @@ def decision_counts(conn: Connection, topic_id: int, policy: str, as_of: int | N
     for doc, _, relevant, role, decision, reason, stage in rows:
         if decision == "maybe":
             maybe.add(doc)
-        if stage == "full-text" and decision != "skip":
+        if stage == FULL_TEXT_STAGE and decision != "skip":
             full_text.add(doc)
         if relevant is False and decision is None:
             if policy == "adjudicated" and doc in adjudicated and role != "adjudication":
@@ -147,10 +167,13 @@ def decision_counts(conn: Connection, topic_id: int, policy: str, as_of: int | N
                 adjudicated.add(doc)
     per_reason: dict[str, int] = {}
     excluded_full_text = 0
+    excluded_before: set[str] = set()  # records excluded before full text: they are no report, whatever they met
     for doc, (stage, reason) in deciding.items():
         if label.get(doc) != 0:
             continue
-        excluded_full_text += stage == "full-text"
+        excluded_full_text += stage == FULL_TEXT_STAGE
+        if stage != FULL_TEXT_STAGE:
+            excluded_before.add(doc)
         if reason is not None:
             key = f"{stage or DEFAULT_STAGE}: {reason}"
             per_reason[key] = per_reason.get(key, 0) + 1
@@ -160,7 +183,7 @@ def decision_counts(conn: Connection, topic_id: int, policy: str, as_of: int | N
         duplicates=len(flagged), duplicates_outside=len(flagged) - queued,
         dedupe_recorded=fields_imported or bool(latest_marker),
         undecided=sum(label.get(doc) == -1 for doc in maybe), stages_recorded=stages,
-        full_text_assessed=len(full_text) if stages else None,
+        full_text_assessed=len(full_text - excluded_before) if stages else None,
         excluded_full_text=excluded_full_text if stages else None,
         per_reason=dict(sorted(per_reason.items())))
 
