@@ -123,7 +123,9 @@ class PrismaFormat(StrEnum):
 def prisma(
     topic: Annotated[str, typer.Argument(help="Topic name.")],
     queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
-    policy: Annotated[str, typer.Option("--policy", help="Label policy for included/excluded.")] = "adjudicated",
+    # the report's default too, so `prisma` and the report's PRISMA section agree (docs/review-quality.md says why)
+    policy: Annotated[str, typer.Option("--policy", help="Label policy for included/excluded (the report's "
+                                        "default, latest: each record's final decision).")] = "latest",
     independent: Annotated[bool | None, typer.Option(
         "--independent/--not-independent", help="State whether reviewers screened independently (blind).")] = None,
     as_of: AsOfOption = None,
@@ -168,8 +170,9 @@ def prisma(
         _write_json(data)
         return
     for key, value in data.items():
-        if isinstance(value, dict):
-            value = ", ".join(f"{n} reviewer(s): {c}" for n, c in value.items()) or "-"
+        if isinstance(value, dict):  # records per number of reviewers, or per "<stage>: <reason>"
+            unit = " reviewer(s)" if key == "reviewers_per_record" else ""
+            value = ", ".join(f"{n}{unit}: {c}" for n, c in value.items()) or "-"
         typer.echo(f"{key.replace('_', ' ')}\t{_fmt(value)}")
 
 

@@ -121,8 +121,8 @@ async def get_plot(topic: str, kind: ChartKind, fmt: ChartFormat, request: Reque
 
 
 def get_prisma(topic: str, engine: EngineDep, _key: Reader, queue: str | None = None,
-               policy: Annotated[LabelPolicy, Query(description="Label policy for included/excluded.")]
-               = "adjudicated",
+               policy: Annotated[LabelPolicy, Query(description="Label policy for included/excluded (default "
+                                                    "latest, as the report's).")] = "latest",
                as_of: AsOfId = None,
                independent: Annotated[bool | None, Query(
                    description="Whether reviewers screened independently (stated).")] = None,
@@ -130,7 +130,7 @@ def get_prisma(topic: str, engine: EngineDep, _key: Reader, queue: str | None = 
                    description="json: the counts; svg, png, html: the flow diagram drawn from them.")] = "json",
                ) -> Response:
     """PRISMA 2020 screening counts of the topic, as `reviewdepth prisma --format json` prints them (the same
-    bytes, and the same default label policy, ``adjudicated``), or the PRISMA 2020 flow diagram drawn from those
+    bytes, and the same default label policy as it and the report, ``latest``), or the PRISMA 2020 flow diagram drawn from those
     counts alone (``format=svg|png|html``, as `reviewdepth prisma --format svg|png|html`)."""
     import json
 
