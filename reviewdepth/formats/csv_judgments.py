@@ -41,11 +41,17 @@ CANDIDATES_SHOWN = 4  # candidate --map values a refusal lists
 # a judge file's columns (`judge --file`)
 SHEET_REQUIRED = ("doc", "label")
 SHEET_OPTIONAL = ("reviewer", "role", "note", "queue", "reason", "stage")
-# the columns the tool itself writes (`next --format csv`, `judgments --format csv`, the labels export) read back
-# without an edit: ``doc_id`` is ``doc``; the others describe a row and are not recorded (the log keeps its own)
-SHEET_ALIASES = {"doc_id": "doc"}
+# the columns the tool itself writes read back without an edit: ``doc_id`` (`next`, `sample`, `judgments` and
+# `conflicts --format csv`, `export labels --format csv`) is ``doc``, as are the ``asreview`` and ``overlay``
+# label exports' document columns, whose label columns are ``label`` (`reviewdepth.formats.exports`); the others
+# describe a row and are not recorded (the log keeps its own)
+SHEET_ALIASES = {"doc_id": "doc", "record_id": "doc", "control number": "doc", "asreview_label": "label",
+                 "responsiveness": "label"}
 SHEET_IGNORED = ("id", "topic", "rank", "relevant", "grade", "source", "recorded_at", "decision", "audit_position",
-                 "judgment_id")
+                 "judgment_id", "status")
+# a column that makes a judge file a history (the judgments log written back): its lines were recorded one after
+# another, so one reviewer's two different decisions on a document are a change of mind, not a contradiction
+SHEET_HISTORY = "recorded_at"
 DELIMITERS = ",;\t|"
 DELIMITER_SAMPLE = 100  # non-blank lines the delimiter must agree with
 # a day-first or month-first date with a four-digit year, optionally a time (what spreadsheets write)
@@ -335,7 +341,8 @@ def check_sheet_header(header: list[str], path: str) -> list[str]:
     for column in header:
         if column not in SHEET_REQUIRED + SHEET_OPTIONAL + SHEET_IGNORED:
             raise InputError(path, 1, column or "(empty)", f"unknown column; the columns are "
-                             f"{', '.join(SHEET_REQUIRED)} (required; doc_id for doc) and "
+                             f"{', '.join(SHEET_REQUIRED)} (required; doc_id, record_id or Control Number for "
+                             f"doc, asreview_label or Responsiveness for label) and "
                              f"{', '.join(SHEET_OPTIONAL)} (and, not recorded, {', '.join(SHEET_IGNORED)})")
     for column in SHEET_REQUIRED:
         if column not in header:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import Engine
 
-from reviewdepth.formats.csv_judgments import read_sheet
+from reviewdepth.formats.csv_judgments import SHEET_HISTORY, read_sheet
 from reviewdepth.formats.errors import InputError
 from reviewdepth.formats.source import read_bytes
 from reviewdepth.formats.xlsx import ZIP_MAGIC, read_sheet_xlsx
@@ -29,7 +29,7 @@ from reviewdepth.services.served_queues import ServedQueues
 from reviewdepth.store import validation
 from reviewdepth.store.chain import NewJudgment, append_judgments
 from reviewdepth.store.ingest import driver_rows, utc_now
-from reviewdepth.store.models import USER_ROLES
+from reviewdepth.store.models import DEFAULT_STAGE, USER_ROLES
 
 # the columns' limits (`reviewdepth.store.validation`, which the judgments table's columns are declared with)
 LIMITS = {"doc": validation.DOC_ID_LENGTH, "label": validation.LABEL_LENGTH, "reviewer": validation.REVIEWER_LENGTH,
@@ -66,8 +66,11 @@ def read_judgment_file(data: bytes, path: str, *, reviewer: str, role: str = "re
     else:
         _, rows = read_sheet(data, path)
     out: list[FileLine] = []
-    # (document, reviewer, role) -> (line, decision): one file says one thing about a document per reviewer
-    said: dict[tuple[str, str, str], tuple[int, str]] = {}
+    # (document, reviewer, role, stage, recorded at) -> (line, decision): one file says one thing about a document
+    # per reviewer and stage (an include on title and abstract and an exclude at full text are two steps of one
+    # screening); lines that say the same thing twice are recorded as they are, each a judgment, and change no
+    # label; a history (the judgments log, `SHEET_HISTORY`) may hold a change of mind, at another time
+    said: dict[tuple[str, str, str, str, str], tuple[int, str]] = {}
     for line, cell in rows:
         for name, limit in LIMITS.items():
             if len(cell.get(name, "")) > limit:
@@ -77,7 +80,8 @@ def read_judgment_file(data: bytes, path: str, *, reviewer: str, role: str = "re
         kind, relevant, grade = read_decision(cell["label"], path, line, "label", level)
         if kind is None and relevant is None and grade is None:
             raise InputError(path, line, "label", "empty label (judge files record decisions; leave the line out "
-                             "instead)")
+                             "instead, or read a labels export, whose empty labels are unscreened documents, with "
+                             "`reviewdepth import csv`)")
         the_role = cell.get("role") or role
         if the_role not in USER_ROLES:
             raise InputError(path, line, "role", f"must be one of {', '.join(USER_ROLES)}, not {the_role!r}")
@@ -96,11 +100,12 @@ def read_judgment_file(data: bytes, path: str, *, reviewer: str, role: str = "re
             raise InputError(path, line, "stage", str(exc).removeprefix("stage: ")) from None
         who = cell.get("reviewer") or reviewer
         decision = decision_name(kind, relevant, grade)
-        earlier = said.setdefault((cell["doc"], who, the_role), (line, decision))
+        key = (cell["doc"], who, the_role, stage or DEFAULT_STAGE, cell.get(SHEET_HISTORY, ""))
+        earlier = said.setdefault(key, (line, decision))
         if earlier[1] != decision:
             raise InputError(path, line, "label", f"document {cell['doc']!r} is {decision!r} here and "
-                             f"{earlier[1]!r} on line {earlier[0]} (same reviewer {who!r} and role): one file "
-                             "says one thing about a document; correct one of the two lines")
+                             f"{earlier[1]!r} on line {earlier[0]} (same reviewer {who!r}, role and stage): one "
+                             "file says one thing about a document; correct one of the two lines")
         out.append(FileLine(line, cell["doc"], cell["label"], relevant, grade, who,
                             the_role, cell.get("note") or None, cell.get("queue") or None, kind, reason, stage))
     if not out:
