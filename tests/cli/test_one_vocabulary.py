@@ -200,3 +200,5 @@ def test_prisma_and_the_report_use_one_label_policy_by_default(engine: Engine, e
     assert prisma["label_policy"] == in_report["label_policy"] == "latest"
     assert prisma["included"] == in_report["included"] == 0
     assert prisma["excluded_full_text"] == in_report["excluded_full_text"] == 1
+    code, out, err = _run("prisma", "t", *db)  # the table: a reason with its count, not as a count of reviewers
+    assert code == 0 and "excluded per reason\tfull-text: wrong design: 1\n" in out, err

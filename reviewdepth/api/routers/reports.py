@@ -130,8 +130,8 @@ def get_prisma(topic: str, engine: EngineDep, _key: Reader, queue: str | None = 
                    description="json: the counts; svg, png, html: the flow diagram drawn from them.")] = "json",
                ) -> Response:
     """PRISMA 2020 screening counts of the topic, as `reviewdepth prisma --format json` prints them (the same
-    bytes, and the same default label policy as it and the report, ``latest``), or the PRISMA 2020 flow diagram drawn from those
-    counts alone (``format=svg|png|html``, as `reviewdepth prisma --format svg|png|html`)."""
+    bytes, and the same default label policy as it and the report, ``latest``), or the PRISMA 2020 flow diagram
+    drawn from those counts alone (``format=svg|png|html``, as `reviewdepth prisma --format svg|png|html`)."""
     import json
 
     from reviewdepth.report.model import json_safe
