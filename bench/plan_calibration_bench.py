@@ -69,6 +69,8 @@ class Outcome:
     stated_high: float
     realised_cost: float
     cheapest_realised: float
+    # every feasible one-look path of the plan, recommended or not: (stated chance, true chance, realised)
+    one_looks: tuple[tuple[float, float, bool], ...] = ()
 
 
 def _open(path: Path) -> Iterator[str]:
@@ -135,8 +137,13 @@ def one_state(args: tuple[str, str, np.ndarray, str, float, int, int]) -> Outcom
     d = int(share * n)
     rng = np.random.default_rng([seed, d, n, int(float(tau) * 100)])
     sample = rng.choice(np.arange(d, n), size=min(REST_SAMPLE, n - d), replace=False)
+    # where the sample sits among the unreviewed: before review (share 0, a richness sample of the collection)
+    # it shapes the projection
+    positive = sample[labels[sample] == 1]
     evidence = ReviewEvidence(labels[:d].astype(np.int8), n, rest_sample_size=len(sample),
-                              rest_sample_relevant=int(labels[sample].sum()))
+                              rest_sample_relevant=int(labels[sample].sum()),
+                              rest_sample_offsets=tuple(int(i) - d for i in sample),
+                              rest_sample_positive_offsets=tuple(int(i) - d for i in positive))
     plan = plan_stop(evidence, tau, CONFIDENCE, replicates=20, table=False, seed=seed)
     if plan.recommended is None:
         return None
@@ -169,9 +176,11 @@ def one_state(args: tuple[str, str, np.ndarray, str, float, int, int]) -> Outcom
     best = next(p for p in plan.paths if p.kind == plan.recommended)
     cost, chance, hit = results[best.kind]
     one_look = best.kind in ("sample_now", "review_then_sample")
+    one_looks = tuple((p.chance, float(results[p.kind][1] or 0.0), bool(results[p.kind][2])) for p in feasible
+                      if p.kind in ("sample_now", "review_then_sample"))
     return Outcome(ranking, topic, target, share, best.kind, best.chance if one_look else None, chance, hit,
                    best.expected_cost, best.cost_range[0], best.cost_range[1], cost,
-                   min(r[0] for r in results.values()))
+                   min(r[0] for r in results.values()), one_looks)
 
 
 def _cp(hits: int, total: int) -> tuple[float, float]:
@@ -205,6 +214,18 @@ def report(name: str, outcomes: list[Outcome]) -> None:
         if high:
             print(f"stated ≥ 0.95: {len(high)} states, mean true chance "
                   f"{statistics.fmean(o.true_chance for o in high):.3f} (goal ≥ 0.90)")
+    every = [look for o in outcomes for look in o.one_looks]
+    if every:
+        print(f"every feasible one-look path ({len(every)}, recommended or not): stated chance against truth")
+        print(f"{'stated decile':>14} {'paths':>7} {'stated':>7} {'true':>7} {'realised [95% CP]':>24}")
+        for low in np.arange(0.0, 1.0, 0.1):
+            group = [g for g in every if low <= g[0] < low + 0.1 or (low >= 0.9 and g[0] == 1)]
+            if not group:
+                continue
+            hits = sum(g[2] for g in group)
+            lo, hi = _cp(hits, len(group))
+            print(f"{low:>6.1f}–{low + 0.1:<6.1f} {len(group):7d} {statistics.fmean(g[0] for g in group):7.3f} "
+                  f"{statistics.fmean(g[1] for g in group):7.3f} {hits / len(group):7.3f} [{lo:.3f}, {hi:.3f}]")
     inside = [o.stated_low <= o.realised_cost <= o.stated_high for o in outcomes]
     ratio = [o.realised_cost / o.stated_cost for o in outcomes if o.stated_cost > 0]
     cheapest = [o.realised_cost <= 1.1 * o.cheapest_realised + 1e-9 for o in outcomes]
@@ -221,16 +242,19 @@ def main() -> None:
     parser.add_argument("--replays", type=int, default=4)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--shares", default=",".join(map(str, SHARES)),
+                        help="reviewed shares, comma-separated (0: before review, the sample a richness sample)")
     args = parser.parse_args()
+    shares = tuple(float(x) for x in args.shares.split(","))
     topics, targets, replays = (2, ("0.9",), 2) if args.quick else (args.topics, TARGETS, args.replays)
     jobs = []
     for label, year, run, qrels in RANKINGS:
         for topic, labels in queues(year, run, qrels, topics):
             for target in targets:
-                for share in SHARES:
+                for share in shares:
                     jobs.append((label, topic, labels, target, share, replays, args.seed))
     print(f"plan calibration: {len(jobs)} decision states ({len(RANKINGS)} rankings, up to {topics} topics each, "
-          f"targets {', '.join(targets)}, reviewed shares {', '.join(map(str, SHARES))}, a rest sample of "
+          f"targets {', '.join(targets)}, reviewed shares {', '.join(map(str, shares))}, a rest sample of "
           f"{REST_SAMPLE}, confidence {CONFIDENCE}); monitor paths replayed {replays}× on the truth", flush=True)
     if args.workers > 1:
         with ProcessPoolExecutor(args.workers) as pool:

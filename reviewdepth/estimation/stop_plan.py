@@ -25,7 +25,10 @@ waterloo.A topics at τ 0.95: bench/monitor_price_bench.py; the prior's price fo
 **The projection** (:class:`Projection`) only moves the plan's expected cost and chance, never the validity of a
 stop: the yield of the next documents is fitted to the prefix's recent gain curve (rate ρ₀ over the last W
 reviewed, decaying by the ratio to the W before, never rising), capped by a random sample of the rest when there
-is one (its Jeffreys estimate of the relevant documents left).
+is one (its Jeffreys estimate of the relevant documents left). Before review (nothing reviewed) the prefix says
+nothing about the ranking, so the projection needs a random sample of the collection (a richness sample): where
+its relevant documents sit along the ranking shapes the projection (:func:`project_from_sample`); without one no
+path is priced and the plan asks for one (:func:`richness_sample_size`).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from statistics import NormalDist
 
 import numpy as np
 import numpy.typing as npt
@@ -117,8 +121,12 @@ def floor_figure(prefix_labels: npt.ArrayLike, population: int, tau: Fraction, c
     projection = project_yield(labels, rest, rest_sample_size=rest_sample_size,
                                rest_sample_relevant=rest_sample_relevant)
     floor = certification_floor(found, rest, tau, confidence)
-    more, total = floor_path(found, len(labels), population, projection.cumulative, tau, confidence,
-                             step=max(1, rest // 200))
+    if len(labels) == 0 and rest_sample_size == 0:
+        # nothing reviewed and no random sample: the projection rests on nothing, so no depth is projected cheaper
+        more, total = 0, float(floor)
+    else:
+        more, total = floor_path(found, len(labels), population, projection.cumulative, tau, confidence,
+                                 step=max(1, rest // 200))
     above_half = floor > rest / 2
     alternatives: tuple[tuple[float, float, int], ...] = ()
     if above_half:
@@ -143,6 +151,9 @@ class Projection:
     window: int
     rest_estimate: float
     source: str
+    # a projection from a random sample of the rest (`project_from_sample`): per band along the rest, (first offset,
+    # end offset, relevant, sampled); the replays draw each band's rate from its own posterior. Empty otherwise.
+    bands: tuple[tuple[int, int, int, int], ...] = ()
 
     @property
     def cumulative(self) -> FloatArray:
@@ -187,6 +198,59 @@ def project_yield(prefix_labels: npt.ArrayLike, unreviewed: int, *, rest_sample_
             source += (f"; within what a rest sample's {rest_sample_relevant} relevant in {rest_sample_size:,} "
                        f"allow (about {cap:.1f} left)")
     return Projection(rate, recent, decay, w, total, source)
+
+
+def project_from_sample(offsets: npt.ArrayLike, relevant: npt.ArrayLike, unreviewed: int) -> Projection:
+    """The yield of the unreviewed documents from a random sample of them, before any review: ``offsets`` are the
+    sampled documents' positions among the N_u unreviewed (0-based, in rank order) and ``relevant`` their labels.
+    The rest is cut into b bands at the midpoints between sampled positions, each holding about n/b sampled
+    documents (b = ⌊y/3⌋ for y relevant in the sample, 1 to 8, and at least 30 sampled per band), each band's rate
+    its Jeffreys mean (a + ½)/(m + 1); the bands are then scaled so that the total is the whole sample's Jeffreys
+    estimate N_u·(y + ½)/(n + 1). So a ranking that front-loads relevant documents shows as a higher rate near the
+    top only as far as the sample shows it, and a sample with few relevant documents gives an even rate."""
+    where = np.asarray(offsets, dtype=np.int64).reshape(-1)
+    hits = (np.asarray(relevant).reshape(-1) == 1)
+    order = np.argsort(where, kind="stable")
+    where, hits = where[order], hits[order]
+    n, y = len(where), int(np.count_nonzero(hits))
+    if unreviewed <= 0 or n == 0:
+        return project_yield(np.zeros(0, dtype=np.int8), unreviewed)
+    total = unreviewed * (y + 0.5) / (n + 1)
+    bands = max(1, min(8, y // 3, n // 30))
+    # band b holds sampled documents [cuts[b], cuts[b + 1]); its stretch of the rest ends midway to the next band
+    cuts = np.linspace(0, n, bands + 1).round().astype(np.int64)
+    ends = [int((where[c - 1] + where[c]) // 2) + 1 for c in cuts[1:-1]] + [unreviewed]
+    rate = np.empty(unreviewed, dtype=np.float64)
+    start = 0
+    spans: list[tuple[int, int, int, int]] = []
+    for b in range(bands):
+        m = int(cuts[b + 1] - cuts[b])
+        a = int(np.count_nonzero(hits[cuts[b]:cuts[b + 1]]))
+        rate[start:ends[b]] = (a + 0.5) / (m + 1)
+        spans.append((start, ends[b], a, m))
+        start = ends[b]
+    rate *= total / float(rate.sum())
+    rate = np.minimum(rate, 1.0)
+    shape = f" in {bands} bands along the ranking" if bands > 1 else ", spread evenly (too few to place them)"
+    return Projection(rate, float(rate[0]), 1.0, max(1, unreviewed // bands), float(rate.sum()),
+                      f"a random sample of the rest: {y} relevant in {n:,}{shape} (about {total:.1f} left)",
+                      tuple(spans))
+
+
+# a richness sample is sized for its estimate of the collection's richness: ± RICHNESS_MARGIN at the plan's
+# confidence (the usual e-discovery sizing, normal approximation with the finite-population correction)
+RICHNESS_MARGIN = 0.05
+
+
+def richness_sample_size(population: int, confidence: float, margin: float = RICHNESS_MARGIN) -> int:
+    """The documents of a simple random sample of the collection whose share of relevant documents is within
+    ± ``margin`` of the collection's at ``confidence`` whatever the richness (worst case ½): n₀ = z²/(4·margin²),
+    n = n₀/(1 + (n₀ − 1)/N), rounded up; at most N. It sizes the first look, certifies nothing."""
+    if population <= 0:
+        return 0
+    z = NormalDist().inv_cdf(0.5 + confidence / 2)
+    first = z * z / (4 * margin * margin)
+    return min(population, math.ceil(first / (1 + (first - 1) / population)))
 
 
 def rate_multipliers(evidence: tuple[float, float] | None, total: float, points: int = 200) -> FloatArray:
@@ -472,6 +536,10 @@ class ReviewEvidence:
     outside_positive_ranks: tuple[int, ...] = ()
     rest_sample_size: int = 0
     rest_sample_relevant: int = 0
+    # where the rest sample's documents sit among the unreviewed (0-based offsets in rank order) and which of them
+    # are relevant: before review they shape the projection (`project_from_sample`); empty when not known
+    rest_sample_offsets: tuple[int, ...] = ()
+    rest_sample_positive_offsets: tuple[int, ...] = ()
 
     @property
     def reviewed(self) -> int:
@@ -561,19 +629,34 @@ class StopPlan:
     # to stop, what changed: (previous kind, its expected cost now or None when no longer feasible, the new one's)
     previous: str | None = None
     change: tuple[str, float | None, float] | None = None
+    # before review (nothing reviewed): the richness sample the plan asks for when it has no random sample of the
+    # collection to price a path from (its size; None when one is there or the review has begun)
+    richness_size: int | None = None
+
+    @property
+    def before_review(self) -> bool:
+        """Nothing reviewed yet: the paths are TAR 1.0 (a cutoff chosen now, one test of the rest) against TAR 2.0
+        (review in ranked order until the monitor certifies)."""
+        return self.reviewed == 0 and self.unreviewed > 0
 
 
 def _synthetic(evidence: ReviewEvidence, projection: Projection, rng: np.random.Generator,
                uncertainty: tuple[float, float] | None = None) -> npt.NDArray[np.int8]:
     """A complete queue consistent with what is known: the prefix's labels, the audit's known labels beyond it,
     and Bernoulli draws for the other unreviewed documents. The projection is a model, so each queue draws its
-    own: the rest's total from its uncertainty (a rest sample's Beta posterior ``uncertainty``, scaled to the
+    own: with a projection placed by a sample of the rest (``bands``), each band's rate from its Beta posterior;
+    otherwise the rest's total from its uncertainty (a rest sample's Beta posterior ``uncertainty``, scaled to the
     projection's total; else a Gamma with the projection's total as mean and shape total + ½), placed half the
     time as the projection places it (decaying along the ranking) and half the time evenly over the rest, so that
     the cost range spans both (one shape alone gave 10–90 % ranges that missed the true mean in 8 of 14 cases)."""
     size = len(projection.rate)
     total = float(projection.rate.sum())
-    if size and total > 0:
+    if projection.bands:
+        # a sample of the rest placed its relevant documents: each band's rate from its own Jeffreys posterior
+        rate = np.empty(size, dtype=np.float64)
+        for start, end, hits, sampled in projection.bands:
+            rate[start:end] = rng.beta(hits + 0.5, sampled - hits + 0.5)
+    elif size and total > 0:
         if uncertainty is not None:
             a, b = uncertainty
             drawn = rng.beta(a, b) * size * total / (size * a / (a + b))
@@ -589,6 +672,18 @@ def _synthetic(evidence: ReviewEvidence, projection: Projection, rng: np.random.
     labels[audited] = 0
     labels[np.array(evidence.outside_positive_ranks, dtype=np.int64)] = 1
     return labels
+
+
+def _rest_sample_offsets(evidence: ReviewEvidence) -> tuple[IntArray, IntArray]:
+    """The rest sample's documents as offsets among the unreviewed and which of them are relevant (1/0): the
+    sample's when given, else the audit stream's documents beyond the prefix."""
+    if evidence.rest_sample_offsets:
+        offsets = np.array(evidence.rest_sample_offsets, dtype=np.int64)
+        positive = np.isin(offsets, np.array(evidence.rest_sample_positive_offsets, dtype=np.int64))
+    else:
+        offsets = np.array(evidence.outside_audited_ranks, dtype=np.int64) - evidence.reviewed
+        positive = np.isin(offsets + evidence.reviewed, np.array(evidence.outside_positive_ranks, dtype=np.int64))
+    return offsets, positive.astype(np.int64)
 
 
 def _start_state(evidence: ReviewEvidence) -> PolicyState:
@@ -881,11 +976,23 @@ def plan_stop(evidence: ReviewEvidence, tau: Fraction, confidence: float, *, pow
     rest_size = evidence.rest_sample_size or len(evidence.outside_audited_ranks)
     rest_relevant = evidence.rest_sample_relevant if evidence.rest_sample_size else len(
         evidence.outside_positive_ranks)
-    projection = project_yield(evidence.prefix_labels, rest, rest_sample_size=rest_size,
-                               rest_sample_relevant=rest_relevant)
+    offsets, positives = _rest_sample_offsets(evidence)
+    floor = certification_floor(f, rest, tau, confidence)
+    if d == 0 and rest > 0 and len(offsets) == 0:
+        # nothing reviewed and no random sample: no projection rests on evidence, so no path is priced; the plan
+        # asks for a richness sample of the collection first
+        return StopPlan(float(tau), confidence, power, review_cost, sample_cost, n, 0, 0, rest,
+                        missed_allowed(0, rest, tau), floor, 0, 0.0, floor > rest / 2, (), None, (),
+                        "nothing reviewed and no random sample: no projection", 0.0,
+                        produce_cost=produce_cost, previous=previous,
+                        richness_size=richness_sample_size(n, confidence))
+    if d == 0 and len(offsets):
+        projection = project_from_sample(offsets, positives, rest)
+    else:
+        projection = project_yield(evidence.prefix_labels, rest, rest_sample_size=rest_size,
+                                   rest_sample_relevant=rest_relevant)
     cum = projection.cumulative
     step = max(1, rest // 200)
-    floor = certification_floor(f, rest, tau, confidence)
     more, total = floor_path(f, d, n, cum, tau, confidence, review_cost=review_cost, sample_cost=sample_cost,
                              step=step)
     paths: list[PathPlan] = []
@@ -900,7 +1007,7 @@ def plan_stop(evidence: ReviewEvidence, tau: Fraction, confidence: float, *, pow
     multipliers = rate_multipliers(uncertainty, projection.rest_estimate)
 
     def _sized_for_power(plan: ElusionPlan, found_then: int, left: int, rate: float,
-                         wanted: float) -> ElusionPlan:
+                         wanted: float, multipliers: FloatArray = multipliers) -> ElusionPlan:
         """``plan`` with its chance recomputed by `outcome_chance`, its size grown (×1.1 a step, at most to the
         whole rest) until that chance reaches ``wanted``; infeasible when none does."""
         size = plan.size or 0
@@ -920,7 +1027,17 @@ def plan_stop(evidence: ReviewEvidence, tau: Fraction, confidence: float, *, pow
         left = rest - review_more
         projected_gain = float(cum[review_more])
         projected_rate = float(cum[-1] - cum[review_more]) / left if left else 0.0
-        if left and even_rate > projected_rate:
+        uncertain = multipliers
+        if projection.bands:
+            # a random sample placed the relevant documents along the ranking: the rate after D is the sample's
+            # own for the bands beyond D, uncertain as their pooled posterior is
+            gained = math.floor(projected_gain + 1e-9)
+            rate = projected_rate
+            spread = "as the sample places them"
+            beyond = [(a, m) for start, end, a, m in projection.bands if end > review_more]
+            hits, seen = sum(a for a, _ in beyond), sum(m for _, m in beyond)
+            uncertain = rate_multipliers((hits + 0.5, seen - hits + 0.5), 0.0)
+        elif left and even_rate > projected_rate:
             gained = math.floor(even_rate * review_more + 1e-9)
             rate = even_rate
             spread = "spread evenly over the rest"
@@ -934,7 +1051,7 @@ def plan_stop(evidence: ReviewEvidence, tau: Fraction, confidence: float, *, pow
             return PathPlan(kind, review_more, plan.min_size, None, None, review_cost * review_more + sample_cost
                             * left, (0.0, 0.0), 0.0, False, "elusion test (one look)", plan.reason)
         # the chance with the rate uncertain (`outcome_chance`), the sample grown until it reaches the power
-        plan = _sized_for_power(plan, f + gained, left, rate, power)
+        plan = _sized_for_power(plan, f + gained, left, rate, power, uncertain)
         if not plan.feasible or plan.size is None or plan.chance is None:
             return PathPlan(kind, review_more, plan.min_size, None, None, review_cost * review_more + sample_cost
                             * left, (0.0, 0.0), 0.0, False, "elusion test (one look)", plan.reason)

@@ -8,7 +8,7 @@ import html
 from typing import Any, Protocol
 
 from reviewdepth.estimation.percent import percent
-from reviewdepth.estimation.stop_plan import PathPlan, StopPlan
+from reviewdepth.estimation.stop_plan import RICHNESS_MARGIN, PathPlan, StopPlan
 from reviewdepth.report.wording import two_phase_assumption, with_topic
 
 PATH_TITLES = {
@@ -44,7 +44,8 @@ def floor_sentence(plan: StopPlan) -> str:
         return f"{what} holds even if every unreviewed document were relevant: no sample is needed"
     return (f"at this depth no random-sample design can certify {what} with fewer than {plan.floor:,} more judged "
             f"documents (a sample of the {plan.unreviewed:,} unreviewed drawn now; at most {plan.missed_allowed} "
-            "relevant may be left); reviewing on moves the floor, and the paths below may cost less in all")
+            "relevant may be left); reviewing on moves the floor"
+            + (", and the paths below may cost less in all" if plan.paths else ""))
 
 
 def _certifying_text(path: PathPlan) -> str:
@@ -92,10 +93,54 @@ def path_sentence(path: PathPlan) -> str:
             "at every look (reviewdepth plan): after a relevant audit document, reviewing on may be cheaper")
 
 
+def richness_sentence(plan: StopPlan) -> str:
+    """What the plan asks for before review when it has no random sample of the collection."""
+    return (f"nothing is reviewed and no random sample of the collection is judged, so no path can be priced yet: "
+            f"draw a richness sample (reviewdepth sample draw TOPIC --size {plan.richness_size or 0:,}), judge its "
+            f"documents through any door and plan again; {plan.richness_size or 0:,} documents estimate the share of "
+            f"relevant documents within about ±{RICHNESS_MARGIN * 100:.0f} percentage points at "
+            f"{percent(plan.confidence)} confidence, and "
+            "where its relevant documents sit along the ranking prices reviewing in ranked order (TAR 2.0) against "
+            "a cutoff chosen now (TAR 1.0)")
+
+
+def tar_sentences(plan: StopPlan) -> list[str]:
+    """Before review, the paths as the two ways a team runs a review: TAR 1.0 (a cutoff chosen now from the
+    richness sample, reviewed (or produced unreviewed) and tested once) and TAR 2.0 (review in ranked order until
+    the monitor certifies)."""
+    if not plan.before_review or not plan.paths:
+        return []
+    feasible = {p.kind: p for p in plan.paths if p.feasible}
+    out: list[str] = []
+    cutoff = feasible.get("review_then_sample") or feasible.get("sample_now")
+    if cutoff is not None:
+        out.append(f"TAR 1.0, a cutoff chosen now: review ranks 1–{cutoff.review_more:,}, then test the rest once "
+                   f"with a fresh sample of {cutoff.sample_size or 0:,}: expected cost {cutoff.expected_cost:,.0f}, "
+                   f"chance the test certifies {percent(cutoff.chance)} if the projection holds")
+    else:
+        out.append("TAR 1.0, a cutoff chosen now: no cutoff's one test reaches the plan's power on this evidence")
+    produce = feasible.get("produce_cutoff")
+    if produce is not None:
+        out.append(f"TAR 1.0, two-phase: produce ranks to {produce.produce_to or 0:,} unreviewed and validate: "
+                   f"expected cost {produce.expected_cost:,.0f}, chance {percent(produce.chance)}")
+    monitored = [p for p in (feasible.get("planned"), feasible.get("audit_stream")) if p is not None]
+    if monitored:
+        best = min(monitored, key=lambda p: p.expected_cost)
+        out.append(f"TAR 2.0, review in ranked order until the monitor certifies: expected cost "
+                   f"{best.expected_cost:,.0f} [{best.cost_range[0]:,.0f}–{best.cost_range[1]:,.0f}], certain to "
+                   "end certified (at worst by reviewing everything)")
+    out.append("the richness sample prices these paths and estimates richness; the test of a cutoff needs a sample "
+               "drawn after the cutoff is chosen")
+    return out
+
+
 def as_data(result: HasPlan) -> dict[str, Any]:
     plan = result.plan
     return {"topic": result.topic, "queue": result.queue, "as_of_judgment": result.as_of_judgment,
-            "scope": result.scope, **dataclasses.asdict(plan), "floor_sentence": floor_sentence(plan),
+            "scope": result.scope, **dataclasses.asdict(plan), "before_review": plan.before_review,
+            "richness_sentence": with_topic(richness_sentence(plan), result.topic) if plan.richness_size else None,
+            "tar_sentences": [with_topic(line, result.topic) for line in tar_sentences(plan)],
+            "floor_sentence": floor_sentence(plan),
             "path_sentences": {p.kind: path_sentence(p) for p in plan.paths}}
 
 
@@ -116,13 +161,17 @@ def render_text(result: HasPlan) -> str:
     elif not plan.review_cost == plan.sample_cost == 1:
         lines.append(f"costs per document: review {plan.review_cost:g}, sample {plan.sample_cost:g} (no path "
                      "produces an unreviewed document: give --cost produce=P to plan a production cutoff)")
-    if plan.unreviewed:
+    if plan.richness_size:
+        lines.append(f"next: {richness_sentence(plan)}")
+    for line in tar_sentences(plan):
+        lines.append(f"before review: {line}")
+    if plan.unreviewed and plan.paths:
         lines.append(f"floor over further review depths (under the projection): review {plan.floor_review_more:,} "
                      f"more, then at least "
                      f"{(plan.floor_total - plan.floor_review_more * plan.review_cost) / plan.sample_cost:,.0f} "
                      f"sampled ({plan.floor_total:,.0f} cost units; a lower bound: it counts the sample that finds "
                      "no relevant document)")
-    if plan.floor_above_half:
+    if plan.floor_above_half and plan.paths:
         lines.append(f"the floor is above half of the unreviewed documents: no valid method is cheap here; lower "
                      f"targets at {percent(plan.confidence)} confidence: {_lower_targets(plan) or 'none in the table'}")
     if plan.recommended:
@@ -165,8 +214,9 @@ def render_text(result: HasPlan) -> str:
                                                                         for code in p.two_phase_assumptions))
             if p.feasible:
                 lines.append(f"    {produce_sentence(p)}")
-    lines.append(f"projection: {plan.projection_source}; about {plan.projected_rest_relevant:.1f} relevant left")
-    lines.append(f"validity: {plan.validity}")
+    if plan.paths:
+        lines.append(f"projection: {plan.projection_source}; about {plan.projected_rest_relevant:.1f} relevant left")
+        lines.append(f"validity: {plan.validity}")
     if plan.table:
         lines.append("")
         lines.append("target × confidence: floor of a sample now / planned total from here (reviewing on where "

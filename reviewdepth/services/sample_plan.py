@@ -17,6 +17,7 @@ from reviewdepth.estimation.depth_unknown import default_window
 from reviewdepth.estimation.percent import percent
 from reviewdepth.estimation.planning import plan_elusion, plan_population
 from reviewdepth.estimation.stop_plan import project_yield
+from reviewdepth.report.wording import with_topic
 from reviewdepth.services.confidence import checked_confidence
 from reviewdepth.services.errors import Invalid
 from reviewdepth.services.evidence.labels import queue_labels
@@ -92,6 +93,11 @@ def sample_plan_figures(found: int, reviewed: int, rest: int, assessment: Assess
         summary += (f"; the sample so far is too small to tell: at the cautious rate (Jeffreys mean) the chance is "
                     f"{percent(cautious_chance)}")
     out["summary"] = summary
+    if reviewed == 0 and found == 0 and not plan.feasible and (assessment is None or assessment.rest_sample is None):
+        # no evidence at all: the infeasible plan's figures rest on an assumed rate; say what is missing instead
+        out["reason"] = out["summary"] = (
+            "nothing is reviewed and no random sample is judged: no elusion test can certify recall before the "
+            "review finds relevant documents; draw a richness sample first (reviewdepth plan TOPIC gives its size)")
     return out
 
 
@@ -131,6 +137,29 @@ class CurrentEvidence:
             return 0, 0
         use = next(u for u in self.assessment.samples if u.sample_id == self.assessment.rest_sample)
         return use.in_rest, use.rest_positives
+
+    @property
+    def rest_sample_offsets(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Where the rest sample's judged documents sit among the unreviewed (0-based offsets in review order), and
+        those of them that are relevant; empty without a rest sample."""
+        if self.assessment.rest_sample is None:
+            return (), ()
+        draw = next((d for d in self.evidence.draws if d.sample_id == self.assessment.rest_sample), None)
+        if draw is None:
+            return (), ()
+        reviewed = self.evidence.reviewed
+        order = self.evidence.order
+        position_of: dict[int, int] | None = (None if order is None else
+                                              {int(rank): i + 1 for i, rank in enumerate(order.tolist())})
+        offsets: list[int] = []
+        positive: list[int] = []
+        for rank, label in zip(draw.ranks.tolist(), draw.labels.tolist(), strict=True):
+            position = int(rank) if position_of is None else position_of.get(int(rank), int(rank))
+            if position > reviewed and label in (0, 1):
+                offsets.append(position - reviewed - 1)
+                if label == 1:
+                    positive.append(position - reviewed - 1)
+        return tuple(offsets), tuple(positive)
 
 
 def current_evidence(engine: Engine, topic: str, *, queue: str | None, policy: str, target: str,
@@ -186,8 +215,13 @@ def plan_sample(engine: Engine, topic: str, *, queue: str | None = None, target:
         if rest == 0:
             return {**header, "frame": frame, "feasible": False,
                     "reason": "nothing is left unreviewed: every document of the queue is reviewed"}
-        return {**header, **sample_plan_figures(found, reviewed, rest, assessment, str(tau), confidence,
-                                                prefix_labels=labels.labels, power=power, rate=rate)}
+        figures = sample_plan_figures(found, reviewed, rest, assessment, str(tau), confidence,
+                                      prefix_labels=labels.labels, power=power, rate=rate)
+        # commands name the topic, ready to run
+        for key in ("reason", "summary", "command"):
+            if isinstance(figures.get(key), str):
+                figures[key] = with_topic(figures[key], topic)
+        return {**header, **figures}
     prevalence_rate, source = _rate_source(found, reviewed, rest, assessment, labels.labels)
     basis = assessment.basis
     # R's estimate may exceed the queue (relevant documents judged outside it count in a population-wide R): the

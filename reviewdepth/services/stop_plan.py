@@ -61,8 +61,10 @@ def topic_stop_plan(engine: Engine, topic: str, *, queue: str | None = None, tar
         raise Invalid(f"previous: one of {', '.join(sorted(CONTINUATIONS))}, not {previous!r}")
     now = current_evidence(engine, topic, queue=queue, policy=policy, target=str(tau), confidence=confidence)
     rest_size, rest_relevant = now.rest_sample
+    offsets, positive_offsets = now.rest_sample_offsets
     plan = plan_stop(ReviewEvidence(now.prefix_labels, now.labels.size, rest_sample_size=rest_size,
-                                    rest_sample_relevant=rest_relevant),
+                                    rest_sample_relevant=rest_relevant, rest_sample_offsets=offsets,
+                                    rest_sample_positive_offsets=positive_offsets),
                      tau, confidence, power=power, review_cost=review_cost, sample_cost=sample_cost,
                      produce_cost=produce_cost, previous=previous)
     return TopicStopPlan(topic, now.queue.name, now.as_of, now.assessment.scope, plan)

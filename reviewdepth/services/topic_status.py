@@ -15,6 +15,10 @@ NO_AUDIT = "no audit stream, so no anytime-valid bound"
 NO_BOUND_STEP = ("draw a random sample of the unreviewed rest (reviewdepth sample plan TOPIC) or start an audit "
                  "stream (reviewdepth sample stream TOPIC --every auto); reviewdepth plan TOPIC compares the paths")
 
+BEFORE_REVIEW_STEP = ("nothing is reviewed yet: draw a richness sample of the collection and judge it (reviewdepth "
+                      "plan TOPIC gives its size), then reviewdepth plan TOPIC prices reviewing in ranked order "
+                      "against a cutoff chosen now; or start reviewing in rank order")
+
 
 def sample_figure(assessment: Assessment) -> StatusFigure | None:
     """The report's figure for its basis (None when no random sample or known R bounds recall)."""
@@ -77,7 +81,7 @@ def topic_status(target: str, confidence: float, reviewed: int, relevant_found: 
     else:
         status, decided = AnswerStatus.UNKNOWN, None
         missing.append(NO_BOUND)
-        next_step = NO_BOUND_STEP
+        next_step = BEFORE_REVIEW_STEP if reviewed == 0 else NO_BOUND_STEP
     if headline is None or (not headline.endswith(status) and f": {status}" not in headline):
         # the deciding evidence gave no sentence of its own (or one for another status): the status word alone
         headline = f"{_percent_recall(target)}: {status}"
