@@ -710,7 +710,8 @@ class StopPlanHeader(BaseModel):
 # the stop plan (`reviewdepth plan --format json`, `report.stop_plan_render.as_data`): the plan's own fields and the
 # sentences the renderer adds beside them
 StopPlanOut = dataclass_model(StopPlan, name="StopPlanOut", base=StopPlanHeader, extra={
-    "floor_sentence": str, "path_sentences": dict[str, str]})
+    "floor_sentence": str, "path_sentences": dict[str, str], "before_review": bool,
+    "richness_sentence": str | None, "tar_sentences": list[str]})
 
 
 # imports of review-platform files (`api.routers.files`): the summaries the CLI prints its line from, generated from
