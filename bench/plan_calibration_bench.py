@@ -144,7 +144,7 @@ def one_state(args: tuple[str, str, np.ndarray, str, float, int, int]) -> Outcom
                               rest_sample_relevant=int(labels[sample].sum()),
                               rest_sample_offsets=tuple(int(i) - d for i in sample),
                               rest_sample_positive_offsets=tuple(int(i) - d for i in positive))
-    plan = plan_stop(evidence, tau, CONFIDENCE, replicates=20, table=False, seed=seed)
+    plan = plan_stop(evidence, tau, CONFIDENCE, table=False, seed=seed)  # the service's replicates
     if plan.recommended is None:
         return None
     found = int(labels[:d].sum())

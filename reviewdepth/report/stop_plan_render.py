@@ -189,8 +189,8 @@ def render_text(result: HasPlan) -> str:
     if plan.paths:
         lines.append("")
         lines.append("expected costs, their 10–90 % ranges and the chances hold if the projection holds (its total "
-                     "drawn from the evidence's uncertainty, placed along the ranking or evenly over the rest); a "
-                     "certification keeps its confidence whatever happens")
+                     "drawn from the evidence's uncertainty, placed along the ranking, evenly over the rest or "
+                     "steeper than the fit); a certification keeps its confidence whatever happens")
         lines.append(f"{'path':<52}{'expected cost':>14}{'range':>18}{'chance':>9}  certified by")
     for p in plan.paths:
         title = PATH_TITLES[p.kind] + (f" (D = {p.review_more:,})" if p.kind == "review_then_sample" else "") + (
