@@ -234,7 +234,11 @@ def answer_lines(report: Report) -> list[str]:
         lines.append(f"to certify: {a.certify.step}; {to_certify(a.certify)}")
     plan = a.plan
     floor = a.floor
-    if plan and plan.feasible and plan.size and floor and plan.size > 1.25 * floor.least_total:
+    # the first screen says each thing once: the "to certify" line already gives the sample now and every path
+    said = a.certify is not None and plan is not None and plan.size is not None and a.certify.sample_size == plan.size
+    if said:
+        pass
+    elif plan and plan.feasible and plan.size and floor and plan.size > 1.25 * floor.least_total:
         # the one-look sample now is not the way to a cheap stop: say what it costs beside the cheapest projection
         lines.append(f"plan: a sample now needs {plan.size:,} of the unreviewed rest for a "
                      f"{percent(plan.chance or 0)} chance; reviewing on first can cost less (the floor over "
@@ -266,7 +270,7 @@ def answer_lines(report: Report) -> list[str]:
             lines.append(f"reviewing on moves the floor: under the projection the least total over further depths "
                          f"is about {floor.least_total:,.0f} judged documents, reviewing about "
                          f"{floor.review_more:,} more first; every path: reviewdepth plan TOPIC")
-        else:
+        elif a.certify is None:
             lines.append("every certified path with its cost and chance: reviewdepth plan TOPIC")
     return [with_topic(line, report.topic) for line in lines]
 
