@@ -275,6 +275,9 @@ def import_xlsx(
         "--queue", help="Queue of rows with no queue cell (default: the topic's newest).")] = None,
     allow_unqueued: Annotated[bool, typer.Option(
         "--allow-unqueued", help="Record documents that are in no queue of the topic.")] = False,
+    add_reasons: Annotated[bool, typer.Option(
+        "--add-reasons/--known-reasons", help="Add the reason column's exclusion reasons the topic lacks to its "
+        "list, or refuse the workbook at the first row whose reason the topic lacks (default).")] = False,
     again: Annotated[bool, typer.Option("--again", help="Import a file already imported.")] = False,
     db: DbOption = None,
 ) -> None:
@@ -286,7 +289,8 @@ def import_xlsx(
     engine = open_engine(db)
     with handled_errors():
         ids = record_judgment_file(engine, topic, file, reviewer=reviewer or default_reviewer(), role=role,
-                                   queue=queue, allow_unqueued=allow_unqueued, again=again, source="xlsx")
+                                   queue=queue, allow_unqueued=allow_unqueued, again=again, source="xlsx",
+                                   add_reasons=add_reasons)
     typer.echo(f"imported {len(ids):,} judgments of topic {topic!r} from {file} (ids {ids[0]}..{ids[-1]}), "
                "refused 0")
 

@@ -156,8 +156,9 @@ def read_ris_records(data: bytes, path: str, ids: str = IDS_AUTO) -> tuple[list[
         why = f"the record at {where(missing)} has no ID or AN tag"
     elif ids == IDS_AUTO and repeat is not None:
         t = tagged[repeat[0]]
-        why = (f"the file's {t[1] if t else 'ID'} tags repeat {t[0] if t else ''!r} at {where(repeat[1])} and "
-               f"{where(repeat[0]).removeprefix('line ')}")
+        both = (f"lines {lines[repeat[1]]} and {lines[repeat[0]]}" if lines[repeat[0]] is not None else
+                f"records {repeat[1] + 1} and {repeat[0] + 1}")
+        why = f"the file's {t[1] if t else 'ID'} tags repeat {t[0] if t else ''!r} at {both}"
     else:
         why = "--ids position" if ids == IDS_POSITION else None
     by_tag = ids == IDS_TAG or (ids == IDS_AUTO and why is None)
