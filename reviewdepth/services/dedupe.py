@@ -139,7 +139,8 @@ def import_records(engine: Engine, path: str, *, topic: str, again: bool = False
         unknown = [d for d in docs if d not in known]
         if unknown:
             raise InputError(path, None, "document id", f"{len(unknown):,} record(s) are not documents of topic "
-                             f"{topic!r} (the first: {unknown[0]!r}); the ids must be those its queue holds")
+                             f"{topic!r} (the first: {unknown[0]!r}); the ids must be those its queue holds "
+                             "(or --queue NAME stores the file as the topic's population)")
         check_new_file(conn, "records", digest, path, again, [topic])
         summary.import_id = record_import(conn, "records", path, digest, len(records), 1, "", taken=[topic])
         summary.replaced = store_record_fields(conn, topic_id, records, summary.import_id)
