@@ -76,8 +76,8 @@ def refuse_wide_encoding(data: bytes, path: str) -> None:
                                                or sample[1::2].count(0) == len(sample[1::2])):
         named = "UTF-16 (no byte-order mark)"
     if named is not None:
-        raise InputError(path, 1, None, f"the file is {named} text; save it as UTF-8 (in Excel: Save As, "
-                         "\"CSV UTF-8\") and import that file")
+        raise InputError(path, 1, None, f"the file is {named} text; save it as UTF-8 (Excel: Save As \"CSV "
+                         "UTF-8\"; a text editor: save with the encoding UTF-8) and import that file")
 
 
 def decode_text(data: bytes, path: str) -> str:
