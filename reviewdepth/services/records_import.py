@@ -26,6 +26,7 @@ from sqlalchemy import Engine, select
 
 from reviewdepth.formats.errors import InputError
 from reviewdepth.formats.records import IDS_AUTO, read_screening_records
+from reviewdepth.formats.ris import TAG_LINE
 from reviewdepth.formats.source import read_bytes
 from reviewdepth.formats.xlsx import ZIP_MAGIC
 from reviewdepth.services import dedupe
@@ -91,7 +92,7 @@ def import_records(engine: Engine, path: str, *, topic: str, queue_name: str | N
             RECORDS_KIND, path, fields.digest, fields.rows, fields.topics, [], fields.import_id, stored=0,
             unlabelled=0, population=False, fields=fields.stored, with_title=fields.with_title,
             with_doi=fields.with_doi, replaced=fields.replaced)
-    if path.lower().removesuffix(".gz").endswith((".ris", ".txt")):
+    if path.lower().removesuffix(".gz").endswith((".ris", ".txt")) or TAG_LINE.match(data.lstrip()) is not None:
         raise InputError(path, None, None, "a RIS file becomes a topic's population with `reviewdepth import ris`")
     digest = file_digest(data)
     read = read_screening_records(data, path, ids)

@@ -371,4 +371,7 @@ def test_records_import_over_http(api: Api) -> None:
                         headers={**ana, **OCTETS})
     body = problem(r, 422)
     assert (body["file"], body["line"], body["field"]) == ("records", 3, "label")
+    r = api.client.post("/topics/B/imports/records", content=b"TY  - JOUR\nID  - a\nER  - \n",
+                        headers={**ana, **OCTETS})
+    assert "import ris" in problem(r, 422)["detail"]
     assert state(api.engine) == before
