@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -10,27 +10,55 @@ from .common import DbOption, handled_errors, open_engine
 from .output import write_rows
 from .store_cmds import ListFormat, default_reviewer
 
+if TYPE_CHECKING:
+    from reviewdepth.services.records_import import RecordsImportSummary
+
 DUPLICATE_COLUMNS = ("doc_id", "kept", "basis", "similarity", "rank", "kept_rank", "flagged", "decisions")
 
 
 def import_records(
-    file: Annotated[str, typer.Argument(help="RIS (.ris, .txt) or CSV (.csv, .tsv) file of the topic's records.")],
-    topic: Annotated[str, typer.Option("--topic", help="The topic the records belong to (its documents).")],
-    again: Annotated[bool, typer.Option("--again", help="Import a file already imported.")] = False,
+    file: Annotated[str, typer.Argument(help="Records file: CSV, TSV or .xlsx (Scopus, Embase, SYNERGY, ASReview "
+                                             "datasets; one record per row), or RIS for a topic's fields.")],
+    topic: Annotated[str, typer.Option("--topic", help="The topic whose population (a new topic, one without a "
+                                                       "queue, or with --queue) or documents the records are.")],
+    queue: Annotated[str | None, typer.Option(
+        "--queue", help="Store the records as the topic's population, a queue of this name in file order "
+        "(default for a new topic or one without a queue: records).")] = None,
+    ids: Annotated[str, typer.Option(
+        "--ids", help="Document ids: auto (the id column, record_id, id, doc_id …, when every row has a value "
+        "and none repeats; else positions), position (0-based, as ASReview's record_id) or a column's name "
+        "(RIS: auto, position or tag).")] = "auto",
+    reviewer: Annotated[str, typer.Option(
+        "--reviewer", help="Reviewer of the labels in the file's label column (asreview_label, included, label, "
+        "final_included, label_included …).")] = "asreview",
+    again: Annotated[bool, typer.Option("--again", help="Import a file already imported into this topic.")
+                     ] = False,
     db: DbOption = None,
 ) -> None:
-    """Store the records' bibliographic fields (title, year, DOI, PMID, first author) for `reviewdepth dedupe`.
-    Document ids as `import ris` gives them (ID, else AN, else position) or a CSV's id column (record_id, id, …;
-    else the data row number). Every record must be a document of the topic. Fields stored before for the same
-    documents are replaced."""
-    from reviewdepth.services.dedupe import import_records as service
+    """Store a records file as a topic's population (a new topic, one without a queue, or with --queue): its
+    population size and a queue of the records in file order, labels in a label column, as ASReview reads them
+    (1/0, yes/no, y/n; empty: none), as judgments. Into a topic that has a queue (without --queue) the records
+    must be its documents and only their bibliographic fields are stored, for `reviewdepth dedupe`. Either way
+    title, year, DOI, PMID and first author are stored when the file has them. Needs pip install
+    'reviewdepth[xlsx]' for a workbook."""
+    from reviewdepth.services.records_import import import_records as service
 
     engine = open_engine(db)
     with handled_errors():
-        s = service(engine, file, topic=topic, again=again)
-    typer.echo(f"stored the bibliographic fields of {s.stored:,} records of topic {s.topics[0]!r} "
-               f"({s.with_title:,} with a title, {s.with_doi:,} with a DOI; {s.replaced:,} replaced) "
-               f"(import {s.import_id}, sha256 {s.digest[:12]}…)")
+        s = service(engine, file, topic=topic, queue_name=queue, ids=ids, reviewer=reviewer, again=again)
+    typer.echo(records_summary(s))
+
+
+def records_summary(s: RecordsImportSummary) -> str:
+    """The line ``import records`` prints."""
+    if not s.population:
+        return (f"stored the bibliographic fields of {s.fields:,} records of topic {s.topics[0]!r} "
+                f"({s.with_title:,} with a title, {s.with_doi:,} with a DOI; {s.replaced:,} replaced) "
+                f"(import {s.import_id}, sha256 {s.digest[:12]}…)")
+    label = f"from column {s.label_column!r}" if s.label_column else "(no label column)"
+    return (f"imported {s.rows:,} records as the population of topic {s.topics[0]!r} (queue {s.queues[0]!r} in "
+            f"file order; {s.ids}): stored {s.stored:,} judgments {label} ({s.relevant:,} relevant), "
+            f"{s.unlabelled:,} records unlabelled, 0 refused (import {s.import_id}, sha256 {s.digest[:12]}…)")
 
 
 def dedupe(

@@ -179,11 +179,16 @@ def import_ris(
     reviewer: Annotated[str, typer.Option(
         "--reviewer", help="Reviewer of the labels in ASReview's notes (N1 ASReview_relevant/_irrelevant).")
     ] = "asreview",
-    again: Annotated[bool, typer.Option("--again", help="Import a file already imported.")] = False,
+    ids: Annotated[str, typer.Option(
+        "--ids", help="Document ids: auto (each record's ID tag, else AN, when every record has one and none "
+        "repeats; else positions), position (0-based, as ASReview's record_id) or tag (refuse a missing or "
+        "repeated one).")] = "auto",
+    again: Annotated[bool, typer.Option("--again", help="Import a file already imported into this topic.")
+                     ] = False,
     db: DbOption = None,
 ) -> None:
     """Store a RIS file's records as the topic's population: its population size, and a queue of the records
-    in file order (ids: ID tag, else AN, else position); labels in ASReview's notes (N1 ASReview_relevant,
+    in file order (ids: --ids); labels in ASReview's notes (N1 ASReview_relevant,
     ASReview_irrelevant) and Rayyan's (RAYYAN-INCLUSION, each member's; Maybe a maybe decision) become judgments.
     Needs pip install
     'reviewdepth[ris]'."""
@@ -191,9 +196,9 @@ def import_ris(
 
     engine = open_engine(db)
     with handled_errors():
-        s = service(engine, file, topic=topic, queue_name=queue, again=again, reviewer=reviewer)
+        s = service(engine, file, topic=topic, queue_name=queue, again=again, reviewer=reviewer, ids=ids)
     typer.echo(f"imported {s.rows:,} records as the population of topic {s.topics[0]!r} (queue {s.queues[0]!r} "
-               f"in file order): stored {s.stored:,} judgments from ASReview's notes"
+               f"in file order; {s.ids}): stored {s.stored:,} judgments from ASReview's notes"
                + (f" and Rayyan's ({s.decisions:,} members' decisions, {s.maybe:,} of them Maybe)"
                   if s.decisions else "")
                + f", {s.unlabelled:,} records unlabelled, 0 refused (import {s.import_id}, sha256 {s.digest[:12]}…)")
@@ -270,6 +275,9 @@ def import_xlsx(
         "--queue", help="Queue of rows with no queue cell (default: the topic's newest).")] = None,
     allow_unqueued: Annotated[bool, typer.Option(
         "--allow-unqueued", help="Record documents that are in no queue of the topic.")] = False,
+    add_reasons: Annotated[bool, typer.Option(
+        "--add-reasons/--known-reasons", help="Add the reason column's exclusion reasons the topic lacks to its "
+        "list, or refuse the workbook at the first row whose reason the topic lacks (default).")] = False,
     again: Annotated[bool, typer.Option("--again", help="Import a file already imported.")] = False,
     db: DbOption = None,
 ) -> None:
@@ -281,7 +289,8 @@ def import_xlsx(
     engine = open_engine(db)
     with handled_errors():
         ids = record_judgment_file(engine, topic, file, reviewer=reviewer or default_reviewer(), role=role,
-                                   queue=queue, allow_unqueued=allow_unqueued, again=again, source="xlsx")
+                                   queue=queue, allow_unqueued=allow_unqueued, again=again, source="xlsx",
+                                   add_reasons=add_reasons)
     typer.echo(f"imported {len(ids):,} judgments of topic {topic!r} from {file} (ids {ids[0]}..{ids[-1]}), "
                "refused 0")
 

@@ -86,6 +86,7 @@ from reviewdepth.services.judgments import JudgmentRecord
 from reviewdepth.services.keys import KeyRecord
 from reviewdepth.services.queues import QueueRecord, QueueSummary
 from reviewdepth.services.rayyan_import import RayyanImportSummary
+from reviewdepth.services.records_import import RecordsImportSummary
 from reviewdepth.services.ris_import import RisImportSummary
 from reviewdepth.services.screening import ScreeningSettings
 from reviewdepth.services.topics import TopicRecord
@@ -723,6 +724,7 @@ ImportOut = dataclass_model(ImportSummary, name="ImportOut", describe={
     "unlabelled": "Rows stored with no judgment.", "import_id": "The import's id, which its judgments carry."})
 AsreviewImportOut = dataclass_model(AsreviewImportSummary, name="AsreviewImportOut")
 RisImportOut = dataclass_model(RisImportSummary, name="RisImportOut")
+RecordsImportOut = dataclass_model(RecordsImportSummary, name="RecordsImportOut")
 RayyanImportOut = dataclass_model(RayyanImportSummary, name="RayyanImportOut")
 CovidenceImportOut = dataclass_model(CovidenceImportSummary, name="CovidenceImportOut")
 

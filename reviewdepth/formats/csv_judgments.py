@@ -59,8 +59,31 @@ NUMERIC_DATE = re.compile(r"(?P<first>\d{1,2})(?P<sep>[/.-])(?P<second>\d{1,2})(
                           r"(?:(?P<at>[ T])\d{1,2}:\d{2}(?P<seconds>:\d{2})?(?:(?P<gap>\s*)(?P<half>[AaPp][Mm]))?)?")
 
 
+# byte-order marks of the encodings a spreadsheet's "Unicode text" export writes, which `decode_text` refuses: read
+# as Windows-1252 they would give a header of garbled names and a NUL between letters (UTF-32 before UTF-16, whose
+# little-endian mark begins UTF-32's)
+WIDE_ENCODINGS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe", "UTF-16"),
+                  (b"\xfe\xff", "UTF-16"))
+WIDE_SAMPLE = 64  # leading bytes in which a NUL at every other byte says UTF-16 without a byte-order mark
+
+
+def refuse_wide_encoding(data: bytes, path: str) -> None:
+    """Refuse UTF-16 or UTF-32 text (a byte-order mark, or a NUL in every other leading byte) at line 1 with
+    what to do, rather than read it as Windows-1252."""
+    named = next((name for mark, name in WIDE_ENCODINGS if data.startswith(mark)), None)
+    sample = data[:WIDE_SAMPLE]
+    if named is None and len(sample) >= 4 and (sample[0::2].count(0) == len(sample[0::2])
+                                               or sample[1::2].count(0) == len(sample[1::2])):
+        named = "UTF-16 (no byte-order mark)"
+    if named is not None:
+        raise InputError(path, 1, None, f"the file is {named} text; save it as UTF-8 (Excel: Save As \"CSV "
+                         "UTF-8\"; a text editor: save with the encoding UTF-8) and import that file")
+
+
 def decode_text(data: bytes, path: str) -> str:
-    """UTF-8 (with or without BOM), else Windows-1252, the encodings review platforms export."""
+    """UTF-8 (with or without BOM), else Windows-1252, the encodings review platforms export; UTF-16 and UTF-32
+    are refused (`refuse_wide_encoding`)."""
+    refuse_wide_encoding(data, path)
     if data.startswith(b"\xef\xbb\xbf"):
         return data[3:].decode("utf-8")
     try:

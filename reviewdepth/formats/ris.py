@@ -1,8 +1,10 @@
 """RIS reference files (reference managers, ASReview, PubMed/Embase exports) as a list of records, read with
 ``rispy`` (optional dependency: ``pip install 'reviewdepth[ris]'``).
 
-A record's document id is its ``ID`` tag, else its accession number (``AN``), else its 1-based position in the
-file (ASReview's and SYNERGY's rule when a file carries no id). Ids must be distinct within the file.
+A record's document id is its ``ID`` tag, else its accession number (``AN``), when every record has one and no two
+repeat; else (a merged export of several searches repeats ``ID``s) every record is numbered by its 0-based position
+in the file, as ASReview numbers records (its ``record_id``). ``--ids tag`` and ``--ids position`` force one rule
+(`read_ris_records`).
 
 Labels follow ASReview's convention: a note (``N1``) ``ASReview_relevant`` is the label 1, ``ASReview_irrelevant``
 0, ``ASReview_not_seen`` no label (as is a record with none of the three). The word may stand inside a longer note
@@ -22,6 +24,7 @@ from typing import Any
 from reviewdepth.formats.csv_judgments import decode_text
 from reviewdepth.formats.errors import InputError
 from reviewdepth.formats.rayyan import inclusion_decisions
+from reviewdepth.formats.records import IDS_AUTO, IDS_POSITION, RecordIds
 
 # a line that starts a field: its two-character tag, two spaces and a hyphen (the file's first may follow a BOM)
 TAG_LINE = re.compile(rb"(?:\xef\xbb\xbf)?([A-Z][A-Z0-9])  -")
@@ -29,6 +32,7 @@ TAG_LINE = re.compile(rb"(?:\xef\xbb\xbf)?([A-Z][A-Z0-9])  -")
 ASREVIEW_NOTES: dict[str, int | None] = {"ASReview_relevant": 1, "ASReview_irrelevant": 0, "ASReview_not_seen": None}
 ASREVIEW_NOTE = re.compile(r"\bASReview_(?:relevant|irrelevant|not_seen)\b")
 NOTE_OF_LABEL = {1: "ASReview_relevant", 0: "ASReview_irrelevant", None: "ASReview_not_seen"}
+IDS_TAG = "tag"  # `read_ris_records`: each record's ID tag, else its AN
 
 
 def tag_at(data: bytes, line_start: int) -> str | None:
@@ -60,6 +64,23 @@ def record_lines(data: bytes) -> list[int]:
             if (found := TAG_LINE.match(line)) is not None and found.group(1) == b"TY"]
 
 
+def unended_record(data: bytes) -> int | None:
+    """The 1-based line of the first ``TY`` whose record no ``ER`` ends before the next ``TY`` or the end of the
+    file; None when every record ends."""
+    open_at: int | None = None
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        found = TAG_LINE.match(line)
+        if found is None:
+            continue
+        if found.group(1) == b"TY":
+            if open_at is not None:
+                return open_at
+            open_at = number
+        elif found.group(1) == b"ER":
+            open_at = None
+    return open_at
+
+
 def note_label(notes: Sequence[str], path: str, line: int | None) -> int | None:
     """The label ASReview's words in a record's ``notes`` give (module docstring)."""
     words = {word for note in notes for word in ASREVIEW_NOTE.findall(str(note))}
@@ -69,7 +90,19 @@ def note_label(notes: Sequence[str], path: str, line: int | None) -> int | None:
     return ASREVIEW_NOTES[words.pop()] if words else None
 
 
-def read_ris(data: bytes, path: str) -> list[RisRecord]:
+def read_ris(data: bytes, path: str, ids: str = IDS_AUTO) -> list[RisRecord]:
+    """A RIS file's records in file order, their ids by ``ids`` (`read_ris_records`)."""
+    return read_ris_records(data, path, ids)[0]
+
+
+def read_ris_records(data: bytes, path: str, ids: str = IDS_AUTO) -> tuple[list[RisRecord], RecordIds]:
+    """A RIS file's records in file order and how they got their ids. ``ids``: ``tag`` gives each record its
+    ``ID`` tag, else its ``AN``, and refuses a record with neither or whose id repeats another's (naming both
+    lines); ``position`` numbers the records from 0 in file order (ASReview's ``record_id``); ``auto`` (the
+    default) takes the tags when every record has one and none repeats, else numbers all by position and says
+    why (a merged export of several searches repeats ``ID``s)."""
+    if ids not in (IDS_AUTO, IDS_POSITION, IDS_TAG):
+        raise InputError("--ids", None, "ids", f"use auto, position or tag, not {ids!r}")
     try:
         import rispy  # type: ignore[import-untyped, import-not-found, unused-ignore]
     except ImportError:
@@ -82,36 +115,75 @@ def read_ris(data: bytes, path: str) -> list[RisRecord]:
                          ) from None
     if not entries:
         raise InputError(path, None, None, "no RIS records (each starts with a TY tag and ends with ER)")
-    records: list[RisRecord] = []
-    first: dict[str, int] = {}
     starts = record_lines(data)
-    for position, entry in enumerate(entries, start=1):
-        line = starts[position - 1] if len(starts) == len(entries) else None
+    unended = unended_record(data)
+    if unended is not None:  # rispy drops a record that has no ER line: a file cut short would lose it silently
+        raise InputError(path, unended, "ER", "this record has no ER line before the next TY or the end of the "
+                         "file (a file cut short?); every record ends with 'ER  - '")
+    lines: list[int | None] = list(starts) if len(starts) == len(entries) else [None] * len(entries)
+    tagged: list[tuple[str, str] | None] = []
+    for entry in entries:
+        found = None
         for key, tag in (("id", "ID"), ("accession_number", "AN")):
             value = str(entry.get(key) or "").strip()
             if value:
-                doc_id, source = value, tag
+                found = (value, tag)
                 break
-        else:
-            doc_id, source = str(position), "position"
-        if doc_id in first:
-            raise InputError(path, None, source, f"record {position} has the id {doc_id!r} of record {first[doc_id]}")
-        first[doc_id] = position
+        tagged.append(found)
+    missing = next((i for i, t in enumerate(tagged) if t is None), None)
+    first: dict[str, int] = {}
+    repeat: tuple[int, int] | None = None  # (record, earlier record), 0-based
+    for i, t in enumerate(tagged):
+        if t is not None and t[0] in first and repeat is None:
+            repeat = (i, first[t[0]])
+        elif t is not None:
+            first.setdefault(t[0], i)
+
+    def where(i: int) -> str:
+        return f"line {lines[i]}" if lines[i] is not None else f"record {i + 1}"
+
+    why: str | None = None
+    if ids == IDS_TAG:  # the first fault in file order is the one reported
+        if missing is not None and (repeat is None or missing < repeat[0]):
+            raise InputError(path, lines[missing], "ID", f"record {missing + 1} has no ID or AN tag (--ids auto "
+                             "or position numbers the records by position instead)")
+        if repeat is not None:
+            t = tagged[repeat[0]]
+            raise InputError(path, lines[repeat[0]], t[1] if t else "ID", f"id {t[0] if t else ''!r} is also the "
+                             f"id of the record at {where(repeat[1])} (--ids auto or position numbers the records "
+                             "by position instead)")
+    elif ids == IDS_AUTO and missing is not None and (repeat is None or missing < repeat[0]):
+        why = f"the record at {where(missing)} has no ID or AN tag"
+    elif ids == IDS_AUTO and repeat is not None:
+        t = tagged[repeat[0]]
+        both = (f"lines {lines[repeat[1]]} and {lines[repeat[0]]}" if lines[repeat[0]] is not None else
+                f"records {repeat[1] + 1} and {repeat[0] + 1}")
+        why = f"the file's {t[1] if t else 'ID'} tags repeat {t[0] if t else ''!r} at {both}"
+    else:
+        why = "--ids position" if ids == IDS_POSITION else None
+    by_tag = ids == IDS_TAG or (ids == IDS_AUTO and why is None)
+    used = {t[1] for t in tagged if t is not None}
+    rule = (RecordIds("tag", " and ".join(sorted(used))) if by_tag else RecordIds("position", None, why))
+    records: list[RisRecord] = []
+    for i, entry in enumerate(entries):
+        line = lines[i]
+        t = tagged[i]
+        doc_id, source = (t if by_tag and t is not None else (str(i), "position"))
         title = entry.get("title") or entry.get("primary_title")
         notes = entry.get("notes") or []
         notes = notes if isinstance(notes, list) else [notes]
         label = note_label(notes, path, line)
         members = tuple(d for note in notes for d in inclusion_decisions(str(note), path, line, "N1"))
         records.append(RisRecord(doc_id, str(title) if title else None, source, label, line, members))
-    return records
+    return records, rule
 
 
-def read_ris_entries(data: bytes, path: str) -> dict[str, dict[str, Any]]:
+def read_ris_entries(data: bytes, path: str, ids: str = IDS_AUTO) -> dict[str, dict[str, Any]]:
     """rispy's entries of a RIS file (every tag kept, unknown ones under ``unknown_tag``) by document id, in file
     order, for `write_ris`; refused as `read_ris` refuses."""
     import rispy  # type: ignore[import-untyped, import-not-found, unused-ignore]
 
-    records = read_ris(data, path)
+    records = read_ris(data, path, ids)
     return {r.doc_id: dict(e) for r, e in zip(records, rispy.loads(decode_text(data, path)), strict=True)}
 
 

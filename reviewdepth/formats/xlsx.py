@@ -74,6 +74,39 @@ def read_sheet_xlsx(data: bytes, path: str) -> tuple[list[str], Iterator[tuple[i
     return header, cells()
 
 
+def read_table_xlsx(data: bytes, path: str) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
+    """The first worksheet as `reviewdepth.formats.csv_judgments.read_table` gives a CSV file: its stripped
+    header (trailing empty cells dropped) and its non-blank rows as ``(row number, cells)``, each as wide as the
+    header; a value beyond the header's columns refuses the row."""
+    openpyxl = _openpyxl(path)
+    try:
+        book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+    except Exception as exc:  # zipfile.BadZipFile, KeyError, lxml/ElementTree errors on a damaged workbook
+        reason = str(exc).splitlines()[0] if str(exc) else repr(exc)
+        raise InputError(path, None, None, f"not an Excel .xlsx workbook: {reason}") from None
+    rows = iter(book.worksheets[0].iter_rows(values_only=True)) if book.worksheets else iter(())
+    header = [cell_text(c) for c in (next(rows, None) or ())]
+    while header and header[-1] == "":
+        header.pop()
+    if not header:
+        book.close()
+        raise InputError(path, 1, None, "empty worksheet: no header row")
+
+    def cells() -> Iterator[tuple[int, list[str]]]:
+        for number, row in enumerate(rows, start=2):
+            texts = [cell_text(c) for c in row]
+            if not any(texts):
+                continue
+            beyond = next((i for i in range(len(header), len(texts)) if texts[i]), None)
+            if beyond is not None:
+                raise InputError(path, number, f"column {beyond + 1}", f"a value beyond the header's "
+                                 f"{len(header)} columns")
+            yield number, (texts + [""] * len(header))[:len(header)]
+        book.close()
+
+    return header, cells()
+
+
 def _text_cell(sheet: object, value: str) -> object:
     """A cell that holds ``value`` as text: openpyxl would store a string starting with ``=`` as a formula."""
     from openpyxl.cell import WriteOnlyCell  # type: ignore[import-untyped, import-not-found, unused-ignore]

@@ -74,16 +74,32 @@ class RecordsImportSummary(ImportSummary):
     replaced: int = 0
 
 
-def read_records(path: str, data: bytes) -> list[BibRecord]:
-    """The records of a RIS or CSV file, by its extension (`reviewdepth.formats.records`)."""
+def read_records(path: str, data: bytes, ids: str = "auto") -> list[BibRecord]:
+    """The records of a RIS, CSV or ``.xlsx`` file, by its extension (a workbook by its zip signature too;
+    `reviewdepth.formats.records`); ``ids`` as ``import records --ids`` takes it (for RIS: auto, position, tag)."""
     from reviewdepth.formats.records import read_records_csv, read_records_ris
 
     name = path.lower().removesuffix(".gz")
     if name.endswith((".ris", ".txt")):
-        return read_records_ris(data, path)
-    if name.endswith((".csv", ".tsv", ".tab")) or path == "-":
-        return read_records_csv(data, path)
-    raise InputError(path, None, None, "records are read from a RIS file (.ris, .txt) or a CSV file (.csv, .tsv)")
+        return read_records_ris(data, path, ids)
+    if name.endswith((".csv", ".tsv", ".tab", ".xlsx")) or path == "-" or data.startswith(b"PK\x03\x04"):
+        return read_records_csv(data, path, ids)
+    raise InputError(path, None, None, "records are read from a RIS file (.ris, .txt), a CSV file (.csv, .tsv) or "
+                     "an Excel workbook (.xlsx)")
+
+
+def store_record_fields(conn: Connection, topic_id: int, records: Sequence[BibRecord], import_id: int) -> int:
+    """Store ``records``' bibliographic fields for the topic, replacing those stored before for the same
+    documents; how many were replaced."""
+    docs = [r.doc_id for r in records]
+    replaced = 0
+    for start in range(0, len(docs), _CHUNK):
+        replaced += conn.execute(delete(RecordFields).where(
+            RecordFields.topic_id == topic_id, RecordFields.doc_id.in_(docs[start:start + _CHUNK]))).rowcount
+    bulk_insert(conn, "record_fields", ("topic_id", "doc_id", "title", "year", "doi", "pmid", "first_author",
+                                        "import_id"),
+                [(topic_id, r.doc_id, r.title, r.year, r.doi, r.pmid, r.first_author, import_id) for r in records])
+    return replaced
 
 
 def _known_documents(conn: Connection, topic_id: int, docs: Sequence[str]) -> set[str]:
@@ -98,14 +114,15 @@ def _known_documents(conn: Connection, topic_id: int, docs: Sequence[str]) -> se
     return known
 
 
-def import_records(engine: Engine, path: str, *, topic: str, again: bool = False) -> RecordsImportSummary:
+def import_records(engine: Engine, path: str, *, topic: str, again: bool = False, data: bytes | None = None,
+                   ids: str = "auto") -> RecordsImportSummary:
     """Store the bibliographic fields of ``path``'s records for ``topic`` (module docstring), all or nothing. Every
     record must be a document the topic knows (in one of its queues, or judged): a file of another review is
     refused, naming the first unknown record."""
     topic = checked_value(validation.topic_name, topic, path, None, "--topic")
-    data = read_bytes(path)
+    data = read_bytes(path) if data is None else data
     digest = file_digest(data)
-    records = read_records(path, data)
+    records = read_records(path, data, ids)
     docs = [checked_value(validation.doc_id, r.doc_id, path, None, "document id") for r in records]
     records = [BibRecord(doc, r.title, r.year, r.doi, r.pmid, r.first_author) for doc, r in zip(docs, records,
                                                                                                   strict=True)]
@@ -122,16 +139,11 @@ def import_records(engine: Engine, path: str, *, topic: str, again: bool = False
         unknown = [d for d in docs if d not in known]
         if unknown:
             raise InputError(path, None, "document id", f"{len(unknown):,} record(s) are not documents of topic "
-                             f"{topic!r} (the first: {unknown[0]!r}); the ids must be those its queue holds")
+                             f"{topic!r} (the first: {unknown[0]!r}); the ids must be those its queue holds "
+                             "(or --queue NAME stores the file as the topic's population)")
         check_new_file(conn, "records", digest, path, again, [topic])
         summary.import_id = record_import(conn, "records", path, digest, len(records), 1, "", taken=[topic])
-        for start in range(0, len(docs), _CHUNK):
-            summary.replaced += conn.execute(delete(RecordFields).where(
-                RecordFields.topic_id == topic_id, RecordFields.doc_id.in_(docs[start:start + _CHUNK]))).rowcount
-        bulk_insert(conn, "record_fields", ("topic_id", "doc_id", "title", "year", "doi", "pmid", "first_author",
-                                            "import_id"),
-                    [(topic_id, r.doc_id, r.title, r.year, r.doi, r.pmid, r.first_author, summary.import_id)
-                     for r in records])
+        summary.replaced = store_record_fields(conn, topic_id, records, summary.import_id)
     summary.topics = [topic]
     return summary
 

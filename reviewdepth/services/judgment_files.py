@@ -24,7 +24,7 @@ from reviewdepth.formats.xlsx import ZIP_MAGIC, read_sheet_xlsx
 from reviewdepth.services.errors import Conflict, Invalid, NotFound
 from reviewdepth.services.imports import check_new_file, file_digest, read_decision, record_import
 from reviewdepth.services.judgments import checked_stage, decision_name
-from reviewdepth.services.screening import first_unknown_reason, unknown_reason_message
+from reviewdepth.services.screening import add_missing_reasons, first_unknown_reason, unknown_reason_message
 from reviewdepth.services.served_queues import ServedQueues
 from reviewdepth.store import validation
 from reviewdepth.store.chain import NewJudgment, append_judgments
@@ -115,13 +115,16 @@ def read_judgment_file(data: bytes, path: str, *, reviewer: str, role: str = "re
 
 def record_judgment_file(engine: Engine, topic: str, path: str, *, reviewer: str, role: str = "review",
                          queue: str | None = None, allow_unqueued: bool = False, source: str = "cli",
-                         level: int = 1, again: bool = False, data: bytes | None = None) -> list[int]:
+                         level: int = 1, again: bool = False, data: bytes | None = None,
+                         add_reasons: bool = False) -> list[int]:
     """Record every judgment of the file for ``topic`` (all or nothing); their ids in file order. A file recorded
     before (the same content) is refused (`Conflict`) unless ``again``.
 
     Each is recorded as served from its line's ``queue``, else ``queue``, else the topic's newest queue; a
-    document in no queue of the topic refuses the file at its line unless ``allow_unqueued``. ``data``: the file's
-    bytes when they are not read from ``path`` (an upload; ``path`` names it)."""
+    document in no queue of the topic refuses the file at its line unless ``allow_unqueued``. An exclusion reason
+    the topic's list lacks refuses the file at its line, unless ``add_reasons``: then the reasons it lacks are
+    added to the list, in file order, in the same transaction (as ``import rayyan`` adds Rayyan's). ``data``: the
+    file's bytes when they are not read from ``path`` (an upload; ``path`` names it)."""
     data = read_bytes(path) if data is None else data
     lines = read_judgment_file(data, path, reviewer=reviewer, role=role, level=level)
     digest = file_digest(data)
@@ -142,6 +145,8 @@ def record_judgment_file(engine: Engine, topic: str, path: str, *, reviewer: str
                 queue_ids.append(default_queue if item.queue is None else served.queue_id(item.queue))
             except Conflict as exc:
                 raise InputError(path, item.line, "queue", str(exc)) from None
+        if add_reasons:
+            add_missing_reasons(conn, topic_id, [item.reason for item in lines])
         unknown = first_unknown_reason(conn, topic_id, [item.reason for item in lines])
         if unknown is not None:
             bad = lines[unknown]

@@ -21,8 +21,10 @@ from dataclasses import dataclass
 
 from sqlalchemy import Connection, Engine, insert, select, update
 
+from reviewdepth.formats.csv_judgments import refuse_wide_encoding
 from reviewdepth.formats.errors import InputError
-from reviewdepth.formats.ris import read_ris, tag_at
+from reviewdepth.formats.records import IDS_AUTO
+from reviewdepth.formats.ris import read_ris_records, tag_at
 from reviewdepth.formats.source import read_bytes
 from reviewdepth.services.errors import Conflict
 from reviewdepth.services.imports import (
@@ -48,6 +50,8 @@ class RisImportSummary(ImportSummary):
     labels: int = 0
     decisions: int = 0
     maybe: int = 0
+    ids: str = ""  # how the records got their ids (`RecordIds.describe`)
+    id_source: str = ""  # tag or position
 
 
 MAYBE_LABEL = "maybe"  # the label a Rayyan Maybe is recorded with (a word of `services.imports.MAYBE_WORDS`)
@@ -77,19 +81,23 @@ def store_population(conn: Connection, path: str, topic: str, queue: str, docs: 
 
 
 def import_ris(engine: Engine, path: str, *, topic: str, queue_name: str | None = None,
-               again: bool = False, reviewer: str = "asreview", data: bytes | None = None) -> RisImportSummary:
+               again: bool = False, reviewer: str = "asreview", data: bytes | None = None,
+               ids: str = IDS_AUTO) -> RisImportSummary:
     """Store the records of ``path`` as ``topic``'s population and their ASReview labels as judgments (module
     docstring); ``rows`` = records, ``stored`` = judgments, ``unlabelled`` = records without a label. ``data``:
-    the file's bytes when they are not read from ``path`` (an upload; ``path`` names it)."""
+    the file's bytes when they are not read from ``path`` (an upload; ``path`` names it). ``ids``: auto, position
+    or tag (`reviewdepth.formats.ris.read_ris_records`). The same file may be imported into several topics (the
+    check against a file sent twice is per topic)."""
     topic = checked_value(validation.topic_name, topic, path, None, "--topic")
     reviewer = checked_value(validation.reviewer_name, reviewer, path, None, "--reviewer")
     queue = checked_value(validation.queue_name, queue_name or "records", path, None, "--queue")
     data = read_bytes(path) if data is None else data
     digest = file_digest(data)
+    refuse_wide_encoding(data, path)  # UTF-16's NULs would otherwise be refused as control characters
     # every field, stored or not, as the other importers check theirs (RIS files may be Windows-1252: no UTF-8 check)
     checked_bytes(data, path, lambda line_start, _: tag_at(data, line_start), utf8=False)
-    records = read_ris(data, path)
-    docs = [checked_value(validation.doc_id, r.doc_id, path, None, r.id_source) for r in records]
+    records, rule = read_ris_records(data, path, ids)
+    docs = [checked_value(validation.doc_id, r.doc_id, path, r.line, r.id_source) for r in records]
     if len(set(docs)) < len(docs):  # two ids that differ only before NFC normalisation
         raise InputError(path, None, "ID", "two record ids are the same text once NFC-normalised")
     labelled = [(doc, r.label, reviewer) for doc, r in zip(docs, records, strict=True) if r.label is not None]
@@ -98,10 +106,12 @@ def import_ris(engine: Engine, path: str, *, topic: str, queue_name: str | None 
     summary = RisImportSummary(
         "ris", path, digest, len(records), stored=len(labelled) + len(decided),
         unlabelled=sum(r.label is None and not r.members for r in records), labels=len(labelled),
-        decisions=len(decided), maybe=sum(label is None for r in records for _, label in r.members))
+        decisions=len(decided), maybe=sum(label is None for r in records for _, label in r.members),
+        ids=rule.describe(), id_source=rule.source)
     with engine.begin() as conn:
-        check_new_file(conn, "ris", digest, path, again)
-        summary.import_id = record_import(conn, "ris", path, digest, len(records), 1, f"queue={queue}")
+        check_new_file(conn, "ris", digest, path, again, [topic])
+        summary.import_id = record_import(conn, "ris", path, digest, len(records), 1,
+                                          f"queue={queue};ids={rule.source}", taken=[topic])
         topic_id, queue_id = store_population(conn, path, topic, queue, docs, f"import:{digest}")
         now = utc_now()
         rows = [NewJudgment(topic_id, doc, MAYBE_LABEL, None, None, who, "review", f"import:{digest}", None, now,

@@ -348,3 +348,30 @@ def test_compare_answers_what_the_cli_prints(api: Api, tmp_path: Path) -> None:
     bad = [files[0], files[1], ("run", ("bad", b"1 Q0 d1 1 abc r\n"))]
     body = problem(api.client.post("/compare", files=bad, headers=reader), 422)
     assert body["file"] == "bad" and body["line"] == 1, body
+
+
+def test_records_import_over_http(api: Api) -> None:
+    """``imports/records`` is `reviewdepth import records`: ASReview's generic_labels.csv (its id column repeats)
+    becomes the topic's population numbered from 0 with its labels; a label ASReview does not read is a 422
+    naming file, line and field, and changes nothing."""
+    ana = api.writer
+    data = (DATA / "asreview" / "demo_data" / "generic_labels.csv").read_bytes()
+    r = api.client.post("/topics/A/imports/records", content=data, headers={**ana, **CSV})
+    assert r.status_code == 201, r.text
+    body = r.json()
+    assert (body["rows"], body["stored"], body["relevant"], body["id_source"], body["queues"]) == (
+        6, 6, 3, "position", ["records"])
+    assert "repeats '12345' at lines 2 and 3" in body["ids"]
+    assert [row[:3] for row in log(api, "A")] == [(str(i), "asreview", str(1 - i % 2)) for i in range(6)]
+    r = api.client.post("/topics/A2/imports/records", params={"ids": "id"}, content=data, headers={**ana, **CSV})
+    body = problem(r, 422)
+    assert (body["file"], body["line"], body["field"]) == ("records", 3, "id")
+    before = state(api.engine)
+    r = api.client.post("/topics/B/imports/records", content=b"title,label\nA,1\nB,perhaps\n",
+                        headers={**ana, **OCTETS})
+    body = problem(r, 422)
+    assert (body["file"], body["line"], body["field"]) == ("records", 3, "label")
+    r = api.client.post("/topics/B/imports/records", content=b"TY  - JOUR\nID  - a\nER  - \n",
+                        headers={**ana, **OCTETS})
+    assert "import ris" in problem(r, 422)["detail"]
+    assert state(api.engine) == before

@@ -101,6 +101,8 @@ def cli_cases(folder: Path) -> list[tuple[str, list[str]]]:
                                            b'INCLUSION: {""' + raw + b'""=>""Included""}"\n'), "--topic", "t"]),
                 (f"rayyan key {what}", ["import", "rayyan", put(f"r{next(counter)}.csv", b"key,notes\n" + raw
                                                                 + b",\n"), "--topic", "t"]),
+                (f"records id {what}", ["import", "records", put(f"n{next(counter)}.csv", b"record_id,title\n" + raw
+                                                                 + b",A\n"), "--topic", "t", "--queue", "recs"]),
                 (f"covidence # {what}", ["import", "covidence", "included=" + put(
                     f"v{next(counter)}.csv", b'"Title","Covidence #"\n"A","' + raw + b'"\n'), "--topic", "t"]),
             ]
@@ -117,6 +119,16 @@ def cli_cases(folder: Path) -> list[tuple[str, list[str]]]:
         ("qrels docno 301 characters", ["import", "qrels", put("long.qrels", b"t 0 " + b"x" * 301 + b" 1\n")]),
         ("qrels grade above int32", ["import", "qrels", put("grade.qrels", b"t 0 d1 " + INT32_OVER.encode() + b"\n")]),
         ("qrels docno invalid UTF-8", ["import", "qrels", put("utf8.qrels", b"t 0 d\xff1 1\n")]),
+        ("records UTF-16", ["import", "records", put("wide.csv", "title,label\nA,1\n".encode("utf-16")),
+                            "--topic", "new"]),
+        ("records label ASReview does not read", ["import", "records", put("maybe.csv", b"title,label\nA,maybe\n"),
+                                                  "--topic", "new"]),
+        ("records --ids column that repeats", ["import", "records", put("rep.csv", b"id,title\n1,A\n1,B\n"),
+                                               "--topic", "new", "--ids", "id"]),
+        ("ris record without ER", ["import", "ris", put("cut.ris", b"TY  - JOUR\nID  - a\nER  - \n\nTY  - JOUR\n"
+                                                        b"ID  - b\n"), "--topic", "new"]),
+        ("ris --ids tag repeated", ["import", "ris", put("twice.ris", b"TY  - JOUR\nID  - a\nER  - \n\nTY  - JOUR\n"
+                                                         b"ID  - a\nER  - \n"), "--topic", "new", "--ids", "tag"]),
         ("run docno invalid UTF-8", ["import", "run", put("utf8.run", b"t Q0 d\xff1 1 1.0 x\n")]),
         ("run score 1e309", ["import", "run", put("inf.run", b"t Q0 d1 1 1e309 x\n")]),
         ("run score -inf", ["import", "run", put("ninf.run", b"t Q0 d1 1 -inf x\n")]),

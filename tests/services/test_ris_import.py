@@ -43,10 +43,21 @@ def test_ris_records_become_the_population(engine: Engine, tmp_path: Path) -> No
         assert conn.execute(select(Topic.population_size).where(Topic.name == "R")).scalar_one() == 3
         docs = list(conn.execute(select(QueueEntry.doc_id).join(Queue).where(Queue.name == "records")
                                  .order_by(QueueEntry.rank)).scalars())
-    assert docs == ["pm101", "55", "3"]  # ID tag, else AN, else the record's position
-    record_judgment(engine, "R", "55", "1", reviewer="ana")
-    # pm101 carries ASReview_relevant in its notes: a judgment since issue 28
-    assert export_labels(engine, "R", "csv").text.splitlines()[1:] == ["R,pm101,1", "R,55,1", "R,3,"]
+    # the third record has neither ID nor AN: every record is numbered by its 0-based position, as ASReview
+    # numbers them, and the summary says why
+    assert docs == ["0", "1", "2"]
+    assert summary.id_source == "position" and "has no ID or AN tag" in summary.ids
+    record_judgment(engine, "R", "1", "1", reviewer="ana")
+    # record 0 (pm101) carries ASReview_relevant in its notes: a judgment since issue 28
+    assert export_labels(engine, "R", "csv").text.splitlines()[1:] == ["R,0,1", "R,1,1", "R,2,"]
+    # with a tag on every record the tags are the ids (ID, else AN)
+    path.write_text(RIS.replace("TI  - A record without any id", "ID  - b3\nTI  - A record without any id"))
+    tagged = import_ris(engine, str(path), topic="R2")
+    assert tagged.id_source == "tag"
+    with engine.connect() as conn:
+        docs = list(conn.execute(select(QueueEntry.doc_id).join(Queue).join(Topic).where(Topic.name == "R2")
+                                 .order_by(QueueEntry.rank)).scalars())
+    assert docs == ["pm101", "55", "b3"]
 
 
 def test_bad_ris_is_refused_and_nothing_stored(engine: Engine, tmp_path: Path) -> None:
@@ -54,10 +65,13 @@ def test_bad_ris_is_refused_and_nothing_stored(engine: Engine, tmp_path: Path) -
     bad.write_text("this is not RIS\n")
     twice = tmp_path / "twice.ris"
     twice.write_text(RIS.replace("AN  - 55", "ID  - pm101"))
-    for path, field in ((bad, None), (twice, "ID")):
+    # a repeated ID refuses the file under --ids tag, at the repeating record's line, naming the earlier one
+    # (under auto it falls back to positions: test_merged_ris_with_repeated_ids_imports_by_position)
+    for path, field, line, ids in ((bad, None, None, "auto"), (twice, "ID", 7, "tag")):
         with pytest.raises(InputError) as caught:
-            import_ris(engine, str(path), topic="R")
-        assert caught.value.path == str(path) and caught.value.field == field
+            import_ris(engine, str(path), topic="R", ids=ids)
+        assert caught.value.path == str(path) and caught.value.field == field and caught.value.line == line
+        assert ids == "auto" or "line 1" in str(caught.value)
     db = engine.url.render_as_string(hide_password=False)
     result = CliRunner().invoke(create_cli(), ["import", "ris", str(bad), "--topic", "R", "--db", db])
     assert result.exit_code == 2 and str(bad) in result.stderr and len(result.stderr.strip().splitlines()) == 1

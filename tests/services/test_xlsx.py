@@ -115,3 +115,28 @@ def test_a_bad_row_is_refused_naming_row_and_column(engine: Engine, tmp_path: Pa
         record_judgment_file(engine, "A", str(path), reviewer="ana")
     assert caught.value.path == str(path) and "not an Excel .xlsx workbook" in caught.value.message
     assert _count(engine) == 0
+
+
+def test_import_xlsx_adds_the_reasons_the_topic_lacks_only_when_asked(engine: Engine, tmp_path: Path) -> None:
+    """``--known-reasons`` (the default) refuses the row whose reason the topic lacks; ``--add-reasons`` adds the
+    workbook's reasons to the topic's list, in file order, and records the exclusions with them."""
+    from reviewdepth.formats.xlsx import write_xlsx
+    from reviewdepth.store.models import TopicReason
+
+    _population(engine, tmp_path, "X")
+    book = tmp_path / "reasons.xlsx"
+    book.write_bytes(write_xlsx(["doc", "label", "reason"], [["pm1", "0", "wrong population"], ["pm2", "1", None],
+                                                             ["pm3", "0", "wrong design"]]))
+    db = ("--db", engine.url.render_as_string(hide_password=False))
+    result = CliRunner().invoke(create_cli(), ["import", "xlsx", str(book), "--topic", "X", "--reviewer", "ana",
+                                               *db])
+    assert result.exit_code == 2 and f"{book}:2: field reason:" in result.stderr, result.output
+    assert _count(engine) == 0
+    result = CliRunner().invoke(create_cli(), ["import", "xlsx", str(book), "--topic", "X", "--reviewer", "ana",
+                                               "--add-reasons", *db])
+    assert result.exit_code == 0, result.output
+    with engine.connect() as conn:
+        assert list(conn.execute(select(TopicReason.reason).order_by(TopicReason.id)).scalars()) == [
+            "wrong population", "wrong design"]
+    assert [(j.doc_id, j.reason) for j in list_judgments(engine, "X")] == [
+        ("pm1", "wrong population"), ("pm2", None), ("pm3", "wrong design")]

@@ -36,6 +36,7 @@ RIS_TYPES = (OCTETS, "text/plain", "application/x-research-info-systems")
 ZIP_TYPES = (OCTETS, "application/zip")
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 XLSX_TYPES = (OCTETS, XLSX)
+RECORDS_TYPES = (*CSV_TYPES, XLSX)  # `imports/records` reads a CSV/TSV or a workbook
 # every media type an import takes: the request gate bounds them by the upload limit, not the JSON one
 IMPORT_TYPES = frozenset(CSV_TYPES + RIS_TYPES + ZIP_TYPES + XLSX_TYPES)
 Again = Annotated[bool, Query(description="Import a file already imported (the same bytes), as `--again`.")]
@@ -124,6 +125,9 @@ async def import_ris(topic: str, request: Request, engine: EngineDep, _key: Writ
                      reviewer: Annotated[str, Query(
                          description="Reviewer of the labels in ASReview's notes (N1 ASReview_relevant / "
                                      "_irrelevant).")] = "asreview",
+                     ids: Annotated[Literal["auto", "position", "tag"], Query(
+                         description="Document ids: auto (ID, else AN, tags when every record has one and none "
+                                     "repeats; else 0-based positions), position, or tag.")] = "auto",
                      again: Again = False) -> dict[str, object]:
     """Store a RIS file's records as the topic's population (created when missing), as `reviewdepth import ris`:
     its size, a queue of the records in file order, and the labels in ASReview's notes and Rayyan's (each
@@ -132,6 +136,28 @@ async def import_ris(topic: str, request: Request, engine: EngineDep, _key: Writ
 
     data = await uploaded_file(request, "ris", RIS_TYPES)
     return summary_body(await imported(request, service, engine, "ris", topic=topic, queue_name=queue,
+                                       reviewer=reviewer, again=again, data=data, ids=ids))
+
+
+async def import_records(topic: str, request: Request, engine: EngineDep, _key: Writer,
+                         queue: Annotated[str | None, Query(
+                             description="Store the records as the topic's population, a queue of this name in file "
+                                         "order (default for a new topic or one without a queue: records).")] = None,
+                         ids: Annotated[str, Query(
+                             description="Document ids: auto (the id column when its values are present and "
+                                         "distinct, else 0-based positions, as ASReview's record_id), position, "
+                                         "or a column's name.")] = "auto",
+                         reviewer: Annotated[str, Query(
+                             description="Reviewer of the labels in the file's label column (asreview_label, "
+                                         "included, label, final_included, label_included …).")] = "asreview",
+                         again: Again = False) -> dict[str, object]:
+    """Store a records file (CSV, TSV or .xlsx: Scopus, Embase, SYNERGY, ASReview datasets) as `reviewdepth import
+    records`: as the topic's population (a new topic, one without a queue, or with ``queue``) and a queue in file
+    order, its labels as judgments; into a topic that has a queue, the bibliographic fields of its documents."""
+    from reviewdepth.services.records_import import import_records as service
+
+    data = await uploaded_file(request, "records", RECORDS_TYPES)
+    return summary_body(await imported(request, service, engine, "records", topic=topic, queue_name=queue, ids=ids,
                                        reviewer=reviewer, again=again, data=data))
 
 
@@ -190,7 +216,12 @@ async def import_xlsx(topic: str, request: Request, engine: EngineDep, key: Writ
                       role: Annotated[schemas.Role, Query(description="Role of rows with no role cell.")] = "review",
                       queue: Annotated[str | None, Query(
                           description="Queue of rows with no queue cell (default: the topic's newest).")] = None,
-                      allow_unqueued: AllowUnqueued = False, again: Again = False) -> dict[str, object]:
+                      allow_unqueued: AllowUnqueued = False,
+                      add_reasons: Annotated[bool, Query(
+                          description="Add the reason column's exclusion reasons the topic lacks to its list "
+                                      "(true), or refuse the workbook at the first row whose reason it lacks "
+                                      "(false).")] = False,
+                      again: Again = False) -> dict[str, object]:
     """Record the judgments of an Excel workbook's first sheet (columns doc and label; reviewer, role, note,
     queue, reason, stage optional: those `GET /topics/{topic}/judgments/export` writes) in the existing topic,
     as `reviewdepth import xlsx`: one transaction, a bad row refuses the workbook naming its row and column."""
@@ -199,7 +230,7 @@ async def import_xlsx(topic: str, request: Request, engine: EngineDep, key: Writ
     data = await uploaded_file(request, "xlsx", XLSX_TYPES)
     ids = await imported(request, record_judgment_file, engine, topic, "xlsx", reviewer=reviewer or key.reviewer,
                          role=role, queue=queue, allow_unqueued=allow_unqueued, again=again, source="xlsx",
-                         data=data)
+                         data=data, add_reasons=add_reasons)
     return {"topic": topic, "file": "xlsx", "stored": len(ids), "first_id": ids[0], "last_id": ids[-1]}
 
 
@@ -328,6 +359,8 @@ def add_routes(router: APIRouter) -> None:
     imports: tuple[tuple[str, Callable[..., Any], type[Any], tuple[str, ...], str | None], ...] = (
         ("asreview", import_asreview, schemas.AsreviewImportOut, ZIP_TYPES, None),
         ("ris", import_ris, schemas.RisImportOut, RIS_TYPES, "TY  - JOUR\nID  - d1\nN1  - ASReview_relevant\nER  - \n"),
+        ("records", import_records, schemas.RecordsImportOut, RECORDS_TYPES,
+         "record_id,title,label_included\n0,A first record,1\n1,A second record,\n"),
         ("rayyan", import_rayyan, schemas.RayyanImportOut, CSV_TYPES,
          'key,notes\nr1,"RAYYAN-INCLUSION: {""Ana""=>""Maybe""}"\n'),
         ("csv", import_csv, schemas.ImportOut, CSV_TYPES, "doc,label\nd1,1\nd2,0\n"),
