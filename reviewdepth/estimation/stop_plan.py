@@ -650,7 +650,8 @@ def _synthetic(evidence: ReviewEvidence, projection: Projection, rng: np.random.
     of the time as the projection places it (decaying along the ranking), a third evenly over the rest and a third
     steeper than the fit (×e^(−3j/N_u): the ranking keeps finding as it has), so that the cost range spans all three
     (one shape alone gave 10–90 % ranges that missed the true mean in 8 of 14 cases; the fit and the even spread
-    alone held it in 0.530 of 270 bench states, the three in 0.637: bench/plan_calibration_bench.py)."""
+    alone held it in 0.530 of 270 bench states at 20 replays, the three in 0.637, and in 0.667 at the service's 40:
+    bench/plan_calibration_bench.py; the goal, 0.80, is not met)."""
     size = len(projection.rate)
     total = float(projection.rate.sum())
     if projection.bands:
