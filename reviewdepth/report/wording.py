@@ -18,6 +18,7 @@ from reviewdepth.estimation.assessment import (
 )
 from reviewdepth.estimation.monitor import MonitorNote, MonitorStep
 from reviewdepth.estimation.percent import percent as percent_text
+from reviewdepth.estimation.plural import counted
 from reviewdepth.estimation.two_phase import TwoPhaseAssumption, TwoPhaseGap
 
 
@@ -244,8 +245,8 @@ def monitor_step(step: MonitorStep, topic: str, *, pending: Sequence[str] = (), 
                 f"`reviewdepth next {topic}` serves (audit documents with --role audit)")
     if step == MonitorStep.JUDGE_PENDING:
         shown = ", ".join(pending[:5]) + (", …" if len(pending) > 5 else "")
-        return (f"judge the {len(pending):,} audit document(s) served and not yet judged ({shown}): the evidence "
-                "stops at the first of them")
+        return (f"judge the {counted(len(pending), 'audit document')} served and not yet judged ({shown}): the "
+                "evidence stops at the first of them")
     if step == MonitorStep.STOP:
         return "stop: the reviewed set is certified; keep the stream's seed and the judgment chain head with the record"
     if step == MonitorStep.QUEUE_DONE:
