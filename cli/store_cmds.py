@@ -74,7 +74,8 @@ def db_current(db: DbOption = None) -> None:
 
 def import_run(
     file: Annotated[str, typer.Argument(help="TREC or CLEF TAR run (gzip ok, '-' for stdin).")],
-    queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the run tag).")] = None,
+    queue: Annotated[str | None, typer.Option(
+        "--queue", help="Queue name (default: each topic's run tag, the one most of its lines carry).")] = None,
     order: Annotated[str, typer.Option("--order", help="given (file order) or trec_eval (score).")] = "given",
     topic: Annotated[list[str] | None, typer.Option(
         "--topic", help="Import only this topic of the file (repeat for more; default: every topic).")] = None,
@@ -90,8 +91,14 @@ def import_run(
     with handled_errors(), row_progress("importing") as progress:
         summary = service(engine, file, queue_name=queue, order=order, again=again, progress=progress,
                           topics=topic)
-    typer.echo(f"imported {counted(summary.rows, 'ranked document')} into queue {summary.queues[0]!r} of "
+    queues = summary.queues
+    into = f"queue {queues[0]!r}" if len(queues) == 1 else (
+        f"{len(queues):,} queues named after their topics' run tags ("
+        + ", ".join(repr(q) for q in queues[:3]) + (", …" if len(queues) > 3 else "") + ")")
+    typer.echo(f"imported {counted(summary.rows, 'ranked document')} into {into} of "
                f"{counted(len(summary.topics), 'topic')} (import {summary.import_id}, sha256 {summary.digest[:12]}…)")
+    for note in summary.notes:
+        typer.echo(f"  {note}")
 
 
 def import_qrels(
