@@ -40,8 +40,10 @@ def sample_draw(
         sys.stdout.write("doc_id,rank\n" + "".join(f"{d},{r}\n" for d, r in zip(record.doc_ids, record.ranks,
                                                                                  strict=True)))
         return
-    typer.echo(f"sample {record.id}: {record.size} of {record.frame_size} documents "
+    typer.echo(f"sample {record.id}: {record.size:,} of {counted(record.frame_size, 'document')} "
                f"({record.frame_definition}), seed {record.seed}")
+    if record.coded_at_draw_note:
+        typer.echo(record.coded_at_draw_note)
     for doc, rank in zip(record.doc_ids, record.ranks, strict=True):
         typer.echo(f"{doc}\t{rank}")
 
