@@ -91,13 +91,15 @@ def handled_errors() -> Iterator[None]:
     from reviewdepth.formats.errors import InputError
     from reviewdepth.services.errors import ServiceError
     from reviewdepth.store.chain import ChainBroken
+    from reviewdepth.store.schema import SchemaNotReady
     from reviewdepth.store.validation import InvalidValue
 
     try:
         yield
     except InputError as exc:
         fail(exc.describe())
-    except (ServiceError, InvalidValue, ChainBroken) as exc:
+    except (ServiceError, InvalidValue, ChainBroken, SchemaNotReady) as exc:  # SchemaNotReady: a `db` command
+        # on a database that does not exist (`store.schema.DatabaseMissing`)
         fail(str(exc))
     except Exception as exc:  # a busy database is the one other error with its own message
         busy_exit(exc)

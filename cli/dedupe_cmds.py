@@ -51,14 +51,17 @@ def import_records(
 
 def records_summary(s: RecordsImportSummary) -> str:
     """The line ``import records`` prints."""
+    from reviewdepth.estimation.plural import counted
+
     if not s.population:
-        return (f"stored the bibliographic fields of {s.fields:,} records of topic {s.topics[0]!r} "
+        return (f"stored the bibliographic fields of {counted(s.fields, 'record')} of topic {s.topics[0]!r} "
                 f"({s.with_title:,} with a title, {s.with_doi:,} with a DOI; {s.replaced:,} replaced) "
                 f"(import {s.import_id}, sha256 {s.digest[:12]}…)")
     label = f"from column {s.label_column!r}" if s.label_column else "(no label column)"
-    return (f"imported {s.rows:,} records as the population of topic {s.topics[0]!r} (queue {s.queues[0]!r} in "
-            f"file order; {s.ids}): stored {s.stored:,} judgments {label} ({s.relevant:,} relevant), "
-            f"{s.unlabelled:,} records unlabelled, 0 refused (import {s.import_id}, sha256 {s.digest[:12]}…)")
+    return (f"imported {counted(s.rows, 'record')} as the population of topic {s.topics[0]!r} (queue "
+            f"{s.queues[0]!r} in file order; {s.ids}): stored {counted(s.stored, 'judgment')} {label} "
+            f"({s.relevant:,} relevant), {counted(s.unlabelled, 'record')} unlabelled, 0 refused (import "
+            f"{s.import_id}, sha256 {s.digest[:12]}…)")
 
 
 def dedupe(

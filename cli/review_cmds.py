@@ -11,6 +11,8 @@ from typing import Annotated, Any, Literal
 
 import typer
 
+from reviewdepth.estimation.plural import counted, noun
+
 from .common import ConfidenceOption, DbOption, fail, handled_errors, open_engine
 from .store_cmds import ListFormat
 
@@ -99,7 +101,8 @@ def agreement(
         typer.echo(f"topic {topic}: no document was judged by two or more reviewers")
         return
     a, alpha = summary.agreement, summary.alpha
-    typer.echo(f"topic {topic}: {summary.documents} documents judged by 2+ of {len(summary.reviewers)} reviewers")
+    typer.echo(f"topic {topic}: {counted(summary.documents, 'document')} judged by 2+ of "
+               f"{counted(len(summary.reviewers), 'reviewer')}")
     typer.echo(f"all votes agree on {_fmt(a.point)} of them [{_fmt(a.lower)}, {_fmt(a.upper)}] ({a.method})")
     typer.echo(f"Krippendorff's alpha {_fmt(alpha.alpha)} [{_fmt(alpha.lower)}, {_fmt(alpha.upper)}] "
                f"({alpha.method})")
@@ -171,8 +174,8 @@ def prisma(
         return
     for key, value in data.items():
         if isinstance(value, dict):  # records per number of reviewers, or per "<stage>: <reason>"
-            unit = " reviewer(s)" if key == "reviewers_per_record" else ""
-            value = ", ".join(f"{n}{unit}: {c}" for n, c in value.items()) or "-"
+            value = ", ".join(f"{counted(int(n), 'reviewer')}: {c}" if key == "reviewers_per_record"
+                              else f"{n}: {c}" for n, c in value.items()) or "-"
         typer.echo(f"{key.replace('_', ' ')}\t{_fmt(value)}")
 
 
@@ -212,7 +215,7 @@ def audit_acknowledge(
     with handled_errors():
         check, seq, _ = acknowledge_chain(engine, topic, reason=reason, reviewer=reviewer or default_reviewer())
         anchor = topic_head(engine, topic)
-    typer.echo(f"acknowledged {len(check.breaks)} break(s) of topic {_shown(topic)}'s chain up to seq {seq}; "
+    typer.echo(f"acknowledged {counted(len(check.breaks), 'break')} of topic {_shown(topic)}'s chain up to seq {seq}; "
                "new head:")
     typer.echo(format_anchor(anchor))
 
@@ -255,13 +258,14 @@ def audit_verify(
         for c in checks:
             state = "intact" if c.intact else "BROKEN"
             accepted = f" ({len(c.acknowledged)} acknowledged)" if c.acknowledged else ""
-            typer.echo(f"{_shown(c.topic)}\t{state}{accepted}\t{c.judgments} judgments\thead {c.head}")
+            typer.echo(f"{_shown(c.topic)}\t{state}{accepted}\t{counted(c.judgments, 'judgment')}\thead {c.head}")
     broken = [c for c in checks if not c.intact]
     for c in broken:
         assert c.broken is not None
         sys.stderr.write(f"reviewdepth: topic {_shown(c.topic)}: {c.broken.reason}\n")
     if broken:
-        fail(f"{len(broken)} of {len(checks)} judgment chains are broken", code=1)
+        fail(f"{len(broken)} of {counted(len(checks), 'judgment chain')} {noun(len(broken), 'is', 'are')} broken",
+             code=1)
 
 
 def register_review(app: typer.Typer) -> None:

@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from reviewdepth.estimation.percent import percent
+from reviewdepth.estimation.plural import counted
 
 from .common import ConfidenceOption, DbOption, fail, handled_errors, open_engine
 from .store_cmds import ListFormat, default_reviewer
@@ -39,8 +40,10 @@ def sample_draw(
         sys.stdout.write("doc_id,rank\n" + "".join(f"{d},{r}\n" for d, r in zip(record.doc_ids, record.ranks,
                                                                                  strict=True)))
         return
-    typer.echo(f"sample {record.id}: {record.size} of {record.frame_size} documents "
+    typer.echo(f"sample {record.id}: {record.size:,} of {counted(record.frame_size, 'document')} "
                f"({record.frame_definition}), seed {record.seed}")
+    if record.coded_at_draw_note:
+        typer.echo(record.coded_at_draw_note)
     for doc, rank in zip(record.doc_ids, record.ranks, strict=True):
         typer.echo(f"{doc}\t{rank}")
 
@@ -63,7 +66,7 @@ def sample_show(
     if output_format is not ListFormat.table:
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
         return
-    state = "complete" if record.complete else f"{len(record.missing)} of {record.size} not judged yet"
+    state = "complete" if record.complete else f"{len(record.missing):,} of {record.size:,} not judged yet"
     typer.echo(f"sample {record.id} ({record.frame_definition}, seed {record.seed}): {state}; "
                f"{record.relevant} relevant")
     if record.voided:
@@ -171,7 +174,7 @@ def sample_stream(
         typer.echo(f"serve it with `reviewdepth next {topic}`; judge its documents with --role audit")
     typer.echo(f"position {record.position:,} of {record.population_size:,}, served {record.served:,}")
     if record.judged is not None:
-        typer.echo(f"judged prefix (the evidence): {record.judged:,} documents, {record.relevant:,} relevant; "
+        typer.echo(f"judged prefix (the evidence): {counted(record.judged, 'document')}, {record.relevant:,} relevant; "
                    f"{len(record.pending):,} waiting for a judgment")
         for doc in record.pending:
             typer.echo(f"pending\t{doc}")
@@ -208,8 +211,8 @@ def next_command(
     if not batch.documents:
         typer.echo("nothing to serve: every document of the queue is judged")
         return
-    typer.echo(f"{len(batch.documents)} documents ({audit} audit); record each with `reviewdepth judge {topic} "
-               f"DOC LABEL --role ROLE --queue {batch.queue}`")
+    typer.echo(f"{counted(len(batch.documents), 'document')} ({audit} audit); record each with `reviewdepth "
+               f"judge {topic} DOC LABEL --role ROLE --queue {batch.queue}`")
     typer.echo("doc_id\trole\trank")
     for d in batch.documents:
         again = "\t(again)" if d.again else ""

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from reviewdepth.estimation.plural import counted, noun
+
 from .common import DbOption, fail, handled_errors, open_engine, row_progress, settings_for, write_rows
 
 if TYPE_CHECKING:
@@ -50,8 +52,8 @@ def db_downgrade(revision: Annotated[str, typer.Argument(help="Target revision (
     with handled_errors():
         plan = downgrade_plan(settings, revision)
     if plan:
-        sys.stderr.write(f"reviewdepth db downgrade {revision} reverts {len(plan)} migration(s); each drops its "
-                         f"tables and columns with the data in them:\n")
+        sys.stderr.write(f"reviewdepth db downgrade {revision} reverts {counted(len(plan), 'migration')}; each "
+                         f"drops its tables and columns with the data in them:\n")
         for step in plan:
             sys.stderr.write(f"  {step.describe()}\n")
         if not yes:
@@ -72,7 +74,8 @@ def db_current(db: DbOption = None) -> None:
 
 def import_run(
     file: Annotated[str, typer.Argument(help="TREC or CLEF TAR run (gzip ok, '-' for stdin).")],
-    queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the run tag).")] = None,
+    queue: Annotated[str | None, typer.Option(
+        "--queue", help="Queue name (default: each topic's run tag, the one most of its lines carry).")] = None,
     order: Annotated[str, typer.Option("--order", help="given (file order) or trec_eval (score).")] = "given",
     topic: Annotated[list[str] | None, typer.Option(
         "--topic", help="Import only this topic of the file (repeat for more; default: every topic).")] = None,
@@ -88,8 +91,14 @@ def import_run(
     with handled_errors(), row_progress("importing") as progress:
         summary = service(engine, file, queue_name=queue, order=order, again=again, progress=progress,
                           topics=topic)
-    typer.echo(f"imported {summary.rows:,} ranked documents into queue {summary.queues[0]!r} of "
-               f"{len(summary.topics)} topic(s) (import {summary.import_id}, sha256 {summary.digest[:12]}…)")
+    queues = summary.queues
+    into = f"queue {queues[0]!r}" if len(queues) == 1 else (
+        f"{len(queues):,} queues named after their topics' run tags ("
+        + ", ".join(repr(q) for q in queues[:3]) + (", …" if len(queues) > 3 else "") + ")")
+    typer.echo(f"imported {counted(summary.rows, 'ranked document')} into {into} of "
+               f"{counted(len(summary.topics), 'topic')} (import {summary.import_id}, sha256 {summary.digest[:12]}…)")
+    for note in summary.notes:
+        typer.echo(f"  {note}")
 
 
 def import_qrels(
@@ -105,7 +114,7 @@ def import_qrels(
     engine = open_engine(db)
     with handled_errors(), row_progress("importing") as progress:
         summary = service(engine, file, reviewer=reviewer, level=level, again=again, progress=progress)
-    typer.echo(f"imported {summary.rows:,} judgments for {len(summary.topics)} topic(s) "
+    typer.echo(f"imported {counted(summary.rows, 'judgment')} for {counted(len(summary.topics), 'topic')} "
                f"(import {summary.import_id}, sha256 {summary.digest[:12]}…)")
 
 
@@ -140,9 +149,10 @@ def import_csv(
         summary = service(engine, file, mapping=mapping, topic=topic, reviewer=reviewer, level=level,
                           again=again, progress=progress, role=role, queue_name=queue,
                           allow_unqueued=allow_unqueued, date_format=date_format)
-    typer.echo(f"imported {summary.rows:,} rows for topic(s) {', '.join(summary.topics)} "
-               f"(import {summary.import_id}, sha256 {summary.digest[:12]}…): stored {summary.stored:,} "
-               f"judgments, skipped {summary.unlabelled:,} unlabelled rows, refused 0"
+    typer.echo(f"imported {counted(summary.rows, 'row')} for {noun(len(summary.topics), 'topic')} "
+               f"{', '.join(summary.topics)} (import {summary.import_id}, sha256 {summary.digest[:12]}…): stored "
+               f"{counted(summary.stored, 'judgment')}, skipped {counted(summary.unlabelled, 'unlabelled row')}, "
+               "refused 0"
                + (f"; queue {summary.queues[0]!r} from the rank column" if summary.queues else ""))
 
 
@@ -164,10 +174,11 @@ def import_asreview(
     engine = open_engine(db)
     with handled_errors():
         s = service(engine, file, topic=topic, queue_name=queue, reviewer=reviewer, again=again)
-    typer.echo(f"imported ASReview project {s.project!r} into topic {s.topics[0]!r}: {s.rows:,} records in queue "
-               f"{s.queues[0]!r}; stored {s.stored:,} judgments ({s.labelled:,} current decisions, {s.relevant:,} "
-               f"relevant; {s.replaced:,} replaced decisions); {s.unlabelled:,} records unlabelled "
-               f"({s.pending:,} shown, undecided); {s.withdrawn:,} withdrawn decisions not stored; 0 refused "
+    typer.echo(f"imported ASReview project {s.project!r} into topic {s.topics[0]!r}: {counted(s.rows, 'record')} in "
+               f"queue {s.queues[0]!r}; stored {counted(s.stored, 'judgment')} "
+               f"({counted(s.labelled, 'current decision')}, {s.relevant:,} relevant; "
+               f"{counted(s.replaced, 'replaced decision')}); {counted(s.unlabelled, 'record')} unlabelled "
+               f"({s.pending:,} shown, undecided); {counted(s.withdrawn, 'withdrawn decision')} not stored; 0 refused "
                f"(import {s.import_id}, sha256 {s.digest[:12]}…)")
 
 
@@ -197,11 +208,13 @@ def import_ris(
     engine = open_engine(db)
     with handled_errors():
         s = service(engine, file, topic=topic, queue_name=queue, again=again, reviewer=reviewer, ids=ids)
-    typer.echo(f"imported {s.rows:,} records as the population of topic {s.topics[0]!r} (queue {s.queues[0]!r} "
-               f"in file order; {s.ids}): stored {s.stored:,} judgments from ASReview's notes"
-               + (f" and Rayyan's ({s.decisions:,} members' decisions, {s.maybe:,} of them Maybe)"
+    typer.echo(f"imported {counted(s.rows, 'record')} as the population of topic {s.topics[0]!r} (queue "
+               f"{s.queues[0]!r} in file order; {s.ids}): stored {counted(s.stored, 'judgment')} from ASReview's "
+               "notes"
+               + (f" and Rayyan's ({counted(s.decisions, 'member decision')}, {s.maybe:,} of them Maybe)"
                   if s.decisions else "")
-               + f", {s.unlabelled:,} records unlabelled, 0 refused (import {s.import_id}, sha256 {s.digest[:12]}…)")
+               + f", {counted(s.unlabelled, 'record')} unlabelled, 0 refused (import {s.import_id}, sha256 "
+               f"{s.digest[:12]}…)")
 
 
 def import_rayyan(
@@ -229,12 +242,13 @@ def import_rayyan(
 
 def rayyan_summary(s: RayyanImportSummary) -> str:
     """The line ``import rayyan`` prints."""
-    added = (f"; added {len(s.reasons_added):,} exclusion reason(s) to the topic's list" if s.reasons_added
+    added = (f"; added {counted(len(s.reasons_added), 'exclusion reason')} to the topic's list" if s.reasons_added
              else "")
-    return (f"imported {s.rows:,} Rayyan articles as the population of topic {s.topics[0]!r} (queue "
-            f"{s.queues[0]!r} in file order): stored {s.stored:,} judgments by {s.reviewers:,} reviewers "
-            f"({s.maybe:,} Maybe, {s.reasons:,} exclusions with a reason{added}), {s.unlabelled:,} articles "
-            f"undecided, 0 refused (import {s.import_id}, sha256 {s.digest[:12]}…)")
+    return (f"imported {counted(s.rows, 'Rayyan article')} as the population of topic {s.topics[0]!r} (queue "
+            f"{s.queues[0]!r} in file order): stored {counted(s.stored, 'judgment')} by "
+            f"{counted(s.reviewers, 'reviewer')} ({s.maybe:,} Maybe, {counted(s.reasons, 'exclusion')} with a "
+            f"reason{added}), {counted(s.unlabelled, 'article')} undecided, 0 refused (import {s.import_id}, "
+            f"sha256 {s.digest[:12]}…)")
 
 
 def import_covidence(
@@ -259,9 +273,10 @@ def import_covidence(
     with handled_errors():
         s = service(engine, files, topic=topic, queue_name=queue, reviewer=reviewer, level=level, again=again)
     lists = ", ".join(f"{n:,} {name}" for name, n in s.lists.items())
-    typer.echo(f"imported {s.rows:,} Covidence studies ({lists}) as the population of topic {s.topics[0]!r} "
-               f"(queue {s.queues[0]!r}): stored {s.stored:,} judgments (level {level}), {s.unlabelled:,} studies "
-               f"undecided, 0 refused (imports {', '.join(map(str, s.import_ids))})")
+    typer.echo(f"imported {counted(s.rows, 'Covidence study', 'Covidence studies')} ({lists}) as the population "
+               f"of topic {s.topics[0]!r} (queue {s.queues[0]!r}): stored {counted(s.stored, 'judgment')} (level "
+               f"{level}), {counted(s.unlabelled, 'study', 'studies')} undecided, 0 refused (imports "
+               f"{', '.join(map(str, s.import_ids))})")
 
 
 def import_xlsx(
@@ -291,8 +306,8 @@ def import_xlsx(
         ids = record_judgment_file(engine, topic, file, reviewer=reviewer or default_reviewer(), role=role,
                                    queue=queue, allow_unqueued=allow_unqueued, again=again, source="xlsx",
                                    add_reasons=add_reasons)
-    typer.echo(f"imported {len(ids):,} judgments of topic {topic!r} from {file} (ids {ids[0]}..{ids[-1]}), "
-               "refused 0")
+    which = f"id {ids[0]}" if len(ids) == 1 else f"ids {ids[0]}..{ids[-1]}"
+    typer.echo(f"imported {counted(len(ids), 'judgment')} of topic {topic!r} from {file} ({which}), refused 0")
 
 
 def judge(
@@ -436,7 +451,7 @@ def topic_reasons(
     engine = open_engine(db)
     with handled_errors():
         settings = screening_settings(engine, topic, add=add or (), remove=remove or ())
-    typer.echo(f"{settings.topic}: {len(settings.reasons)} exclusion reason(s)")
+    typer.echo(f"{settings.topic}: {counted(len(settings.reasons), 'exclusion reason')}")
     for reason in settings.reasons:
         typer.echo(f"  {reason}")
 

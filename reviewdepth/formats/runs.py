@@ -10,7 +10,9 @@ any other count). What the second column means is read here and nowhere else:
 - CLEF 2018/2019 threshold flags: ``0``/``1``, where ``1`` marks the run's threshold.
 - Anything else (``Q0``): a TREC run; the second column means nothing.
 
-The run tag is the run_id of the last result line (trec_eval reports that one). The run's own stopping point
+The run tag is the run_id of the last result line (trec_eval reports that one); ``tags=True`` also reads every
+line's run_id, from which `topic_run_tag` names a topic's queue: the tag most of the topic's lines carry (some
+CLEF runs tag each topic with its own number, so the last line's tag names one topic only). The run's own stopping point
 (`threshold_rank`) is the rank of the last shown line (2017 codes) or of the last line flagged ``1`` (flags).
 Scores must be numbers (NaN refused) when read. Errors name the file, line and field.
 """
@@ -100,6 +102,7 @@ class Run:
     run_id: str
     score: npt.NDArray[np.float64] | None = None
     action: npt.NDArray[np.bytes_] | None = None
+    tag: npt.NDArray[np.bytes_] | None = None  # every line's run_id (``parse_run(tags=True)``)
 
     def __len__(self) -> int:
         return self.lines.count
@@ -133,7 +136,8 @@ class Run:
         return replace(self, qid=self.qid[rows], docno=self.docno_subset(rows),
                        lines=LineNumbers(len(rows), self.line[rows]),
                        score=None if self.score is None else self.score[rows],
-                       action=None if self.action is None else self.action[rows])
+                       action=None if self.action is None else self.action[rows],
+                       tag=None if self.tag is None else self.tag[rows])
 
     def docno_subset(self, rows: npt.NDArray[np.int64]) -> StringColumn:
         hashes = self.docno.hashes
@@ -192,12 +196,13 @@ def last_run_id(data: bytes | mmap.mmap, allow_comments: bool = False) -> str:
 
 def parse_run(data: bytes | mmap.mmap, path: str = "<run>", *, allow_comments: bool = False, actions: bool = False,
               scores: bool = True, exact_fields: bool = False, names: list[str] | None = None,
-              hashes: bool = True) -> Run:
+              hashes: bool = True, tags: bool = False) -> Run:
     """Parse run text. ``allow_comments`` skips ``#`` lines (trec_eval 10.0; 9.0.8 rejects them); ``actions``
     reads the second column; ``scores`` reads (and checks) the score column; ``exact_fields`` requires exactly 6
     fields. ``names`` are the field names errors use (`RUN_FIELDS`, or `CLEF_FIELDS` for CLEF runs). ``hashes``
-    False leaves the docnos' hashes out (`scan`)."""
-    spec = ("ss" if actions else "s.") + ("s.f" if scores else "s")
+    False leaves the docnos' hashes out (`scan`). ``tags`` reads every line's run_id (`Run.tag`)."""
+    spec = ("ss" if actions else "s.") + "s" + ("." + ("f" if scores else ".") + "s" if tags else
+                                               ".f" if scores else "")
     scanned = scan(data, spec, min_fields=6, max_fields=6 if exact_fields else -1, skip_comments=allow_comments,
                    path=path, names=names or RUN_FIELDS, hashes=hashes)
     if len(scanned) == 0:
@@ -207,12 +212,37 @@ def parse_run(data: bytes | mmap.mmap, path: str = "<run>", *, allow_comments: b
     action = columns.pop(0) if actions else None
     docno = columns.pop(0)
     score = columns.pop(0) if scores else None
+    tag = columns.pop(0) if tags else None
     assert isinstance(qid, StringColumn) and isinstance(docno, StringColumn)
     assert action is None or isinstance(action, StringColumn)
+    assert tag is None or isinstance(tag, StringColumn)
     assert not isinstance(score, StringColumn)
     return Run(path, qid.values, docno, scanned.lines, last_run_id(data, allow_comments),
                None if score is None else np.asarray(score, dtype=np.float64),
-               None if action is None else action.values)
+               None if action is None else action.values, None if tag is None else tag.values)
+
+
+@dataclass(frozen=True)
+class TopicRunTag:
+    """The run tag a topic's queue is named after (`topic_run_tag`), and every tag its lines carry, with its
+    number of lines, in order of first appearance (one entry when the lines agree)."""
+
+    tag: str
+    counts: tuple[tuple[str, int], ...]
+
+    @property
+    def mixed(self) -> bool:
+        return len(self.counts) > 1
+
+
+def topic_run_tag(tags: npt.NDArray[np.bytes_]) -> TopicRunTag:
+    """The tag most of ``tags`` (one topic's lines' run_ids, in file order) are; a tie goes to the tag seen first.
+    One stray line (or a tag changed at the last line) does not rename the queue, as the last line's tag did."""
+    values, first, counts = np.unique(tags, return_index=True, return_counts=True)
+    by_appearance = np.argsort(first, kind="stable")
+    ordered = [(bytes(values[i]).decode("utf-8", "surrogateescape"), int(counts[i])) for i in by_appearance]
+    most = max(int(c) for c in counts)
+    return TopicRunTag(next(t for t, c in ordered if c == most), tuple(ordered))
 
 
 def read_run(path: str | Path, *, allow_comments: bool = False, actions: bool = False, scores: bool = True,

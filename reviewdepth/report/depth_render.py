@@ -121,7 +121,14 @@ def _rows(report: Report) -> list[tuple[str, str, str, Any]]:
         out.append(("completed_review", key, "value", value))
     for sample in report.samples:
         for key, value in section_items(sample):
-            if key != "id":
+            if key == "coding":  # one row per group: coding.<role>_<after|before>_draw_<door>[_<importer>]
+                for c in sample.coding:
+                    door = c.door + (f"_{c.import_kind}" if c.import_kind else "")
+                    out.append(("samples", str(sample.id),
+                                f"coding.{c.role}_{'after' if c.after_draw else 'before'}_draw_{door}", c.documents))
+                if not sample.coding:
+                    out.append(("samples", str(sample.id), "coding", None))
+            elif key != "id":
                 out.append(("samples", str(sample.id), key, value))
     out += _quality_rows(report)
     out += _two_phase_rows(report)
@@ -374,7 +381,8 @@ def render_table(report: Report) -> Group:
     for rule in calibrated:
         portfolio.add_row(rule.evidence.rule, calibration_cell(rule).removeprefix(f"{rule.evidence.rule}: "))
 
-    samples = Table(title=f"samples (choice: {report.settings.sample_choice})")
+    samples = Table(title=f"samples (choice: {report.settings.sample_choice})", caption_justify="left",
+                    caption="\n".join(f"sample {x.id} {x.coded}" for x in report.samples))
     for col in ("id", "queue", "drawn", "in rest", "relevant in rest", "use", "status"):
         samples.add_column(col, justify="right" if col in ("drawn", "in rest", "relevant in rest") else "left")
     for x in report.samples:
@@ -562,9 +570,10 @@ def render_html(report: Report) -> str:
         "completed": _table(["Measure", "Value"], [[k, v] for k, v in report.completed_review.items()])
         if report.completed_review else None,
         "samples": _table(["Id", "Queue", "Frame", "Size", "Frame size", "Seed", "Missing", "In rest",
-                           "Relevant in rest", "Use", "Status"],
+                           "Relevant in rest", "Use", "Status", "Coded"],
                           [[str(x.id), x.queue, x.frame_definition, x.size, x.frame_size, str(x.seed), x.missing,
-                            x.in_unreviewed_rest, x.positives_in_rest, x.use, x.status] for x in report.samples],
+                            x.in_unreviewed_rest, x.positives_in_rest, x.use, x.status, x.coded]
+                           for x in report.samples],
                           kinds={i: "count" for i in (3, 4, 6, 7, 8)}) if report.samples else None,
         "quality": _table(["Section", "Row", "Quantity", "Value"], [list(r) for r in _quality_rows(report)]),
         "two_phase": None if report.two_phase is None else _two_phase_html(report),

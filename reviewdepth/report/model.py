@@ -286,8 +286,23 @@ class StoppingRow:
 
 
 @dataclass(frozen=True)
+class SampleCoding:
+    """How some of a sample's documents were coded (`services.evidence.sample_coding.sample_coding_counts`): the
+    ``documents`` whose latest decision (the one label policy ``latest`` reads) was recorded in ``role``,
+    after the sample was drawn or before it (``after_draw``), through ``door``: ``import`` (a file: ``import_kind``
+    names the importer, e.g. csv, xlsx, judgments), ``api`` or ``cli`` (one judgment or a ``judge --file``)."""
+
+    role: str
+    after_draw: bool
+    door: str
+    import_kind: str | None
+    documents: int
+
+
+@dataclass(frozen=True)
 class SampleRow:
-    """A stored sample (`services.evidence.queue_evidence.SampleEntry.as_row`) and its use at the current cutoff."""
+    """A stored sample (`services.evidence.queue_evidence.SampleEntry.as_row`) and its use at the current cutoff;
+    ``coded``: one sentence saying how its documents were coded (``coding``, and ``uncoded`` not yet)."""
 
     id: int
     queue: str
@@ -305,6 +320,9 @@ class SampleRow:
     use: str
     in_unreviewed_rest: int | None
     positives_in_rest: int | None
+    coded: str = ""
+    coding: list[SampleCoding] = field(default_factory=list)
+    uncoded: int = 0
 
 
 @dataclass(frozen=True)

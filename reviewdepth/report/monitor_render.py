@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode
 
 from reviewdepth.estimation.percent import percent
+from reviewdepth.estimation.plural import counted
 from reviewdepth.report.depth_render import fmt
 from reviewdepth.report.monitor_model import ONE_LOOK, Dashboard, DashboardEntry, MonitorReport, lower_text
 from reviewdepth.report.wording import stop_label
@@ -256,10 +257,10 @@ def _shown(board: Dashboard) -> str:
         what.append("with a judgment")
     chosen = f" {' and '.join(what)}" if what else ""
     if board.page == 1 and not board.has_next:
-        return f"{len(board.entries)} topic(s){chosen}"
+        return f"{counted(len(board.entries), 'topic')}{chosen}"
     if board.entries:
         return f"topics {board.first:,}–{board.first + len(board.entries) - 1:,} of {board.total:,}{chosen}"
-    return f"no topic on page {board.page:,} ({board.total:,} topic(s){chosen} in all)"
+    return f"no topic on page {board.page:,} ({counted(board.total, 'topic')}{chosen} in all)"
 
 
 def render_dashboard(board: Dashboard, refresh_seconds: int | None = 60) -> str:

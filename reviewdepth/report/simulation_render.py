@@ -10,6 +10,7 @@ import math
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from reviewdepth.estimation.plural import counted
 from reviewdepth.report.simulation_model import QUANTILES, SimulationChart, SimulationReport, SimulationRule
 from reviewdepth.report.wording import KIND_LABELS, SHORT_KINDS
 
@@ -54,8 +55,8 @@ def settings_line(report: SimulationReport) -> str:
              f" · costs review {s.review_cost:g}, sample {s.sample_cost:g}{produce} per document"
              + (" (a replayed review produces nothing unreviewed)" if produce else ""))
     return (f"target recall {s.target} · confidence {s.confidence:g} · design {design} · looks every "
-            f"{s.looks_every:,} documents · {done} replicates per topic · seed {s.seed} · {s.topics:,} "
-            f"topic(s) from {s.source}{costs}")
+            f"{s.looks_every:,} documents · {done} replicates per topic · seed {s.seed} · "
+            f"{counted(s.topics, 'topic')} from {s.source}{costs}")
 
 
 def rule_cells(rule: SimulationRule) -> list[str]:

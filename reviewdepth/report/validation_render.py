@@ -410,27 +410,74 @@ def render_pdf(doc: ValidationDocument) -> bytes:
     return bytes(pdf.output())
 
 
+LISTING_FONT_SIZE = 7
+LISTING_LINE_HEIGHT = 3.6
+
+
+def listing_widths(pdf: Any, table: Table, width: float) -> list[float]:
+    """The listing's column widths (mm), sized by content: each column as wide as its widest cell or heading
+    (plus the cell margins) when they all fit in ``width``, the spare width shared in proportion; otherwise the
+    narrow columns keep their width and the rest share what is left equally (their cells then wrap). Fixed
+    relative widths let a long coding run into the coder's column ("not relevant (non-responsive)qc1")."""
+    margin = 2 * pdf.c_margin
+    pdf.set_font("Helvetica", style="B", size=LISTING_FONT_SIZE)
+    natural = [pdf.get_string_width(latin1(h)) + margin for h in table.headers]
+    pdf.set_font("Helvetica", size=LISTING_FONT_SIZE)
+    for cells in table.rows:
+        for i, cell in enumerate(cells):
+            natural[i] = max(natural[i], pdf.get_string_width(latin1(cell)) + margin)
+    total = sum(natural)
+    if total <= width:
+        return [w + (width - total) * w / total for w in natural]
+    widths = list(natural)
+    left = sorted(range(len(natural)), key=lambda i: natural[i])
+    remaining = width
+    while left:
+        share = remaining / len(left)
+        if natural[left[0]] > share:
+            for i in left:  # every column still left is wider than an equal share: they share it and wrap
+                widths[i] = share
+            break
+        i = left.pop(0)
+        remaining -= natural[i]
+    return widths
+
+
 def _listing(pdf: Any, table: Table, width: float) -> None:
-    """A long table as plain lines (fpdf2's table layout costs ~2 ms a row): the headings again on each page."""
-    total = sum(table.widths)
-    widths = [width * w / total for w in table.widths]
-    height = 3.6
+    """A long table as plain lines (fpdf2's table layout costs ~2 ms a row): the headings again on each page;
+    columns sized by content (`listing_widths`), a cell too wide for its column wrapped within it."""
+    from fpdf.enums import XPos, YPos
+
+    widths = listing_widths(pdf, table, width)
+    height = LISTING_LINE_HEIGHT
+    margin = 2 * pdf.c_margin
 
     def headings() -> None:
-        pdf.set_font("Helvetica", style="B", size=7)
+        pdf.set_font("Helvetica", style="B", size=LISTING_FONT_SIZE)
         for w, heading in zip(widths, table.headers, strict=True):
             pdf.cell(w, height, latin1(heading), border="B")
         pdf.ln(height)
-        pdf.set_font("Helvetica", size=7)
+        pdf.set_font("Helvetica", size=LISTING_FONT_SIZE)
+
+    def lines_of(text: str, w: float) -> list[str]:
+        if pdf.get_string_width(text) + margin <= w:
+            return [text]
+        return list(pdf.multi_cell(w, height, text, dry_run=True, output="LINES"))
 
     headings()
     for cells in table.rows:
-        if pdf.will_page_break(height):
+        texts = [lines_of(latin1(cell), w) for w, cell in zip(widths, cells, strict=True)]
+        row_height = height * max(len(lines) for lines in texts)
+        if pdf.will_page_break(row_height):
             pdf.add_page()
             headings()
-        for w, cell in zip(widths, cells, strict=True):
-            pdf.cell(w, height, latin1(cell))
-        pdf.ln(height)
+        top, x = pdf.get_y(), pdf.l_margin
+        for w, lines in zip(widths, texts, strict=True):
+            pdf.set_xy(x, top)
+            for line in lines:
+                pdf.cell(w, height, line, new_x=XPos.LEFT, new_y=YPos.NEXT)
+            x += w
+        pdf.set_xy(pdf.l_margin, top + row_height)
 
 
 def render_document(doc: ValidationDocument, fmt: DocumentFormat) -> bytes:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from reviewdepth.estimation.assessment import (
     AnswerStatus,
@@ -18,7 +18,11 @@ from reviewdepth.estimation.assessment import (
 )
 from reviewdepth.estimation.monitor import MonitorNote, MonitorStep
 from reviewdepth.estimation.percent import percent as percent_text
+from reviewdepth.estimation.plural import counted
 from reviewdepth.estimation.two_phase import TwoPhaseAssumption, TwoPhaseGap
+
+if TYPE_CHECKING:  # model.py imports this module
+    from reviewdepth.report.model import SampleCoding
 
 
 class CertifyCost(Protocol):
@@ -244,8 +248,8 @@ def monitor_step(step: MonitorStep, topic: str, *, pending: Sequence[str] = (), 
                 f"`reviewdepth next {topic}` serves (audit documents with --role audit)")
     if step == MonitorStep.JUDGE_PENDING:
         shown = ", ".join(pending[:5]) + (", …" if len(pending) > 5 else "")
-        return (f"judge the {len(pending):,} audit document(s) served and not yet judged ({shown}): the evidence "
-                "stops at the first of them")
+        return (f"judge the {counted(len(pending), 'audit document')} served and not yet judged ({shown}): the "
+                "evidence stops at the first of them")
     if step == MonitorStep.STOP:
         return "stop: the reviewed set is certified; keep the stream's seed and the judgment chain head with the record"
     if step == MonitorStep.QUEUE_DONE:
@@ -424,3 +428,19 @@ def two_phase_assumption(code: str) -> str:
 def two_phase_gap(code: str, topic: str, cutoff: int) -> str:
     text = TWO_PHASE_GAPS.get(code, code)
     return text.replace("TOPIC", topic).replace(":1-K", f":1-{cutoff}").replace("rank:K", f"rank:{cutoff}")
+
+
+DOORS = {"api": "one by one through the API", "cli": "one by one at the command line"}
+
+
+def sample_coding_text(coding: Sequence[SampleCoding], uncoded: int) -> str:
+    """How a sample's documents were coded, in one line: "coded: 380 with role sample after the draw (judge
+    --file), 20 with role review after the draw (import csv); 0 not yet coded"."""
+    parts = []
+    for c in coding:
+        door = (("judge --file" if c.import_kind == "judge-file" else f"import {c.import_kind}") if c.door == "import"
+                else DOORS.get(c.door, c.door))
+        when = "after the draw" if c.after_draw else "before the draw"
+        parts.append(f"{c.documents:,} with role {c.role} {when} ({door})")
+    coded = "coded: " + (", ".join(parts) if parts else "none")
+    return f"{coded}; {uncoded:,} not yet coded"

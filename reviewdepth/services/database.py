@@ -54,7 +54,9 @@ def open_store(settings: StoreLocation, notify: Callable[[str], None] | None = N
     been migrated with ``reviewdepth db upgrade`` (`schema.SchemaNotReady` otherwise: an older schema is never
     upgraded behind the user's back).
     """
-    engine = create_engine_for(settings.resolved_database_url, settings.busy_timeout_seconds)
+    # a missing SQLite directory is created only for a database this call may create: `schema.DatabaseMissing`
+    engine = create_engine_for(settings.resolved_database_url, settings.busy_timeout_seconds,
+                               create_directory=settings.uses_embedded_default or create_empty)
     revision = schema.stored_revision(engine) if (settings.uses_embedded_default or create_empty) else None
     empty = create_empty and revision is None and not _has_tables(engine)
     if (settings.uses_embedded_default and revision != schema.SCHEMA_HEAD) or empty:
@@ -96,10 +98,21 @@ def database_problem(engine: Engine) -> str | None:
 
 
 @contextmanager
-def _any_schema(settings: StoreLocation) -> Iterator[Engine]:
-    engine = create_engine_for(settings.resolved_database_url, settings.busy_timeout_seconds)
+def _any_schema(settings: StoreLocation, *, creating: bool = False) -> Iterator[Engine]:
+    """An engine whatever the schema; ``creating`` (``db upgrade``): a SQLite file's missing directory is made.
+    A PostgreSQL database that does not exist is `schema.DatabaseMissing` (no database is created on connecting,
+    so "unavailable, run it again" would send the user round in a circle)."""
+    from reviewdepth.store.busy import driver_error_types
+
+    engine = create_engine_for(settings.resolved_database_url, settings.busy_timeout_seconds,
+                               create_directory=creating)
     try:
         yield engine
+    except driver_error_types() as exc:
+        missing = schema.missing_database(exc, engine.url)
+        if missing is not None:
+            raise missing from None
+        raise
     finally:
         engine.dispose()
 
@@ -108,7 +121,7 @@ def upgrade_database(settings: StoreLocation, revision: str = "head") -> str | N
     """Apply migrations up to ``revision``; the revision the database is at afterwards."""
     from reviewdepth.store import migrate
 
-    with _any_schema(settings) as engine:
+    with _any_schema(settings, creating=True) as engine:
         migrate.upgrade(engine, revision)
         return migrate.current_revision(engine)
 

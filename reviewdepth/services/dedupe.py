@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import Connection, Engine, delete, select
 
+from reviewdepth.estimation.plural import counted
 from reviewdepth.formats.duplicates import (
     DEFAULT_TITLE_THRESHOLD,
     BibRecord,
@@ -138,7 +139,8 @@ def import_records(engine: Engine, path: str, *, topic: str, again: bool = False
         known = _known_documents(conn, topic_id, docs)
         unknown = [d for d in docs if d not in known]
         if unknown:
-            raise InputError(path, None, "document id", f"{len(unknown):,} record(s) are not documents of topic "
+            verb = "is not a document" if len(unknown) == 1 else "are not documents"
+            raise InputError(path, None, "document id", f"{counted(len(unknown), 'record')} {verb} of topic "
                              f"{topic!r} (the first: {unknown[0]!r}); the ids must be those its queue holds "
                              "(or --queue NAME stores the file as the topic's population)")
         check_new_file(conn, "records", digest, path, again, [topic])

@@ -19,9 +19,10 @@ from typing import Any, Literal, get_args
 import numpy as np
 from sqlalchemy import Connection, Engine, insert, select
 
+from reviewdepth.estimation.plural import counted
 from reviewdepth.formats.csv_judgments import read_export
 from reviewdepth.formats.errors import InputError
-from reviewdepth.formats.runs import RUN_FIELDS, parse_run, threshold_rank
+from reviewdepth.formats.runs import RUN_FIELDS, TopicRunTag, parse_run, threshold_rank, topic_run_tag
 from reviewdepth.formats.scan import StringColumn
 from reviewdepth.formats.source import read_bytes
 from reviewdepth.formats.trec import QRELS_FIELDS, parse_qrels
@@ -62,6 +63,8 @@ class ImportSummary:
     # the whole file, so a stored import refused none)
     stored: int = 0
     unlabelled: int = 0
+    # what the summary line should add: e.g. the topics of a run whose lines carry different run tags
+    notes: list[str] = field(default_factory=list)
 
 
 def file_digest(data: bytes) -> str:
@@ -162,7 +165,7 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
     data = read_bytes(path)
     digest = file_digest(data)
     checked_text(data, path, RUN_FIELDS)
-    run = parse_run(data, path, actions=True)
+    run = parse_run(data, path, actions=True, tags=True)
     scores = run.scores()
     lines = run.line
     doc_col = run.docno
@@ -174,8 +177,10 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
     qids = run.qid
     flags = run.actions()
     flag_kind = run.kind()
-    tag = checked_value(validation.queue_name, run.run_id, path, int(lines[-1]), "run_id")
-    name = tag if queue_name is None else checked_value(validation.queue_name, queue_name, path, None, "--queue")
+    given_name = None if queue_name is None else checked_value(validation.queue_name, queue_name, path, None,
+                                                               "--queue")
+    line_tags = run.tag
+    assert line_tags is not None
 
     # group rows by topic (topics in order of first appearance), keeping file order inside each topic
     codes = factorize_queries(qids, qids[:0]).run
@@ -183,6 +188,7 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
     bounds = np.searchsorted(codes[by_topic], np.arange(codes.max() + 2))
     first_seen = np.argsort([int(by_topic[bounds[c]]) for c in range(len(bounds) - 1)])
     topic_names: list[str] = []
+    tags: dict[str, TopicRunTag] = {}
     rows_by_topic: dict[str, np.ndarray] = {}
     hash_orders: dict[str, np.ndarray] = {}
     doc_hashes = doc_col.hashed()
@@ -208,6 +214,13 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
                                  f"{doc_col.values[row].decode(errors='replace')!r} for topic {topic!r}")
         rows_by_topic[topic] = rows
         hash_orders[topic] = hash_order
+        # the topic's run tag names its queue: the tag most of its lines carry, never the last line's of the file
+        # (a CLEF run tagging each topic with its own number named every topic's queue after the last topic's)
+        in_file_order = np.sort(rows)
+        tags[topic] = topic_run_tag(line_tags[in_file_order])
+        first_with = int(in_file_order[np.flatnonzero(line_tags[in_file_order] == tags[topic].tag.encode(
+            "utf-8", "surrogateescape"))[0]])
+        checked_value(validation.queue_name, tags[topic].tag, path, int(lines[first_with]), "run_id")
     if selected is not None:
         absent = [t for t in dict.fromkeys(selected) if t not in rows_by_topic]
         if absent:
@@ -217,17 +230,21 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
         topic_names = [t for t in topic_names if t in chosen]
 
     stored = sum(len(rows_by_topic[t]) for t in topic_names)
+    names = {t: tags[t].tag if given_name is None else given_name for t in topic_names}
     summary = ImportSummary("run", path, digest, stored)
     with engine.begin() as conn:
         check_new_file(conn, "run", digest, path, again, selected)
         ids = topic_ids(conn, topic_names)
-        existing = conn.execute(select(Queue.topic_id).where(Queue.name == name,
-                                                             Queue.topic_id.in_(list(ids.values())))).all()
-        if existing:
-            taken = sorted(n for n, i in ids.items() if i in {r[0] for r in existing})
-            raise Conflict(f"{path}: queue {name!r} already exists for topic {taken[0]!r}; choose --queue NAME")
+        existing = {(int(topic_id), str(queue)) for topic_id, queue in conn.execute(
+            select(Queue.topic_id, Queue.name).where(Queue.name.in_(set(names.values())),
+                                                     Queue.topic_id.in_(list(ids.values())))).all()}
+        taken = [t for t in topic_names if (ids[t], names[t]) in existing]
+        if taken:
+            raise Conflict(f"{path}: queue {names[taken[0]]!r} already exists for topic {taken[0]!r}; choose "
+                           "--queue NAME")
+        shown_names = list(dict.fromkeys(names[t] for t in topic_names))
         import_id = record_import(conn, "run", path, digest, stored, len(topic_names),
-                                   f"queue={name};order={order}", selected)
+                                   f"queue={','.join(shown_names)};order={order}", selected)
         done = 0
         for topic in topic_names:
             rows = rows_by_topic[topic]
@@ -243,7 +260,8 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
                     raise InputError(path, None, "docno", f"two docnos of topic {topic!r} are the same text once "
                                      "NFC-normalised")
             queue_id = int(conn.execute(insert(Queue).values(
-                topic_id=ids[topic], name=name, ordering=order, run_tag=tag, threshold_rank=threshold,
+                topic_id=ids[topic], name=names[topic], ordering=order, run_tag=tags[topic].tag,
+                threshold_rank=threshold,
                 size=len(rows), source=f"import:{digest}", created_at=utc_now(),
                 ranking_blob=encode_ranking(docs) if docs is not None else encode_ranking(
                     [], StringColumn(doc_col.values[rows], doc_hashes[rows]), hash_orders[topic]),
@@ -263,8 +281,17 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
             done += len(rows)
         summary.import_id = import_id
     summary.topics = topic_names
-    summary.queues = [name]
+    summary.queues = shown_names
+    summary.notes = [mixed_tags_note(t, tags[t], names[t]) for t in topic_names if tags[t].mixed]
     return summary
+
+
+def mixed_tags_note(topic: str, tag: TopicRunTag, queue: str) -> str:
+    """What an import says of a topic whose lines carry different run tags: which, on how many lines, and the
+    one its queue is named after (or stores as its run tag, under --queue)."""
+    counts = ", ".join(f"{t!r} on {counted(n, 'line')}" for t, n in tag.counts)
+    kept = f"its queue is named {queue!r}" if queue == tag.tag else f"queue {queue!r} keeps run tag {tag.tag!r}"
+    return f"topic {topic!r}: its lines carry {len(tag.counts)} run tags ({counts}); {kept}, the tag most of them carry"
 
 
 def checked_text(data: bytes, path: str, names: Sequence[str]) -> None:

@@ -58,6 +58,7 @@ from reviewdepth.report.wording import (
     SAMPLE_CHOICE_RULE,
     out_of_order_note,
     review_before_sampling,
+    sample_coding_text,
     sample_status,
     scope_note,
     stop_label,
@@ -80,6 +81,7 @@ from reviewdepth.services.evidence.prisma_counts import (
 )
 from reviewdepth.services.evidence.qc import qc_result
 from reviewdepth.services.evidence.queue_evidence import QueueEvidence, queue_evidence, queue_scores
+from reviewdepth.services.evidence.sample_coding import sample_coding_counts
 from reviewdepth.services.evidence.samples import SampleRecord, load_samples
 from reviewdepth.services.evidence.topic import find_queue, last_judgment_id
 from reviewdepth.services.evidence.topic import population_size as topic_population
@@ -262,16 +264,19 @@ def report_of(conn: Connection, topic: str, options: ReportOptions) -> Report:
         last_relevant_rank=tar.last_rel(rel_queue[:reviewed].astype(np.int64)) if found_prefix else None,
         run_threshold_rank=row.threshold_rank, fully_judged=fully_judged)
     uses = {u.sample_id: u for u in assessment.samples}
+    coding = sample_coding_counts(conn, topic_id, [(e.id, e.drawn_at) for e in evidence.entries], as_of)
     sample_rows = []
     for entry in evidence.entries:
         use = uses.get(entry.id)
+        coded, uncoded = coding[entry.id]
         sample_rows.append(SampleRow(
             id=entry.id, queue=entry.queue, frame=entry.frame, frame_definition=entry.frame_definition,
             size=entry.size, frame_size=entry.frame_size, seed=entry.seed, drawn_at_judgment=entry.drawn_at,
             missing=len(entry.missing), relevant=entry.relevant, voided=entry.voided, void_reason=entry.void_reason,
             status=entry.status if use is None else sample_status(use), use="unused" if use is None else use.role,
             in_unreviewed_rest=None if use is None else use.in_rest,
-            positives_in_rest=None if use is None else use.rest_positives))
+            positives_in_rest=None if use is None else use.rest_positives,
+            coded=sample_coding_text(coded, uncoded), coding=coded, uncoded=uncoded))
     tau = stopping_target(fig.targets)
     headline = assessment.headline
     depth_rows = [DepthRow.of(a) for a in assessment.targets]

@@ -33,7 +33,16 @@ import numpy.typing as npt
 from sqlalchemy import Connection, Engine, insert, select, text
 
 from reviewdepth.formats.errors import InputError
-from reviewdepth.formats.runs import FLAG_ACTIONS, NOT_SHOWN, THRESHOLD_FLAG, ActionKind, Run, action_kind, parse_run
+from reviewdepth.formats.runs import (
+    FLAG_ACTIONS,
+    NOT_SHOWN,
+    THRESHOLD_FLAG,
+    ActionKind,
+    Run,
+    action_kind,
+    parse_run,
+    topic_run_tag,
+)
 from reviewdepth.formats.trec import RUN_FIELDS
 from reviewdepth.measures.ranking import rank_order
 from reviewdepth.services.errors import Conflict
@@ -103,7 +112,7 @@ def _parse(piece: bytes, chunk: Chunk, path: str, topic: str) -> _Parsed | None:
     try:
         checked_text(piece, path, RUN_FIELDS)
         try:
-            run = parse_run(piece, path, actions=True)
+            run = parse_run(piece, path, actions=True, tags=True)
         except InputError as exc:
             if exc.line is None and "empty run file" in exc.message:
                 return None
@@ -137,7 +146,9 @@ class _Checked:
 
     rows: int = 0
     width: int = 1
-    run_id: str = ""
+    # every run tag of the file with its number of lines, in order of first appearance: the queue keeps the tag
+    # most lines carry, as `import_run` does (`reviewdepth.formats.runs.topic_run_tag`)
+    tag_lines: dict[str, int] = field(default_factory=dict)
     actions: set[bytes] = field(default_factory=set)
     other_actions: bool = False
     # the run's own stopping point under either kind (`threshold_rank`), known once the kind is
@@ -175,7 +186,9 @@ def _check(handle: BinaryIO, path: str, topic: str, chunk_bytes: int, keep_colum
         chunk_first_rank = checked.rows + 1
         checked.rows += len(run)
         checked.width = max(checked.width, parsed.doc_bytes.dtype.itemsize)
-        checked.run_id = run.run_id
+        assert run.tag is not None
+        for tag, lines in topic_run_tag(run.tag).counts:
+            checked.tag_lines[tag] = checked.tag_lines.get(tag, 0) + lines
         checked.hashes.append(parsed.hashes)
         if keep_columns:
             checked.values.append(parsed.doc_bytes)
@@ -321,7 +334,9 @@ def store_run_stream(engine: Engine, topic_id: int, topic: str, queue: str, path
         by_hash = np.argsort(hashes, kind="stable").astype(np.int64, copy=False)
         _refuse_duplicates(handle, checked, path, topic, hashes, by_hash)
         kind = checked.kind()
-        tag = checked_value(validation.queue_name, checked.run_id, path, None, "run_id")
+        most = max(checked.tag_lines.values(), default=0)
+        tag = checked_value(validation.queue_name, next((t for t, n in checked.tag_lines.items() if n == most), ""),
+                            path, None, "run_id")
         digest = checked.digest.hexdigest()
         n, width = checked.rows, checked.width
         threshold = checked.threshold()

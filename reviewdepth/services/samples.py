@@ -8,6 +8,7 @@ import secrets
 import numpy as np
 from sqlalchemy import Engine, func, insert, select
 
+from reviewdepth.estimation.plural import counted
 from reviewdepth.services.errors import Conflict, Invalid
 from reviewdepth.services.evidence import labels as evidence_labels
 from reviewdepth.services.evidence import samples as evidence_samples
@@ -100,9 +101,28 @@ def draw_sample(engine: Engine, topic: str, size: int, *, frame: str = "all", qu
         docs = [doc_of[int(r)] for r in chosen]
         bulk_insert(conn, "sample_items", ("sample_id", "position", "doc_id", "rank"),
                     ((sample_id, i, d, int(r)) for i, (d, r) in enumerate(zip(docs, chosen, strict=True), start=1)))
-    return SampleRecord(sample_id, topic, row.name, kind, frame_definition(kind, below, a, b), len(ranks), size, seed,
-                        below, a if kind == "ranks" else None, b, last, docs, [int(r) for r in chosen],
-                        [UNJUDGED] * size if kind == "judged" else [int(labels.labels[int(r) - 1]) for r in chosen])
+    drawn_labels = [UNJUDGED] * size if kind == "judged" else [int(labels.labels[int(r) - 1]) for r in chosen]
+    record = SampleRecord(sample_id, topic, row.name, kind, frame_definition(kind, below, a, b), len(ranks), size,
+                          seed, below, a if kind == "ranks" else None, b, last, docs, [int(r) for r in chosen],
+                          drawn_labels)
+    if kind != "judged":  # a QC sample is drawn from coded documents by definition
+        record.coded_at_draw = sum(1 for label in drawn_labels if label != UNJUDGED)
+        record.coded_at_draw_note = coded_at_draw_note(record.coded_at_draw, size, kind)
+    return record
+
+
+def coded_at_draw_note(coded: int, size: int, kind: str) -> str:
+    """What a draw says of its documents already coded. Drawing coded documents is legitimate (the sample then
+    describes the whole frame, as a recall sample of the whole population does, and their labels count as they
+    stand), but often not what was meant (a band of ranks the review has passed): the line says how many, and
+    which frame holds only what is not yet reviewed."""
+    if coded == 0:
+        return f"none of the {counted(size, 'drawn document')} is coded yet"
+    coded_part = (f"{coded:,} of the {counted(size, 'drawn document')} {'is' if coded == 1 else 'are'} already coded: "
+                  "their labels count as they stand, and the sample describes the whole frame, coded part included")
+    if kind == "unreviewed":
+        return coded_part + " (coded outside the reviewed set, e.g. in an earlier sample)"
+    return coded_part + "; to sample only what is not yet reviewed, draw with --frame unreviewed"
 
 
 def load_samples(engine: Engine, topic: str, queue: str | None = None, *, labels: QueueLabels | None = None,

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import Connection, Engine, delete, func, insert, select, update
 
+from reviewdepth.estimation.plural import counted
 from reviewdepth.services.errors import Conflict, Invalid, NotFound
 from reviewdepth.store import validation
 from reviewdepth.store.ingest import utc_now
@@ -98,8 +99,8 @@ def screening_settings(engine: Engine, topic: str, *, add: Sequence[str] = (), r
             used = conn.execute(select(func.count()).select_from(Judgment).where(
                 Judgment.topic_id == topic_id, Judgment.reason == reason)).scalar_one()
             if used:
-                raise Conflict(f"reason: {reason!r} is carried by {used} judgment(s) of topic {topic!r}; a reason "
-                               "in the log stays in the list")
+                raise Conflict(f"reason: {reason!r} is carried by {counted(used, 'judgment')} of topic {topic!r}; a "
+                               "reason in the log stays in the list")
         if removed:
             conn.execute(delete(TopicReason).where(TopicReason.topic_id == topic_id,
                                                    TopicReason.reason.in_(removed)))

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 
 from sqlalchemy import Connection
 
+from reviewdepth.estimation.plural import noun
 from reviewdepth.services.errors import Conflict
 from reviewdepth.store.queue_membership import documents_in_no_queue, topic_queues
 
@@ -66,7 +67,8 @@ class ServedQueues:
         if not missing:
             return
         position = next(i for i, d in enumerate(doc_ids) if d in missing)
-        more = f" ({len(missing) - 1} more such document(s) in this batch)" if len(missing) > 1 else ""
+        others = len(missing) - 1
+        more = f" ({others:,} more such {noun(others, 'document')} in this batch)" if others else ""
         message = (f"document {doc_ids[position]!r} is in no queue of topic {self.topic!r}{more}; {hint} to "
                    "record it anyway")
         raise Conflict(message) if refuse is None else refuse(position, message)

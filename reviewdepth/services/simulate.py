@@ -37,6 +37,7 @@ import numpy as np
 import numpy.typing as npt
 from sqlalchemy import Connection, Engine, select
 
+from reviewdepth.estimation.plural import counted
 from reviewdepth.estimation.replay import (
     CHUNK,
     DESIGNS,
@@ -224,7 +225,7 @@ def queues_from_store(engine: Engine, topics: Sequence[str] = (), *, queue: str 
             unjudged = int(np.count_nonzero(labels < 0))
             if unjudged or size == 0:
                 if named:
-                    what = "is empty" if size == 0 else f"has {unjudged:,} unjudged document(s) of {size:,}"
+                    what = "is empty" if size == 0 else f"has {counted(unjudged, 'unjudged document')} of {size:,}"
                     raise Invalid(f"topic {name!r}: queue {queue_name!r} {what}; simulate replays fully judged "
                                   "topics only (judge every document, or import the qrels)")
                 continue
@@ -432,8 +433,8 @@ def run_simulation(source: SimulationSource, plan: ReplayPlan, *, workers: int =
         raise Invalid("topic: no topic with a relevant document to replay")
     unlabelled = sum(q.unlabelled for q in queues)
     if unlabelled:
-        notes.append(f"{unlabelled:,} document(s) of the run have no qrels line (or a negative grade) and count as "
-                     "non-relevant")
+        notes.append(f"{counted(unlabelled, 'document')} of the run {'has' if unlabelled == 1 else 'have'} no qrels "
+                     "line (or a negative grade) and count as non-relevant")
     labels = [q.labels for q in queues]
     keys = [topic_key(q.name) for q in queues]
     chunks = chunk_count(plan)

@@ -47,6 +47,11 @@ POSTGRES_UNAVAILABLE_STATES = {"57P01": "the server ended the connection: shutdo
                                "57P03": "the server is starting up or shutting down",
                                "53300": "the server has no connection slot free"}
 CONNECTION_LOST = "the connection was refused or lost"
+# invalid_catalog_name: the server answered, and has no database of that name. Not transient (it will not appear by
+# itself): a usage error, told apart so that it is not "run it again" (`missing_database_name`). libpq reports it
+# while connecting, as a message without a state, so the server's words are matched too.
+POSTGRES_NO_SUCH_DATABASE = "3D000"
+_NO_SUCH_DATABASE = re.compile(r'database "(?P<name>(?:[^"]|"")*)" does not exist')
 POOL_EXHAUSTED = "every connection of the server's pool was in use until the pool's timeout"
 _STATEMENT = re.compile(r"^\s*(INSERT\s+INTO|UPDATE|DELETE\s+FROM|SELECT\b.*?\bFROM|BEGIN|COMMIT)\s*\"?(\w*)",
                         re.IGNORECASE | re.DOTALL)
@@ -167,14 +172,30 @@ def busy_error(exc: BaseException) -> DatabaseBusy | None:
     return None
 
 
+def missing_database_name(exc: BaseException) -> str | None:
+    """The name of the PostgreSQL database ``exc`` says does not exist on its server (``3D000``, or the server's
+    ``database "NAME" does not exist`` when connecting), else None. Such a database is no transient trouble:
+    `unavailable_error` leaves it out, and the store's openers say to create it (`reviewdepth.store.schema`)."""
+    original = getattr(exc, "orig", None) or exc
+    if isinstance(original, sqlite3.Error):
+        return None
+    state = getattr(original, "sqlstate", None) or getattr(original, "pgcode", None)
+    found = _NO_SUCH_DATABASE.search(str(original))
+    if state == POSTGRES_NO_SUCH_DATABASE or (state is None and found is not None):
+        return found.group("name").replace('""', '"') if found is not None else ""
+    return None
+
+
 def unavailable_error(exc: BaseException) -> DatabaseUnavailable | None:
     """``exc`` as a `DatabaseUnavailable` when it says the database cannot be reached or dropped the connection
-    (module docstring), else None."""
+    (module docstring), else None; a database that does not exist is not unavailable (`missing_database_name`)."""
     from sqlalchemy.exc import DBAPIError, DisconnectionError
     from sqlalchemy.exc import TimeoutError as PoolTimeout
 
     if isinstance(exc, DatabaseUnavailable):
         return exc
+    if missing_database_name(exc) is not None:
+        return None
     if isinstance(exc, PoolTimeout):
         return DatabaseUnavailable(POOL_EXHAUSTED)
     if isinstance(exc, DisconnectionError) or (isinstance(exc, DBAPIError) and exc.connection_invalidated):

@@ -78,8 +78,13 @@ def database_url_problem(url: str) -> str | None:
     return None
 
 
-def create_engine_for(url: str, busy_timeout_seconds: float = DEFAULT_BUSY_TIMEOUT_SECONDS) -> Engine:
+def create_engine_for(url: str, busy_timeout_seconds: float = DEFAULT_BUSY_TIMEOUT_SECONDS, *,
+                      create_directory: bool = True) -> Engine:
     """An engine with the SQLite pragmas reviewdepth relies on (foreign keys, WAL, busy timeout).
+
+    ``create_directory``: a SQLite file's missing directory is created (the embedded default, ``db upgrade``);
+    without it, a missing directory is `reviewdepth.store.schema.DatabaseMissing` (a command reading a store must
+    not make a directory tree out of a mistyped path), as is a directory that cannot be created.
 
     ``busy_timeout_seconds`` bounds how long a statement waits for a lock another connection holds: SQLite's
     busy timeout, PostgreSQL's ``lock_timeout``. Past it the statement fails and the transaction is rolled back
@@ -91,7 +96,7 @@ def create_engine_for(url: str, busy_timeout_seconds: float = DEFAULT_BUSY_TIMEO
         if not memory:
             path = url.split("///", 1)[1] if "///" in url else ""
             if path:
-                Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+                _sqlite_directory(url, Path(path).expanduser().parent, create_directory)
         engine = create_engine(
             url,
             connect_args={"check_same_thread": False, "timeout": busy_ms / 1000},
@@ -115,6 +120,23 @@ def create_engine_for(url: str, busy_timeout_seconds: float = DEFAULT_BUSY_TIMEO
     event.listen(engine, "commit", analyze_bulk_loads)
     event.listen(engine, "rollback", forget_bulk_loads)
     return engine
+
+
+def _sqlite_directory(url: str, directory: Path, create: bool) -> None:
+    """Make sure ``directory`` (of the SQLite file ``url`` names) exists, creating it when ``create``."""
+    from sqlalchemy.engine import make_url
+
+    from reviewdepth.store.schema import DatabaseMissing
+
+    if directory.is_dir():
+        return
+    if not create:
+        raise DatabaseMissing.sqlite_directory(make_url(url), directory)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DatabaseMissing.sqlite_directory(
+            make_url(url), directory, f"does not exist and could not be created ({exc.strerror})") from None
 
 
 PING_AFTER_IDLE_SECONDS = 1.0

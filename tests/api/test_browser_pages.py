@@ -271,7 +271,7 @@ def test_sign_in_page_then_the_dashboard_in_chromium(chromium: Any, site: Site) 
         assert badges == [expected[name] for name in names] and all(badges)
         headline = rows[1].find_element(By.CSS_SELECTOR, ".headline").text
         assert headline.startswith("95% recall: ") and expected[TOPIC] in headline
-        assert "6 topic(s)" in driver.find_element(By.CSS_SELECTOR, "p.small").text
+        assert "6 topics" in driver.find_element(By.CSS_SELECTOR, "p.small").text
         assert _errors(driver) == []
         _fits(driver, width)
         _screenshot(driver, f"dashboard-{width}")

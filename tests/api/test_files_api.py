@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 
 from reviewdepth.api import ApiSettings, create_app
 from reviewdepth.cli.app import create_cli
+from reviewdepth.estimation.plural import counted
 from reviewdepth.services.keys import create_key
 from reviewdepth.store.models import ImportRecord, Judgment, Queue, Topic, TopicReason
 
@@ -206,8 +207,8 @@ def test_asreview_project_import_and_labels_round_trip(api: Api) -> None:
     # the same counts as the CLI's summary of the same file, in a topic of its own
     line = cli(api.engine, "import", "asreview", str(DATA / "asreview" / "small.asreview"), "--topic", "C",
                "--reviewer", "lab", "--again")
-    assert f"stored {body['stored']:,} judgments ({body['labelled']:,} current decisions, {body['relevant']:,} " \
-           f"relevant; {body['replaced']:,} replaced decisions)" in line
+    assert f"stored {counted(body['stored'], 'judgment')} ({counted(body['labelled'], 'current decision')}, " \
+           f"{body['relevant']:,} relevant; {counted(body['replaced'], 'replaced decision')})" in line
     # ASReview's CSV (export labels --format asreview) back in through imports/csv: the same labels
     exported = api.client.get("/topics/A/export", params={"format": "asreview"}, headers=ana)
     assert exported.status_code == 200 and exported.headers["content-disposition"].startswith(

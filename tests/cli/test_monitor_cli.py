@@ -52,7 +52,7 @@ def test_once_exit_codes_and_output(engine: Engine, empty_db_url: str) -> None:
     code, out, _ = invoke("watch", "T", "--once", "--target", "0.6", *db)
     # the topic's status line first (the report and the dashboard print it too), then the monitor's own signal
     assert code == 1 and out.startswith("60% recall: not reached — recall ≥") and "monitor: CONTINUE: recall ≥" in out
-    assert "judge the 12 audit document(s) served and not yet judged" in out
+    assert "judge the 12 audit documents served and not yet judged" in out
     assert "valid for one look only" in out
     judge(engine, judge_later, "audit")
     code, out, _ = invoke("watch", "T", "--once", "--target", "0.6", "--format", "json", *db)

@@ -101,7 +101,7 @@ BAD_INPUTS = [
     (("--workers", "0"), "--workers: must be a whole number >= 1"),
     (("--workers", "2", "--dask", "tcp://127.0.0.1:8786"), "--workers and --dask: give one of them"),
     (("--design", "audit"), "every: the audit design needs one audit document per every >= 1"),
-    (("CD012551",), "topic 'CD012551': queue 'baseline' has 561 unjudged document(s) of 591"),
+    (("CD012551",), "topic 'CD012551': queue 'baseline' has 561 unjudged documents of 591"),
     (("nope",), "unknown topic 'nope'"),
     (("--qrels", QRELS), "--qrels and --run: give both"),
     (("--qrels", "/nonexistent/q", "--run", RUN), "/nonexistent/q: cannot read file"),

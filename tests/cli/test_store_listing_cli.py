@@ -96,7 +96,7 @@ def test_import_run_topic_option(engine: Engine, empty_db_url: str, tmp_path: Pa
     assert counts(engine) == before
 
     code, out, _ = invoke("import", "run", str(run), "--topic", "A", "--topic", "C", *db)
-    assert code == 0 and out.startswith("imported 6 ranked documents into queue 'sys' of 2 topic(s)")
+    assert code == 0 and out.startswith("imported 6 ranked documents into queue 'sys' of 2 topics")
     assert [t.name for t in list_topics(engine)] == ["A", "C"]
     stored = counts(engine)
     code, out, err = invoke("import", "run", str(run), "--topic", "C", "--queue", "other", *db)

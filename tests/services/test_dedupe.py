@@ -140,7 +140,8 @@ def test_bad_records_are_one_line_and_change_nothing(engine: Engine, empty_db_ur
     _topic(engine, tmp_path)
     before = _state(engine)
     cases = [
-        ("record_id,title,year\nd1,A,2020\nd99,B,2020\n", ("other.csv", "d99", "not documents of topic 'T'")),
+        ("record_id,title,year\nd1,A,2020\nd99,B,2020\n",
+         ("other.csv", "d99", "1 record is not a document of topic 'T'")),
         ("record_id,title,year\nd1,A,2020\nd1,B,2021\n", ("other.csv:3", "record_id", "also on line 2")),
         ("record_id,title,year\nd1,A,around then\n", ("other.csv:2", "year", "no four-digit year")),
         ("record_id,notes\nd1,x\n", ("other.csv:1", "no column of the header holds a title")),

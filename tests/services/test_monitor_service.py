@@ -142,7 +142,7 @@ def test_audit_documents_waiting_stop_the_evidence(engine: Engine) -> None:
     report = build_monitor(engine, "T")
     assert report.audit is not None
     assert report.audit.pending == 1 and report.audit.pending_documents == [audit[0]]
-    assert f"judge the 1 audit document(s) served and not yet judged ({audit[0]})" in report.next_step
+    assert f"judge the 1 audit document served and not yet judged ({audit[0]})" in report.next_step
     expected = expected_input(engine, set(DOCS[:20]) | set(audit[1:]))
     assert report.audit.judged == expected.audited < 21
     assert_same(report, expected, "0.95")

@@ -95,8 +95,8 @@ def test_cli_summary_counts_the_maybes(engine: Engine) -> None:
     db = engine.url.render_as_string(hide_password=False)
     result = CliRunner().invoke(create_cli(), ["import", "rayyan", str(ARTICLES), "--topic", "S", "--db", db])
     assert result.exit_code == 0, result.output
-    assert ("stored 8 judgments by 3 reviewers (2 Maybe, 2 exclusions with a reason; added 2 exclusion reason(s) "
-            "to the topic's list), 1 articles undecided") in result.stdout
+    assert ("stored 8 judgments by 3 reviewers (2 Maybe, 2 exclusions with a reason; added 2 exclusion reasons "
+            "to the topic's list), 1 article undecided") in result.stdout
     again = CliRunner().invoke(create_cli(), ["import", "rayyan", str(ARTICLES), "--topic", "S", "--db", db])
     assert again.exit_code != 0 and "already imported" in again.stderr
 

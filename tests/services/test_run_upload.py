@@ -51,7 +51,7 @@ def test_a_trec_run_is_stored_as_the_whole_file_reader_stores_it(engine: Engine,
     lines = [f"T Q0 d{i} {i + 1} {10 - (i // 3) * 0.5} tagA" for i in range(9)] + ["T Q0 z 10 1.00000001 tagA",
                                                                                   "T Q0 y 11 1.00000002 tagA"]
     lines.insert(3, "")  # a blank line
-    lines.append(f"T Q0 {composed} 12 0.25 tagB")  # the last line's tag is the run's
+    lines.append(f"T Q0 {composed} 12 0.25 tagB")  # a stray last tag: both readers keep tagA, most lines' tag
     _both(engine, _write(tmp_path, "run.txt", lines, newline_at_end=False), chunk)
 
 

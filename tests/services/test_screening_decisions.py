@@ -254,7 +254,7 @@ def test_the_reason_list(engine: Engine, tmp_path: Path, empty_db_url: str) -> N
     db = ("--db", empty_db_url)
     _topic(engine, tmp_path, 3)
     code, out, _ = invoke("topic", "reasons", "T", "--add", "no full text", *db)
-    assert code == 0 and out.splitlines() == ["T: 3 exclusion reason(s)", *(f"  {r}" for r in REASONS),
+    assert code == 0 and out.splitlines() == ["T: 3 exclusion reasons", *(f"  {r}" for r in REASONS),
                                               "  no full text"]
     record_judgment(engine, "T", "d1", "0", reviewer="ana", reason="wrong design")
     before = _state(engine)

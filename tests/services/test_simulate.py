@@ -96,7 +96,7 @@ def test_a_topic_not_fully_judged_is_refused_and_nothing_is_written(engine: Engi
     with engine.connect() as conn:
         before = (conn.execute(select(func.count()).select_from(Judgment)).scalar_one(),
                   conn.execute(select(func.count()).select_from(Queue)).scalar_one())
-    with pytest.raises(Invalid, match=r"topic 'CD012551': queue .* has 561 unjudged document\(s\) of 591"):
+    with pytest.raises(Invalid, match=r"topic 'CD012551': queue .* has 561 unjudged documents of 591"):
         store_source(engine, ["CD012551"])
     with pytest.raises(NotFound, match="unknown topic 'nope'"):
         store_source(engine, ["nope"])
@@ -175,7 +175,7 @@ def test_unlabelled_documents_and_topics_without_relevant(tmp_path: Path) -> Non
     report = run_simulation(source, plan(replicates=3))
     assert [t.topic for t in report.topics] == ["CD012551"]
     assert "left out, no relevant document (recall undefined): EMPTY" in report.notes
-    assert "2 document(s) of the run have no qrels line (or a negative grade) and count as non-relevant" \
+    assert "2 documents of the run have no qrels line (or a negative grade) and count as non-relevant" \
         in report.notes
     with pytest.raises(Invalid, match="topic: 'other' is not a topic of the run"):
         file_source(str(qrels), str(run), ["other"])

@@ -42,6 +42,11 @@ class SampleView:
     voided: bool = field(default=False, metadata={"doc": "Voided samples are kept but used by no estimate."})
     void_reason: str | None = None
     queue_size: int | None = field(default=None, metadata={"doc": "The queue's size when the sample was drawn."})
+    coded_at_draw: int | None = field(default=None, metadata={"doc": (
+        "In the answer to a draw only: how many drawn documents were already coded (had a label) when drawn; "
+        "their labels count for the sample as they stand.")})
+    coded_at_draw_note: str | None = field(default=None, metadata={"doc": (
+        "In the answer to a draw only: what coded_at_draw means for the sample, in words.")})
 
 
 @dataclass
@@ -68,6 +73,9 @@ class SampleRecord:
     voided: bool = False
     void_reason: str | None = None
     queue_size: int | None = None  # the queue's size at draw time (NULL for samples drawn before revision 0005)
+    # set by the draw only (`reviewdepth.services.samples.draw_sample`): drawn documents already coded then
+    coded_at_draw: int | None = None
+    coded_at_draw_note: str | None = None
 
     @property
     def missing(self) -> list[str]:
@@ -93,7 +101,8 @@ class SampleRecord:
             relevant=self.relevant if self.labels else None, complete=self.complete,
             status="complete" if self.complete else "incomplete", missing=self.missing,
             documents=[SampleDocument(d, r) for d, r in zip(self.doc_ids, self.ranks, strict=True)],
-            voided=self.voided, void_reason=self.void_reason, queue_size=self.queue_size)
+            voided=self.voided, void_reason=self.void_reason, queue_size=self.queue_size,
+            coded_at_draw=self.coded_at_draw, coded_at_draw_note=self.coded_at_draw_note)
 
     def as_dict(self) -> dict[str, object]:
         """The view as the CLI's JSON writes it (the API's adds ``status``)."""
