@@ -20,8 +20,13 @@ AsOfOption = Annotated[str | None, typer.Option("--as-of", help="Judgment id: th
 
 
 def _fmt(value: Any) -> str:
+    """A value as a table prints it: yes/no, counts with separators, never a Python literal."""
     if value is None:
         return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
     if isinstance(value, float):
         return "nan" if value != value else f"{value:.4f}"
     return str(value)

@@ -360,8 +360,12 @@ def monitor_of(conn: Connection, topic: str, *, queue: str | None = None, target
     evidence = prefixes[current.id]
     # without the one-look rules shown, the heuristics are not evaluated (the point process fits a curve at each
     # checkpoint): the sample figure and its status read the certified rules only
+    # R known (every document of the population judged) decides too, as in the report: without it a fully
+    # screened topic read "unknown" in `topics` and on the dashboard while its report read "reached, by R known"
+    known = with_samples and fully_judged(labels_by_queue[current.id],
+                                          queue_population(labels_by_queue[current.id], info.population_size))
     assessment = _assessment(info, labels_by_queue[current.id], evidence, tau, level, heuristics=one_look) if (
-        one_look or (with_samples and evidence.draws)) else None
+        one_look or (with_samples and (evidence.draws or known))) else None
     rules = _one_look_rules(assessment, tau) if one_look else []
     sample = sample_figure(assessment) if assessment is not None and with_samples else None
     sample_words = (None, None) if assessment is None or sample is None else (
@@ -373,7 +377,7 @@ def monitor_of(conn: Connection, topic: str, *, queue: str | None = None, target
         audit=None if audit is None else audit_figure(audit.stream_id, audit.judged, result.recall_lower, level,
                                                       result.certified),
         sample_headline=None if sample_words[0] is None else with_topic(sample_words[0], info.name),
-        sample_next=None if sample_words[1] is None else with_topic(sample_words[1], info.name))
+        sample_next=None if sample_words[1] is None else with_topic(sample_words[1], info.name), topic=info.name)
     if prefixes[current.id].out_of_order:
         notes.append(monitor_note(MonitorNote.OUT_OF_ORDER,
                                   {"out_of_order": prefixes[current.id].out_of_order, "queue": current.name}))

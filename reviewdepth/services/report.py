@@ -411,7 +411,7 @@ def _topic_status(conn: Connection, topic: str, queue: str, options: ReportOptio
                           sample=sample_figure(fig.assessment), sample_status=fig.assessment.headline.status,
                           audit=audit, sample_headline=with_topic(sample_text, topic),
                           sample_next=None if sample_next is None else with_topic(sample_next, topic),
-                          audit_next=audit_next)
+                          audit_next=audit_next, topic=topic)
     return dataclasses.replace(status, next_step=None if status.next_step is None
                                else with_topic(status.next_step, topic))
 

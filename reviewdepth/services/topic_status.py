@@ -7,6 +7,7 @@ from __future__ import annotations
 from reviewdepth.estimation.assessment import AnswerStatus, Assessment, Basis
 from reviewdepth.estimation.percent import percent
 from reviewdepth.report.status_model import StatusFigure, TopicStatus
+from reviewdepth.report.wording import with_topic
 
 AUDIT_BASIS = "audit stream"
 NO_BOUND = ("no random sample and no audit stream, so recall has no bound: draw a sample of the rest or start an "
@@ -57,7 +58,7 @@ def audit_figure(stream_id: int, judged: int, recall_lower: float, confidence: f
 def topic_status(target: str, confidence: float, reviewed: int, relevant_found: int, *,
                  sample: StatusFigure | None, sample_status: str | None, audit: StatusFigure | None,
                  sample_headline: str | None = None, sample_next: str | None = None,
-                 audit_next: str | None = None) -> TopicStatus:
+                 audit_next: str | None = None, topic: str | None = None) -> TopicStatus:
     """The decision on one basis fixed in advance: the audit stream when there is one, else the samples' answer
     (``sample_status``, with its ``sample_headline`` and ``sample_next`` step); module docstring of `status_model`
     for why not both. ``audit_next``: the monitor's next step, the decision's when the audit stream decides.
@@ -85,6 +86,11 @@ def topic_status(target: str, confidence: float, reviewed: int, relevant_found: 
     if headline is None or (not headline.endswith(status) and f": {status}" not in headline):
         # the deciding evidence gave no sentence of its own (or one for another status): the status word alone
         headline = f"{_percent_recall(target)}: {status}"
+    if topic is not None:
+        # every sentence names the topic, ready to run, at every door (the listing printed "plan TOPIC")
+        missing = [with_topic(m, topic) for m in missing]
+        headline = with_topic(headline, topic)
+        next_step = None if next_step is None else with_topic(next_step, topic)
     return TopicStatus(target, confidence, str(status), decided, reviewed, relevant_found, figures, missing,
                        headline, next_step)
 
