@@ -63,6 +63,18 @@ def sample_show(
     with handled_errors():
         record = load_samples(engine, topic, queue, policy=policy, sample_id=sample_id)[0]
     data = record.as_dict()
+    if output_format is ListFormat.csv:
+        # the drawn documents, one a line, as `sample draw --format csv` writes them, and whether each is coded
+        import csv
+
+        from reviewdepth.formats.cells import safe_row
+
+        missing = set(record.missing)
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(["doc_id", "rank", "coded"])
+        writer.writerows(safe_row([d["doc_id"], d["rank"], "no" if d["doc_id"] in missing else "yes"])
+                         for d in data["documents"])
+        return
     if output_format is not ListFormat.table:
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
         return

@@ -163,6 +163,10 @@ def certify_range(cost: CertifyCost) -> str:
     else the range from the floor over further depths to a one-look sample now."""
     if cost.expected is not None:
         return f"about {cost.expected:,.0f} more judged documents [{cost.low:,.0f}–{cost.high:,.0f}]"
+    if round(cost.low) == round(cost.high):
+        # the floor over further depths is the sample now: one figure, not "1,764 to 1,764"
+        return (f"{cost.high:,.0f} more judged documents (a sample of the rest now; under the projection reviewing "
+                "on first costs no less; every path: reviewdepth plan TOPIC)")
     return (f"{cost.low:,.0f} to {cost.high:,.0f} more judged documents (the low end is the floor over further "
             "depths, a lower bound; every path: reviewdepth plan TOPIC)")
 
