@@ -29,6 +29,7 @@ import json
 import math
 import sqlite3
 import zipfile
+import zlib
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -90,16 +91,42 @@ class AsreviewProject:
         return [r for r in self.review_order() if r not in labelled]
 
 
-def _member(archive: zipfile.ZipFile, path: str, name: str) -> tuple[str, bytes]:
-    """The member ``name`` at the zip's root or in its one top folder (as some archivers write it)."""
+# how far a member may inflate: INFLATION_RATIO × the archive's actual bytes, at least INFLATION_FLOOR and at most
+# INFLATION_CAP. Counted on the bytes actually inflated, never on the sizes the zip declares (a member declaring
+# 100 bytes was inflated in full, and a 248 KiB archive inflating to 250 MiB took a server from 307 to 1,056 MB).
+# SQLite databases compress about 3-10×; zip bombs 1,000× and more.
+INFLATION_RATIO = 100
+INFLATION_FLOOR = 64 * 1024 * 1024
+INFLATION_CAP = 1024 * 1024 * 1024
+_CHUNK = 1024 * 1024
+
+
+def inflation_limit(archive_bytes: int) -> int:
+    """The most bytes a member of an archive of ``archive_bytes`` may inflate to."""
+    return min(INFLATION_CAP, max(INFLATION_FLOOR, INFLATION_RATIO * archive_bytes))
+
+
+def _member(archive: zipfile.ZipFile, path: str, name: str, archive_bytes: int) -> tuple[str, bytearray]:
+    """The member ``name`` at the zip's root or in its one top folder (as some archivers write it), inflated in
+    chunks and refused as soon as it passes `inflation_limit` of the archive's ``archive_bytes``."""
+    limit = inflation_limit(archive_bytes)
     names = archive.namelist()
     candidates = [n for n in names if n == name or (n.endswith("/" + name) and n.count("/") == 1)]
     if not candidates:
         raise InputError(path, None, name, f"not an ASReview project file: the zip holds no {name}")
+    out = bytearray()
     try:
-        return candidates[0], archive.read(candidates[0])
-    except (zipfile.BadZipFile, OSError, EOFError, RuntimeError, ValueError) as exc:
+        with archive.open(candidates[0]) as stream:
+            while chunk := stream.read(_CHUNK):
+                out += chunk
+                if len(out) > limit:
+                    raise InputError(path, None, candidates[0], (
+                        f"inflates beyond {limit // (1024 * 1024):,} MiB from a {archive_bytes:,}-byte archive: "
+                        "not read (a zip bomb, or a project larger than this import allows; export the "
+                        "project again from ASReview LAB)"))
+    except (zipfile.BadZipFile, OSError, EOFError, RuntimeError, ValueError, zlib.error) as exc:
         raise InputError(path, None, name, f"corrupt zip member: {exc}") from None
+    return candidates[0], out
 
 
 def _time(value: object, path: str, field: str) -> datetime | None:
@@ -135,7 +162,7 @@ def read_asreview(data: bytes, path: str) -> AsreviewProject:
     except zipfile.BadZipFile:
         raise InputError(path, None, None, "not an ASReview project file (.asreview is a zip archive)") from None
     with archive:
-        config_name, config_bytes = _member(archive, path, CONFIG)
+        config_name, config_bytes = _member(archive, path, CONFIG, len(data))
         try:
             config = json.loads(config_bytes.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -147,7 +174,7 @@ def read_asreview(data: bytes, path: str) -> AsreviewProject:
             raise InputError(path, None, f"{config_name}: project_file_version",
                              f"{version!r}; project files of version {SUPPORTED_VERSION} (ASReview 2 and 3) are "
                              "read: open the project in a recent ASReview LAB and export it again")
-        db_name, db_bytes = _member(archive, path, DATABASE)
+        db_name, db_bytes = _member(archive, path, DATABASE, len(data))
     project_id = str(config.get("id") or "")
     name = str(config.get("name") or project_id)
     if not name:
