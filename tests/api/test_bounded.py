@@ -271,6 +271,60 @@ def test_only_audited_routes_run_on_the_event_loop(api: Api) -> None:
                   if isinstance(route, APIRoute) and inspect.iscoroutinefunction(route.endpoint)}
     assert coroutines == {"/topics/{topic}/judgments POST", "/topics/{topic}/queues/{queue} PUT", "/ GET",
                           "/health GET", "/topics/{topic}/report GET", "/topics/{topic}/plots/{kind}.{fmt} GET",
-                          "/topics/{topic}/validation GET"} | {
-        f"/topics/{{topic}}/imports/{name} POST" for name in ("asreview", "ris", "rayyan", "csv", "xlsx")}
+                          "/topics/{topic}/validation GET", "/topics/{topic}/monitor GET",
+                          "/topics/{topic}/plan GET"} | {
+        f"/topics/{{topic}}/imports/{name} POST" for name in ("asreview", "ris", "rayyan", "csv", "xlsx", "records")}
 
+
+
+@pytest.mark.parametrize(("path", "module", "name"), [
+    ("/topics/T/monitor?target=0.9", "reviewdepth.services.monitor", "build_monitor"),
+    ("/topics/T/plan?target=0.9", "reviewdepth.services.stop_plan", "topic_stop_plan"),
+])
+def test_monitors_and_plans_run_one_at_a_time_and_share_identical_requests(
+        api: Api, monkeypatch: pytest.MonkeyPatch, path: str, module: str, name: str) -> None:
+    """Issue 40: a monitor (a 2 M-entry queue cost +953 MB a request) and a stop plan's replays go through the
+    reports' single flight: /health answers meanwhile, identical requests share one computation and a report
+    asked meanwhile waits for it (one heavy computation's memory at a time)."""
+    import importlib
+
+    from reviewdepth.services import report as report_service
+
+    topics(api)
+    target_module = importlib.import_module(module)
+    entered, release = threading.Event(), threading.Event()
+    calls: list[str] = []
+    real = getattr(target_module, name)
+
+    def computed(*args: Any, **kwargs: Any) -> Any:
+        calls.append(name)
+        entered.set()
+        release.wait(WAIT)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(target_module, name, computed)
+    real_report = report_service.build_report
+    monkeypatch.setattr(report_service, "build_report",
+                        lambda *args, **kwargs: (calls.append("report"), real_report(*args, **kwargs))[1])
+    reader = api.new_key("rita", "read")
+    codes: list[int] = []
+    bodies: list[str] = []
+
+    def get(url: str) -> None:
+        answer = api.client.get(url, headers=reader)
+        codes.append(answer.status_code)
+        bodies.append(answer.text)
+
+    requests = [threading.Thread(target=get, args=(u,)) for u in (path, path, "/topics/T/report?target=0.9")]
+    requests[0].start()
+    assert entered.wait(WAIT)
+    assert api.client.get("/health").status_code == 200
+    for thread in requests[1:]:
+        thread.start()
+    flight = api.client.app.state.renders  # type: ignore[attr-defined]
+    until(lambda: flight.shared == 1)
+    assert calls == [name]  # the identical request shares it; the report waits for it
+    release.set()
+    for thread in requests:
+        thread.join(WAIT)
+    assert codes == [200, 200, 200] and calls == [name, "report"]

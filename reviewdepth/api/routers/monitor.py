@@ -22,19 +22,27 @@ from reviewdepth.store.validation import INT64_MAX, TOPIC_LENGTH
 READ = problem_responses(401, 403, 404, 409, 422)
 
 
-def get_monitor(topic: str, engine: EngineDep, _key: Reader, queue: str | None = None,
-                target: TargetQuery = "0.95", confidence: ConfidenceQuery = 0.95, policy: LabelPolicy = "latest",
-                as_of: Annotated[int | None, Query(ge=0, le=INT64_MAX, description="Judgment id.")] = None,
-                ) -> dict[str, Any]:
+async def get_monitor(topic: str, request: Request, engine: EngineDep, _key: Reader, queue: str | None = None,
+                      target: TargetQuery = "0.95", confidence: ConfidenceQuery = 0.95,
+                      policy: LabelPolicy = "latest",
+                      as_of: Annotated[int | None, Query(ge=0, le=INT64_MAX, description="Judgment id.")] = None,
+                      ) -> dict[str, Any]:
     """Can we stop now? The anytime-valid stop signal from the topic's audit stream, valid however often
     it is asked: status (``stop certified`` / ``continue``), the recall lower bound, documents to go, audit
     documents still needed, and the one-look tests beside it, each labelled "valid for one look only". The
     same object as `reviewdepth watch TOPIC --once --format json`. 409 when the audit stream's documents no
-    longer match its stored digest."""
+    longer match its stored digest. Computed one at a time per process with the reports and charts, in a worker
+    thread (`api/single_flight.py`): identical requests meanwhile share one computation, so a monitor of a
+    queue of millions holds its memory once, whoever polls it."""
     from reviewdepth.services.monitor import build_monitor
 
-    return build_monitor(engine, topic, queue=queue, target=target, confidence=confidence, policy=policy,
-                         as_of=as_of).to_dict()
+    def computed() -> dict[str, Any]:
+        return build_monitor(engine, topic, queue=queue, target=target, confidence=confidence, policy=policy,
+                             as_of=as_of).to_dict()
+
+    result: dict[str, Any] = await request.app.state.renders.run(
+        ("monitor", topic, queue, target, confidence, policy, as_of), computed)
+    return result
 
 
 async def dashboard(request: Request, engine: EngineDep, _key: Reader, target: TargetQuery = "0.95",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 
 from reviewdepth.api import schemas
 from reviewdepth.api.routers.common import (
@@ -52,7 +52,7 @@ def get_sample_plan(topic: str, engine: EngineDep, _key: Reader, queue: str | No
     return plan
 
 
-def get_stop_plan(topic: str, engine: EngineDep, _key: Reader, queue: str | None = None,
+async def get_stop_plan(topic: str, request: Request, engine: EngineDep, _key: Reader, queue: str | None = None,
                   target: CertifiableTargetQuery = "0.95",
                   confidence: ConfidenceQuery = 0.95,
                   power: Annotated[float, Query(gt=0, lt=1)] = 0.8,
@@ -70,15 +70,22 @@ def get_stop_plan(topic: str, engine: EngineDep, _key: Reader, queue: str | None
                   ) -> dict[str, Any]:
     """The cheapest defensible stop now: the floor, every certified path with its expected cost, range and
     chance, the recommended path and the target × confidence table (as `reviewdepth plan --cost
-    review=R,sample=S,produce=P`)."""
+    review=R,sample=S,produce=P`). Its replays run one at a time per process with the reports, in a worker thread
+    (`api/single_flight.py`); identical requests meanwhile share one computation."""
     from reviewdepth.report.model import json_safe
     from reviewdepth.report.stop_plan_render import as_data
     from reviewdepth.services.stop_plan import topic_stop_plan
 
-    data: dict[str, Any] = json_safe(as_data(topic_stop_plan(
-        engine, topic, queue=queue, target=target, confidence=confidence, power=power,
-        review_cost=review_cost, sample_cost=sample_cost, produce_cost=produce_cost, previous=previous)))
-    return data
+    def computed() -> dict[str, Any]:
+        data: dict[str, Any] = json_safe(as_data(topic_stop_plan(
+            engine, topic, queue=queue, target=target, confidence=confidence, power=power,
+            review_cost=review_cost, sample_cost=sample_cost, produce_cost=produce_cost, previous=previous)))
+        return data
+
+    result: dict[str, Any] = await request.app.state.renders.run(
+        ("plan", topic, queue, target, confidence, power, review_cost, sample_cost, produce_cost, previous),
+        computed)
+    return result
 
 
 def post_stream(topic: str, body: schemas.StreamIn, engine: EngineDep, key: Writer) -> dict[str, object]:
