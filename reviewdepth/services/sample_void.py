@@ -17,6 +17,7 @@ from reviewdepth.services.errors import Conflict, Invalid, NotFound
 from reviewdepth.services.samples import SampleRecord, load_samples
 from reviewdepth.store import validation
 from reviewdepth.store.chain import NewJudgment, append_judgments
+from reviewdepth.store.evidence import chain_object
 from reviewdepth.store.ingest import utc_now
 from reviewdepth.store.models import VOID_ROLE, Queue, Sample, Topic
 
@@ -70,4 +71,5 @@ def void_sample(engine: Engine, topic: str, sample_id: int, *, reason: str, revi
                                     void_judgment_id=log_id))
         if done.rowcount != 1:
             raise Conflict(f"sample {sample_id} of topic {topic!r} was already voided")
+        chain_object(conn, "sample", int(sample_id), "voided")
     return load_samples(engine, topic, queue_name, sample_id=sample_id)[0]

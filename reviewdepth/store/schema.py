@@ -8,7 +8,7 @@ from sqlalchemy.exc import OperationalError, ProgrammingError
 from reviewdepth.store.busy import unavailable_error
 
 # The latest migration in migrations/versions; a test checks it against Alembic's head.
-SCHEMA_HEAD = "0018"
+SCHEMA_HEAD = "0019"
 
 
 class SchemaNotReady(RuntimeError):
