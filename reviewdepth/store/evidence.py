@@ -36,6 +36,7 @@ from typing import Any
 from sqlalchemy import BigInteger, Connection, DateTime, Float, LargeBinary, String, text
 
 from reviewdepth.store.chain import canonical_time
+from reviewdepth.store.ingest import driver_rows
 
 EVIDENCE_VERSION = "reviewdepth evidence chain v1"
 KINDS = ("topic", "queue", "sample", "stream")
@@ -64,15 +65,15 @@ def _float(value: float | None) -> str | None:
 
 def _rows_digest(conn: Connection, sql: str, key: int, line: Any) -> tuple[int, str]:
     """SHA-256 over one line per row of ``sql`` (keyset-paged on its first column, ascending), and the row count.
-    ``sql`` takes ``:key``, ``:after`` and ``:limit``."""
+    ``sql`` is qmark SQL taking the object's id, the last key seen and the page size, run on the driver
+    (`driver_rows`: no per-row result objects, which cost more than the hashing on a queue of millions)."""
     digest = sha256()
     after, count = -1, 0
-    statement = text(sql)
     while True:
-        rows = conn.execute(statement, {"key": key, "after": after, "limit": ENTRY_CHUNK}).all()
+        rows = driver_rows(conn, sql, (key, after, ENTRY_CHUNK))
         if not rows:
             break
-        digest.update("".join(line(r) for r in rows).encode())
+        digest.update("".join([line(r) for r in rows]).encode())
         count += len(rows)
         after = int(rows[-1][0])
         if len(rows) < ENTRY_CHUNK:
@@ -112,8 +113,8 @@ def queue_state(conn: Connection, queue_id: int) -> tuple[str, dict[str, Any]] |
     if row is None:
         return None
     count, entries = _rows_digest(
-        conn, "SELECT rank, doc_id, score, flag FROM queue_entries WHERE queue_id = :key AND rank > :after "
-        "ORDER BY rank LIMIT :limit", queue_id, _entry_line)
+        conn, "SELECT rank, doc_id, score, flag FROM queue_entries WHERE queue_id = ? AND rank > ? "
+        "ORDER BY rank LIMIT ?", queue_id, _entry_line)
     blob = None if row[9] is None else sha256(bytes(row[9])).hexdigest()
     return str(row[0]), {"topic_id": int(row[1]), "name": row[2], "ordering": row[3], "run_tag": row[4],
                          "threshold_rank": row[5], "size": int(row[6]), "source": row[7],
@@ -131,8 +132,8 @@ def sample_state(conn: Connection, sample_id: int) -> tuple[str, dict[str, Any]]
     if row is None:
         return None
     count, drawn = _rows_digest(
-        conn, "SELECT position, doc_id, rank FROM sample_items WHERE sample_id = :key AND position > :after "
-        "ORDER BY position LIMIT :limit", sample_id, _item_line)
+        conn, "SELECT position, doc_id, rank FROM sample_items WHERE sample_id = ? AND position > ? "
+        "ORDER BY position LIMIT ?", sample_id, _item_line)
     return str(row[0]), {"topic_id": int(row[1]), "queue_id": int(row[2]), "frame": row[3], "below_rank": row[4],
                          "from_rank": row[5], "to_rank": row[6], "frame_size": int(row[7]), "size": int(row[8]),
                          "seed": int(row[9]), "as_of": row[10], "created_at": _time(row[11]),
