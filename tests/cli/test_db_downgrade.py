@@ -93,3 +93,11 @@ def test_downgrade_that_loses_nothing_needs_no_force(tmp_path: Path) -> None:
     done = runner.invoke(create_cli(), ["db", "downgrade", "0017", "--yes", "--db", url])
     assert done.exit_code == 0, done.output
     assert "LOSES MEANING" not in done.stderr and migrate.current_revision(engine) == "0017"
+
+
+def test_downgrade_to_base_needs_no_force(tmp_path: Path) -> None:
+    """Nothing is left whose meaning could change: every table is listed as dropped."""
+    url, engine = migrated(tmp_path / "db.sqlite3")
+    done = CliRunner().invoke(create_cli(), ["db", "downgrade", "base", "--yes", "--db", url])
+    assert done.exit_code == 0, done.output
+    assert "LOSES MEANING" in done.stderr and migrate.current_revision(engine) is None
