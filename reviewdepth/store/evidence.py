@@ -198,6 +198,14 @@ def record_evidence(conn: Connection, events: Iterable[tuple[str, int, str]], no
     conn.execute(text("UPDATE evidence_chain SET head = :head WHERE id = 1"), {"head": head})
 
 
+def lock_evidence(conn: Connection) -> None:
+    """Take the evidence chain's lock now, for the rest of the transaction. Writers take it before any topic's
+    judgment-chain lock (`reviewdepth.store.chain.append_judgments`): an import chains its topics and queues
+    before it appends judgments, so a writer that appends judgments first and chains afterwards (a sample's
+    void) takes this lock first, and two writers never wait for each other in opposite orders."""
+    conn.execute(text("UPDATE evidence_chain SET length = length WHERE id = 1"))
+
+
 def evidence_head(conn: Connection) -> tuple[int, str]:
     """The evidence chain's recorded length and head (0 and the genesis before any event)."""
     row = conn.execute(text("SELECT length, head FROM evidence_chain WHERE id = 1")).first()

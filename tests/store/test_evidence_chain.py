@@ -22,9 +22,10 @@ from typer.testing import CliRunner
 
 from reviewdepth.cli.app import create_cli
 from reviewdepth.services.audit import verify_chains
-from reviewdepth.services.audit_stream import change_pace, create_stream, next_documents
+from reviewdepth.services.audit_stream import change_pace, create_stream, next_documents, void_stream
 from reviewdepth.services.imports import import_qrels, import_run
 from reviewdepth.services.judgments import record_judgments
+from reviewdepth.services.sample_void import void_sample
 from reviewdepth.services.samples import draw_sample
 from reviewdepth.store.chain import canonical_time
 
@@ -117,10 +118,21 @@ def test_no_tampering_verifies_clean(engine: Engine, tmp_path: Path) -> None:
     code, out, err = verdict(engine, anchor)
     assert code == 0 and "extends the anchored head" in out, err
     # the store grows on: a second sample and more judgments; the anchor is still extended
-    draw_sample(engine, TOPIC, 5, frame="below-rank:12", seed=7)
+    second = draw_sample(engine, TOPIC, 5, frame="below-rank:12", seed=7)
     record_judgments(engine, TOPIC, [(DOCS[40], "1")], reviewer="ana")
     assert verdict(engine, anchor)[0] == 0 and verdict(engine, None)[0] == 0
-    assert ids["sample"] > 0
+    # voids are changes the application makes: chained, so still clean; undoing one by hand is named
+    void_sample(engine, TOPIC, second.id, reason="drawn from the wrong frame", reviewer="ana")
+    void_stream(engine, TOPIC, reason="ranking replaced", reviewer="ana")
+    code, out, err = verdict(engine, None)
+    assert code == 0 and f"evidence chain\tintact\t{len(events) + 3} events" in out, err
+    assert verdict(engine, anchor)[0] == 0
+    sql(engine, "UPDATE samples SET voided_at = NULL, void_reason = NULL, voided_by = NULL, void_judgment_id = NULL "
+                "WHERE id = :i", i=second.id)
+    code, _, err = verdict(engine, None)
+    assert code == 1 and (f"sample {second.id} of topic {TOPIC}: void_judgment_id, void_reason, voided_at, "
+                          "voided_by differ from the chained draw") in err, err
+    assert ids["stream"] > 0
 
 
 Tamper = Callable[[Engine, dict[str, int]], str]
