@@ -33,7 +33,7 @@ from datetime import datetime
 from hashlib import sha256
 from typing import Any
 
-from sqlalchemy import BigInteger, Connection, DateTime, Float, LargeBinary, String, text
+from sqlalchemy import BigInteger, Connection, DateTime, Float, String, text
 
 from reviewdepth.store.chain import canonical_time
 from reviewdepth.store.ingest import driver_rows
@@ -95,6 +95,29 @@ def _item_line(row: Any) -> str:
     return f"{position}|{_text(doc_id)}|{'~' if rank is None else rank}\n"
 
 
+BLOB_CHUNK = 1 << 22  # bytes of a ranking index hashed at a time on SQLite
+
+
+def _blob_digest(conn: Connection, queue_id: int) -> str | None:
+    """SHA-256 of a queue's ranking index (None when it has none), never holding the whole value in Python: a
+    6,000,000-entry index is some 150 MB. PostgreSQL hashes it in the server; SQLite reads it in slices."""
+    if conn.dialect.name != "sqlite":
+        found = conn.execute(text("SELECT encode(sha256(ranking_blob), 'hex') FROM queues WHERE id = :id"),
+                             {"id": queue_id}).scalar_one_or_none()
+        return None if found is None else str(found)
+    length = conn.execute(text("SELECT length(ranking_blob) FROM queues WHERE id = :id"),
+                          {"id": queue_id}).scalar_one_or_none()
+    if length is None:
+        return None
+    digest = sha256()
+    raw = conn.connection.driver_connection
+    assert raw is not None
+    with raw.blobopen("queues", "ranking_blob", queue_id, readonly=True) as blob:
+        while piece := blob.read(BLOB_CHUNK):
+            digest.update(piece)
+    return digest.hexdigest()
+
+
 def topic_state(conn: Connection, topic_id: int) -> tuple[str, dict[str, Any]] | None:
     row = conn.execute(text("SELECT name, created_at FROM topics WHERE id = :id")
                        .columns(name=String, created_at=DateTime(timezone=True)), {"id": topic_id}).first()
@@ -108,14 +131,14 @@ def queue_state(conn: Connection, queue_id: int) -> tuple[str, dict[str, Any]] |
     flag) and of its ranking index (``ranking_blob``, which `next` and the report read)."""
     row = conn.execute(text(
         "SELECT t.name, q.topic_id, q.name, q.ordering, q.run_tag, q.threshold_rank, q.size, q.source, "
-        "q.created_at, q.ranking_blob FROM queues q JOIN topics t ON t.id = q.topic_id WHERE q.id = :id")
-        .columns(created_at=DateTime(timezone=True), ranking_blob=LargeBinary), {"id": queue_id}).first()
+        "q.created_at FROM queues q JOIN topics t ON t.id = q.topic_id WHERE q.id = :id")
+        .columns(created_at=DateTime(timezone=True)), {"id": queue_id}).first()
     if row is None:
         return None
     count, entries = _rows_digest(
         conn, "SELECT rank, doc_id, score, flag FROM queue_entries WHERE queue_id = ? AND rank > ? "
         "ORDER BY rank LIMIT ?", queue_id, _entry_line)
-    blob = None if row[9] is None else sha256(bytes(row[9])).hexdigest()
+    blob = _blob_digest(conn, queue_id)
     return str(row[0]), {"topic_id": int(row[1]), "name": row[2], "ordering": row[3], "run_tag": row[4],
                          "threshold_rank": row[5], "size": int(row[6]), "source": row[7],
                          "created_at": _time(row[8]), "entries": count, "ranking": entries, "ranking_index": blob}
