@@ -232,10 +232,13 @@ def audit_verify(
     output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
     db: DbOption = None,
 ) -> None:
-    """Recompute each topic's judgment hash chain; name the first broken row. Exit 1 when a chain is broken
-    (the topic's writes are then refused until `audit acknowledge`). With --head, also prove that the log
-    still extends that anchored head (exit 1 when it does not)."""
-    from reviewdepth.services.audit import parse_anchor, verify_against, verify_chains
+    """Recompute each topic's judgment hash chain; name the first broken row. Recompute the evidence chain and
+    compare every chained topic, queue (ranking), sample (draw) and audit stream (seed, pace) with its live rows;
+    name each one altered, missing or stored behind the application's back. Exit 1 when anything is (a broken
+    judgment chain also refuses the topic's writes until `audit acknowledge`). With --head, also prove that the
+    log and the evidence chain still extend that anchored head (exit 1 when they do not)."""
+    from reviewdepth.services.audit import parse_anchor, verify_against, verify_chains, verify_store_evidence
+    from reviewdepth.services.errors import NotFound
 
     engine = open_engine(db)
     if anchored is not None:
@@ -243,7 +246,8 @@ def audit_verify(
             fail("--head needs the TOPIC the head was taken of")
         with handled_errors():
             result = verify_against(engine, topic, parse_anchor(anchored))
-            verify_chains(engine, topic)  # flags the topic when broken
+            if result.check is not None:
+                verify_chains(engine, topic)  # flags the topic when broken
         if output_format is not ListFormat.table:
             _write_json(result.as_dict())
         elif result.extends:
@@ -253,10 +257,20 @@ def audit_verify(
                        f"{result.anchor.hash}")
         if not result.extends:
             sys.stderr.write(f"reviewdepth: topic {_shown(topic)}: {result.reason}\n")
-            fail("the judgment log does not extend the anchored head", code=1)
+            for line in result.evidence:
+                if line != result.reason:
+                    sys.stderr.write(f"reviewdepth: evidence: {line}\n")
+            fail("the store does not extend the anchored head", code=1)
         return
     with handled_errors():
-        checks = verify_chains(engine, topic)
+        evidence = verify_store_evidence(engine)
+        try:
+            checks = verify_chains(engine, topic)
+        except NotFound:
+            if topic is None or topic not in evidence.chained_topics:
+                raise
+            checks = []
+    problems = evidence.for_topic(topic)
     if output_format is not ListFormat.table:
         _write_json([c.as_dict() for c in checks])
     else:
@@ -264,13 +278,25 @@ def audit_verify(
             state = "intact" if c.intact else "BROKEN"
             accepted = f" ({len(c.acknowledged)} acknowledged)" if c.acknowledged else ""
             typer.echo(f"{_shown(c.topic)}\t{state}{accepted}\t{counted(c.judgments, 'judgment')}\thead {c.head}")
+        typer.echo(f"evidence chain\t{'intact' if not problems else 'ALTERED'}\t{counted(evidence.events, 'event')}\t"
+                   f"head {evidence.head}")
+        if topic is None and not checks:
+            recorded = "" if evidence.events == 0 else \
+                f" (the evidence chain records {counted(evidence.events, 'event')})"
+            typer.echo("no topics in the store" + recorded)
     broken = [c for c in checks if not c.intact]
     for c in broken:
         assert c.broken is not None
         sys.stderr.write(f"reviewdepth: topic {_shown(c.topic)}: {c.broken.reason}\n")
-    if broken:
-        fail(f"{len(broken)} of {counted(len(checks), 'judgment chain')} {noun(len(broken), 'is', 'are')} broken",
-             code=1)
+    for problem in problems:
+        sys.stderr.write(f"reviewdepth: evidence: {problem.message}\n")
+    if broken or problems:
+        what = ([f"{len(broken)} of {counted(len(checks), 'judgment chain')} {noun(len(broken), 'is', 'are')} broken"]
+                if broken else [])
+        what += [counted(len(problems), "evidence problem")] if problems else []
+        fail("; ".join(what), code=1)
+    if topic is None and not checks and evidence.events:
+        fail("no topics in the store, but the evidence chain records some: they were deleted", code=1)
 
 
 def register_review(app: typer.Typer) -> None:

@@ -44,8 +44,12 @@ def db_upgrade(revision: Annotated[str, typer.Argument(help="Target revision.")]
 def db_downgrade(revision: Annotated[str, typer.Argument(help="Target revision (base = empty).")],
                  yes: Annotated[bool, typer.Option("--yes", help=(
                      "Really revert: the tables and columns listed are dropped with their data."))] = False,
+                 force: Annotated[bool, typer.Option("--force", help=(
+                     "Also revert a migration whose loss changes what the remaining data mean (listed as LOSES "
+                     "MEANING: revision 0015's maybe decisions, 0019's evidence chain)."))] = False,
                  db: DbOption = None) -> None:
-    """Revert migrations down to REVISION. Prints what each reverted migration drops; needs --yes."""
+    """Revert migrations down to REVISION. Prints what each reverted migration drops; needs --yes, and --force
+    when a reverted migration's loss changes what the remaining data mean."""
     from reviewdepth.services.database import downgrade_database, downgrade_plan
 
     settings = settings_for(db)
@@ -56,6 +60,12 @@ def db_downgrade(revision: Annotated[str, typer.Argument(help="Target revision (
                          f"drops its tables and columns with the data in them:\n")
         for step in plan:
             sys.stderr.write(f"  {step.describe()}\n")
+        # down to base nothing is left whose meaning could change: the listing already says every table goes
+        lossy = [step for step in plan if step.loses is not None] if revision != "base" else []
+        if lossy and not force:
+            lost = "; ".join(f"{step.revision}: {step.loses}" for step in lossy)
+            fail(f"nothing was changed: this downgrade loses meaning ({lost}); run again with --yes --force to "
+                 "downgrade anyway")
         if not yes:
             fail("nothing was changed: run again with --yes to downgrade")
     with handled_errors():

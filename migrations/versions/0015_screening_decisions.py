@@ -27,6 +27,9 @@ down_revision = '0014'
 branch_labels = None
 depends_on = None
 
+LOSES = ("every maybe and skip decision turns into undecided, exclusion reasons and full-text stages are dropped, "
+         "and the judgment chain of each topic holding such a judgment no longer verifies")
+
 
 def upgrade() -> None:
     with op.batch_alter_table('judgments', schema=None) as batch_op:

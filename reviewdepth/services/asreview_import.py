@@ -37,6 +37,7 @@ from reviewdepth.services.imports import (
 )
 from reviewdepth.store import validation
 from reviewdepth.store.chain import NewJudgment, append_judgments
+from reviewdepth.store.evidence import chain_object
 from reviewdepth.store.ingest import bulk_insert, utc_now
 from reviewdepth.store.models import Queue
 from reviewdepth.store.ranking_blob import encode_ranking
@@ -118,6 +119,7 @@ def import_asreview(engine: Engine, path: str, *, topic: str | None = None, queu
         ).returning(Queue.id)).scalar_one())
         bulk_insert(conn, "queue_entries", ("queue_id", "rank", "doc_id", "score", "flag"),
                     ((queue_id, i, d, None, None) for i, d in enumerate(order, start=1)))
+        chain_object(conn, "queue", queue_id)
         append_judgments(conn, [NewJudgment(ids[topic_name], doc, label, relevant, grade, who, "review", source, note,
                                             when, import_id) for doc, label, relevant, grade, who, note, when in rows],
                          queue_ids=[queue_id] * len(rows))

@@ -4,9 +4,12 @@ outside the database (an anchor) and prove later that the log still extends it; 
 An anchor is one line, safe to paste into a ticket or an e-mail::
 
     reviewdepth-chain-head v1 topic=<topic, percent-encoded> seq=<n> hash=<64 hex digits> recorded_at=<ISO 8601>
+        evidence_seq=<n> evidence_hash=<64 hex digits>
 
-(`format_anchor`; ``--format json`` gives the same fields as JSON). `parse_anchor` reads either form, or a bare
-hash.
+(one line; `format_anchor`; ``--format json`` gives the same fields as JSON). `parse_anchor` reads either form, or
+a bare hash. The ``evidence_`` fields are the head of the store's evidence chain (`reviewdepth.store.evidence`:
+topics, rankings, sample draws, audit streams); an anchor taken before they existed has none and proves the
+judgment log only.
 """
 
 from __future__ import annotations
@@ -17,10 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote, unquote
 
-from sqlalchemy import Engine, select, update
+from sqlalchemy import Connection, Engine, select, update
 from sqlalchemy.exc import DBAPIError
 
-from reviewdepth.services.errors import Conflict, Invalid
+from reviewdepth.services.errors import Conflict, Invalid, NotFound
 from reviewdepth.services.judgments import topic_id_of
 from reviewdepth.store import validation
 from reviewdepth.store.chain import (
@@ -31,6 +34,7 @@ from reviewdepth.store.chain import (
     check_anchor,
     verify_topic,
 )
+from reviewdepth.store.evidence import EvidenceCheck, event_at, evidence_head, verify_evidence
 from reviewdepth.store.ingest import utc_now
 from reviewdepth.store.models import Topic
 
@@ -68,24 +72,43 @@ class Anchor:
     seq: int | None
     hash: str
     recorded_at: str | None = None
+    evidence_seq: int | None = None
+    evidence_hash: str | None = None
 
 
 def topic_head(engine: Engine, topic: str) -> Anchor:
     """The topic's current head (its recorded length and head hash, and the time of its last entry)."""
     topic_id = topic_id_of(engine, topic)
     head = chain_head_at(engine, topic_id)
+    with engine.connect() as conn:
+        evidence_seq, evidence = evidence_head(conn)
     return Anchor(validation.topic_name(topic), int(str(head["seq"])), str(head["hash"]),
-                  None if head["recorded_at"] is None else str(head["recorded_at"]))
+                  None if head["recorded_at"] is None else str(head["recorded_at"]), evidence_seq, evidence)
 
 
 def format_anchor(anchor: Anchor) -> str:
+    evidence = ("" if anchor.evidence_seq is None else
+                f" evidence_seq={anchor.evidence_seq} evidence_hash={anchor.evidence_hash}")
     return (f"{ANCHOR_TAG} topic={quote(anchor.topic or '', safe='')} seq={anchor.seq} hash={anchor.hash} "
-            f"recorded_at={anchor.recorded_at or '-'}")
+            f"recorded_at={anchor.recorded_at or '-'}{evidence}")
 
 
 def anchor_dict(anchor: Anchor) -> dict[str, object]:
     return {"format": ANCHOR_TAG, "topic": anchor.topic, "seq": anchor.seq, "hash": anchor.hash,
-            "recorded_at": anchor.recorded_at}
+            "recorded_at": anchor.recorded_at, "evidence_seq": anchor.evidence_seq,
+            "evidence_hash": anchor.evidence_hash}
+
+
+def _evidence_fields(value: str, seq: object, digest: object) -> tuple[int | None, str | None]:
+    """An anchor's optional evidence head; both or neither."""
+    if seq is None and digest is None:
+        return None, None
+    if isinstance(seq, str) and seq.isascii() and seq.isdigit():
+        seq = int(seq)
+    if (isinstance(seq, bool) or not isinstance(seq, int) or seq < 0 or not isinstance(digest, str)
+            or not _HASH.fullmatch(digest)):
+        raise Invalid(f"{value}: the anchor's evidence head needs evidence_seq=<n> and evidence_hash=<64 hex digits>")
+    return seq, digest
 
 
 def parse_anchor(value: str) -> Anchor:
@@ -108,7 +131,8 @@ def parse_anchor(value: str) -> Anchor:
         seq = data.get("seq")
         if seq is not None and (isinstance(seq, bool) or not isinstance(seq, int) or seq < 0):
             raise Invalid(f"{value}: seq must be a non-negative integer")
-        return Anchor(data.get("topic"), seq, data["hash"], data.get("recorded_at"))
+        return Anchor(data.get("topic"), seq, data["hash"], data.get("recorded_at"),
+                      *_evidence_fields(value, data.get("evidence_seq"), data.get("evidence_hash")))
     for line in text.splitlines():
         if not line.startswith(ANCHOR_TAG):
             continue
@@ -117,7 +141,8 @@ def parse_anchor(value: str) -> Anchor:
         if not _HASH.fullmatch(digest) or not (seq_text.isascii() and seq_text.isdigit()):
             raise Invalid(f"{value}: the anchor line needs seq=<n> and hash=<64 hex digits>")
         return Anchor(unquote(fields["topic"]) if "topic" in fields else None, int(seq_text), digest,
-                      fields.get("recorded_at"))
+                      fields.get("recorded_at"),
+                      *_evidence_fields(value, fields.get("evidence_seq"), fields.get("evidence_hash")))
     raise Invalid(f"{value}: no anchor found (a line starting {ANCHOR_TAG!r}, its JSON, or a bare hash)")
 
 
@@ -129,11 +154,33 @@ class AnchorCheck:
     seq: int
     extends: bool
     reason: str | None
-    check: ChainCheck
+    check: ChainCheck | None  # None: the topic is gone
+    evidence: list[str]  # the topic's altered, missing or unchained objects, and breaks of the evidence chain
 
     def as_dict(self) -> dict[str, object]:
         return {"anchor": anchor_dict(self.anchor), "seq": self.seq, "extends": self.extends, "reason": self.reason,
-                "chain": self.check.as_dict()}
+                "chain": None if self.check is None else self.check.as_dict(), "evidence": self.evidence}
+
+
+def verify_store_evidence(engine: Engine) -> EvidenceCheck:
+    """The evidence chain recomputed and every chained topic, queue, sample and audit stream compared with its
+    live rows (`reviewdepth.store.evidence.verify_evidence`)."""
+    with engine.connect() as conn:
+        return verify_evidence(conn)
+
+
+def _evidence_reason(conn: Connection, anchor: Anchor) -> str | None:
+    """Why the evidence chain no longer extends the anchor's evidence head (None: it does, or none anchored)."""
+    if anchor.evidence_seq is None or anchor.evidence_hash is None or anchor.evidence_seq == 0:
+        return None
+    stored = event_at(conn, anchor.evidence_seq)
+    if stored is None:
+        return (f"the evidence chain no longer holds event {anchor.evidence_seq}, the anchored evidence head: "
+                "events were deleted")
+    if stored != anchor.evidence_hash:
+        return (f"evidence event {anchor.evidence_seq} carries hash {stored[:16]}…, not the anchored "
+                f"{anchor.evidence_hash[:16]}…: the evidence chain was rewritten and re-sealed")
+    return None
 
 
 def verify_against(engine: Engine, topic: str, anchor: Anchor) -> AnchorCheck:
@@ -143,7 +190,20 @@ def verify_against(engine: Engine, topic: str, anchor: Anchor) -> AnchorCheck:
     recomputed after an edit, by hand or by `db downgrade` then `db upgrade`)."""
     if anchor.topic is not None and validation.topic_name(anchor.topic) != validation.topic_name(topic):
         raise Invalid(f"--head: the anchor is of topic {anchor.topic!r}, not {topic!r}")
-    topic_id = topic_id_of(engine, topic)
+    topic = validation.topic_name(topic)
+    with engine.connect() as conn:
+        evidence = verify_evidence(conn)
+        problems = [p.message for p in evidence.for_topic(topic)]
+        evidence_reason = _evidence_reason(conn, anchor)
+        if evidence_reason is not None:
+            problems.insert(0, evidence_reason)
+    try:
+        topic_id = topic_id_of(engine, topic)
+    except NotFound:
+        if topic not in evidence.chained_topics and evidence_reason is None:
+            raise
+        return AnchorCheck(anchor, -1, False, problems[0] if problems else f"topic {topic!r} is missing", None,
+                           problems)
     with engine.connect() as conn:
         seq, reason = check_anchor(conn, topic_id, anchor.seq, anchor.hash)
         check = verify_topic(conn, topic_id, strict_through=max(seq, 0))
@@ -151,7 +211,9 @@ def verify_against(engine: Engine, topic: str, anchor: Anchor) -> AnchorCheck:
         early = [b for b in check.breaks if b.seq is not None and b.judgment_id is not None and b.seq <= seq]
         if early:
             reason = f"the log changed at or before the anchored seq {seq}: {early[0].reason}"
-    return AnchorCheck(anchor, seq, reason is None, reason, check)
+    if reason is None and problems:
+        reason = problems[0]
+    return AnchorCheck(anchor, seq, reason is None, reason, check, problems)
 
 
 def acknowledge_chain(engine: Engine, topic: str, *, reason: str, reviewer: str) -> tuple[ChainCheck, int, str]:

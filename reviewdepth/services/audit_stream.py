@@ -48,6 +48,7 @@ from reviewdepth.services.evidence.audit import (
 from reviewdepth.services.evidence.queue_evidence import queue_evidence
 from reviewdepth.services.sample_void import checked_void
 from reviewdepth.store import validation
+from reviewdepth.store.evidence import chain_object
 from reviewdepth.store.ingest import utc_now
 from reviewdepth.store.labels import POLICIES, UNJUDGED
 from reviewdepth.store.loaders import load_queue_labels
@@ -248,6 +249,7 @@ def create_stream(engine: Engine, topic: str, *, every: int | None = None, rate:
                 topic_id=topic_id, queue_id=row.id, seed=seed, population_size=len(ids), population_digest=digest,
                 every_k=every, rate=rate, position=0, served=0, as_of=last, created_at=utc_now(),
                 created_by=reviewer).returning(AuditStream.id)).scalar_one())
+            chain_object(conn, "stream", stream_id)
     except IntegrityError:  # another stream was created meanwhile: the partial unique index refused this one
         with engine.connect() as conn:
             existing = active_stream(conn, topic_id)
@@ -301,6 +303,7 @@ def change_pace(engine: Engine, topic: str, *, every: int | None = None,
         _, served = locked
         conn.execute(update(AuditStream).where(AuditStream.id == active.id).values(
             every_k=every, rate=rate, pace_from_reviewed=reviewed, pace_from_served=served))
+        chain_object(conn, "stream", int(active.id), "pace")
     return show_stream(engine, topic, stream_id=int(active.id))
 
 
@@ -317,6 +320,7 @@ def void_stream(engine: Engine, topic: str, *, reason: str, reviewer: str) -> St
                             .values(voided_at=utc_now(), void_reason=reason, voided_by=reviewer))
         if done.rowcount != 1:
             raise Conflict(f"audit stream {active.id} of topic {topic!r} was voided meanwhile")
+        chain_object(conn, "stream", int(active.id), "voided")
     return show_stream(engine, topic, stream_id=int(active.id))
 
 

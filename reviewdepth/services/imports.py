@@ -31,6 +31,7 @@ from reviewdepth.services.errors import Conflict
 from reviewdepth.services.served_queues import ServedQueues
 from reviewdepth.store import validation
 from reviewdepth.store.chain import NewJudgment, SharedJudgments, append_judgments
+from reviewdepth.store.evidence import chain_object, record_evidence
 from reviewdepth.store.ingest import Progress, bulk_insert, insert_entries, insert_entry_arrays, utc_now
 from reviewdepth.store.models import USER_ROLES, ImportRecord, Queue, Topic
 from reviewdepth.store.ranking_blob import encode_ranking
@@ -131,6 +132,7 @@ def topic_ids(conn: Connection, names: Sequence[str], create: bool = True) -> di
         for name in missing:
             found[name] = int(conn.execute(insert(Topic).values(name=name, created_at=now)
                                            .returning(Topic.id)).scalar_one())
+        record_evidence(conn, [("topic", found[name], "created") for name in missing], now)
     return found
 
 
@@ -279,6 +281,7 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
                 insert_entries(conn, queue_id, docs, scores[rows].tolist(),
                                None if topic_flags is None else [f.decode() for f in topic_flags.tolist()], report)
             done += len(rows)
+            chain_object(conn, "queue", queue_id)
         summary.import_id = import_id
     summary.topics = topic_names
     summary.queues = shown_names
@@ -622,6 +625,7 @@ def import_csv(engine: Engine, path: str, *, mapping: str | None = None, topic: 
             ).returning(Queue.id)).scalar_one())
             bulk_insert(conn, "queue_entries", ("queue_id", "rank", "doc_id", "score", "flag"),
                         ((queue_id, i, d, s, None) for i, (_, d, s) in enumerate(entries, start=1)))
+            chain_object(conn, "queue", queue_id)
             summary.queues = [qname]
         # after the file's own queue is stored: its documents are queued, and it is the topic's newest queue
         queue_ids = _served_queue_ids(conn, path, ids, [(j[0], j[1]) for j in judgments], judgment_lines,

@@ -16,6 +16,7 @@ from reviewdepth.services.screening import first_unknown_reason, unknown_reason_
 from reviewdepth.services.served_queues import ServedQueues
 from reviewdepth.store import validation
 from reviewdepth.store.chain import NewJudgment, append_judgments
+from reviewdepth.store.evidence import chain_object
 from reviewdepth.store.ingest import as_utc, db_time, utc_now
 from reviewdepth.store.models import DEFAULT_STAGE, STAGES, USER_ROLES, Judgment, Queue, Topic
 
@@ -165,6 +166,7 @@ def record_judgment(engine: Engine, topic: str, doc_id: str, label: str, *, revi
                 raise NotFound(f"unknown topic {topic!r}")
             topic_row = conn.execute(insert(Topic).values(name=topic, created_at=utc_now())
                                      .returning(Topic.id)).scalar_one()
+            chain_object(conn, "topic", int(topic_row))
         check_reasons(conn, int(topic_row), topic, [decision], lambda _: _said)
         served = ServedQueues(conn, int(topic_row), topic)
         queue_id = served.queue_id(queue)

@@ -16,6 +16,7 @@ from reviewdepth.services.judgments import topic_id_of
 from reviewdepth.services.queues import queue_labels
 from reviewdepth.services.run_upload import store_run_stream
 from reviewdepth.store import validation
+from reviewdepth.store.evidence import chain_object
 from reviewdepth.store.ingest import bulk_insert, utc_now
 from reviewdepth.store.models import Queue, QueueEntry
 from reviewdepth.store.ranking_blob import encode_ranking
@@ -66,6 +67,7 @@ def store_ranking(engine: Engine, topic: str, queue: str, documents: Sequence[Ra
             source=source, created_at=utc_now(), ranking_blob=encode_ranking(docs)).returning(Queue.id)).scalar_one())
         bulk_insert(conn, "queue_entries", ("queue_id", "rank", "doc_id", "score", "flag"),
                     ((queue_id, rank, d.doc_id, d.score, None) for rank, d in enumerate(documents, start=1)))
+        chain_object(conn, "queue", queue_id)
 
 
 def store_run_file(engine: Engine, topic: str, queue: str, path: str, *, order: str = "given") -> None:

@@ -37,6 +37,7 @@ from reviewdepth.services.imports import (
 )
 from reviewdepth.store import validation
 from reviewdepth.store.chain import NewJudgment, append_judgments
+from reviewdepth.store.evidence import chain_object
 from reviewdepth.store.ingest import bulk_insert, utc_now
 from reviewdepth.store.models import Queue, Topic
 from reviewdepth.store.ranking_blob import encode_ranking
@@ -67,6 +68,7 @@ def store_population(conn: Connection, path: str, topic: str, queue: str, docs: 
     if topic_id is None:
         topic_id = conn.execute(insert(Topic).values(name=topic, created_at=utc_now(),
                                                      population_size=len(docs)).returning(Topic.id)).scalar_one()
+        chain_object(conn, "topic", int(topic_id))
     else:
         if conn.execute(select(Queue.id).where(Queue.topic_id == topic_id, Queue.name == queue)).first():
             raise Conflict(f"{path}: queue {queue!r} already exists for topic {topic!r}; choose --queue NAME")
@@ -77,6 +79,7 @@ def store_population(conn: Connection, path: str, topic: str, queue: str, docs: 
     ).returning(Queue.id)).scalar_one()
     bulk_insert(conn, "queue_entries", ("queue_id", "rank", "doc_id", "score", "flag"),
                 ((queue_id, i, d, None, None) for i, d in enumerate(docs, start=1)))
+    chain_object(conn, "queue", int(queue_id))
     return int(topic_id), int(queue_id)
 
 

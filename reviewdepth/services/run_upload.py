@@ -48,6 +48,7 @@ from reviewdepth.measures.ranking import rank_order
 from reviewdepth.services.errors import Conflict
 from reviewdepth.services.imports import checked_column, checked_text, checked_value, record_import, text_values
 from reviewdepth.store import validation
+from reviewdepth.store.evidence import chain_object
 from reviewdepth.store.ingest import insert_entries, utc_now
 from reviewdepth.store.models import Queue
 from reviewdepth.store.ranking_blob import HEADER, MAGIC, strings_with_hashes_or_none
@@ -380,4 +381,5 @@ def store_run_stream(engine: Engine, topic_id: int, topic: str, queue: str, path
             for start in range(0, n, step):
                 index.write(by_hash[start:start + step].astype("<i8").tobytes())
             index.close()
+            chain_object(conn, "queue", queue_id)
         return n

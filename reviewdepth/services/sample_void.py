@@ -17,6 +17,7 @@ from reviewdepth.services.errors import Conflict, Invalid, NotFound
 from reviewdepth.services.samples import SampleRecord, load_samples
 from reviewdepth.store import validation
 from reviewdepth.store.chain import NewJudgment, append_judgments
+from reviewdepth.store.evidence import chain_object, lock_evidence
 from reviewdepth.store.ingest import utc_now
 from reviewdepth.store.models import VOID_ROLE, Queue, Sample, Topic
 
@@ -62,6 +63,9 @@ def void_sample(engine: Engine, topic: str, sample_id: int, *, reason: str, revi
                            f"at {found[0]:%Y-%m-%d %H:%M} UTC")
         queue_name = found[2]
         now = utc_now()
+        # every writer takes the evidence chain's lock before a topic's chain lock (PostgreSQL: no deadlock
+        # with an import that chains a queue and then judges this topic)
+        lock_evidence(conn)
         [log_id] = append_judgments(conn, [NewJudgment(int(topic_id), void_doc_id(sample_id), "void", None, None,
                                                        reviewer, VOID_ROLE, source, reason, now)], return_ids=True)
         # the chain lock is held now: a concurrent void of the same sample that got here first has committed
@@ -70,4 +74,5 @@ def void_sample(engine: Engine, topic: str, sample_id: int, *, reason: str, revi
                                     void_judgment_id=log_id))
         if done.rowcount != 1:
             raise Conflict(f"sample {sample_id} of topic {topic!r} was already voided")
+        chain_object(conn, "sample", int(sample_id), "voided")
     return load_samples(engine, topic, queue_name, sample_id=sample_id)[0]

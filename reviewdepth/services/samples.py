@@ -15,6 +15,7 @@ from reviewdepth.services.evidence import samples as evidence_samples
 from reviewdepth.services.evidence import topic as evidence_topic
 from reviewdepth.services.evidence.queue_evidence import queue_evidence
 from reviewdepth.services.evidence.samples import SampleRecord, frame_definition
+from reviewdepth.store.evidence import chain_object
 from reviewdepth.store.ingest import bulk_insert, utc_now
 from reviewdepth.store.labels import UNJUDGED
 from reviewdepth.store.loaders import QueueLabels
@@ -101,6 +102,7 @@ def draw_sample(engine: Engine, topic: str, size: int, *, frame: str = "all", qu
         docs = [doc_of[int(r)] for r in chosen]
         bulk_insert(conn, "sample_items", ("sample_id", "position", "doc_id", "rank"),
                     ((sample_id, i, d, int(r)) for i, (d, r) in enumerate(zip(docs, chosen, strict=True), start=1)))
+        chain_object(conn, "sample", sample_id)
     drawn_labels = [UNJUDGED] * size if kind == "judged" else [int(labels.labels[int(r) - 1]) for r in chosen]
     record = SampleRecord(sample_id, topic, row.name, kind, frame_definition(kind, below, a, b), len(ranks), size,
                           seed, below, a if kind == "ranks" else None, b, last, docs, [int(r) for r in chosen],

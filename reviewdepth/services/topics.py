@@ -14,6 +14,7 @@ from sqlalchemy.exc import IntegrityError
 from reviewdepth.services.errors import Conflict, Invalid, NotFound
 from reviewdepth.services.evidence.queue_evidence import queue_evidence
 from reviewdepth.store import validation
+from reviewdepth.store.evidence import chain_object
 from reviewdepth.store.ingest import as_utc, utc_now
 from reviewdepth.store.loaders import load_queue_labels
 from reviewdepth.store.models import VOID_ROLE, Judgment, Queue, Topic
@@ -67,6 +68,7 @@ def create_topic(engine: Engine, name: str, population_size: int | None = None) 
         with engine.begin() as conn:
             new_id = conn.execute(insert(Topic).values(name=name, population_size=population_size, created_at=now)
                                   .returning(Topic.id)).scalar_one()
+            chain_object(conn, "topic", int(new_id))
     except IntegrityError:
         raise Conflict(f"topic {name!r} already exists") from None
     return TopicRecord(int(new_id), name, population_size, now)

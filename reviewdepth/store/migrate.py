@@ -73,11 +73,13 @@ class DowngradeStep:
     title: str
     tables: tuple[str, ...]
     columns: tuple[str, ...]  # table.column
+    loses: str | None = None  # what the data left behind no longer means (the migration module's ``LOSES``)
 
     def describe(self) -> str:
         drops = [f"table {t}" for t in self.tables] + [f"column {c}" for c in self.columns]
         listed = ", ".join(drops) if drops else "no tables or columns"
-        return f"{self.revision} ({self.title}): drops {listed}"
+        lost = "" if self.loses is None else f"; LOSES MEANING: {self.loses}"
+        return f"{self.revision} ({self.title}): drops {listed}{lost}"
 
 
 def _drops(module: object) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -124,5 +126,6 @@ def downgrade_plan(engine: Engine, revision: str) -> list[DowngradeStep]:
             continue
         tables, columns = _drops(found.module)
         title = (found.doc or "").strip().splitlines()[0] if found.doc else found.revision
-        steps.append(DowngradeStep(found.revision, title, tables, columns))
+        loses = getattr(found.module, "LOSES", None)
+        steps.append(DowngradeStep(found.revision, title, tables, columns, loses))
     return steps

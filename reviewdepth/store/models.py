@@ -440,3 +440,29 @@ class SimulationJob(Base):
     # renewed every few seconds by the server holding the job while it is queued or running; a stale one means that
     # server died without marking it (`reviewdepth.services.simulation_jobs.expire_stale_jobs`)
     heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class EvidenceEvent(Base):
+    """One event of the evidence chain (`reviewdepth.store.evidence`): a topic, queue, sample or audit stream as
+    the application stored or changed it. No foreign key: the event outlives the object it proves."""
+
+    __tablename__ = "evidence_events"
+
+    seq: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    kind: Mapped[str] = mapped_column(String(10))
+    object_id: Mapped[int] = mapped_column(BigInteger)
+    topic: Mapped[str] = mapped_column(String(TOPIC_LENGTH))
+    action: Mapped[str] = mapped_column(String(10))
+    state: Mapped[str] = mapped_column(Text)
+    recorded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    chain_hash: Mapped[str] = mapped_column(String(64))
+
+
+class EvidenceChain(Base):
+    """The evidence chain's length and head: one row (id 1), also the lock its writers take."""
+
+    __tablename__ = "evidence_chain"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    length: Mapped[int] = mapped_column(BigInteger)
+    head: Mapped[str] = mapped_column(String(64))

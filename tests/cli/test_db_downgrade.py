@@ -48,7 +48,7 @@ def test_downgrade_needs_yes_and_says_what_it_drops(tmp_path: Path) -> None:
     create_topic(engine, "kept")
     head = migrate.head_revision()
     runner = CliRunner()
-    refused = runner.invoke(create_cli(), ["db", "downgrade", "0003", "--db", url])
+    refused = runner.invoke(create_cli(), ["db", "downgrade", "0003", "--force", "--db", url])
     assert refused.exit_code == 2, refused.output
     assert "0004 (judgment hash chain): drops" in refused.stderr and "column topics.chain_head" in refused.stderr
     assert refused.stderr.strip().splitlines()[-1].endswith("run again with --yes to downgrade")
@@ -57,9 +57,47 @@ def test_downgrade_needs_yes_and_says_what_it_drops(tmp_path: Path) -> None:
     unknown = runner.invoke(create_cli(), ["db", "downgrade", "0999", "--yes", "--db", url])
     assert unknown.exit_code == 2 and "0999" in unknown.stderr and "Traceback" not in unknown.output
 
-    done = runner.invoke(create_cli(), ["db", "downgrade", "0003", "--yes", "--db", url])
+    done = runner.invoke(create_cli(), ["db", "downgrade", "0003", "--yes", "--force", "--db", url])
     assert done.exit_code == 0, done.output
     assert "column judgments.seq" in done.stderr and "database at revision 0003" in done.stdout
     assert migrate.current_revision(engine) == "0003" and "chain_head" not in schema(engine)["topics"]
     again = runner.invoke(create_cli(), ["db", "downgrade", "0003", "--db", url])  # nothing to drop: no --yes
     assert again.exit_code == 0, again.output
+
+
+@pytest.mark.parametrize(("target", "lossy"), [("0018", ["0019"]), ("0016", ["0019"]), ("0014", ["0019", "0015"])])
+def test_downgrade_that_loses_meaning_needs_force_and_says_what_is_lost(tmp_path: Path, target: str,
+                                                                         lossy: list[str]) -> None:
+    url, engine = migrated(tmp_path / "db.sqlite3")
+    create_topic(engine, "kept")
+    head = migrate.head_revision()
+    runner = CliRunner()
+    refused = runner.invoke(create_cli(), ["db", "downgrade", target, "--yes", "--db", url])
+    assert refused.exit_code == 2, refused.output
+    listing = [line for line in refused.stderr.splitlines() if "LOSES MEANING" in line]
+    assert [line.split()[0] for line in listing] == lossy  # each lossy step says so in the listing, newest first
+    last = refused.stderr.strip().splitlines()[-1]
+    assert "loses meaning" in last and last.endswith("run again with --yes --force to downgrade anyway")
+    assert ("0019: the evidence chain" in last) and (("0015: every maybe and skip decision turns into undecided"
+                                                      in last) == ("0015" in lossy))
+    assert migrate.current_revision(engine) == head and "evidence_events" in schema(engine)
+    done = runner.invoke(create_cli(), ["db", "downgrade", target, "--yes", "--force", "--db", url])
+    assert done.exit_code == 0, done.output
+    assert migrate.current_revision(engine) == target and "evidence_events" not in schema(engine)
+
+
+def test_downgrade_that_loses_nothing_needs_no_force(tmp_path: Path) -> None:
+    url, engine = migrated(tmp_path / "db.sqlite3")
+    runner = CliRunner()
+    assert runner.invoke(create_cli(), ["db", "downgrade", "0018", "--yes", "--force", "--db", url]).exit_code == 0
+    done = runner.invoke(create_cli(), ["db", "downgrade", "0017", "--yes", "--db", url])
+    assert done.exit_code == 0, done.output
+    assert "LOSES MEANING" not in done.stderr and migrate.current_revision(engine) == "0017"
+
+
+def test_downgrade_to_base_needs_no_force(tmp_path: Path) -> None:
+    """Nothing is left whose meaning could change: every table is listed as dropped."""
+    url, engine = migrated(tmp_path / "db.sqlite3")
+    done = CliRunner().invoke(create_cli(), ["db", "downgrade", "base", "--yes", "--db", url])
+    assert done.exit_code == 0, done.output
+    assert "LOSES MEANING" in done.stderr and migrate.current_revision(engine) is None

@@ -160,8 +160,15 @@ def test_downgrade_then_upgrade_without_edits_still_extends_the_anchor(engine: E
     path = anchor(engine, tmp_path)
     migrate.downgrade(engine, "0003")
     migrate.upgrade(engine)
-    code, _, err = verify_head(engine, str(path))
+    # the judgment log is rebuilt to the same hashes: its part of the anchor still holds
+    judgment_part = " ".join(w for w in path.read_text().split() if not w.startswith("evidence_"))
+    (tmp_path / "judgments-only.txt").write_text(judgment_part + "\n")
+    code, _, err = verify_head(engine, str(tmp_path / "judgments-only.txt"))
     assert code == 0, err
+    # the evidence chain was dropped by the downgrade (0019) and chained anew from the live rows: nothing proves
+    # that they are the rows the anchored evidence head covered, and the full anchor says so
+    code, _, err = verify_head(engine, str(path))
+    assert code == 1 and "the evidence chain was rewritten and re-sealed" in err, err
 
 
 def test_broken_chain_refuses_writes_until_acknowledged(engine: Engine, tmp_path: Path) -> None:
