@@ -72,8 +72,8 @@ def sample_show(
         missing = set(record.missing)
         writer = csv.writer(sys.stdout, lineterminator="\n")
         writer.writerow(["doc_id", "rank", "coded"])
-        writer.writerows(safe_row([d["doc_id"], d["rank"], "no" if d["doc_id"] in missing else "yes"])
-                         for d in data["documents"])
+        writer.writerows(safe_row([doc, rank, "no" if doc in missing else "yes"])
+                         for doc, rank in zip(record.doc_ids, record.ranks, strict=True))
         return
     if output_format is not ListFormat.table:
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
