@@ -328,3 +328,34 @@ def test_monitors_and_plans_run_one_at_a_time_and_share_identical_requests(
     for thread in requests:
         thread.join(WAIT)
     assert codes == [200, 200, 200] and calls == [name, "report"]
+
+
+def test_heavy_reads_beyond_the_bound_answer_503_with_retry_after(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 40: distinct heavy reads beyond the single flight's bound answer 503 with Retry-After at once, while
+    an identical request still shares the running one (a burst waited minutes and timed out silently)."""
+    from reviewdepth.services import report as report_service
+
+    topics(api)
+    entered, release = threading.Event(), threading.Event()
+    monkeypatch.setattr(report_service, "build_report", blocking(entered, release, report_service.build_report))
+    flight = api.client.app.state.renders  # type: ignore[attr-defined]
+    monkeypatch.setattr(flight, "limit", 1)
+    reader = api.new_key("rita", "read")
+    codes: list[int] = []
+
+    def get(query: str) -> None:
+        codes.append(api.client.get(f"/topics/T/report?{query}", headers=reader).status_code)
+
+    first = threading.Thread(target=get, args=("target=0.9",))
+    first.start()
+    assert entered.wait(WAIT)
+    other = api.client.get("/topics/T/monitor?target=0.8", headers=reader)
+    assert other.status_code == 503 and other.headers["Retry-After"] == "10"
+    assert "heavy reads" in other.json()["detail"]
+    same = threading.Thread(target=get, args=("target=0.9",))
+    same.start()
+    until(lambda: flight.shared == 1)
+    release.set()
+    for thread in (first, same):
+        thread.join(WAIT)
+    assert codes == [200, 200] and flight.refused == 1
