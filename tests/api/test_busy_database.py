@@ -95,3 +95,33 @@ def test_cli_prints_one_line_and_exits_3(engine: Engine, client: TestClient, emp
                            env=env)
     assert result.exit_code == 0, result.output
     assert judgment_count(engine) == before + 1
+
+
+def test_a_writes_lock_wait_gets_only_what_is_left_of_its_bound(engine: Engine) -> None:
+    """Issue 40: on PostgreSQL a write's lock waits are bounded by what is left of its busy timeout when its
+    transaction starts (`store.engine.WRITE_DEADLINE`, set by the API around each write it runs), so a write that
+    queued for its turn does not wait the whole timeout again for the topic's lock (39 s were seen, 10 s
+    promised); without a deadline the engine's own timeout holds."""
+    import time
+
+    from reviewdepth.store.engine import WRITE_DEADLINE
+
+    if engine.dialect.name != "postgresql":
+        pytest.skip("a lock timeout per transaction is PostgreSQL's (SQLite writers queue on one write lock)")
+
+    def lock_timeout_ms() -> float:
+        with engine.begin() as conn:
+            shown = str(conn.execute(text("SHOW lock_timeout")).scalar_one())
+        return float(shown[:-2]) if shown.endswith("ms") else float(shown[:-1]) * 1000
+
+    token = WRITE_DEADLINE.set(time.monotonic() + 0.25)
+    try:
+        assert 0 < lock_timeout_ms() <= 250
+    finally:
+        WRITE_DEADLINE.reset(token)
+    token = WRITE_DEADLINE.set(time.monotonic() - 5)  # the bound already spent: the shortest wait PostgreSQL has
+    try:
+        assert lock_timeout_ms() == 1
+    finally:
+        WRITE_DEADLINE.reset(token)
+    assert lock_timeout_ms() > 250  # the engine's own timeout, outside an API write
