@@ -132,6 +132,24 @@ def allowed_methods(request: Request) -> list[str]:
     return sorted(methods)
 
 
+INT64_LIMIT = 2**63
+
+
+def out_of_store_range(exc: BaseException) -> bool:
+    """Whether ``exc`` says a number was beyond the database's 64-bit integers: PostgreSQL's SQLSTATE 22003
+    (numeric_value_out_of_range), SQLite's driver refusing a Python int over int64."""
+    seen: BaseException | None = exc
+    for _ in range(5):  # the error, the driver's under it, and their causes
+        if seen is None:
+            break
+        if getattr(seen, "sqlstate", None) == "22003" or getattr(seen, "pgcode", None) == "22003":
+            return True
+        if isinstance(seen, OverflowError) and "SQLite INTEGER" in str(seen):
+            return True
+        seen = getattr(seen, "orig", None) or seen.__cause__
+    return False
+
+
 def install_problem_handlers(app: FastAPI) -> None:
     """Every 4xx/5xx leaves as problem+json."""
 
@@ -174,6 +192,11 @@ def install_problem_handlers(app: FastAPI) -> None:
         return transient_database_response(exc, request) or await server_error(request, exc)
 
     async def server_error(request: Request, exc: Exception) -> Response:
+        if out_of_store_range(exc):
+            # a number the request carried that the database cannot hold (PostgreSQL's "bigint out of range",
+            # SQLite's int64): the request's fault, answered as such rather than as a 500
+            return problem_response(422, "a number in the request is beyond what the store holds (whole numbers "
+                                    f"from {-INT64_LIMIT:,} to {INT64_LIMIT - 1:,}); nothing was written")
         # the body says nothing about the exception (its class would name the database driver) but carries a
         # request id, and the server's log one line with the same id, so an operator can find what happened
         request_id = uuid.uuid4().hex[:16]

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import event, func, select
+from sqlalchemy import Engine, event, func, select
 
 from reviewdepth.services.rankings import RankedDocument, store_ranking
 from reviewdepth.services.topics import create_topic
@@ -121,3 +121,24 @@ def test_a_client_that_disconnects_logs_one_line_and_stores_nothing(api: Api,
     errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert errors == [], [r.getMessage() for r in errors]
     assert any("client disconnected: POST /topics/t/judgments" in r.getMessage() for r in caplog.records)
+
+
+def test_a_number_beyond_the_store_is_the_requests_fault(engine: Engine) -> None:
+    """Issue 40: PostgreSQL's "bigint out of range" (SQLSTATE 22003) and SQLite's int64 refusal are recognised as
+    a number the request carried beyond the store (answered 422), not as an unclassified 500."""
+    import sqlite3
+
+    from sqlalchemy import text
+    from sqlalchemy.exc import DBAPIError
+
+    from reviewdepth.api.problems import out_of_store_range
+
+    with pytest.raises(Exception) as caught:
+        with engine.connect() as conn:
+            if engine.dialect.name == "postgresql":
+                conn.execute(text("SELECT CAST(:n AS bigint) + 1"), {"n": 2**63 - 1})
+            else:
+                conn.execute(text("SELECT :n"), {"n": 2**63})
+    assert out_of_store_range(caught.value), repr(caught.value)
+    assert not out_of_store_range(ValueError("something else"))
+    assert not out_of_store_range(DBAPIError("SELECT 1", {}, sqlite3.OperationalError("no such table: x")))
