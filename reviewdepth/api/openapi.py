@@ -159,6 +159,33 @@ def complete(document: dict[str, Any]) -> dict[str, Any]:
     return document
 
 
+def _state_upload_counts(document: dict[str, Any]) -> None:
+    """What the upload routes enforce beyond their fields' types, said in the document: ``/compare`` takes 2 to
+    `compare.MAX_RUNS` runs; a Covidence import takes at least one list's file."""
+    from reviewdepth.api.routers.compare import MAX_RUNS
+
+    components = document.get("components", {}).get("schemas", {})
+
+    def form(path: str) -> dict[str, Any] | None:
+        operation = document.get("paths", {}).get(path, {}).get("post", {})
+        for content in operation.get("requestBody", {}).get("content", {}).values():
+            schema = content.get("schema", {})
+            if "$ref" in schema:
+                schema = components.get(schema["$ref"].rsplit("/", 1)[-1], {})
+            if isinstance(schema, dict):
+                return schema
+        return None
+
+    compare = form("/compare")
+    if compare is not None and "run" in compare.get("properties", {}):
+        compare["properties"]["run"].update(minItems=2, maxItems=MAX_RUNS)
+    covidence = form("/topics/{topic}/imports/covidence")
+    if covidence is not None:
+        lists = [name for name in ("screen", "irrelevant", "fulltext", "excluded", "included")
+                 if name in covidence.get("properties", {})]
+        covidence["anyOf"] = [{"required": [name]} for name in lists]
+
+
 def install_complete_openapi(app: FastAPI) -> None:
     """Serve the completed document (built once, on first request, like FastAPI's own)."""
     generate: Callable[[], dict[str, Any]] = app.openapi
@@ -166,6 +193,7 @@ def install_complete_openapi(app: FastAPI) -> None:
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
             app.openapi_schema = complete(generate())
+            _state_upload_counts(app.openapi_schema)
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]

@@ -168,6 +168,9 @@ Label = Annotated[str, BeforeValidator(label_from_json), Field(min_length=1, max
                       {"type": "boolean"}]})]
 Note = Annotated[str, Field(max_length=validation.NOTE_LENGTH, json_schema_extra={
     "pattern": validation.free_text_pattern()}), AfterValidator(_checked(_note, "note"))]
+# a void's reason: a note that is not blank (the services refuse a blank one; the document says so)
+VoidReason = Annotated[str, Field(min_length=1, max_length=validation.NOTE_LENGTH, json_schema_extra={
+    "pattern": validation.required_text_pattern()}), AfterValidator(_checked(_note, "note"))]
 Reason = Annotated[str, _name(validation.REASON_LENGTH), AfterValidator(_checked(validation.reason_text, "reason"))]
 Stage = Literal["title-abstract", "full-text"]
 assert get_args(Stage) == STAGES, "the screening stages are the store's"
@@ -523,7 +526,7 @@ SampleOut = dataclass_model(SampleView, name="SampleOut")
 class SampleVoidIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    reason: Note = Field(min_length=1, description="Why the sample is voided (logged).")
+    reason: VoidReason = Field(description="Why the sample is voided (logged; not blank).")
 
 
 class StreamIn(BaseModel):
@@ -557,7 +560,7 @@ StreamOut = dataclass_model(StreamRecord, name="StreamOut", describe={
 class StreamVoidIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    reason: Note = Field(min_length=1, description="Why the stream is stopped.")
+    reason: VoidReason = Field(description="Why the stream is stopped (not blank).")
 
 
 class NextIn(BaseModel):

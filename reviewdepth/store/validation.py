@@ -307,6 +307,16 @@ def free_text_pattern() -> str:
     return f"^{_char_class([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F], negated=True)}*$"
 
 
+def required_text_pattern() -> str:
+    """The regular expression of `free_text` holding at least one character that is not white space (a void's
+    reason: a blank one is refused)."""
+    control = [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F]
+    space = [0x09, 0x0A, 0x0D, 0x20, 0x85, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029, 0x202F, 0x205F,
+             0x3000]
+    any_char = _char_class(control, negated=True)
+    return f"^{any_char}*{_char_class(control + space, negated=True)}{any_char}*$"
+
+
 def integer_pattern(minimum: int, maximum: int, *, signs: bool = True) -> str:
     """A regular expression (without anchors) of the decimal integers in [minimum, maximum] as `digits` reads
     them: ASCII digits, leading zeros allowed, a ``-`` sign for a negative one (``-0`` is 0) and an optional ``+``

@@ -262,3 +262,29 @@ def test_import_and_compare_bodies_match_the_document(api: Api, document: dict[s
         r = api.client.post("/compare", files=runs, data=form, headers=ana)
         assert r.status_code == 200, r.text
         assert _errors(_closed(document, "ComparisonOut"), r.json()) == []
+
+
+def test_the_document_states_what_the_validators_enforce(tmp_path: Path) -> None:
+    """Issue 40: /compare takes 2 to 50 runs, a void's reason may not be blank, a Covidence import takes at least
+    one list's file: the OpenAPI document says so (a client generated from it, or a schema-driven test, learns
+    the rules instead of meeting 422s it could not foresee)."""
+    import re
+
+    from reviewdepth.api import ApiSettings, create_app
+
+    document = create_app(ApiSettings(database_url=f"sqlite:///{tmp_path / 'x.sqlite3'}")).openapi()
+    schemas = document["components"]["schemas"]
+
+    def form(path: str) -> dict[str, Any]:
+        content = document["paths"][path]["post"]["requestBody"]["content"]
+        schema = next(iter(content.values()))["schema"]
+        found: dict[str, Any] = schemas[schema["$ref"].rsplit("/", 1)[-1]] if "$ref" in schema else schema
+        return found
+
+    run = form("/compare")["properties"]["run"]
+    assert (run["minItems"], run["maxItems"]) == (2, 50)
+    assert {tuple(choice["required"]) for choice in form("/topics/{topic}/imports/covidence")["anyOf"]} == {
+        ("screen",), ("irrelevant",), ("fulltext",), ("excluded",), ("included",)}
+    for path in ("/topics/{topic}/samples/{sample_id}/void", "/topics/{topic}/samples/stream/void"):
+        pattern = form(path)["properties"]["reason"]["pattern"]
+        assert re.match(pattern, "drawn from the wrong queue") and not re.match(pattern, " \t ")
