@@ -13,7 +13,7 @@ with a stated chance and cost. The path is followed on the true labels:
   its realised cost is D + n + (rest − n if it fails, the team then reviewing on);
 - a monitor path (the plan followed look by look; an audit stream at rate K): certain to end certified; its
   realised cost is replayed on the true labels with ``--replays`` stream permutations (`run_planned`,
-  `run_fixed_rate`): the mean, and whether it lies in the stated 10–90 % range.
+  `run_fixed_rate`): the mean, and whether it lies in the stated 5–95 % range.
 
 Printed per ranking and pooled: stated chance against realised frequency per decile of stated chance (states,
 mean stated, mean true chance, realised frequency with its 95 % Clopper–Pearson interval), the share of stated

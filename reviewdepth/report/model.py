@@ -113,7 +113,7 @@ class JsonResult:
 class CertifyCost:
     """What certifying the stopping target costs when its point estimate is met but the target is not reached:
     ``source`` ``plan`` (the stop plan's recommended path: ``path``, D = ``review_more`` reviewed first, the
-    ``expected`` documents judged beyond the reviewed set with their 10–90 % range ``low``–``high``, as `reviewdepth
+    ``expected`` documents judged beyond the reviewed set with their 5–95 % range ``low``–``high``, as `reviewdepth
     plan` prints them) or ``floor`` (a queue too large to replay in a report: from ``low`` = the least projected
     total over further depths, a lower bound, to ``high`` = a one-look sample of the rest now that certifies with
     the plan's power, or the whole rest; ``expected`` None). ``floor``: n_min(F, N_u) now. ``step``: the action."""

@@ -9,7 +9,7 @@ from typing import Any, Protocol
 
 from reviewdepth.estimation.percent import percent
 from reviewdepth.estimation.stop_plan import RICHNESS_MARGIN, PathPlan, StopPlan
-from reviewdepth.report.wording import two_phase_assumption, with_topic
+from reviewdepth.report.wording import cost_range_words, two_phase_assumption, with_topic
 
 PATH_TITLES = {
     "sample_now": "sample the unreviewed rest now",
@@ -188,7 +188,8 @@ def render_text(result: HasPlan) -> str:
             lines.append(f"continues the last plan's {PATH_TITLES.get(plan.previous, plan.previous)}")
     if plan.paths:
         lines.append("")
-        lines.append("expected costs, their 10–90 % ranges and the chances hold if the projection holds (its total "
+        lines.append(f"expected costs, their {cost_range_words()} ranges and the chances hold if the projection "
+                     "holds (its total "
                      "drawn from the evidence's uncertainty, placed along the ranking, evenly over the rest or "
                      "steeper than the fit); a certification keeps its confidence whatever happens")
         lines.append(f"{'path':<52}{'expected cost':>14}{'range':>18}{'chance':>9}  certified by")

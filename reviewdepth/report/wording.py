@@ -171,10 +171,19 @@ def certify_range(cost: CertifyCost) -> str:
             "depths, a lower bound; every path: reviewdepth plan TOPIC)")
 
 
+def cost_range_words() -> str:
+    """The stated cost ranges' quantiles of the replays, as printed ("5–95 %"): one definition
+    (`stop_plan.COST_RANGE_QUANTILES`), so no page can name another range than the one computed."""
+    from reviewdepth.estimation.stop_plan import COST_RANGE_QUANTILES
+
+    low, high = COST_RANGE_QUANTILES
+    return f"{low * 100:g}–{high * 100:g} %"
+
+
 def to_certify(cost: CertifyCost) -> str:
     """The headline's "to certify: …": the cost, and whose figures they are."""
-    how = (" by the plan's recommended path (expected, 10–90 % range under the projection)" if cost.source == "plan"
-           else "")
+    how = (f" by the plan's recommended path (expected, {cost_range_words()} range under the projection)"
+           if cost.source == "plan" else "")
     return certify_range(cost) + how
 
 
