@@ -59,19 +59,25 @@ def read_sheet_xlsx(data: bytes, path: str) -> tuple[list[str], Iterator[tuple[i
     index = {name: header.index(name) for name in header}
 
     def cells() -> Iterator[tuple[int, dict[str, str]]]:
-        for number, row in enumerate(rows, start=2):
-            texts = [cell_text(c) for c in row]
-            if not any(texts):
-                continue
-            beyond = next((i for i in range(len(header), len(texts)) if texts[i]), None)
-            if beyond is not None:
-                raise InputError(path, number, f"column {beyond + 1}", f"a value beyond the header's "
-                                 f"{len(header)} columns")
-            texts += [""] * (len(header) - len(texts))
+        for number, texts in _rows_within(rows, len(header), path, book):
             yield number, {name: texts[i] for name, i in index.items()}
-        book.close()
 
     return header, cells()
+
+
+def _rows_within(rows: Iterator[tuple[object, ...]], width: int, path: str,
+                 book: object) -> Iterator[tuple[int, list[str]]]:
+    """The sheet's non-blank rows after the header as ``(row number, cells)``, each ``width`` cells wide; a value
+    beyond the header's columns refuses its row. Closes ``book`` when the rows are read."""
+    for number, row in enumerate(rows, start=2):
+        texts = [cell_text(c) for c in row]
+        if not any(texts):
+            continue
+        beyond = next((i for i in range(width, len(texts)) if texts[i]), None)
+        if beyond is not None:
+            raise InputError(path, number, f"column {beyond + 1}", f"a value beyond the header's {width} columns")
+        yield number, (texts + [""] * width)[:width]
+    book.close()  # type: ignore[attr-defined]
 
 
 def read_table_xlsx(data: bytes, path: str) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
@@ -92,19 +98,7 @@ def read_table_xlsx(data: bytes, path: str) -> tuple[list[str], Iterator[tuple[i
         book.close()
         raise InputError(path, 1, None, "empty worksheet: no header row")
 
-    def cells() -> Iterator[tuple[int, list[str]]]:
-        for number, row in enumerate(rows, start=2):
-            texts = [cell_text(c) for c in row]
-            if not any(texts):
-                continue
-            beyond = next((i for i in range(len(header), len(texts)) if texts[i]), None)
-            if beyond is not None:
-                raise InputError(path, number, f"column {beyond + 1}", f"a value beyond the header's "
-                                 f"{len(header)} columns")
-            yield number, (texts + [""] * len(header))[:len(header)]
-        book.close()
-
-    return header, cells()
+    return header, _rows_within(rows, len(header), path, book)
 
 
 def _text_cell(sheet: object, value: str) -> object:

@@ -5,47 +5,27 @@ order with the monitor). Real CLEF 2017 topic CD009135 (Waterloo's ranking A, 79
 
 from __future__ import annotations
 
-import gzip
 from pathlib import Path
 
-from sqlalchemy import Engine, update
+from sqlalchemy import Engine
 from typer.testing import CliRunner
 
 from reviewdepth.estimation.stop_plan import richness_sample_size
 from reviewdepth.report.stop_plan_render import as_data, render_text
-from reviewdepth.services.imports import import_run
 from reviewdepth.services.judgments import record_judgments
 from reviewdepth.services.report import ReportOptions, build_report
 from reviewdepth.services.sample_plan import plan_sample
 from reviewdepth.services.samples import draw_sample
 from reviewdepth.services.stop_plan import topic_stop_plan
-from reviewdepth.store.models import Topic
 
-from ..conftest import shared_data
+from .test_one_decision import _topic as clef_2017_topic
 
 TOPIC = "CD009135"
 
 
-def _topic(engine: Engine, tmp_path: Path) -> dict[str, str]:
-    with gzip.open(shared_data("clef-tar-2017", "runs", "waterloo.A-rank-normal.gz"), "rt") as source:
-        lines = [line for line in source if line.startswith(TOPIC + " ")]
-    run = tmp_path / "run.txt"
-    run.write_text("".join(lines))
-    import_run(engine, str(run))
-    labels: dict[str, str] = {}
-    with gzip.open(shared_data("clef-tar-2017", "qrels", "qrel_abs_test.txt.gz"), "rt") as qrels:
-        for line in qrels:
-            fields = line.split()
-            if fields and fields[0] == TOPIC:
-                labels[fields[2]] = fields[3]
-    with engine.begin() as conn:
-        conn.execute(update(Topic).where(Topic.name == TOPIC).values(population_size=len(labels)))
-    return labels
-
-
 def test_before_review_every_door_asks_for_a_richness_sample_then_prices_tar_1_and_2(
         engine: Engine, tmp_path: Path, empty_db_url: str) -> None:
-    labels = _topic(engine, tmp_path)
+    _, labels = clef_2017_topic(engine, tmp_path, TOPIC, "waterloo.A-rank-normal.gz")
     size = richness_sample_size(791, 0.95)
     assert size == 259
 
