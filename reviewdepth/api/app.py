@@ -35,6 +35,10 @@ take the key from an HttpOnly cookie."""
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     """The application's engine and per-process state, from startup to shutdown (over ``app.state.settings``,
     which `create_app` sets)."""
+    from anyio import CapacityLimiter
+    from sqlalchemy import create_engine
+    from sqlalchemy.pool import NullPool
+
     from reviewdepth.services.database import open_store
     from reviewdepth.services.monitor import MonitorCache
 
@@ -45,6 +49,10 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     app.state.dashboards = SingleFlight[str]()  # one dashboard render at a time (api/single_flight.py)
     app.state.renders = SingleFlight[Any]()  # one report or chart at a time, shared by identical requests
     app.state.monitor_cache = MonitorCache()  # per topic, while its change marker holds (services/monitor.py)
+    # the readiness check's own connection (opened per check, no pool) and thread: it answers while the pool and
+    # the threadpool are busy with other requests
+    app.state.health_engine = create_engine(engine.url, poolclass=NullPool)
+    app.state.health_thread = CapacityLimiter(1)
     key_cache: KeyCache = app.state.key_cache
     key_cache.watch()
     try:
@@ -53,6 +61,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         jobs.close()  # within its grace: a stopping server leaves no job running (api/jobs.py)
         key_cache.unwatch()
         writes.close()
+        app.state.health_engine.dispose()
         engine.dispose()
 
 
