@@ -26,6 +26,7 @@ each new PostgreSQL connection costs a backend process.
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 import time
 from collections.abc import Callable
@@ -87,10 +88,13 @@ async def write_call(request: Request, inline: bool, function: Callable[P, T], *
                          "among this server's writes; nothing was written (a judgment batch with an "
                          "idempotency_key is safe to resend)", headers={"Retry-After": "1"})
 
+    call = functools.partial(function, *args, **kwargs)
+
+    @functools.wraps(call)
     def bounded() -> T:
         token = WRITE_DEADLINE.set(deadline)  # this worker thread's context: the lock waits get what is left
         try:
-            return function(*args, **kwargs)
+            return call()
         finally:
             WRITE_DEADLINE.reset(token)
 
