@@ -77,7 +77,7 @@ def render_table(report: MonitorReport) -> Group:
     parts: list[Any] = [Text(status_text(report), style=colour), Text(f"monitor: {report.headline}"),
                         Text(f"topic {report.topic} · queue {report.queue} · as of judgment "
                              f"{fmt(report.as_of_judgment, 'as_of_judgment')} · last activity "
-                             f"{report.last_activity or '—'}"),
+                             f"{moment_text(report.last_activity, seconds=True)}"),
                         Text(f"next: {report.next_step}"), Text(floor_text(report))]
     figures = Table(title="anytime-valid monitor", show_header=False, title_justify="left")
     figures.add_column("quantity")
@@ -162,8 +162,9 @@ def floor_text(report: MonitorReport) -> str:
             f"rest drawn now; reviewing on moves it); every path: reviewdepth plan {report.topic}")
 
 
-def moment_text(iso: str | None) -> str:
-    """An ISO 8601 time as 'YYYY-MM-DD HH:MM UTC' (to the minute: enough to see what is stale)."""
+def moment_text(iso: str | None, *, seconds: bool = False) -> str:
+    """An ISO 8601 time as 'YYYY-MM-DD HH:MM UTC' (to the minute: enough to see what is stale), or to the second
+    (``seconds``: `watch`, which a team reads as it judges); never with microseconds."""
     if not iso:
         return "—"
     from datetime import UTC, datetime
@@ -174,7 +175,7 @@ def moment_text(iso: str | None) -> str:
         return iso
     if moment.tzinfo is not None:
         moment = moment.astimezone(UTC)
-    return moment.strftime("%Y-%m-%d %H:%M UTC")
+    return moment.strftime("%Y-%m-%d %H:%M:%S UTC" if seconds else "%Y-%m-%d %H:%M UTC")
 
 
 def _entry_row(entry: DashboardEntry, settings: str) -> str:

@@ -28,3 +28,15 @@ def test_a_999_confidence_is_never_printed_as_100(engine: Engine, empty_db_url: 
         assert not HUNDRED.search(text), (args, HUNDRED.findall(text), text[:2000])
         assert "99.9" in text, (args, text[:2000])
         assert "TOPIC" not in text.replace(DEMO_TOPIC, ""), (args, text[:2000])  # commands ready to run
+
+
+def test_no_door_prints_a_timestamp_with_microseconds(engine: Engine, empty_db_url: str) -> None:
+    """Issue 39: timestamps to the second (`watch` printed 2026-12-05T12:18:01.113449+00:00). The report's
+    provenance keeps the judgment chain head's recorded_at whole: it is an identifier an anchor is checked by."""
+    import re
+
+    run_demo(engine)
+    for args in (("watch", DEMO_TOPIC, "--once"), ("topics",)):
+        result = CliRunner().invoke(create_cli(), [*args, "--db", empty_db_url], env={"COLUMNS": "200"})
+        assert result.exit_code in (0, 1), (args, result.output)
+        assert not re.search(r"\d\d:\d\d:\d\d\.\d", result.stdout), (args, result.stdout[:3000])
