@@ -26,8 +26,9 @@ def sample_draw(
     output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
     db: DbOption = None,
 ) -> None:
-    """Draw documents without replacement from FRAME and print them for review (judge them with
-    `reviewdepth judge TOPIC DOC LABEL --role sample`)."""
+    """Draw documents without replacement from FRAME and print them for review. Judge them through any door
+    (`reviewdepth judge`, `judge --file`, `import csv` of a review platform's export, the API): a drawn document's
+    judgment after the draw is its sample coding, whatever its role. `--format csv` writes them for a platform."""
     from reviewdepth.services.samples import draw_sample
 
     engine = open_engine(db)
