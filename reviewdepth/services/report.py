@@ -292,7 +292,8 @@ def report_of(conn: Connection, topic: str, options: ReportOptions) -> Report:
             # the next step must not send the reader to a plan that says no sample can certify yet (a next
             # step that already says how many more to review stands)
             sample_next = review_before_sampling(plan.reason, unknown=headline.status == AnswerStatus.UNKNOWN)
-    status = _topic_status(conn, topic, row.name, options, as_of, tau, fig, sample_text, sample_next)
+    status = _topic_status(conn, topic, row.name, options, as_of, tau, fig, sample_text, sample_next,
+                           (row.id, ev.labels_by_rank, evidence))
     if status.decided_by == AUDIT_BASIS:
         depth_rows = _audit_decides_row(depth_rows, tau, status)
     certify: CertifyCost | None = None
@@ -390,7 +391,8 @@ class _Figures:
 
 
 def _topic_status(conn: Connection, topic: str, queue: str, options: ReportOptions, as_of: int | None, tau: str,
-                  fig: _Figures, sample_text: str, sample_next: str | None) -> TopicStatus:
+                  fig: _Figures, sample_text: str, sample_next: str | None,
+                  loaded: tuple[int, QueueLabels, QueueEvidence]) -> TopicStatus:
     """The topic's one decision (`reviewdepth.services.topic_status`): this report's samples, and the audit
     stream's monitor when the topic has a stream (the figure and next step `reviewdepth watch` shows)."""
     audit = None
@@ -400,7 +402,8 @@ def _topic_status(conn: Connection, topic: str, queue: str, options: ReportOptio
     if streams:
         try:
             monitor = monitor_of(conn, topic, queue=queue, target=tau, confidence=options.confidence,
-                                 policy=options.policy, as_of=as_of, one_look=False, with_samples=False)
+                                 policy=options.policy, as_of=as_of, one_look=False, with_samples=False,
+                                 loaded=loaded)  # this report's labels and evidence of the queue: not read twice
         except ServiceError:  # e.g. a target of 1, which no audit certifies: the samples' answer stands
             monitor = None
         if monitor is not None and monitor.audit is not None:
