@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 from collections.abc import Iterator, Sequence
 from datetime import date, datetime, time
+from typing import Any
 
 from reviewdepth.formats.csv_judgments import check_sheet_header
 from reviewdepth.formats.errors import InputError
@@ -42,8 +43,8 @@ def cell_text(value: object) -> str:
     return str(value).strip()
 
 
-def read_sheet_xlsx(data: bytes, path: str) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
-    """The first worksheet's lower-cased header and its non-blank rows as ``(row number, {column: cell text})``."""
+def _first_sheet(data: bytes, path: str) -> tuple[Any, Iterator[tuple[object, ...]]]:
+    """The open workbook (read-only, values) and its first worksheet's rows; a damaged file refused in one line."""
     openpyxl = _openpyxl(path)
     try:
         book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
@@ -51,6 +52,12 @@ def read_sheet_xlsx(data: bytes, path: str) -> tuple[list[str], Iterator[tuple[i
         reason = str(exc).splitlines()[0] if str(exc) else repr(exc)
         raise InputError(path, None, None, f"not an Excel .xlsx workbook: {reason}") from None
     rows = iter(book.worksheets[0].iter_rows(values_only=True)) if book.worksheets else iter(())
+    return book, rows
+
+
+def read_sheet_xlsx(data: bytes, path: str) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
+    """The first worksheet's lower-cased header and its non-blank rows as ``(row number, {column: cell text})``."""
+    book, rows = _first_sheet(data, path)
     first = next(rows, None)
     names = [cell_text(c).lower() for c in (first or ())]
     while names and names[-1] == "":  # trailing empty header cells of a sheet formatted further right
@@ -66,7 +73,7 @@ def read_sheet_xlsx(data: bytes, path: str) -> tuple[list[str], Iterator[tuple[i
 
 
 def _rows_within(rows: Iterator[tuple[object, ...]], width: int, path: str,
-                 book: object) -> Iterator[tuple[int, list[str]]]:
+                 book: Any) -> Iterator[tuple[int, list[str]]]:
     """The sheet's non-blank rows after the header as ``(row number, cells)``, each ``width`` cells wide; a value
     beyond the header's columns refuses its row. Closes ``book`` when the rows are read."""
     for number, row in enumerate(rows, start=2):
@@ -77,20 +84,14 @@ def _rows_within(rows: Iterator[tuple[object, ...]], width: int, path: str,
         if beyond is not None:
             raise InputError(path, number, f"column {beyond + 1}", f"a value beyond the header's {width} columns")
         yield number, (texts + [""] * width)[:width]
-    book.close()  # type: ignore[attr-defined]
+    book.close()
 
 
 def read_table_xlsx(data: bytes, path: str) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
     """The first worksheet as `reviewdepth.formats.csv_judgments.read_table` gives a CSV file: its stripped
     header (trailing empty cells dropped) and its non-blank rows as ``(row number, cells)``, each as wide as the
     header; a value beyond the header's columns refuses the row."""
-    openpyxl = _openpyxl(path)
-    try:
-        book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
-    except Exception as exc:  # zipfile.BadZipFile, KeyError, lxml/ElementTree errors on a damaged workbook
-        reason = str(exc).splitlines()[0] if str(exc) else repr(exc)
-        raise InputError(path, None, None, f"not an Excel .xlsx workbook: {reason}") from None
-    rows = iter(book.worksheets[0].iter_rows(values_only=True)) if book.worksheets else iter(())
+    book, rows = _first_sheet(data, path)
     header = [cell_text(c) for c in (next(rows, None) or ())]
     while header and header[-1] == "":
         header.pop()
