@@ -67,7 +67,8 @@ from reviewdepth.services.assessment import fully_judged, queue_assessment, queu
 from reviewdepth.services.confidence import checked_confidence
 from reviewdepth.services.errors import Conflict, Invalid, NotFound, ServiceError
 from reviewdepth.services.evidence.audit import AuditEvidence, audit_doc_ids, load_audit
-from reviewdepth.services.evidence.queue_evidence import QueueEvidence, queue_evidence
+from reviewdepth.services.evidence.queue_evidence import QueueEvidence
+from reviewdepth.services.evidence.queue_state import QueueState, queue_state_of
 from reviewdepth.services.evidence.topic import recorded_judgment
 from reviewdepth.services.monitor_summaries import store_reports, stored_reports
 from reviewdepth.services.topic_status import AUDIT_BASIS, audit_figure, sample_figure, topic_status
@@ -75,7 +76,7 @@ from reviewdepth.store import validation
 from reviewdepth.store.chain import chain_head_at
 from reviewdepth.store.ingest import as_utc, driver_columns
 from reviewdepth.store.labels import POLICIES, resolve_labels
-from reviewdepth.store.loaders import QueueLabels, load_judgment_arrays, load_queue_labels
+from reviewdepth.store.loaders import QueueLabels, load_judgment_arrays
 from reviewdepth.store.models import AuditStream, Judgment, Queue, Sample, Topic
 from reviewdepth.store.snapshot import read_snapshot
 
@@ -304,14 +305,14 @@ def build_monitor(engine: Engine, topic: str, *, queue: str | None = None, targe
 def monitor_of(conn: Connection, topic: str, *, queue: str | None = None, target: object = "0.95",
                confidence: float = 0.95, policy: str = "latest", as_of: int | None = None,
                one_look: bool = True, with_samples: bool = True,
-               loaded: tuple[int, QueueLabels, QueueEvidence] | None = None) -> MonitorReport:
+               loaded: QueueState | None = None) -> MonitorReport:
     """The monitor's status of ``topic`` as of judgment ``as_of`` (default: now), read through ``conn``; module
     docstring for what goes in. ``one_look``: also compute the depth report's one-look stopping rules for the
     current queue (the dashboard leaves them out). ``with_samples``: put the random samples' figure in the topic
     status (the report, which has its own, leaves it out). `Invalid` for a bad setting, `NotFound` for an
-    unknown topic or queue. ``loaded``: a queue's id, its labels by rank and its evidence already read by the
-    caller through ``conn`` under the same policy and as-of point (the report passes its own), so they are not
-    read twice; the other queues and the audit stream are still read here."""
+    unknown topic or queue. ``loaded``: a queue's state already read by the caller through ``conn`` under the same
+    policy and as-of point (the report passes its own), so it is not read twice; the other queues and the audit
+    stream are still read here."""
     tau, level = _settings(target, confidence, policy, as_of)
     # while the reads below wait on the database (the point-process fit is one of the one-look rules)
     import_scipy_in_background(STATUS_SCIPY if one_look else ("scipy.special",))
@@ -321,18 +322,16 @@ def monitor_of(conn: Connection, topic: str, *, queue: str | None = None, target
     current = _current(info, queue)
     last_id, last_time = _last_judgment(conn, info.id, as_of)
     point = as_of if as_of is not None else last_id
-    have = {} if loaded is None else {loaded[0]: (loaded[1], loaded[2])}
-    labels_by_queue = {q.id: have[q.id][0] if q.id in have else
-                       load_queue_labels(conn, q.id, info.id, q.size, policy, point) for q in info.queues}
     docs, ids, rel, adj, markers = load_judgment_arrays(conn, info.id, point)
     resolved = resolve_labels(docs, ids, rel, adj, policy, markers)
     chain_head = ChainHead(**chain_head_at(conn, info.id, as_of))  # type: ignore[arg-type]  # the store's 3 keys
     if current.size == 0:
         raise Invalid(f"queue: queue {current.name!r} of topic {info.name!r} has no documents")
-    prefixes = {q.id: have[q.id][1] if q.id in have else
-                queue_evidence(conn, info.id, q, labels_by_queue[q.id], point) for q in info.queues}
+    states = {q.id: loaded if loaded is not None and loaded.queue.id == q.id else
+              queue_state_of(conn, info.id, q, info.population_size, policy, point) for q in info.queues}
+    prefixes = {q: state.evidence for q, state in states.items()}
     # each queue on its review order: its reviewed set S first (documents reviewed out of queue order included)
-    labels_by_queue = {q.id: prefixes[q.id].in_review_order(labels_by_queue[q.id]) for q in info.queues}
+    labels_by_queue = {q: state.labels for q, state in states.items()}
     audit = _on_review_order(load_audit(conn, info.name, current.name, policy=policy, as_of=point),
                              prefixes[current.id].order)
     queue_reviewed = prefixes[current.id].reviewed

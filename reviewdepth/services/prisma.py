@@ -29,16 +29,14 @@ from sqlalchemy import Connection, Engine
 from reviewdepth.report.prisma_diagram import MEDIA_TYPES, DiagramFormat, render_diagram
 from reviewdepth.report.prisma_model import PrismaCounts, prisma_flow
 from reviewdepth.services.conflicts import conflicts_of
-from reviewdepth.services.evidence.labels import queue_labels
 from reviewdepth.services.evidence.prisma_counts import (
     decision_counts,
     identified_queue,
     outside_queue_counts,
     prisma_counts,
 )
-from reviewdepth.services.evidence.queue_evidence import queue_evidence
-from reviewdepth.services.evidence.topic import find_queue, judgment_id_as_of, last_judgment_id
-from reviewdepth.services.evidence.topic import population_size as topic_population
+from reviewdepth.services.evidence.queue_state import load_queue_state
+from reviewdepth.services.evidence.topic import judgment_id_as_of
 from reviewdepth.services.screening import conflict_rule_of
 from reviewdepth.store.snapshot import read_snapshot
 from reviewdepth.store.votes import reviewers_per_document, several_positions
@@ -56,13 +54,9 @@ def prisma_of(conn: Connection, topic: str, *, queue: str | None = None, policy:
               as_of: str | None = None, independent: bool | None = None) -> PrismaCounts:
     """`topic_prisma` read through ``conn``."""
     as_of_id = judgment_id_as_of(conn, as_of, "prisma")
-    topic_id, row = find_queue(conn, topic, queue)
-    population_size = topic_population(conn, topic_id)
-    if as_of_id is None:
-        as_of_id = last_judgment_id(conn, topic_id)
-    _, labels = queue_labels(conn, topic, row.name, policy, None if as_of_id is None else str(as_of_id))
-    evidence = queue_evidence(conn, topic_id, row, labels, as_of_id)
-    in_order = evidence.in_review_order(labels)
+    state = load_queue_state(conn, topic, queue, policy, as_of_id)
+    topic_id, row, population_size, as_of_id = state.topic_id, state.queue, state.population_size, state.as_of
+    labels, evidence, in_order = state.labels_by_rank, state.evidence, state.labels
     per_record = reviewers_per_document(conn, topic_id, as_of_id)
     positions, _ = several_positions(conn, topic_id, as_of_id, per_record)
     outside = outside_queue_counts(conn, topic_id, labels, population_stated=bool(population_size), as_of=as_of_id)

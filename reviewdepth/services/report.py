@@ -72,7 +72,6 @@ from reviewdepth.services.assessment import queue_assessment, queue_population, 
 from reviewdepth.services.confidence import checked_confidence
 from reviewdepth.services.conflicts import conflicts_of
 from reviewdepth.services.errors import Invalid, ServiceError
-from reviewdepth.services.evidence.labels import queue_labels
 from reviewdepth.services.evidence.prisma_counts import (
     decision_counts,
     identified_queue,
@@ -80,11 +79,10 @@ from reviewdepth.services.evidence.prisma_counts import (
     prisma_counts,
 )
 from reviewdepth.services.evidence.qc import qc_result
-from reviewdepth.services.evidence.queue_evidence import QueueEvidence, queue_evidence, queue_scores
+from reviewdepth.services.evidence.queue_evidence import QueueEvidence, queue_scores
+from reviewdepth.services.evidence.queue_state import QueueState, load_queue_state
 from reviewdepth.services.evidence.sample_coding import sample_coding_counts
 from reviewdepth.services.evidence.samples import SampleRecord, load_samples
-from reviewdepth.services.evidence.topic import find_queue, last_judgment_id
-from reviewdepth.services.evidence.topic import population_size as topic_population
 from reviewdepth.services.evidence.two_phase import two_phase_evidence
 from reviewdepth.services.monitor import monitor_of
 from reviewdepth.services.portfolio import stopping_calibrations
@@ -169,34 +167,28 @@ def _estimate_row(estimate: relevant.Estimate, assessment: Assessment) -> Estima
 
 @dataclasses.dataclass(frozen=True)
 class _Evidence:
-    """What one report reads from the store: the queue, its labels in review order, its samples, the as-of point."""
+    """What one report reads from the store: the queue's state (`load_queue_state`), its samples and, when declared
+    probabilities (``scores_are_probabilities``), its scores in queue order."""
 
-    topic_id: int
-    queue: Queue
-    population_size: int | None
-    as_of: int | None
-    labels: QueueLabels
-    evidence: QueueEvidence
+    state: QueueState
     samples: list[SampleRecord]
-    # the labels in queue order (``labels`` is in review order): the two-phase counts index them by queue rank
-    labels_by_rank: QueueLabels
-    # the queue's scores in queue order when declared probabilities (``scores_are_probabilities``), else None
     scores: np.ndarray | None = None
+
+    @property
+    def labels(self) -> QueueLabels:
+        """The labels in review order (``state.labels_by_rank``: in queue order, as the two-phase counts index
+        them)."""
+        return self.state.labels
 
 
 def _evidence(conn: Connection, topic: str, options: ReportOptions) -> _Evidence:
     options.validate()
     import_scipy_in_background(STATUS_SCIPY)  # while the reads below wait on the database
-    topic_id, row = find_queue(conn, topic, options.queue)
-    last_id = last_judgment_id(conn, topic_id)
-    population_size = topic_population(conn, topic_id)
-    as_of = options.as_of if options.as_of is not None else last_id
-    _, labels = queue_labels(conn, topic, row.name, options.policy, None if as_of is None else str(as_of))
-    evidence = queue_evidence(conn, topic_id, row, labels, as_of)
-    samples = load_samples(conn, topic, row, labels, as_of=as_of)
-    scores = queue_scores(conn, row.id, labels.size) if options.scores_are_probabilities else None
-    return _Evidence(topic_id, row, population_size, as_of, evidence.in_review_order(labels), evidence, samples,
-                     labels, scores)
+    state = load_queue_state(conn, topic, options.queue, options.policy, options.as_of)
+    samples = load_samples(conn, topic, state.queue, state.labels_by_rank, as_of=state.as_of)
+    scores = (queue_scores(conn, state.queue.id, state.labels_by_rank.size) if options.scores_are_probabilities
+              else None)
+    return _Evidence(state, samples, scores)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -214,7 +206,7 @@ def build_curves(engine: Engine, topic: str, options: ReportOptions) -> Curves:
     without the sections a chart does not draw (measures, plan, topic status, review quality, provenance)."""
     with read_snapshot(engine) as conn:
         ev = _evidence(conn, topic, options)
-    fig = _figures(ev.labels, ev.evidence, ev.population_size, options, ev.scores)
+    fig = _figures(ev.labels, ev.state.evidence, ev.state.population_size, options, ev.scores)
     gain, pr = _curves(ev.labels.labels[:fig.reviewed], fig.assessment)
     return Curves(gain, pr, float(Fraction(stopping_target(fig.targets))), options.confidence)
 
@@ -229,8 +221,9 @@ def report_of(conn: Connection, topic: str, options: ReportOptions) -> Report:
     """Collect the evidence (labels as of a judgment id, samples) through ``conn`` and compute every section of the
     report."""
     ev = _evidence(conn, topic, options)
-    topic_id, row, population_size, as_of, labels, evidence, samples = (
-        ev.topic_id, ev.queue, ev.population_size, ev.as_of, ev.labels, ev.evidence, ev.samples)
+    state, samples = ev.state, ev.samples
+    topic_id, row, population_size, as_of, labels, evidence = (
+        state.topic_id, state.queue, state.population_size, state.as_of, ev.labels, state.evidence)
 
     fig = _figures(labels, evidence, population_size, options, ev.scores)
     size, population, reviewed, rel_queue = fig.size, fig.population, fig.reviewed, fig.rel_queue
@@ -292,8 +285,7 @@ def report_of(conn: Connection, topic: str, options: ReportOptions) -> Report:
             # the next step must not send the reader to a plan that says no sample can certify yet (a next
             # step that already says how many more to review stands)
             sample_next = review_before_sampling(plan.reason, unknown=headline.status == AnswerStatus.UNKNOWN)
-    status = _topic_status(conn, topic, row.name, options, as_of, tau, fig, sample_text, sample_next,
-                           (row.id, ev.labels_by_rank, evidence))
+    status = _topic_status(conn, topic, options, tau, fig, sample_text, sample_next, state)
     if status.decided_by == AUDIT_BASIS:
         depth_rows = _audit_decides_row(depth_rows, tau, status)
     certify: CertifyCost | None = None
@@ -344,8 +336,7 @@ def report_of(conn: Connection, topic: str, options: ReportOptions) -> Report:
                       precision=found_prefix / reviewed if reviewed else None)
     two_phase = None
     if options.produce_to is not None:
-        two_phase = two_phase_of(two_phase_evidence(conn, topic, topic_id, row, ev.labels_by_rank, as_of,
-                                                    options.produce_to), confidence, options.interval,
+        two_phase = two_phase_of(two_phase_evidence(state, samples, options.produce_to), confidence, options.interval,
                                  headline.target)
     return Report(topic=topic, queue=row.name, summary=summary, answer=answer,
                   estimates=[_estimate_row(e, assessment) for e in assessment.estimates],
@@ -390,9 +381,8 @@ class _Figures:
     assessment: Assessment
 
 
-def _topic_status(conn: Connection, topic: str, queue: str, options: ReportOptions, as_of: int | None, tau: str,
-                  fig: _Figures, sample_text: str, sample_next: str | None,
-                  loaded: tuple[int, QueueLabels, QueueEvidence]) -> TopicStatus:
+def _topic_status(conn: Connection, topic: str, options: ReportOptions, tau: str, fig: _Figures, sample_text: str,
+                  sample_next: str | None, state: QueueState) -> TopicStatus:
     """The topic's one decision (`reviewdepth.services.topic_status`): this report's samples, and the audit
     stream's monitor when the topic has a stream (the figure and next step `reviewdepth watch` shows)."""
     audit = None
@@ -401,9 +391,9 @@ def _topic_status(conn: Connection, topic: str, queue: str, options: ReportOptio
         Topic.name == topic, AuditStream.voided_at.is_(None))).scalar_one()
     if streams:
         try:
-            monitor = monitor_of(conn, topic, queue=queue, target=tau, confidence=options.confidence,
-                                 policy=options.policy, as_of=as_of, one_look=False, with_samples=False,
-                                 loaded=loaded)  # this report's labels and evidence of the queue: not read twice
+            monitor = monitor_of(conn, topic, queue=state.queue.name, target=tau, confidence=options.confidence,
+                                 policy=options.policy, as_of=state.as_of, one_look=False, with_samples=False,
+                                 loaded=state)  # this report's state of the queue: not read twice
         except ServiceError:  # e.g. a target of 1, which no audit certifies: the samples' answer stands
             monitor = None
         if monitor is not None and monitor.audit is not None:
@@ -420,7 +410,9 @@ def _topic_status(conn: Connection, topic: str, queue: str, options: ReportOptio
 
 
 def _figures(labels: QueueLabels, evidence: QueueEvidence, population_size: int | None,
-             options: ReportOptions, scores: np.ndarray | None = None) -> _Figures:
+             options: ReportOptions, scores: np.ndarray | None = None, *, heuristics: bool = True) -> _Figures:
+    """The figures of one labelling; ``heuristics`` False: without the heuristic stopping rules (the policy
+    sensitivity reads the depth answer and recall of another labelling, not its stopping rules)."""
     size = labels.size
     population = queue_population(labels, population_size)
     reviewed = evidence.reviewed
@@ -435,7 +427,7 @@ def _figures(labels: QueueLabels, evidence: QueueEvidence, population_size: int 
                       "relevant in this topic")
     assessment = queue_assessment(labels, evidence, population, fully_judged, targets, confidence=options.confidence,
                                   interval=options.interval, target_rule=options.target_rule,
-                                  known_relevant=options.known_relevant, scores=scores)
+                                  known_relevant=options.known_relevant, scores=scores, heuristics=heuristics)
     return _Figures(size, population, reviewed, rel_queue, found_prefix, found_topic, judged_ranks, fully_judged,
                     targets, assessment)
 
@@ -521,10 +513,9 @@ def _review_quality(conn: Connection, topic: str, topic_id: int, queue: Queue, l
         for policy in POLICIES:
             figures = fig
             if policy != options.policy:
-                _, other = queue_labels(conn, topic, queue.name, policy, None if as_of is None else str(as_of))
-                other_evidence = queue_evidence(conn, topic_id, queue, other, as_of)
-                figures = _figures(other_evidence.in_review_order(other), other_evidence, population_size,
-                                   dataclasses.replace(options, policy=policy))
+                other = load_queue_state(conn, topic, queue.name, policy, as_of)
+                figures = _figures(other.labels, other.evidence, population_size,
+                                   dataclasses.replace(options, policy=policy), heuristics=False)
             sensitivity.append(_sensitivity_row(policy, figures, tau))
         rated = [q for q in qc if q.rates is not None]
         if rated:

@@ -20,10 +20,8 @@ from reviewdepth.estimation.stop_plan import project_yield
 from reviewdepth.report.wording import with_topic
 from reviewdepth.services.confidence import checked_confidence
 from reviewdepth.services.errors import Invalid
-from reviewdepth.services.evidence.labels import queue_labels
-from reviewdepth.services.evidence.queue_evidence import QueueEvidence, queue_evidence
-from reviewdepth.services.evidence.topic import find_queue, last_judgment_id
-from reviewdepth.services.evidence.topic import population_size as topic_population
+from reviewdepth.services.evidence.queue_evidence import QueueEvidence
+from reviewdepth.services.evidence.queue_state import load_queue_state
 from reviewdepth.store.loaders import QueueLabels
 from reviewdepth.store.models import Queue
 from reviewdepth.store.snapshot import read_snapshot
@@ -172,17 +170,15 @@ def current_evidence(engine: Engine, topic: str, *, queue: str | None, policy: s
 def evidence_now(conn: Connection, topic: str, *, queue: str | None, policy: str, target: str,
                  confidence: float) -> CurrentEvidence:
     """Load :class:`CurrentEvidence` for the topic's queue (named, else the only/newest one) as of its last
-    judgment, through ``conn``."""
-    topic_id, row = find_queue(conn, topic, queue)
-    as_of = last_judgment_id(conn, topic_id)
-    population = topic_population(conn, topic_id)
-    _, labels = queue_labels(conn, topic, row.name, policy, None if as_of is None else str(as_of))
-    evidence = queue_evidence(conn, topic_id, row, labels, as_of)
-    labels = evidence.in_review_order(labels)
-    state = ReviewState(labels.labels, evidence.reviewed, population, labels.relevant_total,
-                        reviewed_random=evidence.screened_random, queue_ranks=evidence.order)
-    assessment = assess(state, evidence.draws, [target], confidence=confidence, stopping_target=target)
-    return CurrentEvidence(row, as_of, labels, evidence, assessment)
+    judgment, through ``conn``. The plans read the assessment's samples (which one is the rest sample, what it
+    holds) and its basis, never its stopping rules: the heuristics (a point-process fit among them) are left out."""
+    state = load_queue_state(conn, topic, queue, policy)
+    labels, evidence = state.labels, state.evidence
+    review = ReviewState(labels.labels, evidence.reviewed, state.population_size, labels.relevant_total,
+                         reviewed_random=evidence.screened_random, queue_ranks=evidence.order)
+    assessment = assess(review, evidence.draws, [target], confidence=confidence, stopping_target=target,
+                        heuristics=False)
+    return CurrentEvidence(state.queue, state.as_of, labels, evidence, assessment)
 
 
 def plan_sample(engine: Engine, topic: str, *, queue: str | None = None, target: str = "0.95",

@@ -16,15 +16,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from sqlalchemy import Connection
 
 from reviewdepth.estimation.two_phase import StratumSample, TwoPhaseCounts
 from reviewdepth.services.errors import Conflict, Invalid
-from reviewdepth.services.evidence.queue_evidence import queue_evidence
-from reviewdepth.services.evidence.samples import SampleRecord, load_samples
+from reviewdepth.services.evidence.queue_state import QueueState
+from reviewdepth.services.evidence.samples import SampleRecord
 from reviewdepth.store.labels import UNJUDGED
-from reviewdepth.store.loaders import QueueLabels
-from reviewdepth.store.models import Queue
 
 STRATUM_FRAMES = ("all", "ranks", "below-rank", "unreviewed")
 
@@ -76,15 +73,15 @@ def _stratum_sample(samples: list[SampleRecord], stratum_ranks: npt.NDArray[np.i
     return None, None
 
 
-def two_phase_evidence(conn: Connection, topic: str, topic_id: int, row: Queue, labels: QueueLabels,
-                       as_of: int | None, cutoff: int) -> TwoPhaseEvidence:
-    """The two-phase counts of ``row`` (labels by the report's policy, as of ``as_of``) at rank ``cutoff``."""
+def two_phase_evidence(state: QueueState, samples: list[SampleRecord], cutoff: int) -> TwoPhaseEvidence:
+    """The two-phase counts of the queue of ``state`` (labels by the report's policy, as of its judgment) at rank
+    ``cutoff``; ``samples``: the queue's samples as the report loaded them (`load_samples`)."""
+    labels, evidence = state.labels_by_rank, state.evidence
     size = labels.size
     if cutoff < 1:
         raise Invalid(f"--produce-to: the cutoff rank must be in 1..{size} (the queue's size), not {cutoff}")
     if cutoff > size:  # a valid rank for another queue: a conflict with this queue's state, not a bad value
         raise Conflict(f"--produce-to: the cutoff rank must be in 1..{size} (the queue's size), not {cutoff}")
-    evidence = queue_evidence(conn, topic_id, row, labels, as_of)
     coded = np.zeros(size, dtype=bool)
     if evidence.order is None:
         coded[: evidence.reviewed] = True
@@ -95,7 +92,6 @@ def two_phase_evidence(conn: Connection, topic: str, topic_id: int, row: Queue, 
     above = np.arange(1, size + 1) <= cutoff
     uncoded_above = ~coded & above
     uncoded_below = ~coded & ~above
-    samples = load_samples(conn, topic, row, labels, as_of=as_of)
     ranks = np.arange(1, size + 1, dtype=np.int64)
     produced_id, produced = _stratum_sample(samples, ranks[uncoded_above], uncoded_above, size)
     discard_id, discard = _stratum_sample(samples, ranks[uncoded_below], uncoded_below, size)
