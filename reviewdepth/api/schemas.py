@@ -75,7 +75,7 @@ from reviewdepth.report.simulation_model import (
     SimulationSettings,
     SimulationTopic,
 )
-from reviewdepth.report.status_model import Status, StatusFigure, TopicStatus
+from reviewdepth.report.status_model import StatusFigure, TopicStatus
 from reviewdepth.report.tar_model import TarEvaluation
 from reviewdepth.services.asreview_import import AsreviewImportSummary
 from reviewdepth.services.audit_stream import ServedDocument, StreamRecord
@@ -291,7 +291,7 @@ SECTION_NAMES: dict[type[Any], str] = {
     RecallQuantiles: "RecallQuantilesOut", SimulationRule: "SimulationRuleOut", SimulationTopic: "SimulationTopicOut",
     SimulationChart: "SimulationChartOut", SampleDocument: "SampleDocument"}
 # what the generated models cannot know: a field's schema stated for the document (filled below, where it is built)
-SECTION_OVERRIDES: dict[type[Any], dict[str, Any]] = {TopicStatus: {"status": Status}}
+SECTION_OVERRIDES: dict[type[Any], dict[str, Any]] = {}
 SECTION_DESCRIPTIONS: dict[type[Any], dict[str, str]] = {
     EstimateRow: {"upper": "The two-sided interval's upper bound (null: none).",
                   "upper_one_sided": "On the depth basis: the one-sided upper bound at the report's confidence (the "

@@ -21,6 +21,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from fractions import Fraction
 
 import numpy as np
@@ -43,6 +44,14 @@ IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 KNEE_BASE = 156
 KNEE_CAP = 150
+
+
+class RuleKind(StrEnum):
+    """What a stopping rule's "stop" means (module docstring): a guarantee on recall, none, or none as used."""
+
+    CERTIFIED = "certified"
+    HEURISTIC = "heuristic"
+    INVALID = "invalid"
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """One status per topic, whatever the door: the report's first line, ``watch``, ``GET /topics/{t}/monitor`` and
-the dashboard row all print this record (`reviewdepth.services.topic_status` fills it).
+the dashboard row all print this record (`reviewdepth.report.decision` fills it).
 
 Plain data. Each figure names its evidence and its validity in the same words everywhere:
 
@@ -18,14 +18,23 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal, get_args
+from enum import StrEnum
+from typing import Any
 
+from reviewdepth.estimation.assessment import AnswerStatus
 from reviewdepth.estimation.percent import percent as percent_text
 
-Status = Literal["reached", "not reached", "unknown"]
-Validity = Literal["one look", "anytime-valid", "exact"]
-STATUSES: tuple[Status, ...] = get_args(Status)
-VALIDITIES: tuple[Validity, ...] = get_args(Validity)
+#: the evidence a decision rests on when the topic has an audit stream (else a `Basis` of the samples' answer)
+AUDIT_BASIS = "audit stream"
+
+
+class Validity(StrEnum):
+    """How a recall figure may be read: ``one look`` (a random sample read once), ``anytime-valid`` (the audit
+    stream's monitor, valid at every look) or ``exact`` (R known)."""
+
+    ONE_LOOK = "one look"
+    ANYTIME_VALID = "anytime-valid"
+    EXACT = "exact"
 
 
 def _lower(value: float) -> str:
@@ -56,7 +65,7 @@ class StatusFigure:
     def text(self) -> str:
         if self.recall_lower is None:
             return f"recall unbounded ({self.basis}: {self.evidence}; {self.validity})"
-        if self.validity == "exact":
+        if self.validity == Validity.EXACT:
             return f"recall = {self.recall_lower:.3f} ({self.evidence}; exact)"
         return (f"recall ≥ {_lower(self.recall_lower)} ({self.basis}: {self.evidence}; {self.validity}, "
                 f"one-sided {percent(self.confidence)})")
@@ -79,8 +88,7 @@ class TopicStatus:
 
     target: str
     confidence: float
-    # one of `Status` (the core's answer status, a string until it is a code of its own)
-    status: str
+    status: AnswerStatus
     decided_by: str | None
     reviewed: int
     relevant_found: int

@@ -457,3 +457,17 @@ def sample_coding_text(coding: Sequence[SampleCoding], uncoded: int) -> str:
         parts.append(f"{c.documents:,} with role {c.role} {when} ({door})")
     coded = "coded: " + (", ".join(parts) if parts else "none")
     return f"{coded}; {uncoded:,} not yet coded"
+
+
+def sample_now_step(size: int | None, command: str | None, max_positives: int | None) -> str:
+    """The report's way to certify when no plan is replayed: the one-look sample of the rest drawn now, or (no
+    ``size``: no such sample is likely to certify) reviewing on."""
+    if not size:
+        return "review on: no sample of the rest now is likely to certify"
+    return (f"judge a random sample of {size:,} of the unreviewed rest ({command}); it certifies if at most "
+            f"{max_positives} are relevant")
+
+
+def reached_by_audit(figure_text: str) -> str:
+    """The depth table's "reached by" when the audit stream decides."""
+    return f"the audit stream: {figure_text}"

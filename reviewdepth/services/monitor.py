@@ -37,6 +37,7 @@ from reviewdepth.estimation.assessment import Assessment
 from reviewdepth.estimation.distributions import STATUS_SCIPY, import_scipy_in_background
 from reviewdepth.estimation.monitor import MonitorInput, MonitorNote, MonitorResult, monitor, monitor_step
 from reviewdepth.estimation.stop_plan import certification_floor
+from reviewdepth.report.decision import AUDIT_BASIS, audit_figure, sample_figure, topic_status
 from reviewdepth.report.model import ChainHead
 from reviewdepth.report.monitor_model import (
     ONE_LOOK,
@@ -50,7 +51,7 @@ from reviewdepth.report.monitor_model import (
     OneLookRule,
     lower_text,
 )
-from reviewdepth.report.status_model import TopicStatus
+from reviewdepth.report.status_model import TopicStatus, Validity
 from reviewdepth.report.wording import (
     audit_needed_text,
     monitor_guarantee,
@@ -71,7 +72,6 @@ from reviewdepth.services.evidence.queue_evidence import QueueEvidence
 from reviewdepth.services.evidence.queue_state import QueueState, queue_state_of
 from reviewdepth.services.evidence.topic import recorded_judgment
 from reviewdepth.services.monitor_summaries import store_reports, stored_reports
-from reviewdepth.services.topic_status import AUDIT_BASIS, audit_figure, sample_figure, topic_status
 from reviewdepth.store import validation
 from reviewdepth.store.chain import chain_head_at
 from reviewdepth.store.ingest import as_utc, driver_columns
@@ -412,7 +412,7 @@ def _report(topic: str, current: Queue, point: int | None, tau: Fraction, level:
             last_time: str | None, chain_head: ChainHead,
             order: npt.NDArray[np.int64] | None = None, status: TopicStatus | None = None) -> MonitorReport:
     target = _fraction_text(tau)
-    sample = None if status is None else next((f for f in status.figures if f.validity != "anytime-valid"), None)
+    sample = None if status is None else next((f for f in status.figures if f.validity != Validity.ANYTIME_VALID), None)
     audit_section: MonitorAudit | None = None
     if audit is not None:
         audit_section = MonitorAudit(

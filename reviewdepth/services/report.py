@@ -16,16 +16,19 @@ from reviewdepth.estimation.assessment import (
     REPORT_INTERVALS,
     AnswerStatus,
     Assessment,
+    Basis,
     CountRange,
     NextStep,
     RankRange,
 )
 from reviewdepth.estimation.distributions import STATUS_SCIPY, import_scipy_in_background
 from reviewdepth.estimation.stop_plan import FloorFigure, floor_figure
+from reviewdepth.estimation.stopping import RuleKind
 from reviewdepth.estimation.two_phase import TWO_PHASE_METHODS
 from reviewdepth.measures import tar, trec
 from reviewdepth.measures.suite import MeasureSpec, evaluate_ranked
 from reviewdepth.measures.tar_suite import TopicRun, clean_topic
+from reviewdepth.report.decision import AUDIT_BASIS, audit_figure, sample_figure, topic_status
 from reviewdepth.report.model import (
     Agreement,
     Answer,
@@ -57,8 +60,10 @@ from reviewdepth.report.status_model import TopicStatus
 from reviewdepth.report.wording import (
     SAMPLE_CHOICE_RULE,
     out_of_order_note,
+    reached_by_audit,
     review_before_sampling,
     sample_coding_text,
+    sample_now_step,
     sample_status,
     scope_note,
     stop_label,
@@ -89,7 +94,6 @@ from reviewdepth.services.portfolio import stopping_calibrations
 from reviewdepth.services.queues import ranked_from_labels
 from reviewdepth.services.sample_plan import sample_plan_figures
 from reviewdepth.services.screening import conflict_rule_of
-from reviewdepth.services.topic_status import AUDIT_BASIS, audit_figure, sample_figure, topic_status
 from reviewdepth.services.two_phase import two_phase_of
 from reviewdepth.store.chain import chain_head_at
 from reviewdepth.store.labels import POLICIES
@@ -161,7 +165,7 @@ def _thin(n: int) -> np.ndarray:
 def _estimate_row(estimate: relevant.Estimate, assessment: Assessment) -> EstimateRow:
     """One |R| estimate; the depth basis also carries the one-sided upper bound the headline's "R ≤ …" and the
     conservative depths use (``upper`` is the two-sided interval's)."""
-    return EstimateRow(estimate, "population" if estimate.method in ("judged", "known") else assessment.scope,
+    return EstimateRow(estimate, "population" if estimate.method in (Basis.JUDGED, Basis.KNOWN) else assessment.scope,
                        assessment.conservative_upper if estimate.method == assessment.basis.method else None)
 
 
@@ -326,7 +330,8 @@ def report_of(conn: Connection, topic: str, options: ReportOptions) -> Report:
         judgment_chain_head=ChainHead(**head),  # type: ignore[arg-type]  # the store's dict of these three keys
         sample_seeds=[seed for _, seed in sorted({**{x.id: x.seed for x in samples},
                                                   **{e.id: e.seed for e in evidence.entries}}.items())])
-    calibrations = stopping_calibrations(conn, [e.rule for e in assessment.stopping if e.kind == "heuristic"], tau)
+    heuristic = [e.rule for e in assessment.stopping if e.kind == RuleKind.HEURISTIC]
+    calibrations = stopping_calibrations(conn, heuristic, tau)
     stopping_rows = [StoppingRow(e, stop_label(e.kind, e.stop_now), calibrations.get(e.rule))
                      for e in assessment.stopping]
     gain, pr = _curves(labels.labels[:reviewed], assessment)
@@ -357,7 +362,7 @@ def _audit_decides_row(rows: list[DepthRow], tau: str, status: TopicStatus) -> l
             reached = status.status == AnswerStatus.REACHED
             depth_row = dataclasses.replace(
                 depth_row, status=AnswerStatus(status.status),
-                reached_by=None if not reached or figure is None else f"the audit stream: {figure.text}")
+                reached_by=None if not reached or figure is None else reached_by_audit(figure.text))
             if reached:
                 depth_row = dataclasses.replace(depth_row, certify=DepthCertify(), more=CountRange(),
                                                 to_rank=RankRange(), needed=None, forward_basis=None)
@@ -383,7 +388,7 @@ class _Figures:
 
 def _topic_status(conn: Connection, topic: str, options: ReportOptions, tau: str, fig: _Figures, sample_text: str,
                   sample_next: str | None, state: QueueState) -> TopicStatus:
-    """The topic's one decision (`reviewdepth.services.topic_status`): this report's samples, and the audit
+    """The topic's one decision (`reviewdepth.report.decision`): this report's samples, and the audit
     stream's monitor when the topic has a stream (the figure and next step `reviewdepth watch` shows)."""
     audit = None
     audit_next = None
@@ -459,7 +464,8 @@ def _certify(fig: _Figures, labels: np.ndarray, tau: str, confidence: float, flo
 
     target = Fraction(tau)
     row = next((a for a in fig.assessment.targets if a.target == float(target)), None)
-    if row is None or row.status != "not reached" or not row.point.reached or row.certify_floor is None or not floor:
+    if (row is None or row.status != AnswerStatus.NOT_REACHED or not row.point.reached or row.certify_floor is None
+            or not floor):
         return None
     size, rel = 0, 0
     assessment = fig.assessment
@@ -478,9 +484,8 @@ def _certify(fig: _Figures, labels: np.ndarray, tau: str, confidence: float, flo
                                path_sentence(best))
     sized = sample is not None and sample.feasible and bool(sample.size)
     high = float(sample.size) if sample is not None and sample.size and sized else float(rest)
-    step = (f"judge a random sample of {sample.size:,} of the unreviewed rest ({sample.command}); it "
-            f"certifies if at most {sample.max_positives} are relevant" if sample is not None and sample.size
-            and sized else "review on: no sample of the rest now is likely to certify")
+    step = (sample_now_step(sample.size, sample.command, sample.max_positives)
+            if sample is not None and sample.size and sized else sample_now_step(None, None, None))
     return CertifyCost("floor", None, floor.review_more, None if sample is None else sample.size, None,
                        floor.least_total, max(high, floor.least_total), floor.documents,
                        "elusion test (one look)", step)
@@ -586,7 +591,7 @@ def _curves(prefix_labels: np.ndarray, assessment: Assessment) -> tuple[Gain, Pr
     n = len(prefix_labels)
     cg = np.cumsum(prefix_labels == 1)
     keep = _thin(n)
-    r_point = basis.point if basis.point > 0 and basis.method != "judged" else None
+    r_point = basis.point if basis.point > 0 and basis.method != Basis.JUDGED else None
     gain = Gain(depth=(keep + 1).tolist(), found=cg[keep].tolist(), relevant_estimate=r_point,
                 relevant_lower=basis.lower if r_point else None, relevant_upper=basis.upper if r_point else None,
                 markers=[GainMarker(r.target, r.depth if r.depth is not None else r.point.depth,

@@ -12,7 +12,7 @@ from typing import Any, Literal, get_args
 import numpy as np
 from sqlalchemy import Connection, Engine
 
-from reviewdepth.estimation.assessment import Assessment, ReviewState, assess
+from reviewdepth.estimation.assessment import Assessment, Basis, ReviewState, assess
 from reviewdepth.estimation.depth_unknown import default_window
 from reviewdepth.estimation.percent import percent
 from reviewdepth.estimation.planning import plan_elusion, plan_population
@@ -222,14 +222,14 @@ def plan_sample(engine: Engine, topic: str, *, queue: str | None = None, target:
     basis = assessment.basis
     # R's estimate may exceed the queue (relevant documents judged outside it count in a population-wide R): the
     # queue's prevalence is at most 1
-    prevalence = min(1.0, (basis.point / size) if basis.method not in ("judged",) and size else (
+    prevalence = min(1.0, (basis.point / size) if basis.method != Basis.JUDGED and size else (
         (found + prevalence_rate * rest) / size if size else 0.0))
     recall = min(1.0, basis.recall_point if basis.recall_point is not None else (
         found / (found + prevalence_rate * rest) if found else 0.0))
     plan = plan_population(size, reviewed, prevalence, recall, tau, confidence, power=power)
     out = {**header, "frame": frame, "target": float(tau), "confidence": confidence, "power": power,
            "prevalence": prevalence, "recall_estimate": recall,
-           "estimate_source": f"{basis.method} estimate of R" if basis.method != "judged" else source,
+           "estimate_source": f"{basis.method} estimate of R" if basis.method != Basis.JUDGED else source,
            **dataclasses.asdict(plan)}
     out["summary"] = (
         f"a random sample of {plan.size:,} of the whole queue (about {plan.typical_positives} relevant) certifies "

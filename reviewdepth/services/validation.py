@@ -14,7 +14,10 @@ from fractions import Fraction
 
 from sqlalchemy import Engine
 
+from reviewdepth.estimation.assessment import AnswerStatus, Basis
+from reviewdepth.estimation.stopping import RuleKind
 from reviewdepth.report.model import Provenance, Report, SampleRow
+from reviewdepth.report.status_model import AUDIT_BASIS
 from reviewdepth.report.validation_model import (
     AuditStreamEvidence,
     Coder,
@@ -38,7 +41,7 @@ from reviewdepth.store.chain import canonical_time
 from reviewdepth.store.models import AuditStream
 from reviewdepth.store.snapshot import read_snapshot
 
-AUDIT = "audit stream"
+AUDIT = AUDIT_BASIS  # the decision's basis when the audit stream decides
 
 
 def build_validation(engine: Engine, topic: str, options: ReportOptions,
@@ -80,7 +83,7 @@ def _results(report: Report) -> Results:
     row = next((e for e in report.estimates if e.estimate.method == basis), None)
     estimate = None if row is None else row.estimate
     details = {} if estimate is None else estimate.details
-    elusion = basis == "elusion" and estimate is not None
+    elusion = basis == Basis.ELUSION and estimate is not None
     unreviewed = _number(details.get("unreviewed")) if elusion else None
     eluded_lower = _number(details.get("missed_lower")) if elusion else None
     eluded_upper = _number(details.get("missed_upper")) if elusion else None
@@ -119,10 +122,10 @@ def _decision(report: Report) -> Decision:
     if status.decided_by == AUDIT:
         figure = next((f for f in status.figures if f.basis == AUDIT), None)
         certified_by = figure.text if figure is not None and figure.certifies else None
-    elif target_row is not None and target_row.status == "reached":
+    elif target_row is not None and target_row.status == AnswerStatus.REACHED:
         certified_by = target_row.reached_by
     rule = next((s.evidence for s in report.stopping if s.evidence.rule == status.decided_by
-                 and s.evidence.kind == "certified" and s.evidence.stop_now), None)
+                 and s.evidence.kind == RuleKind.CERTIFIED and s.evidence.stop_now), None)
     return Decision(
         status=answer.status, headline=answer.text, decided_by=status.decided_by, status_text=status.text,
         certified_by=certified_by, rule=None if rule is None else rule.rule,

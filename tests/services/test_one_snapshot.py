@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from sqlalchemy import Engine
 
-from reviewdepth.services import report as report_service
+from reviewdepth.services.evidence import queue_state as state_loader
 from reviewdepth.services.batches import BatchItem, record_batch
 from reviewdepth.services.monitor import build_monitor
 from reviewdepth.services.prisma import topic_prisma
@@ -35,7 +35,7 @@ def test_a_report_read_while_judgments_are_recorded_describes_one_state(
         engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
     _topic(engine)
     _judge(engine, DOCS[:120])
-    loaded = report_service.queue_evidence
+    loaded = state_loader.queue_evidence
     written: list[int] = []
 
     def between_two_reads(*args: Any, **kwargs: Any) -> Any:
@@ -46,7 +46,7 @@ def test_a_report_read_while_judgments_are_recorded_describes_one_state(
             written.append(len(DOCS[120:200]))
         return loaded(*args, **kwargs)
 
-    monkeypatch.setattr(report_service, "queue_evidence", between_two_reads)
+    monkeypatch.setattr(state_loader, "queue_evidence", between_two_reads)
     during = build_report(engine, "R", ReportOptions(targets=["0.9"])).to_dict()
     monkeypatch.undo()
     assert written, "the batch was not committed between two of the report's reads"

@@ -1,15 +1,16 @@
-"""The one status of a topic (`reviewdepth.report.status_model`), from the report's assessment (its random samples,
-read once) and the audit stream's monitor (anytime-valid). The report, ``watch``, the monitor route and the
-dashboard call :func:`topic_status` with what they computed, so the same evidence gives the same words."""
+"""The one decision of a topic (`reviewdepth.report.status_model.TopicStatus`), from the report's assessment (its
+random samples, read once) and the audit stream's monitor (anytime-valid). The report, ``watch``, the monitor route
+and the dashboard call :func:`topic_status` with what they computed, so the same evidence gives the same words.
+Pure: codes in (`AnswerStatus`, `Basis`, `Validity`), the decision's words out; no service reads the words back."""
 
 from __future__ import annotations
 
 from reviewdepth.estimation.assessment import AnswerStatus, Assessment, Basis
 from reviewdepth.estimation.percent import percent
-from reviewdepth.report.status_model import StatusFigure, TopicStatus
+from reviewdepth.report.status_model import AUDIT_BASIS, StatusFigure, TopicStatus, Validity
 from reviewdepth.report.wording import with_topic
 
-AUDIT_BASIS = "audit stream"
+__all__ = ["AUDIT_BASIS", "audit_figure", "sample_figure", "topic_status"]
 NO_BOUND = ("no random sample and no audit stream, so recall has no bound: draw a sample of the rest or start an "
             "audit stream (reviewdepth plan TOPIC compares the paths)")
 NO_AUDIT = "no audit stream, so no anytime-valid bound"
@@ -30,7 +31,7 @@ def sample_figure(assessment: Assessment) -> StatusFigure | None:
     reached = assessment.headline.status == AnswerStatus.REACHED
     if basis == Basis.KNOWN:
         value = None if figure is None else figure.point
-        return StatusFigure("known", "R known", "exact", value, 1.0, reached)
+        return StatusFigure(Basis.KNOWN, "R known", Validity.EXACT, value, 1.0, reached)
     uses = {u.sample_id: u for u in assessment.samples}
     if basis == Basis.ELUSION and assessment.rest_sample is not None:
         use = uses.get(assessment.rest_sample)
@@ -45,18 +46,18 @@ def sample_figure(assessment: Assessment) -> StatusFigure | None:
     else:
         evidence = "random sample"
     lower = None if figure is None else figure.lower_one_sided
-    return StatusFigure(basis, evidence, "one look", lower, assessment.headline.confidence, reached)
+    return StatusFigure(basis, evidence, Validity.ONE_LOOK, lower, assessment.headline.confidence, reached)
 
 
 def audit_figure(stream_id: int, judged: int, recall_lower: float, confidence: float,
                  certified: bool) -> StatusFigure:
     """The audit stream's monitor as a figure."""
-    return StatusFigure(AUDIT_BASIS, f"stream {stream_id}, {judged:,} audit documents judged", "anytime-valid",
+    return StatusFigure(AUDIT_BASIS, f"stream {stream_id}, {judged:,} audit documents judged", Validity.ANYTIME_VALID,
                         recall_lower, confidence, certified)
 
 
 def topic_status(target: str, confidence: float, reviewed: int, relevant_found: int, *,
-                 sample: StatusFigure | None, sample_status: str | None, audit: StatusFigure | None,
+                 sample: StatusFigure | None, sample_status: AnswerStatus | None, audit: StatusFigure | None,
                  sample_headline: str | None = None, sample_next: str | None = None,
                  audit_next: str | None = None, topic: str | None = None) -> TopicStatus:
     """The decision on one basis fixed in advance: the audit stream when there is one, else the samples' answer
@@ -68,16 +69,16 @@ def topic_status(target: str, confidence: float, reviewed: int, relevant_found: 
     missing: list[str] = []
     headline: str | None = None
     next_step: str | None = None
-    if sample is not None and sample.validity == "exact":  # R known: nothing to estimate
-        status, decided = (sample_status or "unknown"), sample.basis
+    if sample is not None and sample.validity == Validity.EXACT:  # R known: nothing to estimate
+        status, decided = (sample_status or AnswerStatus.UNKNOWN), sample.basis
         headline, next_step = sample_headline, sample_next
     elif audit is not None:
         status, decided = (AnswerStatus.REACHED if audit.certifies else AnswerStatus.NOT_REACHED), AUDIT_BASIS
         next_step = audit_next
     elif sample is not None:
-        status, decided = (sample_status or "unknown"), sample.basis
+        status, decided = (sample_status or AnswerStatus.UNKNOWN), sample.basis
         headline, next_step = sample_headline, sample_next
-        if sample.validity != "exact":
+        if sample.validity != Validity.EXACT:
             missing.append(NO_AUDIT)
     else:
         status, decided = AnswerStatus.UNKNOWN, None
@@ -91,7 +92,7 @@ def topic_status(target: str, confidence: float, reviewed: int, relevant_found: 
         missing = [with_topic(m, topic) for m in missing]
         headline = with_topic(headline, topic)
         next_step = None if next_step is None else with_topic(next_step, topic)
-    return TopicStatus(target, confidence, str(status), decided, reviewed, relevant_found, figures, missing,
+    return TopicStatus(target, confidence, status, decided, reviewed, relevant_found, figures, missing,
                        headline, next_step)
 
 
