@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from sqlalchemy import Engine
 
-from reviewdepth.services.evidence import queue_state as state_loader
 from reviewdepth.services.batches import BatchItem, record_batch
+from reviewdepth.services.evidence import queue_state as state_loader
 from reviewdepth.services.monitor import build_monitor
 from reviewdepth.services.prisma import topic_prisma
 from reviewdepth.services.rankings import RankedDocument, store_ranking
