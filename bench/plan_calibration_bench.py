@@ -22,7 +22,7 @@ realised cost was the cheapest of the feasible paths' or within 10 % of it. Goal
 realised ≥ 0.90; calibration error ≤ 0.05 per decile with ≥ 30 states; mean inside the range in ≥ 80 %;
 cheapest-or-within-10 % in ≥ 90 %. Pure core, no database; needs ../shared/data.
 
-    python bench/plan_calibration_bench.py [--quick] [--topics 8] [--replays 4] [--workers 2] [--seed 0]
+    python bench/plan_calibration_bench.py [--quick] [--held-out] [--topics 8] [--replays 4] [--workers 2] [--seed 0]
 """
 
 from __future__ import annotations
@@ -47,6 +47,12 @@ RANKINGS = (
     ("2017 amc", "clef-tar-2017", "amc.run.gz", "qrel_abs_test.txt.gz"),
     ("2018 ecnu bm25", "clef-tar-2018", "ECNU_TASK1_RUN1_BM25.task1.gz", "task1.test.abs.2018.qrels"),
     ("2019 sheffield dta", "clef-tar-2019", "sheffield/DTA_sheffield-baseline.gz", "full.test.dta.abs.2019.qrels.gz"),
+)
+# rankings no part of the plan was tuned on (`--held-out`): other systems of the same years
+HELD_OUT = (
+    ("2017 ecnu run2", "clef-tar-2017", "ecnu.run2.gz", "qrel_abs_test.txt.gz"),
+    ("2018 ecnu lr", "clef-tar-2018", "ECNU_TASK1_RUN2_LR.task1.gz", "task1.test.abs.2018.qrels"),
+    ("2019 ilps dta", "clef-tar-2019", "ilps/abs-hh-ratio-ilps_at_uva.gz", "full.test.dta.abs.2019.qrels.gz"),
 )
 TARGETS = ("0.8", "0.9", "0.95")
 SHARES = (0.1, 0.2, 0.35)
@@ -244,16 +250,19 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--shares", default=",".join(map(str, SHARES)),
                         help="reviewed shares, comma-separated (0: before review, the sample a richness sample)")
+    parser.add_argument("--held-out", action="store_true",
+                        help="the rankings of HELD_OUT (no part of the plan tuned on them) instead of RANKINGS")
     args = parser.parse_args()
+    rankings = HELD_OUT if args.held_out else RANKINGS
     shares = tuple(float(x) for x in args.shares.split(","))
     topics, targets, replays = (2, ("0.9",), 2) if args.quick else (args.topics, TARGETS, args.replays)
     jobs = []
-    for label, year, run, qrels in RANKINGS:
+    for label, year, run, qrels in rankings:
         for topic, labels in queues(year, run, qrels, topics):
             for target in targets:
                 for share in shares:
                     jobs.append((label, topic, labels, target, share, replays, args.seed))
-    print(f"plan calibration: {len(jobs)} decision states ({len(RANKINGS)} rankings, up to {topics} topics each, "
+    print(f"plan calibration: {len(jobs)} decision states ({len(rankings)} rankings, up to {topics} topics each, "
           f"targets {', '.join(targets)}, reviewed shares {', '.join(map(str, shares))}, a rest sample of "
           f"{REST_SAMPLE}, confidence {CONFIDENCE}); monitor paths replayed {replays}× on the truth", flush=True)
     if args.workers > 1:
@@ -261,7 +270,7 @@ def main() -> None:
             outcomes = [o for o in pool.map(one_state, jobs, chunksize=2) if o is not None]
     else:
         outcomes = [o for o in map(one_state, jobs) if o is not None]
-    for label, *_ in RANKINGS:
+    for label, *_ in rankings:
         report(label, [o for o in outcomes if o.ranking == label])
     report("all rankings", outcomes)
     sys.stdout.flush()
