@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from plan_calibration_bench import CONFIDENCE, _true_chance, queues  # noqa: E402
+from plan_calibration_bench import CONFIDENCE, _true_chance, queues
 
 REPLAYS = 20
 
