@@ -77,6 +77,8 @@ class Outcome:
     cheapest_realised: float
     # every feasible one-look path of the plan, recommended or not: (stated chance, true chance, realised)
     one_looks: tuple[tuple[float, float, bool], ...] = ()
+    # the recommended path's review-more and sample size, and the evidence it was planned from
+    detail: str = ""
 
 
 def _open(path: Path) -> Iterator[str]:
@@ -186,7 +188,10 @@ def one_state(args: tuple[str, str, np.ndarray, str, float, int, int]) -> Outcom
                       if p.kind in ("sample_now", "review_then_sample"))
     return Outcome(ranking, topic, target, share, best.kind, best.chance if one_look else None, chance, hit,
                    best.expected_cost, best.cost_range[0], best.cost_range[1], cost,
-                   min(r[0] for r in results.values()), one_looks)
+                   min(r[0] for r in results.values()), one_looks,
+                   f"D {best.review_more:,}, n {best.sample_size or 0:,}; {d:,} of {n:,} reviewed, {found} relevant "
+                   f"found, rest sample {len(sample)} with {int(labels[sample].sum())} relevant, "
+                   f"{int(labels[d:].sum())} truly left")
 
 
 def _cp(hits: int, total: int) -> tuple[float, float]:
@@ -232,6 +237,9 @@ def report(name: str, outcomes: list[Outcome]) -> None:
             lo, hi = _cp(hits, len(group))
             print(f"{low:>6.1f}–{low + 0.1:<6.1f} {len(group):7d} {statistics.fmean(g[0] for g in group):7.3f} "
                   f"{statistics.fmean(g[1] for g in group):7.3f} {hits / len(group):7.3f} [{lo:.3f}, {hi:.3f}]")
+    for o in chances:
+        print(f"  recommended {o.kind}: {o.topic} τ {o.target} share {o.share}: stated {o.stated_chance:.3f}, "
+              f"true {o.true_chance:.3f}; {o.detail}")
     inside = [o.stated_low <= o.realised_cost <= o.stated_high for o in outcomes]
     ratio = [o.realised_cost / o.stated_cost for o in outcomes if o.stated_cost > 0]
     cheapest = [o.realised_cost <= 1.1 * o.cheapest_realised + 1e-9 for o in outcomes]

@@ -322,8 +322,6 @@ def monitor_of(conn: Connection, topic: str, *, queue: str | None = None, target
     current = _current(info, queue)
     last_id, last_time = _last_judgment(conn, info.id, as_of)
     point = as_of if as_of is not None else last_id
-    docs, ids, rel, adj, markers = load_judgment_arrays(conn, info.id, point)
-    resolved = resolve_labels(docs, ids, rel, adj, policy, markers)
     chain_head = ChainHead(**chain_head_at(conn, info.id, as_of))  # type: ignore[arg-type]  # the store's 3 keys
     if current.size == 0:
         raise Invalid(f"queue: queue {current.name!r} of topic {info.name!r} has no documents")
@@ -335,12 +333,17 @@ def monitor_of(conn: Connection, topic: str, *, queue: str | None = None, target
     audit = _on_review_order(load_audit(conn, info.name, current.name, policy=policy, as_of=point),
                              prefixes[current.id].order)
     queue_reviewed = prefixes[current.id].reviewed
-    relevant_docs = {d for d, lab in zip(resolved.doc_ids.tolist(), resolved.labels.tolist(), strict=True)
-                     if lab == 1}
     origin = _audit_origin(conn, audit)
     if _one_queue(info, current, audit, origin):
-        sets = _sets_by_rank(labels_by_queue[current.id].labels, queue_reviewed, audit, len(relevant_docs))
+        # the topic's relevant documents counted as the queue's labels resolved them: no document is read as a
+        # Python string (a million judgments read as documents cost ~60 MB more)
+        sets = _sets_by_rank(labels_by_queue[current.id].labels, queue_reviewed, audit,
+                             labels_by_queue[current.id].relevant_total)
     else:
+        docs, ids, rel, adj, markers = load_judgment_arrays(conn, info.id, point)
+        resolved = resolve_labels(docs, ids, rel, adj, policy, markers)
+        relevant_docs = {d for d, lab in zip(resolved.doc_ids.tolist(), resolved.labels.tolist(), strict=True)
+                         if lab == 1}
         sets = _sets_by_document(conn, info, current, prefixes, audit, origin, relevant_docs)
     inp = MonitorInput(
         population=sets.population if audit is None else audit.population_size, reviewed=sets.reviewed,
