@@ -83,9 +83,28 @@ class SampleEvidence:
 
 
 @dataclass(frozen=True)
+class AuditDocument:
+    """One document of an audit stream's judged prefix (the stream's evidence, in permutation order): its
+    ``position`` in the permutation (1-based), its rank on the queue (None: not in it) and the latest decision on
+    it at the as-of point, with its coder, role and time. A document coded in the review is evidence of the
+    stream as much as one the stream served: the prefix is the random sample."""
+
+    stream_id: int
+    position: int
+    rank: int | None
+    doc_id: str
+    label: str | None
+    relevant: bool | None
+    reviewer: str | None
+    role: str | None
+    recorded_at: str | None
+
+
+@dataclass(frozen=True)
 class AuditStreamEvidence:
     """An audit stream of the topic: its seed and pace, the documents it covers, when it was created and whether
-    it is voided; the stream's figure (the topic status's) when it bounds recall now."""
+    it is voided; the stream's figure (the topic status's) when it bounds recall now; ``judged`` the length of
+    its judged prefix and ``documents`` that prefix (empty for a voided stream, which is evidence of nothing)."""
 
     id: int
     seed: int
@@ -96,6 +115,8 @@ class AuditStreamEvidence:
     voided: bool
     recall_lower: float | None
     certifies: bool | None
+    judged: int = 0
+    documents: list[AuditDocument] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -156,9 +177,11 @@ class Cutoff:
 
 @dataclass(frozen=True)
 class Decision:
-    """The stop decision: ``status`` (reached / not reached / unknown), the report's headline, the topic status's
-    basis (``decided_by``) and its sentence, and the rule that certified it with its guarantee, reason and
-    assumptions (None when no certified rule says stop)."""
+    """The stop decision, as the topic's one decision object (`reviewdepth.report.status_model.TopicStatus`)
+    states it: ``status`` (reached / not reached / unknown), the headline, the basis (``decided_by``) and the
+    full sentence; ``deciding`` the deciding figure's words and ``supporting`` the other figures' (never a second
+    status); the rule that certified it with its guarantee, reason and assumptions (None when no certified rule
+    says stop)."""
 
     status: str
     headline: str
@@ -170,6 +193,8 @@ class Decision:
     reason: str | None
     assumptions: list[str]
     next_step: str | None
+    deciding: str | None = None
+    supporting: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -180,6 +205,37 @@ class Plan:
     floor: FloorFigure | None = field(default=None, metadata=OMITTED_WHEN_NONE)
     sample_plan: SamplePlan | None = field(default=None, metadata=OMITTED_WHEN_NONE)
     certify: CertifyCost | None = field(default=None, metadata=OMITTED_WHEN_NONE)
+
+
+@dataclass(frozen=True)
+class TestRun:
+    """One test run on the topic's evidence, in the order they were run: a sample's one-look test when its last
+    document was coded (``at_judgment``, the review then ``reviewed`` deep), a sample read again at today's cutoff
+    (``reread``), or the audit stream's anytime-valid bound now. ``recall_lower``: the one-sided lower bound at
+    ``confidence`` the test gave (the report's, as of that judgment); ``passed``: it is at least ``target`` (None:
+    the test gave no bound); ``decided``: this test is the decision's evidence."""
+
+    order: int
+    evidence: str
+    kind: str
+    validity: str
+    at_judgment: int | None
+    reviewed: int
+    recall_lower: float | None
+    target: float
+    confidence: float
+    passed: bool | None
+    decided: bool
+
+
+@dataclass(frozen=True)
+class Flag:
+    """Something a reader must weigh: ``code`` (``reused-failed-sample``, ``revalidate``), the evidence it is
+    about and the sentence that says it (with the assumption it breaks)."""
+
+    code: str
+    evidence: str
+    text: str
 
 
 @dataclass(frozen=True)
@@ -200,3 +256,6 @@ class ValidationDocument(JsonResult):
     caveats: list[str]
     # the two-phase (TAR 1.0) figures at the cutoff asked for (``--produce-to RANK``); null when none was asked
     two_phase: TwoPhase | None = None
+    # every test run on the topic in order, and the flags the record raises
+    tests: list[TestRun] = field(default_factory=list)
+    flags: list[Flag] = field(default_factory=list)

@@ -94,14 +94,40 @@ def subtitle(doc: ValidationDocument) -> str:
 
 
 def _decision(doc: ValidationDocument) -> Section:
+    """The decision as the decision object states it: its headline (the one status word), the deciding evidence,
+    the supporting figures labelled as such, the rule and the next step."""
     d = doc.decision
-    rows = [("Decision", d.status), ("Headline", d.headline), ("Decided by", d.decided_by or "—"),
-            ("Certified by", d.certified_by or "no certified rule says stop")]
+    rows = [("Decision", d.headline), ("Decided by", d.decided_by or "no evidence bounds recall"),
+            ("Deciding evidence", d.deciding or "none")]
+    if d.certified_by is not None and d.certified_by != d.deciding:
+        rows.append(("Certified by", d.certified_by))
+    rows += [("Supporting, not deciding", text) for text in d.supporting]
     if d.rule is not None:
         rows += [("Stopping rule", d.rule), ("Guarantee", d.guarantee or "—"), ("Rule's reason", d.reason or "—")]
-    rows += [("Topic status", d.status_text), ("Next step", d.next_step or "—")]
+    rows += [("Next step", d.next_step or "—")]
     notes = [f"Assumption of the rule: {a}" for a in d.assumptions]
     return Section("Stop decision", rows, notes=notes)
+
+
+def _tests(doc: ValidationDocument) -> Section:
+    rows = [[str(t.order), t.evidence, t.kind, t.validity, "—" if t.at_judgment is None else f"{t.at_judgment:,}",
+             f"{t.reviewed:,}", lower(t.recall_lower), f"{t.target:g}",
+             "no bound" if t.passed is None else ("passed" if t.passed else "failed"),
+             "decided" if t.decided else ""] for t in doc.tests]
+    notes = ["Each test's one-sided lower bound on recall at "
+             f"{level(doc.results.confidence)} as the report gave it at that judgment; a test passes when the bound "
+             "is at least the target. Only the test marked 'decided' is the decision's evidence."]
+    return Section("Every test run on the topic, in order", table=Table(
+        ["#", "evidence", "test", "validity", "at judgment", "reviewed", "recall lower bound", "target", "result",
+         ""], rows, [5, 16, 30, 14, 13, 11, 17, 9, 12, 11]) if rows else None,
+        notes=notes if rows else ["No test has been run: no fully coded sample and no audit stream."])
+
+
+def _flags(doc: ValidationDocument) -> Section | None:
+    if not doc.flags:
+        return None
+    titles = {"reused-failed-sample": "A failed sample reused as evidence", "revalidate": "Re-validation needed"}
+    return Section("Flags", [(titles.get(f.code, f.code), f.text) for f in doc.flags])
 
 
 def _protocol(doc: ValidationDocument) -> Section:
@@ -154,7 +180,10 @@ def _results(doc: ValidationDocument) -> Section:
     rows.append(("Precision of the reviewed set", f"{proportion(r.precision)} = {r.relevant_in_reviewed:,} relevant "
                                                   f"/ {r.reviewed:,} reviewed (exact: every reviewed document is "
                                                   "judged)"))
-    return Section("Results", rows, notes=[] if r.recall_note is None else [r.recall_note])
+    decided_by = doc.decision.decided_by
+    heading = "Results" if decided_by is None or decided_by == r.basis else (
+        f"Results of the random samples (supporting, not deciding: the {decided_by} decided)")
+    return Section(heading, rows, notes=[] if r.recall_note is None else [r.recall_note])
 
 
 def _stratum_rows(what: str, sample_label: str, figure: TwoPhaseCount | None, conf: str) -> list[tuple[str, str]]:
@@ -286,22 +315,52 @@ def _provenance(doc: ValidationDocument) -> Section:
         ("Sample seeds", ", ".join(str(s) for s in p.sample_seeds) or "—")])
 
 
-def _appendix(doc: ValidationDocument) -> Section | None:
-    rows = [[str(d.sample_id), f"{d.rank:,}", d.doc_id, "uncoded" if d.relevant is None else
-             ("relevant" if d.relevant else "not relevant") + f" ({d.label})", d.reviewer or "—", d.role or "—",
-             d.recorded_at or "—"] for s in doc.evidence.samples for d in s.documents]
-    if not rows:
-        return None
-    return Section("Appendix: every sample document, its coding and coder", table=Table(
-        ["sample", "rank", "document", "coding", "coder", "role", "recorded (UTC)"], rows,
-        [14, 14, 26, 30, 22, 18, 46], listing=True),
-        notes=["Each document's latest decision at the as-of point (the label policy 'latest' reads the same "
-               "decision)."])
+def _coding(relevant: bool | None, label: str | None) -> str:
+    return "uncoded" if relevant is None else ("relevant" if relevant else "not relevant") + f" ({label})"
+
+
+def _appendix(doc: ValidationDocument) -> list[Section]:
+    """Every document that contributed evidence, grouped by sample and by audit stream, each with its coding,
+    coder and time."""
+    out: list[Section] = []
+    note = "Each document's latest decision at the as-of point (the label policy 'latest' reads the same decision)."
+    for s in doc.evidence.samples:
+        rows = [[f"{d.rank:,}", d.doc_id, _coding(d.relevant, d.label), d.reviewer or "—", d.role or "—",
+                 d.recorded_at or "—"] for d in s.documents]
+        if rows:
+            out.append(Section(f"Appendix: sample {s.id} ({s.frame}, {s.use}{', voided' if s.voided else ''}), "
+                               f"{len(rows):,} documents", table=Table(
+                                   ["rank", "document", "coding", "coder", "role", "recorded (UTC)"], rows,
+                                   [14, 26, 30, 22, 18, 46], listing=True), notes=[note]))
+    for a in doc.evidence.audit_streams:
+        rows = [[f"{d.position:,}", "—" if d.rank is None else f"{d.rank:,}", d.doc_id, _coding(d.relevant, d.label),
+                 d.reviewer or "—", d.role or "—", d.recorded_at or "—"] for d in a.documents]
+        if rows:
+            out.append(Section(f"Appendix: audit stream {a.id}, its judged prefix of {len(rows):,} documents",
+                               table=Table(["position", "rank", "document", "coding", "coder", "role",
+                                            "recorded (UTC)"], rows, [14, 14, 26, 30, 22, 18, 46], listing=True),
+                               notes=["The stream's evidence is the judged prefix of its seeded permutation: every "
+                                      "document in it counts, whether the review or the stream had it coded "
+                                      "(the role says which). " + note]))
+    return out
+
+
+def _signature(doc: ValidationDocument) -> Section:
+    blank = "_" * 40
+    return Section("Signature", [
+        ("Prepared by (name, role)", blank), ("Signature", blank), ("Date", blank),
+        ("For the receiving party (name, role)", blank), ("Signature", blank), ("Date", blank)],
+        notes=[f"Signed for the document dated {doc.dated or 'before any judgment'} (judgment chain head "
+               f"{doc.provenance.judgment_chain_head.hash})."])
 
 
 def sections(doc: ValidationDocument) -> list[Section]:
     """The document's parts in order, as both the HTML page and the PDF print them."""
-    out = [_decision(doc), _protocol(doc), _cutoff(doc), _results(doc)]
+    out = [_decision(doc), _tests(doc)]
+    flags = _flags(doc)
+    if flags is not None:
+        out.append(flags)
+    out += [_protocol(doc), _cutoff(doc), _results(doc)]
     two_phase = _two_phase(doc)
     if two_phase is not None:
         out.append(two_phase)
@@ -309,10 +368,8 @@ def sections(doc: ValidationDocument) -> list[Section]:
     plan = _plan(doc)
     if plan is not None:
         out.append(plan)
-    out += [_provenance(doc), Section("Caveats", notes=list(doc.caveats), bullets=True)]
-    appendix = _appendix(doc)
-    if appendix is not None:
-        out.append(appendix)
+    out += [_provenance(doc), Section("Caveats", notes=list(doc.caveats), bullets=True), _signature(doc)]
+    out += _appendix(doc)
     return out
 
 

@@ -12,25 +12,29 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine
 
 from reviewdepth.report.model import Provenance, Report, SampleRow
 from reviewdepth.report.validation_model import (
+    AuditDocument,
     AuditStreamEvidence,
     Coder,
     Cutoff,
     Decision,
     Evidence,
+    Flag,
     Plan,
     Protocol,
     Results,
     SampleDocument,
     SampleEvidence,
+    TestRun,
     ValidationDocument,
 )
 from reviewdepth.report.wording import design, validation_caveats
 from reviewdepth.services.errors import Invalid
-from reviewdepth.services.evidence.audit import stream_pace, streams_of
+from reviewdepth.services.evidence.audit import AuditEvidence, load_audit, stream_pace, streams_of
+from reviewdepth.services.evidence.coding import Coding, latest_coding
 from reviewdepth.services.evidence.sample_coding import sample_coding
 from reviewdepth.services.evidence.topic import find_queue
 from reviewdepth.services.report import ReportOptions, report_of
@@ -63,7 +67,52 @@ def build_validation(engine: Engine, topic: str, options: ReportOptions,
         as_of = report.answer.as_of_judgment
         coding = sample_coding(conn, topic_id, [s.id for s in report.samples], as_of)
         streams = [s for s in streams_of(conn, topic_id) if as_of is None or s.as_of is None or s.as_of <= as_of]
-    return validation_of(report, coding, streams)
+        audit = load_audit(conn, topic, options.queue, policy=options.policy, as_of=as_of)
+        audit_coding = {} if audit is None else latest_coding(conn, topic_id, audit.doc_ids, as_of)
+        earlier = _earlier_tests(conn, topic, options, report, topic_id, coding)
+    return validation_of(report, coding, streams, audit=audit, audit_coding=audit_coding, earlier=earlier)
+
+
+@dataclasses.dataclass(frozen=True)
+class EarlierTest:
+    """A sample's one-look test as it stood when its last document was coded: the report as of that judgment."""
+
+    sample_id: int
+    at_judgment: int
+    reviewed: int
+    recall_lower: float | None
+
+
+def _sample_figure(report: Report, sample_id: int) -> float | bool | None:
+    """The one-sided lower bound on recall ``report`` draws from sample ``sample_id`` on its basis (None: no bound
+    from it; False: the report's basis does not read that sample)."""
+    basis = report.depth_basis
+    row = next((e for e in report.estimates if e.estimate.method == basis), None)
+    if row is None or row.estimate.details.get("sample_id") != sample_id:
+        return False
+    figure = next((r for r in report.recall if r.basis == basis), None)
+    return None if figure is None else figure.lower_one_sided
+
+
+def _earlier_tests(conn: Connection, topic: str, options: ReportOptions, report: Report, topic_id: int,
+                   coding: Mapping[int, Sequence[SampleDocument]]) -> list[EarlierTest]:
+    """Each fully coded sample's test when its last document was coded: the report (the same options) as of that
+    judgment, read in the caller's snapshot. Samples the report never reads are left out."""
+    out: list[EarlierTest] = []
+    for row in report.samples:
+        docs = coding.get(row.id, ())
+        if row.voided or not docs or any(d.relevant is None for d in docs):
+            continue
+        found = latest_coding(conn, topic_id, [d.doc_id for d in docs], report.answer.as_of_judgment)
+        if len(found) < len({d.doc_id for d in docs}):
+            continue
+        last = max(c.judgment_id for c in found.values())
+        then = report_of(conn, topic, dataclasses.replace(options, as_of=last, with_plan=False))
+        figure = _sample_figure(then, row.id)
+        if figure is False:
+            continue
+        out.append(EarlierTest(row.id, last, then.current.depth, figure if isinstance(figure, float) else None))
+    return out
 
 
 def _half_width(lower: float | None, upper: float | None) -> float | None:
@@ -123,7 +172,9 @@ def _decision(report: Report) -> Decision:
         certified_by = target_row.reached_by
     rule = next((s.evidence for s in report.stopping if s.evidence.rule == status.decided_by
                  and s.evidence.kind == "certified" and s.evidence.stop_now), None)
+    deciding = next((f.text for f in status.figures if f.basis == status.decided_by), None)
     return Decision(
+        deciding=deciding, supporting=[f.text for f in status.figures if f.basis != status.decided_by],
         status=answer.status, headline=answer.text, decided_by=status.decided_by, status_text=status.text,
         certified_by=certified_by, rule=None if rule is None else rule.rule,
         guarantee=None if rule is None else rule.guarantee, reason=None if rule is None else rule.reason,
@@ -144,10 +195,19 @@ def _sample(row: SampleRow, coded: Sequence[SampleDocument]) -> SampleEvidence:
         documents=list(coded))
 
 
-def _stream(stream: AuditStream, report: Report) -> AuditStreamEvidence:
+def _stream(stream: AuditStream, report: Report, audit: AuditEvidence | None,
+            audit_coding: Mapping[str, Coding]) -> AuditStreamEvidence:
     figure = next((f for f in report.answer.topic_status.figures if f.basis == AUDIT), None)
     current = figure is not None and stream.voided_at is None
+    documents: list[AuditDocument] = []
+    if audit is not None and audit.stream_id == int(stream.id):
+        for i, (doc_id, rank) in enumerate(zip(audit.doc_ids, audit.ranks, strict=True)):
+            c = audit_coding.get(doc_id)
+            documents.append(AuditDocument(int(stream.id), i + 1, rank, doc_id, *(
+                (None, None, None, None, None) if c is None else (c.label, c.relevant, c.reviewer, c.role,
+                                                                  c.recorded_at))))
     return AuditStreamEvidence(
+        judged=len(documents), documents=documents,
         id=int(stream.id), seed=int(stream.seed), pace=stream_pace(stream.every_k, stream.rate),
         population=int(stream.population_size), served=int(stream.served),
         created_at=canonical_time(stream.created_at), voided=stream.voided_at is not None,
@@ -155,10 +215,70 @@ def _stream(stream: AuditStream, report: Report) -> AuditStreamEvidence:
         certifies=figure.certifies if current and figure is not None else None)
 
 
+def _tests(report: Report, earlier: Sequence[EarlierTest]) -> list[TestRun]:
+    """Every test run on the topic in order: each sample's test when it was coded, the sample read again at
+    today's cutoff when the report still reads it there, then the audit stream's bound now."""
+    status = report.answer.topic_status
+    target, confidence = report.answer.target, report.settings.confidence
+    now, reviewed = report.answer.as_of_judgment, report.current.depth
+    latest = now if now is not None else 2 ** 63  # before any judgment: every test is "now"
+    runs: list[tuple[int, str, str, str, int | None, int, float | None, bool]] = []
+    for test in sorted(earlier, key=lambda t: t.at_judgment):
+        evidence = f"sample {test.sample_id}"
+        runs.append((test.at_judgment, evidence, "one-look test when coded", "one look", test.at_judgment,
+                     test.reviewed, test.recall_lower, False))
+        figure = _sample_figure(report, test.sample_id)
+        if figure is not False and test.reviewed != reviewed:
+            runs.append((latest, evidence, "read again at the current cutoff", "one look", now, reviewed,
+                         figure if isinstance(figure, float) else None,
+                         status.decided_by == report.depth_basis and status.decided_by != AUDIT))
+        elif figure is not False and status.decided_by == report.depth_basis:
+            runs[-1] = (*runs[-1][:7], True)
+    audit = next((f for f in status.figures if f.basis == AUDIT), None)
+    if audit is not None:
+        runs.append((latest, audit.evidence.split(",")[0], "anytime-valid bound now", "anytime-valid", now,
+                     reviewed, audit.recall_lower, status.decided_by == AUDIT))
+    runs.sort(key=lambda r: r[0])  # stable: a sample's tests stay in the order they were run
+    return [TestRun(order=i + 1, evidence=evidence, kind=kind, validity=validity, at_judgment=at,
+                    reviewed=depth, recall_lower=lower, target=target, confidence=confidence,
+                    passed=None if lower is None else lower >= target, decided=decided)
+            for i, (_, evidence, kind, validity, at, depth, lower, decided) in enumerate(runs)]
+
+
+def _flags(report: Report, tests: Sequence[TestRun], discard_pile: int) -> list[Flag]:
+    flags: list[Flag] = []
+    audit_decides = report.answer.topic_status.decided_by == AUDIT
+    for first in tests:
+        if first.kind != "one-look test when coded":
+            continue
+        again = next((t for t in tests if t.evidence == first.evidence and t.kind != first.kind), None)
+        if first.passed is False and again is not None:
+            flags.append(Flag("reused-failed-sample", first.evidence, (
+                f"{first.evidence.capitalize()} failed its test (recall lower bound below {first.target:g} with "
+                f"{first.reviewed:,} reviewed) and is read again as evidence with {again.reviewed:,} reviewed. "
+                "This breaks the one-look assumption: a random sample certifies at its stated confidence only for "
+                "one test at a cutoff fixed before it was drawn; testing it again after it failed lets the stop "
+                "depend on the sample (reviewing on until the same sample passes), so its error rate is no longer "
+                f"at most 1 − {first.confidence:g}." + (
+                    " Here it is supporting evidence only: the audit stream (anytime-valid) decided."
+                    if audit_decides else " Its figure should not decide: draw a fresh sample of the discard pile."))))
+        if again is not None and again.reviewed != first.reviewed:
+            flags.append(Flag("revalidate", first.evidence, (
+                f"The discard pile changed after {first.evidence} was coded: {first.reviewed:,} documents were "
+                f"reviewed then, {again.reviewed:,} now, so the pile it sampled is not today's {discard_pile:,} "
+                "documents. Re-validation needs a fresh random sample of the current discard pile" + (
+                    "; the audit stream, which decided, samples the whole queue and stays valid at every look."
+                    if audit_decides else "."))))
+    return flags
+
+
 def validation_of(report: Report, coding: Mapping[int, Sequence[SampleDocument]],
-                  streams: Sequence[AuditStream] = ()) -> ValidationDocument:
+                  streams: Sequence[AuditStream] = (), *, audit: AuditEvidence | None = None,
+                  audit_coding: Mapping[str, Coding] | None = None,
+                  earlier: Sequence[EarlierTest] = ()) -> ValidationDocument:
     """The validation document laid out from ``report`` (the depth report, with its two-phase section when it
-    was asked for), each sample's ``coding`` and the topic's audit ``streams`` (newest first)."""
+    was asked for), each sample's ``coding``, the topic's audit ``streams`` (newest first) with the active one's
+    judged prefix (``audit``) and its coding, and each sample's test when it was coded (``earlier``)."""
     summary, settings, answer = report.summary, report.settings, report.answer
     samples = [_sample(row, coding.get(row.id, ())) for row in report.samples]
     protocol = Protocol(
@@ -175,9 +295,12 @@ def validation_of(report: Report, coding: Mapping[int, Sequence[SampleDocument]]
         input_digests=list(report.provenance.input_digests), judgment_chain_head=head,
         sample_seeds=list(report.provenance.sample_seeds))
     uncoded = sum(s.uncoded for s in samples if not s.voided)
+    tests = _tests(report, earlier)
     return ValidationDocument(
+        tests=tests, flags=_flags(report, tests, cutoff.discard_pile),
         topic=report.topic, queue=report.queue, dated=head.recorded_at, protocol=protocol,
-        evidence=Evidence(samples, [_stream(s, report) for s in streams]), results=_results(report),
+        evidence=Evidence(samples, [_stream(s, report, audit, audit_coding or {}) for s in streams]),
+        results=_results(report),
         cutoff=cutoff, decision=_decision(report),
         plan=Plan(floor=answer.floor, sample_plan=answer.plan, certify=answer.certify), provenance=provenance,
         caveats=validation_caveats(report.topic, uncoded, sum(s.voided for s in samples)),
