@@ -347,6 +347,55 @@ ScreeningSettingsOut = dataclass_model(ScreeningSettings, name="ScreeningSetting
 TopicOut = dataclass_model(TopicRecord, name="TopicOut", override={"screening_order": Literal["queue", "random"]})
 
 
+class ProtocolAcceptance(BaseModel):
+    """The acceptance criterion agreed in advance: ``recall`` (the one-sided lower bound on recall at
+    ``confidence`` is at least ``value``) or ``elusion`` (the upper bound of the two-sided ``confidence``
+    interval of the elusion rate is at most ``value``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    form: Literal["recall", "elusion"]
+    value: float = Field(gt=0, lt=1)
+    confidence: float = Field(default=0.95, gt=0, lt=1)
+
+
+class ProtocolReviewer(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=2000)
+    role: str = Field(min_length=1, max_length=2000)
+
+
+class ProtocolFields(BaseModel):
+    """A topic's protocol fields (``reviewdepth topic protocol``); an absent field is not recorded."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    workflow: Literal["TAR 1.0", "TAR 2.0", "linear"] | None = None
+    platform: str | None = Field(default=None, max_length=2000)
+    model: str | None = Field(default=None, max_length=2000)
+    version: str | None = Field(default=None, max_length=2000)
+    custodians: list[str] | None = Field(default=None, max_length=1000)
+    date_from: str | None = Field(default=None, description="YYYY-MM-DD")
+    date_to: str | None = Field(default=None, description="YYYY-MM-DD")
+    excluded_types: list[str] | None = Field(default=None, max_length=1000)
+    processing_exceptions: str | None = Field(default=None, max_length=2000)
+    duplicates_removed: int | None = Field(default=None, ge=0, le=INT64_MAX)
+    threaded: int | None = Field(default=None, ge=0, le=INT64_MAX)
+    acceptance: ProtocolAcceptance | None = None
+    reviewers: list[ProtocolReviewer] | None = Field(default=None, max_length=1000)
+    blind: bool | None = None
+    produced: int | None = Field(default=None, ge=0, le=INT64_MAX)
+    withheld: int | None = Field(default=None, ge=0, le=INT64_MAX)
+
+
+class ProtocolOut(BaseModel):
+    topic: str
+    fields: ProtocolFields
+    recorded_at: str | None
+    recorded_by: str | None
+
+
 class TopicList(BaseModel):
     topics: list[TopicOut]  # type: ignore[valid-type]
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from reviewdepth.estimation.stop_plan import FloorFigure
-from reviewdepth.report.model import OMITTED_WHEN_NONE, CertifyCost, JsonResult, Provenance, SamplePlan
+from reviewdepth.report.model import OMITTED_WHEN_NONE, CertifyCost, JsonResult, Provenance, ReviewQuality, SamplePlan
+from reviewdepth.report.protocol_model import TopicProtocol
 from reviewdepth.report.two_phase_model import TwoPhase
 
 
@@ -239,6 +240,82 @@ class Flag:
 
 
 @dataclass(frozen=True)
+class ProtocolRecord:
+    """The topic's protocol fields as entered (`reviewdepth.report.protocol_model.TopicProtocol`; every field None:
+    none entered), who entered them and when."""
+
+    fields: TopicProtocol
+    recorded_at: str | None
+    recorded_by: str | None
+
+
+@dataclass(frozen=True)
+class AcceptanceCheck:
+    """The acceptance criterion agreed in advance, read against the evidence: ``bound`` the figure it compares
+    (the deciding figure's one-sided recall lower bound, or the elusion rate's two-sided upper bound), ``met``
+    whether it holds (None: the evidence cannot say, ``reason`` why)."""
+
+    criterion: str
+    form: str
+    value: float
+    confidence: float
+    reads: str
+    bound: float | None
+    met: bool | None
+    reason: str | None
+
+
+@dataclass(frozen=True)
+class Richness:
+    """Prevalence from a control sample (a random sample of the whole queue): ``relevant`` of ``size`` drawn from
+    ``frame_size``; ``lower``/``upper`` the exact two-sided interval (hypergeometric on the count, over the frame)."""
+
+    sample_id: int
+    drawn_at_judgment: int | None
+    size: int
+    frame_size: int
+    relevant: int
+    point: float
+    lower: float
+    upper: float
+    confidence: float
+
+
+@dataclass(frozen=True)
+class StratumTally:
+    """One stratum of the three-stratum validation: ``size`` documents, a random ``sample`` of them holding
+    ``relevant`` relevant by the validation coding, and the exact two-sided interval on the stratum's relevant
+    count (hypergeometric); ``found``: its relevant documents count as found."""
+
+    name: str
+    source: str
+    size: int
+    sample: int
+    relevant: int
+    relevant_lower: float | None
+    relevant_upper: float | None
+    found: bool
+
+
+@dataclass(frozen=True)
+class ThreeStrata:
+    """The three-stratum validation (the design of *In re Broiler Chicken*, 2018): coded responsive, coded
+    non-responsive and never reviewed, each with a random sample; recall = relevant in the responsive stratum over
+    relevant in all three (the stratified estimator, `reviewdepth.estimation.relevant.estimate_stratified`). None
+    of the figures when a stratum has no sample (``missing`` says which)."""
+
+    strata: list[StratumTally]
+    confidence: float
+    relevant: float | None
+    relevant_lower: float | None
+    relevant_upper: float | None
+    recall: float | None
+    recall_lower: float | None
+    recall_upper: float | None
+    missing: list[str]
+
+
+@dataclass(frozen=True)
 class ValidationDocument(JsonResult):
     """One topic's validation document at one point of the judgment log. ``dated``: the time the document is
     dated by (the chain head's, the last judgment it reads), so the same log gives the same document."""
@@ -259,3 +336,10 @@ class ValidationDocument(JsonResult):
     # every test run on the topic in order, and the flags the record raises
     tests: list[TestRun] = field(default_factory=list)
     flags: list[Flag] = field(default_factory=list)
+    # the protocol fields as entered, the acceptance criterion read against the evidence, richness from a control
+    # sample, the three-stratum validation, and the report's QC and agreement figures
+    protocol_fields: ProtocolRecord | None = None
+    acceptance: AcceptanceCheck | None = None
+    richness: Richness | None = None
+    three_strata: ThreeStrata | None = None
+    review_quality: ReviewQuality | None = None

@@ -10,6 +10,7 @@ bytes.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Decimal
@@ -53,6 +54,31 @@ def count(value: float | None) -> str:
     if value is None:
         return "—"
     return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.1f}"
+
+
+def _tenth(value: float, rounding: str) -> str:
+    return f"{Decimal(repr(float(value))).quantize(Decimal('0.1'), rounding=rounding):,}"
+
+
+def count_lower(value: float | None) -> str:
+    """A lower bound on a count: a fractional one rounded down to one decimal."""
+    if value is None:
+        return "—"
+    return count(value) if float(value).is_integer() else _tenth(value, ROUND_FLOOR)
+
+
+def count_upper(value: float | None) -> str:
+    """An upper bound on a count: a fractional one rounded up to one decimal."""
+    if value is None:
+        return "—"
+    return count(value) if float(value).is_integer() else _tenth(value, ROUND_CEILING)
+
+
+def measure(value: float | None, rounding: str = ROUND_HALF_EVEN) -> str:
+    """A statistic that may be undefined (NaN, e.g. kappa with no variation): "undefined" then."""
+    if value is not None and math.isnan(value):
+        return "undefined"
+    return {ROUND_FLOOR: lower, ROUND_CEILING: upper}.get(rounding, proportion)(value)
 
 
 def level(confidence: float) -> str:
@@ -137,6 +163,147 @@ def _protocol(doc: ValidationDocument) -> Section:
         ("Design", p.design), ("Estimate basis", p.basis), ("Interval", p.interval),
         ("Label policy", p.label_policy), ("Queue ordering", p.ordering), ("Recall is of", p.estimate_scope),
         ("As of judgment", "—" if p.as_of_judgment is None else f"{p.as_of_judgment:,}")])
+
+
+NOT_RECORDED = "not recorded"
+
+
+def _protocol_fields(doc: ValidationDocument) -> Section:
+    """The protocol fields as entered once per topic (``reviewdepth topic protocol``), each "not recorded" when
+    absent, and the acceptance criterion read against the evidence."""
+    record = doc.protocol_fields
+    f = record.fields if record is not None else None
+
+    def text(value: str | None) -> str:
+        return NOT_RECORDED if value is None else value
+
+    def listed(values: list[str] | None) -> str:
+        return NOT_RECORDED if not values else "; ".join(values)
+
+    def docs(value: int | None) -> str:
+        return NOT_RECORDED if value is None else f"{value:,} documents"
+
+    if f is None:
+        rows = [("Protocol fields", NOT_RECORDED)]
+    else:
+        dates = (NOT_RECORDED if f.date_from is None and f.date_to is None else
+                 f"{f.date_from or 'not recorded'} to {f.date_to or 'not recorded'}")
+        rows = [("Workflow", text(f.workflow)), ("TAR platform", text(f.platform)), ("Model", text(f.model)),
+                ("Version", text(f.version)), ("Custodians", listed(f.custodians)), ("Date range", dates),
+                ("Document types excluded", listed(f.excluded_types)),
+                ("Processing exceptions", text(f.processing_exceptions)),
+                ("Removed by de-duplication", docs(f.duplicates_removed)),
+                ("Suppressed by e-mail threading", docs(f.threaded)),
+                ("Acceptance criterion (agreed in advance)", NOT_RECORDED if f.acceptance is None
+                 else f.acceptance.text),
+                ("Reviewer roster", NOT_RECORDED if not f.reviewers else
+                 "; ".join(f"{r.name} ({r.role})" for r in f.reviewers)),
+                ("Validation sample coded blind", NOT_RECORDED if f.blind is None else ("yes" if f.blind else "no")),
+                ("Produced", docs(f.produced)), ("Withheld (privilege)", docs(f.withheld))]
+    a = doc.acceptance
+    if a is not None:
+        if a.met is None:
+            verdict = f"not evaluated: {a.reason}"
+        else:
+            shown = upper(a.bound) if a.form == "elusion" else lower(a.bound)
+            sign = "<=" if a.form == "elusion" else ">="
+            verdict = (f"{'met' if a.met else 'not met'}: {a.reads} is {shown}, "
+                       f"{'' if a.met else 'not '}{sign} {a.value:g}")
+        rows.append(("Acceptance criterion, read against the evidence", verdict))
+    notes = [] if record is None or record.recorded_at is None else [
+        f"Entered by {record.recorded_by} at {record.recorded_at} (reviewdepth topic protocol); the fields are "
+        "chained with the topic in the evidence chain."]
+    if record is None or record.recorded_at is None:
+        notes.append(f"No protocol fields were entered: reviewdepth topic protocol {doc.topic} --workflow ... "
+                     "records them.")
+    return Section("Protocol fields (what the protocol discloses)", rows, notes=notes)
+
+
+def _richness(doc: ValidationDocument) -> Section:
+    r = doc.richness
+    if r is None:
+        return Section("Richness (prevalence)", [("Richness", "not recorded: no control sample (a random sample of "
+                                                              "the whole queue) is stored")])
+    when = "before any judgment" if r.drawn_at_judgment is None else f"at judgment {r.drawn_at_judgment:,}"
+    return Section("Richness (prevalence)", [
+        ("Control sample", f"sample {r.sample_id}, drawn {when}: {r.relevant:,} relevant of {r.size:,} drawn from "
+                           f"{r.frame_size:,} documents"),
+        ("Richness (point)", proportion(r.point)),
+        (f"Richness, two-sided {level(r.confidence)} interval", f"[{lower(r.lower)}, {upper(r.upper)}] (exact, "
+                                                               "hypergeometric)")])
+
+
+def _three_strata(doc: ValidationDocument) -> Section:
+    t = doc.three_strata
+    title_text = "Three-stratum validation (In re Broiler Chicken design)"
+    if t is None:
+        return Section(title_text, notes=["Not run: the topic has no QC sample of coded documents and no sample of "
+                                          "the never-reviewed documents."])
+    conf = level(t.confidence)
+    rows = [[s.name, s.source, f"{s.size:,}", f"{s.sample:,}", f"{s.relevant:,}",
+             "—" if s.relevant_lower is None else f"{count(s.relevant_lower)} to {count(s.relevant_upper)}",
+             "found" if s.found else "missed"] for s in t.strata]
+    pairs: list[tuple[str, str]] = []
+    if t.recall is not None:
+        pairs = [("Relevant documents (all strata)", f"{count(t.relevant)} [{count_lower(t.relevant_lower)}, "
+                                                     f"{count_upper(t.relevant_upper)}]"),
+                 ("Recall (point)", proportion(t.recall)),
+                 (f"Recall, two-sided {conf} interval", f"[{lower(t.recall_lower)}, {upper(t.recall_upper)}]")]
+    else:
+        pairs = [("Recall", "not estimated: no sample of " + ", ".join(t.missing))]
+    notes = [f"Each stratum's relevant count: the exact two-sided {conf} hypergeometric interval from its sample. "
+             "Recall = relevant in the coded-responsive stratum over relevant in all three (stratified estimator, "
+             "conservative Beta-posterior bounds). The coded strata are read from the QC sample's second coding: "
+             "a responsive document recoded not relevant, or a non-responsive one recoded relevant, is a coding "
+             "error the elusion test alone cannot see.",
+             "The QC sample is taken as a random sample of each coded stratum (conditional on how many of its "
+             "documents fall in each); it must be drawn from the reviewed documents (sample draw --frame judged "
+             "after the review)."]
+    return Section(title_text, pairs, table=Table(
+        ["stratum", "sample", "documents", "sampled", "relevant in sample", f"relevant, {conf} range",
+         "counts as"], rows, [22, 22, 14, 12, 16, 22, 12]), notes=notes)
+
+
+def _quality(doc: ValidationDocument) -> Section:
+    q = doc.review_quality
+    title_text = "Quality control and agreement"
+    if q is None:
+        return Section(title_text, [("Quality control", NOT_RECORDED)])
+    rows: list[tuple[str, str]] = [
+        ("Documents with several reviewers", f"{q.documents_with_several_reviewers:,}"),
+        ("Conflicts", f"{q.conflicts:,} ({q.conflicts_open:,} open, {q.conflicts_resolved:,} resolved)")]
+    a = q.agreement
+    if a is None:
+        rows.append(("Agreement", "not measured: no document has two reviewers' decisions"))
+    else:
+        rows += [("Agreement", f"{measure(a.agreement.point)} [{measure(a.agreement.lower, ROUND_FLOOR)}, "
+                               f"{measure(a.agreement.upper, ROUND_CEILING)}] over {a.documents:,} documents"),
+                 ("Krippendorff's alpha", f"{measure(a.krippendorff_alpha.alpha)} "
+                                          f"[{measure(a.krippendorff_alpha.lower, ROUND_FLOOR)}, "
+                                          f"{measure(a.krippendorff_alpha.upper, ROUND_CEILING)}]")]
+        rows += [(f"Cohen's kappa, {p.reviewer_a} / {p.reviewer_b}",
+                  f"{measure(p.cohen_kappa.kappa)} [{measure(p.cohen_kappa.lower, ROUND_FLOOR)}, "
+                  f"{measure(p.cohen_kappa.upper, ROUND_CEILING)}] over {p.cohen_kappa.n:,} documents")
+                 for p in a.pairs]
+    if not q.qc_samples:
+        rows.append(("QC samples", "none: no QC sample of judged documents (sample draw --frame judged)"))
+    for s in q.qc_samples:
+        e = s.error_rates
+        if e is None:
+            rows.append((f"QC sample {s.sample_id}", f"{s.checked:,} of {s.size:,} checked: no error rates yet"))
+            continue
+        rows += [(f"QC sample {s.sample_id}, error rate",
+                  f"{proportion(e.error_rate.point)} [{lower(e.error_rate.lower)}, {upper(e.error_rate.upper)}]: "
+                  f"{e.disagreements:,} of {e.n:,} recoded"),
+                 (f"QC sample {s.sample_id}, false negative rate",
+                  f"{proportion(e.false_negative_rate.point)} [{lower(e.false_negative_rate.lower)}, "
+                  f"{upper(e.false_negative_rate.upper)}]: {e.false_negative_rate.successes:,} of "
+                  f"{e.false_negative_rate.trials:,} coded not relevant"),
+                 (f"QC sample {s.sample_id}, false positive rate",
+                  f"{proportion(e.false_positive_rate.point)} [{lower(e.false_positive_rate.lower)}, "
+                  f"{upper(e.false_positive_rate.upper)}]: {e.false_positive_rate.successes:,} of "
+                  f"{e.false_positive_rate.trials:,} coded relevant")]
+    return Section(title_text, rows)
 
 
 def _cutoff(doc: ValidationDocument) -> Section:
@@ -360,7 +527,8 @@ def sections(doc: ValidationDocument) -> list[Section]:
     flags = _flags(doc)
     if flags is not None:
         out.append(flags)
-    out += [_protocol(doc), _cutoff(doc), _results(doc)]
+    out += [_protocol_fields(doc), _protocol(doc), _richness(doc), _cutoff(doc), _results(doc), _three_strata(doc),
+            _quality(doc)]
     two_phase = _two_phase(doc)
     if two_phase is not None:
         out.append(two_phase)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, func, select
 
 from reviewdepth.store.chain import canonical_time
 from reviewdepth.store.models import Judgment
@@ -40,3 +40,18 @@ def latest_coding(conn: Connection, topic_id: int, doc_ids: Sequence[str], as_of
             latest[str(doc_id)] = Coding(int(judgment_id), str(label), bool(relevant), str(reviewer), str(role),
                                          canonical_time(moment))
     return latest
+
+
+def first_decisions(conn: Connection, topic_id: int, doc_ids: Sequence[str], as_of: int | None) -> dict[str, int]:
+    """Each of ``doc_ids`` that has a decision at or before judgment ``as_of`` (None: now), with the id of its first
+    one: the moment it was first coded (a later recoding, e.g. a QC pass, does not move it)."""
+    docs = sorted(set(doc_ids))
+    first: dict[str, int] = {}
+    for start in range(0, len(docs), _CHUNK):
+        stmt = (select(Judgment.doc_id, func.min(Judgment.id))
+                .where(Judgment.topic_id == topic_id, Judgment.doc_id.in_(docs[start:start + _CHUNK]),
+                       Judgment.relevant.is_not(None)).group_by(Judgment.doc_id))
+        if as_of is not None:
+            stmt = stmt.where(Judgment.id <= as_of)
+        first.update({str(d): int(i) for d, i in conn.execute(stmt)})
+    return first
