@@ -79,3 +79,133 @@ def test_the_packet_lists_the_audit_stream_evidence_and_every_test(engine: Engin
     assert "Appendix: sample 1 (unreviewed, rest), 2,173 documents" in flat
     assert "A failed sample reused as evidence" in flat and "Re-validation needed" in flat
     assert "Signature" in flat and "decided" in flat
+
+
+def _numbers(data: object, path: str = "") -> list[tuple[str, float]]:
+    """Every number of a JSON value with its path (list indices as [*]); booleans are not numbers."""
+    if isinstance(data, bool) or data is None or isinstance(data, str):
+        return []
+    if isinstance(data, (int, float)):
+        return [(path, float(data))]
+    if isinstance(data, dict):
+        return [n for k, v in data.items() for n in _numbers(v, f"{path}.{k}" if path else k)]
+    assert isinstance(data, list)
+    return [n for v in data for n in _numbers(v, f"{path}[*]")]
+
+
+def test_every_number_of_the_packet_json_is_the_report_json(engine: Engine, tmp_path: Path) -> None:
+    """Each number of ``validation --format json`` is a number of ``report --format json`` (now, or as of the
+    judgment a listed test ran at; the audit stream's counts from ``watch --format json``), a protocol field as
+    entered, or one of the few figures the packet derives, each recomputed here from the report's JSON by its
+    stated formula."""
+    import json
+    import math
+
+    from typer.testing import CliRunner
+
+    from reviewdepth.cli.app import create_cli
+    from reviewdepth.estimation.intervals import hypergeometric_interval
+    from reviewdepth.estimation.relevant import Stratum, estimate_stratified
+    from reviewdepth.services.judgments import record_judgments
+    from reviewdepth.services.samples import draw_sample
+
+    topic = _audit_certified_state(engine, tmp_path)
+    labels = {d.doc_id: d.relevant for s in build_validation(engine, topic, ReportOptions(targets=["0.95"]))
+              .evidence.samples for d in s.documents}
+    qc = draw_sample(engine, topic, 300, frame="judged", seed=21)  # a second coding of judged documents
+    record_judgments(engine, topic, [(d, "1" if labels.get(d) else "0") for d in qc.doc_ids], reviewer="qc-1",
+                     role="qc")
+    # a control sample of the whole queue (its documents coded as the qrels code them)
+    import gzip
+
+    from ..conftest import shared_data
+
+    with gzip.open(shared_data("clef-tar-2017", "qrels", "qrel_abs_test.txt.gz"), "rt") as f:
+        truth = {p[2]: p[3] for p in (line.split() for line in f) if p and p[0] == topic}
+    control = draw_sample(engine, topic, 250, frame="all", seed=8)
+    record_judgments(engine, topic, [(d, truth.get(d, "0")) for d in control.doc_ids], reviewer="senior-1",
+                     role="sample")
+    url = engine.url.render_as_string(hide_password=False)
+    runner = CliRunner()
+
+    def cli(*args: str) -> dict[str, object]:
+        done = runner.invoke(create_cli(), [*args, "--db", url])
+        assert done.exit_code == 0, done.output
+        return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+    assert runner.invoke(create_cli(), ["topic", "protocol", topic, "--acceptance", "elusion<=1%@95%",
+                                        "--produced", "54", "--duplicates-removed", "7", "--db", url]).exit_code == 0
+    packet = cli("validation", topic, "--target", "0.95", "--format", "json")
+    report = cli("report", topic, "--target", "0.95", "--format", "json")
+    allowed = {v for _, v in _numbers(report)}
+    # the audit stream's counts are the decision's monitor's (``watch --format json``, the same decision object)
+    allowed |= {v for _, v in _numbers(cli("watch", topic, "--target", "0.95", "--format", "json"))}
+    for test in packet["tests"]:  # type: ignore[attr-defined]
+        if test["at_judgment"] is not None:
+            allowed |= {v for _, v in _numbers(cli("report", topic, "--target", "0.95", "--as-of",
+                                                   str(test["at_judgment"]), "--format", "json"))}
+    allowed |= {v for _, v in _numbers(packet["protocol_fields"])}  # as entered (checked in test_protocol_api)
+
+    # the derived figures, by the formulas the packet states
+    r: dict[str, object] = report
+    summary, current = r["summary"], r["current"]  # type: ignore[index]
+    recall = next(x for x in r["recall"] if x["basis"] == r["depth_basis"])  # type: ignore[attr-defined]
+    elusion = next(e for e in r["estimates"] if e["method"] == "elusion")  # type: ignore[attr-defined]
+    details = elusion["details"]
+    derived: dict[str, float] = {
+        "results.recall_margin": (recall["upper"] - recall["lower"]) / 2,
+        "results.elusion_rate_lower": details["missed_lower"] / details["unreviewed"],
+        "results.elusion_rate_upper": details["missed_upper"] / details["unreviewed"],
+        "results.elusion_margin": (details["missed_upper"] - details["missed_lower"]) / details["unreviewed"] / 2,
+        "cutoff.discard_pile": summary["population"] - summary["reviewed"],  # type: ignore[index]
+        "acceptance.bound": details["missed_upper"] / details["unreviewed"],
+    }
+    # the three strata: the QC sample's second coding of the coded strata and the elusion sample of the rest
+    (qc_row,) = r["review_quality"]["qc_samples"]  # type: ignore[index]
+    fp, fn = qc_row["error_rates"]["false_positive_rate"], qc_row["error_rates"]["false_negative_rate"]
+    found, reviewed = current["relevant_found"], current["depth"]  # type: ignore[index]
+    strata = [("coded responsive", found, fp["trials"], fp["trials"] - fp["successes"], True),
+              ("coded non-responsive", reviewed - found, fn["trials"], fn["successes"], False),
+              ("never reviewed", details["unreviewed"], details["sample_size"], details["sample_relevant"], False)]
+    stratum_values: list[float] = []
+    for _, size, n, k, _ in strata:
+        low, high = hypergeometric_interval(k, n, size, 0.95, "two")
+        stratum_values += [size, n, k, low, high]
+    est = estimate_stratified([Stratum(name, size, n, k, False, f) for name, size, n, k, f in strata],
+                              confidence=0.95)
+    assert [v for p, v in _numbers(packet["three_strata"]) if p.startswith("strata")] == stratum_values
+    derived.update({"three_strata.relevant": est.point, "three_strata.relevant_lower": est.lower,
+                    "three_strata.relevant_upper": float(est.upper or math.nan),
+                    "three_strata.recall": float(est.recall_point or math.nan),
+                    "three_strata.recall_lower": float(est.recall_lower or 0.0),
+                    "three_strata.recall_upper": float(est.recall_upper or math.nan)})
+
+    rich = packet["richness"]
+    assert rich is not None
+    row = next(x for x in r["samples"] if x["frame"] == "all")  # type: ignore[attr-defined]
+    low, high = hypergeometric_interval(row["relevant"], row["size"], row["frame_size"], 0.95, "two")
+    derived.update({"richness.point": row["relevant"] / row["size"], "richness.lower": low / row["frame_size"],
+                    "richness.upper": high / row["frame_size"]})
+
+    # each sample's coders: its appendix documents counted by coder
+    from collections import Counter
+
+    for sample in packet["evidence"]["samples"]:  # type: ignore[index]
+        counted = Counter(d["reviewer"] for d in sample["documents"] if d["reviewer"] is not None)
+        assert {c["reviewer"]: c["documents"] for c in sample["coders"]} == dict(counted)
+        assert sample["uncoded"] == sum(d["relevant"] is None for d in sample["documents"])
+    skipped = ("evidence.samples[*].documents[*]", "evidence.audit_streams[*].documents[*]", "three_strata.strata",
+               "evidence.samples[*].coders[*]")
+    checked = 0
+    for path, value in _numbers(packet):
+        if path.startswith(skipped) or path.endswith((".id", ".seed", "sample_id", ".order")):
+            continue
+        checked += 1
+        if path in derived:
+            assert value == derived[path], (path, value, derived[path])
+        else:
+            assert value in allowed, (path, value)
+    assert checked > 60
+    # the appendix: each listed document's rank is its queue rank, and each audit document's position its order
+    (stream,) = packet["evidence"]["audit_streams"]  # type: ignore[index]
+    assert [d["position"] for d in stream["documents"]] == list(range(1, stream["judged"] + 1))
