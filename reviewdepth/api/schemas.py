@@ -33,7 +33,7 @@ from reviewdepth.estimation.planning import ElusionPlan, PopulationPlan
 from reviewdepth.estimation.replay import RULES, RuleSummary
 from reviewdepth.estimation.stop_plan import FloorFigure, StopPlan
 from reviewdepth.measures.suite import Evaluation
-from reviewdepth.report import validation_model
+from reviewdepth.report import methods_text, validation_model
 from reviewdepth.report.compare_model import Comparison, ComparisonCell
 from reviewdepth.report.model import (
     Agreement,
@@ -748,6 +748,10 @@ SECTION_NAMES.update({
     validation_model.Cutoff: "ValidationCutoff", validation_model.Decision: "ValidationDecision",
     validation_model.Plan: "ValidationPlan"})
 ValidationOut = section_model(validation_model.ValidationDocument)
+# the methods text (`reviewdepth.report.methods_text.Methods`, `reviewdepth methods --format json`)
+SECTION_NAMES.update({methods_text.Methods: "MethodsOut", methods_text.Fact: "MethodsFact",
+                      methods_text.MethodsSection: "MethodsSection"})
+MethodsOut = section_model(methods_text.Methods)
 
 
 
@@ -802,7 +806,7 @@ ComparisonOut = dataclass_model(Comparison, name="ComparisonOut", override={"cel
 
 # bodies documented through `responses=` (their routes answer bytes or plain dicts), added to the components by
 # `api.openapi`; `body_content` is the reference to one
-DOCUMENTED_BODIES: tuple[type[BaseModel], ...] = (RankingIn, EvaluationOut)
+DOCUMENTED_BODIES: tuple[type[BaseModel], ...] = (RankingIn, EvaluationOut, MethodsOut)
 JSON_SAFE_BODIES: tuple[type[BaseModel], ...] = (ReportOut, SamplePlanOut, ValidationOut, StopPlanOut)
 
 

@@ -108,3 +108,17 @@ def test_protocol_fields_through_the_command_line(api: Api, tmp_path: object) ->
                         (["--duplicates-removed", "-1"], "duplicates_removed")):
         code, _, err = run(*args)
         assert code == 2 and err.count("\n") == 1 and field in err and "Traceback" not in err, (args, err)
+
+
+def test_methods_route_gives_the_command_s_text(api: Api, tmp_path: object) -> None:
+    _topic(api, tmp_path)
+    for style in ("prisma", "raise", "protocol"):
+        got = api.client.get(f"/topics/t/methods?style={style}&target=0.8", headers=api.writer)
+        assert got.status_code == 200 and got.headers["content-type"].startswith("text/plain")
+        done = CliRunner().invoke(create_cli(), ["methods", "t", "--style", style, "--target", "0.8", "--db",
+                                                 api.url])
+        assert done.exit_code == 0 and got.text == done.stdout
+    data = api.client.get("/topics/t/methods?format=json&target=0.8", headers=api.writer).json()
+    assert data["style"] == "prisma" and data["facts"] and all(f["source"] for f in data["facts"])
+    assert api.client.get("/topics/t/methods?style=nope", headers=api.writer).status_code == 422
+    assert api.client.get("/topics/nope/methods", headers=api.writer).status_code == 404
