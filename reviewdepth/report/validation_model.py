@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from reviewdepth.estimation.count_bound import CountBound
 from reviewdepth.estimation.stop_plan import FloorFigure
 from reviewdepth.report.model import OMITTED_WHEN_NONE, CertifyCost, JsonResult, Provenance, ReviewQuality, SamplePlan
 from reviewdepth.report.protocol_model import TopicProtocol
@@ -343,3 +344,5 @@ class ValidationDocument(JsonResult):
     richness: Richness | None = None
     three_strata: ThreeStrata | None = None
     review_quality: ReviewQuality | None = None
+    # "at most m relevant documents remain unreviewed" and what lowering it costs
+    count_bound: CountBound | None = None

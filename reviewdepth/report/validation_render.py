@@ -306,6 +306,26 @@ def _quality(doc: ValidationDocument) -> Section:
     return Section(title_text, rows)
 
 
+def _count_bound(doc: ValidationDocument) -> Section | None:
+    """The count bound; its first note says so when the recall target cannot be certified at a sane cost."""
+    from reviewdepth.report.count_bound_render import lowering_lines, now_line, target_line
+
+    cb = doc.count_bound
+    if cb is None:
+        return None
+    rows = [("Now", now_line(cb)), ("The target", target_line(cb))]
+    rows += [("To lower it", line) for line in lowering_lines(cb)]
+    notes = []
+    if not cb.target_certified and cb.target_above_half:
+        notes.append(f"The recall target cannot be certified at a sane cost: at most {cb.at_most:,} relevant "
+                     f"documents remain unreviewed ({level(cb.confidence)} confidence) is the claim this evidence "
+                     "supports.")
+    notes.append("A count bound from a fresh random sample of the unreviewed documents holds when that sample finds "
+                 "none relevant; reviewdepth plan TOPIC --missed-at-most M gives the sample for a chosen M.".replace(
+                     "TOPIC", doc.topic))
+    return Section("Count bound: relevant documents left unreviewed", rows, notes=notes)
+
+
 def _cutoff(doc: ValidationDocument) -> Section:
     c = doc.cutoff
     rows = [("Rank cutoff", "not a rank: the reviewed set is not a prefix of the queue" if c.rank is None
@@ -527,8 +547,11 @@ def sections(doc: ValidationDocument) -> list[Section]:
     flags = _flags(doc)
     if flags is not None:
         out.append(flags)
-    out += [_protocol_fields(doc), _protocol(doc), _richness(doc), _cutoff(doc), _results(doc), _three_strata(doc),
-            _quality(doc)]
+    out += [_protocol_fields(doc), _protocol(doc), _richness(doc), _cutoff(doc), _results(doc)]
+    bound = _count_bound(doc)
+    if bound is not None:
+        out.append(bound)
+    out += [_three_strata(doc), _quality(doc)]
     two_phase = _two_phase(doc)
     if two_phase is not None:
         out.append(two_phase)

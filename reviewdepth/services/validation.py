@@ -41,6 +41,7 @@ from reviewdepth.report.validation_model import (
     ValidationDocument,
 )
 from reviewdepth.report.wording import design, validation_caveats
+from reviewdepth.services.count_bound import count_bound_in
 from reviewdepth.services.errors import Invalid
 from reviewdepth.services.evidence.audit import AuditEvidence, load_audit, stream_pace, streams_of
 from reviewdepth.services.evidence.coding import Coding, first_decisions, latest_coding
@@ -81,8 +82,10 @@ def build_validation(engine: Engine, topic: str, options: ReportOptions,
         audit_coding = {} if audit is None else latest_coding(conn, topic_id, audit.doc_ids, as_of)
         earlier = _earlier_tests(conn, topic, options, report, topic_id, coding)
         recorded = protocol_in(conn, report.topic, topic_id)
-    return validation_of(report, coding, streams, audit=audit, audit_coding=audit_coding, earlier=earlier,
-                         recorded=recorded)
+        bound = count_bound_in(conn, report, options)
+    return dataclasses.replace(
+        validation_of(report, coding, streams, audit=audit, audit_coding=audit_coding, earlier=earlier,
+                      recorded=recorded), count_bound=bound)
 
 
 @dataclasses.dataclass(frozen=True)

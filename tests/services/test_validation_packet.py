@@ -139,7 +139,8 @@ def test_every_number_of_the_packet_json_is_the_report_json(engine: Engine, tmp_
     report = cli("report", topic, "--target", "0.95", "--format", "json")
     allowed = {v for _, v in _numbers(report)}
     # the audit stream's counts are the decision's monitor's (``watch --format json``, the same decision object)
-    allowed |= {v for _, v in _numbers(cli("watch", topic, "--target", "0.95", "--format", "json"))}
+    watch = cli("watch", topic, "--target", "0.95", "--format", "json")
+    allowed |= {v for _, v in _numbers(watch)}
     for test in packet["tests"]:  # type: ignore[attr-defined]
         if test["at_judgment"] is not None:
             allowed |= {v for _, v in _numbers(cli("report", topic, "--target", "0.95", "--as-of",
@@ -194,7 +195,24 @@ def test_every_number_of_the_packet_json_is_the_report_json(engine: Engine, tmp_
         counted = Counter(d["reviewer"] for d in sample["documents"] if d["reviewer"] is not None)
         assert {c["reviewer"]: c["documents"] for c in sample["coders"]} == dict(counted)
         assert sample["uncoded"] == sum(d["relevant"] is None for d in sample["documents"])
-    skipped = ("evidence.samples[*].documents[*]", "evidence.audit_streams[*].documents[*]", "three_strata.strata",
+    # the count bound: the monitor's bound on the documents missed (the audit stream decides), and its price list
+    from fractions import Fraction
+
+    from reviewdepth.estimation.count_bound import sample_for_at_most
+    from reviewdepth.estimation.planning import missed_allowed
+
+    bound = packet["count_bound"]
+    unreviewed = watch["population"] - watch["reviewed"]  # type: ignore[index, operator]
+    assert bound["at_most"] == watch["missed_upper"] and bound["unreviewed"] == unreviewed  # type: ignore[index]
+    allows = missed_allowed(current["relevant_found"], unreviewed, Fraction("0.95"))  # type: ignore[index]
+    derived.update({"count_bound.unreviewed": unreviewed, "count_bound.target_allows": allows,
+                    "count_bound.target_floor": sample_for_at_most(unreviewed, allows, 0.95)})
+    for step in bound["lowering"]:  # type: ignore[index]
+        assert step["sample"] == sample_for_at_most(unreviewed, step["at_most"], 0.95)
+        assert step["share"] == step["sample"] / unreviewed
+
+    skipped = ("evidence.samples[*].documents[*]", "count_bound.lowering", "evidence.audit_streams[*].documents[*]",
+               "three_strata.strata",
                "evidence.samples[*].coders[*]")
     checked = 0
     for path, value in _numbers(packet):
