@@ -30,7 +30,7 @@ def target_line(cb: CountBound) -> str:
 
 
 def lowering_lines(cb: CountBound) -> list[str]:
-    return [f"to certify at most {step.at_most:,} left: a random sample of {step.sample:,} unreviewed documents "
+    return [f"at most {step.at_most:,} left: shown by a fresh random sample of {step.sample:,} unreviewed documents "
             f"({percent(step.share)} of them) finding none relevant" for step in cb.lowering]
 
 
