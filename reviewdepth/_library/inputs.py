@@ -1,0 +1,186 @@
+"""Qrels and runs as the library takes them — a path, nested dicts, a pandas or polars DataFrame, or records —
+turned into the one input the evaluation use case reads (`EvalInput`): a path as it is, anything else written as
+TREC text, so that the file reader, the join and the measures are the very ones ``reviewdepth eval`` runs."""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from reviewdepth.services.evaluate import EvalInput
+
+# column (or record field) names, first match wins; ir_measures' and ranx's spellings are among them
+QUERY_COLUMNS = ("query_id", "qid", "query", "topic_id", "topic", "q_id")
+DOC_COLUMNS = ("doc_id", "docno", "docid", "doc", "document_id", "pmid")
+RELEVANCE_COLUMNS = ("relevance", "rel", "label", "judgment", "judgement", "grade")
+SCORE_COLUMNS = ("score", "sim", "similarity")
+TAG_COLUMNS = ("run_id", "runid", "tag", "system")
+
+QrelsLike = Any  # str | os.PathLike | Mapping | DataFrame | Iterable of records (see `qrels_input`)
+RunLike = Any
+
+
+class InputShapeError(ValueError):
+    """Qrels or a run in a shape the library cannot read, or with a bad value; the message names the row and field
+    as the file readers do."""
+
+
+def _is_frame(value: object) -> bool:
+    return hasattr(value, "columns") and hasattr(value, "shape") and not isinstance(value, Mapping)
+
+
+def _column(frame: Any, names: Sequence[str], what: str, role: str) -> list[Any] | None:
+    columns = [str(c) for c in frame.columns]
+    lowered = {c.lower(): c for c in columns}
+    for name in names:
+        if name in lowered:
+            return list(frame[lowered[name]].to_list())
+    return None
+
+
+def _frame_columns(frame: Any, what: str, value_names: Sequence[str], value_role: str
+                   ) -> tuple[list[Any], list[Any], list[Any]]:
+    qids = _column(frame, QUERY_COLUMNS, what, "query")
+    docs = _column(frame, DOC_COLUMNS, what, "document")
+    values = _column(frame, value_names, what, value_role)
+    missing = [(role, names) for role, names, col in (("query", QUERY_COLUMNS, qids), ("document", DOC_COLUMNS, docs),
+                                                     (value_role, value_names, values)) if col is None]
+    if missing:
+        role, names = missing[0]
+        raise InputShapeError(f"{what}: no {role} column; name one of {', '.join(names)} "
+                              f"(columns: {', '.join(str(c) for c in frame.columns)})")
+    assert qids is not None and docs is not None and values is not None
+    return qids, docs, values
+
+
+def _record_field(record: Any, names: Sequence[str], position: int) -> Any:
+    for name in names:
+        if hasattr(record, name):
+            return getattr(record, name)
+    if isinstance(record, Mapping):
+        for name in names:
+            if name in record:
+                return record[name]
+        raise KeyError(names[0])
+    return record[position]
+
+
+def _records(records: Iterable[Any], what: str, value_names: Sequence[str]
+             ) -> tuple[list[Any], list[Any], list[Any]]:
+    qids: list[Any] = []
+    docs: list[Any] = []
+    values: list[Any] = []
+    for row, record in enumerate(records, start=1):
+        try:
+            qids.append(_record_field(record, QUERY_COLUMNS, 0))
+            docs.append(_record_field(record, DOC_COLUMNS, 1))
+            values.append(_record_field(record, value_names, 2))
+        except (KeyError, IndexError, TypeError):
+            raise InputShapeError(f"{what}: record {row}: expected (query_id, doc_id, {value_names[0]}) or fields "
+                                  f"of those names, not {record!r}") from None
+    return qids, docs, values
+
+
+def _identifier(value: Any, what: str, row: int, field: str) -> str:
+    text = value if isinstance(value, str) else str(value)
+    if not text or any(c.isspace() for c in text):
+        raise InputShapeError(f"{what}: row {row}: field {field}: {text!r} is empty or holds white space")
+    return text
+
+
+def _relevance(value: Any, what: str, row: int) -> str:
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    try:
+        number = float(value)
+        if math.isfinite(number) and number == int(number):
+            return str(int(number))
+    except (TypeError, ValueError):
+        pass
+    raise InputShapeError(f"{what}: row {row}: field relevance: {value!r} is not a whole number")
+
+
+def _score(value: Any, what: str, row: int) -> str:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if math.isnan(number) or isinstance(value, bool):
+        raise InputShapeError(f"{what}: row {row}: field score: {value!r} is not a number")
+    return repr(number)  # the shortest text that reads back as the same double
+
+
+def _name(value: Any, default: str) -> str:
+    return os.fspath(value) if isinstance(value, (str, os.PathLike)) else default
+
+
+def qrels_text(qrels: QrelsLike, what: str = "qrels") -> bytes:
+    """Qrels given as data written as TREC qrels lines (``qid 0 docno rel``)."""
+    if isinstance(qrels, Mapping):
+        rows = ((q, d, r) for q, docs in qrels.items() for d, r in docs.items())
+        qids, docs, rels = (list(c) for c in zip(*rows, strict=True)) if qrels else ([], [], [])
+    elif _is_frame(qrels):
+        qids, docs, rels = _frame_columns(qrels, what, RELEVANCE_COLUMNS, "relevance")
+    else:
+        qids, docs, rels = _records(qrels, what, RELEVANCE_COLUMNS)
+    lines = [f"{_identifier(q, what, i, 'query_id')} 0 {_identifier(d, what, i, 'doc_id')} {_relevance(r, what, i)}"
+             for i, (q, d, r) in enumerate(zip(qids, docs, rels, strict=True), start=1)]
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def run_text(run: RunLike, tag: str, what: str = "run") -> bytes:
+    """A run given as data written as TREC run lines (``qid Q0 docno rank score tag``), in the order given (the
+    rank column numbers the rows of each query in that order: the file order a CLEF TAR run is ranked by)."""
+    if isinstance(run, Mapping):
+        rows = ((q, d, s) for q, docs in run.items() for d, s in docs.items())
+        qids, docs, scores = (list(c) for c in zip(*rows, strict=True)) if run else ([], [], [])
+    elif _is_frame(run):
+        qids, docs, scores = _frame_columns(run, what, SCORE_COLUMNS, "score")
+        tags = _column(run, TAG_COLUMNS, what, "tag")
+        if tags and len({str(t) for t in tags}) == 1 and str(tags[0]).strip():
+            tag = _tag(str(tags[0]))  # the frame's own run tag, as a run file's last field
+    else:
+        qids, docs, scores = _records(run, what, SCORE_COLUMNS)
+    rank: dict[str, int] = {}
+    lines = []
+    for i, (q, d, s) in enumerate(zip(qids, docs, scores, strict=True), start=1):
+        qid = _identifier(q, what, i, "query_id")
+        rank[qid] = rank.get(qid, 0) + 1
+        lines.append(f"{qid} Q0 {_identifier(d, what, i, 'doc_id')} {rank[qid]} {_score(s, what, i)} {tag}")
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def _tag(name: str) -> str:
+    tag = "".join("_" if c.isspace() else c for c in name)
+    return tag or "run"
+
+
+def qrels_input(qrels: QrelsLike) -> EvalInput:
+    """`EvalInput` of qrels: a path (gzip ok) as it is; nested dicts ``{qid: {docno: rel}}``, a DataFrame with
+    query, document and relevance columns, or records (ir_measures' ``Qrel`` or tuples) as TREC text."""
+    if isinstance(qrels, (str, os.PathLike)):
+        return EvalInput(os.fspath(qrels))
+    return EvalInput("<qrels>", qrels_text(qrels))
+
+
+def run_input(run: RunLike, name: str = "run") -> EvalInput:
+    """`EvalInput` of a run: a path as it is; nested dicts ``{qid: {docno: score}}``, a DataFrame with query,
+    document and score columns, or records (ir_measures' ``ScoredDoc`` or tuples) as TREC text tagged ``name``."""
+    if isinstance(run, (str, os.PathLike)):
+        return EvalInput(os.fspath(run))
+    return EvalInput(name, run_text(run, _tag(name), what=name))
+
+
+def named_runs(runs: Mapping[str, RunLike] | Sequence[RunLike]) -> list[EvalInput]:
+    """Runs of `compare`: a mapping name -> run (its order kept, the first the baseline), or a sequence (paths keep
+    their names, the others are ``run1``, ``run2``, …)."""
+    if isinstance(runs, Mapping):
+        return [run_input(run, str(name)) if not isinstance(run, (str, os.PathLike))
+                else EvalInput(os.fspath(run)) for name, run in runs.items()]
+    if isinstance(runs, (str, os.PathLike)) or _is_frame(runs):
+        raise InputShapeError("runs: give several runs (a list, or a mapping of names to runs), not one")
+    return [run_input(run, _name(run, f"run{i}")) for i, run in enumerate(runs, start=1)]
