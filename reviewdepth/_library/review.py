@@ -213,7 +213,11 @@ def plan(labels: Labels, *, reviewed: int | None = None, sample_size: int = 0, s
     with their expected cost and chance, and the recommended one.
 
     Args:
-        labels, reviewed, sample_size, seed, doc_ids: the review, as `assess` takes it.
+        labels: the labels in review order, as `assess` takes them.
+        reviewed: the documents reviewed in order, as `assess` takes it.
+        sample_size: a random sample of the unreviewed rest, as `assess` draws it.
+        seed: the sample's seed.
+        doc_ids: the documents' ids (default ``d1``, ``d2``, …).
         target: the target recall to certify, strictly between 0 and 1.
         confidence: confidence level.
         power: least chance a one-look sample path must have of certifying to be recommended.
@@ -240,7 +244,11 @@ def monitor(labels: Labels, *, reviewed: int | None = None, sample_size: int = 0
     with the lower bound on recall the evidence certifies.
 
     Args:
-        labels, reviewed, sample_size, seed, doc_ids: the review, as `assess` takes it.
+        labels: the labels in review order, as `assess` takes them.
+        reviewed: the documents reviewed in order, as `assess` takes it.
+        sample_size: a random sample of the unreviewed rest, as `assess` draws it.
+        seed: the sample's seed.
+        doc_ids: the documents' ids (default ``d1``, ``d2``, …).
         target: the target recall.
         confidence: confidence level.
 

@@ -156,3 +156,18 @@ def test_plan_of_a_synergy_review_in_progress_is_the_cli_plan(tmp_path: Path) ->
     result = rd.plan(partial, doc_ids=docs)
     expected = json.loads(cli("plan", "topic", "--format", "json", db=db))
     assert stable(result.to_dict()) == stable(expected)
+
+
+def test_evaluate_from_polars_frames_prints_what_eval_prints() -> None:
+    import polars as pl
+
+    qrels_path = shared_data("trec_eval-test", "qrels.test")
+    run_path = shared_data("trec_eval-test", "results.test")
+    # polars' own reader, under ir_measures' other spellings (qid, docno, rel)
+    qrels = pl.read_csv(qrels_path, separator=" ", has_header=False, new_columns=["qid", "iteration", "docno", "rel"],
+                        schema_overrides={"qid": pl.String})
+    run = pl.DataFrame([line.split() for line in run_path.read_text().splitlines()],
+                       schema=["qid", "q0", "docno", "rank", "score", "run_id"], orient="row")
+    run = run.with_columns(pl.col("score").cast(pl.Float64))
+    result = rd.evaluate(qrels, run, measures="official", per_query=True)
+    assert result.to_trec() == cli("eval", "-q", "-m", "official", str(qrels_path), str(run_path))
