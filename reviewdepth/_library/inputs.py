@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -17,6 +18,7 @@ DOC_COLUMNS = ("doc_id", "docno", "docid", "doc", "document_id", "pmid")
 RELEVANCE_COLUMNS = ("relevance", "rel", "label", "judgment", "judgement", "grade")
 SCORE_COLUMNS = ("score", "sim", "similarity")
 TAG_COLUMNS = ("run_id", "runid", "tag", "system")
+_SPACE = re.compile(r"\s")
 
 QrelsLike = Any  # str | os.PathLike | Mapping | DataFrame | Iterable of records (see `qrels_input`)
 RunLike = Any
@@ -118,6 +120,35 @@ def _name(value: Any, default: str) -> str:
     return os.fspath(value) if isinstance(value, (str, os.PathLike)) else default
 
 
+def _ids(values: list[Any], what: str, field: str) -> list[str]:
+    """The values as text, checked at once (the per-row check runs only to name the first bad row)."""
+    texts = values if all(type(v) is str for v in values) else [v if isinstance(v, str) else str(v) for v in values]
+    joined = "".join(texts)
+    if _SPACE.search(joined) or "" in texts:
+        for row, text in enumerate(texts, start=1):
+            _identifier(text, what, row, field)
+    return texts
+
+
+def _numbers(values: list[Any], what: str, convert: Any) -> list[str]:
+    """The values as text through numpy when they are plain numbers of one kind (a DataFrame column), else row by
+    row (``convert`` names a bad one)."""
+    import numpy as np
+
+    try:
+        array = np.asarray(values)
+    except (TypeError, ValueError):
+        array = np.asarray(values, dtype=object)
+    if array.dtype.kind in "iu":
+        return list(map(str, array.tolist()))
+    if array.dtype.kind == "f" and convert is _score and not np.isnan(array).any():
+        return list(map(repr, array.tolist()))
+    if array.dtype.kind == "f" and convert is _relevance and np.isfinite(array).all() and (array == np.round(array)
+                                                                                          ).all():
+        return list(map(str, array.astype(np.int64).tolist()))
+    return [convert(v, what, row) for row, v in enumerate(values, start=1)]
+
+
 def qrels_text(qrels: QrelsLike, what: str = "qrels") -> bytes:
     """Qrels given as data written as TREC qrels lines (``qid 0 docno rel``)."""
     if isinstance(qrels, Mapping):
@@ -127,14 +158,14 @@ def qrels_text(qrels: QrelsLike, what: str = "qrels") -> bytes:
         qids, docs, rels = _frame_columns(qrels, what, RELEVANCE_COLUMNS, "relevance")
     else:
         qids, docs, rels = _records(qrels, what, RELEVANCE_COLUMNS)
-    lines = [f"{_identifier(q, what, i, 'query_id')} 0 {_identifier(d, what, i, 'doc_id')} {_relevance(r, what, i)}"
-             for i, (q, d, r) in enumerate(zip(qids, docs, rels, strict=True), start=1)]
+    lines = [f"{q} 0 {d} {r}" for q, d, r in zip(_ids(qids, what, "query_id"), _ids(docs, what, "doc_id"),
+                                                  _numbers(rels, what, _relevance), strict=True)]
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
 def run_text(run: RunLike, tag: str, what: str = "run") -> bytes:
     """A run given as data written as TREC run lines (``qid Q0 docno rank score tag``), in the order given (the
-    rank column numbers the rows of each query in that order: the file order a CLEF TAR run is ranked by)."""
+    order a CLEF TAR run is ranked by; the rank column is the row number, which no reader ranks by)."""
     if isinstance(run, Mapping):
         rows = ((q, d, s) for q, docs in run.items() for d, s in docs.items())
         qids, docs, scores = (list(c) for c in zip(*rows, strict=True)) if run else ([], [], [])
@@ -145,12 +176,9 @@ def run_text(run: RunLike, tag: str, what: str = "run") -> bytes:
             tag = _tag(str(tags[0]))  # the frame's own run tag, as a run file's last field
     else:
         qids, docs, scores = _records(run, what, SCORE_COLUMNS)
-    rank: dict[str, int] = {}
-    lines = []
-    for i, (q, d, s) in enumerate(zip(qids, docs, scores, strict=True), start=1):
-        qid = _identifier(q, what, i, "query_id")
-        rank[qid] = rank.get(qid, 0) + 1
-        lines.append(f"{qid} Q0 {_identifier(d, what, i, 'doc_id')} {rank[qid]} {_score(s, what, i)} {tag}")
+    lines = [f"{q} Q0 {d} {rank} {s} {tag}" for rank, (q, d, s) in enumerate(
+        zip(_ids(qids, what, "query_id"), _ids(docs, what, "doc_id"), _numbers(scores, what, _score), strict=True),
+        start=1)]
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
