@@ -3,10 +3,19 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from reviewdepth._library.inputs import QrelsLike, RunLike, named_runs, qrels_input, run_input
+from reviewdepth._library.inputs import (
+    QrelsLike,
+    RunLike,
+    named_runs,
+    qrels_columns,
+    qrels_input,
+    run_columns,
+    run_input,
+)
 from reviewdepth._library.results import ComparisonCell, ComparisonResult, EvaluationResult
 
 
@@ -51,7 +60,10 @@ def evaluate(qrels: QrelsLike, run: RunLike, measures: Sequence[str] | str = (),
                           max_docs=max_docs, version=trec_eval_version, compat=compat, num_docs=num_docs,
                           run_format=run_format, judged_only=judged_only)
     try:
-        result = evaluate_use_case(qrels_input(qrels), run_input(run), request)
+        if suite == "trec" and not (_is_path(qrels) and _is_path(run)):
+            result: Any = _evaluate_columns(qrels, run, request)
+        else:
+            result = evaluate_use_case(qrels_input(qrels), run_input(run), request)
     except InputError as exc:
         raise ValueError(exc.describe()) from None
     except MeasureError as exc:
@@ -61,6 +73,40 @@ def evaluate(qrels: QrelsLike, run: RunLike, measures: Sequence[str] | str = (),
         suite=suite, run_id=run_id, measures=tuple(result.measures), summary=_frozen(result.summary),
         per_query=_frozen({q: _frozen(v) for q, v in result.per_query.items()}) if per_query else _frozen({}),
         raw=result)
+
+
+def _is_path(value: Any) -> bool:
+    return isinstance(value, (str, os.PathLike))
+
+
+def _evaluate_columns(qrels: QrelsLike, run: RunLike, request: Any) -> Any:
+    """The trec suite of `reviewdepth.services.evaluate.evaluate` with data in place of files: the same option
+    checks, then the data as the columns the readers make of a file (a path still read by the reader) and the
+    same join and measures (`rank_columns`, `measure_ranked`)."""
+    from reviewdepth.formats.prescan import EVAL_SCAN_HASHES
+    from reviewdepth.formats.trec import parse_qrels, parse_run
+    from reviewdepth.services.evaluate import (
+        EvalInput,
+        EvalOptions,
+        SuiteMismatch,
+        measure_ranked,
+        rank_columns,
+    )
+
+    misplaced = request.misplaced()
+    if misplaced:
+        raise SuiteMismatch(request.suite, misplaced)
+    options = EvalOptions(relevance_level=request.relevance_level, complete=request.complete,
+                          max_docs=request.max_docs, version=request.version, measures=list(request.measures),
+                          judged_only=request.judged_only, num_docs=request.num_docs)
+    options.validate()
+    comments = options.version >= 10
+    qrels_data = (EvalInput(os.fspath(qrels)).parse(parse_qrels, allow_comments=comments, hashes=EVAL_SCAN_HASHES,
+                                                    narrow_rel=True)
+                  if _is_path(qrels) else qrels_columns(qrels))
+    run_data = (EvalInput(os.fspath(run)).parse(parse_run, allow_comments=comments, hashes=EVAL_SCAN_HASHES)
+                if _is_path(run) else run_columns(run))
+    return measure_ranked(rank_columns(qrels_data, run_data, options))
 
 
 def _frozen(mapping: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -1,6 +1,11 @@
-"""Qrels and runs as the library takes them — a path, nested dicts, a pandas or polars DataFrame, or records —
-turned into the one input the evaluation use case reads (`EvalInput`): a path as it is, anything else written as
-TREC text, so that the file reader, the join and the measures are the very ones ``reviewdepth eval`` runs."""
+"""Qrels and runs as the library takes them — a path, nested dicts, a pandas or polars DataFrame, or records.
+
+Two forms, both read by the evaluation use case's own code: `qrels_columns` and `run_columns` give the columns
+the file readers make of a file (`QrelsColumns`, `Run`: query ids and docnos as the same UTF-8 byte strings,
+relevance as integers, scores as the doubles a file's text reads as), which `rd.evaluate` joins and measures as
+``reviewdepth eval`` does; `qrels_input` and `run_input` write the data as TREC text (`EvalInput`) for the use
+cases that read files only (``compare``, the tar suite, the HTTP API's uploads). Either way an id holding white
+space, or a value that is no number, is refused naming the row and field."""
 
 from __future__ import annotations
 
@@ -18,7 +23,9 @@ DOC_COLUMNS = ("doc_id", "docno", "docid", "doc", "document_id", "pmid")
 RELEVANCE_COLUMNS = ("relevance", "rel", "label", "judgment", "judgement", "grade")
 SCORE_COLUMNS = ("score", "sim", "similarity")
 TAG_COLUMNS = ("run_id", "runid", "tag", "system")
-_SPACE = re.compile(r"\s")
+# the white space that separates the fields of a TREC line: an id holding one would not read back as one field
+_SPACE = re.compile(r"[ \t\n\r\x0b\x0c]")
+_SPACE_BYTES = re.compile(rb"[ \t\n\r\x0b\x0c]")
 
 QrelsLike = Any  # str | os.PathLike | Mapping | DataFrame | Iterable of records (see `qrels_input`)
 RunLike = Any
@@ -87,7 +94,7 @@ def _records(records: Iterable[Any], what: str, value_names: Sequence[str]
 
 def _identifier(value: Any, what: str, row: int, field: str) -> str:
     text = value if isinstance(value, str) else str(value)
-    if not text or any(c.isspace() for c in text):
+    if not text or _SPACE.search(text):
         raise InputShapeError(f"{what}: row {row}: field {field}: {text!r} is empty or holds white space")
     return text
 
@@ -122,7 +129,7 @@ def _name(value: Any, default: str) -> str:
 
 def _ids(values: list[Any], what: str, field: str) -> list[str]:
     """The values as text, checked at once (the per-row check runs only to name the first bad row)."""
-    texts = values if all(type(v) is str for v in values) else [v if isinstance(v, str) else str(v) for v in values]
+    texts = values if set(map(type, values)) <= {str} else [v if isinstance(v, str) else str(v) for v in values]
     joined = "".join(texts)
     if _SPACE.search(joined) or "" in texts:
         for row, text in enumerate(texts, start=1):
@@ -149,15 +156,26 @@ def _numbers(values: list[Any], what: str, convert: Any) -> list[str]:
     return [convert(v, what, row) for row, v in enumerate(values, start=1)]
 
 
+def _triples(data: Any, what: str, value_names: Sequence[str], role: str
+             ) -> tuple[list[Any], list[Any], list[Any], str | None]:
+    """(query ids, doc ids, values, the frame's run tag or None) of nested dicts, a DataFrame or records."""
+    tag = None
+    if isinstance(data, Mapping):
+        rows = ((q, d, v) for q, docs in data.items() for d, v in docs.items())
+        qids, docs, values = (list(c) for c in zip(*rows, strict=True)) if data else ([], [], [])
+    elif _is_frame(data):
+        qids, docs, values = _frame_columns(data, what, value_names, role)
+        tags = _column(data, TAG_COLUMNS, what, "tag") if role == "score" else None
+        if tags and tags.count(tags[0]) == len(tags) and str(tags[0]).strip():
+            tag = _tag(str(tags[0]))  # the frame's own run tag, as a run file's last field
+    else:
+        qids, docs, values = _records(data, what, value_names)
+    return qids, docs, values, tag
+
+
 def qrels_text(qrels: QrelsLike, what: str = "qrels") -> bytes:
     """Qrels given as data written as TREC qrels lines (``qid 0 docno rel``)."""
-    if isinstance(qrels, Mapping):
-        rows = ((q, d, r) for q, docs in qrels.items() for d, r in docs.items())
-        qids, docs, rels = (list(c) for c in zip(*rows, strict=True)) if qrels else ([], [], [])
-    elif _is_frame(qrels):
-        qids, docs, rels = _frame_columns(qrels, what, RELEVANCE_COLUMNS, "relevance")
-    else:
-        qids, docs, rels = _records(qrels, what, RELEVANCE_COLUMNS)
+    qids, docs, rels, _ = _triples(qrels, what, RELEVANCE_COLUMNS, "relevance")
     lines = [f"{q} 0 {d} {r}" for q, d, r in zip(_ids(qids, what, "query_id"), _ids(docs, what, "doc_id"),
                                                   _numbers(rels, what, _relevance), strict=True)]
     return ("\n".join(lines) + "\n").encode("utf-8")
@@ -166,20 +184,83 @@ def qrels_text(qrels: QrelsLike, what: str = "qrels") -> bytes:
 def run_text(run: RunLike, tag: str, what: str = "run") -> bytes:
     """A run given as data written as TREC run lines (``qid Q0 docno rank score tag``), in the order given (the
     order a CLEF TAR run is ranked by; the rank column is the row number, which no reader ranks by)."""
-    if isinstance(run, Mapping):
-        rows = ((q, d, s) for q, docs in run.items() for d, s in docs.items())
-        qids, docs, scores = (list(c) for c in zip(*rows, strict=True)) if run else ([], [], [])
-    elif _is_frame(run):
-        qids, docs, scores = _frame_columns(run, what, SCORE_COLUMNS, "score")
-        tags = _column(run, TAG_COLUMNS, what, "tag")
-        if tags and len({str(t) for t in tags}) == 1 and str(tags[0]).strip():
-            tag = _tag(str(tags[0]))  # the frame's own run tag, as a run file's last field
-    else:
-        qids, docs, scores = _records(run, what, SCORE_COLUMNS)
+    qids, docs, scores, own_tag = _triples(run, what, SCORE_COLUMNS, "score")
+    tag = own_tag or tag
     lines = [f"{q} Q0 {d} {rank} {s} {tag}" for rank, (q, d, s) in enumerate(
         zip(_ids(qids, what, "query_id"), _ids(docs, what, "doc_id"), _numbers(scores, what, _score), strict=True),
         start=1)]
     return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def _byte_column(values: list[Any], what: str, field: str) -> Any:
+    """The ids as the scanner's fixed-width byte strings (UTF-8), checked as `_identifier` checks them."""
+    import numpy as np
+
+    texts = values if set(map(type, values)) <= {str} else [v if isinstance(v, str) else str(v) for v in values]
+    try:
+        column = np.array(texts, dtype=np.bytes_)  # ASCII, the usual ids: numpy encodes them in C
+    except UnicodeEncodeError:
+        column = np.array([t.encode("utf-8") for t in texts], dtype=np.bytes_)
+    if len(column) and (_SPACE_BYTES.search(b"".join(column.tolist())) or (column == b"").any()
+                        or any(t.endswith("\0") for t in texts)):
+        for row, text in enumerate(texts, start=1):
+            _identifier(text, what, row, field)
+            if text.endswith("\0"):
+                raise InputShapeError(f"{what}: row {row}: field {field}: {text!r} ends in a NUL character")
+    return column
+
+
+def _float_column(values: list[Any], what: str) -> Any:
+    import numpy as np
+
+    try:
+        raw = np.asarray(values)
+    except (TypeError, ValueError):
+        raw = np.asarray(values, dtype=object)
+    if raw.dtype.kind in "fiu" and not (raw.dtype.kind == "f" and np.isnan(raw).any()):
+        return raw.astype(np.float64)
+    # anything else (text, booleans, NaN, mixed) row by row: `_score` names the first value that is no number
+    return np.array([float(_score(v, what, row)) for row, v in enumerate(values, start=1)], dtype=np.float64)
+
+
+def _int_column(values: list[Any], what: str) -> Any:
+    import numpy as np
+
+    try:
+        raw = np.asarray(values)
+    except (TypeError, ValueError):
+        raw = np.asarray(values, dtype=object)
+    if raw.dtype.kind in "iu":
+        return raw.astype(np.int64)
+    if raw.dtype.kind == "f" and np.isfinite(raw).all() and (raw == np.round(raw)).all():
+        return raw.astype(np.int64)
+    return np.array([int(_relevance(v, what, row)) for row, v in enumerate(values, start=1)], dtype=np.int64)
+
+
+def qrels_columns(qrels: QrelsLike, what: str = "<qrels>") -> Any:
+    """Qrels given as data as the columns the qrels reader makes of a file (`QrelsColumns`, rows in the order
+    given; an error names ``what`` and the row as a file's line)."""
+    from reviewdepth.formats.scan import LineNumbers, StringColumn
+    from reviewdepth.formats.trec import QrelsColumns
+
+    qids, docs, rels, _ = _triples(qrels, what, RELEVANCE_COLUMNS, "relevance")
+    if not qids:
+        raise InputShapeError(f"{what}: no judgments")
+    return QrelsColumns(what, _byte_column(qids, what, "query_id"),
+                        StringColumn(_byte_column(docs, what, "doc_id"), None), _int_column(rels, what),
+                        LineNumbers(len(qids)))
+
+
+def run_columns(run: RunLike, name: str = "run") -> Any:
+    """A run given as data as the columns the run reader makes of a file (`reviewdepth.formats.runs.Run`)."""
+    from reviewdepth.formats.runs import Run
+    from reviewdepth.formats.scan import LineNumbers, StringColumn
+
+    qids, docs, scores, own_tag = _triples(run, name, SCORE_COLUMNS, "score")
+    if not qids:
+        raise InputShapeError(f"{name}: no ranked documents")
+    return Run(name, _byte_column(qids, name, "query_id"), StringColumn(_byte_column(docs, name, "doc_id"), None),
+               LineNumbers(len(qids)), own_tag or _tag(name), _float_column(scores, name))
 
 
 def _tag(name: str) -> str:

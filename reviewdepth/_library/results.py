@@ -161,7 +161,7 @@ class ReviewResult:
     model: Any = field(repr=False)
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
+        if name.startswith("__") or name == "model":  # `model` itself missing: a copy or unpickling in progress
             raise AttributeError(name)
         return getattr(self.model, name)
 

@@ -18,20 +18,23 @@ import reviewdepth as rd
 
 from ..api.server import started_server
 
-DOCS = Path(__file__).parents[2] / "docs"
-PAGES = sorted(path for path in DOCS.rglob("*.md") if "```python" in path.read_text(encoding="utf-8"))
+ROOT = Path(__file__).parents[2]
+DOCS = ROOT / "docs"
+PAGES = sorted(path for path in [*DOCS.rglob("*.md"), ROOT / "README.md"]
+               if "```python" in path.read_text(encoding="utf-8"))
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 PRIVATE = re.compile(r"^\s*(from|import)\s+reviewdepth\.(?!cli\b)", re.M)
 
 
 def test_the_pages_with_python_are_found() -> None:
-    names = {path.relative_to(DOCS).as_posix() for path in PAGES}
-    assert {"getting-started/systematic-review.md", "getting-started/ediscovery.md",
+    names = {path.relative_to(ROOT).as_posix().removeprefix("docs/") for path in PAGES}
+    assert {"README.md", "getting-started/systematic-review.md", "getting-started/ediscovery.md",
             "getting-started/ir-research.md", "simulate.md"} <= names
 
 
-@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(DOCS).as_posix())
-def test_the_python_examples_of_a_page_run(page: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_the_python_examples_of_a_page_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)  # the README's example reads the repository's test data by relative path
     blocks = BLOCK.findall(page.read_text(encoding="utf-8"))
     assert blocks
     for block in blocks:

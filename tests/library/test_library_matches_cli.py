@@ -171,3 +171,24 @@ def test_evaluate_from_polars_frames_prints_what_eval_prints() -> None:
     run = run.with_columns(pl.col("score").cast(pl.Float64))
     result = rd.evaluate(qrels, run, measures="official", per_query=True)
     assert result.to_trec() == cli("eval", "-q", "-m", "official", str(qrels_path), str(run_path))
+
+
+def test_evaluate_from_frames_with_ties_non_ascii_ids_and_graded_levels_prints_what_eval_prints(
+        tmp_path: Path) -> None:
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    queries = [f"q{i}" for i in range(1, 6)] + ["ü-1"]
+    docs = [f"d{i}" for i in range(60)] + ["dé", "文書", "d\u00a0x"]  # a no-break space is part of an id
+    run_rows = [(q, d, float(rng.integers(0, 5))) for q in queries for d in rng.choice(docs, 40, replace=False)]
+    qrels_rows = [(q, d, int(rng.integers(-1, 4))) for q in queries for d in rng.choice(docs, 30, replace=False)]
+    run = pd.DataFrame(run_rows, columns=["qid", "docno", "score"])  # integral scores: many ties
+    qrels = pd.DataFrame(qrels_rows, columns=["qid", "docno", "rel"])
+    run_path, qrels_path = tmp_path / "run", tmp_path / "qrels"
+    run.assign(q0="Q0", rank=1, tag="t")[["qid", "q0", "docno", "rank", "score", "tag"]].to_csv(
+        run_path, sep=" ", header=False, index=False)
+    qrels.assign(it=0)[["qid", "it", "docno", "rel"]].to_csv(qrels_path, sep=" ", header=False, index=False)
+    for level in ("1", "2"):
+        result = rd.evaluate(qrels, run.assign(tag="t"), measures="all_trec", per_query=True,
+                             relevance_level=int(level))
+        assert result.to_trec() == cli("eval", "-q", "-m", "all_trec", "-l", level, str(qrels_path), str(run_path))
