@@ -99,6 +99,7 @@ class Client:
     # ---- topics, rankings, judgments, samples ----
 
     def health(self) -> Any:
+        """``GET /health``: the server is up (no key needed)."""
         return self.request("GET", "/health")
 
     def topics(self) -> Any:

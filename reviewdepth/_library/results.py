@@ -109,6 +109,7 @@ class ComparisonResult:
     raw: Any = field(default=None, repr=False, compare=False)
 
     def cell(self, measure: str, run: str) -> ComparisonCell:
+        """The cell of ``run`` on ``measure``."""
         for c in self.cells:
             if c.measure == measure and c.run == run:
                 return c
@@ -130,11 +131,13 @@ class ComparisonResult:
         return pd.DataFrame([c.__dict__ for c in self.cells])
 
     def to_markdown(self) -> str:
+        """The table ``reviewdepth compare --format markdown`` prints."""
         from reviewdepth.report.render import render
 
         return render(self.raw, "markdown")
 
     def to_latex(self) -> str:
+        """The table ``reviewdepth compare --format latex`` prints."""
         from reviewdepth.report.render import render
 
         return render(self.raw, "latex")
@@ -187,6 +190,7 @@ class ReviewResult:
         return data
 
     def to_json(self) -> str:
+        """`to_dict` as JSON text."""
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
 
     def to_text(self) -> str:
