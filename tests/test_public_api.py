@@ -33,8 +33,8 @@ SIGNATURES = {
             "1.0, sample_cost: 'float' = 1.0, produce_cost: 'float | None' = None, doc_ids: 'Sequence[str] | None' "
             "= None) -> 'ReviewResult'",
     "monitor": "(labels: 'Labels', *, reviewed: 'int | None' = None, sample_size: 'int' = 0, seed: 'int | None' = "
-               "None, target: 'float | str' = 0.95, confidence: 'float' = 0.95, doc_ids: 'Sequence[str] | None' = "
-               "None) -> 'ReviewResult'",
+               "None, audit_every: 'int' = 0, audit_seed: 'int | None' = None, target: 'float | str' = 0.95, "
+               "confidence: 'float' = 0.95, doc_ids: 'Sequence[str] | None' = None) -> 'ReviewResult'",
     "sample_ranks": "(labels: 'Labels', sample_size: 'int', seed: 'int', *, reviewed: 'int | None' = None) -> "
                     "'list[int]'",
     "simulate": "(rankings: 'Any' = None, *, qrels: 'str | os.PathLike[str] | None' = None, run: "

@@ -90,11 +90,47 @@ def _template() -> Path:
     return path
 
 
+def _unlabelled(rank: int, what: str) -> ValueError:
+    return ValueError(f"labels: the {what} holds rank {rank}, which has no label; give the labels of the ranks it "
+                      "draws (or of the whole ranking)")
+
+
+def _served_review(engine: Engine, review: _Review, every: int, seed: int | None) -> None:
+    """The review as a team does it with an audit stream (``sample stream --every K``, then ``next`` and ``judge``):
+    batches served by the store, review documents in rank order with the stream's audit documents between them,
+    each judged from the labels in its role, until ``review.reviewed`` documents are judged in review."""
+    from reviewdepth.services.audit_stream import create_stream, next_documents
+    from reviewdepth.services.judgments import record_judgments
+
+    create_stream(engine, TOPIC, every=every, seed=seed, reviewer=SAMPLER)
+    done = 0
+    while done < review.reviewed:
+        # at most the review documents still to judge: audit documents take places in a batch, so no batch serves a
+        # review document beyond the reviewed prefix (none is left served and unjudged)
+        batch = next_documents(engine, TOPIC, count=min(1000, review.reviewed - done))
+        if not batch.documents:
+            break
+        judged: dict[str, list[tuple[str, str]]] = {"review": [], "audit": []}
+        for served in batch.documents:
+            rank = served.rank if served.rank is not None else review.doc_ids.index(served.doc_id) + 1
+            label = review.labels[rank - 1]
+            if label is None:
+                raise _unlabelled(rank, "audit stream" if served.role == "audit" else "review")
+            judged[served.role].append((served.doc_id, str(label)))
+            done += served.role == "review"
+        for role, items in judged.items():
+            if items:
+                record_judgments(engine, TOPIC, items, reviewer=REVIEWER if role == "review" else SAMPLER, role=role,
+                                 source="library")
+
+
 @contextmanager
-def _scratch_store(review: _Review, *, sample_size: int = 0, seed: int | None = None) -> Iterator[Engine]:
+def _scratch_store(review: _Review, *, sample_size: int = 0, seed: int | None = None, audit_every: int = 0,
+                   audit_seed: int | None = None) -> Iterator[Engine]:
     """An engine on a scratch store holding the review: the ranking as the topic's queue, the first ``reviewed``
-    documents judged in review order and, with ``sample_size``, a random sample of the unreviewed rest drawn by
-    the store (``sample draw --frame unreviewed``) and coded from the labels."""
+    documents judged in review order (with ``audit_every``, served with an audit stream's documents between them,
+    `_served_review`) and, with ``sample_size``, a random sample of the unreviewed rest drawn by the store
+    (``sample draw --frame unreviewed``) and coded from the labels."""
     from reviewdepth.services.imports import import_run
     from reviewdepth.services.judgments import record_judgments
     from reviewdepth.services.samples import draw_sample
@@ -111,7 +147,9 @@ def _scratch_store(review: _Review, *, sample_size: int = 0, seed: int | None = 
         engine = create_engine_for(f"sqlite:///{path}")
         try:
             import_run(engine, os.fspath(run), queue_name=QUEUE)
-            if review.reviewed:
+            if audit_every:
+                _served_review(engine, review, audit_every, audit_seed)
+            elif review.reviewed:
                 record_judgments(engine, TOPIC, [(d, str(label)) for d, label in
                                                  zip(review.doc_ids[:review.reviewed], review.labels, strict=False)],
                                  reviewer=REVIEWER, source="library")
@@ -238,8 +276,8 @@ def plan(labels: Labels, *, reviewed: int | None = None, sample_size: int = 0, s
 
 
 def monitor(labels: Labels, *, reviewed: int | None = None, sample_size: int = 0, seed: int | None = None,
-            target: float | str = 0.95, confidence: float = 0.95,
-            doc_ids: Sequence[str] | None = None) -> ReviewResult:
+            audit_every: int = 0, audit_seed: int | None = None, target: float | str = 0.95,
+            confidence: float = 0.95, doc_ids: Sequence[str] | None = None) -> ReviewResult:
     """The monitor's status of the review, as ``reviewdepth watch`` computes it: the topic status (one decision)
     with the lower bound on recall the evidence certifies.
 
@@ -249,6 +287,10 @@ def monitor(labels: Labels, *, reviewed: int | None = None, sample_size: int = 0
         sample_size: a random sample of the unreviewed rest, as `assess` draws it.
         seed: the sample's seed.
         doc_ids: the documents' ids (default ``d1``, ``d2``, …).
+        audit_every: review with an audit stream of one audit document per this many reviewed
+            (``sample stream --every K``): the store serves the review in rank order with the stream's random
+            audit documents between them, each coded from ``labels`` (which must hold every audited rank).
+        audit_seed: the audit stream's seed.
         target: the target recall.
         confidence: confidence level.
 
@@ -258,7 +300,8 @@ def monitor(labels: Labels, *, reviewed: int | None = None, sample_size: int = 0
     from reviewdepth.services.monitor import build_monitor
 
     review = _review(labels, reviewed, doc_ids)
-    with _errors(), _scratch_store(review, sample_size=sample_size, seed=seed) as engine:
+    with _errors(), _scratch_store(review, sample_size=sample_size, seed=seed, audit_every=audit_every,
+                                   audit_seed=audit_seed) as engine:
         result = build_monitor(engine, TOPIC, target=str(target), confidence=confidence)
     return ReviewResult("monitor", result)
 

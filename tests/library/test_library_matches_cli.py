@@ -192,3 +192,20 @@ def test_evaluate_from_frames_with_ties_non_ascii_ids_and_graded_levels_prints_w
         result = rd.evaluate(qrels, run.assign(tag="t"), measures="all_trec", per_query=True,
                              relevance_level=int(level))
         assert result.to_trec() == cli("eval", "-q", "-m", "all_trec", "-l", level, str(qrels_path), str(run_path))
+
+
+@pytest.mark.parametrize("audit_seed", [1, 2, 3])
+def test_monitor_with_an_audit_stream_never_overstates_the_reviewed_set_s_recall(audit_seed: int) -> None:
+    """The review served with an audit stream (one audit document per 5 reviewed) from the ADHD set's labels: the
+    monitor decides by the stream, its anytime-valid lower bound is at most the true recall of the reviewed set
+    (counted here from the labels and the documents it lists as found), and no served audit document is left
+    unjudged."""
+    with gzip.open(shared_data("synergy", "Cohen_2006_ADHD_ids.csv.gz"), "rt") as handle:
+        labels = [int(row["label_included"]) for row in csv.DictReader(handle)]
+    result = rd.monitor(labels, reviewed=600, audit_every=5, audit_seed=audit_seed, target=0.8)
+    status = result.to_dict()["topic_status"]
+    audit = [f for f in status["figures"] if f["basis"] == "audit stream"]
+    assert status["decided_by"] == "audit stream" and len(audit) == 1
+    true_recall = status["relevant_found"] / sum(labels)
+    assert audit[0]["recall_lower"] <= true_recall
+    assert "served and not yet judged" not in (status["next_step"] or "")
