@@ -290,7 +290,8 @@ class SampleCoding:
     """How some of a sample's documents were coded (`services.evidence.sample_coding.sample_coding_counts`): the
     ``documents`` whose latest decision (the one label policy ``latest`` reads) was recorded in ``role``,
     after the sample was drawn or before it (``after_draw``), through ``door``: ``import`` (a file: ``import_kind``
-    names the importer, e.g. csv, xlsx, judgments), ``api`` or ``cli`` (one judgment or a ``judge --file``)."""
+    names the importer, e.g. csv, xlsx, judgments), ``api``, ``library`` (``import reviewdepth``'s review functions)
+    or ``cli`` (one judgment or a ``judge --file``)."""
 
     role: str
     after_draw: bool

@@ -443,7 +443,8 @@ def two_phase_gap(code: str, topic: str, cutoff: int) -> str:
     return text.replace("TOPIC", topic).replace(":1-K", f":1-{cutoff}").replace("rank:K", f"rank:{cutoff}")
 
 
-DOORS = {"api": "one by one through the API", "cli": "one by one at the command line"}
+DOORS = {"api": "one by one through the API", "cli": "one by one at the command line",
+         "library": "through the Python library"}
 
 
 def sample_coding_text(coding: Sequence[SampleCoding], uncoded: int) -> str:

@@ -91,7 +91,7 @@ def sample_coding_counts(conn: Connection, topic_id: int, samples: Sequence[tupl
             judgment_id, role, source, importer = found
             if importer == "judge-file" and source == "xlsx":  # `import xlsx` records its file as judge --file does
                 importer = "xlsx"
-            door = "import" if importer is not None else "api" if source == "api" else "cli"
+            door = ("import" if importer is not None else source if source in ("api", "library") else "cli")
             groups[(role, drawn_at is None or judgment_id > drawn_at, door, importer)] += 1
         ordered = sorted(groups.items(), key=lambda item: (-item[1], item[0][0], not item[0][1], item[0][2],
                                                            item[0][3] or ""))
