@@ -13,8 +13,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from reviewdepth.estimation.stop_plan import ReviewEvidence, outcome_chance, plan_stop, rate_multipliers
 from reviewdepth.estimation.planning import plan_elusion
+from reviewdepth.estimation.stop_plan import ReviewEvidence, outcome_chance, plan_stop, rate_multipliers
 
 from ..conftest import shared_data
 
