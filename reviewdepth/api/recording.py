@@ -23,8 +23,8 @@ from pydantic import ValidationError
 from reviewdepth.api.calls import INLINE_JUDGMENTS, write_call
 from reviewdepth.api.gate import KEY_STATE
 from reviewdepth.api.problems import ApiProblem
-from reviewdepth.api.schemas import judgment_batch_validator
-from reviewdepth.services.batches import BatchItem, record_batch
+from reviewdepth.api.schemas import judgment_batch_columns_validator, judgment_batch_validator
+from reviewdepth.services.batches import BatchColumns, BatchItem, record_batch
 from reviewdepth.services.keys import ADJUDICATE, KeyRecord, key_digest
 
 JSON = "application/json"
@@ -37,7 +37,8 @@ async def recorded(request: Request, topic: str, key: KeyRecord, items: Sequence
                    allow_unqueued: bool = False) -> Response:
     """Record ``items`` as ``key``'s reviewer and answer 201 ``{"topic", "reviewer", "recorded", "ids"}``; an
     adjudication needs a key with scope ``adjudicate`` or ``admin`` (403 otherwise)."""
-    if not key.allows(ADJUDICATE) and any(item.role == ADJUDICATION for item in items):
+    roles = {shape[1] for shape in items.shapes} if isinstance(items, BatchColumns) else {i.role for i in items}
+    if not key.allows(ADJUDICATE) and ADJUDICATION in roles:
         raise ApiProblem(403, f"role {ADJUDICATION}: this API key has scope {key.scope!r}; recording an "
                               f"adjudication needs {ADJUDICATE!r} or 'admin'")
     result = await write_call(request, len(items) <= INLINE_JUDGMENTS, record_batch, request.app.state.engine, topic,
@@ -71,17 +72,30 @@ async def fast_post_judgments(request: Request) -> Response | None:
     raw = await request.body()  # kept on the request for the standard handler
     if not raw:
         return None
-    validator = judgment_batch_validator()
     try:
-        body = validator.validate_json(raw) if len(raw) <= INLINE_BODY_BYTES else \
-            await anyio.to_thread.run_sync(validator.validate_json, raw)
+        body = judgment_batch_validator().validate_json(raw) if len(raw) <= INLINE_BODY_BYTES else \
+            await anyio.to_thread.run_sync(_columns_body, raw)
     except ValidationError:
+        return None
+    if body is None:
         return None
     reviewer = body.get("reviewer")
     if reviewer is not None and reviewer != key.reviewer:
         return None
     return await recorded(request, request.path_params["topic"], key, body["judgments"],
                           body.get("idempotency_key"), body.get("queue"), body.get("allow_unqueued", False))
+
+
+def _columns_body(raw: bytes) -> dict[str, Any] | None:
+    """A large body validated by `judgment_batch_columns_validator`, its ``judgments`` as one `BatchColumns`
+    (no object per judgment stays alive); None for the standard handler when its ``judgments`` were not read as
+    exactly one list (a repeated key)."""
+    columns = BatchColumns()
+    body: dict[str, Any] = judgment_batch_columns_validator().validate_json(raw, context=columns)
+    if len(body["judgments"]) != len(columns):
+        return None
+    body["judgments"] = columns
+    return body
 
 
 class FastJudgmentsRoute(APIRoute):

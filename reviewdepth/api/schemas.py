@@ -424,6 +424,26 @@ class JudgmentBatchIn(BaseModel):
 
 @cache
 def judgment_batch_validator() -> SchemaValidator:
+    """`_judgment_batch_schema`, the judgments as a list of `BatchItem`."""
+    return SchemaValidator(_judgment_batch_schema(columns=False))
+
+
+@cache
+def judgment_batch_columns_validator() -> SchemaValidator:
+    """`_judgment_batch_schema` for a large body: run with ``context`` a `BatchColumns`, each judgment, once
+    validated, is added to it and left out of the result (whose ``judgments`` is a list of None), so the body
+    costs its columns and no object per judgment. (A body whose ``judgments`` key appears twice may validate
+    both lists: the caller compares the lengths.)"""
+    return SchemaValidator(_judgment_batch_schema(columns=True))
+
+
+def _into_columns(item: object, info: cs.ValidationInfo) -> None:
+    columns = info.context
+    assert columns is not None
+    columns.add(item)
+
+
+def _judgment_batch_schema(*, columns: bool) -> cs.CoreSchema:
     """`JudgmentBatchIn` for the fast path of ``POST /topics/{topic}/judgments``: the same fields, constraints and
     ``extra="forbid"``, parsed straight from JSON bytes into a dict whose ``judgments`` are the services'
     `BatchItem` (built in Rust: no model per judgment). Keep in step with `JudgmentIn` and `JudgmentBatchIn`
@@ -440,7 +460,7 @@ def judgment_batch_validator() -> SchemaValidator:
             min_length=min_length, max_length=max_length))
 
     queue = checked(validation.queue_name, "queue", validation.QUEUE_LENGTH)
-    item = cs.dataclass_schema(BatchItem, cs.dataclass_args_schema("BatchItem", [
+    item: cs.CoreSchema = cs.dataclass_schema(BatchItem, cs.dataclass_args_schema("BatchItem", [
         cs.dataclass_field("doc_id", checked(validation.doc_id, "doc_id", validation.DOC_ID_LENGTH)),
         cs.dataclass_field("label", cs.no_info_before_validator_function(
             label_from_json, checked(validation.label_text, "label", validation.LABEL_LENGTH))),
@@ -451,7 +471,9 @@ def judgment_batch_validator() -> SchemaValidator:
             checked(validation.reason_text, "reason", validation.REASON_LENGTH)))),
         cs.dataclass_field("stage", optional(cs.nullable_schema(cs.literal_schema(list(STAGES))))),
     ], extra_behavior="forbid"), ["doc_id", "label", "role", "note", "queue", "reason", "stage"], frozen=True)
-    return SchemaValidator(cs.typed_dict_schema({
+    if columns:
+        item = cs.with_info_after_validator_function(_into_columns, item)
+    return cs.typed_dict_schema({
         "judgments": cs.typed_dict_field(cs.list_schema(item, min_length=1)),
         "queue": cs.typed_dict_field(optional(cs.nullable_schema(queue)), required=False),
         "allow_unqueued": cs.typed_dict_field(optional(cs.bool_schema(strict=True), False), required=False),
@@ -459,7 +481,7 @@ def judgment_batch_validator() -> SchemaValidator:
             checked(validation.key_name, "idempotency_key", validation.KEY_LENGTH))), required=False),
         "reviewer": cs.typed_dict_field(optional(cs.nullable_schema(
             checked(validation.reviewer_name, "reviewer", validation.REVIEWER_LENGTH))), required=False),
-    }, extra_behavior="forbid"))
+    }, extra_behavior="forbid")
 
 
 class JudgmentBatchOut(BaseModel):
