@@ -34,7 +34,7 @@ from reviewdepth.store.chain import NewJudgment, SharedJudgments, append_judgmen
 from reviewdepth.store.evidence import chain_object, record_evidence
 from reviewdepth.store.ingest import Progress, bulk_insert, insert_entries, insert_entry_arrays, utc_now
 from reviewdepth.store.models import USER_ROLES, ImportRecord, Queue, Topic
-from reviewdepth.store.ranking_blob import encode_ranking
+from reviewdepth.store.ranking_blob import encode_ranking, store_ranking_blob
 
 # a run's ranking: its file order, or trec_eval's (score descending, docno descending on ties)
 RunOrder = Literal["given", "trec_eval"]
@@ -237,6 +237,9 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
         chosen = set(selected)
         topic_names = [t for t in topic_names if t in chosen]
 
+    # what the inserts no longer need, released before the ranking blobs are made and stored (a 10-million-line
+    # run: about 25 bytes a line of qids, line numbers, run tags and the grouping)
+    del run, qids, lines, line_tags, codes, by_topic, bounds
     stored = sum(_count(rows_by_topic[t]) for t in topic_names)
     names = {t: tags[t].tag if given_name is None else given_name for t in topic_names}
     summary = ImportSummary("run", path, digest, stored)
@@ -267,13 +270,19 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
                 if len(set(docs)) < len(docs):
                     raise InputError(path, None, "docno", f"two docnos of topic {topic!r} are the same text once "
                                      "NFC-normalised")
+            # on SQLite the file's ranking index is written in place after the row (`store_ranking_blob`), not
+            # passed whole as a parameter (which SQLite copies)
+            in_place = docs is None and conn.dialect.name == "sqlite"
             queue_id = int(conn.execute(insert(Queue).values(
                 topic_id=ids[topic], name=names[topic], ordering=order, run_tag=tags[topic].tag,
                 threshold_rank=threshold,
                 size=_count(rows), source=f"import:{digest}", created_at=utc_now(),
-                ranking_blob=encode_ranking(docs) if docs is not None else encode_ranking(
+                ranking_blob=None if in_place else encode_ranking(docs) if docs is not None else encode_ranking(
                     [], StringColumn(doc_col.values[rows], doc_hashes[rows]), hash_orders[topic]),
             ).returning(Queue.id)).scalar_one())
+            if in_place:
+                store_ranking_blob(conn, queue_id, StringColumn(doc_col.values[rows], doc_hashes[rows]),
+                                   hash_orders[topic])
             base = done
 
             def report(n: int, base: int = base) -> None:
