@@ -3,6 +3,7 @@ app with one INSERT per request, side by side on the same machine, the same kind
 uvicorn settings, measured in interleaved rounds.
 
     python bench/api_floor_bench.py [--db sqlite | postgresql://postgres@127.0.0.1:5432/postgres] [--repeat 3]
+                                    [--raw-floor]   (SQLite: the raw-driver floor, `raw_floor_app`)
 
 The floor (`floor_app`, here in bench/ only) answers ``POST /topics/{topic}/judgments`` with the body
 `api_bench` sends (``{"judgments": [{"doc_id", "label"}, …]}``) through a pydantic model, a synchronous endpoint
@@ -33,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from api_bench import Run, load, run_clients, server, started
+from fastapi import Request, Response  # (module level: the raw floor's endpoint annotations are resolved here)
 from pydantic import BaseModel
 
 from reviewdepth.services.keys import create_key
@@ -89,17 +91,72 @@ def floor_app(url: str) -> Any:
     return app
 
 
-def serve_floor(url: str, port: int) -> None:
+def raw_floor_app(url: str) -> Any:
+    """The raw-driver floor (SQLite only): FastAPI, the body read with ``json.loads`` (no model), and one
+    ``executemany`` INSERT through the sqlite3 driver in its own ``BEGIN IMMEDIATE`` transaction (WAL, synchronous
+    NORMAL, as reviewdepth's connections), in a worker thread; the ids from the last row id (one writer)."""
+    import json
+    import sqlite3
+    import threading
+
+    from fastapi import FastAPI
+    from starlette.concurrency import run_in_threadpool
+
+    from reviewdepth.store.ingest import utc_now
+
+    path = url.split("///", 1)[1]
+    local = threading.local()
+    lock = threading.Lock()
+
+    def connection() -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(local, "conn", None)
+        if conn is None:
+            conn = local.conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA busy_timeout=10000")
+        return conn
+
+    def write(topic: str, judgments: list[dict[str, str]]) -> list[int]:
+        now = utc_now().isoformat()
+        conn = connection()
+        with lock:
+            conn.execute("BEGIN IMMEDIATE")
+            cursor = conn.executemany(f"INSERT INTO {FLOOR_TABLE} (topic, doc_id, label, recorded_at) VALUES "
+                                      "(?, ?, ?, ?)", [(topic, j["doc_id"], j["label"], now) for j in judgments])
+            last = conn.execute("SELECT last_insert_rowid()").fetchone()[0]
+            conn.execute("COMMIT")
+        count = cursor.rowcount
+        return list(range(last - count + 1, last + 1))
+
+    app = FastAPI()
+
+    @app.get("/health")
+    def health() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @app.post("/topics/{topic}/judgments", status_code=201)
+    async def post_judgments(topic: str, request: Request) -> Response:
+        judgments = json.loads(await request.body())["judgments"]
+        ids = await run_in_threadpool(write, topic, judgments)
+        return Response(json.dumps({"topic": topic, "recorded": len(ids), "ids": ids}), status_code=201,
+                        media_type="application/json")
+
+    return app
+
+
+def serve_floor(url: str, port: int, raw: bool = False) -> None:
     """Run the floor under uvicorn as ``reviewdepth serve`` runs the API (one worker, no access log)."""
     import uvicorn
 
-    uvicorn.run(floor_app(url), host="127.0.0.1", port=port, access_log=False)
+    uvicorn.run(raw_floor_app(url) if raw else floor_app(url), host="127.0.0.1", port=port, access_log=False)
 
 
 @contextmanager
-def floor_server(url: str, folder: Path) -> Iterator[tuple[str, int]]:
+def floor_server(url: str, folder: Path, raw: bool = False) -> Iterator[tuple[str, int]]:
     """The floor on a free port: its base URL and process id."""
-    with started([sys.executable, __file__, "--serve-floor", url], folder, "floor.log") as running:
+    with started([sys.executable, __file__, "--serve-floor", url, *(["--raw-floor"] if raw else [])], folder,
+                 "floor.log") as running:
         yield running
 
 
@@ -175,12 +232,17 @@ def main() -> None:
     parser.add_argument("--batches", type=int, default=10, help="1,000-judgment batches per client per round")
     parser.add_argument("--warmup", type=int, default=5, help="untimed requests per client before each run")
     parser.add_argument("--repeat", type=int, default=3, help="interleaved rounds")
+    parser.add_argument("--raw-floor", action="store_true",
+                        help="(SQLite) the floor reads the body with json.loads and writes with the sqlite3 driver's "
+                             "executemany, no pydantic and no SQLAlchemy (issue 44's raw-driver floor)")
     parser.add_argument("--serve-floor", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_floor:
-        serve_floor(args.serve_floor, args.port)
+        serve_floor(args.serve_floor, args.port, args.raw_floor)
         return
+    if args.raw_floor and args.db != "sqlite":
+        parser.error("--raw-floor is written for SQLite")
     folder = Path(tempfile.mkdtemp(prefix="reviewdepth-floor-bench-"))
     suffix = f"{os.getpid()}"
     rd_url = fresh_database(args.db, folder, f"floorbench_rd_{suffix}")
@@ -189,14 +251,17 @@ def main() -> None:
     try:
         secrets = prepare_reviewdepth(rd_url, args.clients, args.repeat, args.singles, args.batches, args.warmup)
         prepare_floor(floor_url)
-        print(f"{kind}: reviewdepth vs the floor, {args.clients} clients for single posts ({args.singles} each), "
+        floor_kind = "raw-driver floor" if args.raw_floor else "floor"
+        print(f"{kind}: reviewdepth vs the {floor_kind}, {args.clients} clients for single posts ({args.singles} "
+              f"each), "
               f"{BATCH_CLIENTS} for 1,000-judgment batches ({args.batches} each), {args.repeat} interleaved rounds, "
               f"{os.cpu_count()} cores; {load()}")
         single_cpu: list[float] = []
         batch_cpu: list[float] = []
         batch_rate: list[float] = []
         single_rate: list[float] = []
-        with server(rd_url, 1, folder) as (rd_base, rd_pid), floor_server(floor_url, folder) as (fl_base, fl_pid):
+        with server(rd_url, 1, folder) as (rd_base, rd_pid), \
+                floor_server(floor_url, folder, args.raw_floor) as (fl_base, fl_pid):
             servers = {"reviewdepth": (rd_base, rd_pid), "floor": (fl_base, fl_pid)}
             for round_ in range(args.repeat):
                 order = ["reviewdepth", "floor"] if round_ % 2 == 0 else ["floor", "reviewdepth"]

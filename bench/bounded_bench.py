@@ -1,7 +1,7 @@
 """Memory and event-loop stalls of the heavy requests (issue 26, item 1), against a real ``reviewdepth serve``.
 
     python bench/bounded_bench.py [--db URL] [--queue 1000000] [--judged 100000] [--batch 300000]
-                                  [--replicates 100000] [--sim-docs 5000] [--upload-lines 6000000]
+                                  [--replicates 100000] [--sim-docs 5000] [--upload-lines 6000000] [--only TEXT]
 
 Builds, in a fresh database (a SQLite file in a temporary folder unless ``--db`` names an empty, migrated or
 new one), topic ``big`` with a ``--queue``-entry queue whose first ``--judged`` documents are judged (one in ten
@@ -154,6 +154,8 @@ def main() -> None:
     parser.add_argument("--replicates", type=int, default=100_000)
     parser.add_argument("--sim-docs", type=int, default=5_000)
     parser.add_argument("--upload-lines", type=int, default=6_000_000)
+    parser.add_argument("--only", action="append", default=[],
+                        help="run only the cases whose name contains this text (repeatable)")
     args = parser.parse_args()
     if args.judged + args.batch >= args.queue:
         parser.error("--judged + --batch must be below --queue (the batch judges the next documents)")
@@ -161,7 +163,8 @@ def main() -> None:
         url = args.db or f"sqlite:///{folder}/bench.db"
         build(url, args)
         run_path = Path(folder) / "up.run.gz"
-        write_gzip_run(run_path, args.upload_lines)
+        if not args.only or any(word in "run upload" for word in args.only):
+            write_gzip_run(run_path, args.upload_lines)
         engine = create_engine_for(url)
         key = create_key(engine, "ana", "write")[1]
         engine.dispose()
@@ -214,6 +217,7 @@ def main() -> None:
                 ("dashboard after the batch", dashboard),
                 (f"simulation ({args.replicates:,} replicates)", simulation),
                 (f"run upload (gzip, {args.upload_lines:,} lines)", upload)]
+            cases = [(name, case) for name, case in cases if not args.only or any(w in name for w in args.only)]
             print(f"{'case':<34} {'seconds':>8} {'idle MB':>8} {'peak +MB':>9} {'slowest /health':>16} "
                   f"{'probes':>7}", flush=True)
             for name, case in cases:

@@ -41,6 +41,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 
     from reviewdepth.services.database import open_store
     from reviewdepth.services.monitor import MonitorCache
+    from reviewdepth.services.monitor_answers import MonitorAnswers
 
     engine = open_store(app.state.settings)
     app.state.engine = engine
@@ -49,6 +50,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     app.state.dashboards = SingleFlight[str]()  # one dashboard render at a time (api/single_flight.py)
     app.state.renders = SingleFlight[Any]()  # one report or chart at a time, shared by identical requests
     app.state.monitor_cache = MonitorCache()  # per topic, while its change marker holds (services/monitor.py)
+    app.state.monitor_answers = MonitorAnswers()  # GET /topics/{t}/monitor, while the topic is unchanged
     # the readiness check's own connection (opened per check, no pool) and thread: it answers while the pool and
     # the threadpool are busy with other requests
     app.state.health_engine = create_engine(engine.url, poolclass=NullPool)

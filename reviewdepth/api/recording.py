@@ -23,9 +23,14 @@ from pydantic import ValidationError
 from reviewdepth.api.calls import INLINE_JUDGMENTS, write_call
 from reviewdepth.api.gate import KEY_STATE
 from reviewdepth.api.problems import ApiProblem
-from reviewdepth.api.schemas import judgment_batch_validator
-from reviewdepth.services.batches import BatchItem, record_batch
+from reviewdepth.api.schemas import (
+    judgment_batch_columns_validator,
+    judgment_batch_lean_columns_validator,
+    judgment_batch_validator,
+)
+from reviewdepth.services.batches import BatchColumns, BatchItem, record_batch
 from reviewdepth.services.keys import ADJUDICATE, KeyRecord, key_digest
+from reviewdepth.store import validation
 
 JSON = "application/json"
 INLINE_BODY_BYTES = 64 * 1024  # a body parsed on the event loop at most (~2,000 judgments, ~1 ms); larger: a thread
@@ -37,7 +42,8 @@ async def recorded(request: Request, topic: str, key: KeyRecord, items: Sequence
                    allow_unqueued: bool = False) -> Response:
     """Record ``items`` as ``key``'s reviewer and answer 201 ``{"topic", "reviewer", "recorded", "ids"}``; an
     adjudication needs a key with scope ``adjudicate`` or ``admin`` (403 otherwise)."""
-    if not key.allows(ADJUDICATE) and any(item.role == ADJUDICATION for item in items):
+    roles = {shape[1] for shape in items.shapes} if isinstance(items, BatchColumns) else {i.role for i in items}
+    if not key.allows(ADJUDICATE) and ADJUDICATION in roles:
         raise ApiProblem(403, f"role {ADJUDICATION}: this API key has scope {key.scope!r}; recording an "
                               f"adjudication needs {ADJUDICATE!r} or 'admin'")
     result = await write_call(request, len(items) <= INLINE_JUDGMENTS, record_batch, request.app.state.engine, topic,
@@ -71,17 +77,52 @@ async def fast_post_judgments(request: Request) -> Response | None:
     raw = await request.body()  # kept on the request for the standard handler
     if not raw:
         return None
-    validator = judgment_batch_validator()
-    try:
-        body = validator.validate_json(raw) if len(raw) <= INLINE_BODY_BYTES else \
-            await anyio.to_thread.run_sync(validator.validate_json, raw)
-    except ValidationError:
+    body = fast_body(raw) if len(raw) <= INLINE_BODY_BYTES else await anyio.to_thread.run_sync(fast_body, raw)
+    if body is None:
         return None
     reviewer = body.get("reviewer")
     if reviewer is not None and reviewer != key.reviewer:
         return None
     return await recorded(request, request.path_params["topic"], key, body["judgments"],
                           body.get("idempotency_key"), body.get("queue"), body.get("allow_unqueued", False))
+
+
+def fast_body(raw: bytes) -> dict[str, Any] | None:
+    """The body as `schemas.judgment_batch_validator` reads it (a large one: ``judgments`` as one `BatchColumns`,
+    `_columns_body`), or None for the standard handler. Read first by the lean validator, whose document ids and
+    labels are then checked in bulk; a body with any that is not plain is read again by the full one."""
+    try:
+        body = judgment_batch_validator(lean=True).validate_json(raw) if len(raw) <= INLINE_BODY_BYTES else \
+            _columns_body(raw, lean=True)
+        if body is not None and not _plain(body["judgments"]):
+            body = judgment_batch_validator().validate_json(raw) if len(raw) <= INLINE_BODY_BYTES else \
+                _columns_body(raw, lean=False)
+    except ValidationError:
+        return None
+    return body
+
+
+def _plain(items: Sequence[BatchItem]) -> bool:
+    """Every document id and label one the store's identifier check keeps as it is (`validation.all_plain`)."""
+    if isinstance(items, BatchColumns):
+        doc_ids, labels = items.doc_ids, list({shape[0] for shape in items.shapes})
+    else:
+        doc_ids, labels = [item.doc_id for item in items], list({item.label for item in items})
+    return validation.all_plain(doc_ids, validation.DOC_ID_LENGTH) and \
+        validation.all_plain(labels, validation.LABEL_LENGTH)
+
+
+def _columns_body(raw: bytes, *, lean: bool = False) -> dict[str, Any] | None:
+    """A large body validated by `judgment_batch_columns_validator` (or its lean form), its ``judgments`` as one
+    `BatchColumns` (no object per judgment stays alive); None for the standard handler when its ``judgments``
+    were not read as exactly one list (a repeated key)."""
+    columns = BatchColumns()
+    validator = judgment_batch_lean_columns_validator() if lean else judgment_batch_columns_validator()
+    body: dict[str, Any] = validator.validate_json(raw, context=columns)
+    if len(body["judgments"]) != len(columns):
+        return None
+    body["judgments"] = columns
+    return body
 
 
 class FastJudgmentsRoute(APIRoute):

@@ -35,9 +35,10 @@ def _special() -> ModuleType:
     return module
 
 
-# what a status view (report, `watch --once`) computes with: intervals and tests, and the point-process heuristic's
-# curve fit (`reviewdepth.estimation.stopping`)
-STATUS_SCIPY = ("scipy.special", "scipy.optimize")
+# what a status view (report, `watch --once`) computes with: intervals and tests. Not ``scipy.optimize``: the
+# point-process heuristic imports it for its curve fit only once its gates pass (`reviewdepth.estimation.stopping`),
+# and a view whose fit does not run would pay 0.2 s of CPU for it
+STATUS_SCIPY = ("scipy.special",)
 
 
 def import_scipy_in_background(modules: tuple[str, ...] = ("scipy.special",)) -> None:

@@ -34,7 +34,7 @@ from reviewdepth.store.chain import NewJudgment, SharedJudgments, append_judgmen
 from reviewdepth.store.evidence import chain_object, record_evidence
 from reviewdepth.store.ingest import Progress, bulk_insert, insert_entries, insert_entry_arrays, utc_now
 from reviewdepth.store.models import USER_ROLES, ImportRecord, Queue, Topic
-from reviewdepth.store.ranking_blob import encode_ranking
+from reviewdepth.store.ranking_blob import encode_ranking, store_ranking_blob
 
 # a run's ranking: its file order, or trec_eval's (score descending, docno descending on ties)
 RunOrder = Literal["given", "trec_eval"]
@@ -168,6 +168,7 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
     digest = file_digest(data)
     checked_text(data, path, RUN_FIELDS)
     run = parse_run(data, path, actions=True, tags=True)
+    del data  # the arrays hold the file now: 40 bytes a line no longer kept through the inserts
     scores = run.scores()
     lines = run.line
     doc_col = run.docno
@@ -191,38 +192,43 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
     first_seen = np.argsort([int(by_topic[bounds[c]]) for c in range(len(bounds) - 1)])
     topic_names: list[str] = []
     tags: dict[str, TopicRunTag] = {}
-    rows_by_topic: dict[str, np.ndarray] = {}
+    rows_by_topic: dict[str, np.ndarray | slice] = {}
     hash_orders: dict[str, np.ndarray] = {}
     doc_hashes = doc_col.hashed()
     for c in first_seen.tolist():
-        rows = by_topic[bounds[c]:bounds[c + 1]]
+        rows: np.ndarray | slice = by_topic[bounds[c]:bounds[c + 1]]
+        assert isinstance(rows, np.ndarray)
         topic = checked_value(validation.topic_name, qids[rows[0]].decode("utf-8", "surrogateescape"), path,
                               int(lines[rows[0]]), "qid")
         topic_names.append(topic)
         if order == "trec_eval":
             rows = rows[rank_order(np.zeros(len(rows), dtype=np.int64), scores[rows], doc_col.values[rows], 9)]
+        else:
+            rows = _as_slice(rows)  # one block of the file (a one-topic run): arrays read as views, not copies
         # the ranking blob's hash order (`encode_ranking`) is also the duplicate check: no two equal hashes, no
         # repeated docno; a shared hash takes the exact check (`repeated_rows`) of the topic's lines in file order
         topic_hashes = doc_hashes[rows]
         hash_order = np.argsort(topic_hashes, kind="stable").astype(np.int64)
         sorted_hashes = topic_hashes[hash_order]
         if bool(np.any(sorted_hashes[1:] == sorted_hashes[:-1])):
-            in_file_order = np.sort(rows)
-            twice = np.flatnonzero(repeated_rows(np.zeros(len(rows), dtype=np.int32), doc_hashes[in_file_order],
-                                                 doc_col.values[in_file_order]))
+            in_file_order = _file_order(rows)
+            twice = np.flatnonzero(repeated_rows(np.zeros(_count(rows), dtype=np.int32),
+                                                 doc_hashes[in_file_order], doc_col.values[in_file_order]))
             if len(twice):
-                row = int(in_file_order[twice[0]])
+                row = _nth(in_file_order, int(twice[0]))
                 raise InputError(path, int(lines[row]), "docno", f"duplicate docno "
                                  f"{doc_col.values[row].decode(errors='replace')!r} for topic {topic!r}")
+        del topic_hashes, sorted_hashes
         rows_by_topic[topic] = rows
         hash_orders[topic] = hash_order
         # the topic's run tag names its queue: the tag most of its lines carry, never the last line's of the file
         # (a CLEF run tagging each topic with its own number named every topic's queue after the last topic's)
-        in_file_order = np.sort(rows)
+        in_file_order = _file_order(rows)
         tags[topic] = topic_run_tag(line_tags[in_file_order])
-        first_with = int(in_file_order[np.flatnonzero(line_tags[in_file_order] == tags[topic].tag.encode(
-            "utf-8", "surrogateescape"))[0]])
+        first_with = _nth(in_file_order, int(np.flatnonzero(line_tags[in_file_order] == tags[topic].tag.encode(
+            "utf-8", "surrogateescape"))[0]))
         checked_value(validation.queue_name, tags[topic].tag, path, int(lines[first_with]), "run_id")
+        del in_file_order
     if selected is not None:
         absent = [t for t in dict.fromkeys(selected) if t not in rows_by_topic]
         if absent:
@@ -231,7 +237,10 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
         chosen = set(selected)
         topic_names = [t for t in topic_names if t in chosen]
 
-    stored = sum(len(rows_by_topic[t]) for t in topic_names)
+    # what the inserts no longer need, released before the ranking blobs are made and stored (a 10-million-line
+    # run: about 25 bytes a line of qids, line numbers, run tags and the grouping)
+    del run, qids, lines, line_tags, codes, by_topic, bounds
+    stored = sum(_count(rows_by_topic[t]) for t in topic_names)
     names = {t: tags[t].tag if given_name is None else given_name for t in topic_names}
     summary = ImportSummary("run", path, digest, stored)
     with engine.begin() as conn:
@@ -251,7 +260,7 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
         for topic in topic_names:
             rows = rows_by_topic[topic]
             threshold = threshold_rank(flags[rows].tolist(), flag_kind) if flag_kind != "other" else None
-            normalised = [(i, renamed_docs[r]) for i, r in enumerate(rows.tolist())
+            normalised = [(i, renamed_docs[r]) for i, r in enumerate(_positions(rows))
                           if r in renamed_docs] if renamed_docs else []
             docs: list[str] | None = None
             if normalised:  # NFC made a few doc ids differ from the file's bytes: stored as Python strings
@@ -261,13 +270,19 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
                 if len(set(docs)) < len(docs):
                     raise InputError(path, None, "docno", f"two docnos of topic {topic!r} are the same text once "
                                      "NFC-normalised")
+            # on SQLite the file's ranking index is written in place after the row (`store_ranking_blob`), not
+            # passed whole as a parameter (which SQLite copies)
+            in_place = docs is None and conn.dialect.name == "sqlite"
             queue_id = int(conn.execute(insert(Queue).values(
                 topic_id=ids[topic], name=names[topic], ordering=order, run_tag=tags[topic].tag,
                 threshold_rank=threshold,
-                size=len(rows), source=f"import:{digest}", created_at=utc_now(),
-                ranking_blob=encode_ranking(docs) if docs is not None else encode_ranking(
+                size=_count(rows), source=f"import:{digest}", created_at=utc_now(),
+                ranking_blob=None if in_place else encode_ranking(docs) if docs is not None else encode_ranking(
                     [], StringColumn(doc_col.values[rows], doc_hashes[rows]), hash_orders[topic]),
             ).returning(Queue.id)).scalar_one())
+            if in_place:
+                store_ranking_blob(conn, queue_id, StringColumn(doc_col.values[rows], doc_hashes[rows]),
+                                   hash_orders[topic])
             base = done
 
             def report(n: int, base: int = base) -> None:
@@ -280,13 +295,38 @@ def import_run(engine: Engine, path: str, *, queue_name: str | None = None, orde
             else:
                 insert_entries(conn, queue_id, docs, scores[rows].tolist(),
                                None if topic_flags is None else [f.decode() for f in topic_flags.tolist()], report)
-            done += len(rows)
+            done += _count(rows)
             chain_object(conn, "queue", queue_id)
         summary.import_id = import_id
     summary.topics = topic_names
     summary.queues = shown_names
     summary.notes = [mixed_tags_note(t, tags[t], names[t]) for t in topic_names if tags[t].mixed]
     return summary
+
+
+def _as_slice(rows: np.ndarray) -> np.ndarray | slice:
+    """``rows`` (ascending) as the slice they are when they are one block of consecutive rows, else as they are:
+    indexing by the slice gives the same values as by ``rows``, as views instead of copies."""
+    first, last = int(rows[0]), int(rows[-1])
+    return slice(first, last + 1) if last - first + 1 == len(rows) else rows
+
+
+def _file_order(rows: np.ndarray | slice) -> np.ndarray | slice:
+    """``np.sort(rows)``: the topic's rows in file order (a slice is in file order already)."""
+    return rows if isinstance(rows, slice) else np.sort(rows)
+
+
+def _nth(rows: np.ndarray | slice, k: int) -> int:
+    """``rows[k]``, a row number."""
+    return rows.start + k if isinstance(rows, slice) else int(rows[k])
+
+
+def _count(rows: np.ndarray | slice) -> int:
+    return rows.stop - rows.start if isinstance(rows, slice) else len(rows)
+
+
+def _positions(rows: np.ndarray | slice) -> list[int]:
+    return list(range(rows.start, rows.stop)) if isinstance(rows, slice) else rows.tolist()
 
 
 def mixed_tags_note(topic: str, tag: TopicRunTag, queue: str) -> str:

@@ -128,6 +128,9 @@ def create_engine_for(url: str, busy_timeout_seconds: float = DEFAULT_BUSY_TIMEO
             cursor.close()
 
         return engine
+    from reviewdepth.store.models import postgresql_options
+
+    postgresql_options()  # the models' PostgreSQL-only index options, left out of a SQLite process
     # lock_timeout 0 would mean "wait for ever" to PostgreSQL: 1 ms is the shortest wait
     engine = create_engine(url, connect_args={"options": f"-c lock_timeout={max(1, busy_ms)}"})
     _ping_when_idle(engine)

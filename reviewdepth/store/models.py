@@ -77,6 +77,27 @@ SCREENING_FILTER = f"({SCREENING_ROWS})"
 DEFAULT_CONFLICT_RULE = "rayyan"
 
 
+
+# The partial indexes' predicate on PostgreSQL is attached by `postgresql_options`, which the engine factory calls
+# for a PostgreSQL URL: a ``postgresql_where`` argument here would make SQLAlchemy load its PostgreSQL dialect
+# (every driver module of it) on each import of the models, 60-100 ms of every SQLite command's start.
+_POSTGRESQL_WHERE: list[tuple[Index, str]] = []
+
+
+def _partial_index(name: str, *columns: str, where: str, unique: bool = False) -> Index:
+    index = Index(name, *columns, unique=unique, sqlite_where=text(where))
+    _POSTGRESQL_WHERE.append((index, where))
+    return index
+
+
+def postgresql_options() -> None:
+    """Give the partial indexes their PostgreSQL predicate (idempotent; loads the PostgreSQL dialect)."""
+    for index, where in _POSTGRESQL_WHERE:
+        options = index.dialect_options["postgresql"]
+        if options["where"] is None:
+            options["where"] = text(where)
+
+
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
 
@@ -246,8 +267,7 @@ class Judgment(Base):
         Index("ix_judgments_topic_id_id", "topic_id", "id"),
         UniqueConstraint("topic_id", "seq", name="uq_judgments_topic_id_seq"),
         # the few judgments with a maybe/skip, a reason or a stage (PRISMA's decision counts read only these)
-        Index("ix_judgments_screening", "topic_id", sqlite_where=text(SCREENING_ROWS),
-              postgresql_where=text(SCREENING_ROWS)),
+        _partial_index("ix_judgments_screening", "topic_id", where=SCREENING_ROWS),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
@@ -334,8 +354,7 @@ class AuditStream(Base):
     __tablename__ = "audit_streams"
     __table_args__ = (
         CheckConstraint("(every_k IS NULL) <> (rate IS NULL)", name="one_pace"),
-        Index("uq_audit_streams_active_topic", "topic_id", unique=True,
-              sqlite_where=text("voided_at IS NULL"), postgresql_where=text("voided_at IS NULL")),
+        _partial_index("uq_audit_streams_active_topic", "topic_id", unique=True, where="voided_at IS NULL"),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)

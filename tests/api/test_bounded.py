@@ -61,12 +61,8 @@ def blocking(entered: threading.Event, release: threading.Event, real: Callable[
 
 def test_a_large_judgment_batch_is_parsed_off_the_event_loop(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
     entered, release = threading.Event(), threading.Event()
-    real = recording.judgment_batch_validator()
-
-    class Blocking:
-        validate_json = staticmethod(blocking(entered, release, real.validate_json))
-
-    monkeypatch.setattr(recording, "judgment_batch_validator", Blocking)
+    # a large body is validated into columns (recording._columns_body), in a worker thread
+    monkeypatch.setattr(recording, "_columns_body", blocking(entered, release, recording._columns_body))
     writer = api.writer
     body = {"judgments": [{"doc_id": f"d{i}", "label": "1"} for i in range(4_000)], "allow_unqueued": True}
     assert len(httpx.Request("POST", "/", json=body).content) > 64 * 1024  # past the inline parse (recording.py)

@@ -57,11 +57,21 @@ def fast(raw: bytes) -> Any:
             body.get("reviewer"), body.get("queue"), body.get("allow_unqueued", False))
 
 
+def fast_path(raw: bytes) -> Any:
+    """What the fast path reads (`recording.fast_body`: the lean validator, the bulk check, the full one)."""
+    body = recording.fast_body(raw)
+    if body is None:
+        return None
+    return ([(j.doc_id, j.label, j.role, j.note, j.queue) for j in body["judgments"]], body.get("idempotency_key"),
+            body.get("reviewer"), body.get("queue"), body.get("allow_unqueued", False))
+
+
 @settings(max_examples=400, deadline=None, derandomize=True, database=None)
 @given(body=bodies)
 def test_fast_validator_accepts_what_the_models_accept(body: object) -> None:
     for raw in (json.dumps(body).encode(), json.dumps(body, ensure_ascii=False).encode()):
         assert fast(raw) == standard(raw)
+        assert fast_path(raw) == standard(raw)
 
 
 @pytest.mark.parametrize("raw", [
@@ -78,8 +88,8 @@ def test_fast_validator_accepts_what_the_models_accept(body: object) -> None:
 ])
 def test_odd_bytes_are_never_read_differently(raw: bytes) -> None:
     """Where the fast validator accepts, the standard path reads the same values; else the standard path runs."""
-    got = fast(raw)
-    assert got is None or got == standard(raw)
+    for got in (fast(raw), fast_path(raw)):
+        assert got is None or got == standard(raw)
 
 
 def normalised(response: Any) -> tuple[int, str, str | None, str]:
@@ -236,3 +246,76 @@ def test_long_batches_are_written_off_the_event_loop(api: Api, monkeypatch: pyte
         assert api.client.post("/topics/t/judgments", json=body, headers=ana).json()["recorded"] == size
     # PostgreSQL writes always go to the threadpool; SQLite's only when longer than INLINE_JUDGMENTS
     assert threaded == ([3] if api.url.startswith("sqlite") else [1, 2, 3])
+
+
+def test_a_large_body_is_read_into_columns_with_the_same_answers(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A body over `recording.INLINE_BODY_BYTES` reaches the service as one `BatchColumns` (no object per
+    judgment), and every answer — stored, refused naming the judgment, replayed — is the standard handler's, with
+    nothing written by a refused one."""
+    from sqlalchemy import text
+
+    from reviewdepth.services.batches import BatchColumns
+
+    ana = api.new_key("ana", "write")
+    assert api.client.post("/topics", json={"name": "t"}, headers=ana).status_code == 201
+    docs = [{"doc_id": f"doc{i:05d}"} for i in range(6_000)]
+    assert api.client.put("/topics/t/queues/q", json={"documents": docs}, headers=ana).status_code == 201
+    big = [{"doc_id": f"doc{i:05d}", "label": "1" if i % 7 == 0 else "0"} for i in range(3_000)]
+
+    def spoiled(at: int, **change: object) -> list[dict[str, object]]:
+        return [*big[:at], {**big[at], **change}, *big[at + 1:]]
+
+    bodies: list[bytes] = [json.dumps(body).encode() for body in [
+        {"judgments": big},
+        {"judgments": big, "idempotency_key": "k"},
+        {"judgments": big, "idempotency_key": "k"},  # replayed
+        {"judgments": spoiled(2_999, label="0" if big[2_999]["label"] == "1" else "1"), "idempotency_key": "k"},
+        {"judgments": spoiled(2_500, label="perhaps")},  # the service's 422
+        {"judgments": spoiled(2_501, label=1.5)},  # the model's 422
+        {"judgments": spoiled(2_502, extra=1)},
+        {"judgments": spoiled(2_503, queue="nope")},
+        {"judgments": spoiled(2_504, doc_id="elsewhere")},
+        {"judgments": spoiled(2_505, role="adjudication")},  # 403 for a write key
+        {"judgments": spoiled(2_506, note="\u0000")},
+        {"judgments": big, "reviewer": "mallory"},
+    ]]
+    repeated = json.dumps({"judgments": big[:10]})[:-1] + ', "judgments": ' + json.dumps(big[10:]) + "}"
+    bodies.append(repeated.encode())
+    assert all(len(raw) > recording.INLINE_BODY_BYTES for raw in bodies)
+    seen: list[str] = []
+    real = recording.record_batch
+
+    def spy(engine: Any, topic: str, items: Any, **kwargs: Any) -> Any:
+        seen.append(type(items).__name__)
+        return real(engine, topic, items, **kwargs)
+
+    monkeypatch.setattr(recording, "record_batch", spy)
+
+    def log() -> tuple[object, ...]:
+        with api.engine.connect() as conn:
+            return tuple(conn.execute(text("SELECT count(*), max(id), max(seq) FROM judgments")).one())
+
+    def answers(prefix: str) -> list[tuple[int, str, str | None, str]]:
+        out = []
+        for raw in bodies:
+            before = log()
+            response = api.client.post("/topics/t/judgments", content=raw.replace(b'"k"', f'"{prefix}k"'.encode()),
+                                       headers={**ana, "Content-Type": "application/json"})
+            if response.status_code != 201:
+                assert log() == before, response.text
+            out.append(normalised(response))
+        return out
+
+    with_fast = answers("a")
+    assert seen[:3] == [BatchColumns.__name__] * 3
+    assert [a[0] for a in with_fast] == [201, 201, 201, 409, 422, 422, 422, 409, 409, 403, 422, 403, 201]
+    assert "judgments[2500].label" in with_fast[4][3] and "judgments[2503].queue" in with_fast[7][3]
+    assert "judgments[2504].doc_id" in with_fast[8][3] and with_fast[2][2] == "true"
+
+    async def never(request: Any) -> None:
+        return None
+
+    monkeypatch.setattr(recording, "fast_post_judgments", never)
+    seen.clear()
+    assert answers("b") == with_fast
+    assert BatchColumns.__name__ not in seen

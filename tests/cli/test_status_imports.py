@@ -25,7 +25,8 @@ from reviewdepth.services.samples import draw_sample
 from reviewdepth.services.topics import create_topic
 
 # what no CLI status command may load; the services behind the API's routes may not load scipy.stats either
-NOT_IN_CLI = ("scipy.stats", "fastapi", "starlette", "uvicorn", "matplotlib", "alembic", "httpx", "jinja2")
+NOT_IN_CLI = ("scipy.stats", "fastapi", "starlette", "uvicorn", "matplotlib", "alembic", "httpx", "jinja2",
+              "sqlalchemy.dialects.postgresql", "psycopg")  # (these tests' stores are SQLite: no PostgreSQL dialect)
 NOT_IN_SERVICES = ("scipy.stats", "typer")
 
 # runs in the child: `args` through the installed entry point, then the loaded modules as JSON on stderr's last
@@ -67,10 +68,12 @@ print(json.dumps(sorted(m for m in sys.modules if any(m == f or m.startswith(f +
 """
 
 
-def build(engine: Engine, topic: str, *, sample: int) -> None:
+def build(engine: Engine, topic: str, *, sample: int, quiet: bool = False) -> None:
     rng = np.random.default_rng(len(topic))
     docs = [f"{topic}{i:04d}" for i in range(600)]
     relevant = {d for d, r in zip(docs, rng.random(600) < 0.25 * np.exp(-np.arange(600) / 90), strict=True) if r}
+    if quiet:  # two relevant documents: the point-process heuristic stops at its gate, before any curve fit
+        relevant = set(docs[:2])
     create_topic(engine, topic, population_size=600)
     store_ranking(engine, topic, "q", [RankedDocument(d, float(-i)) for i, d in enumerate(docs)])
     create_stream(engine, topic, every=4, seed=3, reviewer="ana")
@@ -87,6 +90,7 @@ def build(engine: Engine, topic: str, *, sample: int) -> None:
 def store(engine: Engine, empty_db_url: str) -> str:
     build(engine, "ranked", sample=0)
     build(engine, "sampled", sample=80)
+    build(engine, "quiet", sample=0, quiet=True)
     return empty_db_url
 
 
@@ -111,6 +115,16 @@ def test_status_commands_load_no_scipy_stats_nor_framework(store: str, args: tup
     assert code in (0, 1) and out.strip(), (code, out)  # the command did its work (watch --once: 1 = continue)
     if args[0] == "report" or "--format" not in args:
         assert "hypergeometric" in out  # the hypergeometric rule (ranked or random urn) was computed and shown
+    assert loaded == [], loaded
+
+
+@pytest.mark.sqlite_only
+@pytest.mark.parametrize("args", [("watch", "quiet", "--once"), ("report", "quiet"), ("topics",)])
+def test_no_curve_fit_no_scipy_optimize(store: str, args: tuple[str, ...]) -> None:
+    """``scipy.optimize`` (0.2-0.3 s of CPU to import) is loaded by the point-process heuristic's curve fit only,
+    not ahead of it: a topic whose fit never runs, and the topic list, do without it."""
+    code, out, loaded = run_child(CHILD, json.dumps([*NOT_IN_CLI, "scipy.optimize"]), *args, "--db", store)
+    assert code in (0, 1) and out.strip(), (code, out)
     assert loaded == [], loaded
 
 

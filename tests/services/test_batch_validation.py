@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from reviewdepth.services.batches import BatchItem, _item, _validated
+from reviewdepth.services.batches import BatchColumns, BatchItem, _item, _validated
 from reviewdepth.services.errors import Invalid
 from reviewdepth.services.judgments import Decision, checked_decision
 from reviewdepth.store import validation
@@ -60,13 +60,18 @@ def test_a_batch_checked_by_shape_matches_one_by_one(seed: int) -> None:
                                stage=rng.choice(["full-text", "title-abstract", "nope"]) if rng.random() < 0.1
                                else None))
     level = rng.choice([1, 2])
+    columns = BatchColumns()  # the same batch as columns (a large API body), checked once per shape
+    for item in items:
+        columns.add(item)
+    assert list(columns) == items and [columns[i] for i in range(len(items))] == items
     expected = outcome(lambda: one_by_one(items, level))
-    got = outcome(lambda: _validated(items, level))
-    if isinstance(expected, tuple):
-        assert got == expected
-        return
-    assert isinstance(got, tuple)
-    decisions, distinct = got
-    assert decisions == expected
-    shapes = {(d.label, d.relevant, d.grade, d.role, d.note, d.kind, d.reason, d.stage) for d in decisions}
-    assert shapes == {(d.label, d.relevant, d.grade, d.role, d.note, d.kind, d.reason, d.stage) for d in distinct}
+    for batch in (items, columns):
+        got = outcome(lambda: _validated(batch, level))  # noqa: B023
+        if isinstance(expected, tuple):
+            assert got == expected
+            continue
+        assert isinstance(got, tuple)
+        decisions, distinct = got
+        assert list(decisions) == expected
+        shapes = {(d.label, d.relevant, d.grade, d.role, d.note, d.kind, d.reason, d.stage) for d in decisions}
+        assert shapes == {(d.label, d.relevant, d.grade, d.role, d.note, d.kind, d.reason, d.stage) for d in distinct}

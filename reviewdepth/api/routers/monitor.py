@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
+import anyio.to_thread
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
@@ -35,13 +36,25 @@ async def get_monitor(topic: str, request: Request, engine: EngineDep, _key: Rea
     thread (`api/single_flight.py`): identical requests meanwhile share one computation, so a monitor of a
     queue of millions holds its memory once, whoever polls it."""
     from reviewdepth.services.monitor import build_monitor
+    from reviewdepth.services.monitor_answers import topic_marker
+
+    key = ("monitor", topic, queue, target, confidence, policy, as_of)
+    answers = request.app.state.monitor_answers
+    # the answer kept from an earlier request while the topic is unchanged (services/monitor_answers.py)
+    marker = await anyio.to_thread.run_sync(topic_marker, engine, topic)
+    if marker is not None:
+        kept: dict[str, Any] | None = answers.get(key, marker)
+        if kept is not None:
+            return kept
 
     def computed() -> dict[str, Any]:
-        return build_monitor(engine, topic, queue=queue, target=target, confidence=confidence, policy=policy,
-                             as_of=as_of).to_dict()
+        answer = build_monitor(engine, topic, queue=queue, target=target, confidence=confidence, policy=policy,
+                               as_of=as_of).to_dict()
+        if marker is not None:
+            answers.put(key, marker, answer)
+        return answer
 
-    result: dict[str, Any] = await request.app.state.renders.run(
-        ("monitor", topic, queue, target, confidence, policy, as_of), computed)
+    result: dict[str, Any] = await request.app.state.renders.run(key, computed)
     return result
 
 
