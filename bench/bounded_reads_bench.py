@@ -123,6 +123,10 @@ def main() -> None:
                 (f"monitor ({args.queue:,} entries)", lambda: (call("GET", "/topics/big/monitor"), None)[1]),
                 (f"report ({args.queue:,} entries)", lambda: (call("GET", "/topics/big/report"), None)[1]),
                 ("3 dashboards at once", dashboards),
+                ("20 reports, distinct targets", lambda: together(
+                    [(lambda t=f"0.{70 + i}": call("GET", f"/topics/big/report?target={t}")) for i in range(20)])),
+                ("20 monitors, distinct targets", lambda: together(
+                    [(lambda t=f"0.{50 + i}": call("GET", f"/topics/big/monitor?target={t}")) for i in range(20)])),
                 ("100 mixed reads at once", mixed),
                 (f"batch POST ({args.batch:,})", lambda: (call(
                     "POST", "/topics/big/judgments", content=body,

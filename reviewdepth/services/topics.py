@@ -123,7 +123,7 @@ def newest_judgments(conn: Connection, chosen: Select[Any] | None = None) -> dic
 
 def _described(engine: Engine, chosen: Select[Any]) -> list[TopicRecord]:
     """The topics whose ids ``chosen`` selects, in id order, described: four grouped queries for all of them,
-    then, for each topic with a queue, its newest queue's labels loaded once (`load_queue_labels`) and its
+    then, for each topic with a queue in turn, its newest queue's labels loaded once (`load_queue_labels`) and its
     reviewed prefix found from them and the topic's samples (`queue_evidence`)."""
     with read_snapshot(engine) as conn:
         rows = conn.execute(select(Topic.id, Topic.name, Topic.population_size, Topic.created_at,
@@ -139,18 +139,18 @@ def _described(engine: Engine, chosen: Select[Any]) -> list[TopicRecord]:
             select(Judgment.topic_id, func.count()).where(Judgment.topic_id.in_(chosen), Judgment.role != VOID_ROLE)
             .group_by(Judgment.topic_id))}
         last = newest_judgments(conn, chosen)
-        labels = {topic_id: load_queue_labels(conn, found[-1].id, topic_id, found[-1].size)
-                  for topic_id, found in queues.items()}
         records = []
         for topic_id, name, population_size, created_at, screening_order in rows:
             topic_id = int(topic_id)
             record = TopicRecord(topic_id, name, population_size, created_at,
                                  [q.name for q in queues.get(topic_id, [])], counts.get(topic_id, 0),
                                  screening_order=screening_order or "queue")
-            if topic_id in labels:
+            if topic_id in queues:
+                # one topic's labels at a time (a page of large topics held them all at once)
                 newest = queues[topic_id][-1]
-                evidence = queue_evidence(conn, topic_id, newest, labels[topic_id], None)
-                reviewed, in_order = evidence.reviewed, evidence.in_review_order(labels[topic_id])
+                labels = load_queue_labels(conn, newest.id, topic_id, newest.size)
+                evidence = queue_evidence(conn, topic_id, newest, labels, None)
+                reviewed, in_order = evidence.reviewed, evidence.in_review_order(labels)
                 record.newest_queue, record.queue_size, record.reviewed = newest.name, newest.size, reviewed
                 record.relevant_found_in_reviewed = int(np.count_nonzero(in_order.labels[:reviewed] == 1))
             if topic_id in last:

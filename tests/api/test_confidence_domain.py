@@ -87,7 +87,8 @@ def test_openapi_declares_the_confidence_range(api: Api) -> None:
                     found += 1
                     schema = parameter["schema"]
                     assert (schema["minimum"], schema["maximum"]) == (0.5, 0.999999), (path, schema)
-    # report, validation, monitor, dashboard, sample plan, stop plan, the topics list and one topic with status
-    assert found == 8
+    # report, validation, methods, monitor, dashboard, sample plan, stop plan, the topics list and one topic with
+    # status
+    assert found == 9
     field = schemas["SimulationIn"]["properties"]["confidence"]
     assert (field["minimum"], field["maximum"]) == (0.5, 0.999999)
