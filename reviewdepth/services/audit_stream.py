@@ -292,7 +292,8 @@ def change_pace(engine: Engine, topic: str, *, every: int | None = None,
         topic_id, _ = topic_of(conn, topic)
         active = active_stream(conn, topic_id)
         if active is None:
-            raise NotFound(f"topic {topic!r} has no active audit stream: start one with reviewdepth sample stream")
+            # the topic exists; its state has no stream to re-pace (409, as "no queue yet"): not a missing resource
+            raise Conflict(f"topic {topic!r} has no active audit stream: start one with reviewdepth sample stream")
         row = stream_queue(conn, topic_id, topic, None)
         labels = load_queue_labels(conn, row.id, topic_id, int(row.size), "latest")
         reviewed = queue_evidence(conn, topic_id, row, labels, None).reviewed
@@ -314,8 +315,8 @@ def void_stream(engine: Engine, topic: str, *, reason: str, reviewer: str) -> St
     with engine.begin() as conn:
         topic_id, _ = topic_of(conn, topic)
         active = active_stream(conn, topic_id)
-        if active is None:
-            raise NotFound(f"topic {topic!r} has no active audit stream")
+        if active is None:  # a state of the topic, not a missing resource (409)
+            raise Conflict(f"topic {topic!r} has no active audit stream")
         done = conn.execute(update(AuditStream).where(AuditStream.id == active.id, AuditStream.voided_at.is_(None))
                             .values(voided_at=utc_now(), void_reason=reason, voided_by=reviewer))
         if done.rowcount != 1:

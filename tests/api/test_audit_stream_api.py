@@ -54,7 +54,7 @@ def test_create_read_serve_and_void(api: Api) -> None:
     problem(client.post("/topics/t/samples/stream/void", json={"reason": ""}, headers=boss), 422, "reason")
     voided = client.post("/topics/t/samples/stream/void", json={"reason": "pace too slow"}, headers=boss)
     assert voided.status_code == 200 and voided.json()["voided"] is True and voided.json()["voided_by"] == "boss"
-    problem(client.post("/topics/t/samples/stream/void", json={"reason": "again"}, headers=boss), 404,
+    problem(client.post("/topics/t/samples/stream/void", json={"reason": "again"}, headers=boss), 409,
             "no active audit stream")
     again = client.post("/topics/t/samples/stream", json={"rate": 0.25}, headers=ana)
     assert again.status_code == 201 and again.json()["id"] != body["id"] and again.json()["rate"] == 0.25

@@ -157,7 +157,7 @@ def test_a_changed_pace_counts_from_the_change_with_no_burst(engine: Engine) -> 
     with pytest.raises(Invalid):
         change_pace(engine, "T", every=0)
     void_stream(engine, "T", reason="done", reviewer="lead")
-    with pytest.raises(NotFound):
+    with pytest.raises(Conflict, match="no active audit stream"):  # the topic's state, not a missing resource
         change_pace(engine, "T", every=3)
 
 
@@ -255,7 +255,7 @@ def test_one_active_stream_per_topic(engine: Engine) -> None:
     assert voided.voided and voided.void_reason == "wrong pace" and voided.voided_by == "lead"
     assert load_audit(engine, "T") is None
     assert next_documents(engine, "T", count=3).stream_id is None
-    with pytest.raises(NotFound):
+    with pytest.raises(Conflict, match="no active audit stream"):
         void_stream(engine, "T", reason="again", reviewer="lead")
     second = create_stream(engine, "T", every=10, seed=3, reviewer="lead")
     assert second.id != first.id and show_stream(engine, "T").id == second.id
