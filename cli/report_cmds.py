@@ -121,6 +121,48 @@ def validation(
     typer.echo(f"wrote {output}", err=True)
 
 
+class MethodsStyle(StrEnum):
+    prisma = "prisma"
+    raise_ = "raise"
+    protocol = "protocol"
+
+
+class MethodsFormat(StrEnum):
+    text = "text"
+    markdown = "markdown"
+    json = "json"
+
+
+def methods(
+    topic: Annotated[str, typer.Argument(help="Topic name.")],
+    style: Annotated[MethodsStyle, typer.Option(
+        "--style", help="prisma (PRISMA 2020 item 8 and the flow diagram's footnote), raise (RAISE's headings) "
+        "or protocol (a TAR disclosure with the topic's protocol fields).")] = MethodsStyle.prisma,
+    output_format: Annotated[MethodsFormat, typer.Option("--format", help="text, markdown or json.")
+                             ] = MethodsFormat.text,
+    queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
+    target: Annotated[str, typer.Option("--target", help="The stopping target recall (default 0.95).")] = "0.95",
+    confidence: ConfidenceOption = 0.95,
+    as_of: Annotated[int | None, typer.Option("--as-of", help="Judgment id: the text as of that point.")] = None,
+    db: DbOption = None,
+) -> None:
+    """The methods text of TOPIC from its own evidence: tool and version, dates, the ranking's source, the
+    stopping rule with its parameters and kind (certified with its guarantee, or heuristic with no guarantee),
+    records screened by reviewers against those left by the stop, the validation evidence with its interval and
+    the limitations. --format json lists every figure with the field of `report --format json` (or of `topic
+    protocol --format json`, `sample stream --show`) it was read from."""
+    with one_shot():
+        from reviewdepth.report.methods_text import render_methods
+        from reviewdepth.services.methods import methods_of
+        from reviewdepth.services.report import ReportOptions
+
+        engine = open_engine(db)
+        with handled_errors():
+            text = methods_of(engine, topic, ReportOptions(queue=queue, targets=[target], confidence=confidence,
+                                                           as_of=as_of), style.value)
+        sys.stdout.write(render_methods(text, output_format.value))
+
+
 def plot(
     topic: Annotated[str, typer.Argument(help="Topic name.")],
     kind: Annotated[PlotKind, typer.Option("--kind", help="gain (recall vs depth) or pr.")] = PlotKind.gain,
@@ -208,5 +250,6 @@ def demo(
 def register_reports(app: typer.Typer) -> None:
     app.command("report")(report)
     app.command("validation")(validation)
+    app.command("methods")(methods)
     app.command("plot")(plot)
     app.command("demo")(demo)

@@ -308,14 +308,22 @@ def stop_plan(
         "--previous", help="The path the last plan recommended (planned, audit_stream, sample_now, "
         "review_then_sample, produce_cutoff): kept while still open and within 10 % of the cheapest, else the "
         "plan says what changed.")] = None,
+    missed_at_most: Annotated[int | None, typer.Option(
+        "--missed-at-most", help="Plan for a count bound instead of the target: \"at most M relevant documents "
+        "remain unreviewed\" at --confidence: the bound certified now, what M costs (a random sample of the "
+        "unreviewed), and what each lower bound costs.", metavar="M", min=0)] = None,
     db: DbOption = None,
 ) -> None:
     """The cheapest defensible stop: the floor no random-sample design can beat, the certified paths open now
     (sample now; review on, then sample; an audit stream; the plan followed look by look; with --cost produce=P,
     a production cutoff) with expected cost, range and chance, the recommended one, and the target × confidence
-    table."""
+    table. With --missed-at-most M, the count bound instead: the least m certified now and what lowering it to M
+    (and below) costs."""
     if output_format not in ("table", "json", "html"):
         fail(f"--format: choose table, json or html, not {output_format!r}")
+    if missed_at_most is not None:
+        _count_plan(topic, target, confidence, queue, missed_at_most, output_format, db)
+        return
     from reviewdepth.report.model import json_safe
     from reviewdepth.report.stop_plan_render import as_data, render_html, render_text
     from reviewdepth.services.costs import parse_costs
@@ -333,6 +341,23 @@ def stop_plan(
         sys.stdout.write(render_html(result))
     else:
         sys.stdout.write(render_text(result))
+
+
+def _count_plan(topic: str, target: str, confidence: float, queue: str | None, at_most: int, output_format: str,
+                db: str | None) -> None:
+    from reviewdepth.report.count_bound_render import as_data, plan_lines
+    from reviewdepth.services.count_bound import topic_count_bound
+    from reviewdepth.services.report import ReportOptions
+
+    if output_format == "html":
+        fail("--missed-at-most: choose --format table or json")
+    engine = open_engine(db)
+    with handled_errors():
+        bound = topic_count_bound(engine, topic, ReportOptions(queue=queue, targets=[target], confidence=confidence))
+    if output_format == "json":
+        sys.stdout.write(json.dumps(as_data(bound, at_most), indent=2) + "\n")
+    else:
+        sys.stdout.write("\n".join(plan_lines(bound, topic, at_most)) + "\n")
 
 
 def register_plan(app: typer.Typer) -> None:

@@ -466,6 +466,92 @@ def topic_reasons(
         typer.echo(f"  {reason}")
 
 
+class ProtocolFormat(StrEnum):
+    text = "text"
+    json = "json"
+
+
+def protocol_lines(record: object) -> list[str]:
+    """The protocol fields as ``name: value`` lines, "not recorded" for each one absent."""
+    from dataclasses import fields as dataclass_fields
+
+    from reviewdepth.report.protocol_model import RecordedProtocol
+
+    assert isinstance(record, RecordedProtocol)
+    recorded = record.fields.as_fields()
+    lines = [f"{record.topic}: protocol fields" + (
+        "" if record.recorded_at is None else f", recorded {record.recorded_at} by {record.recorded_by}")]
+    for f in dataclass_fields(record.fields):
+        value = recorded.get(f.name)
+        if value is None:
+            shown = "not recorded"
+        elif f.name == "acceptance":
+            shown = record.fields.acceptance.text if record.fields.acceptance is not None else "not recorded"
+        elif f.name == "reviewers":
+            shown = "; ".join(f"{r['name']} ({r['role']})" for r in value)
+        elif isinstance(value, list):
+            shown = "; ".join(str(v) for v in value)
+        elif isinstance(value, bool):
+            shown = "yes" if value else "no"
+        else:
+            shown = f"{value:,}" if isinstance(value, int) else str(value)
+        lines.append(f"  {f.name}: {shown}")
+    return lines
+
+
+def topic_protocol(
+    topic: Annotated[str, typer.Argument(help="Topic name.")],
+    workflow: Annotated[str | None, typer.Option(help="TAR 1.0, TAR 2.0 or linear.")] = None,
+    platform: Annotated[str | None, typer.Option(help="The TAR platform.")] = None,
+    model: Annotated[str | None, typer.Option(help="The ranking model.")] = None,
+    tool_version: Annotated[str | None, typer.Option("--tool-version", help="The platform's version.")] = None,
+    custodian: Annotated[list[str] | None, typer.Option("--custodian", help="A custodian (repeatable).")] = None,
+    date_from: Annotated[str | None, typer.Option(help="Collection date range start, YYYY-MM-DD.")] = None,
+    date_to: Annotated[str | None, typer.Option(help="Collection date range end, YYYY-MM-DD.")] = None,
+    excluded_type: Annotated[list[str] | None, typer.Option(
+        "--excluded-type", help="A document type excluded from the collection (repeatable).")] = None,
+    processing_exceptions: Annotated[str | None, typer.Option(help="Processing exceptions, in words.")] = None,
+    duplicates_removed: Annotated[int | None, typer.Option(help="Documents removed by de-duplication.")] = None,
+    threaded: Annotated[int | None, typer.Option(help="Documents suppressed by e-mail threading.")] = None,
+    acceptance: Annotated[str | None, typer.Option(
+        help="The acceptance criterion agreed in advance: recall>=0.8@0.95 (recall shown at a confidence) or "
+             "elusion<=2%@95% (the upper 95 % bound of the elusion rate at most 2 %).")] = None,
+    reviewer: Annotated[list[str] | None, typer.Option(
+        "--reviewer", help="A reviewer as NAME:ROLE (repeatable; the roster).")] = None,
+    blind: Annotated[bool | None, typer.Option(
+        "--blind/--not-blind", help="Whether the validation sample was coded blind.")] = None,
+    produced: Annotated[int | None, typer.Option(help="Documents produced.")] = None,
+    withheld: Annotated[int | None, typer.Option(help="Documents withheld (privilege).")] = None,
+    clear: Annotated[list[str] | None, typer.Option("--clear", help="Drop a recorded field (repeatable).")] = None,
+    by: Annotated[str | None, typer.Option("--by", help="Who records the fields (default: the OS user).")] = None,
+    output_format: Annotated[ProtocolFormat, typer.Option("--format")] = ProtocolFormat.text,
+    db: DbOption = None,
+) -> None:
+    """Show, or enter, TOPIC's protocol fields: what a TAR protocol discloses (workflow, platform, collection,
+    acceptance criterion, reviewer roster, production counts). Entered once per topic; the options given change
+    those fields and keep the others; each change is chained with the topic (``audit verify``). The validation
+    packet prints each field, "not recorded" when absent."""
+    from reviewdepth.services.protocol import get_protocol, set_protocol
+
+    given = {"workflow": workflow, "platform": platform, "model": model, "version": tool_version,
+             "custodians": custodian or None, "date_from": date_from, "date_to": date_to,
+             "excluded_types": excluded_type or None, "processing_exceptions": processing_exceptions,
+             "duplicates_removed": duplicates_removed, "threaded": threaded, "acceptance": acceptance,
+             "reviewers": reviewer or None, "blind": blind, "produced": produced, "withheld": withheld}
+    engine = open_engine(db)
+    with handled_errors():
+        if any(v is not None for v in given.values()) or clear:
+            record = set_protocol(engine, topic, given, recorded_by=by or getpass.getuser(), merge=True,
+                                  clear=tuple(clear or ()))
+        else:
+            record = get_protocol(engine, topic)
+    if output_format == ProtocolFormat.json:
+        typer.echo(json.dumps(record.as_dict(), indent=2, ensure_ascii=False))
+        return
+    for line in protocol_lines(record):
+        typer.echo(line)
+
+
 def topic_conflict_rule(
     topic: Annotated[str, typer.Argument(help="Topic name.")],
     rule: Annotated[str | None, typer.Argument(
@@ -550,11 +636,12 @@ def register_store(app: typer.Typer) -> None:
     app.add_typer(db_app, name="db")
     app.add_typer(import_app, name="import")
     app.add_typer(queue_app, name="queue")
-    topic_app = typer.Typer(help="A topic's screening settings: exclusion reasons, conflict rule.",
+    topic_app = typer.Typer(help="A topic's settings: exclusion reasons, conflict rule, protocol fields.",
                             no_args_is_help=True, rich_markup_mode=None)
     app.add_typer(topic_app, name="topic")
     topic_app.command("reasons")(topic_reasons)
     topic_app.command("conflict-rule")(topic_conflict_rule)
+    topic_app.command("protocol")(topic_protocol)
 
     db_app.command("upgrade")(db_upgrade)
     db_app.command("downgrade")(db_downgrade)

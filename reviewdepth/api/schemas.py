@@ -33,7 +33,7 @@ from reviewdepth.estimation.planning import ElusionPlan, PopulationPlan
 from reviewdepth.estimation.replay import RULES, RuleSummary
 from reviewdepth.estimation.stop_plan import FloorFigure, StopPlan
 from reviewdepth.measures.suite import Evaluation
-from reviewdepth.report import validation_model
+from reviewdepth.report import methods_text, validation_model
 from reviewdepth.report.compare_model import Comparison, ComparisonCell
 from reviewdepth.report.model import (
     Agreement,
@@ -345,6 +345,55 @@ class ScreeningSettingsIn(BaseModel):
 ScreeningSettingsOut = dataclass_model(ScreeningSettings, name="ScreeningSettingsOut",
                                        override={"conflict_rule": ConflictRule})
 TopicOut = dataclass_model(TopicRecord, name="TopicOut", override={"screening_order": Literal["queue", "random"]})
+
+
+class ProtocolAcceptance(BaseModel):
+    """The acceptance criterion agreed in advance: ``recall`` (the one-sided lower bound on recall at
+    ``confidence`` is at least ``value``) or ``elusion`` (the upper bound of the two-sided ``confidence``
+    interval of the elusion rate is at most ``value``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    form: Literal["recall", "elusion"]
+    value: float = Field(gt=0, lt=1)
+    confidence: float = Field(default=0.95, gt=0, lt=1)
+
+
+class ProtocolReviewer(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=2000)
+    role: str = Field(min_length=1, max_length=2000)
+
+
+class ProtocolFields(BaseModel):
+    """A topic's protocol fields (``reviewdepth topic protocol``); an absent field is not recorded."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    workflow: Literal["TAR 1.0", "TAR 2.0", "linear"] | None = None
+    platform: str | None = Field(default=None, max_length=2000)
+    model: str | None = Field(default=None, max_length=2000)
+    version: str | None = Field(default=None, max_length=2000)
+    custodians: list[str] | None = Field(default=None, max_length=1000)
+    date_from: str | None = Field(default=None, description="YYYY-MM-DD")
+    date_to: str | None = Field(default=None, description="YYYY-MM-DD")
+    excluded_types: list[str] | None = Field(default=None, max_length=1000)
+    processing_exceptions: str | None = Field(default=None, max_length=2000)
+    duplicates_removed: int | None = Field(default=None, ge=0, le=INT64_MAX)
+    threaded: int | None = Field(default=None, ge=0, le=INT64_MAX)
+    acceptance: ProtocolAcceptance | None = None
+    reviewers: list[ProtocolReviewer] | None = Field(default=None, max_length=1000)
+    blind: bool | None = None
+    produced: int | None = Field(default=None, ge=0, le=INT64_MAX)
+    withheld: int | None = Field(default=None, ge=0, le=INT64_MAX)
+
+
+class ProtocolOut(BaseModel):
+    topic: str
+    fields: ProtocolFields
+    recorded_at: str | None
+    recorded_by: str | None
 
 
 class TopicList(BaseModel):
@@ -699,6 +748,10 @@ SECTION_NAMES.update({
     validation_model.Cutoff: "ValidationCutoff", validation_model.Decision: "ValidationDecision",
     validation_model.Plan: "ValidationPlan"})
 ValidationOut = section_model(validation_model.ValidationDocument)
+# the methods text (`reviewdepth.report.methods_text.Methods`, `reviewdepth methods --format json`)
+SECTION_NAMES.update({methods_text.Methods: "MethodsOut", methods_text.Fact: "MethodsFact",
+                      methods_text.MethodsSection: "MethodsSection"})
+MethodsOut = section_model(methods_text.Methods)
 
 
 
@@ -753,7 +806,7 @@ ComparisonOut = dataclass_model(Comparison, name="ComparisonOut", override={"cel
 
 # bodies documented through `responses=` (their routes answer bytes or plain dicts), added to the components by
 # `api.openapi`; `body_content` is the reference to one
-DOCUMENTED_BODIES: tuple[type[BaseModel], ...] = (RankingIn, EvaluationOut)
+DOCUMENTED_BODIES: tuple[type[BaseModel], ...] = (RankingIn, EvaluationOut, MethodsOut)
 JSON_SAFE_BODIES: tuple[type[BaseModel], ...] = (ReportOut, SamplePlanOut, ValidationOut, StopPlanOut)
 
 

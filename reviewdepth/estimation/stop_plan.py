@@ -1019,7 +1019,11 @@ def plan_stop(evidence: ReviewEvidence, tau: Fraction, confidence: float, *, pow
     # just ahead than anywhere else (as a random sample of the rest sees them). A one-look path is sized and its
     # chance stated under whichever of the two leaves more relevant after D: the decaying fit alone made the rest
     # look empty after a few hundred more (chance "100 %" for paths whose true chance was 69 % or 2 %)
-    even_rate = projection.rest_estimate / rest if rest else 0.0
+    # With a rest sample, never below the sample's own (Jeffreys) rate: the fit may sit at the lowest total the
+    # sample allows, and a chance computed there, with only the sample's spread around it, came true 0 times in 7
+    # recommended one-look paths of held-out CLEF rankings (stated 0.80-0.87, true 0.00-0.14)
+    sample_rate = (rest_relevant + 0.5) / (rest_size + 1) if rest_size else 0.0
+    even_rate = max(projection.rest_estimate / rest, sample_rate) if rest else 0.0
 
     uncertainty = ((rest_relevant + 0.5, rest_size - rest_relevant + 0.5) if rest_size else None)
     multipliers = rate_multipliers(uncertainty, projection.rest_estimate)

@@ -50,10 +50,10 @@ def sample_figure(assessment: Assessment) -> StatusFigure | None:
 
 
 def audit_figure(stream_id: int, judged: int, recall_lower: float, confidence: float,
-                 certified: bool) -> StatusFigure:
+                 certified: bool, missed_at_most: int | None = None, unreviewed: int | None = None) -> StatusFigure:
     """The audit stream's monitor as a figure."""
     return StatusFigure(AUDIT_BASIS, f"stream {stream_id}, {judged:,} audit documents judged", Validity.ANYTIME_VALID,
-                        recall_lower, confidence, certified)
+                        recall_lower, confidence, certified, missed_at_most, unreviewed)
 
 
 def topic_status(target: str, confidence: float, reviewed: int, relevant_found: int, *,

@@ -58,6 +58,12 @@ class StatusFigure:
     recall_lower: float | None = field(metadata={"doc": "One-sided lower bound on recall at `confidence`."})
     confidence: float
     certifies: bool
+    # the audit stream's figure only: the time-uniform upper bound on the relevant documents left outside the
+    # reviewed set, and how many documents that is among (the count bound reads them; None for a sample's figure)
+    missed_at_most: int | None = field(default=None, metadata={
+        "doc": "Audit stream: at most this many relevant documents are outside the reviewed set (anytime-valid)."})
+    unreviewed: int | None = field(default=None, metadata={
+        "doc": "Audit stream: the documents of its population outside the reviewed set."})
     # written after the fields (`reviewdepth.report.model.as_json_data`)
     JSON_PROPERTIES = ("text",)
 

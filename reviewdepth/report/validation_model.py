@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from reviewdepth.estimation.count_bound import CountBound
 from reviewdepth.estimation.stop_plan import FloorFigure
-from reviewdepth.report.model import OMITTED_WHEN_NONE, CertifyCost, JsonResult, Provenance, SamplePlan
+from reviewdepth.report.model import OMITTED_WHEN_NONE, CertifyCost, JsonResult, Provenance, ReviewQuality, SamplePlan
+from reviewdepth.report.protocol_model import TopicProtocol
 from reviewdepth.report.two_phase_model import TwoPhase
 
 
@@ -83,9 +85,28 @@ class SampleEvidence:
 
 
 @dataclass(frozen=True)
+class AuditDocument:
+    """One document of an audit stream's judged prefix (the stream's evidence, in permutation order): its
+    ``position`` in the permutation (1-based), its rank on the queue (None: not in it) and the latest decision on
+    it at the as-of point, with its coder, role and time. A document coded in the review is evidence of the
+    stream as much as one the stream served: the prefix is the random sample."""
+
+    stream_id: int
+    position: int
+    rank: int | None
+    doc_id: str
+    label: str | None
+    relevant: bool | None
+    reviewer: str | None
+    role: str | None
+    recorded_at: str | None
+
+
+@dataclass(frozen=True)
 class AuditStreamEvidence:
     """An audit stream of the topic: its seed and pace, the documents it covers, when it was created and whether
-    it is voided; the stream's figure (the topic status's) when it bounds recall now."""
+    it is voided; the stream's figure (the topic status's) when it bounds recall now; ``judged`` the length of
+    its judged prefix and ``documents`` that prefix (empty for a voided stream, which is evidence of nothing)."""
 
     id: int
     seed: int
@@ -96,6 +117,8 @@ class AuditStreamEvidence:
     voided: bool
     recall_lower: float | None
     certifies: bool | None
+    judged: int = 0
+    documents: list[AuditDocument] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -156,9 +179,11 @@ class Cutoff:
 
 @dataclass(frozen=True)
 class Decision:
-    """The stop decision: ``status`` (reached / not reached / unknown), the report's headline, the topic status's
-    basis (``decided_by``) and its sentence, and the rule that certified it with its guarantee, reason and
-    assumptions (None when no certified rule says stop)."""
+    """The stop decision, as the topic's one decision object (`reviewdepth.report.status_model.TopicStatus`)
+    states it: ``status`` (reached / not reached / unknown), the headline, the basis (``decided_by``) and the
+    full sentence; ``deciding`` the deciding figure's words and ``supporting`` the other figures' (never a second
+    status); the rule that certified it with its guarantee, reason and assumptions (None when no certified rule
+    says stop)."""
 
     status: str
     headline: str
@@ -170,6 +195,8 @@ class Decision:
     reason: str | None
     assumptions: list[str]
     next_step: str | None
+    deciding: str | None = None
+    supporting: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -180,6 +207,113 @@ class Plan:
     floor: FloorFigure | None = field(default=None, metadata=OMITTED_WHEN_NONE)
     sample_plan: SamplePlan | None = field(default=None, metadata=OMITTED_WHEN_NONE)
     certify: CertifyCost | None = field(default=None, metadata=OMITTED_WHEN_NONE)
+
+
+@dataclass(frozen=True)
+class TestRun:
+    """One test run on the topic's evidence, in the order they were run: a sample's one-look test when its last
+    document was coded (``at_judgment``, the review then ``reviewed`` deep), a sample read again at today's cutoff
+    (``reread``), or the audit stream's anytime-valid bound now. ``recall_lower``: the one-sided lower bound at
+    ``confidence`` the test gave (the report's, as of that judgment); ``passed``: it is at least ``target`` (None:
+    the test gave no bound); ``decided``: this test is the decision's evidence."""
+
+    order: int
+    evidence: str
+    kind: str
+    validity: str
+    at_judgment: int | None
+    reviewed: int
+    recall_lower: float | None
+    target: float
+    confidence: float
+    passed: bool | None
+    decided: bool
+
+
+@dataclass(frozen=True)
+class Flag:
+    """Something a reader must weigh: ``code`` (``reused-failed-sample``, ``revalidate``), the evidence it is
+    about and the sentence that says it (with the assumption it breaks)."""
+
+    code: str
+    evidence: str
+    text: str
+
+
+@dataclass(frozen=True)
+class ProtocolRecord:
+    """The topic's protocol fields as entered (`reviewdepth.report.protocol_model.TopicProtocol`; every field None:
+    none entered), who entered them and when."""
+
+    fields: TopicProtocol
+    recorded_at: str | None
+    recorded_by: str | None
+
+
+@dataclass(frozen=True)
+class AcceptanceCheck:
+    """The acceptance criterion agreed in advance, read against the evidence: ``bound`` the figure it compares
+    (the deciding figure's one-sided recall lower bound, or the elusion rate's two-sided upper bound), ``met``
+    whether it holds (None: the evidence cannot say, ``reason`` why)."""
+
+    criterion: str
+    form: str
+    value: float
+    confidence: float
+    reads: str
+    bound: float | None
+    met: bool | None
+    reason: str | None
+
+
+@dataclass(frozen=True)
+class Richness:
+    """Prevalence from a control sample (a random sample of the whole queue): ``relevant`` of ``size`` drawn from
+    ``frame_size``; ``lower``/``upper`` the exact two-sided interval (hypergeometric on the count, over the frame)."""
+
+    sample_id: int
+    drawn_at_judgment: int | None
+    size: int
+    frame_size: int
+    relevant: int
+    point: float
+    lower: float
+    upper: float
+    confidence: float
+
+
+@dataclass(frozen=True)
+class StratumTally:
+    """One stratum of the three-stratum validation: ``size`` documents, a random ``sample`` of them holding
+    ``relevant`` relevant by the validation coding, and the exact two-sided interval on the stratum's relevant
+    count (hypergeometric); ``found``: its relevant documents count as found."""
+
+    name: str
+    source: str
+    size: int
+    sample: int
+    relevant: int
+    relevant_lower: float | None
+    relevant_upper: float | None
+    found: bool
+
+
+@dataclass(frozen=True)
+class ThreeStrata:
+    """The three-stratum validation (the design of *In re Broiler Chicken*, 2018): coded responsive, coded
+    non-responsive and never reviewed, each with a random sample; recall = relevant in the responsive stratum over
+    relevant in all three (the stratified estimator, `reviewdepth.estimation.relevant.estimate_stratified`). None
+    of the figures when a stratum has no sample (``missing`` says which)."""
+
+    strata: list[StratumTally]
+    confidence: float
+    relevant: float | None
+    relevant_lower: float | None
+    relevant_upper: float | None
+    recall: float | None
+    recall_lower: float | None
+    recall_upper: float | None
+    missing: list[str]
 
 
 @dataclass(frozen=True)
@@ -200,3 +334,15 @@ class ValidationDocument(JsonResult):
     caveats: list[str]
     # the two-phase (TAR 1.0) figures at the cutoff asked for (``--produce-to RANK``); null when none was asked
     two_phase: TwoPhase | None = None
+    # every test run on the topic in order, and the flags the record raises
+    tests: list[TestRun] = field(default_factory=list)
+    flags: list[Flag] = field(default_factory=list)
+    # the protocol fields as entered, the acceptance criterion read against the evidence, richness from a control
+    # sample, the three-stratum validation, and the report's QC and agreement figures
+    protocol_fields: ProtocolRecord | None = None
+    acceptance: AcceptanceCheck | None = None
+    richness: Richness | None = None
+    three_strata: ThreeStrata | None = None
+    review_quality: ReviewQuality | None = None
+    # "at most m relevant documents remain unreviewed" and what lowering it costs
+    count_bound: CountBound | None = None

@@ -10,6 +10,7 @@ bytes.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Decimal
@@ -55,6 +56,31 @@ def count(value: float | None) -> str:
     return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.1f}"
 
 
+def _tenth(value: float, rounding: str) -> str:
+    return f"{Decimal(repr(float(value))).quantize(Decimal('0.1'), rounding=rounding):,}"
+
+
+def count_lower(value: float | None) -> str:
+    """A lower bound on a count: a fractional one rounded down to one decimal."""
+    if value is None:
+        return "—"
+    return count(value) if float(value).is_integer() else _tenth(value, ROUND_FLOOR)
+
+
+def count_upper(value: float | None) -> str:
+    """An upper bound on a count: a fractional one rounded up to one decimal."""
+    if value is None:
+        return "—"
+    return count(value) if float(value).is_integer() else _tenth(value, ROUND_CEILING)
+
+
+def measure(value: float | None, rounding: str = ROUND_HALF_EVEN) -> str:
+    """A statistic that may be undefined (NaN, e.g. kappa with no variation): "undefined" then."""
+    if value is not None and math.isnan(value):
+        return "undefined"
+    return {ROUND_FLOOR: lower, ROUND_CEILING: upper}.get(rounding, proportion)(value)
+
+
 def level(confidence: float) -> str:
     """A confidence never printed above itself (0.999 → "99.9%"; `reviewdepth.estimation.percent`)."""
     return percent(confidence)
@@ -94,14 +120,40 @@ def subtitle(doc: ValidationDocument) -> str:
 
 
 def _decision(doc: ValidationDocument) -> Section:
+    """The decision as the decision object states it: its headline (the one status word), the deciding evidence,
+    the supporting figures labelled as such, the rule and the next step."""
     d = doc.decision
-    rows = [("Decision", d.status), ("Headline", d.headline), ("Decided by", d.decided_by or "—"),
-            ("Certified by", d.certified_by or "no certified rule says stop")]
+    rows = [("Decision", d.headline), ("Decided by", d.decided_by or "no evidence bounds recall"),
+            ("Deciding evidence", d.deciding or "none")]
+    if d.certified_by is not None and d.certified_by != d.deciding:
+        rows.append(("Certified by", d.certified_by))
+    rows += [("Supporting, not deciding", text) for text in d.supporting]
     if d.rule is not None:
         rows += [("Stopping rule", d.rule), ("Guarantee", d.guarantee or "—"), ("Rule's reason", d.reason or "—")]
-    rows += [("Topic status", d.status_text), ("Next step", d.next_step or "—")]
+    rows += [("Next step", d.next_step or "—")]
     notes = [f"Assumption of the rule: {a}" for a in d.assumptions]
     return Section("Stop decision", rows, notes=notes)
+
+
+def _tests(doc: ValidationDocument) -> Section:
+    rows = [[str(t.order), t.evidence, t.kind, t.validity, "—" if t.at_judgment is None else f"{t.at_judgment:,}",
+             f"{t.reviewed:,}", lower(t.recall_lower), f"{t.target:g}",
+             "no bound" if t.passed is None else ("passed" if t.passed else "failed"),
+             "decided" if t.decided else ""] for t in doc.tests]
+    notes = ["Each test's one-sided lower bound on recall at "
+             f"{level(doc.results.confidence)} as the report gave it at that judgment; a test passes when the bound "
+             "is at least the target. Only the test marked 'decided' is the decision's evidence."]
+    return Section("Every test run on the topic, in order", table=Table(
+        ["#", "evidence", "test", "validity", "at judgment", "reviewed", "recall lower bound", "target", "result",
+         ""], rows, [5, 16, 30, 14, 13, 11, 17, 9, 12, 11]) if rows else None,
+        notes=notes if rows else ["No test has been run: no fully coded sample and no audit stream."])
+
+
+def _flags(doc: ValidationDocument) -> Section | None:
+    if not doc.flags:
+        return None
+    titles = {"reused-failed-sample": "A failed sample reused as evidence", "revalidate": "Re-validation needed"}
+    return Section("Flags", [(titles.get(f.code, f.code), f.text) for f in doc.flags])
 
 
 def _protocol(doc: ValidationDocument) -> Section:
@@ -111,6 +163,167 @@ def _protocol(doc: ValidationDocument) -> Section:
         ("Design", p.design), ("Estimate basis", p.basis), ("Interval", p.interval),
         ("Label policy", p.label_policy), ("Queue ordering", p.ordering), ("Recall is of", p.estimate_scope),
         ("As of judgment", "—" if p.as_of_judgment is None else f"{p.as_of_judgment:,}")])
+
+
+NOT_RECORDED = "not recorded"
+
+
+def _protocol_fields(doc: ValidationDocument) -> Section:
+    """The protocol fields as entered once per topic (``reviewdepth topic protocol``), each "not recorded" when
+    absent, and the acceptance criterion read against the evidence."""
+    record = doc.protocol_fields
+    f = record.fields if record is not None else None
+
+    def text(value: str | None) -> str:
+        return NOT_RECORDED if value is None else value
+
+    def listed(values: list[str] | None) -> str:
+        return NOT_RECORDED if not values else "; ".join(values)
+
+    def docs(value: int | None) -> str:
+        return NOT_RECORDED if value is None else f"{value:,} documents"
+
+    if f is None:
+        rows = [("Protocol fields", NOT_RECORDED)]
+    else:
+        dates = (NOT_RECORDED if f.date_from is None and f.date_to is None else
+                 f"{f.date_from or 'not recorded'} to {f.date_to or 'not recorded'}")
+        rows = [("Workflow", text(f.workflow)), ("TAR platform", text(f.platform)), ("Model", text(f.model)),
+                ("Version", text(f.version)), ("Custodians", listed(f.custodians)), ("Date range", dates),
+                ("Document types excluded", listed(f.excluded_types)),
+                ("Processing exceptions", text(f.processing_exceptions)),
+                ("Removed by de-duplication", docs(f.duplicates_removed)),
+                ("Suppressed by e-mail threading", docs(f.threaded)),
+                ("Acceptance criterion (agreed in advance)", NOT_RECORDED if f.acceptance is None
+                 else f.acceptance.text),
+                ("Reviewer roster", NOT_RECORDED if not f.reviewers else
+                 "; ".join(f"{r.name} ({r.role})" for r in f.reviewers)),
+                ("Validation sample coded blind", NOT_RECORDED if f.blind is None else ("yes" if f.blind else "no")),
+                ("Produced", docs(f.produced)), ("Withheld (privilege)", docs(f.withheld))]
+    a = doc.acceptance
+    if a is not None:
+        if a.met is None:
+            verdict = f"not evaluated: {a.reason}"
+        else:
+            shown = upper(a.bound) if a.form == "elusion" else lower(a.bound)
+            sign = "<=" if a.form == "elusion" else ">="
+            verdict = (f"{'met' if a.met else 'not met'}: {a.reads} is {shown}, "
+                       f"{'' if a.met else 'not '}{sign} {a.value:g}")
+        rows.append(("Acceptance criterion, read against the evidence", verdict))
+    notes = [] if record is None or record.recorded_at is None else [
+        f"Entered by {record.recorded_by} at {record.recorded_at} (reviewdepth topic protocol); the fields are "
+        "chained with the topic in the evidence chain."]
+    if record is None or record.recorded_at is None:
+        notes.append(f"No protocol fields were entered: reviewdepth topic protocol {doc.topic} --workflow ... "
+                     "records them.")
+    return Section("Protocol fields (what the protocol discloses)", rows, notes=notes)
+
+
+def _richness(doc: ValidationDocument) -> Section:
+    r = doc.richness
+    if r is None:
+        return Section("Richness (prevalence)", [("Richness", "not recorded: no control sample (a random sample of "
+                                                              "the whole queue) is stored")])
+    when = "before any judgment" if r.drawn_at_judgment is None else f"at judgment {r.drawn_at_judgment:,}"
+    return Section("Richness (prevalence)", [
+        ("Control sample", f"sample {r.sample_id}, drawn {when}: {r.relevant:,} relevant of {r.size:,} drawn from "
+                           f"{r.frame_size:,} documents"),
+        ("Richness (point)", proportion(r.point)),
+        (f"Richness, two-sided {level(r.confidence)} interval", f"[{lower(r.lower)}, {upper(r.upper)}] (exact, "
+                                                               "hypergeometric)")])
+
+
+def _three_strata(doc: ValidationDocument) -> Section:
+    t = doc.three_strata
+    title_text = "Three-stratum validation (In re Broiler Chicken design)"
+    if t is None:
+        return Section(title_text, notes=["Not run: the topic has no QC sample of coded documents and no sample of "
+                                          "the never-reviewed documents."])
+    conf = level(t.confidence)
+    rows = [[s.name, s.source, f"{s.size:,}", f"{s.sample:,}", f"{s.relevant:,}",
+             "—" if s.relevant_lower is None else f"{count(s.relevant_lower)} to {count(s.relevant_upper)}",
+             "found" if s.found else "missed"] for s in t.strata]
+    pairs: list[tuple[str, str]] = []
+    if t.recall is not None:
+        pairs = [("Relevant documents (all strata)", f"{count(t.relevant)} [{count_lower(t.relevant_lower)}, "
+                                                     f"{count_upper(t.relevant_upper)}]"),
+                 ("Recall (point)", proportion(t.recall)),
+                 (f"Recall, two-sided {conf} interval", f"[{lower(t.recall_lower)}, {upper(t.recall_upper)}]")]
+    else:
+        pairs = [("Recall", "not estimated: no sample of " + ", ".join(t.missing))]
+    notes = [f"Each stratum's relevant count: the exact two-sided {conf} hypergeometric interval from its sample. "
+             "Recall = relevant in the coded-responsive stratum over relevant in all three (stratified estimator, "
+             "conservative Beta-posterior bounds). The coded strata are read from the QC sample's second coding: "
+             "a responsive document recoded not relevant, or a non-responsive one recoded relevant, is a coding "
+             "error the elusion test alone cannot see.",
+             "The QC sample is taken as a random sample of each coded stratum (conditional on how many of its "
+             "documents fall in each); it must be drawn from the reviewed documents (sample draw --frame judged "
+             "after the review)."]
+    return Section(title_text, pairs, table=Table(
+        ["stratum", "sample", "documents", "sampled", "relevant in sample", f"relevant, {conf} range",
+         "counts as"], rows, [22, 22, 14, 12, 16, 22, 12]), notes=notes)
+
+
+def _quality(doc: ValidationDocument) -> Section:
+    q = doc.review_quality
+    title_text = "Quality control and agreement"
+    if q is None:
+        return Section(title_text, [("Quality control", NOT_RECORDED)])
+    rows: list[tuple[str, str]] = [
+        ("Documents with several reviewers", f"{q.documents_with_several_reviewers:,}"),
+        ("Conflicts", f"{q.conflicts:,} ({q.conflicts_open:,} open, {q.conflicts_resolved:,} resolved)")]
+    a = q.agreement
+    if a is None:
+        rows.append(("Agreement", "not measured: no document has two reviewers' decisions"))
+    else:
+        rows += [("Agreement", f"{measure(a.agreement.point)} [{measure(a.agreement.lower, ROUND_FLOOR)}, "
+                               f"{measure(a.agreement.upper, ROUND_CEILING)}] over {a.documents:,} documents"),
+                 ("Krippendorff's alpha", f"{measure(a.krippendorff_alpha.alpha)} "
+                                          f"[{measure(a.krippendorff_alpha.lower, ROUND_FLOOR)}, "
+                                          f"{measure(a.krippendorff_alpha.upper, ROUND_CEILING)}]")]
+        rows += [(f"Cohen's kappa, {p.reviewer_a} / {p.reviewer_b}",
+                  f"{measure(p.cohen_kappa.kappa)} [{measure(p.cohen_kappa.lower, ROUND_FLOOR)}, "
+                  f"{measure(p.cohen_kappa.upper, ROUND_CEILING)}] over {p.cohen_kappa.n:,} documents")
+                 for p in a.pairs]
+    if not q.qc_samples:
+        rows.append(("QC samples", "none: no QC sample of judged documents (sample draw --frame judged)"))
+    for s in q.qc_samples:
+        e = s.error_rates
+        if e is None:
+            rows.append((f"QC sample {s.sample_id}", f"{s.checked:,} of {s.size:,} checked: no error rates yet"))
+            continue
+        rows += [(f"QC sample {s.sample_id}, error rate",
+                  f"{proportion(e.error_rate.point)} [{lower(e.error_rate.lower)}, {upper(e.error_rate.upper)}]: "
+                  f"{e.disagreements:,} of {e.n:,} recoded"),
+                 (f"QC sample {s.sample_id}, false negative rate",
+                  f"{proportion(e.false_negative_rate.point)} [{lower(e.false_negative_rate.lower)}, "
+                  f"{upper(e.false_negative_rate.upper)}]: {e.false_negative_rate.successes:,} of "
+                  f"{e.false_negative_rate.trials:,} coded not relevant"),
+                 (f"QC sample {s.sample_id}, false positive rate",
+                  f"{proportion(e.false_positive_rate.point)} [{lower(e.false_positive_rate.lower)}, "
+                  f"{upper(e.false_positive_rate.upper)}]: {e.false_positive_rate.successes:,} of "
+                  f"{e.false_positive_rate.trials:,} coded relevant")]
+    return Section(title_text, rows)
+
+
+def _count_bound(doc: ValidationDocument) -> Section | None:
+    """The count bound; its first note says so when the recall target cannot be certified at a sane cost."""
+    from reviewdepth.report.count_bound_render import lowering_lines, now_line, target_line
+
+    cb = doc.count_bound
+    if cb is None:
+        return None
+    rows = [("Now", now_line(cb)), ("The target", target_line(cb))]
+    rows += [("To lower it", line) for line in lowering_lines(cb)]
+    notes = []
+    if not cb.target_certified and cb.target_above_half:
+        notes.append(f"The recall target cannot be certified at a sane cost: at most {cb.at_most:,} relevant "
+                     f"documents remain unreviewed ({level(cb.confidence)} confidence) is the claim this evidence "
+                     "supports.")
+    notes.append("A count bound from a fresh random sample of the unreviewed documents holds when that sample finds "
+                 "none relevant; reviewdepth plan TOPIC --missed-at-most M gives the sample for a chosen M.".replace(
+                     "TOPIC", doc.topic))
+    return Section("Count bound: relevant documents left unreviewed", rows, notes=notes)
 
 
 def _cutoff(doc: ValidationDocument) -> Section:
@@ -154,7 +367,10 @@ def _results(doc: ValidationDocument) -> Section:
     rows.append(("Precision of the reviewed set", f"{proportion(r.precision)} = {r.relevant_in_reviewed:,} relevant "
                                                   f"/ {r.reviewed:,} reviewed (exact: every reviewed document is "
                                                   "judged)"))
-    return Section("Results", rows, notes=[] if r.recall_note is None else [r.recall_note])
+    decided_by = doc.decision.decided_by
+    heading = "Results" if decided_by is None or decided_by == r.basis else (
+        f"Results of the random samples (supporting, not deciding: the {decided_by} decided)")
+    return Section(heading, rows, notes=[] if r.recall_note is None else [r.recall_note])
 
 
 def _stratum_rows(what: str, sample_label: str, figure: TwoPhaseCount | None, conf: str) -> list[tuple[str, str]]:
@@ -286,22 +502,56 @@ def _provenance(doc: ValidationDocument) -> Section:
         ("Sample seeds", ", ".join(str(s) for s in p.sample_seeds) or "—")])
 
 
-def _appendix(doc: ValidationDocument) -> Section | None:
-    rows = [[str(d.sample_id), f"{d.rank:,}", d.doc_id, "uncoded" if d.relevant is None else
-             ("relevant" if d.relevant else "not relevant") + f" ({d.label})", d.reviewer or "—", d.role or "—",
-             d.recorded_at or "—"] for s in doc.evidence.samples for d in s.documents]
-    if not rows:
-        return None
-    return Section("Appendix: every sample document, its coding and coder", table=Table(
-        ["sample", "rank", "document", "coding", "coder", "role", "recorded (UTC)"], rows,
-        [14, 14, 26, 30, 22, 18, 46], listing=True),
-        notes=["Each document's latest decision at the as-of point (the label policy 'latest' reads the same "
-               "decision)."])
+def _coding(relevant: bool | None, label: str | None) -> str:
+    return "uncoded" if relevant is None else ("relevant" if relevant else "not relevant") + f" ({label})"
+
+
+def _appendix(doc: ValidationDocument) -> list[Section]:
+    """Every document that contributed evidence, grouped by sample and by audit stream, each with its coding,
+    coder and time."""
+    out: list[Section] = []
+    note = "Each document's latest decision at the as-of point (the label policy 'latest' reads the same decision)."
+    for s in doc.evidence.samples:
+        rows = [[f"{d.rank:,}", d.doc_id, _coding(d.relevant, d.label), d.reviewer or "—", d.role or "—",
+                 d.recorded_at or "—"] for d in s.documents]
+        if rows:
+            out.append(Section(f"Appendix: sample {s.id} ({s.frame}, {s.use}{', voided' if s.voided else ''}), "
+                               f"{len(rows):,} documents", table=Table(
+                                   ["rank", "document", "coding", "coder", "role", "recorded (UTC)"], rows,
+                                   [14, 26, 30, 22, 18, 46], listing=True), notes=[note]))
+    for a in doc.evidence.audit_streams:
+        rows = [[f"{d.position:,}", "—" if d.rank is None else f"{d.rank:,}", d.doc_id, _coding(d.relevant, d.label),
+                 d.reviewer or "—", d.role or "—", d.recorded_at or "—"] for d in a.documents]
+        if rows:
+            out.append(Section(f"Appendix: audit stream {a.id}, its judged prefix of {len(rows):,} documents",
+                               table=Table(["position", "rank", "document", "coding", "coder", "role",
+                                            "recorded (UTC)"], rows, [14, 14, 26, 30, 22, 18, 46], listing=True),
+                               notes=["The stream's evidence is the judged prefix of its seeded permutation: every "
+                                      "document in it counts, whether the review or the stream had it coded "
+                                      "(the role says which). " + note]))
+    return out
+
+
+def _signature(doc: ValidationDocument) -> Section:
+    blank = "_" * 40
+    return Section("Signature", [
+        ("Prepared by (name, role)", blank), ("Signature", blank), ("Date", blank),
+        ("For the receiving party (name, role)", blank), ("Signature", blank), ("Date", blank)],
+        notes=[f"Signed for the document dated {doc.dated or 'before any judgment'} (judgment chain head "
+               f"{doc.provenance.judgment_chain_head.hash})."])
 
 
 def sections(doc: ValidationDocument) -> list[Section]:
     """The document's parts in order, as both the HTML page and the PDF print them."""
-    out = [_decision(doc), _protocol(doc), _cutoff(doc), _results(doc)]
+    out = [_decision(doc), _tests(doc)]
+    flags = _flags(doc)
+    if flags is not None:
+        out.append(flags)
+    out += [_protocol_fields(doc), _protocol(doc), _richness(doc), _cutoff(doc), _results(doc)]
+    bound = _count_bound(doc)
+    if bound is not None:
+        out.append(bound)
+    out += [_three_strata(doc), _quality(doc)]
     two_phase = _two_phase(doc)
     if two_phase is not None:
         out.append(two_phase)
@@ -309,10 +559,8 @@ def sections(doc: ValidationDocument) -> list[Section]:
     plan = _plan(doc)
     if plan is not None:
         out.append(plan)
-    out += [_provenance(doc), Section("Caveats", notes=list(doc.caveats), bullets=True)]
-    appendix = _appendix(doc)
-    if appendix is not None:
-        out.append(appendix)
+    out += [_provenance(doc), Section("Caveats", notes=list(doc.caveats), bullets=True), _signature(doc)]
+    out += _appendix(doc)
     return out
 
 

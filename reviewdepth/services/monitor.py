@@ -383,7 +383,8 @@ def monitor_of(conn: Connection, topic: str, *, queue: str | None = None, target
         _fraction_text(tau), level, inp.reviewed, inp.found, sample=sample,
         sample_status=None if assessment is None else assessment.headline.status,
         audit=None if audit is None else audit_figure(audit.stream_id, audit.judged, result.recall_lower, level,
-                                                      result.certified),
+                                                      result.certified, result.upper_missed,
+                                                      inp.population - inp.reviewed),
         sample_headline=None if sample_words[0] is None else with_topic(sample_words[0], info.name),
         sample_next=None if sample_words[1] is None else with_topic(sample_words[1], info.name), topic=info.name)
     if prefixes[current.id].out_of_order:

@@ -403,7 +403,8 @@ def _topic_status(conn: Connection, topic: str, options: ReportOptions, tau: str
             monitor = None
         if monitor is not None and monitor.audit is not None:
             audit = audit_figure(monitor.audit.stream_id, monitor.audit.judged,
-                                 monitor.recall_lower, options.confidence, monitor.certified)
+                                 monitor.recall_lower, options.confidence, monitor.certified, monitor.missed_upper,
+                                 monitor.population - monitor.reviewed)
             audit_next = monitor.next_step  # the monitor (no samples asked) decides by its audit: its step
     status = topic_status(tau, options.confidence, fig.reviewed, fig.found_prefix,
                           sample=sample_figure(fig.assessment), sample_status=fig.assessment.headline.status,

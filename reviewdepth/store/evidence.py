@@ -19,15 +19,19 @@ behind the application's back (no event). Like the judgment log, the chain canno
 object, its events and every later hash: an anchor (``audit head``) records the evidence head outside the
 database, and ``audit verify --head`` proves the chain still extends it.
 
-Not covered: a queue's ``queue_id`` on judgments, an audit stream's serving progress (``position``, ``served``:
-they move with every ``next``), a topic's settings (population size, screening order, conflict rule, exclusion
-reasons), imported record fields and the derived tables (summaries, calibrations, simulation jobs).
+A topic's protocol fields (``reviewdepth topic protocol``, table ``topic_protocols``, migration 0020) are part of
+its state once entered: each change chains a ``topic`` event (action ``protocol``) whose state carries them under
+``protocol``; a topic without protocol fields has the same state as before 0020, so no earlier event changes
+meaning. Not covered: a queue's ``queue_id`` on judgments, an audit stream's serving progress (``position``,
+``served``: they move with every ``next``), a topic's other settings (population size, screening order,
+conflict rule, exclusion reasons), imported record fields and the derived tables (summaries, calibrations,
+simulation jobs).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from hashlib import sha256
@@ -118,12 +122,26 @@ def _blob_digest(conn: Connection, queue_id: int) -> str | None:
     return digest.hexdigest()
 
 
-def topic_state(conn: Connection, topic_id: int) -> tuple[str, dict[str, Any]] | None:
+def topic_state_v1(conn: Connection, topic_id: int) -> tuple[str, dict[str, Any]] | None:
+    """A topic's state as migration 0019 chained it (name and creation time): before ``topic_protocols`` exists."""
     row = conn.execute(text("SELECT name, created_at FROM topics WHERE id = :id")
                        .columns(name=String, created_at=DateTime(timezone=True)), {"id": topic_id}).first()
     if row is None:
         return None
     return str(row[0]), {"name": row[0], "created_at": _time(row[1])}
+
+
+def topic_state(conn: Connection, topic_id: int) -> tuple[str, dict[str, Any]] | None:
+    """A topic's name and creation time, and its protocol fields when it has any (module docstring)."""
+    found = topic_state_v1(conn, topic_id)
+    if found is None:
+        return None
+    row = conn.execute(text("SELECT fields, recorded_at, recorded_by FROM topic_protocols WHERE topic_id = :id")
+                       .columns(recorded_at=DateTime(timezone=True)), {"id": topic_id}).first()
+    if row is not None:
+        found[1]["protocol"] = {"fields": json.loads(row[0]), "recorded_at": _time(row[1]),
+                                "recorded_by": row[2]}
+    return found
 
 
 def queue_state(conn: Connection, queue_id: int) -> tuple[str, dict[str, Any]] | None:
@@ -191,16 +209,24 @@ def canonical_state(state: dict[str, Any]) -> str:
     return json.dumps(state, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def record_evidence(conn: Connection, events: Iterable[tuple[str, int, str]], now: datetime) -> None:
+StateReader = Callable[[Connection, int], "tuple[str, dict[str, Any]] | None"]
+# the states as migration 0019 read them (it runs before ``topic_protocols`` exists)
+STATES_V1: dict[str, StateReader] = {**STATES, "topic": topic_state_v1}
+
+
+def record_evidence(conn: Connection, events: Iterable[tuple[str, int, str]], now: datetime,
+                    states: Mapping[str, StateReader] | None = None) -> None:
     """Chain ``(kind, object_id, action)`` events, each with the object's state as it is now in this transaction
     (call it after the object's rows are written). Takes the evidence chain's lock: call it late in the
-    transaction, so writers of other topics wait for it only briefly."""
+    transaction, so writers of other topics wait for it only briefly. ``states``: the state readers (a
+    migration passes the ones of its schema; default `STATES`)."""
     wanted = list(events)
     if not wanted:
         return
+    readers = STATES if states is None else states
     built = []
     for kind, object_id, action in wanted:
-        found = STATES[kind](conn, object_id)
+        found = readers[kind](conn, object_id)
         if found is None:
             raise LookupError(f"{kind} {object_id} is not stored")
         built.append((kind, object_id, action, found[0], canonical_state(found[1])))
@@ -276,7 +302,11 @@ def _label(kind: str, object_id: int, topic: str, state: dict[str, Any] | None) 
 
 
 def verify_evidence(conn: Connection) -> EvidenceCheck:
-    """Recompute the evidence chain and compare every chained object with its live rows (module docstring)."""
+    """Recompute the evidence chain and compare every chained object with its live rows (module docstring). On a
+    schema before 0020 (no ``topic_protocols``: a store between migrations) topics are read as 0019 chained them."""
+    from sqlalchemy import inspect
+
+    states = STATES if inspect(conn).has_table("topic_protocols") else STATES_V1
     length, stored_head = evidence_head(conn)
     check = EvidenceCheck(length, stored_head)
     problems = check.problems
@@ -311,7 +341,7 @@ def verify_evidence(conn: Connection) -> EvidenceCheck:
     for (kind, object_id), (seq, topic, state_text) in latest.items():
         chained_ids[kind].add(object_id)
         chained = json.loads(state_text)
-        live = STATES[kind](conn, object_id)
+        live = states[kind](conn, object_id)
         label = _label(kind, object_id, topic, chained)
         if live is None:
             problems.append(EvidenceProblem(topic, f"{label} (chained at event {seq}) is missing"))
@@ -344,13 +374,23 @@ def event_at(conn: Connection, seq: int) -> str | None:
 
 
 def backfill(conn: Connection, now: datetime) -> int:
-    """Chain every stored object (migration 0019): topics, queues, samples, audit streams, each by id."""
+    """Chain every stored object (migration 0019): topics, queues, samples, audit streams, each by id, with the
+    states of that schema (`STATES_V1`)."""
     events: list[tuple[str, int, str]] = []
     for kind in KINDS:
         ids = conn.execute(text(f"SELECT id FROM {TABLES[kind]} ORDER BY id")).scalars()
         events.extend((kind, int(i), "found") for i in ids)
-    record_evidence(conn, events, now)
+    record_evidence(conn, events, now, STATES_V1)
     return len(events)
+
+
+def unchain_protocols(conn: Connection, now: datetime) -> int:
+    """Before ``topic_protocols`` is dropped (migration 0020's downgrade): chain each topic that has protocol fields
+    again in its state without them (action ``downgraded``), so the chain still verifies on the older schema and
+    its history keeps the fields the topic had."""
+    ids = [int(i) for i in conn.execute(text("SELECT topic_id FROM topic_protocols ORDER BY topic_id")).scalars()]
+    record_evidence(conn, [("topic", i, "downgraded") for i in ids], now, STATES_V1)
+    return len(ids)
 
 
 def chain_object(conn: Connection, kind: str, object_id: int, action: str = "created") -> None:

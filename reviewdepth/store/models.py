@@ -115,6 +115,19 @@ class TopicReason(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
+class TopicProtocolRow(Base):
+    """A topic's protocol fields (``reviewdepth topic protocol``, ``PUT /topics/{t}/protocol``): what a TAR
+    protocol or order asks the producing party to disclose, entered once per topic, as canonical JSON
+    (`reviewdepth.report.protocol_model.TopicProtocol`). Chained with the topic (`reviewdepth.store.evidence`)."""
+
+    __tablename__ = "topic_protocols"
+
+    topic_id: Mapped[int] = mapped_column(ForeignKey("topics.id", ondelete="CASCADE"), primary_key=True)
+    fields: Mapped[str] = mapped_column(Text)
+    recorded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    recorded_by: Mapped[str] = mapped_column(String(REVIEWER_LENGTH))
+
+
 class RecordFields(Base):
     """The bibliographic fields of one of a topic's records (``reviewdepth import records``), kept only to find
     duplicates (`reviewdepth.formats.duplicates`): as given in the file, normalised when compared."""

@@ -10,7 +10,7 @@ from sqlalchemy.exc import OperationalError, ProgrammingError
 from reviewdepth.store.busy import missing_database_name, unavailable_error
 
 # The latest migration in migrations/versions; a test checks it against Alembic's head.
-SCHEMA_HEAD = "0019"
+SCHEMA_HEAD = "0020"
 
 
 class SchemaNotReady(RuntimeError):

@@ -65,7 +65,8 @@ def test_downgrade_needs_yes_and_says_what_it_drops(tmp_path: Path) -> None:
     assert again.exit_code == 0, again.output
 
 
-@pytest.mark.parametrize(("target", "lossy"), [("0018", ["0019"]), ("0016", ["0019"]), ("0014", ["0019", "0015"])])
+@pytest.mark.parametrize(("target", "lossy"), [("0018", ["0020", "0019"]), ("0016", ["0020", "0019"]),
+                                               ("0014", ["0020", "0019", "0015"])])
 def test_downgrade_that_loses_meaning_needs_force_and_says_what_is_lost(tmp_path: Path, target: str,
                                                                          lossy: list[str]) -> None:
     url, engine = migrated(tmp_path / "db.sqlite3")

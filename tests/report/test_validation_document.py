@@ -98,7 +98,8 @@ def test_the_pdf_states_every_number_of_the_report(scenario: tuple[str, list[str
 
     answer, summary = report["answer"], report["summary"]
     assert answer["status"] == "reached" and report["depth_basis"] == "elusion"  # a certified stop
-    assert "Decision reached" in flat
+    # the decision once, in the decision object's words: no separate status row beside its headline
+    assert f"Decision {answer['text']}" in flat and "Topic status" not in flat
     depth_row = next(r for r in report["depth"] if r["target"] == float(TARGET))
     assert f"Certified by {depth_row['reached_by']}" in flat
     rule = next(s for s in report["stopping"] if s["rule"] == "elusion")

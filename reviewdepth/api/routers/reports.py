@@ -183,7 +183,36 @@ async def get_validation(topic: str, request: Request, engine: EngineDep, _key: 
     return Response(await request.app.state.renders.run(key, rendered), media_type=VALIDATION_MEDIA[format])
 
 
+METHODS_MEDIA = {"text": "text/plain; charset=utf-8", "markdown": "text/markdown; charset=utf-8", "json": JSON}
+METHODS_CONTENT: dict[int | str, dict[str, Any]] = {200: {
+    "description": "The methods text (as `reviewdepth methods TOPIC --style STYLE --format FORMAT`).",
+    "content": {"text/plain": {"schema": {"type": "string"}}, "text/markdown": {"schema": {"type": "string"}},
+                **schemas.body_content(schemas.MethodsOut)}}}
+
+
+def get_methods(topic: str, engine: EngineDep, _key: Reader, queue: str | None = None,
+                target: CertifiableTargetQuery = "0.95", confidence: ConfidenceQuery = 0.95, as_of: AsOfId = None,
+                style: Annotated[Literal["prisma", "raise", "protocol"], Query(
+                    description="prisma (default), raise or protocol.")] = "prisma",
+                format: Annotated[Literal["text", "markdown", "json"], Query(
+                    description="text (default), markdown or json (with each figure's source field).")] = "text",
+                ) -> Response:
+    """The methods text of the topic's screening and stop, written from its evidence: tool and version, dates, the
+    ranking's source, the stopping rule with its parameters and kind, records screened by reviewers against those
+    left by the stop, the validation evidence with its interval and the limitations; the same text as
+    `reviewdepth methods`. As JSON, every figure names the field it was read from."""
+    from reviewdepth.report.methods_text import render_methods
+    from reviewdepth.services.methods import methods_of
+    from reviewdepth.services.report import ReportOptions
+
+    text = methods_of(engine, topic, ReportOptions(queue=queue, targets=[target], confidence=confidence,
+                                                   as_of=as_of), style)
+    return Response(render_methods(text, format), media_type=METHODS_MEDIA[format])
+
+
 def add_routes(router: APIRouter) -> None:
+    router.add_api_route("/topics/{topic}/methods", get_methods, methods=["GET"], response_class=Response,
+                         responses={**READ, **METHODS_CONTENT}, tags=["report"])
     router.add_api_route("/topics/{topic}/validation", get_validation, methods=["GET"], response_class=Response,
                          responses={**READ, **VALIDATION_CONTENT}, tags=["report"])
     router.add_api_route("/topics/{topic}/report", get_report, methods=["GET"], response_class=Response,

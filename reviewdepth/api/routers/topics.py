@@ -103,7 +103,29 @@ def change_screening(topic: str, body: schemas.ScreeningSettingsIn, engine: Engi
                               conflict_rule=body.conflict_rule).as_dict()
 
 
+def get_protocol(topic: str, engine: EngineDep, _key: Reader) -> dict[str, object]:
+    """The topic's protocol fields (``reviewdepth topic protocol TOPIC``): what a TAR protocol discloses; a field
+    absent was not recorded (the validation packet prints it so)."""
+    from reviewdepth.services.protocol import get_protocol as service
+
+    return service(engine, topic).as_dict()
+
+
+def put_protocol(topic: str, body: schemas.ProtocolFields, engine: EngineDep, key: Writer) -> dict[str, object]:
+    """Enter the topic's protocol fields, replacing those recorded (a field left out is then not recorded),
+    recorded as the key's reviewer. A change is chained with the topic in the evidence chain (``audit verify``
+    names a protocol changed behind the application's back); the same fields again record nothing."""
+    from reviewdepth.services.protocol import set_protocol
+
+    return set_protocol(engine, topic, body.model_dump(exclude_none=True), recorded_by=key.reviewer).as_dict()
+
+
 def add_routes(router: APIRouter) -> None:
+    router.add_api_route("/topics/{topic}/protocol", get_protocol, methods=["GET"],
+                         response_model=schemas.ProtocolOut, responses=READ, tags=["topics"])
+    router.add_api_route("/topics/{topic}/protocol", put_protocol, methods=["PUT"],
+                         response_model=schemas.ProtocolOut, tags=["topics"],
+                         responses={**AUTH, **problem_responses(404, 413, 422)})
     router.add_api_route("/topics", create_topic, methods=["POST"], status_code=201, response_model=schemas.TopicOut,
                          tags=["topics"], responses={**AUTH, **problem_responses(409, 413, 422)})
     router.add_api_route("/topics", list_topics, methods=["GET"], response_model=schemas.TopicList,
