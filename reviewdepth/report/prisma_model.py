@@ -126,7 +126,8 @@ def arithmetic_problems(counts: PrismaCounts) -> tuple[str, ...]:
     - screened by a person = excluded by a person + undecided + included when no stage is recorded; with stages,
       screened by a person = excluded before full text + reports sought;
     - reports sought = reports not retrieved + reports assessed;
-    - reports assessed = reports excluded at full text + studies included + undecided.
+    - reports assessed = reports excluded at full text + studies included + undecided, of which those with a
+      full-text judgment are no more than all.
     """
     c = counts
     out: list[str] = []
@@ -150,6 +151,9 @@ def arithmetic_problems(counts: PrismaCounts) -> tuple[str, ...]:
           (c.reports_not_retrieved or 0) + c.reports_assessed)
     check("reports assessed = excluded at full text + included + undecided", c.reports_assessed,
           (c.excluded_full_text or 0) + c.included + c.screened_undecided)
+    if c.full_text_assessed is not None and c.full_text_assessed > c.reports_assessed:
+        out.append(f"reports with a full-text judgment <= reports assessed: {c.full_text_assessed} > "
+                   f"{c.reports_assessed}")
     return tuple(out)
 
 

@@ -273,7 +273,8 @@ def test_a_report_not_retrieved_is_counted_apart_from_the_reports_assessed(engin
     assert data["arithmetic_problems"] == []
     svg = render_svg(prisma_flow(topic, counts))
     boxes = svg_boxes(svg)
-    assert (boxes["reports"]["sought"], boxes["reports"]["not_retrieved"], boxes["reports"]["assessed"]) == (3, 1, 2)
+    assert (boxes["reports"]["sought"], boxes["reports"]["not_retrieved"], boxes["reports"]["assessed"],
+            boxes["reports"]["full_text"]) == (3, 1, 2, 2)  # a report not retrieved had no full-text assessment
     assert boxes["reports_excluded"]["full_text"] == 1
 
 

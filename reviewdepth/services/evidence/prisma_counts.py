@@ -66,7 +66,8 @@ def prisma_counts(*, population: int, population_stated: bool, included: int, ex
         reviewed=reviewed_prefix or 0 if reviewed is None else reviewed, relevant_in_reviewed=relevant_in_reviewed,
         reviewers_per_record=reviewers_per_record, conflicts=conflicts, conflicts_resolved=conflicts_resolved,
         independent=independent, label_policy=policy, screened_undecided=decisions.undecided,
-        stages_recorded=decisions.stages_recorded, full_text_assessed=decisions.full_text_assessed,
+        stages_recorded=decisions.stages_recorded, full_text_assessed=None if decisions.full_text_assessed is None else
+        decisions.full_text_assessed - not_retrieved,
         excluded_full_text=excluded_full_text - not_retrieved if staged else None, excluded_per_reason=per_reason,
         duplicates_removed=decisions.duplicates - decisions.duplicates_outside if decisions.dedupe_recorded else None,
         after_duplicates_removed=after_removal,
