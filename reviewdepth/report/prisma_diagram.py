@@ -173,14 +173,16 @@ def box_lines(box: FlowBox, flow: PrismaFlow) -> list[Line]:
     if box.code == "reports":
         if "full_text" in c or "undecided" in c or c["sought"].value is not None:
             lines = [_counted("Reports sought for retrieval: ", c["sought"]),
+                     *((_counted("Reports not retrieved: ", c["not_retrieved"]),) if "not_retrieved" in c else ()),
                      _counted("Reports assessed for eligibility: ", c["assessed"])]
             if "full_text" in c:
                 lines.append(replace(_counted("with a full-text judgment: ", c["full_text"]), indent=True))
             if "undecided" in c:
                 lines.append(replace(_counted("still undecided (maybe): ", c["undecided"]), indent=True))
             return lines + _wrapped("(records not excluded on title and abstract; reviewdepth records no retrieval "
-                                    "step, so every report sought is counted as assessed, and an include with no "
-                                    "full-text judgment as assessed on what was read)", side, muted=True)
+                                    "step of its own: a report is not retrieved when its full-text exclude gives the "
+                                    "reason 'not retrieved'; an include with no full-text judgment is assessed on "
+                                    "what was read)", side, muted=True)
         return [_counted("Reports sought for retrieval: ", c["sought"]),
                 _counted("Reports assessed for eligibility: ", c["assessed"]),
                 *_wrapped("(no judgment names a screening stage: title and abstract and full text are not told "

@@ -54,10 +54,16 @@ class PrismaCounts:
     reports_assessed: int | None = None
     excluded_without_reason: int = 0
     excluded_full_text_without_reason: int | None = None
+    # reports sought but not retrieved: records whose deciding exclude is at full text with the reserved reason
+    # ``NOT_RETRIEVED_REASON``; they are out of ``excluded_full_text`` and ``excluded_per_reason`` and out of
+    # ``reports_assessed`` (None: no judgment names a stage)
+    reports_not_retrieved: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out["reviewers_per_record"] = {str(k): v for k, v in sorted(self.reviewers_per_record.items())}
+        # the flow identities this diagram breaks (`arithmetic_problems`): empty when every box adds up
+        out["arithmetic_problems"] = list(arithmetic_problems(self))
         return out
 
 
@@ -107,6 +113,48 @@ class ExclusionReason:
 # `reviewdepth.store.models.STAGES`); an exclusion at any other stage (title-abstract, the default) is a record
 # excluded before the reports are sought.
 FULL_TEXT_STAGE = "full-text"
+# The reserved exclusion reason at full text that says the report could not be retrieved: such a record is counted
+# in "reports not retrieved", not in "reports excluded".
+NOT_RETRIEVED_REASON = "not retrieved"
+
+
+def arithmetic_problems(counts: PrismaCounts) -> tuple[str, ...]:
+    """The flow identities of the PRISMA 2020 diagram that ``counts`` breaks (empty when it adds up):
+
+    - identified − duplicates removed = records left to screen (``after_duplicates_removed``);
+    - records left to screen = screened by a person + excluded by automation (not screened, the review stopped);
+    - screened by a person = excluded by a person + undecided + included when no stage is recorded; with stages,
+      screened by a person = excluded before full text + reports sought;
+    - reports sought = reports not retrieved + reports assessed;
+    - reports assessed = reports excluded at full text + studies included + undecided, of which those with a
+      full-text judgment are no more than all.
+    """
+    c = counts
+    out: list[str] = []
+
+    def check(name: str, left: int, right: int) -> None:
+        if left != right:
+            out.append(f"{name}: {left} != {right}")
+
+    check("identified - duplicates removed = records to screen", c.identified - (c.duplicates_removed or 0),
+          c.after_duplicates_removed)
+    check("records to screen = screened + excluded by automation", c.after_duplicates_removed,
+          c.screened + c.not_screened_review_stopped)
+    if c.reports_sought is None:
+        check("screened = excluded + included + undecided", c.screened,
+              c.excluded_by_reviewers + c.included + c.screened_undecided)
+        return tuple(out)
+    assert c.excluded_before_full_text is not None and c.reports_assessed is not None
+    check("screened = excluded before full text + reports sought", c.screened,
+          c.excluded_before_full_text + c.reports_sought)
+    check("reports sought = not retrieved + assessed", c.reports_sought,
+          (c.reports_not_retrieved or 0) + c.reports_assessed)
+    check("reports assessed = excluded at full text + included + undecided", c.reports_assessed,
+          (c.excluded_full_text or 0) + c.included + c.screened_undecided)
+    if c.full_text_assessed is not None and c.full_text_assessed > c.reports_assessed:
+        out.append(f"reports with a full-text judgment <= reports assessed: {c.full_text_assessed} > "
+                   f"{c.reports_assessed}")
+    return tuple(out)
 
 
 def exclusion_reasons_of(counts: PrismaCounts) -> tuple[ExclusionReason, ...]:
@@ -214,7 +262,10 @@ def prisma_flow(topic: str, counts: PrismaCounts, *,
             *reasons_at(full_text=False),
             _count(c, "by_automation", "not_screened_review_stopped"), *stop)),
         FlowBox("reports", "screening", False, (
-            (_count(c, "sought", "reports_sought"), _count(c, "assessed", "reports_assessed"),
+            (_count(c, "sought", "reports_sought"),
+             *((_count(c, "not_retrieved", "reports_not_retrieved"),) if c.reports_not_retrieved is not None
+               else ()),
+             _count(c, "assessed", "reports_assessed"),
              *((_count(c, "full_text", "full_text_assessed"),) if c.full_text_assessed is not None else ()),
              *((_count(c, "undecided", "screened_undecided"),) if c.screened_undecided else ()))
             if staged else

@@ -27,7 +27,7 @@ import numpy as np
 from sqlalchemy import Connection, Engine
 
 from reviewdepth.report.prisma_diagram import MEDIA_TYPES, DiagramFormat, render_diagram
-from reviewdepth.report.prisma_model import PrismaCounts, prisma_flow
+from reviewdepth.report.prisma_model import PrismaCounts, arithmetic_problems, prisma_flow
 from reviewdepth.services.conflicts import conflicts_of
 from reviewdepth.services.evidence.prisma_counts import (
     decision_counts,
@@ -87,4 +87,7 @@ def topic_prisma_diagram(engine: Engine, topic: str, fmt: DiagramFormat, *, queu
     gives for the same arguments: the diagram is drawn from them alone (`reviewdepth.report.prisma_model.
     prisma_flow`), so its numbers are the JSON's."""
     counts = topic_prisma(engine, topic, queue=queue, policy=policy, as_of=as_of, independent=independent)
+    problems = arithmetic_problems(counts)
+    if problems:  # never draw a diagram whose boxes do not add up
+        raise ValueError(f"the PRISMA counts of topic {topic!r} do not add up: {'; '.join(problems)}")
     return PrismaDiagram(render_diagram(prisma_flow(topic, counts), fmt), MEDIA_TYPES[fmt])

@@ -22,7 +22,13 @@ from hypothesis import strategies as st
 from sqlalchemy import Engine, select
 
 from reviewdepth.report.prisma_diagram import render_svg
-from reviewdepth.report.prisma_model import PrismaCounts, PrismaFlow, prisma_flow
+from reviewdepth.report.prisma_model import (
+    NOT_RETRIEVED_REASON,
+    PrismaCounts,
+    PrismaFlow,
+    arithmetic_problems,
+    prisma_flow,
+)
 from reviewdepth.services.batches import BatchItem, record_batch
 from reviewdepth.services.prisma import topic_prisma
 from reviewdepth.services.rankings import RankedDocument, store_ranking
@@ -34,7 +40,7 @@ from reviewdepth.store.labels import POLICIES
 from reviewdepth.store.models import Topic
 
 SVG = "{http://www.w3.org/2000/svg}"
-REASONS = ("wrong population", "wrong design")
+REASONS = ("wrong population", "wrong design", NOT_RETRIEVED_REASON)
 QUEUED = 8  # documents q0..q7 in the topic's one queue (the identified set); x0, x1 lie outside it
 
 
@@ -106,7 +112,8 @@ WORDS = {  # what a line of the rendered diagram says -> what it counts (the dig
                  ("undecided", r"screened, undecided \(maybe\): ")],
     "excluded": [("by_person", r"by a person[^:]*: "), ("by_automation", r"by automation: "),
                  ("no_reason", r"no reason recorded: ")],
-    "reports": [("sought", r"Reports sought for retrieval: "), ("assessed", r"Reports assessed for eligibility: "),
+    "reports": [("sought", r"Reports sought for retrieval: "), ("not_retrieved", r"Reports not retrieved: "),
+                ("assessed", r"Reports assessed for eligibility: "),
                 ("full_text", r"with a full-text judgment: "), ("undecided", r"still undecided \(maybe\): ")],
     "reports_excluded": [("full_text", r"at full text: "), ("no_reason", r"no reason recorded: ")],
     "included": [("studies", r"n = ")],
@@ -149,7 +156,8 @@ def check_flow(boxes: Boxes, counts: PrismaCounts) -> None:
     assert screened["records"] == screened["by_person"] + excluded["by_automation"], boxes
     if "sought" in reports:  # stages recorded: screened -> excluded before full text + reports sought
         assert screened["records"] == excluded["by_person"] + excluded["by_automation"] + reports["sought"], boxes
-        assert reports["sought"] == reports["assessed"], boxes  # no retrieval step is recorded
+        # sought = not retrieved (a full-text exclude with the reserved reason) + assessed
+        assert reports["sought"] == reports["not_retrieved"] + reports["assessed"], boxes
         assert reports["assessed"] == reports_excluded["full_text"] + included + undecided, boxes
         assert reports.get("undecided", 0) == undecided, boxes
         assert reports.get("full_text", 0) <= reports["assessed"], boxes
@@ -188,16 +196,18 @@ def recount_latest(history: list[Event]) -> dict[str, object]:
     removed = {d for d, m in marker.items() if m == "duplicate"}
     kept = queued - removed
     excluded = [e for d, e in final.items() if d in kept and e.action == "exclude"]
-    full_text = [e for e in excluded if e.stage == "full-text"]
+    not_retrieved = [e for e in excluded if e.stage == "full-text" and e.reason == NOT_RETRIEVED_REASON]
+    full_text = [e for e in excluded if e.stage == "full-text" and e not in not_retrieved]
     per_reason: dict[str, int] = {}
     for e in excluded:
-        if e.reason is not None:
+        if e.reason is not None and e not in not_retrieved:
             key = f"{e.stage or 'title-abstract'}: {e.reason}"
             per_reason[key] = per_reason.get(key, 0) + 1
     return {"duplicates": len(removed & queued),
             "included": sum(e.action == "include" for d, e in final.items() if d in kept),
             "excluded": len(excluded), "excluded_full_text": len(full_text),
-            "undecided": len((maybe & kept) - set(final)), "per_reason": dict(sorted(per_reason.items()))}
+            "undecided": len((maybe & kept) - set(final)), "per_reason": dict(sorted(per_reason.items())),
+            "not_retrieved": len(not_retrieved)}
 
 
 @pytest.mark.sqlite_only
@@ -209,12 +219,14 @@ def test_every_box_is_the_sum_of_what_flows_out_of_it(engine: Engine, history: l
     flow = prisma_flow(topic, counts)
     check_flow(model_boxes(flow), counts)
     check_flow(svg_boxes(render_svg(flow)), counts)
+    assert arithmetic_problems(counts) == (), (history, counts)
     if policy == "latest":
         want = recount_latest(history)
         assert (counts.duplicates_removed or 0, counts.included, counts.excluded_by_reviewers,
-                counts.excluded_full_text or 0, counts.screened_undecided, counts.excluded_per_reason) == (
+                counts.excluded_full_text or 0, counts.screened_undecided, counts.excluded_per_reason,
+                counts.reports_not_retrieved or 0) == (
             want["duplicates"], want["included"], want["excluded"], want["excluded_full_text"], want["undecided"],
-            want["per_reason"]), (history, counts)
+            want["per_reason"], want["not_retrieved"]), (history, counts)
 
 
 @pytest.mark.sqlite_only
@@ -232,6 +244,7 @@ def test_an_include_with_no_full_text_judgment_is_a_report_assessed(engine: Engi
     assert (boxes["excluded"]["by_person"], boxes["reports"]["sought"], boxes["reports"]["full_text"]) == (2, 3, 2)
     assert boxes["excluded"]["title-abstract: wrong design"] == 1
     assert boxes["reports_excluded"] == {"full_text": 0}
+    assert boxes["reports"]["not_retrieved"] == 0
     assert boxes["included"]["studies"] == 3
 
 
@@ -241,3 +254,48 @@ def test_the_diagram_and_the_store_name_the_full_text_stage_alike() -> None:
     from reviewdepth.store.models import FULL_TEXT_STAGE, STAGES
 
     assert IN_DIAGRAM == FULL_TEXT_STAGE and FULL_TEXT_STAGE in STAGES
+
+
+@pytest.mark.sqlite_only
+def test_a_report_not_retrieved_is_counted_apart_from_the_reports_assessed(engine: Engine) -> None:
+    """A full-text exclude with the reserved reason "not retrieved" is a report sought and not retrieved: not a
+    report assessed, not a report excluded, and not listed among the reasons."""
+    history = [Event("q0", "exclude"),
+               Event("q1", "exclude", reason=NOT_RETRIEVED_REASON, stage="full-text"),
+               Event("q2", "exclude", reason="wrong design", stage="full-text"),
+               Event("q3", "include", stage="full-text")]
+    topic = _record(engine, history)
+    counts = topic_prisma(engine, topic, policy="latest")
+    data = counts.as_dict()
+    assert (data["reports_sought"], data["reports_not_retrieved"], data["reports_assessed"],
+            data["excluded_full_text"]) == (3, 1, 2, 1)
+    assert data["excluded_per_reason"] == {"full-text: wrong design": 1}
+    assert data["arithmetic_problems"] == []
+    svg = render_svg(prisma_flow(topic, counts))
+    boxes = svg_boxes(svg)
+    assert (boxes["reports"]["sought"], boxes["reports"]["not_retrieved"], boxes["reports"]["assessed"],
+            boxes["reports"]["full_text"]) == (3, 1, 2, 2)  # a report not retrieved had no full-text assessment
+    assert boxes["reports_excluded"]["full_text"] == 1
+
+
+@pytest.mark.sqlite_only
+def test_the_arithmetic_check_names_each_identity_an_inconsistent_flow_breaks(engine: Engine) -> None:
+    from dataclasses import replace
+
+    from reviewdepth.services.prisma import topic_prisma_diagram
+
+    history = [Event("q0", "exclude"), Event("q1", "exclude", reason=NOT_RETRIEVED_REASON, stage="full-text"),
+               Event("q3", "include", stage="full-text")]
+    topic = _record(engine, history)
+    counts = topic_prisma(engine, topic, policy="latest")
+    assert arithmetic_problems(counts) == ()
+    assert counts.reports_assessed is not None and counts.reports_not_retrieved == 1
+    broken = replace(counts, reports_assessed=counts.reports_assessed + 1)
+    problems = arithmetic_problems(broken)
+    assert [p.split(":")[0] for p in problems] == ["reports sought = not retrieved + assessed",
+                                                   "reports assessed = excluded at full text + included + undecided"]
+    assert broken.as_dict()["arithmetic_problems"] == list(problems)
+    assert arithmetic_problems(replace(counts, identified=counts.identified + 2))[0].startswith(
+        "identified - duplicates removed = records to screen")
+    # the service draws only a diagram that adds up
+    assert topic_prisma_diagram(engine, topic, "svg").content

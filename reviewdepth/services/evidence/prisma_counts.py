@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from sqlalchemy import Connection, exists, select, text
 
-from reviewdepth.report.prisma_model import PrismaCounts
+from reviewdepth.report.prisma_model import NOT_RETRIEVED_REASON, PrismaCounts
 from reviewdepth.store.labels import DISTINCT_MARKER, DUPLICATE_MARKER, NO_MARKER, resolve_labels
 from reviewdepth.store.loaders import QueueLabels
 from reviewdepth.store.models import (
@@ -49,10 +49,14 @@ def prisma_counts(*, population: int, population_stated: bool, included: int, ex
     # excluded); what passed title and abstract is the reports sought, and it flows on to full-text exclusions,
     # includes and the undecided, so every box is the sum of what flows out of it
     staged = decisions.excluded_full_text is not None
+    # a full-text exclude with the reserved reason is a report not retrieved, not a report excluded
+    not_retrieved_key = f"{FULL_TEXT_STAGE}: {NOT_RETRIEVED_REASON}"
+    not_retrieved = decisions.per_reason.get(not_retrieved_key, 0)
+    per_reason = {k: v for k, v in decisions.per_reason.items() if k != not_retrieved_key}
     excluded_full_text = decisions.excluded_full_text or 0
     excluded_before = excluded - excluded_full_text
-    with_reason_full_text = sum(n for key, n in decisions.per_reason.items() if _stage_of(key) == FULL_TEXT_STAGE)
-    with_reason_before = sum(decisions.per_reason.values()) - with_reason_full_text
+    with_reason_full_text = sum(n for key, n in per_reason.items() if _stage_of(key) == FULL_TEXT_STAGE)
+    with_reason_before = sum(per_reason.values()) - with_reason_full_text
     return PrismaCounts(
         identified=population, identified_source="topic population" if population_stated else "queue size",
         screened=screened, included=included, excluded_by_reviewers=excluded,
@@ -62,15 +66,17 @@ def prisma_counts(*, population: int, population_stated: bool, included: int, ex
         reviewed=reviewed_prefix or 0 if reviewed is None else reviewed, relevant_in_reviewed=relevant_in_reviewed,
         reviewers_per_record=reviewers_per_record, conflicts=conflicts, conflicts_resolved=conflicts_resolved,
         independent=independent, label_policy=policy, screened_undecided=decisions.undecided,
-        stages_recorded=decisions.stages_recorded, full_text_assessed=decisions.full_text_assessed,
-        excluded_full_text=decisions.excluded_full_text, excluded_per_reason=decisions.per_reason,
+        stages_recorded=decisions.stages_recorded, full_text_assessed=None if decisions.full_text_assessed is None else
+        decisions.full_text_assessed - not_retrieved,
+        excluded_full_text=excluded_full_text - not_retrieved if staged else None, excluded_per_reason=per_reason,
         duplicates_removed=decisions.duplicates - decisions.duplicates_outside if decisions.dedupe_recorded else None,
         after_duplicates_removed=after_removal,
         excluded_before_full_text=excluded_before if staged else None,
         reports_sought=screened - excluded_before if staged else None,
-        reports_assessed=screened - excluded_before if staged else None,
+        reports_assessed=screened - excluded_before - not_retrieved if staged else None,
         excluded_without_reason=excluded_before - with_reason_before,
-        excluded_full_text_without_reason=excluded_full_text - with_reason_full_text if staged else None)
+        excluded_full_text_without_reason=excluded_full_text - not_retrieved - with_reason_full_text if staged else
+        None, reports_not_retrieved=not_retrieved if staged else None)
 
 
 def _stage_of(reason_key: str) -> str:
