@@ -29,6 +29,7 @@ from sqlalchemy import Connection, Engine
 from reviewdepth.report.prisma_diagram import MEDIA_TYPES, DiagramFormat, render_diagram
 from reviewdepth.report.prisma_model import PrismaCounts, arithmetic_problems, prisma_flow
 from reviewdepth.services.conflicts import conflicts_of
+from reviewdepth.services.errors import Conflict
 from reviewdepth.services.evidence.prisma_counts import (
     decision_counts,
     identified_queue,
@@ -89,5 +90,5 @@ def topic_prisma_diagram(engine: Engine, topic: str, fmt: DiagramFormat, *, queu
     counts = topic_prisma(engine, topic, queue=queue, policy=policy, as_of=as_of, independent=independent)
     problems = arithmetic_problems(counts)
     if problems:  # never draw a diagram whose boxes do not add up
-        raise ValueError(f"the PRISMA counts of topic {topic!r} do not add up: {'; '.join(problems)}")
+        raise Conflict(f"the PRISMA counts of topic {topic!r} do not add up: {'; '.join(problems)}")
     return PrismaDiagram(render_diagram(prisma_flow(topic, counts), fmt), MEDIA_TYPES[fmt])
