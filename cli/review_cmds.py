@@ -181,6 +181,8 @@ def prisma(
         if isinstance(value, dict):  # records per number of reviewers, or per "<stage>: <reason>"
             value = ", ".join(f"{counted(int(n), 'reviewer')}: {c}" if key == "reviewers_per_record"
                               else f"{n}: {c}" for n, c in value.items()) or "-"
+        elif isinstance(value, list):  # the flow identities the counts break: none when every box adds up
+            value = "; ".join(map(str, value)) or "none"
         typer.echo(f"{key.replace('_', ' ')}\t{_fmt(value)}")
 
 

@@ -59,11 +59,18 @@ class PrismaCounts:
     # ``reports_assessed`` (None: no judgment names a stage)
     reports_not_retrieved: int | None = None
 
+    # written after the fields wherever the counts go (the report's ``prisma`` section too, so both doors agree)
+    JSON_PROPERTIES = ("arithmetic_problems",)
+
+    @property
+    def arithmetic_problems(self) -> list[str]:
+        """The flow identities these counts break (`arithmetic_problems`): empty when every box adds up."""
+        return list(arithmetic_problems(self))
+
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out["reviewers_per_record"] = {str(k): v for k, v in sorted(self.reviewers_per_record.items())}
-        # the flow identities this diagram breaks (`arithmetic_problems`): empty when every box adds up
-        out["arithmetic_problems"] = list(arithmetic_problems(self))
+        out["arithmetic_problems"] = self.arithmetic_problems
         return out
 
 
