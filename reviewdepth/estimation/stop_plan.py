@@ -41,6 +41,7 @@ from statistics import NormalDist
 import numpy as np
 import numpy.typing as npt
 
+from reviewdepth.estimation.count_bound import sample_for_at_most
 from reviewdepth.estimation.monitor import certifies, upper_missed
 from reviewdepth.estimation.percent import percent
 from reviewdepth.estimation.planning import missed_allowed
@@ -50,32 +51,14 @@ IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 
 
-def _log_zero_hit(unreviewed: int, missed: int, size: int) -> float:
-    """ln P(X = 0) for X ~ Hypergeometric(N_u, K = ``missed``, n = ``size``): ln C(N_u − K, n) − ln C(N_u, n)."""
-    if size > unreviewed - missed:
-        return -math.inf
-    return (math.lgamma(unreviewed - missed + 1) - math.lgamma(unreviewed - missed - size + 1)
-            - math.lgamma(unreviewed + 1) + math.lgamma(unreviewed - size + 1))
-
-
 def certification_floor(found: int, unreviewed: int, tau: Fraction, confidence: float) -> int:
     """n_min(F, N_u): the least simple-random-sample size of the unreviewed rest with P(X = 0 | N_u, k + 1, n) ≤ α,
     k = :func:`~reviewdepth.estimation.planning.missed_allowed` (F, N_u, τ). 0 when nothing is unreviewed or when
     even an all-relevant rest keeps recall ≥ τ. P(X = 0) falls in n, so the least n is found by bisection."""
     if unreviewed <= 0:
         return 0
-    allowed = missed_allowed(found, unreviewed, tau)
-    if allowed >= unreviewed:
-        return 0
-    log_alpha = math.log(1.0 - confidence)
-    lo, hi = 1, unreviewed  # at n = N_u the sample is the rest: P(X = 0) = 0
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if _log_zero_hit(unreviewed, allowed + 1, mid) <= log_alpha:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
+    # the count bound's least sample (`count_bound.sample_for_at_most`) at the k missed documents τ allows
+    return sample_for_at_most(unreviewed, missed_allowed(found, unreviewed, tau), confidence)
 
 
 def floor_path(found: int, reviewed: int, population: int, yields: FloatArray, tau: Fraction,
