@@ -49,9 +49,11 @@ def test_the_python_examples_of_a_page_run(page: Path, tmp_path: Path, monkeypat
         db_url = f"sqlite:///{tmp_path / 'server.sqlite3'}"
         env = {**os.environ, "REVIEWDEPTH_DATABASE_URL": db_url}
         command = [sys.executable, "-m", "reviewdepth.cli.app"]
-        subprocess.run([*command, "db", "upgrade"], env=env, check=True, capture_output=True, timeout=120)
+        # from tmp_path: from the checkout's root `-m` would find the source folder before the installed package
+        subprocess.run([*command, "db", "upgrade"], env=env, check=True, capture_output=True, timeout=120,
+                       cwd=tmp_path)
         key = subprocess.run([*command, "keys", "create", "--reviewer", "docs"], env=env, check=True,
-                             capture_output=True, text=True, timeout=120).stdout.strip()
+                             capture_output=True, text=True, timeout=120, cwd=tmp_path).stdout.strip()
         with started_server(db_url, tmp_path) as server:
             plan = review_through(rd.Client(server.base, key))
         assert plan["topic"] == "matter-17" and plan["reviewed"] == 40

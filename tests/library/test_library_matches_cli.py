@@ -10,6 +10,7 @@ import gzip
 import json
 import os
 import subprocess
+import tempfile
 import sys
 from pathlib import Path
 from typing import Any
@@ -26,8 +27,10 @@ def cli(*args: str, db: Path | None = None, codes: tuple[int, ...] = (0,)) -> st
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
     if db is not None:
         env["REVIEWDEPTH_DATABASE_URL"] = f"sqlite:///{db}"
+    # run away from the checkout: from its root, `-m` would find the source folder reviewdepth/ (without the
+    # installed reviewdepth.cli) ahead of the installed package
     done = subprocess.run([sys.executable, "-m", "reviewdepth.cli.app", *args], capture_output=True, text=True,
-                          env=env, timeout=600)
+                          env=env, timeout=600, cwd=tempfile.gettempdir())
     assert done.returncode in codes, done.stderr
     return done.stdout
 

@@ -22,12 +22,13 @@ def test_the_notebook_session_runs_against_a_live_server(tmp_path: Path) -> None
     db_url = f"sqlite:///{tmp_path / 'server.sqlite3'}"
     env = {**os.environ, "REVIEWDEPTH_DATABASE_URL": db_url, "OPENBLAS_NUM_THREADS": "1"}
     command = [sys.executable, "-m", "reviewdepth.cli.app"]
-    subprocess.run([*command, "db", "upgrade"], env=env, check=True, capture_output=True, timeout=120)
+    # from tmp_path: from the checkout's root `-m` would find the source folder before the installed package
+    subprocess.run([*command, "db", "upgrade"], env=env, check=True, capture_output=True, timeout=120, cwd=tmp_path)
     key = subprocess.run([*command, "keys", "create", "--reviewer", "ana"], env=env, check=True,
-                         capture_output=True, text=True, timeout=120).stdout.strip()
+                         capture_output=True, text=True, timeout=120, cwd=tmp_path).stdout.strip()
     with started_server(db_url, tmp_path) as server:
         done = subprocess.run([sys.executable, str(SCRIPT), str(data), server.base, key], env=env,
-                              capture_output=True, text=True, timeout=600)
+                              capture_output=True, text=True, timeout=600, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     with gzip.open(data / "clef-tar-2017" / "qrels" / "qrel_abs_test.txt.gz", "rt") as handle:
