@@ -10,8 +10,8 @@ import gzip
 import json
 import os
 import subprocess
-import tempfile
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
