@@ -47,7 +47,10 @@ class QueueLabels:
 
 # a judgment's label, role and duplicate marker as one digit (`reviewdepth.store.labels.JUDGMENT_CODE_SQL`)
 _CODE = JUDGMENT_CODE_SQL
-RANKING_SLICE_BYTES = 8 * 1024 * 1024  # PostgreSQL: the ranking index is read this much at a time
+# PostgreSQL: the ranking index is read this much at a time. 1 MiB slices read a 10,000,000-entry index (270 MB)
+# in 0.29 s of client CPU and 0.23 s of server CPU against 0.49 s and 0.31 s in 8 MiB slices: each slice is
+# copied twice on either side, and 1 MiB copies stay in the processor's caches
+RANKING_SLICE_BYTES = 1024 * 1024
 
 
 def _judgment_filter(conn: Connection, topic_id: int, as_of: int | None,
@@ -156,9 +159,11 @@ def _packed_postgres_path(conn: Connection, queue_id: int, topic_id: int, as_of:
         return None
     where, params = _judgment_filter(conn, topic_id, as_of, as_of_time)
     with raw.cursor() as cursor:
-        cursor.execute(f"SELECT count(*), string_agg(doc_id, E'\\n' ORDER BY id), "
-                       f"string_agg(id::text, E'\\n' ORDER BY id), "
-                       f"string_agg(({_CODE})::text, '' ORDER BY id) "
+        # no ORDER BY: the three aggregates read the rows in the one order of the scan (as on SQLite), and
+        # `resolve_codes` orders by id itself; each ORDER BY was a sort of its own (0.75 s, spilled to disk, for
+        # 246,000 judgments against 0.29 s without)
+        cursor.execute(f"SELECT count(*), string_agg(doc_id, E'\\n'), string_agg(id::text, E'\\n'), "
+                       f"string_agg(({_CODE})::text, '') "
                        f"FROM judgments WHERE {where.replace('?', '%s')}", params)
         found = cursor.fetchone()
     assert found is not None

@@ -118,7 +118,7 @@ def reviewers_per_document(conn: Connection, topic_id: int, as_of: int | None = 
     """How many documents have 1, 2, 3, … distinct reviewers taking a position on them: a vote, or a maybe (a
     reviewer who answered maybe has screened the record too). A record flagged a duplicate is not counted: its
     reviewers' decisions were copied to the record kept (`reviewdepth.services.dedupe`)."""
-    packed = _packed_voter_counts(conn, topic_id, as_of) if conn.dialect.name == "sqlite" else None
+    packed = _packed_voter_counts(conn, topic_id, as_of)
     if packed is None:
         per_doc = _voted(topic_id, as_of, maybes=True).with_only_columns(
             func.count(func.distinct(Judgment.reviewer)).label("voters")).subquery()
@@ -140,22 +140,34 @@ def reviewers_per_document(conn: Connection, topic_id: int, as_of: int | None = 
 
 
 def _packed_voter_counts(conn: Connection, topic_id: int, as_of: int | None) -> dict[int, int] | None:
-    """`reviewers_per_document` on SQLite from two packed columns counted in numpy: a grouped count in SQL costs
-    ~0.3 s on 250,000 votes. None when this path cannot be taken (the caller then counts in SQL)."""
+    """`reviewers_per_document` from two packed columns counted in numpy: a grouped count in SQL costs ~0.3 s on
+    250,000 votes on SQLite, 0.8 s on PostgreSQL (an index scan in doc id order, then a distinct count per
+    document). None when this path cannot be taken (the caller then counts in SQL)."""
     raw = conn.connection.driver_connection
-    if not isinstance(raw, sqlite3.Connection):
-        return None
-    sql = ("SELECT count(*), group_concat(doc_id, char(10)), group_concat(reviewer, char(10)) FROM judgments "
-           "WHERE topic_id = ? AND (relevant IS NOT NULL OR decision = 'maybe') AND role != 'adjudication'")
+    where = "topic_id = ? AND (relevant IS NOT NULL OR decision = 'maybe') AND role != 'adjudication'"
     params: tuple[int, ...] = (topic_id,) if as_of is None else (topic_id, as_of)
-    cursor = raw.cursor()
-    try:
-        cursor.execute(sql if as_of is None else sql + " AND id <= ?", params)
-        count, doc_text, reviewer_text = cursor.fetchone()
-    except sqlite3.Error:  # e.g. longer than SQLite's string limit
+    if as_of is not None:
+        where += " AND id <= ?"
+    if isinstance(raw, sqlite3.Connection):
+        cursor = raw.cursor()
+        try:
+            cursor.execute(f"SELECT count(*), group_concat(doc_id, char(10)), group_concat(reviewer, char(10)) "
+                           f"FROM judgments WHERE {where}", params)
+            count, doc_text, reviewer_text = cursor.fetchone()
+        except sqlite3.Error:  # e.g. longer than SQLite's string limit
+            return None
+        finally:
+            cursor.close()
+    elif conn.dialect.name == "postgresql" and raw is not None:
+        # both aggregates read the rows in the one order of the scan: the i-th doc id and reviewer are one vote's
+        with raw.cursor() as pg_cursor:
+            pg_cursor.execute(f"SELECT count(*), string_agg(doc_id, E'\\n'), string_agg(reviewer, E'\\n') "
+                              f"FROM judgments WHERE {where.replace('?', '%s')}", params)
+            found = pg_cursor.fetchone()
+        assert found is not None
+        count, doc_text, reviewer_text = found
+    else:
         return None
-    finally:
-        cursor.close()
     if not count:
         return {}
     column = scan_doc_ids(doc_text.encode("utf-8", "surrogateescape"), count)

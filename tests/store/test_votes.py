@@ -1,4 +1,5 @@
-"""Votes and voters per document: the packed SQLite count equals the grouped SQL count and a count in Python."""
+"""Votes and voters per document: the packed count (SQLite and PostgreSQL) equals the grouped SQL count and a count in
+Python."""
 
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ def test_voters_per_document_three_ways(engine: Engine) -> None:
         for as_of in (None, cut):
             want = expected_counts(log, as_of)
             assert votes.reviewers_per_document(conn, topic_id, as_of) == want
-            if engine.dialect.name == "sqlite" and as_of is None:
+            if as_of is None:
                 # a doc id with a space (only dee's, recorded last) forces the SQL path
                 assert votes._packed_voter_counts(conn, topic_id, as_of) is None
     with engine.connect() as conn:
@@ -51,8 +52,8 @@ def test_voters_per_document_three_ways(engine: Engine) -> None:
         for as_of in (None, cut):
             want = expected_counts(plain, as_of)
             assert votes.reviewers_per_document(conn, topic_id, as_of) == want
-            if engine.dialect.name == "sqlite":
-                assert votes._packed_voter_counts(conn, topic_id, as_of) == want
+            # on both databases: PostgreSQL counted in SQL only before (0.8 s for 246,000 votes)
+            assert votes._packed_voter_counts(conn, topic_id, as_of) == want
         conn.rollback()
 
 
