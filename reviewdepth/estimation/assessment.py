@@ -323,8 +323,10 @@ def reviewed_prefix(labels: LabelArray, sample_ranks: IntArray | None = None) ->
 
     Sample documents are judged out of turn; one that sits just past the reviewed prefix would otherwise extend
     it, and its label would count both as found (prefix) and as a sample observation of the rest."""
-    unjudged = np.flatnonzero(labels == UNJUDGED)
-    c = int(unjudged[0]) if len(unjudged) else len(labels)
+    # the first unjudged position (argmax stops at the first True), without listing every unjudged one
+    unjudged = labels == UNJUDGED
+    first = int(np.argmax(unjudged)) if len(labels) else 0
+    c = first if len(labels) and unjudged[first] else len(labels)
     if sample_ranks is not None and len(sample_ranks) and c:
         drawn = np.zeros(c + 1, dtype=bool)
         inside = sample_ranks[(sample_ranks >= 1) & (sample_ranks <= c)]

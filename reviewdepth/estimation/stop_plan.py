@@ -167,13 +167,20 @@ def project_yield(prefix_labels: npt.ArrayLike, unreviewed: int, *, rest_sample_
         else:
             decay = 1.0
         source = f"{a} relevant in the last {w:,} reviewed, decaying ×{decay:.2f} per {w:,}"
-    j = np.arange(unreviewed, dtype=np.float64)
-    rate = recent * np.power(decay, j / w) if decay < 1.0 else np.full(unreviewed, recent)
+    if decay < 1.0:
+        # recent · decay^(j/W), computed in one array (the same values as the expression: the same operations on
+        # each element); three temporaries of the queue's size cost a 10,000,000-entry report 0.2-0.3 s
+        rate = np.arange(unreviewed, dtype=np.float64)
+        rate /= w
+        np.power(decay, rate, out=rate)
+        rate *= recent
+    else:
+        rate = np.full(unreviewed, recent)
     total = float(rate.sum())
     if rest_sample_size > 0:
         cap = unreviewed * (rest_sample_relevant + 0.5) / (rest_sample_size + 1)
         if total > cap:
-            rate = rate * (cap / total)
+            rate *= cap / total
             total = cap
             source += (f"; scaled down to a rest sample's {rest_sample_relevant} relevant in {rest_sample_size:,} "
                        f"(about {cap:.1f} left)")
