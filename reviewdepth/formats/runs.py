@@ -20,7 +20,7 @@ Scores must be numbers (NaN refused) when read. Errors name the file, line and f
 from __future__ import annotations
 
 import mmap
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from reviewdepth.formats.errors import InputError
-from reviewdepth.formats.scan import LineNumbers, StringColumn, scan
+from reviewdepth.formats.scan import Column, LineNumbers, Scanned, StringColumn, scan
 from reviewdepth.formats.source import read_bytes
 from reviewdepth.measures.ranking import factorize_queries, repeated_rows
 
@@ -201,10 +201,76 @@ def parse_run(data: bytes | mmap.mmap, path: str = "<run>", *, allow_comments: b
     reads the second column; ``scores`` reads (and checks) the score column; ``exact_fields`` requires exactly 6
     fields. ``names`` are the field names errors use (`RUN_FIELDS`, or `CLEF_FIELDS` for CLEF runs). ``hashes``
     False leaves the docnos' hashes out (`scan`). ``tags`` reads every line's run_id (`Run.tag`)."""
-    spec = ("ss" if actions else "s.") + "s" + ("." + ("f" if scores else ".") + "s" if tags else
-                                               ".f" if scores else "")
+    spec = _run_spec(actions, scores, tags)
     scanned = scan(data, spec, min_fields=6, max_fields=6 if exact_fields else -1, skip_comments=allow_comments,
                    path=path, names=names or RUN_FIELDS, hashes=hashes)
+    return _run_of(scanned, path, last_run_id(data, allow_comments), actions=actions, scores=scores, tags=tags)
+
+
+def _run_spec(actions: bool, scores: bool, tags: bool) -> str:
+    return ("ss" if actions else "s.") + "s" + ("." + ("f" if scores else ".") + "s" if tags else
+                                                ".f" if scores else "")
+
+
+def parse_run_blocks(blocks: Iterable[tuple[bytes, int]], path: str = "<run>", *, allow_comments: bool = False,
+                     actions: bool = False, exact_fields: bool = False, names: list[str] | None = None,
+                     tags: bool = False) -> Run:
+    """`parse_run` (scores and hashes read) of a file given in pieces cut after a newline, each with the number of
+    lines before it (`reviewdepth.formats.source.line_blocks`): each piece is scanned on its own and the columns
+    joined, so the file's bytes are never held whole beside its columns. The same run as `parse_run` of the
+    joined bytes, and the same errors: a piece's first bad line is the file's first (the pieces before it had
+    none), named by its line in the file."""
+    spec = _run_spec(actions, True, tags)
+    pieces: list[Scanned] = []
+    lines_before: list[int] = []
+    run_id = ""
+    for piece, before in blocks:
+        try:
+            scanned = scan(piece, spec, min_fields=6, max_fields=6 if exact_fields else -1,
+                           skip_comments=allow_comments, path=path, names=names or RUN_FIELDS)
+        except InputError as exc:
+            raise InputError(exc.path, None if exc.line is None else exc.line + before, exc.field,
+                             exc.message) from None
+        run_id = last_run_id(piece, allow_comments) or run_id
+        if len(scanned):
+            pieces.append(scanned)
+            lines_before.append(before)
+    return _run_of(_joined(pieces, lines_before), path, run_id, actions=actions, scores=True, tags=tags)
+
+
+def _joined(pieces: list[Scanned], lines_before: list[int]) -> Scanned:
+    """The scans of consecutive pieces of one file as one (`parse_run_blocks`); ``pieces`` is emptied as its
+    columns are joined, one column at a time, so each column's pieces are released once joined."""
+    if len(pieces) == 1 and lines_before[0] == 0:
+        return pieces.pop()
+    count = sum(len(p) for p in pieces)
+    # every record on the line after the previous one from line 1: nothing to store (`LineNumbers`)
+    in_turn, seen = True, 0
+    for scanned, before in zip(pieces, lines_before, strict=True):
+        in_turn = in_turn and scanned.lines.stored is None and seen == before
+        seen += len(scanned)
+    lines = LineNumbers(count) if in_turn else LineNumbers(count, np.concatenate(
+        [(p.lines.array + before).astype(np.int32) for p, before in zip(pieces, lines_before, strict=True)])
+        if pieces else np.zeros(0, dtype=np.int32))
+    columns: list[Column] = []
+    width = len(pieces[0].columns) if pieces else 0
+    parts: list[list[Column]] = [[p.columns[k] for p in pieces] for k in range(width)]
+    pieces.clear()
+    for k in range(width):
+        column = parts[k]
+        first = column[0]
+        if isinstance(first, StringColumn):
+            strings = [c for c in column if isinstance(c, StringColumn)]
+            hashes = None if first.hashes is None else np.concatenate([c.hashed() for c in strings])
+            columns.append(StringColumn(np.concatenate([c.values for c in strings]), hashes))
+        else:
+            columns.append(np.concatenate([c for c in column if not isinstance(c, StringColumn)]))
+        parts[k] = []
+        del column, first
+    return Scanned(lines, columns)
+
+
+def _run_of(scanned: Scanned, path: str, run_id: str, *, actions: bool, scores: bool, tags: bool) -> Run:
     if len(scanned) == 0:
         raise InputError(path, None, None, "empty run file: no result lines")
     columns = list(scanned.columns)
@@ -217,7 +283,7 @@ def parse_run(data: bytes | mmap.mmap, path: str = "<run>", *, allow_comments: b
     assert action is None or isinstance(action, StringColumn)
     assert tag is None or isinstance(tag, StringColumn)
     assert not isinstance(score, StringColumn)
-    return Run(path, qid.values, docno, scanned.lines, last_run_id(data, allow_comments),
+    return Run(path, qid.values, docno, scanned.lines, run_id,
                None if score is None else np.asarray(score, dtype=np.float64),
                None if action is None else action.values, None if tag is None else tag.values)
 

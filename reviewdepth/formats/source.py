@@ -1,10 +1,12 @@
-"""Reading a whole input file: ``-`` is standard input; gzip is detected by its magic number."""
+"""Reading an input file, whole or in pieces cut at line ends: ``-`` is standard input; gzip is detected by its magic
+number."""
 
 from __future__ import annotations
 
 import gzip
 import mmap
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from reviewdepth.formats.errors import InputError
@@ -43,3 +45,45 @@ def map_file(path: str | Path) -> bytes | mmap.mmap:
         mapped.close()
         return read_bytes(name)
     return mapped
+
+
+def plain_file(path: str | Path) -> bool:
+    """Whether ``path`` names a readable regular file that is not gzip: one `line_blocks` can read (twice, if need
+    be). Standard input, gzip, and anything unreadable are read whole (`read_bytes`), whose errors name them."""
+    name = str(path)
+    if name == "-":
+        return False
+    try:
+        with open(name, "rb") as fh:
+            return Path(name).is_file() and fh.read(2) != b"\x1f\x8b"
+    except OSError:
+        return False
+
+
+def line_blocks(path: str | Path, block_bytes: int) -> Iterator[tuple[bytes, int]]:
+    """A plain file (`plain_file`) in pieces of about ``block_bytes`` cut after a newline (a line longer than that
+    stays whole), with the number of lines before each piece: (piece, lines before). The pieces joined are the
+    file's bytes; no piece but the last lacks its final newline."""
+    name = str(path)
+    before = 0
+    carry = b""
+    try:
+        with open(name, "rb") as fh:
+            while True:
+                chunk = fh.read(block_bytes)
+                if not chunk:
+                    break
+                cut = chunk.rfind(b"\n") + 1
+                if cut == 0:  # no line ends in this chunk: keep it for the next one
+                    carry += chunk
+                    continue
+                piece = carry + chunk[:cut] if carry else chunk[:cut] if cut < len(chunk) else chunk
+                carry = chunk[cut:]
+                del chunk
+                yield piece, before
+                before += piece.count(b"\n")
+                del piece
+    except OSError as exc:
+        raise InputError(name, None, None, f"cannot read file: {exc.strerror or exc}") from None
+    if carry:
+        yield carry, before
