@@ -212,17 +212,17 @@ def _run_spec(actions: bool, scores: bool, tags: bool) -> str:
                                                 ".f" if scores else "")
 
 
-def parse_run_blocks(blocks: Iterable[tuple[bytes, int]], path: str = "<run>", *, allow_comments: bool = False,
-                     actions: bool = False, exact_fields: bool = False, names: list[str] | None = None,
-                     tags: bool = False) -> Run:
+def parse_run_blocks(blocks: Iterable[tuple[bytes, int]], path: str = "<run>", *, records_at_most: int,
+                     allow_comments: bool = False, actions: bool = False, exact_fields: bool = False,
+                     names: list[str] | None = None, tags: bool = False) -> Run:
     """`parse_run` (scores and hashes read) of a file given in pieces cut after a newline, each with the number of
-    lines before it (`reviewdepth.formats.source.line_blocks`): each piece is scanned on its own and the columns
-    joined, so the file's bytes are never held whole beside its columns. The same run as `parse_run` of the
-    joined bytes, and the same errors: a piece's first bad line is the file's first (the pieces before it had
-    none), named by its line in the file."""
+    lines before it (`reviewdepth.formats.source.line_blocks`); ``records_at_most``: the file's number of lines or
+    more. Each piece is scanned on its own and its columns copied into arrays of ``records_at_most`` rows at once
+    (`_ColumnFill`), so neither the file's bytes nor its columns are ever held twice. The same run as `parse_run`
+    of the joined bytes, and the same errors: a piece's first bad line is the file's first (the pieces before it
+    had none), named by its line in the file."""
     spec = _run_spec(actions, True, tags)
-    pieces: list[Scanned] = []
-    lines_before: list[int] = []
+    fill = _ColumnFill(records_at_most)
     run_id = ""
     for piece, before in blocks:
         try:
@@ -232,42 +232,65 @@ def parse_run_blocks(blocks: Iterable[tuple[bytes, int]], path: str = "<run>", *
             raise InputError(exc.path, None if exc.line is None else exc.line + before, exc.field,
                              exc.message) from None
         run_id = last_run_id(piece, allow_comments) or run_id
-        if len(scanned):
-            pieces.append(scanned)
-            lines_before.append(before)
-    return _run_of(_joined(pieces, lines_before), path, run_id, actions=actions, scores=True, tags=tags)
+        fill.add(scanned, before)
+        del scanned
+    return _run_of(fill.scanned(), path, run_id, actions=actions, scores=True, tags=tags)
 
 
-def _joined(pieces: list[Scanned], lines_before: list[int]) -> Scanned:
-    """The scans of consecutive pieces of one file as one (`parse_run_blocks`); ``pieces`` is emptied as its
-    columns are joined, one column at a time, so each column's pieces are released once joined."""
-    if len(pieces) == 1 and lines_before[0] == 0:
-        return pieces.pop()
-    count = sum(len(p) for p in pieces)
-    # every record on the line after the previous one from line 1: nothing to store (`LineNumbers`)
-    in_turn, seen = True, 0
-    for scanned, before in zip(pieces, lines_before, strict=True):
-        in_turn = in_turn and scanned.lines.stored is None and seen == before
-        seen += len(scanned)
-    lines = LineNumbers(count) if in_turn else LineNumbers(count, np.concatenate(
-        [(p.lines.array + before).astype(np.int32) for p, before in zip(pieces, lines_before, strict=True)])
-        if pieces else np.zeros(0, dtype=np.int32))
-    columns: list[Column] = []
-    width = len(pieces[0].columns) if pieces else 0
-    parts: list[list[Column]] = [[p.columns[k] for p in pieces] for k in range(width)]
-    pieces.clear()
-    for k in range(width):
-        column = parts[k]
-        first = column[0]
-        if isinstance(first, StringColumn):
-            strings = [c for c in column if isinstance(c, StringColumn)]
-            hashes = None if first.hashes is None else np.concatenate([c.hashed() for c in strings])
-            columns.append(StringColumn(np.concatenate([c.values for c in strings]), hashes))
-        else:
-            columns.append(np.concatenate([c for c in column if not isinstance(c, StringColumn)]))
-        parts[k] = []
-        del column, first
-    return Scanned(lines, columns)
+class _ColumnFill:
+    """The scans of consecutive pieces of one file written into one array per column (a string column's values
+    and hashes: two arrays) of ``capacity`` rows, allocated at the first piece: a piece's arrays are released once
+    copied, and the rows past the last record are never written, so they take no memory. A string column (or
+    integer column) wider in a later piece is widened then: the same width (type) as the file scanned whole,
+    since that is the widest of its pieces'."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self.arrays: list[np.ndarray] = []
+        self.strings: list[bool] = []  # per column: a string column (values and hashes) or not
+        self.filled = 0
+        self.lines: list[npt.NDArray[np.int32]] | None = None  # None while every record is on line row + 1
+
+    def add(self, scanned: Scanned, before: int) -> None:
+        count = len(scanned)
+        if count == 0:
+            return
+        if self.filled + count > self.capacity:
+            raise ValueError(f"more than {self.capacity} records")
+        if self.lines is None and not (scanned.lines.stored is None and self.filled == before):
+            self.lines = [np.arange(1, self.filled + 1, dtype=np.int32)]
+        if self.lines is not None:
+            self.lines.append((scanned.lines.array + before).astype(np.int32))
+        flat: list[np.ndarray] = []
+        for column in scanned.columns:
+            if isinstance(column, StringColumn):
+                flat += [column.values, column.hashed()]
+            else:
+                flat.append(column)
+        if not self.arrays:
+            self.strings = [isinstance(c, StringColumn) for c in scanned.columns]
+            self.arrays = [np.empty(self.capacity, dtype=a.dtype) for a in flat]
+        for k, values in enumerate(flat):
+            wider = np.result_type(self.arrays[k].dtype, values.dtype)
+            if wider != self.arrays[k].dtype:
+                grown = np.empty(self.capacity, dtype=wider)
+                grown[:self.filled] = self.arrays[k][:self.filled]
+                self.arrays[k] = grown
+            self.arrays[k][self.filled:self.filled + count] = values
+        self.filled += count
+
+    def scanned(self) -> Scanned:
+        arrays = [a[:self.filled] for a in self.arrays]
+        self.arrays = []
+        columns: list[Column] = []
+        for is_string in self.strings:
+            if is_string:
+                columns.append(StringColumn(arrays.pop(0), arrays.pop(0)))
+            else:
+                columns.append(arrays.pop(0))
+        lines = LineNumbers(self.filled) if self.lines is None else LineNumbers(self.filled,
+                                                                                np.concatenate(self.lines))
+        return Scanned(lines, columns)
 
 
 def _run_of(scanned: Scanned, path: str, run_id: str, *, actions: bool, scores: bool, tags: bool) -> Run:

@@ -315,22 +315,26 @@ def _read_run_file(path: str) -> tuple[Run, str]:
     """The run file parsed (with actions and run tags) and its SHA-256, after the byte check (`checked_text`) of the
     whole file. A plain file is read in pieces of about `RUN_BLOCK_BYTES` cut after a newline, twice: once for the
     digest and the byte check, once for the scan (the same errors, in the same order, as the whole file read at
-    once: a bad byte anywhere before any bad field). So its bytes (41 bytes a line, 411 MB for 10,000,000 lines)
-    are never held beside the columns. Standard input and gzip are read whole."""
+    once: a bad byte anywhere before any bad field); the first pass also counts the lines, the scan's columns are
+    written into arrays of that many rows. So the file's bytes (41 bytes a line, 411 MB for 10,000,000 lines) are
+    never held beside its columns, nor the columns twice. Standard input and gzip are read whole."""
     if not plain_file(path):
         data = read_bytes(path)
         digest = file_digest(data)
         checked_text(data, path, RUN_FIELDS)
         return parse_run(data, path, actions=True, tags=True), digest
     hasher = hashlib.sha256()
+    lines = 1  # the newlines, and a last line without one
     for piece, before in line_blocks(path, RUN_BLOCK_BYTES):
         hasher.update(piece)
+        lines += piece.count(b"\n")
         try:
             checked_text(piece, path, RUN_FIELDS)
         except InputError as exc:
             raise InputError(exc.path, None if exc.line is None else exc.line + before, exc.field,
                              exc.message) from None
-    return parse_run_blocks(line_blocks(path, RUN_BLOCK_BYTES), path, actions=True, tags=True), hasher.hexdigest()
+    return parse_run_blocks(line_blocks(path, RUN_BLOCK_BYTES), path, records_at_most=lines, actions=True,
+                            tags=True), hasher.hexdigest()
 
 
 def _as_slice(rows: np.ndarray) -> np.ndarray | slice:

@@ -26,7 +26,10 @@ def run_text() -> bytes:
     for i in range(60):
         topic = (b"T1", b"T2", b"T3")[i % 3]
         extra = b" x y" if i == 17 else b""
-        lines.append(b"%s Q0 doc-%03d %d %.3f runA%s" % (topic, i, i + 1, 100 - i * 1.5, extra))
+        # longer doc ids and run tags late in the file: pieces scanned after the first are wider
+        doc = b"doc-%03d" % i + (b"-long" * (i // 20))
+        tag = b"runA" if i < 45 else b"runAB"
+        lines.append(b"%s Q0 %s %d %.3f %s%s" % (topic, doc, i + 1, 100 - i * 1.5, tag, extra))
         if i in (5, 6, 30):
             lines.append(b"")
     return b"\n".join(lines)
@@ -49,14 +52,16 @@ def test_the_run_scanned_in_pieces_is_the_run_scanned_whole(tmp_path: Path) -> N
     path.write_bytes(run_text())
     whole = parse_run(run_text(), str(path), actions=True, tags=True)
     for size in BLOCK_SIZES:
-        got = parse_run_blocks(line_blocks(path, size), str(path), actions=True, tags=True)
+        got = parse_run_blocks(line_blocks(path, size), str(path), records_at_most=run_text().count(b"\n") + 1,
+                               actions=True, tags=True)
         assert got.qid.tobytes() == whole.qid.tobytes() and got.qid.dtype == whole.qid.dtype
         assert got.docno.values.tobytes() == whole.docno.values.tobytes()
+        assert got.docno.values.dtype == whole.docno.values.dtype == np.dtype("S17")
         assert np.array_equal(got.docno.hashed(), whole.docno.hashed())
         assert got.scores().tobytes() == whole.scores().tobytes()
         assert got.action is not None and whole.action is not None and got.action.tolist() == whole.action.tolist()
         assert got.tag is not None and whole.tag is not None and got.tag.tolist() == whole.tag.tolist()
-        assert got.line.tolist() == whole.line.tolist() and got.run_id == whole.run_id == "runA"
+        assert got.line.tolist() == whole.line.tolist() and got.run_id == whole.run_id == "runAB"
     assert whole.line.tolist()[:8] == [2, 3, 4, 5, 6, 7, 9, 11]  # line 1 and lines 8, 10 are blank
 
 
@@ -122,7 +127,7 @@ BAD_FILES = [
     (with_line(44, b"T2 Q0 doc-y 5"), ":44: expected at least 6 whitespace-separated fields, found 4: "
                                        "'T2 Q0 doc-y 5'"),
     (with_line(61, b"T1 Q0 doc-\xff 5 1.0 runA"), ":61: field docno: is not valid UTF-8"),
-    (with_line(12, b"T1 Q0 doc-x 5 bad runA").replace(b"runA\nT3 Q0 doc-059", b"runA\nT3 Q0 doc-\x00059"),
+    (with_line(12, b"T1 Q0 doc-x 5 bad runA").replace(b"T3 Q0 doc-059", b"T3 Q0 doc-\x00059"),
      ":64: field docno: "),
     (with_line(40, b"# a comment"), ":40: comment lines ('#') are not valid in trec_eval 9.0.8 input; "
                                     "use --trec-eval-version 10 to skip them"),
