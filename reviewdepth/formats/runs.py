@@ -256,7 +256,7 @@ class _ColumnFill:
         if count == 0:
             return
         if self.filled + count > self.capacity:
-            raise ValueError(f"more than {self.capacity} records")
+            raise OverflowError(f"more than {self.capacity} records")
         if self.lines is None and not (scanned.lines.stored is None and self.filled == before):
             self.lines = [np.arange(1, self.filled + 1, dtype=np.int32)]
         if self.lines is not None:

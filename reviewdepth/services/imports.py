@@ -323,6 +323,7 @@ def _read_run_file(path: str) -> tuple[Run, str]:
         digest = file_digest(data)
         checked_text(data, path, RUN_FIELDS)
         return parse_run(data, path, actions=True, tags=True), digest
+    stamp = _file_stamp(path)
     hasher = hashlib.sha256()
     lines = 1  # the newlines, and a last line without one
     for piece, before in line_blocks(path, RUN_BLOCK_BYTES):
@@ -333,8 +334,24 @@ def _read_run_file(path: str) -> tuple[Run, str]:
         except InputError as exc:
             raise InputError(exc.path, None if exc.line is None else exc.line + before, exc.field,
                              exc.message) from None
-    return parse_run_blocks(line_blocks(path, RUN_BLOCK_BYTES), path, records_at_most=lines, actions=True,
-                            tags=True), hasher.hexdigest()
+    try:
+        run = parse_run_blocks(line_blocks(path, RUN_BLOCK_BYTES), path, records_at_most=lines, actions=True,
+                               tags=True)
+    except OverflowError:  # more records than the first pass saw lines
+        run = None
+    if run is None or _file_stamp(path) != stamp:
+        # the digest and the byte check were of the first read: they must be of what was parsed
+        raise InputError(path, None, None, "the file changed while it was being read; import it again")
+    return run, hasher.hexdigest()
+
+
+def _file_stamp(path: str) -> tuple[int, int, int]:
+    """Size, modification time and inode of a file: what changes when it is rewritten between two reads."""
+    try:
+        found = Path(path).stat()
+    except OSError as exc:
+        raise InputError(path, None, None, f"cannot read file: {exc.strerror or exc}") from None
+    return found.st_size, found.st_mtime_ns, found.st_ino
 
 
 def _as_slice(rows: np.ndarray) -> np.ndarray | slice:

@@ -4,6 +4,7 @@ stored when a line is bad."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -149,6 +150,31 @@ def test_errors_name_the_same_line_in_pieces_and_nothing_is_stored(engine: Engin
         messages.append(str(caught.value))
     assert messages == [messages[-1]] * len(BLOCK_SIZES)  # the last: the whole file in one piece
     assert messages[0].startswith(f"{path}{expected}")
+    with engine.connect() as conn:
+        for model in (Topic, Queue, QueueEntry, ImportRecord):
+            assert conn.execute(select(func.count()).select_from(model)).scalar_one() == 0
+
+
+@pytest.mark.parametrize("grown", [b"", b"\nT1 Q0 doc-new 99 1.0 runA" * 5])
+def test_a_file_changed_between_the_two_reads_is_refused(engine: Engine, tmp_path: Path, grown: bytes,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "r.run"
+    path.write_bytes(run_text())
+    reads = []
+
+    def rewritten_before_the_second_read(name: object, size: int) -> Iterator[tuple[bytes, int]]:
+        reads.append(name)
+        if len(reads) == 2:  # the scan's read: the file is rewritten (longer, or the same bytes anew)
+            replacement = tmp_path / "new.run"
+            replacement.write_bytes(run_text() + grown)
+            replacement.replace(path)
+        return line_blocks(path, size)
+
+    monkeypatch.setattr(imports, "line_blocks", rewritten_before_the_second_read)
+    monkeypatch.setattr(imports, "RUN_BLOCK_BYTES", 64)
+    with pytest.raises(InputError) as caught:
+        imports.import_run(engine, str(path))
+    assert str(caught.value) == f"{path}: the file changed while it was being read; import it again"
     with engine.connect() as conn:
         for model in (Topic, Queue, QueueEntry, ImportRecord):
             assert conn.execute(select(func.count()).select_from(model)).scalar_one() == 0
