@@ -8,6 +8,7 @@ sorted ascending (n·8) | the 0-based rank of each sorted hash (n·8). Read with
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -62,28 +63,42 @@ WRITE_ROWS = 1 << 18  # doc ids (and hashes, ranks) of a ranking index written a
 def store_ranking_blob(conn: Connection, queue_id: int, column: StringColumn,
                        hash_order: npt.NDArray[np.int64]) -> None:
     """Set queue ``queue_id``'s ``ranking_blob`` to `encode_ranking` ``(column=column, hash_order=hash_order)``, in
-    the caller's transaction. On SQLite the value is written in place a slice at a time (``zeroblob`` then
-    incremental blob I/O), never whole in memory: SQLite copies a bound value, so a 10-million-entry index (250 MB)
-    passed as a parameter was held three times. Elsewhere it is one parameter."""
-    if conn.dialect.name != "sqlite":
-        conn.execute(text("UPDATE queues SET ranking_blob = :blob WHERE id = :id"),
-                     {"blob": encode_ranking([], column, hash_order), "id": queue_id})
-        return
+    the caller's transaction, a slice at a time, never whole in memory: on SQLite written in place (``zeroblob``
+    then incremental blob I/O: SQLite copies a bound value, so a 10-million-entry index (250 MB) passed as a
+    parameter was held three times); on PostgreSQL as the parts of a temporary table joined into the row by one
+    statement (one parameter was held twice in the client: the index and the driver's copy)."""
     values = np.ascontiguousarray(column.values)
     width, n = values.dtype.itemsize, len(values)
-    hashes = column.hashed()
-    conn.execute(text("UPDATE queues SET ranking_blob = zeroblob(:size) WHERE id = :id"),
-                 {"size": HEADER.size + n * (width + 16), "id": queue_id})
     raw = conn.connection.driver_connection
     assert raw is not None
+    if conn.dialect.name != "sqlite":
+        conn.execute(text("CREATE TEMPORARY TABLE ranking_blob_parts (part integer PRIMARY KEY, data bytea NOT NULL) "
+                          "ON COMMIT DROP"))
+        with raw.cursor() as cursor:
+            for part, piece in enumerate(_ranking_pieces(values, column.hashed(), hash_order)):
+                cursor.execute("INSERT INTO ranking_blob_parts (part, data) VALUES (%s, %s)", (part, piece))
+        conn.execute(text("UPDATE queues SET ranking_blob = (SELECT string_agg(data, ''::bytea ORDER BY part) "
+                          "FROM ranking_blob_parts) WHERE id = :id"), {"id": queue_id})
+        conn.execute(text("DROP TABLE ranking_blob_parts"))
+        return
+    conn.execute(text("UPDATE queues SET ranking_blob = zeroblob(:size) WHERE id = :id"),
+                 {"size": HEADER.size + n * (width + 16), "id": queue_id})
     with raw.blobopen("queues", "ranking_blob", queue_id) as blob:
-        blob.write(HEADER.pack(MAGIC, width, n))
-        for start in range(0, n, WRITE_ROWS):
-            blob.write(values[start:start + WRITE_ROWS].tobytes())
-        for start in range(0, n, WRITE_ROWS):
-            blob.write(hashes[hash_order[start:start + WRITE_ROWS]].astype("<u8").tobytes())
-        for start in range(0, n, WRITE_ROWS):
-            blob.write(hash_order[start:start + WRITE_ROWS].astype("<i8").tobytes())
+        for piece in _ranking_pieces(values, column.hashed(), hash_order):
+            blob.write(piece)
+
+
+def _ranking_pieces(values: npt.NDArray[np.bytes_], hashes: npt.NDArray[np.uint64],
+                    hash_order: npt.NDArray[np.int64]) -> Iterator[bytes]:
+    """`encode_ranking`'s bytes in order, ``WRITE_ROWS`` rows of one part at a time."""
+    n = len(values)
+    yield HEADER.pack(MAGIC, values.dtype.itemsize, n)
+    for start in range(0, n, WRITE_ROWS):
+        yield values[start:start + WRITE_ROWS].tobytes()
+    for start in range(0, n, WRITE_ROWS):
+        yield hashes[hash_order[start:start + WRITE_ROWS]].astype("<u8").tobytes()
+    for start in range(0, n, WRITE_ROWS):
+        yield hash_order[start:start + WRITE_ROWS].astype("<i8").tobytes()
 
 
 def decode_ranking(blob: bytes | bytearray) -> RankingIndex | None:

@@ -46,3 +46,22 @@ def test_a_run_imported_in_slices_stores_what_encode_ranking_and_insert_entries_
     if order == "given":
         assert [doc for _, doc, _, _ in stored["A"][1]] == docs
         assert [score for _, _, score, _ in stored["A"][1]] == [float(f"{(1000 - i) / 3:.3f}") for i in range(1000)]
+
+
+def test_the_ranking_index_is_never_made_whole_on_either_database(engine: Engine, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    # PostgreSQL took the whole index as one parameter (held twice in the client) before it was written in parts
+    from reviewdepth.services import imports
+
+    def refuse(*args: object, **kwargs: object) -> bytearray:
+        raise AssertionError("the ranking index was made whole")
+
+    monkeypatch.setattr(imports, "encode_ranking", refuse)
+    monkeypatch.setattr(ranking_blob, "WRITE_ROWS", 37)
+    docs = docs_of(500)
+    path = tmp_path / "r.run"
+    path.write_text("".join(f"A Q0 {d} {i + 1} {500 - i} tagA\n" for i, d in enumerate(docs)))
+    import_run(engine, str(path))
+    with engine.connect() as conn:
+        blob = conn.execute(text("SELECT ranking_blob FROM queues")).scalar_one()
+    assert bytes(blob) == bytes(ranking_blob.encode_ranking(docs) or b"")
