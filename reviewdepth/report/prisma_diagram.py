@@ -49,7 +49,9 @@ SOURCE_WORDS = {"topic population": "the topic's stated population", "queue size
 class Segment:
     text: str
     field: str | None = None  # set on a count: the `prisma --format json` key it is (dotted: a mapping's key)
-    kind: Literal["count", "key"] = "count"  # key: the key of the mapping ``field`` names, not a count
+    # key: the key of the mapping ``field`` names, not a count; name: a source's name (the text of a mapping's key,
+    # `PrismaCounts.identified_per_source`), marked so that a digit in it is not read as a number of the diagram
+    kind: Literal["count", "key", "name"] = "count"
 
 
 @dataclass(frozen=True)
@@ -134,8 +136,8 @@ def box_lines(box: FlowBox, flow: PrismaFlow) -> list[Line]:
             elif count.code.startswith("source:"):
                 name = source_of_key(count.code.removeprefix("source:"))[1]
                 name = name if len(name) <= SOURCE_NAME_CHARS else name[:SOURCE_NAME_CHARS - 1] + "…"
-                lines.append(Line((Segment(f"{name} (n = "), Segment(number(count.value or 0), count.field),
-                                   Segment(")")), indent=True))
+                lines.append(Line((Segment(name, "identified_per_source", "name"), Segment(" (n = "),
+                                   Segment(number(count.value or 0), count.field), Segment(")")), indent=True))
             elif count.code == "not_recorded":
                 lines.append(replace(_counted("source not recorded: ", count), indent=True))
         return lines + _wrapped(f"(the topic's records: {source}; sources as their imports declared them)", side,
