@@ -7,6 +7,8 @@ one line naming the option (exit 2) or a 4xx problem, and the database is left a
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 import xml.etree.ElementTree as ET
@@ -140,6 +142,22 @@ def test_three_searches_make_one_population_counted_per_source_at_every_door(api
     reader = api.new_key("ana", "read")
     served = api.client.get("/topics/lbp/prisma", params={"queue": "MEDLINE"}, headers=reader)
     assert served.status_code == 200 and served.content.decode() == out
+    # the report's CSV rows (its table and HTML page share them)
+    code, report_csv, err = invoke("report", "lbp", "--queue", "MEDLINE", "--format", "csv", *db)
+    assert code == 0, err
+    rows = {row[1]: row[3] for row in csv.reader(io.StringIO(report_csv)) if row[0] == "prisma"}
+    assert {k: int(v) for k, v in rows.items() if k.startswith("identified_per_source.")} == {
+        f"identified_per_source.{k}": v for k, v in want["identified_per_source"].items()}  # type: ignore[attr-defined]
+    assert rows["identified_from_databases"] == "9" and rows["identified_source_not_recorded"] == "0"
+    # the methods text's flow footnote, each number a fact naming its field of the report
+    code, methods, err = invoke("methods", "lbp", "--queue", "MEDLINE", "--format", "json", *db)
+    assert code == 0, err
+    facts = {fact["source"]: fact["value"] for fact in json.loads(methods)["facts"]}
+    assert {k: facts[f"report:prisma.{k}"] for k in ("identified_from_databases", "identified_from_registers",
+                                                      "identified_from_other_methods")} == {
+        k: data[k] for k in ("identified_from_databases", "identified_from_registers", "identified_from_other_methods")}
+    assert "Of 12 records identified (from databases 9, registers 3, other methods 0)," in invoke(
+        "methods", "lbp", "--queue", "MEDLINE", *db)[1]
 
 
 def test_the_api_imports_declare_their_source_as_the_cli_does(api: Api) -> None:
