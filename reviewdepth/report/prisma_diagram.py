@@ -132,14 +132,14 @@ def box_lines(box: FlowBox, flow: PrismaFlow) -> list[Line]:
         lines = [*_wrapped("Records identified", side, bold=True), _counted("n = ", c["records"])]
         for count in box.counts:
             if count.code in TYPE_WORDS:
-                lines.append(replace(_counted(f"from {TYPE_WORDS[count.code]}: ", count), indent=True))
+                lines.append(_counted(f"from {TYPE_WORDS[count.code]}: ", count))
             elif count.code.startswith("source:"):
                 name = source_of_key(count.code.removeprefix("source:"))[1]
                 name = name if len(name) <= SOURCE_NAME_CHARS else name[:SOURCE_NAME_CHARS - 1] + "…"
                 lines.append(Line((Segment(name, "identified_per_source", "name"), Segment(" (n = "),
                                    Segment(number(count.value or 0), count.field), Segment(")")), indent=True))
             elif count.code == "not_recorded":
-                lines.append(replace(_counted("source not recorded: ", count), indent=True))
+                lines.append(_counted("from a source not recorded: ", count))
         return lines + _wrapped(f"(the topic's records: {source}; sources as their imports declared them)", side,
                                 muted=True)
     if box.code == "removed_before":
