@@ -95,8 +95,9 @@ def store_population(conn: Connection, path: str, topic: str, queue: str, docs: 
         sources = records_per_source(conn, int(topic_id))
         if declared is None and sources:
             raise InputError(path, None, "--source-type", f"topic {topic!r} is assembled from declared sources "
-                             f"({', '.join(sources)}); declare this file's --source-type and --source-name to add "
-                             "its records, or import it into another topic")
+                             f"({', '.join(sources)}) and a file without one would replace its population: add "
+                             "the file's records with --source-type and --source-name (import ris, import "
+                             "records), or import it into another topic")
         size = len(docs)
         if declared is not None:
             stated = conn.execute(select(Topic.population_size).where(Topic.id == topic_id)).scalar_one()

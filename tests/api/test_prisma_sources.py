@@ -201,6 +201,9 @@ def test_a_bad_source_is_one_line_or_a_problem_and_changes_nothing(api: Api) -> 
     refused(["import", "ris", embase, "--topic", "lbp", "--source-name", "Embase"], "--source-type")
     # a file without a source would replace the population the sources' counts describe
     refused(["import", "ris", embase, "--topic", "lbp", "--queue", "embase"], "--source-type", "database: MEDLINE")
+    # so would a screening tool's export, which declares no source
+    refused(["import", "rayyan", str(SOURCES.parent / "rayyan_articles.csv"), "--topic", "lbp"],
+            "assembled from declared sources", "would replace its population")
     # the same record ids again: refused at the record's line
     refused([*import_args("medline.ris", "database", "MEDLINE again"), "--again"], "medline.ris:1:", "'31000001'",
             "MEDLINE")
