@@ -20,6 +20,28 @@ def database_option_help() -> str:
 
 # the --db option every store command takes
 DbOption = Annotated[str | None, typer.Option("--db", help=database_option_help())]
+# where a population import's records were identified (PRISMA 2020's identification boxes): declaring it adds the
+# records to the topic's population (`reviewdepth.services.ris_import.store_population`); checked by the service
+# so a bad type is the one-line error every bad input gets
+SourceTypeOption = Annotated[str | None, typer.Option(
+    "--source-type", help="Where the records were identified: database, register or other (websites, "
+    "organisations, citation searching). With --source-name, the records are added to the topic's population "
+    "(in a queue named after the source unless --queue names it) and counted per source by `reviewdepth prisma`.")]
+SourceNameOption = Annotated[str | None, typer.Option(
+    "--source-name", help="The source's name as the PRISMA diagram should show it (MEDLINE, Embase, "
+    "ClinicalTrials.gov, citation searching); with --source-type.")]
+
+
+def population_words(records: int, topic: str, source_type: str | None, source_name: str | None,
+                     population: int) -> str:
+    """How a population import's line begins: the records replaced the topic's population, or (a declared
+    source) were added to it, with the population they make."""
+    from reviewdepth.estimation.plural import counted
+
+    if source_type is None:
+        return f"imported {counted(records, 'record')} as the population of topic {topic!r}"
+    return (f"added {counted(records, 'record')} from {source_type} {source_name!r} to the population of topic "
+            f"{topic!r} (now {population:,})")
 
 
 def confidence_option_help() -> str:

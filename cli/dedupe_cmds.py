@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from .common import DbOption, handled_errors, open_engine
+from .common import DbOption, SourceNameOption, SourceTypeOption, handled_errors, open_engine, population_words
 from .output import write_rows
 from .store_cmds import ListFormat, default_reviewer
 
@@ -33,19 +33,24 @@ def import_records(
         "final_included, label_included …).")] = "asreview",
     again: Annotated[bool, typer.Option("--again", help="Import a file already imported into this topic.")
                      ] = False,
+    source_type: SourceTypeOption = None,
+    source_name: SourceNameOption = None,
     db: DbOption = None,
 ) -> None:
     """Store a records file as a topic's population (a new topic, one without a queue, or with --queue): its
     population size and a queue of the records in file order, labels in a label column, as ASReview reads them
     (1/0, yes/no, y/n; empty: none), as judgments. Into a topic that has a queue (without --queue) the records
     must be its documents and only their bibliographic fields are stored, for `reviewdepth dedupe`. Either way
-    title, year, DOI, PMID and first author are stored when the file has them. Needs pip install
+    title, year, DOI, PMID and first author are stored when the file has them. With --source-type and
+    --source-name (one search's records: MEDLINE, a trial register, citation searching) the records are added
+    to the topic's population, each source in its own queue, for PRISMA's per-source counts. Needs pip install
     'reviewdepth[xlsx]' for a workbook."""
     from reviewdepth.services.records_import import import_records as service
 
     engine = open_engine(db)
     with handled_errors():
-        s = service(engine, file, topic=topic, queue_name=queue, ids=ids, reviewer=reviewer, again=again)
+        s = service(engine, file, topic=topic, queue_name=queue, ids=ids, reviewer=reviewer, again=again,
+                    source_type=source_type, source_name=source_name)
     typer.echo(records_summary(s))
 
 
@@ -58,7 +63,7 @@ def records_summary(s: RecordsImportSummary) -> str:
                 f"({s.with_title:,} with a title, {s.with_doi:,} with a DOI; {s.replaced:,} replaced) "
                 f"(import {s.import_id}, sha256 {s.digest[:12]}…)")
     label = f"from column {s.label_column!r}" if s.label_column else "(no label column)"
-    return (f"imported {counted(s.rows, 'record')} as the population of topic {s.topics[0]!r} (queue "
+    return (f"{population_words(s.rows, s.topics[0], s.source_type, s.source_name, s.population_size)} (queue "
             f"{s.queues[0]!r} in file order; {s.ids}): stored {counted(s.stored, 'judgment')} {label} "
             f"({s.relevant:,} relevant), {counted(s.unlabelled, 'record')} unlabelled, 0 refused (import "
             f"{s.import_id}, sha256 {s.digest[:12]}…)")

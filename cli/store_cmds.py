@@ -12,7 +12,18 @@ import typer
 
 from reviewdepth.estimation.plural import counted, noun
 
-from .common import DbOption, fail, handled_errors, open_engine, row_progress, settings_for, write_rows
+from .common import (
+    DbOption,
+    SourceNameOption,
+    SourceTypeOption,
+    fail,
+    handled_errors,
+    open_engine,
+    population_words,
+    row_progress,
+    settings_for,
+    write_rows,
+)
 
 if TYPE_CHECKING:
     from reviewdepth.services.rayyan_import import RayyanImportSummary
@@ -206,19 +217,23 @@ def import_ris(
         "repeated one).")] = "auto",
     again: Annotated[bool, typer.Option("--again", help="Import a file already imported into this topic.")
                      ] = False,
+    source_type: SourceTypeOption = None,
+    source_name: SourceNameOption = None,
     db: DbOption = None,
 ) -> None:
     """Store a RIS file's records as the topic's population: its population size, and a queue of the records
     in file order (ids: --ids); labels in ASReview's notes (N1 ASReview_relevant,
     ASReview_irrelevant) and Rayyan's (RAYYAN-INCLUSION, each member's; Maybe a maybe decision) become judgments.
-    Needs pip install
-    'reviewdepth[ris]'."""
+    With --source-type and --source-name (one search's export: MEDLINE, Embase, a trial register) the records
+    are added to the topic's population, each source in its own queue, with their bibliographic fields for
+    `reviewdepth dedupe`, for PRISMA's per-source counts. Needs pip install 'reviewdepth[ris]'."""
     from reviewdepth.services.ris_import import import_ris as service
 
     engine = open_engine(db)
     with handled_errors():
-        s = service(engine, file, topic=topic, queue_name=queue, again=again, reviewer=reviewer, ids=ids)
-    typer.echo(f"imported {counted(s.rows, 'record')} as the population of topic {s.topics[0]!r} (queue "
+        s = service(engine, file, topic=topic, queue_name=queue, again=again, reviewer=reviewer, ids=ids,
+                    source_type=source_type, source_name=source_name)
+    typer.echo(f"{population_words(s.rows, s.topics[0], s.source_type, s.source_name, s.population_size)} (queue "
                f"{s.queues[0]!r} in file order; {s.ids}): stored {counted(s.stored, 'judgment')} from ASReview's "
                "notes"
                + (f" and Rayyan's ({counted(s.decisions, 'member decision')}, {s.maybe:,} of them Maybe)"

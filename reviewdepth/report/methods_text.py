@@ -120,6 +120,16 @@ def build_methods(documents: Mapping[str, Any], style: str) -> Methods:
     conf = f.show("confidence", "report:answer.confidence", "percent")
     conf_number = f.show("confidence (number)", "report:answer.confidence", "number")
     identified = f.show("records identified", "report:prisma.identified")
+    identified_from = ""  # the PRISMA identification boxes, when the imports declared their sources
+    if f.get("report:prisma.identified_source_not_recorded") is not None:
+        boxes = [f"databases {f.show('records from databases', 'report:prisma.identified_from_databases')}",
+                 f"registers {f.show('records from registers', 'report:prisma.identified_from_registers')}",
+                 "other methods "
+                 f"{f.show('records from other methods', 'report:prisma.identified_from_other_methods')}"]
+        if f.get("report:prisma.identified_source_not_recorded"):
+            boxes.append("source not recorded "
+                         f"{f.show('records of no declared source', 'report:prisma.identified_source_not_recorded')}")
+        identified_from = f" (from {', '.join(boxes)})"
     screened = f.show("records screened by reviewers", "report:prisma.screened")
     automation = f.show("records left unscreened by the stop", "report:prisma.not_screened_review_stopped")
     included = f.show("records included", "report:prisma.included")
@@ -207,9 +217,9 @@ def build_methods(documents: Mapping[str, Any], style: str) -> Methods:
     stop_sentence = (f"The stopping rule was {rule} ({kind}){heuristic_text}.")
     outcome = (f"{headline} — {deciding}{interval}. {reviewed} records were reviewed and {found} relevant records "
                "found.")
-    counts = (f"Of {identified} records identified, {screened} were screened by reviewers and {automation} were not "
-              f"screened because screening stopped (counted as excluded by the automation tool); {included} were "
-              "included.")
+    counts = (f"Of {identified} records identified{identified_from}, {screened} were screened by reviewers and "
+              f"{automation} were not screened because screening stopped (counted as excluded by the automation "
+              f"tool); {included} were included.")
     if style == "prisma":
         sections = [MethodsSection("Methods (PRISMA 2020 item 8)", " ".join([
             tool_sentence, stop_sentence, f"Human oversight: {oversight}.", f"Validation: {outcome}",

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 from xml.sax.saxutils import escape, quoteattr
 
-from reviewdepth.report.prisma_model import FLOW_STAGES, FlowBox, FlowCount, PrismaFlow
+from reviewdepth.report.prisma_model import FLOW_STAGES, FlowBox, FlowCount, PrismaFlow, source_of_key
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -39,6 +39,9 @@ WRAP_CHARS = {False: 45, True: 41}
 BOX_FILL, BOX_STROKE, BAND_FILL, TEXT, MUTED, ARROW = "#ffffff", "#333333", "#d6e4f0", "#111111", "#555555", "#333333"
 
 STAGE_WORDS = {"identification": "Identification", "screening": "Screening", "included": "Included"}
+# PRISMA 2020's identification boxes, by ``--source-type``
+SOURCE_NAME_CHARS = 36  # a longer source name is cut (with "…") to stay in its box; the JSON has it whole
+TYPE_WORDS = {"database": "databases", "register": "registers", "other": "other methods"}
 SOURCE_WORDS = {"topic population": "the topic's stated population", "queue size": "the size of the topic's queue"}
 
 
@@ -46,7 +49,9 @@ SOURCE_WORDS = {"topic population": "the topic's stated population", "queue size
 class Segment:
     text: str
     field: str | None = None  # set on a count: the `prisma --format json` key it is (dotted: a mapping's key)
-    kind: Literal["count", "key"] = "count"  # key: the key of the mapping ``field`` names, not a count
+    # key: the key of the mapping ``field`` names, not a count; name: a source's name (the text of a mapping's key,
+    # `PrismaCounts.identified_per_source`), marked so that a digit in it is not read as a number of the diagram
+    kind: Literal["count", "key", "name"] = "count"
 
 
 @dataclass(frozen=True)
@@ -124,8 +129,19 @@ def box_lines(box: FlowBox, flow: PrismaFlow) -> list[Line]:
     policy = flow.counts.label_policy
     if box.code == "identified":
         source = SOURCE_WORDS.get(flow.counts.identified_source, flow.counts.identified_source)
-        return [*_wrapped("Records identified", side, bold=True), _counted("n = ", c["records"]),
-                *_wrapped(f"(the topic's records: {source})", side, muted=True)]
+        lines = [*_wrapped("Records identified", side, bold=True), _counted("n = ", c["records"])]
+        for count in box.counts:
+            if count.code in TYPE_WORDS:
+                lines.append(_counted(f"from {TYPE_WORDS[count.code]}: ", count))
+            elif count.code.startswith("source:"):
+                name = source_of_key(count.code.removeprefix("source:"))[1]
+                name = name if len(name) <= SOURCE_NAME_CHARS else name[:SOURCE_NAME_CHARS - 1] + "…"
+                lines.append(Line((Segment(name, "identified_per_source", "name"), Segment(" (n = "),
+                                   Segment(number(count.value or 0), count.field), Segment(")")), indent=True))
+            elif count.code == "not_recorded":
+                lines.append(_counted("from a source not recorded: ", count))
+        return lines + _wrapped(f"(the topic's records: {source}; sources as their imports declared them)", side,
+                                muted=True)
     if box.code == "removed_before":
         return [*_wrapped("Records removed before screening", side, bold=True),
                 _counted("Duplicate records removed: ", c["duplicates"]),

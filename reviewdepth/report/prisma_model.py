@@ -58,6 +58,17 @@ class PrismaCounts:
     # ``NOT_RETRIEVED_REASON``; they are out of ``excluded_full_text`` and ``excluded_per_reason`` and out of
     # ``reports_assessed`` (None: no judgment names a stage)
     reports_not_retrieved: int | None = None
+    # identification per source (PRISMA 2020's databases, registers and other methods), from the imports that
+    # declared one (``import ris|records --source-type TYPE --source-name NAME``): records per ``"<type>: <name>"``
+    # (a type holds no ``": "``, so the first one splits the key), in the order the sources were first imported;
+    # the records per type (the sum of its sources; 0 for a type no source was declared of); and the records of
+    # the identified set no import declared a source for (identified less every source's records). All None (the
+    # mapping empty) when no import of the topic declared a source: the diagram then says "not recorded"
+    identified_per_source: dict[str, int] = field(default_factory=dict)
+    identified_from_databases: int | None = None
+    identified_from_registers: int | None = None
+    identified_from_other_methods: int | None = None
+    identified_source_not_recorded: int | None = None
 
     # written after the fields wherever the counts go (the report's ``prisma`` section too, so both doors agree)
     JSON_PROPERTIES = ("arithmetic_problems",)
@@ -116,6 +127,40 @@ class ExclusionReason:
     records: int
 
 
+# Where records were identified, as PRISMA 2020's identification boxes name them (``--source-type``), each with the
+# `PrismaCounts` field of its records: databases, registers, and other methods (websites, organisations, citation
+# searching, ...). The words are in `reviewdepth.report.prisma_diagram`.
+SourceType = Literal["database", "register", "other"]
+SOURCE_TYPES: tuple[SourceType, ...] = ("database", "register", "other")
+SOURCE_TYPE_FIELDS: dict[str, str] = {"database": "identified_from_databases",
+                                      "register": "identified_from_registers",
+                                      "other": "identified_from_other_methods"}
+
+
+def source_key(source_type: str, name: str) -> str:
+    """The key of a source in `PrismaCounts.identified_per_source`: ``"<type>: <name>"``."""
+    return f"{source_type}: {name}"
+
+
+def source_of_key(key: str) -> tuple[str, str]:
+    """(type, name) of an `PrismaCounts.identified_per_source` key (a type holds no ``": "``)."""
+    source_type, _, name = key.partition(": ")
+    return source_type, name
+
+
+def identification_by_source(identified: int, records_per_source: dict[str, int]) -> dict[str, Any]:
+    """The identification fields of `PrismaCounts` (their comment) from the records each declared source brought
+    (keys by `source_key`, in import order): all None when no source was declared."""
+    if not records_per_source:
+        return {}
+    per_type: dict[str, int] = {source_type: 0 for source_type in SOURCE_TYPES}
+    for key, records in records_per_source.items():
+        per_type[source_of_key(key)[0]] += records
+    return {"identified_per_source": dict(records_per_source),
+            **{SOURCE_TYPE_FIELDS[t]: n for t, n in per_type.items()},
+            "identified_source_not_recorded": identified - sum(per_type.values())}
+
+
 # The screening stage whose exclusions are "reports excluded" (the store's ``full-text``,
 # `reviewdepth.store.models.STAGES`); an exclusion at any other stage (title-abstract, the default) is a record
 # excluded before the reports are sought.
@@ -128,6 +173,9 @@ NOT_RETRIEVED_REASON = "not retrieved"
 def arithmetic_problems(counts: PrismaCounts) -> tuple[str, ...]:
     """The flow identities of the PRISMA 2020 diagram that ``counts`` breaks (empty when it adds up):
 
+    - when sources are recorded: records from databases (registers, other methods) = the sum of the databases
+      (registers, other methods) named; identified = databases + registers + other methods + records of no
+      declared source, the last never negative;
     - identified − duplicates removed = records left to screen (``after_duplicates_removed``);
     - records left to screen = screened by a person + excluded by automation (not screened, the review stopped);
     - screened by a person = excluded by a person + undecided + included when no stage is recorded; with stages,
@@ -143,6 +191,22 @@ def arithmetic_problems(counts: PrismaCounts) -> tuple[str, ...]:
         if left != right:
             out.append(f"{name}: {left} != {right}")
 
+    typed = [getattr(c, f) for f in SOURCE_TYPE_FIELDS.values()]
+    if c.identified_per_source or c.identified_source_not_recorded is not None or any(n is not None for n in typed):
+        # the identification boxes: each type is the sum of its named sources, and the types with the records of
+        # no declared source make up the records identified (none of them negative)
+        for source_type, name in SOURCE_TYPE_FIELDS.items():
+            check(f"{name.removeprefix('identified_from_').replace('_', ' ')} = sum of the {source_type} sources",
+                  getattr(c, name) or 0, sum(n for k, n in c.identified_per_source.items()
+                                             if source_of_key(k)[0] == source_type))
+        unknown = sorted({source_of_key(k)[0] for k in c.identified_per_source} - set(SOURCE_TYPES))
+        if unknown:
+            out.append(f"sources of no PRISMA type: {', '.join(unknown)}")
+        not_recorded = c.identified_source_not_recorded or 0
+        check("identified = databases + registers + other methods + source not recorded", c.identified,
+              sum(n or 0 for n in typed) + not_recorded)
+        if not_recorded < 0:
+            out.append(f"records of no declared source >= 0: {not_recorded} < 0")
     check("identified - duplicates removed = records to screen", c.identified - (c.duplicates_removed or 0),
           c.after_duplicates_removed)
     check("records to screen = screened + excluded by automation", c.after_duplicates_removed,
@@ -205,7 +269,10 @@ def prisma_flow(topic: str, counts: PrismaCounts, *,
                 exclusion_reasons: tuple[ExclusionReason, ...] | None = None) -> PrismaFlow:
     """The PRISMA 2020 flow of ``counts`` (Page et al., BMJ 2021;372:n71):
 
-    - identification: records identified (``identified``); removed before screening: the duplicates
+    - identification: records identified (``identified``), from databases, registers and other methods
+      (``identified_from_databases`` …, each with its named sources, ``identified_per_source``, and the records
+      of no declared source, ``identified_source_not_recorded``, when there are some; not recorded when no import
+      declared a source); removed before screening: the duplicates
       ``reviewdepth dedupe --apply`` flagged (``duplicates_removed``; not recorded when the topic's records were
       never checked, and then screening starts from all of them);
       records judged outside the identified set (``judged_outside_queue``, ``included_outside_queue``) in a box
@@ -242,8 +309,19 @@ def prisma_flow(topic: str, counts: PrismaCounts, *,
                    _count(c, "no_reason", "excluded_without_reason"))
         return (*listed, without)
 
+    if c.identified_source_not_recorded is None:  # no import declared its source
+        sources: tuple[FlowCount, ...] = tuple(FlowCount(t, None, None) for t in SOURCE_TYPES)
+    else:
+        sources = tuple(
+            part for source_type, name in SOURCE_TYPE_FIELDS.items()
+            for part in (_count(c, source_type, name),
+                         *(FlowCount(f"source:{key}", records, f"identified_per_source.{key}")
+                           for key, records in c.identified_per_source.items()
+                           if source_of_key(key)[0] == source_type)))
+        if c.identified_source_not_recorded:
+            sources += (_count(c, "not_recorded", "identified_source_not_recorded"),)
     boxes = [
-        FlowBox("identified", "identification", False, (_count(c, "records", "identified"),)),
+        FlowBox("identified", "identification", False, (_count(c, "records", "identified"), *sources)),
         FlowBox("removed_before", "identification", True, (
             _count(c, "duplicates", "duplicates_removed") if c.duplicates_removed is not None else
             FlowCount("duplicates", None, None),)),

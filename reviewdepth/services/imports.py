@@ -9,7 +9,6 @@ for those topics.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -35,11 +34,13 @@ from reviewdepth.formats.scan import StringColumn
 from reviewdepth.formats.source import line_blocks, plain_file, read_bytes
 from reviewdepth.formats.trec import QRELS_FIELDS, parse_qrels
 from reviewdepth.measures.ranking import factorize_queries, rank_order, repeated_rows
+from reviewdepth.report.prisma_model import SOURCE_TYPES
 from reviewdepth.services.errors import Conflict
 from reviewdepth.services.served_queues import ServedQueues
 from reviewdepth.store import validation
 from reviewdepth.store.chain import NewJudgment, SharedJudgments, append_judgments
 from reviewdepth.store.evidence import chain_object, record_evidence
+from reviewdepth.store.import_options import RecordSource, imported_topics, leading_options
 from reviewdepth.store.ingest import Progress, bulk_insert, insert_entries, insert_entry_arrays, utc_now
 from reviewdepth.store.models import USER_ROLES, ImportRecord, Queue, Topic
 from reviewdepth.store.ranking_blob import encode_ranking, store_ranking_blob
@@ -109,17 +110,6 @@ def check_new_file(conn: Connection, kind: str, digest: str, path: str, again: b
                        f"{'it' if one else 'them'} once more{others}")
 
 
-TOPICS_OPTION = "topics="  # leads an import's options when it took only some topics of its file: a JSON list
-
-
-def imported_topics(options: str) -> frozenset[str] | None:
-    """The topics an import took (`record_import`'s ``taken``), or None when it took every topic of its file."""
-    if not options.startswith(TOPICS_OPTION):
-        return None
-    names, _ = json.JSONDecoder().raw_decode(options, len(TOPICS_OPTION))
-    return frozenset(names)
-
-
 def _topic_list(names: Sequence[str], shown: int = 5) -> str:
     """``topic 'A'``, ``topics 'A', 'B'``, ``topics 'A', …, 'E' and 7 more``."""
     words = ", ".join(repr(n) for n in names[:shown]) + (f" and {len(names) - shown:,} more" if len(names) > shown
@@ -145,11 +135,11 @@ def topic_ids(conn: Connection, names: Sequence[str], create: bool = True) -> di
 
 
 def record_import(conn: Connection, kind: str, path: str, digest: str, rows: int, topics: int,
-                  options: str, taken: Collection[str] | None = None) -> int:
+                  options: str, taken: Collection[str] | None = None, source: RecordSource | None = None) -> int:
     """Record an imported file (its kind, name, digest and counts); its id, which its judgments carry. ``taken``:
-    the topics of the file it took when only some (`check_new_file`), kept at the head of its options."""
-    if taken is not None:
-        options = f"{TOPICS_OPTION}{json.dumps(sorted(taken), ensure_ascii=False)};{options}"
+    the topics of the file it took when only some (`check_new_file`), and ``source``: where its records were
+    identified, when declared; both kept at the head of its options (`reviewdepth.store.import_options`)."""
+    options = leading_options(None if taken is None else list(taken), source) + options
     return int(conn.execute(insert(ImportRecord).values(
         kind=kind, file_name=Path(path).name if path != "-" else "<stdin>", digest=digest, rows=rows, topics=topics,
         options=options, created_at=utc_now()).returning(ImportRecord.id)).scalar_one())
@@ -430,6 +420,27 @@ def checked_value(check: Callable[[object, str], object], value: object, path: s
         return check(value, field)
     except validation.InvalidValue as exc:
         raise InputError(path, line, field, exc.message) from None
+
+
+SOURCE_NAME_LENGTH = 200
+
+
+def checked_source(source_type: str | None, source_name: str | None, path: str) -> RecordSource | None:
+    """The source a population import declares for its records (``--source-type`` one of `SOURCE_TYPES`, and
+    ``--source-name``; both or neither), or None; a bad one is an `InputError` naming the option."""
+    if source_type is None and source_name is None:
+        return None
+    if source_type is None or source_name is None:
+        given, missing = ("--source-type", "--source-name") if source_name is None else ("--source-name",
+                                                                                          "--source-type")
+        raise InputError(path, None, missing, f"{given} needs {missing} too (both name where the records were "
+                         "identified)")
+    if source_type not in SOURCE_TYPES:
+        raise InputError(path, None, "--source-type", f"must be {', '.join(SOURCE_TYPES[:-1])} or "
+                         f"{SOURCE_TYPES[-1]} (PRISMA 2020's identification boxes), not {source_type!r}")
+    name = checked_value(lambda v, f: validation.identifier(v, f, SOURCE_NAME_LENGTH), source_name, path, None,
+                         "--source-name")
+    return RecordSource(source_type, name)
 
 
 def text_values(values: np.ndarray) -> list[str]:

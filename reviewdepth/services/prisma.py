@@ -30,6 +30,7 @@ from reviewdepth.report.prisma_diagram import MEDIA_TYPES, DiagramFormat, render
 from reviewdepth.report.prisma_model import PrismaCounts, arithmetic_problems, prisma_flow
 from reviewdepth.services.conflicts import conflicts_of
 from reviewdepth.services.errors import Conflict
+from reviewdepth.services.evidence.identification import records_per_source
 from reviewdepth.services.evidence.prisma_counts import (
     decision_counts,
     identified_queue,
@@ -72,7 +73,8 @@ def prisma_of(conn: Connection, topic: str, *, queue: str | None = None, policy:
         conflicts_resolved=sum(c.status == "resolved" for c in conflicts), independent=independent, policy=policy,
         outside_included=outside[0], outside_excluded=outside[1],
         decisions=decision_counts(conn, topic_id, policy, as_of_id, identified_in=identified_queue(
-            conn, topic_id, row.id, population_stated=bool(population_size))))
+            conn, topic_id, row.id, population_stated=bool(population_size))),
+        sources=records_per_source(conn, topic_id))
 
 
 @dataclass(frozen=True)

@@ -34,11 +34,12 @@ from reviewdepth.services.imports import (
     ImportSummary,
     check_new_file,
     checked_bytes,
+    checked_source,
     checked_value,
     file_digest,
     record_import,
 )
-from reviewdepth.services.ris_import import store_population
+from reviewdepth.services.ris_import import queue_for_source, store_population
 from reviewdepth.store import validation
 from reviewdepth.store.chain import NewJudgment, append_judgments
 from reviewdepth.store.ingest import utc_now
@@ -67,17 +68,25 @@ class RecordsImportSummary(ImportSummary):
     with_title: int = 0
     with_doi: int = 0
     replaced: int = 0
+    # where the records were identified, when declared (then added to the population: `store_population`), and
+    # the population after the import (0 when the records were stored as fields only)
+    source_type: str | None = None
+    source_name: str | None = None
+    population_size: int = 0
 
 
 def import_records(engine: Engine, path: str, *, topic: str, queue_name: str | None = None, ids: str = IDS_AUTO,
                    reviewer: str = "asreview", again: bool = False, data: bytes | None = None,
-                   ) -> RecordsImportSummary:
+                   source_type: str | None = None, source_name: str | None = None) -> RecordsImportSummary:
     """Store a records file as ``topic``'s population and its labels as judgments, or as its documents' fields
     (module docstring); a file already imported into this topic is refused (`Conflict`) unless ``again``.
-    ``data``: the file's bytes when they are not read from ``path`` (an upload; ``path`` then names it)."""
+    ``data``: the file's bytes when they are not read from ``path`` (an upload; ``path`` then names it).
+    ``source_type``/``source_name``: where the records were identified; they are then added to the topic's
+    population (`store_population`), in a queue named after the source unless ``queue_name`` is given."""
+    declared = checked_source(source_type, source_name, path)
     topic = checked_value(validation.topic_name, topic, path, None, "--topic")
     reviewer = checked_value(validation.reviewer_name, reviewer, path, None, "--reviewer")
-    queue = checked_value(validation.queue_name, queue_name or "records", path, None, "--queue")
+    queue = queue_for_source(queue_name, declared, "records", path)
     ids = ids.strip()
     if not ids:
         raise InputError(path, None, "--ids", "use auto, position or a column's name")
@@ -86,7 +95,7 @@ def import_records(engine: Engine, path: str, *, topic: str, queue_name: str | N
         known = conn.execute(select(Topic.id).where(Topic.name == topic)).scalar_one_or_none()
         has_queue = known is not None and conn.execute(
             select(Queue.id).where(Queue.topic_id == known).limit(1)).first() is not None
-    if has_queue and queue_name is None:
+    if has_queue and queue_name is None and declared is None:
         fields = dedupe.import_records(engine, path, topic=topic, again=again, data=data, ids=ids)
         return RecordsImportSummary(
             RECORDS_KIND, path, fields.digest, fields.rows, fields.topics, [], fields.import_id, stored=0,
@@ -110,12 +119,17 @@ def import_records(engine: Engine, path: str, *, topic: str, queue_name: str | N
         relevant=sum(label == 1 for _, label in labelled), ids=read.ids.describe(), id_source=read.ids.source,
         id_column=read.ids.column, label_column=read.label_column,
         titled=sum(r.title is not None for r in read.records), fields=len(bib),
-        with_title=sum(r.title is not None for r in bib), with_doi=sum(r.doi is not None for r in bib))
+        with_title=sum(r.title is not None for r in bib), with_doi=sum(r.doi is not None for r in bib),
+        source_type=None if declared is None else declared.type,
+        source_name=None if declared is None else declared.name)
     with engine.begin() as conn:
         check_new_file(conn, RECORDS_KIND, digest, path, again, [topic])
         summary.import_id = record_import(conn, RECORDS_KIND, path, digest, len(docs), 1,
-                                          f"queue={queue};ids={read.ids.source}", taken=[topic])
-        topic_id, queue_id = store_population(conn, path, topic, queue, docs, f"import:{digest}")
+                                          f"queue={queue};ids={read.ids.source}", taken=[topic], source=declared)
+        topic_id, queue_id = store_population(conn, path, topic, queue, docs, f"import:{digest}", declared=declared,
+                                              lines=[r.line for r in read.records], id_field=column)
+        summary.population_size = int(conn.execute(select(Topic.population_size).where(Topic.id == topic_id))
+                                      .scalar_one() or 0)
         now = utc_now()
         source = f"import:{digest}"
         append_judgments(conn, [NewJudgment(topic_id, doc, str(label), label == 1, label, reviewer, "review",

@@ -77,6 +77,7 @@ from reviewdepth.services.assessment import queue_assessment, queue_population, 
 from reviewdepth.services.confidence import checked_confidence
 from reviewdepth.services.conflicts import conflicts_of
 from reviewdepth.services.errors import Invalid, ServiceError
+from reviewdepth.services.evidence.identification import records_per_source
 from reviewdepth.services.evidence.prisma_counts import (
     decision_counts,
     identified_queue,
@@ -551,7 +552,8 @@ def _review_quality(conn: Connection, topic: str, topic_id: int, queue: Queue, l
         conflicts=len(conflicts), conflicts_resolved=resolved, independent=options.independent,
         policy=options.policy, outside_included=outside_included, outside_excluded=outside_excluded,
         decisions=decision_counts(conn, topic_id, options.policy, as_of, identified_in=identified_queue(
-            conn, topic_id, queue.id, population_stated=bool(population_size))))
+            conn, topic_id, queue.id, population_stated=bool(population_size))),
+        sources=records_per_source(conn, topic_id))
     # by number of reviewers, as `PrismaCounts.as_dict` writes them
     return quality, dataclasses.replace(prisma, reviewers_per_record=dict(sorted(prisma.reviewers_per_record.items())))
 

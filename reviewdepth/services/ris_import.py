@@ -17,20 +17,24 @@ them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 from sqlalchemy import Connection, Engine, insert, select, update
 
 from reviewdepth.formats.csv_judgments import refuse_wide_encoding
 from reviewdepth.formats.errors import InputError
-from reviewdepth.formats.records import IDS_AUTO
+from reviewdepth.formats.records import IDS_AUTO, read_records_ris
 from reviewdepth.formats.ris import read_ris_records, tag_at
 from reviewdepth.formats.source import read_bytes
+from reviewdepth.services import dedupe
 from reviewdepth.services.errors import Conflict
+from reviewdepth.services.evidence.identification import records_per_source
 from reviewdepth.services.imports import (
     ImportSummary,
     check_new_file,
     checked_bytes,
+    checked_source,
     checked_value,
     file_digest,
     record_import,
@@ -38,8 +42,9 @@ from reviewdepth.services.imports import (
 from reviewdepth.store import validation
 from reviewdepth.store.chain import NewJudgment, append_judgments
 from reviewdepth.store.evidence import chain_object
+from reviewdepth.store.import_options import RecordSource
 from reviewdepth.store.ingest import bulk_insert, utc_now
-from reviewdepth.store.models import Queue, Topic
+from reviewdepth.store.models import Queue, QueueEntry, Topic
 from reviewdepth.store.ranking_blob import encode_ranking
 
 
@@ -53,17 +58,32 @@ class RisImportSummary(ImportSummary):
     maybe: int = 0
     ids: str = ""  # how the records got their ids (`RecordIds.describe`)
     id_source: str = ""  # tag or position
+    # where the records were identified, when declared (`store_population`: then added to the population), the
+    # population after the import, and the records whose bibliographic fields were stored for ``dedupe``
+    source_type: str | None = None
+    source_name: str | None = None
+    population_size: int = 0
+    fields: int = 0
 
 
 MAYBE_LABEL = "maybe"  # the label a Rayyan Maybe is recorded with (a word of `services.imports.MAYBE_WORDS`)
 
 
 def store_population(conn: Connection, path: str, topic: str, queue: str, docs: list[str],
-                     source: str) -> tuple[int, int]:
+                     source: str, *, declared: RecordSource | None = None,
+                     lines: Sequence[int | None] | None = None, id_field: str = "id") -> tuple[int, int]:
     """Store ``docs`` (a file's records, in file order) as ``topic``'s population: its ``population_size`` and a
     queue named ``queue`` of them in file order (module docstring), creating the topic when missing; a queue of
     that name already in the topic is a `Conflict`. The topic's and the queue's ids. Importers of screening
-    tools' record files (RIS, Rayyan, Covidence) share it."""
+    tools' record files (RIS, Rayyan, Covidence) share it.
+
+    ``declared``: where the file's records were identified (``--source-type``/``--source-name``). Such a file
+    adds its records to the topic's population rather than replacing it: ``population_size`` grows by their
+    number, so a population assembled from several searches counts every record each search found (duplicates
+    across them included, until ``dedupe --apply`` removes them before screening). A record whose id a queue of
+    the topic already holds is refused at its line (``lines``, ``id_field``): two sources' records must have
+    distinct ids. A file declaring no source into a topic assembled from declared sources is refused: replacing
+    the population would leave the sources' counts without their records."""
     topic_id = conn.execute(select(Topic.id).where(Topic.name == topic)).scalar_one_or_none()
     if topic_id is None:
         topic_id = conn.execute(insert(Topic).values(name=topic, created_at=utc_now(),
@@ -72,7 +92,23 @@ def store_population(conn: Connection, path: str, topic: str, queue: str, docs: 
     else:
         if conn.execute(select(Queue.id).where(Queue.topic_id == topic_id, Queue.name == queue)).first():
             raise Conflict(f"{path}: queue {queue!r} already exists for topic {topic!r}; choose --queue NAME")
-        conn.execute(update(Topic).where(Topic.id == topic_id).values(population_size=len(docs)))
+        sources = records_per_source(conn, int(topic_id))
+        if declared is None and sources:
+            raise InputError(path, None, "--source-type", f"topic {topic!r} is assembled from declared sources "
+                             f"({', '.join(sources)}) and a file without one would replace its population: add "
+                             "the file's records with --source-type and --source-name (import ris, import "
+                             "records), or import it into another topic")
+        size = len(docs)
+        if declared is not None:
+            stated = conn.execute(select(Topic.population_size).where(Topic.id == topic_id)).scalar_one()
+            queued = conn.execute(select(Queue.name).where(Queue.topic_id == topic_id).limit(1)).scalar()
+            if stated is None and queued is not None:
+                raise InputError(path, None, "--source-type", f"topic {topic!r} has queues (such as {queued!r}) "
+                                 "but no stated population to add these records to; import a source's records "
+                                 "into a topic whose population came from its imports")
+            _refuse_known(conn, path, topic, int(topic_id), docs, lines, id_field)
+            size += int(stated or 0)
+        conn.execute(update(Topic).where(Topic.id == topic_id).values(population_size=size))
     queue_id = conn.execute(insert(Queue).values(
         topic_id=topic_id, name=queue, ordering="given", run_tag=None, threshold_rank=None, size=len(docs),
         source=source, created_at=utc_now(), ranking_blob=encode_ranking(docs),
@@ -83,17 +119,45 @@ def store_population(conn: Connection, path: str, topic: str, queue: str, docs: 
     return int(topic_id), int(queue_id)
 
 
+def _refuse_known(conn: Connection, path: str, topic: str, topic_id: int, docs: list[str],
+                  lines: Sequence[int | None] | None, id_field: str) -> None:
+    """Refuse the first of ``docs`` (file order) that a queue of the topic already holds, at its line."""
+    known: dict[str, str] = {}
+    for start in range(0, len(docs), 1000):
+        known.update((str(doc), str(name)) for doc, name in conn.execute(
+            select(QueueEntry.doc_id, Queue.name).join(Queue, Queue.id == QueueEntry.queue_id)
+            .where(Queue.topic_id == topic_id, QueueEntry.doc_id.in_(docs[start:start + 1000]))))
+    for i, doc in enumerate(docs):
+        if doc in known:
+            raise InputError(path, None if lines is None else lines[i], id_field, f"record id {doc!r} is already "
+                             f"a document of topic {topic!r} (queue {known[doc]!r}); each source's records need "
+                             "ids of their own (their database's accession numbers, or the file's id column)")
+
+
+def queue_for_source(queue_name: str | None, declared: RecordSource | None, default: str, path: str) -> str:
+    """The queue a population import stores its records in: ``--queue``, else the declared source's name (each
+    source its own queue), else ``default``."""
+    if queue_name is None and declared is not None:
+        return str(checked_value(validation.queue_name, declared.name, path, None,
+                                 "--source-name (the queue's name unless --queue names it)"))
+    return str(checked_value(validation.queue_name, queue_name or default, path, None, "--queue"))
+
+
 def import_ris(engine: Engine, path: str, *, topic: str, queue_name: str | None = None,
                again: bool = False, reviewer: str = "asreview", data: bytes | None = None,
-               ids: str = IDS_AUTO) -> RisImportSummary:
+               ids: str = IDS_AUTO, source_type: str | None = None,
+               source_name: str | None = None) -> RisImportSummary:
     """Store the records of ``path`` as ``topic``'s population and their ASReview labels as judgments (module
     docstring); ``rows`` = records, ``stored`` = judgments, ``unlabelled`` = records without a label. ``data``:
     the file's bytes when they are not read from ``path`` (an upload; ``path`` names it). ``ids``: auto, position
     or tag (`reviewdepth.formats.ris.read_ris_records`). The same file may be imported into several topics (the
-    check against a file sent twice is per topic)."""
+    check against a file sent twice is per topic). ``source_type``/``source_name``: where the records were
+    identified; they are then added to the topic's population (`store_population`), in a queue named after the
+    source unless ``queue_name`` is given, and their bibliographic fields stored for ``dedupe``."""
+    declared = checked_source(source_type, source_name, path)
     topic = checked_value(validation.topic_name, topic, path, None, "--topic")
     reviewer = checked_value(validation.reviewer_name, reviewer, path, None, "--reviewer")
-    queue = checked_value(validation.queue_name, queue_name or "records", path, None, "--queue")
+    queue = queue_for_source(queue_name, declared, "records", path)
     data = read_bytes(path) if data is None else data
     digest = file_digest(data)
     refuse_wide_encoding(data, path)  # UTF-16's NULs would otherwise be refused as control characters
@@ -110,12 +174,23 @@ def import_ris(engine: Engine, path: str, *, topic: str, queue_name: str | None 
         "ris", path, digest, len(records), stored=len(labelled) + len(decided),
         unlabelled=sum(r.label is None and not r.members for r in records), labels=len(labelled),
         decisions=len(decided), maybe=sum(label is None for r in records for _, label in r.members),
-        ids=rule.describe(), id_source=rule.source)
+        ids=rule.describe(), id_source=rule.source, source_type=None if declared is None else declared.type,
+        source_name=None if declared is None else declared.name)
+    # a source's records are one search's: stored with their bibliographic fields, so `dedupe` finds the records
+    # several sources share
+    bib = [] if declared is None else [replace(f, doc_id=doc) for doc, f in zip(
+        docs, read_records_ris(data, path, ids), strict=True)]
     with engine.begin() as conn:
         check_new_file(conn, "ris", digest, path, again, [topic])
         summary.import_id = record_import(conn, "ris", path, digest, len(records), 1,
-                                          f"queue={queue};ids={rule.source}", taken=[topic])
-        topic_id, queue_id = store_population(conn, path, topic, queue, docs, f"import:{digest}")
+                                          f"queue={queue};ids={rule.source}", taken=[topic], source=declared)
+        topic_id, queue_id = store_population(conn, path, topic, queue, docs, f"import:{digest}", declared=declared,
+                                              lines=[r.line for r in records], id_field=records[0].id_source)
+        if bib:
+            dedupe.store_record_fields(conn, topic_id, bib, summary.import_id)
+        summary.fields = len(bib)
+        summary.population_size = int(conn.execute(select(Topic.population_size).where(Topic.id == topic_id))
+                                      .scalar_one() or 0)
         now = utc_now()
         rows = [NewJudgment(topic_id, doc, MAYBE_LABEL, None, None, who, "review", f"import:{digest}", None, now,
                             summary.import_id, "maybe") if label is None else

@@ -26,6 +26,7 @@ from reviewdepth.api.calls import write_call
 from reviewdepth.api.problems import ApiProblem, problem_responses
 from reviewdepth.api.routers.common import READ, WRITE, EngineDep, Reader, Writer, upload_bytes
 from reviewdepth.formats.exports import LabelFormat, RunFormat
+from reviewdepth.report.prisma_model import SourceType
 from reviewdepth.store.labels import LabelPolicy
 from reviewdepth.store.validation import INT32_MAX, INT32_MIN
 
@@ -98,6 +99,16 @@ async def imported(request: Request, service: Callable[..., T], *args: Any, **kw
     return await write_call(request, False, service, *args, **kwargs)
 
 
+# where a population import's records were identified (`reviewdepth.services.imports.checked_source`)
+SourceTypeQuery = Annotated[SourceType | None, Query(
+    description="Where the records were identified (PRISMA 2020's boxes): database, register or other (websites, "
+                "organisations, citation searching). With source_name, the records are added to the topic's "
+                "population, in a queue named after the source unless queue names it.")]
+SourceNameQuery = Annotated[str | None, Query(
+    description="The source's name as the PRISMA diagram shows it (MEDLINE, ClinicalTrials.gov); with "
+                "source_type.")]
+
+
 def summary_body(summary: Any) -> dict[str, object]:
     return dataclasses.asdict(summary)
 
@@ -128,15 +139,18 @@ async def import_ris(topic: str, request: Request, engine: EngineDep, _key: Writ
                      ids: Annotated[Literal["auto", "position", "tag"], Query(
                          description="Document ids: auto (ID, else AN, tags when every record has one and none "
                                      "repeats; else 0-based positions), position, or tag.")] = "auto",
-                     again: Again = False) -> dict[str, object]:
+                     again: Again = False, source_type: SourceTypeQuery = None,
+                     source_name: SourceNameQuery = None) -> dict[str, object]:
     """Store a RIS file's records as the topic's population (created when missing), as `reviewdepth import ris`:
     its size, a queue of the records in file order, and the labels in ASReview's notes and Rayyan's (each
-    member's decision, a Maybe a maybe decision) as judgments."""
+    member's decision, a Maybe a maybe decision) as judgments. With ``source_type`` and ``source_name`` the
+    records are added to the topic's population (a queue per source) and counted per source by ``prisma``."""
     from reviewdepth.services.ris_import import import_ris as service
 
     data = await uploaded_file(request, "ris", RIS_TYPES)
     return summary_body(await imported(request, service, engine, "ris", topic=topic, queue_name=queue,
-                                       reviewer=reviewer, again=again, data=data, ids=ids))
+                                       reviewer=reviewer, again=again, data=data, ids=ids, source_type=source_type,
+                                       source_name=source_name))
 
 
 async def import_records(topic: str, request: Request, engine: EngineDep, _key: Writer,
@@ -150,15 +164,19 @@ async def import_records(topic: str, request: Request, engine: EngineDep, _key: 
                          reviewer: Annotated[str, Query(
                              description="Reviewer of the labels in the file's label column (asreview_label, "
                                          "included, label, final_included, label_included …).")] = "asreview",
-                         again: Again = False) -> dict[str, object]:
+                         again: Again = False, source_type: SourceTypeQuery = None,
+                         source_name: SourceNameQuery = None) -> dict[str, object]:
     """Store a records file (CSV, TSV or .xlsx: Scopus, Embase, SYNERGY, ASReview datasets) as `reviewdepth import
     records`: as the topic's population (a new topic, one without a queue, or with ``queue``) and a queue in file
-    order, its labels as judgments; into a topic that has a queue, the bibliographic fields of its documents."""
+    order, its labels as judgments; into a topic that has a queue, the bibliographic fields of its documents. With
+    ``source_type`` and ``source_name`` the records are added to the topic's population (a queue per source) and
+    counted per source by ``prisma``."""
     from reviewdepth.services.records_import import import_records as service
 
     data = await uploaded_file(request, "records", RECORDS_TYPES)
     return summary_body(await imported(request, service, engine, "records", topic=topic, queue_name=queue, ids=ids,
-                                       reviewer=reviewer, again=again, data=data))
+                                       reviewer=reviewer, again=again, data=data, source_type=source_type,
+                                       source_name=source_name))
 
 
 async def import_rayyan(topic: str, request: Request, engine: EngineDep, _key: Writer,

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from sqlalchemy import Connection, exists, select, text
 
-from reviewdepth.report.prisma_model import NOT_RETRIEVED_REASON, PrismaCounts
+from reviewdepth.report.prisma_model import NOT_RETRIEVED_REASON, PrismaCounts, identification_by_source
 from reviewdepth.store.labels import DISTINCT_MARKER, DUPLICATE_MARKER, NO_MARKER, resolve_labels
 from reviewdepth.store.loaders import QueueLabels
 from reviewdepth.store.models import (
@@ -32,10 +32,13 @@ def prisma_counts(*, population: int, population_stated: bool, included: int, ex
                   reviewed_prefix: int | None, reviewers_per_record: dict[int, int], conflicts: int,
                   conflicts_resolved: int, independent: bool | None, policy: str, outside_included: int = 0,
                   outside_excluded: int = 0, reviewed: int | None = None, relevant_in_reviewed: int = 0,
-                  in_queue_order: bool = True, decisions: DecisionCounts | None = None) -> PrismaCounts:
+                  in_queue_order: bool = True, decisions: DecisionCounts | None = None,
+                  sources: dict[str, int] | None = None) -> PrismaCounts:
     """``included``/``excluded``: every judged record of the topic; ``outside_*``: those of them outside the
     identified set (`outside_queue_counts`), taken out of screened and counted apart; ``decisions``: the
-    screening decisions' counts (`decision_counts`): the records screened with only maybes join screened."""
+    screening decisions' counts (`decision_counts`): the records screened with only maybes join screened;
+    ``sources``: the records each declared source brought (`reviewdepth.services.evidence.identification.
+    records_per_source`), split into PRISMA 2020's identification boxes."""
     decisions = decisions or DecisionCounts()
     included -= outside_included
     # a record flagged a duplicate resolves as excluded (`reviewdepth.store.labels`): it is removed before
@@ -76,7 +79,8 @@ def prisma_counts(*, population: int, population_stated: bool, included: int, ex
         reports_assessed=screened - excluded_before - not_retrieved if staged else None,
         excluded_without_reason=excluded_before - with_reason_before,
         excluded_full_text_without_reason=excluded_full_text - not_retrieved - with_reason_full_text if staged else
-        None, reports_not_retrieved=not_retrieved if staged else None)
+        None, reports_not_retrieved=not_retrieved if staged else None,
+        **identification_by_source(population, sources or {}))
 
 
 def _stage_of(reason_key: str) -> str:
