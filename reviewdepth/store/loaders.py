@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple
@@ -58,6 +58,7 @@ class QueueLabels:
 _CODE = JUDGMENT_CODE_SQL
 RANKING_SLICE_BYTES = 8 * 1024 * 1024  # the ranking index is read this much at a time
 JUDGMENT_SLICE_ROWS = 1 << 16  # judgments read (as one aggregate row) at a time by `_chunked_path`
+COMPARE_ROWS = 1 << 16  # hash matches whose doc ids are compared (gathered, then as bytes) at a time
 
 
 def _judgment_filter(conn: Connection, topic_id: int, as_of: int | None,
@@ -160,25 +161,37 @@ def _chunked_path(conn: Connection, queue_id: int, topic_id: int, as_of: int | N
     if isinstance(raw, sqlite3.Connection):
         sqlite_raw = raw
 
-        def sqlite_chunk(after: int | None) -> _JudgmentChunk | None:
+        def read_chunk(after: int | None) -> _JudgmentChunk | None:
             return _sqlite_judgment_chunk(sqlite_raw, where, params, after)
 
-        judged = _judged_by_hash(sqlite_chunk)
-        if judged is None or not len(judged.hashes):
-            return None if judged is None else np.zeros(0, dtype=np.int8)
-        with _sqlite_ranking_reader(sqlite_raw, queue_id) as found:
-            return _resolve_and_join(judged, found, policy, out)
-    if conn.dialect.name != "postgresql" or raw is None:
+        def open_ranking() -> AbstractContextManager[tuple[int, BlobReader] | None]:
+            return _sqlite_ranking_reader(sqlite_raw, queue_id)
+    elif conn.dialect.name == "postgresql" and raw is not None:
+        pg_raw = raw
+
+        def read_chunk(after: int | None) -> _JudgmentChunk | None:
+            return _postgres_judgment_chunk(pg_raw, where, params, after)
+
+        def open_ranking() -> AbstractContextManager[tuple[int, BlobReader] | None]:
+            return nullcontext(_postgres_ranking_reader(pg_raw, queue_id))
+    else:
         return None
-    pg_raw = raw
-
-    def postgres_chunk(after: int | None) -> _JudgmentChunk | None:
-        return _postgres_judgment_chunk(pg_raw, where, params, after)
-
-    judged = _judged_by_hash(postgres_chunk)
+    judged = _judged_by_hash(read_chunk)
     if judged is None or not len(judged.hashes):
         return None if judged is None else np.zeros(0, dtype=np.int8)
-    return _resolve_and_join(judged, _postgres_ranking_reader(pg_raw, queue_id), policy, out)
+    rel, adj, markers = decode_judgment_codes(judged.digits)
+    per_doc = resolve_codes(judged.codes, len(judged.hashes), judged.ids, rel, adj, policy,
+                            markers if markers.any() else None)
+    doc_hashes, doc_values = judged.hashes, judged.values
+    del judged, rel, adj, markers  # the join needs the documents only: 17 bytes a judgment fewer at its peak
+    with open_ranking() as ranking:
+        found = None if ranking is None else _join_by_slices(ranking[1], ranking[0], doc_hashes, doc_values,
+                                                             len(out))
+    if found is None:
+        return None
+    docs, ranks = found
+    out[ranks] = per_doc[docs]  # only once every match is verified: a declined path leaves ``out`` as it was
+    return per_doc
 
 
 def _sqlite_judgment_chunk(raw: sqlite3.Connection, where: str, params: tuple[object, ...],
@@ -256,12 +269,18 @@ def _judged_by_hash(read_chunk: ChunkReader) -> _JudgedDocuments | None:
     if not hash_parts:
         return _JudgedDocuments(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64),
                                 np.zeros(0, dtype=np.uint8), doc_hashes, doc_values)
-    # numbered chunk by chunk, each chunk's hashes dropped as it goes
-    code_parts: list[npt.NDArray[np.int64]] = []
+    # assembled one column at a time, each chunk's part dropped as it is copied (a concatenation of the parts
+    # held them twice)
+    total = sum(len(part) for part in id_parts)
+    codes = np.empty(total, dtype=np.int64)
+    at = 0
     while hash_parts:
-        code_parts.append(np.searchsorted(doc_hashes, hash_parts.pop(0)).astype(np.int64, copy=False))
-    return _JudgedDocuments(np.concatenate(code_parts), np.concatenate(id_parts), np.concatenate(digit_parts),
-                            doc_hashes, doc_values)
+        part = hash_parts.pop(0)
+        codes[at:at + len(part)] = np.searchsorted(doc_hashes, part)
+        at += len(part)
+    ids_all = np.concatenate(id_parts)
+    id_parts.clear()
+    return _JudgedDocuments(codes, ids_all, np.concatenate(digit_parts), doc_hashes, doc_values)
 
 
 DistinctDocuments = tuple[npt.NDArray[np.uint64], npt.NDArray[np.bytes_]]  # ascending hashes, their doc ids
@@ -281,24 +300,6 @@ def _merge_distinct(hashes: npt.NDArray[np.uint64], values: npt.NDArray[np.bytes
     new = ~known
     return (np.insert(hashes, pos[new], more_hashes[new]),
             np.insert(values.astype(f"S{width}", copy=False), pos[new], more_values[new]))
-
-
-def _resolve_and_join(judged: _JudgedDocuments, ranking: tuple[int, BlobReader] | None, policy: str,
-                      out: npt.NDArray[np.int8]) -> npt.NDArray[np.int8] | None:
-    """Labels per judged document (`resolve_codes`), and each filled into ``out`` at its rank; None (``out``
-    untouched) when the queue has no usable index or a hash match is not the same doc id."""
-    if ranking is None:
-        return None
-    rel, adj, markers = decode_judgment_codes(judged.digits)
-    per_doc = resolve_codes(judged.codes, len(judged.hashes), judged.ids, rel, adj, policy,
-                            markers if markers.any() else None)
-    del rel, adj, markers
-    found = _join_by_slices(ranking[1], ranking[0], judged.hashes, judged.values, len(out))
-    if found is None:
-        return None
-    docs, ranks = found
-    out[ranks] = per_doc[docs]
-    return per_doc
 
 
 def _join_by_slices(read: BlobReader, total: int, doc_hashes: npt.NDArray[np.uint64],
@@ -340,17 +341,18 @@ def _join_by_slices(read: BlobReader, total: int, doc_hashes: npt.NDArray[np.uin
     if not doc_parts:
         return no_match, no_match
     docs, ranks = np.concatenate(doc_parts), np.concatenate(rank_parts)
-    by_rank = np.argsort(ranks, kind="stable")
-    docs, ranks = docs[by_rank], ranks[by_rank]
+    del doc_parts, rank_parts
     rows = max(1, RANKING_SLICE_BYTES // width)
-    bounds = np.searchsorted(ranks, np.arange(0, n + rows, rows))
-    for low_hit, high_hit in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
-        if low_hit == high_hit:
+    for start in range(0, n, rows):
+        in_slice = np.flatnonzero((ranks >= start) & (ranks < start + rows))
+        if not len(in_slice):
             continue
-        low, high = int(ranks[low_hit]), int(ranks[high_hit - 1]) + 1
+        low, high = int(ranks[in_slice].min()), int(ranks[in_slice].max()) + 1
         stored = np.frombuffer(read(HEADER.size + width * low, width * (high - low)), dtype=f"S{width}")
-        if not _same_strings(stored[ranks[low_hit:high_hit] - low], doc_values[docs[low_hit:high_hit]]):
-            return None
+        for at in range(0, len(in_slice), COMPARE_ROWS):
+            some = in_slice[at:at + COMPARE_ROWS]
+            if not _same_strings(stored[ranks[some] - low], doc_values[docs[some]]):
+                return None
     return docs, ranks
 
 
