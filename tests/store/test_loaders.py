@@ -1,4 +1,4 @@
-"""The label loader's SQLite fast path (packed columns, incremental blob read) against the row-by-row path."""
+"""The label loader's fast path (judgments and ranking index read a slice at a time) against the row-by-row path."""
 
 from __future__ import annotations
 
@@ -18,11 +18,11 @@ from reviewdepth.store.loaders import QueueLabels, load_queue_labels
 
 def both_paths(engine: Engine, monkeypatch: pytest.MonkeyPatch, topic: str, policy: str,
                as_of: int | None = None, *, fast_path_taken: bool = True) -> tuple[QueueLabels, QueueLabels]:
-    """(loaded as the store does, loaded with the SQLite fast path switched off), after checking the second
+    """(loaded as the store does, loaded with the chunked fast path switched off), after checking the second
     against the path without the hash index."""
     topic_id, row = find_queue(engine, topic, None)
     taken: list[bool] = []
-    packed = loaders._packed_sqlite_path
+    packed = loaders._chunked_path
 
     def spy(*args: object) -> object:
         result = packed(*args)  # type: ignore[arg-type]
@@ -30,12 +30,12 @@ def both_paths(engine: Engine, monkeypatch: pytest.MonkeyPatch, topic: str, poli
         return result
 
     with monkeypatch.context() as patch:
-        patch.setattr(loaders, "_packed_sqlite_path", spy)
+        patch.setattr(loaders, "_chunked_path", spy)
         with engine.connect() as conn:
             fast = load_queue_labels(conn, row.id, topic_id, int(row.size), policy, as_of)
-    assert taken == ([fast_path_taken] if engine.dialect.name == "sqlite" else [])
+    assert taken == [fast_path_taken]
     with monkeypatch.context() as patch:
-        patch.setattr(loaders, "_packed_sqlite_path", lambda *args: None)
+        patch.setattr(loaders, "_chunked_path", lambda *args: None)
         with engine.connect() as conn:
             plain = load_queue_labels(conn, row.id, topic_id, int(row.size), policy, as_of)
         patch.setattr(loaders, "_hashed_path", lambda *args: None)  # the dictionary and the join in SQL
