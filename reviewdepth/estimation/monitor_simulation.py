@@ -269,12 +269,8 @@ def elusion_thresholds(queue: Queue, looks: IntArray, sample_size: int, target: 
     alpha = 1 - confidence
     for t, (k, n) in enumerate(zip(looks.tolist(), sizes.tolist(), strict=True)):
         found = int(queue.found[k])
-        left = queue.size - k
         most = min(n, queue.relevant - found)  # more positives than remain cannot be drawn
-        y = 0
-        while y <= most and stopping.elusion_rule(found, left, n, y, target, alpha, reviewed=k).stop_now:
-            y += 1
-        ymax[t] = y - 1
+        ymax[t] = min(stopping.elusion_threshold(found, queue.size - k, n, target, alpha), most)
     return sizes, ymax
 
 
@@ -285,9 +281,11 @@ def fresh_sample_counts(queue: Queue, looks: IntArray, sizes: IntArray, replicat
     so a rule's draws do not depend on when other rules stop)."""
     left = queue.size - looks
     missed = queue.relevant - queue.found[looks]
-    ys = np.zeros((replicates, len(looks)), dtype=np.int64)
-    for t in range(len(looks)):
-        ys[:, t] = rng.hypergeometric(missed[t], left[t] - missed[t], sizes[t], size=replicates)
+    # one call for every look: numpy fills a (look, replicate) array in C order, look after look, so the stream
+    # gives the same counts as one call per look did
+    drawn = rng.hypergeometric(missed[:, None], (left - missed)[:, None], sizes[:, None],
+                               size=(len(looks), replicates))
+    ys: IntArray = np.ascontiguousarray(drawn.T, dtype=np.int64)
     return ys
 
 
@@ -308,19 +306,40 @@ def fresh_sample_union(queue: Queue, looks: IntArray, sizes: IntArray, ys: IntAr
     union_rel = np.zeros(len(rows), dtype=np.int64)
     union_non = np.zeros(len(rows), dtype=np.int64)
     last = stop_look[rows]
-    for t in range(int(last.max()) + 1):
-        use = last >= t
-        if not use.any():
-            continue
-        sub = np.flatnonzero(use)
-        y = ys[rows[sub], t]
-        rel_pool, non_pool = missed[t], left[t] - missed[t]
-        # of sample t's relevant (non-relevant) documents, how many lie after the stop depth, then how many
-        # of those are not yet in the union
-        c_rel = rng.hypergeometric(rel_after[sub], rel_pool - rel_after[sub], y)
-        c_non = rng.hypergeometric(non_after[sub], non_pool - non_after[sub], sizes[t] - y)
-        union_rel[sub] += rng.hypergeometric(rel_after[sub] - union_rel[sub], union_rel[sub], c_rel)
-        union_non[sub] += rng.hypergeometric(non_after[sub] - union_non[sub], union_non[sub], c_non)
+    # Per look t, for the replicates still sampling: of sample t's relevant (non-relevant) documents, how many lie
+    # after the stop depth (the "after" draws), then how many of those are new to the union (the "new" draws), in
+    # that order on the stream. The after draws of look t + 1 do not depend on the new draws of look t, which come
+    # just before them, so one call draws both (numpy fills a call's draws in order, as separate calls would):
+    # one call per look and a last one, instead of four per look.
+    final = int(last.max())
+    # the previous look's new draws: its replicates (rows of ``rows``), then their arguments
+    new_draws: tuple[IntArray, IntArray, IntArray, IntArray] | None = None
+    for t in range(final + 2):
+        good: list[IntArray] = []
+        bad: list[IntArray] = []
+        count: list[IntArray] = []
+        if new_draws is not None:
+            good.append(new_draws[1])
+            bad.append(new_draws[2])
+            count.append(new_draws[3])
+        sub = np.flatnonzero(last >= t)  # empty after the last stop
+        if t <= final:
+            y = ys[rows[sub], t]
+            rel_pool = int(missed[t])
+            non_pool = int(left[t]) - rel_pool
+            good += [rel_after[sub], non_after[sub]]
+            bad += [rel_pool - rel_after[sub], non_pool - non_after[sub]]
+            count += [y, int(sizes[t]) - y]
+        drawn = rng.hypergeometric(np.concatenate(good), np.concatenate(bad), np.concatenate(count))
+        if new_draws is not None:
+            before = new_draws[0]
+            union_rel[before] += drawn[:len(before)]
+            union_non[before] += drawn[len(before):2 * len(before)]
+            drawn = drawn[2 * len(before):]
+        if t <= final:
+            c_rel, c_non = drawn[:len(sub)], drawn[len(sub):]
+            new_draws = (sub, np.concatenate([rel_after[sub] - union_rel[sub], non_after[sub] - union_non[sub]]),
+                         np.concatenate([union_rel[sub], union_non[sub]]), np.concatenate([c_rel, c_non]))
     cost[rows] = k_stop + union_rel + union_non
     return cost
 
