@@ -141,7 +141,14 @@ def stream_positions(perms: npt.NDArray[np.int32], every: int) -> IntArray:
 
 
 class Decisions:
-    """Cached stop decisions of the monitor and the repeated fixed-look rule for (F, m, x)."""
+    """Cached stop decisions of the monitor and the repeated fixed-look rule for (F, m, x).
+
+    For one F and x both rules stop from some stream length m on (their bound on the missed documents only
+    tightens as the audit grows with no new relevant document; `stop_plan.Certifier.elements_needed` bisects on the
+    same edge): `stops` keeps, per (rule, F, x), the longest m seen going on and the shortest seen stopping, and
+    decides the lengths between them by bisecting over the ones asked (a few bounds for a whole look's replicates,
+    not one per distinct m). tests/estimation/test_replay_tables.py compares it with `decide` at every m on a
+    grid."""
 
     def __init__(self, queue: Queue, target: Fraction, confidence: float) -> None:
         self.queue = queue
@@ -149,6 +156,24 @@ class Decisions:
         self.confidence = confidence
         self.cache: dict[tuple[str, int, int, int], bool] = {}
         self.fixed_upper: dict[tuple[int, int], int] = {}
+        self.edges: dict[tuple[str, int, int], tuple[int, int]] = {}
+
+    def stops(self, rule: str, found: int, audited: IntArray, missed: int) -> BoolArray:
+        """`decide` for each stream length of ``audited``, with F = ``found`` and x = ``missed``."""
+        key = (rule, found, missed)
+        goes_on, stops_from = self.edges.get(key, (-1, self.queue.size + 1))
+        lengths = np.unique(audited)
+        open_ = lengths[(lengths > goes_on) & (lengths < stops_from)].tolist()
+        low, high = 0, len(open_)  # the first of open_ that stops lies in [low, high]
+        while low < high:
+            mid = (low + high) // 2
+            if self.decide(rule, found, open_[mid], missed):
+                high, stops_from = mid, open_[mid]
+            else:
+                low, goes_on = mid + 1, open_[mid]
+        self.edges[key] = (goes_on, stops_from)
+        out: BoolArray = audited >= stops_from
+        return out
 
     def decide(self, rule: str, found: int, audited: int, missed: int) -> bool:
         key = (rule, found, audited, missed)
@@ -238,11 +263,10 @@ def simulate_audit_rules(queue: Queue, perms: npt.NDArray[np.int32], batch: int,
                 continue
             idx = np.flatnonzero(live)
             if rule in ("monitor", "fixed"):
-                codes = m[idx] * (queue.relevant + 1) + x[idx]
-                distinct = np.unique(codes)
-                ok = [c for c in distinct.tolist()
-                      if memo.decide(rule, found, c // (queue.relevant + 1), c % (queue.relevant + 1))]
-                stop = np.isin(codes, ok)
+                stop = np.zeros(len(idx), dtype=bool)
+                for missed in np.unique(x[idx]).tolist():
+                    same = np.flatnonzero(x[idx] == missed)
+                    stop[same] = memo.stops(rule, found, m[idx[same]], missed)
             elif rule == "qbcb":
                 j = qbcb_j[positives[idx]]
                 stop = (j > 0) & (positives[idx] - x[idx] >= j)

@@ -250,3 +250,28 @@ def test_per_queue_decisions_are_made_once_across_more_topics_than_replayers(
     assert len(thresholds) == sum(len(look_ranks(len(q), 25)) for q in queues)  # one per look of each topic
     assert len(knee) == len(queues)
     assert len(made) == len(queues)
+
+
+# ---- the monitor's decisions by stream length -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("rule", ["monitor", "fixed"])
+@pytest.mark.parametrize(("target", "confidence"), [(Fraction(4, 5), 0.9), (Fraction(19, 20), 0.95)])
+def test_decisions_by_stream_length_are_the_rules_at_every_length(rule: str, target: Fraction,
+                                                                  confidence: float) -> None:
+    """For F found and x audit positives outside, every stream length m = x … N (asked in shuffled batches, so the
+    edges are learnt piecemeal as a replay learns them, then all at once): `Decisions.stops` is `decide`."""
+    queue = Queue.of(synthetic_labels(7, size=240), target)
+    rng = np.random.default_rng(3)
+    edges_inside = 0
+    for found in (0, 1, 4, 12, 30, 60, 120):
+        for missed in range(4):
+            reference = Decisions(queue, target, confidence)
+            lengths = np.arange(missed, queue.size + 1, dtype=np.int64)
+            want = np.array([reference.decide(rule, found, int(m), missed) for m in lengths])
+            table = Decisions(queue, target, confidence)
+            for batch in np.array_split(rng.permutation(lengths), 6):
+                assert (table.stops(rule, found, batch, missed) == want[batch - missed]).all(), (found, missed)
+            assert (table.stops(rule, found, lengths, missed) == want).all()
+            edges_inside += bool(want.any() and not want.all())
+    assert edges_inside >= 5  # the grid reaches the edge, not only lengths that all stop or all go on
