@@ -64,6 +64,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -253,7 +254,7 @@ def chunk_count(plan: ReplayPlan) -> int:
 def queue_of(labels: npt.ArrayLike, target: Fraction) -> Queue:
     """The :class:`Queue` of a fully judged ranking; ValueError unless the labels are 0/1 with one relevant."""
     lab = np.asarray(labels).reshape(-1)
-    if lab.dtype.kind not in "biu" or (len(lab) and not np.isin(lab, (0, 1)).all()):
+    if lab.dtype.kind not in "biu" or (len(lab) and not (int(lab.min()) >= 0 and int(lab.max()) <= 1)):
         raise ValueError("labels: a replayed queue's labels are 0 (not relevant) or 1 (relevant)")
     if not (lab == 1).any():
         raise ValueError("labels: a replayed queue needs at least one relevant document")
@@ -305,23 +306,26 @@ class RestDecisions:
 
 
 class _BoundedCache(Generic[V]):
-    """A least-recently-used map of at most ``size`` entries."""
+    """A least-recently-used map of at most ``size`` entries; locked, as the server replays jobs on threads."""
 
     def __init__(self, size: int) -> None:
         self.size = size
         self.entries: OrderedDict[tuple[object, ...], V] = OrderedDict()
+        self.lock = threading.Lock()
 
     def get(self, key: tuple[object, ...]) -> V | None:
-        hit = self.entries.get(key)
-        if hit is not None:
-            self.entries.move_to_end(key)
-        return hit
+        with self.lock:
+            hit = self.entries.get(key)
+            if hit is not None:
+                self.entries.move_to_end(key)
+            return hit
 
     def put(self, key: tuple[object, ...], value: V) -> None:
-        self.entries[key] = value
-        self.entries.move_to_end(key)
-        while len(self.entries) > self.size:
-            self.entries.popitem(last=False)
+        with self.lock:
+            self.entries[key] = value
+            self.entries.move_to_end(key)
+            while len(self.entries) > self.size:
+                self.entries.popitem(last=False)
 
 
 # What each queue's replay decides once, kept across chunks by (queue digest, queue size, rule, design, the plan's
@@ -341,9 +345,11 @@ _MONITOR_DECISIONS: _BoundedCache[Decisions] = _BoundedCache(256)
 @dataclass
 class _Replayer:
     """One queue under one plan's design, rules, target, confidence and looks (``setup``: the plan with seed 0 and
-    one replicate): what every chunk shares — the looks, the prefix rules' depths and cached rule decisions. Kept in
-    a small cache (`_replayer_for`), so chunk after chunk of one queue pays for them once. How each rule is replayed
-    under the design is its line of the rule table (`reviewdepth.estimation.rules`)."""
+    one replicate): what every chunk shares — the looks, the prefix rules' depths and the rules' decisions. Kept in
+    a small cache (`_replayer_for`); the decisions, which cost the most to make, also in the larger per-queue caches
+    (`_PREFIX_LOOKS`, `_REST_DECISIONS`, `_MONITOR_DECISIONS`), so a run that goes chunk by chunk across more topics
+    than the replayers kept still makes them once per queue. How each rule is replayed under the design is its line
+    of the rule table (`reviewdepth.estimation.rules`)."""
 
     queue: Queue
     plan: ReplayPlan
