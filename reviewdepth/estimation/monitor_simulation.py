@@ -141,7 +141,14 @@ def stream_positions(perms: npt.NDArray[np.int32], every: int) -> IntArray:
 
 
 class Decisions:
-    """Cached stop decisions of the monitor and the repeated fixed-look rule for (F, m, x)."""
+    """Cached stop decisions of the monitor and the repeated fixed-look rule for (F, m, x).
+
+    For one F and x both rules stop from some stream length m on (their bound on the missed documents only
+    tightens as the audit grows with no new relevant document; `stop_plan.Certifier.elements_needed` bisects on the
+    same edge): `stops` keeps, per (rule, F, x), the longest m seen going on and the shortest seen stopping, and
+    decides the lengths between them by bisecting over the ones asked (a few bounds for a whole look's replicates,
+    not one per distinct m). tests/estimation/test_replay_tables.py compares it with `decide` at every m on a
+    grid."""
 
     def __init__(self, queue: Queue, target: Fraction, confidence: float) -> None:
         self.queue = queue
@@ -149,6 +156,24 @@ class Decisions:
         self.confidence = confidence
         self.cache: dict[tuple[str, int, int, int], bool] = {}
         self.fixed_upper: dict[tuple[int, int], int] = {}
+        self.edges: dict[tuple[str, int, int], tuple[int, int]] = {}
+
+    def stops(self, rule: str, found: int, audited: IntArray, missed: int) -> BoolArray:
+        """`decide` for each stream length of ``audited``, with F = ``found`` and x = ``missed``."""
+        key = (rule, found, missed)
+        goes_on, stops_from = self.edges.get(key, (-1, self.queue.size + 1))
+        lengths = np.unique(audited)
+        open_ = lengths[(lengths > goes_on) & (lengths < stops_from)].tolist()
+        low, high = 0, len(open_)  # the first of open_ that stops lies in [low, high]
+        while low < high:
+            mid = (low + high) // 2
+            if self.decide(rule, found, open_[mid], missed):
+                high, stops_from = mid, open_[mid]
+            else:
+                low, goes_on = mid + 1, open_[mid]
+        self.edges[key] = (goes_on, stops_from)
+        out: BoolArray = audited >= stops_from
+        return out
 
     def decide(self, rule: str, found: int, audited: int, missed: int) -> bool:
         key = (rule, found, audited, missed)
@@ -238,11 +263,10 @@ def simulate_audit_rules(queue: Queue, perms: npt.NDArray[np.int32], batch: int,
                 continue
             idx = np.flatnonzero(live)
             if rule in ("monitor", "fixed"):
-                codes = m[idx] * (queue.relevant + 1) + x[idx]
-                distinct = np.unique(codes)
-                ok = [c for c in distinct.tolist()
-                      if memo.decide(rule, found, c // (queue.relevant + 1), c % (queue.relevant + 1))]
-                stop = np.isin(codes, ok)
+                stop = np.zeros(len(idx), dtype=bool)
+                for missed in np.unique(x[idx]).tolist():
+                    same = np.flatnonzero(x[idx] == missed)
+                    stop[same] = memo.stops(rule, found, m[idx[same]], missed)
             elif rule == "qbcb":
                 j = qbcb_j[positives[idx]]
                 stop = (j > 0) & (positives[idx] - x[idx] >= j)
@@ -269,12 +293,8 @@ def elusion_thresholds(queue: Queue, looks: IntArray, sample_size: int, target: 
     alpha = 1 - confidence
     for t, (k, n) in enumerate(zip(looks.tolist(), sizes.tolist(), strict=True)):
         found = int(queue.found[k])
-        left = queue.size - k
         most = min(n, queue.relevant - found)  # more positives than remain cannot be drawn
-        y = 0
-        while y <= most and stopping.elusion_rule(found, left, n, y, target, alpha, reviewed=k).stop_now:
-            y += 1
-        ymax[t] = y - 1
+        ymax[t] = min(stopping.elusion_threshold(found, queue.size - k, n, target, alpha), most)
     return sizes, ymax
 
 
@@ -285,9 +305,11 @@ def fresh_sample_counts(queue: Queue, looks: IntArray, sizes: IntArray, replicat
     so a rule's draws do not depend on when other rules stop)."""
     left = queue.size - looks
     missed = queue.relevant - queue.found[looks]
-    ys = np.zeros((replicates, len(looks)), dtype=np.int64)
-    for t in range(len(looks)):
-        ys[:, t] = rng.hypergeometric(missed[t], left[t] - missed[t], sizes[t], size=replicates)
+    # one call for every look: numpy fills a (look, replicate) array in C order, look after look, so the stream
+    # gives the same counts as one call per look did
+    drawn = rng.hypergeometric(missed[:, None], (left - missed)[:, None], sizes[:, None],
+                               size=(len(looks), replicates))
+    ys: IntArray = np.ascontiguousarray(drawn.T, dtype=np.int64)
     return ys
 
 
@@ -308,19 +330,40 @@ def fresh_sample_union(queue: Queue, looks: IntArray, sizes: IntArray, ys: IntAr
     union_rel = np.zeros(len(rows), dtype=np.int64)
     union_non = np.zeros(len(rows), dtype=np.int64)
     last = stop_look[rows]
-    for t in range(int(last.max()) + 1):
-        use = last >= t
-        if not use.any():
-            continue
-        sub = np.flatnonzero(use)
-        y = ys[rows[sub], t]
-        rel_pool, non_pool = missed[t], left[t] - missed[t]
-        # of sample t's relevant (non-relevant) documents, how many lie after the stop depth, then how many
-        # of those are not yet in the union
-        c_rel = rng.hypergeometric(rel_after[sub], rel_pool - rel_after[sub], y)
-        c_non = rng.hypergeometric(non_after[sub], non_pool - non_after[sub], sizes[t] - y)
-        union_rel[sub] += rng.hypergeometric(rel_after[sub] - union_rel[sub], union_rel[sub], c_rel)
-        union_non[sub] += rng.hypergeometric(non_after[sub] - union_non[sub], union_non[sub], c_non)
+    # Per look t, for the replicates still sampling: of sample t's relevant (non-relevant) documents, how many lie
+    # after the stop depth (the "after" draws), then how many of those are new to the union (the "new" draws), in
+    # that order on the stream. The after draws of look t + 1 do not depend on the new draws of look t, which come
+    # just before them, so one call draws both (numpy fills a call's draws in order, as separate calls would):
+    # one call per look and a last one, instead of four per look.
+    final = int(last.max())
+    # the previous look's new draws: its replicates (rows of ``rows``), then their arguments
+    new_draws: tuple[IntArray, IntArray, IntArray, IntArray] | None = None
+    for t in range(final + 2):
+        good: list[IntArray] = []
+        bad: list[IntArray] = []
+        count: list[IntArray] = []
+        if new_draws is not None:
+            good.append(new_draws[1])
+            bad.append(new_draws[2])
+            count.append(new_draws[3])
+        sub = np.flatnonzero(last >= t)  # empty after the last stop
+        if t <= final:
+            y = ys[rows[sub], t]
+            rel_pool = int(missed[t])
+            non_pool = int(left[t]) - rel_pool
+            good += [rel_after[sub], non_after[sub]]
+            bad += [rel_pool - rel_after[sub], non_pool - non_after[sub]]
+            count += [y, int(sizes[t]) - y]
+        drawn = rng.hypergeometric(np.concatenate(good), np.concatenate(bad), np.concatenate(count))
+        if new_draws is not None:
+            before = new_draws[0]
+            union_rel[before] += drawn[:len(before)]
+            union_non[before] += drawn[len(before):2 * len(before)]
+            drawn = drawn[2 * len(before):]
+        if t <= final:
+            c_rel, c_non = drawn[:len(sub)], drawn[len(sub):]
+            new_draws = (sub, np.concatenate([rel_after[sub] - union_rel[sub], non_after[sub] - union_non[sub]]),
+                         np.concatenate([union_rel[sub], union_non[sub]]), np.concatenate([c_rel, c_non]))
     cost[rows] = k_stop + union_rel + union_non
     return cost
 

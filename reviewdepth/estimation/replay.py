@@ -62,11 +62,15 @@ sample size: the two agree exactly (tests/estimation/test_replay.py).
 
 from __future__ import annotations
 
+import hashlib
 import math
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import lru_cache
+from typing import Generic, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -99,6 +103,8 @@ from reviewdepth.measures.depth import exact_fraction
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
+
+V = TypeVar("V")
 
 CHUNK = 50
 QUANTILES: tuple[tuple[str, float], ...] = (("p05", 0.05), ("p25", 0.25), ("p50", 0.5), ("p75", 0.75),
@@ -248,27 +254,110 @@ def chunk_count(plan: ReplayPlan) -> int:
 def queue_of(labels: npt.ArrayLike, target: Fraction) -> Queue:
     """The :class:`Queue` of a fully judged ranking; ValueError unless the labels are 0/1 with one relevant."""
     lab = np.asarray(labels).reshape(-1)
-    if lab.dtype.kind not in "biu" or (len(lab) and not np.isin(lab, (0, 1)).all()):
+    if lab.dtype.kind not in "biu" or (len(lab) and not (int(lab.min()) >= 0 and int(lab.max()) <= 1)):
         raise ValueError("labels: a replayed queue's labels are 0 (not relevant) or 1 (relevant)")
     if not (lab == 1).any():
         raise ValueError("labels: a replayed queue needs at least one relevant document")
     return Queue.of(lab, target)
 
 
+class RestDecisions:
+    """One rest-sample rule (`rules.OnRestSample`) on one queue at a plan's looks k_t, sample sizes n_t, target and
+    confidence: ``stop[t, y]``, whether the rule stops at look t when the fresh sample holds y relevant documents.
+
+    A rule with a ``threshold`` stops exactly at y ≤ y_max(t): the table is that one column of thresholds, made
+    for every look at once (one threshold per look, `stopping.elusion_threshold` for the elusion test). Any other
+    rule is asked once per (look, count) the first time a replicate draws that count, and the answer is kept.
+    Either way a decision is the rule's own (`tests/estimation/test_replay.py` compares them on a grid), and a
+    chunk reads its replicates' decisions with one indexing."""
+
+    def __init__(self, queue: Queue, looks: IntArray, sizes: IntArray, how: OnRestSample, target: Fraction,
+                 alpha: float) -> None:
+        self.queue, self.looks, self.sizes, self.how = queue, looks, sizes, how
+        self.target, self.alpha = target, alpha
+        self.threshold: IntArray | None = None
+        if how.threshold is not None:
+            self.threshold = np.array(
+                [how.threshold(queue.size, k, int(queue.found[k]), n, target, alpha)
+                 for k, n in zip(looks.tolist(), sizes.tolist(), strict=True)], dtype=np.int64).reshape(-1)
+        # a sample holds at most min(n_t, R − F(k_t)) relevant documents: the table's columns
+        width = 0 if self.threshold is not None else int(min(int(sizes.max(initial=0)), queue.relevant)) + 1
+        self.known = np.zeros((len(looks), width), dtype=np.int8)  # 0 unknown, 1 stop, 2 go on
+        self.asked = 0  # scalar decisions made so far (a rule without a threshold)
+
+    def stops(self, ys: IntArray) -> BoolArray:
+        """stop[r, t] for the sample counts ``ys[r, t]`` of replicate r at look t."""
+        if self.threshold is not None:
+            out: BoolArray = ys <= self.threshold[None, :]
+            return out
+        looks = np.broadcast_to(np.arange(len(self.looks), dtype=np.int64)[None, :], ys.shape)
+        codes = looks * self.known.shape[1] + ys
+        flat = self.known.reshape(-1)
+        missing = np.unique(codes[flat[codes] == 0])
+        for code in missing.tolist():
+            t, y = divmod(code, self.known.shape[1])
+            k = int(self.looks[t])
+            says = self.how.stops(self.queue.size, k, int(self.queue.found[k]), int(self.sizes[t]), y,
+                                  self.target, self.alpha)
+            flat[code] = 1 if says else 2
+        self.asked += len(missing)
+        decided: BoolArray = flat[codes] == 1
+        return decided
+
+
+class _BoundedCache(Generic[V]):
+    """A least-recently-used map of at most ``size`` entries; locked, as the server replays jobs on threads."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.entries: OrderedDict[tuple[object, ...], V] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: tuple[object, ...]) -> V | None:
+        with self.lock:
+            hit = self.entries.get(key)
+            if hit is not None:
+                self.entries.move_to_end(key)
+            return hit
+
+    def put(self, key: tuple[object, ...], value: V) -> None:
+        with self.lock:
+            self.entries[key] = value
+            self.entries.move_to_end(key)
+            while len(self.entries) > self.size:
+                self.entries.popitem(last=False)
+
+
+# What each queue's replay decides once, kept across chunks by (queue digest, queue size, rule, design, the plan's
+# looks, sample size, target, confidence). A run goes chunk by chunk across its topics (`services.simulate`), and the
+# replayers' own cache (`_replayer_for`, which holds whole queues) keeps only the last 16: with more topics every
+# chunk made these again (the point-process fit of each prefix rule, the elusion interval of each look). These
+# entries are small (an int; a rest rule's table is one int or byte per look and count), so many are kept.
+#: the first look at which each prefix rule stops
+_PREFIX_LOOKS: _BoundedCache[int] = _BoundedCache(16384)
+#: each rest-sample rule's decisions
+_REST_DECISIONS: _BoundedCache[RestDecisions] = _BoundedCache(1024)
+#: the monitor's and the fixed-look rule's decisions (`monitor_simulation.Decisions`: one entry per (rule, F, m, x)
+#: met, some tens of thousands for a CLEF topic over 1,000 replicates), per (queue digest, size, target, confidence)
+_MONITOR_DECISIONS: _BoundedCache[Decisions] = _BoundedCache(256)
+
+
 @dataclass
 class _Replayer:
     """One queue under one plan's design, rules, target, confidence and looks (``setup``: the plan with seed 0 and
-    one replicate): what every chunk shares — the looks, the prefix rules' depths and cached rule decisions. Kept in
-    a small cache (`_replayer_for`), so chunk after chunk of one queue pays for them once. How each rule is replayed
-    under the design is its line of the rule table (`reviewdepth.estimation.rules`)."""
+    one replicate): what every chunk shares — the looks, the prefix rules' depths and the rules' decisions. Kept in
+    a small cache (`_replayer_for`); the decisions, which cost the most to make, also in the larger per-queue caches
+    (`_PREFIX_LOOKS`, `_REST_DECISIONS`, `_MONITOR_DECISIONS`), so a run that goes chunk by chunk across more topics
+    than the replayers kept still makes them once per queue. How each rule is replayed under the design is its line
+    of the rule table (`reviewdepth.estimation.rules`)."""
 
     queue: Queue
     plan: ReplayPlan
     decisions: Decisions
     looks: IntArray = field(init=False)
     prefix_look: dict[str, int] = field(init=False)
-    rest_cache: dict[tuple[str, int, int], bool] = field(default_factory=dict)
     policy: PlannedPolicy | None = None
+    digest: bytes = field(init=False)
 
     def __post_init__(self) -> None:
         plan, queue = self.plan, self.queue
@@ -276,22 +365,33 @@ class _Replayer:
             raise ValueError(f"sample_size: a population sample of {plan.design.sample_size} exceeds the queue's "
                              f"{queue.size} documents")
         self.looks = look_ranks(queue.size, plan.look_every)
-        self.prefix_look = {rule: self._prefix_look(how) for rule in plan.rules
+        self.digest = _digest(queue)
+        self.prefix_look = {rule: self._prefix_look(rule, how) for rule in plan.rules
                             for how in [RULES[rule].replay_under(plan.design.kind)] if isinstance(how, OnPrefix)}
 
     @property
     def alpha(self) -> float:
         return 1 - self.plan.confidence
 
-    def _prefix_look(self, how: OnPrefix) -> int:
+    def key(self, rule: str) -> tuple[object, ...]:
+        """What a rule's per-queue decisions depend on (`_PREFIX_LOOKS`, `_REST_DECISIONS`)."""
+        plan = self.plan
+        return (self.digest, self.queue.size, rule, plan.design.kind, plan.look_every, plan.design.sample_size,
+                _target(plan), plan.confidence)
+
+    def _prefix_look(self, rule: str, how: OnPrefix) -> int:
         """Index of the first look where a prefix rule stops (−1: never). The rule is the report's row: checked on
         the prefix (the knee and budget rules at their own AutoTAR checkpoints), so at a look k it says stop exactly
         when its first firing depth is ≤ k — the team stops at the first look at or after that depth."""
+        key = self.key(rule)
+        known = _PREFIX_LOOKS.get(key)
+        if known is not None:
+            return known
         depth = how.depth(self.queue.labels, self.queue.size, _target(self.plan), self.alpha)
-        if depth is None:
-            return -1
-        look = int(np.searchsorted(self.looks, depth, side="left"))
-        return look if look < len(self.looks) else -1
+        look = -1 if depth is None else int(np.searchsorted(self.looks, depth, side="left"))
+        look = look if look < len(self.looks) else -1
+        _PREFIX_LOOKS.put(key, look)
+        return look
 
     def runs(self, rule: str, stop_look: IntArray, sampled_at: Callable[[IntArray], IntArray],
              urn_found: IntArray | None = None) -> RuleRuns:
@@ -413,15 +513,16 @@ class _Replayer:
                                      queue.oracle_depth)
         return out
 
-    def _rest_stops(self, rule: str, how: OnRestSample, t: int, y: int, size: int) -> bool:
-        """The rule at look t with a fresh sample of ``size`` holding y relevant (cached: it depends on nothing
-        else)."""
-        hit = self.rest_cache.get((rule, t, y))
-        if hit is None:
-            k = int(self.looks[t])
-            hit = self.rest_cache[(rule, t, y)] = how.stops(self.queue.size, k, int(self.queue.found[k]), size, y,
-                                                            _target(self.plan), self.alpha)
-        return hit
+    def rest_decisions(self, rule: str, how: OnRestSample, sizes: IntArray) -> RestDecisions:
+        """The rule's decisions at every look of this queue (`RestDecisions`), made once per queue and plan setup
+        and kept across chunks (`_REST_DECISIONS`), so that a run that goes chunk by chunk across many topics does
+        not make them again for each chunk."""
+        key = self.key(rule)
+        found = _REST_DECISIONS.get(key)
+        if found is None:
+            found = RestDecisions(self.queue, self.looks, sizes, how, _target(self.plan), self.alpha)
+            _REST_DECISIONS.put(key, found)
+        return found
 
     def _rest(self, reps: int, rng: np.random.Generator, seq: np.random.SeedSequence) -> dict[str, RuleRuns]:
         plan, queue, looks = self.plan, self.queue, self.looks
@@ -445,12 +546,7 @@ class _Replayer:
         for rule in plan.rules:
             how = RULES[rule].replay_under("rest")
             if isinstance(how, OnRestSample):
-                stops = np.zeros(ys.shape, dtype=bool)
-                for t in range(len(looks)):
-                    column = ys[:, t]
-                    says = {y: self._rest_stops(rule, how, t, y, int(sizes[t])) for y in np.unique(column).tolist()}
-                    stops[:, t] = [says[y] for y in column.tolist()]
-                stop_look = first_look(stops)
+                stop_look = first_look(self.rest_decisions(rule, how, sizes).stops(ys))
                 urn_positives: IntArray | None = None
                 if how.urn_found:
                     urn_positives = np.zeros(reps, dtype=np.int64)
@@ -527,17 +623,28 @@ def _audit_stream(seed: int, spawn_key: tuple[int, ...], size: int, replicates: 
     return perms, positions
 
 
-@lru_cache(maxsize=16)
-def _decisions_for(labels: bytes, target: Fraction, confidence: float) -> Decisions:
-    """The monitor's and the fixed-look rule's cached decisions on one queue (they do not depend on the looks)."""
-    return Decisions(Queue.of(np.frombuffer(labels, dtype=np.int8), target), target, confidence)
+def _decisions_for(queue: Queue, digest: bytes, target: Fraction, confidence: float) -> Decisions:
+    """The monitor's and the fixed-look rule's cached decisions on one queue (they do not depend on the looks; each
+    is a function of (rule, F, m, x) alone, so keeping them longer changes no figure), kept across chunks
+    (`_MONITOR_DECISIONS`)."""
+    key = (digest, queue.size, target, confidence)
+    known = _MONITOR_DECISIONS.get(key)
+    if known is None:
+        known = Decisions(queue, target, confidence)
+        _MONITOR_DECISIONS.put(key, known)
+    return known
 
 
 @lru_cache(maxsize=16)
 def _replayer_for(labels: bytes, setup: ReplayPlan) -> _Replayer:
     tau = _target(setup)
     queue = Queue.of(np.frombuffer(labels, dtype=np.int8), tau)
-    return _Replayer(queue, setup, _decisions_for(labels, tau, setup.confidence))
+    return _Replayer(queue, setup, _decisions_for(queue, _digest(queue), tau, setup.confidence))
+
+
+def _digest(queue: Queue) -> bytes:
+    """What the per-queue caches know a queue by (with its size): a 16-byte BLAKE2b digest of its labels."""
+    return hashlib.blake2b(queue.labels.tobytes(), digest_size=16).digest()
 
 
 def _replayer(labels: npt.ArrayLike, plan: ReplayPlan) -> _Replayer:

@@ -103,11 +103,14 @@ class OnRestSample:
     """The rule reads a fresh random sample of the rest at every look: ``stops(N, k, F(k), n, y, τ, α)`` with n
     documents, y relevant. ``urn_found``: what it certifies is the prefix plus the sample (its positives count as
     found). ``chunk_stream``: its sample union is drawn from the chunk's own stream (elusion, which
-    `monitor_simulation.simulate_fresh_elusion` reproduces) rather than the rule's stream."""
+    `monitor_simulation.simulate_fresh_elusion` reproduces) rather than the rule's stream. ``threshold(N, k, F(k),
+    n, τ, α)``, for a rule that stops exactly at y = 0 … y_max: that y_max (−1: no y), which a replay reads once
+    per look instead of ``stops`` once per sample count (None: the replay asks ``stops``)."""
 
     stops: Callable[[int, int, int, int, int, Fraction, float], bool]
     urn_found: bool = False
     chunk_stream: bool = False
+    threshold: Callable[[int, int, int, int, Fraction, float], int] | None = None
 
 
 @dataclass(frozen=True)
@@ -290,6 +293,10 @@ def _elusion_stops(size: int, k: int, found: int, n: int, y: int, tau: Fraction,
     return bool(stopping.elusion_rule(found, size - k, n, y, tau, alpha, reviewed=k).stop_now)
 
 
+def _elusion_threshold(size: int, k: int, found: int, n: int, tau: Fraction, alpha: float) -> int:
+    return stopping.elusion_threshold(found, size - k, n, tau, alpha)
+
+
 def _hypergeometric_stops(size: int, k: int, found: int, n: int, y: int, tau: Fraction, alpha: float) -> bool:
     p, _ = stopping.hypergeometric_p_value(size, k + n, found, n, y, tau)
     return p < alpha
@@ -333,7 +340,7 @@ TABLE: tuple[Rule, ...] = (
     Rule("elusion", "invalid", "elusion test",
          "elusion test on a fresh rest sample at every look (certified for one look only)",
          "a simple random sample of the unreviewed rest", _elusion,
-         (("rest", OnRestSample(_elusion_stops, chunk_stream=True)),), 5),
+         (("rest", OnRestSample(_elusion_stops, chunk_stream=True, threshold=_elusion_threshold)),), 5),
     Rule("hypergeometric", "invalid", "hypergeometric test (random urn)",
          "random-urn hypergeometric test on a fresh rest sample at every look (certified for one look only)",
          "a simple random sample of the unreviewed rest (the urn)", _hypergeometric,

@@ -362,6 +362,60 @@ def elusion_rule(found: int, unreviewed: int, sample_size: int, sample_relevant:
                             details, reason, certifies=PREFIX)
 
 
+def elusion_threshold(found: int, unreviewed: int, sample_size: int, tau: Tau = 0.95, alpha: float = 0.05) -> int:
+    """The largest sample positive count y at which :func:`elusion_rule` stops with F = ``found``, N_u =
+    ``unreviewed`` and n = ``sample_size`` (−1: it stops at no y), so that the rule at one cutoff is "stop iff
+    y ≤ y_max" — what a replay of many samples at the same cutoff reads instead of one interval per sample.
+
+    The rule stops iff F/(F + D_U(y)) ≥ τ (1 when F + D_U = 0), with D_U(y) = max{D ∈ [y, N_u − n + y] :
+    P(Y ≤ y | D) > α}, Y ~ Hypergeometric(N_u, D, n) (`intervals.hypergeometric_interval`, one-sided). The left
+    side only falls as D grows, so it holds iff D_U(y) ≤ D_max, the largest D with F/(F + D) ≥ τ (evaluated with
+    the rule's own floating-point expression; D_max ≥ 0). P(Y ≤ y | D) falls in D, hence
+
+        stop(y) ⟺ y ≤ D_max and (N_u − n + y ≤ D_max or P(Y ≤ y | D_max + 1) ≤ α),
+
+    and every clause is harder as y grows (P(Y ≤ y | ·) rises in y), so the y that stop are 0 … y_max, found by
+    bisection with one hypergeometric cdf (`distributions.hypergeom_cdf`, the rule's) per step."""
+    t = float(_tau(tau))
+    # the tail the rule's interval spends: elusion_rule passes confidence 1 − α, the interval takes 1 − confidence
+    tail = 1.0 - (1 - _alpha(alpha))
+    if unreviewed < 1 or not 0 < sample_size <= unreviewed:
+        raise ValueError(f"sample_size must be in [1, unreviewed], got {sample_size} of {unreviewed}")
+
+    def recall_lower(missed_upper: int) -> float:
+        # relevant._recall_bounds' lower bound on the rule's float R_U = F + D_U
+        r_upper = found + float(missed_upper)
+        return min(found / r_upper, 1.0) if r_upper > 0 else 1.0
+
+    if found == 0:
+        most_missed = 0  # F/(F + D) = 0 < τ for every D > 0
+    else:
+        # F/(F + D) ≥ τ near D = F(1 − τ)/τ; step to the float expression's own edge
+        most_missed = max(0, min(unreviewed, math.floor(found * (1 - _tau(tau)) / _tau(tau))))
+        while most_missed < unreviewed and recall_lower(most_missed + 1) >= t:
+            most_missed += 1
+        while most_missed > 0 and recall_lower(most_missed) < t:
+            most_missed -= 1
+
+    def stops(y: int) -> bool:
+        if y > most_missed:
+            return False
+        if unreviewed - sample_size + y <= most_missed:
+            return True
+        return hypergeom_cdf(y, unreviewed, most_missed + 1, sample_size) <= tail
+
+    if not stops(0):
+        return -1
+    low, high = 0, min(sample_size, most_missed)  # stops(low) holds; the answer lies in [low, high]
+    while low < high:
+        mid = (low + high + 1) // 2
+        if stops(mid):
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
 def autotar_checkpoints(limit: int, first_batch: int = 1) -> IntArray:
     """Review counts after each AutoTAR batch: b₁ = ``first_batch``, b ← b + ⌈b/10⌉; s = cumulative sum ≤ limit."""
     out: list[int] = []
