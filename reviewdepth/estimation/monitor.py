@@ -237,7 +237,32 @@ def _upper_at_most(population: int, audited: int, missed: int, alpha: float, bou
     floor = log_alpha + log_prior + log_like(centre) - margin
     below = (bound >= centre) & (log_like(np.full(missed + 1, bound + 1, dtype=np.int64)) < floor)
     unsettled = np.flatnonzero(open_above & ~below)
-    return all(_raw_upper(population, audited, int(u), alpha) <= bound for u in unsettled[::-1])
+    for u in unsettled[::-1].tolist():
+        if bound >= int(centre[u]) and _evidence_floor(population, audited, u, int(centre[u])) - margin > (
+                _log_like(population, audited, u, bound + 1) - log_alpha):
+            continue  # the evidence summed on a grid already puts every r above K out of the set
+        if _raw_upper(population, audited, u, alpha) > bound:
+            return False
+    return True
+
+
+def _evidence_floor(population: int, audited: int, missed: int, centre: int) -> float:
+    """A lower bound on ln Σ_r π₀(r) L_m(r) (the sum `_cs_upper` takes): π₀·L is log-concave in r (ln π₀ and
+    ln L are), so on each step [r_j, r_(j+1)) of a grid around the mode it is at least the smaller of its two
+    ends; the grid spans ±6 standard deviations of the likelihood, kept where ln L is within 40 of its value at
+    the mode (inside `_cs_upper`'s window, which keeps 80)."""
+    low, high = missed, population - (audited - missed)
+    spread = math.sqrt((centre + 1.0) * (population - audited + 1.0) / audited)
+    step = max(1, math.ceil(spread / 4))
+    grid = np.unique(np.clip(centre + step * np.arange(-24, 25, dtype=np.int64), low, high))
+    log_like = np.add(_log_comb(grid, missed), _log_comb(population - grid, audited - missed))
+    grid, log_like = grid[log_like >= log_like.max() - 40.0], log_like[log_like >= log_like.max() - 40.0]
+    if len(grid) < 2:
+        return -math.inf
+    log_f = log_like - np.log(grid + 1.0) - np.log(grid + 2.0)
+    lows = np.minimum(log_f[:-1], log_f[1:]) + np.log(np.diff(grid).astype(np.float64))
+    peak = float(lows.max())
+    return peak + math.log(float(np.exp(lows - peak).sum()))
 
 
 def fixed_look_upper(population: int, audited: int, missed: int, confidence: float = 0.95) -> int:
