@@ -180,6 +180,91 @@ def _raw_upper(population: int, audited: int, missed: int, alpha: float) -> int:
     return _cs_upper(population, audited, missed, alpha)
 
 
+def upper_missed_at_most(population: int, audited: int, missed: int, confidence: float, bound: int) -> bool:
+    """Whether U*(m, x) ≤ ``bound`` (K), exactly as comparing `upper_missed` with it, at a fraction of the cost.
+
+    U*(m, x) ≤ K holds iff every U(m, x'), x' ≤ x, is ≤ K, and most x' are settled by the likelihood alone. With
+    r̂ the maximiser of L_m(·; x') (⌊x'(N + 1)/m⌋, L_m rising before it and falling after) and the evidence
+    Σ_s π₀(s) L_m(s) between π₀(r̂')L_m(r̂') (r̂' the window's own centre, which `_cs_upper` always sums) and L_m(r̂)
+    (π₀ sums to one): U(m, x') > K when r = max(K + 1, r̂) has L_m(r) > α L_m(r̂); U(m, x') ≤ K when K ≥ r̂' and
+    L_m(K + 1) < α π₀(r̂') L_m(r̂') (no r > K can be in the set). Both are taken with a margin far above the
+    rounding of either computation (lgamma of numbers up to N); an x' that neither settles is computed."""
+    alpha = _check(population, audited, missed, confidence)
+    if audited == 0:
+        return population <= bound
+    known = _known_bounds(population, audited, missed, alpha)
+    if bound >= known[1]:
+        return True
+    if bound <= known[0]:
+        return False
+    answer = _upper_at_most(population, audited, missed, alpha, bound)
+    if answer:
+        known[1] = bound
+    else:
+        known[0] = bound
+    return answer
+
+
+@lru_cache(maxsize=65536)
+def _known_bounds(population: int, audited: int, missed: int, alpha: float) -> list[int]:
+    """What `upper_missed_at_most` has learnt of U*(m, x): [the largest K it is above, the least K it is within]
+    (it falls in K, so each answer settles every K beyond it on its side)."""
+    return [-1, population]
+
+
+def _upper_at_most(population: int, audited: int, missed: int, alpha: float, bound: int) -> bool:
+    margin = 1e-6 + 1e-11 * (population + 1) * math.log(population + 2)
+    log_alpha = math.log(alpha)
+    x = np.arange(missed + 1, dtype=np.int64)
+    high = population - (audited - x)
+    open_above = bound < high  # else no r above K has any likelihood: U(m, x) ≤ high ≤ K
+    centre = np.minimum(np.maximum((x * (population + 1)) // audited, x), high)
+
+    def log_like(r: IntArray) -> FloatArray:
+        valid = (r >= x) & (r <= high)
+        safe = np.where(valid, r, x)
+        values = np.add(_log_comb(safe, x), _log_comb(population - safe, audited - x))
+        return np.where(valid, values, -np.inf)
+
+    around = np.stack([log_like(centre - 1), log_like(centre), log_like(centre + 1)])
+    peak = around.max(axis=0)
+    peak_at = centre - 1 + around.argmax(axis=0)
+    r = np.maximum(np.maximum(bound + 1, peak_at), x)
+    above = open_above & (log_like(r) > log_alpha + peak + margin)
+    if bool(above.any()):
+        return False
+    log_prior = -np.log(centre + 1.0) - np.log(centre + 2.0)
+    floor = log_alpha + log_prior + log_like(centre) - margin
+    below = (bound >= centre) & (log_like(np.full(missed + 1, bound + 1, dtype=np.int64)) < floor)
+    unsettled = np.flatnonzero(open_above & ~below)
+    for u in unsettled[::-1].tolist():
+        if bound >= int(centre[u]) and _evidence_floor(population, audited, u, int(centre[u])) - margin > (
+                _log_like(population, audited, u, bound + 1) - log_alpha):
+            continue  # the evidence summed on a grid already puts every r above K out of the set
+        if _raw_upper(population, audited, u, alpha) > bound:
+            return False
+    return True
+
+
+def _evidence_floor(population: int, audited: int, missed: int, centre: int) -> float:
+    """A lower bound on ln Σ_r π₀(r) L_m(r) (the sum `_cs_upper` takes): π₀·L is log-concave in r (ln π₀ and
+    ln L are), so on each step [r_j, r_(j+1)) of a grid around the mode it is at least the smaller of its two
+    ends; the grid spans ±6 standard deviations of the likelihood, kept where ln L is within 40 of its value at
+    the mode (inside `_cs_upper`'s window, which keeps 80)."""
+    low, high = missed, population - (audited - missed)
+    spread = math.sqrt((centre + 1.0) * (population - audited + 1.0) / audited)
+    step = max(1, math.ceil(spread / 4))
+    grid = np.unique(np.clip(centre + step * np.arange(-24, 25, dtype=np.int64), low, high))
+    log_like = np.add(_log_comb(grid, missed), _log_comb(population - grid, audited - missed))
+    grid, log_like = grid[log_like >= log_like.max() - 40.0], log_like[log_like >= log_like.max() - 40.0]
+    if len(grid) < 2:
+        return -math.inf
+    log_f = log_like - np.log(grid + 1.0) - np.log(grid + 2.0)
+    lows = np.minimum(log_f[:-1], log_f[1:]) + np.log(np.diff(grid).astype(np.float64))
+    peak = float(lows.max())
+    return peak + math.log(float(np.exp(lows - peak).sum()))
+
+
 def fixed_look_upper(population: int, audited: int, missed: int, confidence: float = 0.95) -> int:
     """One-look exact bound: K_U = max{K : P(Y ≤ x | K) > α}, Y ~ Hypergeometric(N, K, m) — the elusion-style
     bound for one look at one fixed m. Not valid when repeated after every batch."""

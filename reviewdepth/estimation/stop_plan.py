@@ -34,15 +34,17 @@ path is priced and the plan asks for one (:func:`richness_sample_size`).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from functools import lru_cache
 from statistics import NormalDist
 
 import numpy as np
 import numpy.typing as npt
 
 from reviewdepth.estimation.count_bound import sample_for_at_most
-from reviewdepth.estimation.monitor import certifies, upper_missed
+from reviewdepth.estimation.monitor import certifies, upper_missed, upper_missed_at_most
 from reviewdepth.estimation.percent import percent
 from reviewdepth.estimation.planning import missed_allowed
 from reviewdepth.estimation.two_phase import StratumSample, TwoPhaseAssumption, count_bounds
@@ -280,44 +282,88 @@ class Certifier:
 
     ``certified(F, x, m, d)``: U = max(min(U*(m, x), N − d), x) and `monitor.certifies` (τ, F, F + x, U), exactly as
     `monitor.monitor` decides with R_known = F + x. ``elements_needed(F, x)``: the least stream length m at which that
-    holds if the audit finds no further relevant document outside the prefix (None: not even the whole stream)."""
+    holds if the audit finds no further relevant document outside the prefix (None: not even the whole stream).
+
+    `monitor.certifies` (τ, F, F + x, U) holds exactly when U ≤ K(F, x) = max(0, ⌊F(1 − τ)/τ⌋, ⌊(1 − τ)(F + x)⌋)
+    (:meth:`allowed`; both of its conditions fall in U), so a stop is the comparison of one bound with one integer,
+    and the stream length needed depends on F only through K: the many F of a replay share one answer per K."""
 
     def __init__(self, population: int, tau: Fraction, confidence: float) -> None:
         self.population = population
         self.tau = tau
         self.confidence = confidence
+        # K(F, x) is exact only in rational arithmetic; a float target keeps `certifies` as the judge
+        self._exact = isinstance(tau, (Fraction, int))
+        self._allowed: dict[tuple[int, int], int] = {}
         self._needed: dict[tuple[int, int], int | None] = {}
 
     def upper(self, missed: int, audited: int, reviewed: int) -> int:
         return max(min(upper_missed(self.population, audited, missed, self.confidence),
                        self.population - reviewed), missed)
 
+    def allowed(self, found: int, missed: int) -> int:
+        """K(F, x): the largest bound U with `monitor.certifies` (τ, F, F + x, U) (class docstring)."""
+        key = (found, missed)
+        answer = self._allowed.get(key)
+        if answer is None:
+            tau = Fraction(self.tau)
+            answer = max(0, math.floor((1 - tau) * (found + missed)))
+            if found > 0:
+                answer = max(answer, math.floor(found * (1 - tau) / tau))
+            self._allowed[key] = answer
+        return answer
+
     def certified(self, found: int, missed: int, audited: int, reviewed: int) -> bool:
-        return certifies(self.tau, found, found + missed, self.upper(missed, audited, reviewed))
+        if not self._exact:
+            return certifies(self.tau, found, found + missed, self.upper(missed, audited, reviewed))
+        allowed = self.allowed(found, missed)
+        if missed > allowed:
+            return False
+        if self.population - reviewed <= allowed:
+            return True
+        return upper_missed_at_most(self.population, audited, missed, self.confidence, allowed)
 
     def elements_needed(self, found: int, missed: int) -> int | None:
-        key = (found, missed)
-        if key in self._needed:
-            return self._needed[key]
+        if not self._exact:
+            return self._needed_by_certifies(found, missed)
+        allowed = self.allowed(found, missed)
+        key = (allowed, missed)
+        if key not in self._needed:
+            self._needed[key] = _stream_needed(self.population, self.confidence, allowed, missed)
+        return self._needed[key]
+
+    def _needed_by_certifies(self, found: int, missed: int) -> int | None:
         n = self.population
 
         def ok(m: int) -> bool:
             return certifies(self.tau, found, found + missed, max(upper_missed(n, m, missed, self.confidence),
                                                                   missed))
 
-        if not ok(n):
-            answer: int | None = None
+        return _bisect_first(ok, missed, n)
+
+
+def _bisect_first(ok: Callable[[int], bool], low: int, high: int) -> int | None:
+    """The first m in [low, high] with ``ok(m)`` by bisection (``ok`` taken as monotone), None when not ``ok(high)``."""
+    if not ok(high):
+        return None
+    lo, hi = low, high
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if ok(mid):
+            hi = mid
         else:
-            lo, hi = missed, n
-            while lo < hi:
-                mid = (lo + hi) // 2
-                if ok(mid):
-                    hi = mid
-                else:
-                    lo = mid + 1
-            answer = lo
-        self._needed[key] = answer
-        return answer
+            lo = mid + 1
+    return lo
+
+
+@lru_cache(maxsize=1 << 16)
+def _stream_needed(population: int, confidence: float, allowed: int, missed: int) -> int | None:
+    """The stream length `Certifier.elements_needed` returns when K(F, x) = ``allowed``: the bisection over m of
+    max(U*(m, x), x) ≤ K. It reads neither F nor τ, so every certifier of one population and confidence shares it."""
+    if missed > allowed:
+        return None
+    return _bisect_first(lambda m: upper_missed_at_most(population, m, missed, confidence, allowed), missed,
+                         population)
 
 
 # --- the planned policy -------------------------------------------------------------------------------------------
@@ -346,6 +392,62 @@ class Action:
     projected_cost: float
 
 
+_EPS = 2.0 ** -52
+
+
+def _projection_fit(ones_at: IntArray, reviewed: int) -> tuple[float, float, int]:
+    """(ρ₀, q, W) of :func:`project_yield` for the prefix of length ``reviewed`` whose relevant count before each
+    rank is ``ones_at`` (ones_at[i] = relevant among the first i), with the same arithmetic."""
+    w = min(reviewed, max(100, -(-reviewed // 10)))
+    if reviewed == 0 or w == 0:
+        return 0.5, 1.0, max(1, w)
+    a = int(ones_at[reviewed] - ones_at[reviewed - w])
+    recent = (a + 0.5) / (w + 1)
+    first = max(0, reviewed - 2 * w)
+    before = reviewed - w - first
+    if before:
+        previous = (int(ones_at[reviewed - w] - ones_at[first]) + 0.5) / (before + 1)
+        return recent, min(1.0, recent / previous), w
+    return recent, 1.0, w
+
+
+def _projected_gains(recent: float, decay: float, window: int, unreviewed: int, rest_size: int, rest_relevant: int,
+                     offsets: IntArray, share: FloatArray) -> IntArray | None:
+    """⌊Ŷ(D)·s + 10⁻⁹⌋ at the further depths D = ``offsets`` (s = ``share``) for the projection :func:`project_yield`
+    makes from (ρ₀, q, W) over ``unreviewed`` with a rest sample of ``rest_size`` holding ``rest_relevant``, without
+    the projection's arrays: Ŷ(D) in closed form (ρ₀·(q^(D/W) − 1)/(q^(1/W) − 1); ρ₀·D when q = 1), beside a bound
+    on its distance from the arrays' sums (their rounding: D terms added in turn, each power rounded). None when a
+    value or the cap's comparison lies within that bound of a step, where only the arrays' own rounding decides."""
+    log_step = math.log(decay) / window if decay < 1.0 else 0.0
+
+    def closed(count: FloatArray | float) -> FloatArray:
+        count_arr = np.asarray(count, dtype=np.float64)
+        if log_step == 0.0:
+            return np.asarray(recent * count_arr, dtype=np.float64)
+        return np.asarray(recent * np.expm1(count_arr * log_step) / math.expm1(log_step), dtype=np.float64)
+
+    ks = offsets.astype(np.float64)
+    cum = closed(ks)
+    error = cum * _EPS * (2.0 * ks + 64.0 + 4.0 * np.abs(ks * log_step))
+    if rest_size > 0:
+        total = float(closed(float(unreviewed)))
+        total_error = total * _EPS * (4.0 * (math.log2(unreviewed + 1) + 32.0) + 4.0 * abs(unreviewed * log_step))
+        cap = unreviewed * (rest_relevant + 0.5) / (rest_size + 1)
+        if abs(total - cap) <= total_error + 4.0 * _EPS * cap:
+            return None
+        if total > cap:
+            scale = cap / total
+            cum = cum * scale
+            error = error * scale + cum * (total_error / total + 8.0 * _EPS)
+    projected = cum * share
+    shifted = projected + 1e-9
+    steps = np.floor(shifted)
+    slack = error * share + 8.0 * _EPS * (projected + 1.0) + 1e-15
+    if np.any(shifted - steps <= slack) or np.any(steps + 1.0 - shifted <= slack):
+        return None
+    return steps.astype(np.int64)
+
+
 @dataclass
 class PlannedPolicy:
     """Review on or audit, whichever the projection says is cheaper, look by look; stop when the monitor certifies.
@@ -356,7 +458,11 @@ class PlannedPolicy:
     known audit positive) — cost c_r·(documents of (d, d'] not yet judged) plus the audit then needed with F' = F +
     the known positives passed + the projected yield of the others, x' = x − those passed. The cheapest wins; a
     review move advances one batch (or to the known positive) and the next look re-plans with a refitted
-    projection (:func:`project_yield`, the audit's documents outside the prefix serving as its rest sample)."""
+    projection (:func:`project_yield`, the audit's documents outside the prefix serving as its rest sample).
+
+    A look costs what its candidates need, not the queue: the fit reads two window counts of the prefix, the
+    projected yields come in closed form (the projection's arrays only when a yield sits at a step of ⌊·⌋ within
+    their rounding, :func:`_projected_gains`), the audit needed is `Certifier.elements_needed` by K."""
 
     population: int
     certifier: Certifier
@@ -375,35 +481,52 @@ class PlannedPolicy:
 
     def decide(self, state: PolicyState, prefix_labels: npt.NDArray[np.int8]) -> Action:
         """The next move from ``state``; ``prefix_labels`` are the labels of the reviewed prefix (rank order)."""
-        d, _f, m = state.reviewed, state.found, state.audited
-        key = (d, m, tuple(sorted(state.outside_positive_ranks)), len(state.outside_audited_ranks))
+        d = state.reviewed
+        positives = tuple(sorted(state.outside_positive_ranks))
+        audited = np.array(sorted(state.outside_audited_ranks), dtype=np.int64)
+        ones_at = np.concatenate([[0], np.cumsum(np.asarray(prefix_labels[:d]) == 1, dtype=np.int64)])
+        return self._look(d, state.found, state.audited, positives, audited, 0, ones_at, prefix_labels)
+
+    def _look(self, d: int, f: int, m: int, positives: tuple[int, ...], audited_sorted: IntArray, below_d: int,
+              ones_at: IntArray, labels: npt.NDArray[np.int8]) -> Action:
+        """:meth:`decide` at depth ``d`` with ``f`` found and ``m`` stream elements judged: ``positives`` the sorted
+        ranks of the audit's relevant documents beyond ``d``, ``audited_sorted`` sorted audited ranks of which the
+        first ``below_d`` lie inside the prefix, ``ones_at`` the relevant count before each rank, ``labels`` the
+        queue's labels (read only when the closed-form yields cannot decide, see :func:`_projected_gains`)."""
+        outside = len(audited_sorted) - below_d
+        key = (d, m, positives, outside)
         hit = self._memo.get(key)
         if hit is not None:
             return hit
-        action = self._decide(state, prefix_labels)
+        action = self._decide(d, f, m, positives, audited_sorted, below_d, ones_at, labels)
         self._memo[key] = action
         return action
 
-    def _decide(self, state: PolicyState, prefix_labels: npt.NDArray[np.int8]) -> Action:
-        d, f, m = state.reviewed, state.found, state.audited
-        x = len(state.outside_positive_ranks)
+    def _decide(self, d: int, f: int, m: int, positives_ranks: tuple[int, ...], audited_sorted: IntArray,
+                below_d: int, ones_at: IntArray, labels: npt.NDArray[np.int8]) -> Action:
+        x = len(positives_ranks)
+        outside = len(audited_sorted) - below_d
         if d >= self.population or self.certifier.certified(f, x, m, d):
             return Action("stop", d, 0.0)
-        projection = project_yield(prefix_labels[:d], self.population - d,
-                                   rest_sample_size=len(state.outside_audited_ranks), rest_sample_relevant=x)
         best = Action("audit", self.certifier.elements_needed(f, x) or self.population,
                       self._audit_cost(f, x, m, d))
-        positives = np.array(sorted(state.outside_positive_ranks), dtype=np.int64)
-        audited = np.array(sorted(state.outside_audited_ranks), dtype=np.int64)
-        cum = projection.cumulative
+        positives = np.array(positives_ranks, dtype=np.int64)
         steps = np.minimum(self.population, d + self.batch * np.arange(1, self.horizon + 1, dtype=np.int64))
         targets = np.unique(np.concatenate([steps, positives + 1]))
         targets = targets[targets > d]
         # one pass over the candidate depths: what each passes (known positives, audited documents) and gains
         passed_pos = np.searchsorted(positives, targets)
-        passed_audited = np.searchsorted(audited, targets)
-        projected = cum[targets - d] * (1 - passed_audited / (targets - d))
-        gained = passed_pos + np.floor(projected + 1e-9).astype(np.int64)
+        passed_audited = np.searchsorted(audited_sorted, targets) - below_d
+        share = 1 - passed_audited / (targets - d)
+        recent, decay, window = _projection_fit(ones_at, d)
+        projected_steps = _projected_gains(recent, decay, window, self.population - d, outside, x, targets - d,
+                                           share)
+        if projected_steps is None:
+            # a yield at a step of ⌊·⌋ within the closed form's distance from the arrays: the arrays decide
+            cum = project_yield(labels[:d], self.population - d, rest_sample_size=outside,
+                                rest_sample_relevant=x).cumulative
+            projected_steps = np.floor(cum[targets - d] * share + 1e-9).astype(np.int64)
+        gained = passed_pos + projected_steps
         review = self.review_cost * (targets - d - passed_audited)
         for to, gain, passed, cost_of_review in zip(targets.tolist(), gained.tolist(), passed_pos.tolist(),
                                                     review.tolist(), strict=True):
@@ -441,26 +564,31 @@ def run_planned(labels: npt.NDArray[np.int8], permutation: npt.NDArray[np.int64]
                 *, start: PolicyState | None = None) -> PlannedRun:
     """Follow ``policy`` on a queue with known ``labels`` (rank order) and one audit ``permutation`` of its ranks
     (the stream), from ``start`` (default: nothing reviewed). Every stop is the monitor's certification, or the
-    end of the queue (then recall is 1, known)."""
+    end of the queue (then recall is 1, known).
+
+    The run keeps what a look reads as it goes (the audited ranks sorted, the audit's positives beyond the prefix,
+    relevant counts by rank), so a look costs its candidates, not the queue."""
     n = len(labels)
     found_at = np.concatenate([[0], np.cumsum(labels, dtype=np.int64)])
+    ones_at = np.concatenate([[0], np.cumsum(labels == 1, dtype=np.int64)])
     state = start or PolicyState(0, 0, 0)
     d, m = state.reviewed, state.audited
     paid = np.zeros(n, dtype=np.bool_)
     head = permutation[:m]
     paid[head[head >= d]] = True
+    audited_sorted = np.sort(head)
+    beyond = head[head >= d]
+    positives = sorted(beyond[labels[beyond] == 1].tolist())
     certified = True
     while True:
-        stream = permutation[:m]
-        beyond = stream[stream >= d]
-        positives = tuple(beyond[labels[beyond] == 1].tolist())
-        view = PolicyState(d, int(found_at[d]), m, positives, tuple(beyond.tolist()))
-        action = policy.decide(view, labels)
+        below_d = int(np.searchsorted(audited_sorted, d))
+        action = policy._look(d, int(found_at[d]), m, tuple(positives), audited_sorted, below_d, ones_at, labels)
         if action.kind == "stop":
-            certified = d >= n or policy.certifier.certified(view.found, len(positives), m, d)
+            certified = d >= n or policy.certifier.certified(int(found_at[d]), len(positives), m, d)
             break
         if action.kind == "review":
             d = action.to
+            positives = [p for p in positives if p >= d]
             continue
         # audit up to action.to elements, stopping at the first relevant document outside the prefix
         stop_at = min(max(action.to, m + 1), n)
@@ -468,9 +596,14 @@ def run_planned(labels: npt.NDArray[np.int8], permutation: npt.NDArray[np.int64]
         hits = np.flatnonzero((chunk >= d) & (labels[chunk] == 1))
         taken = chunk[: int(hits[0]) + 1] if len(hits) else chunk
         paid[taken[taken >= d]] = True
+        if len(hits):
+            positives = sorted([*positives, int(taken[-1])])
+        taken_sorted = np.sort(taken)
+        audited_sorted = np.insert(audited_sorted, np.searchsorted(audited_sorted, taken_sorted), taken_sorted)
         m += len(taken)
         if m >= n:
             d = n  # the whole stream is judged: every document is known
+            positives = []
     stream = permutation[:m]
     cost = d + int(np.count_nonzero(stream >= d))
     return PlannedRun(d, int(found_at[d]), m, cost, certified, int(paid.sum()), int(paid[:d].sum()))
@@ -719,16 +852,26 @@ def run_fixed_rate(labels: npt.NDArray[np.int8], permutation: npt.NDArray[np.int
     paid = np.zeros(n, dtype=np.bool_)
     head = permutation[:m]
     paid[head[head >= d]] = True
+    # the stream's relevant documents beyond the prefix, kept as the stream and the prefix grow (the prefix only
+    # grows, so one that falls inside it never counts again)
+    beyond = head[head >= d]
+    outside_positives = beyond[labels[beyond] == 1]
     while True:
         due = (d - begin) // every
         while served < due and m < n:
-            if permutation[m] >= d:
-                served += 1
-                paid[permutation[m]] = True
-            m += 1
-        stream = permutation[:m]
-        beyond = stream[stream >= d]
-        missed = int(np.count_nonzero(labels[beyond] == 1))
+            # the next stream elements up to the (due - served)-th one beyond the prefix, all at once
+            wanted = due - served
+            chunk = permutation[m:min(n, m + max(64, 2 * wanted))]
+            counted = np.cumsum(chunk >= d)
+            if counted[-1] >= wanted:
+                chunk = chunk[:int(np.searchsorted(counted, wanted)) + 1]
+            fresh = chunk[chunk >= d]
+            paid[fresh] = True
+            served += len(fresh)
+            outside_positives = np.concatenate([outside_positives, fresh[labels[fresh] == 1]])
+            m += len(chunk)
+        outside_positives = outside_positives[outside_positives >= d]
+        missed = len(outside_positives)
         if d >= n or certifier.certified(int(found_at[d]), missed, m, d):
             return review_cost * (d - int(paid[:d].sum())) + sample_cost * int(paid.sum())
         d = min(n, d + batch)
