@@ -39,9 +39,9 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from reviewdepth.services.keys import create_key
-from reviewdepth.services.rankings import RankedDocument, store_ranking
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.admin.keys import create_key
+from reviewdepth.services.admin.topics import create_topic
+from reviewdepth.services.files.rankings import RankedDocument, store_ranking
 from reviewdepth.store import migrate
 from reviewdepth.store.engine import create_engine_for
 
@@ -202,7 +202,7 @@ def main() -> None:
     migrate.upgrade(engine)
     create_topic(engine, "bench")
     # every document the clients post is in a queue of the topic, as in a real review: each post pays the check
-    # that refuses documents in no queue (reviewdepth.services.served_queues)
+    # that refuses documents in no queue (reviewdepth.services.evidence.served_queues)
     per = max(1, args.batches // 4)
     posted = [f"{kind}r{n}{tag}-{c}-{r}-0" for n in range(args.repeat)
               for kind, tag, count in (("s", "", args.singles), ("s", "w", args.warmup))

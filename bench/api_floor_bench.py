@@ -37,9 +37,9 @@ from api_bench import Run, load, run_clients, server, started
 from fastapi import Request, Response  # (module level: the raw floor's endpoint annotations are resolved here)
 from pydantic import BaseModel
 
-from reviewdepth.services.keys import create_key
-from reviewdepth.services.rankings import RankedDocument, store_ranking
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.admin.keys import create_key
+from reviewdepth.services.admin.topics import create_topic
+from reviewdepth.services.files.rankings import RankedDocument, store_ranking
 from reviewdepth.store import migrate
 from reviewdepth.store.engine import create_engine_for
 

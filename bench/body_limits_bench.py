@@ -32,8 +32,8 @@ from pathlib import Path
 
 import httpx
 
-from reviewdepth.services.keys import create_key
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.admin.keys import create_key
+from reviewdepth.services.admin.topics import create_topic
 from reviewdepth.store import migrate
 from reviewdepth.store.engine import create_engine_for
 

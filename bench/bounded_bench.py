@@ -42,10 +42,10 @@ from api_bench import process_tree
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/api/server.py, as the tests start a server
 
-from reviewdepth.services.batches import BatchItem, record_batch
-from reviewdepth.services.keys import create_key
-from reviewdepth.services.rankings import RankedDocument, store_ranking
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.admin.keys import create_key
+from reviewdepth.services.admin.topics import create_topic
+from reviewdepth.services.files.rankings import RankedDocument, store_ranking
+from reviewdepth.services.review.batches import BatchItem, record_batch
 from reviewdepth.store import migrate
 from reviewdepth.store.engine import create_engine_for
 from tests.api.server import started_server

@@ -37,7 +37,7 @@ from bounded_bench import build, probed, rss_mb
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/api/server.py, as the tests start a server
 
-from reviewdepth.services.keys import create_key
+from reviewdepth.services.admin.keys import create_key
 from reviewdepth.store.engine import create_engine_for
 from tests.api.server import started_server
 

@@ -96,7 +96,7 @@ def main(qrels_path: str, run_paths: list[str]) -> None:
     # measure's per-query values, e.g. ranx breaking score ties otherwise than trec_eval, does not count)
     from ranx.statistical_tests import fisher_randomization_test, paired_student_t_test
 
-    from reviewdepth.services.evaluate import EvalInput, EvalRequest, evaluate
+    from reviewdepth.services.evaluation.evaluate import EvalInput, EvalRequest, evaluate
 
     qids = list(ours["queries"])  # type: ignore[call-overload]
     evaluations = [evaluate(EvalInput(qrels_path), EvalInput(p), EvalRequest(measures=list(MEASURES)))

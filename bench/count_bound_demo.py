@@ -19,9 +19,9 @@ from sqlalchemy import update
 from typer.testing import CliRunner
 
 from reviewdepth.cli.app import create_cli
-from reviewdepth.services.imports import import_run
-from reviewdepth.services.judgments import record_judgments
-from reviewdepth.services.samples import draw_sample
+from reviewdepth.services.files.imports import import_run
+from reviewdepth.services.review.judgments import record_judgments
+from reviewdepth.services.review.samples import draw_sample
 from reviewdepth.store.engine import create_engine_for
 from reviewdepth.store.models import Topic
 

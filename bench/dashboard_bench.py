@@ -1,7 +1,8 @@
 """The dashboard's server CPU for 100 topics of 2,000 documents (issue 30), measured in process
 (``time.process_time`` around `build_dashboard` + `render_dashboard`, what ``GET /`` runs), medians over
 ``--rounds``: cold with nothing kept in the store (the first render a store ever sees); cold (a new process's
-cache, the topics' summaries kept in the store: `reviewdepth.services.monitor_summaries`); warm (nothing changed);
+cache, the topics' summaries kept in the store: `reviewdepth.services.answers.monitor_summaries`); warm (nothing
+changed);
 and after one new judgment on one topic.
 
     python bench/dashboard_bench.py [--topics 100] [--documents 2000] [--rounds 7] [--db URL]
@@ -23,10 +24,10 @@ import numpy as np
 
 from reviewdepth.estimation import stopping
 from reviewdepth.report.monitor_render import render_dashboard
-from reviewdepth.services.imports import import_run
-from reviewdepth.services.judgments import record_judgments
-from reviewdepth.services.monitor import MonitorCache, build_dashboard
-from reviewdepth.services.samples import draw_sample
+from reviewdepth.services.answers.monitor import MonitorCache, build_dashboard
+from reviewdepth.services.files.imports import import_run
+from reviewdepth.services.review.judgments import record_judgments
+from reviewdepth.services.review.samples import draw_sample
 from reviewdepth.store.engine import create_engine_for
 from reviewdepth.store.migrate import upgrade
 from reviewdepth.store.models import TopicSummary

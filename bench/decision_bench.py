@@ -35,9 +35,9 @@ STACK = "import numpy, sqlalchemy.orm, scipy.special, typer, rich, pydantic_sett
 
 def build_topic(url: str, served: int = 200, every: int = 5, seed: int = 1) -> None:
     """The demo topic with an audit stream, as the module docstring says, in the database at ``url``."""
-    from reviewdepth.services.audit_stream import create_stream, next_documents
     from reviewdepth.services.demo import demo_labels, run_demo
-    from reviewdepth.services.judgments import record_judgments
+    from reviewdepth.services.review.audit_stream import create_stream, next_documents
+    from reviewdepth.services.review.judgments import record_judgments
     from reviewdepth.store import migrate
     from reviewdepth.store.engine import create_engine_for
 

@@ -30,9 +30,9 @@ from pathlib import Path
 
 import numpy as np
 
-from reviewdepth.services.dedupe import apply_duplicates, find_topic_duplicates, import_records
-from reviewdepth.services.imports import import_qrels, import_run
-from reviewdepth.services.queues import queue_labels
+from reviewdepth.services.answers.queues import queue_labels
+from reviewdepth.services.files.dedupe import apply_duplicates, find_topic_duplicates, import_records
+from reviewdepth.services.files.imports import import_qrels, import_run
 from reviewdepth.store.engine import create_engine_for
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "synergy"
@@ -47,7 +47,7 @@ def _store(workdir: Path, topic: str, docs: list[str], labels: dict[str, list[tu
            records: list[tuple[str, str, str]]):  # type: ignore[no-untyped-def]
     """A fresh store with the topic's queue (file order), its labels as qrels per reviewer and its records."""
     url = f"sqlite:///{workdir / (topic + '.db')}"
-    from reviewdepth.services.database import upgrade_database
+    from reviewdepth.services.admin.database import upgrade_database
     from reviewdepth.settings import Settings
 
     upgrade_database(Settings(database_url=url), "head")

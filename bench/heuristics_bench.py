@@ -4,7 +4,8 @@ documents judged.
 
 The topic–run pairs are `portfolio_bench.py`'s (each topic of each real CLEF 2017–2019 run is one completed review,
 named ``year/run/topic``). Each design's jobs are exactly those `reviewdepth simulate` runs
-(`services.simulate.run_simulation`): one `replay_chunk` per (topic, chunk), keyed by `simulate.topic_key` of the
+(`services.simulation.simulate.run_simulation`): one `replay_chunk` per (topic, chunk), keyed by `simulate.topic_key`
+of the
 pair's name, so every run is the one the command replays for the same name, seed and plan; the shared columns come
 from the engine's own `summarise` (the command's table). The two columns the command does not print (recall's 10th
 percentile, documents judged) are read from the same runs.
@@ -52,7 +53,7 @@ from reviewdepth.estimation.replay import (
     rules_for,
     summarise,
 )
-from reviewdepth.services.simulate import NamedQueue, build_plan, topic_key
+from reviewdepth.services.simulation.simulate import NamedQueue, build_plan, topic_key
 
 DESIGNS: dict[str, dict[str, object]] = {
     # the prefix heuristics stop at the same depth in every replicate: one replicate is every replicate

@@ -19,9 +19,9 @@ from pathlib import Path
 from api_floor_bench import drop_database, fresh_database
 from sqlalchemy import Connection, inspect, text
 
-from reviewdepth.services.batches import BatchItem, record_batch
-from reviewdepth.services.rankings import RankedDocument, store_ranking
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.admin.topics import create_topic
+from reviewdepth.services.files.rankings import RankedDocument, store_ranking
+from reviewdepth.services.review.batches import BatchItem, record_batch
 from reviewdepth.store import migrate
 from reviewdepth.store.engine import create_engine_for
 

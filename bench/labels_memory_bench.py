@@ -77,7 +77,7 @@ def main() -> None:
     engine = create_engine_for(args.db)
     lines: list[str] = []
     if args.monitor:
-        from reviewdepth.services import monitor
+        from reviewdepth.services.answers import monitor
         from reviewdepth.services.evidence import queue_state
 
         traced_steps(queue_state, ["load_queue_labels", "queue_evidence"], lines)

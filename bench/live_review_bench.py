@@ -4,7 +4,8 @@ the report as it was at commit deac6fe (before samples were rolled forward).
 
 Every figure of the current report comes from ``reviewdepth.estimation.assessment.assess`` (the function the report
 prints), called per replicate by ``live_review_simulation.simulate_cell`` (bench/); the old figures come from
-``live_review_simulation.old_behaviour``, which re-enacts ``git show deac6fe:reviewdepth/services/report.py`` with the
+``live_review_simulation.old_behaviour``, which re-enacts ``git show deac6fe:reviewdepth/services/answers/report.py``
+with the
 core functions it called (stale elusion estimate at the draw cutoff c0 with the whole sample, two-sided; recall =
 F(c1)/R̂; conservative depth from the two-sided upper bound).
 

@@ -21,7 +21,7 @@ depth when not reached, else c1) and whether the forward range [forward_low, for
 depth the review must still reach.
 
 :func:`old_behaviour` re-enacts what the report did at commit deac6fe (``git show
-deac6fe:reviewdepth/services/report.py``) with the core functions that code called, so benches can print what
+deac6fe:reviewdepth/services/answers/report.py``) with the core functions that code called, so benches can print what
 changed. Identical inputs to :func:`assess` are evaluated once per cell (see :func:`simulate_cell`).
 """
 

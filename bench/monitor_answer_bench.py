@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from status_bench import TOPIC, build_topic  # the status bench's topic
 
-from reviewdepth.services.keys import create_key
+from reviewdepth.services.admin.keys import create_key
 from reviewdepth.store.engine import create_engine_for
 from tests.api.server import started_server
 

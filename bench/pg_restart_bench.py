@@ -33,9 +33,9 @@ from sqlalchemy import create_engine, text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/api/server.py, as the tests start a server
 
-from reviewdepth.services.keys import create_key
-from reviewdepth.services.rankings import RankedDocument, store_ranking
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.admin.keys import create_key
+from reviewdepth.services.admin.topics import create_topic
+from reviewdepth.services.files.rankings import RankedDocument, store_ranking
 from reviewdepth.store import migrate
 from reviewdepth.store.engine import create_engine_for
 from tests.api.server import started_server

@@ -34,7 +34,13 @@ import time
 from pathlib import Path
 
 from reviewdepth.report.render import render
-from reviewdepth.services.simulate import NamedQueue, SimulationSource, build_plan, queues_from_files, run_simulation
+from reviewdepth.services.simulation.simulate import (
+    NamedQueue,
+    SimulationSource,
+    build_plan,
+    queues_from_files,
+    run_simulation,
+)
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 TYPES = ("dta", "intervention", "prognosis", "qualitative")

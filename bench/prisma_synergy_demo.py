@@ -29,12 +29,12 @@ import numpy as np
 
 from reviewdepth.report.prisma_diagram import render_diagram
 from reviewdepth.report.prisma_model import prisma_flow
-from reviewdepth.services.batches import BatchItem, record_batch
-from reviewdepth.services.dedupe import apply_duplicates, import_records
-from reviewdepth.services.prisma import topic_prisma
-from reviewdepth.services.rankings import RankedDocument, store_ranking
-from reviewdepth.services.screening import screening_settings
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.admin.topics import create_topic
+from reviewdepth.services.answers.prisma import topic_prisma
+from reviewdepth.services.files.dedupe import apply_duplicates, import_records
+from reviewdepth.services.files.rankings import RankedDocument, store_ranking
+from reviewdepth.services.review.batches import BatchItem, record_batch
+from reviewdepth.services.review.screening import screening_settings
 from reviewdepth.store.engine import create_engine_for
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "synergy"
@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     order = [order[i] for i in rng.permutation(len(order))]
     with tempfile.TemporaryDirectory() as tmp:
         tmp = args.workdir or tmp
-        from reviewdepth.services.database import upgrade_database
+        from reviewdepth.services.admin.database import upgrade_database
         from reviewdepth.settings import Settings
 
         url = f"sqlite:///{Path(tmp) / 'adhd.db'}"

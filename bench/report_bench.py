@@ -22,10 +22,10 @@ from pathlib import Path
 import numpy as np
 from store_bench import Databases
 
-from reviewdepth.services.imports import import_qrels, import_run
-from reviewdepth.services.judgments import record_judgments
-from reviewdepth.services.report import ReportOptions, build_report
-from reviewdepth.services.samples import draw_sample
+from reviewdepth.services.answers.report import ReportOptions, build_report
+from reviewdepth.services.files.imports import import_qrels, import_run
+from reviewdepth.services.review.judgments import record_judgments
+from reviewdepth.services.review.samples import draw_sample
 from reviewdepth.store import migrate
 from reviewdepth.store.engine import create_engine_for
 

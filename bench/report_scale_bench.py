@@ -43,9 +43,9 @@ def build(url: str, queue: int, judged: int, folder: Path) -> None:
     from sqlalchemy import create_engine, text
     from sqlalchemy.engine import make_url
 
-    from reviewdepth.services.imports import import_qrels, import_run
-    from reviewdepth.services.judgments import record_judgments
-    from reviewdepth.services.samples import draw_sample
+    from reviewdepth.services.files.imports import import_qrels, import_run
+    from reviewdepth.services.review.judgments import record_judgments
+    from reviewdepth.services.review.samples import draw_sample
     from reviewdepth.store import migrate
     from reviewdepth.store.engine import create_engine_for
 

@@ -64,7 +64,7 @@ IntArray = npt.NDArray[np.int64]
 
 def topics() -> list[tuple[str, npt.NDArray[np.int8]]]:
     """(name, 0/1 labels in run order) of every topic with a relevant document, as `simulate --qrels --run`."""
-    from reviewdepth.services.simulate import file_source
+    from reviewdepth.services.simulation.simulate import file_source
 
     source = file_source(str(QRELS), str(RUN))
     return [(q.name, np.asarray(q.labels, dtype=np.int8)) for q in source.queues if q.relevant > 0]
@@ -161,7 +161,7 @@ def measure(kind: str, replicates: int, seed: int) -> dict[str, Any]:
     if kind in ("floor", "floor-engine-streams"):
         importlib.import_module("scipy.stats")  # the floor's thresholds read it: imported before the clock too
 
-        from reviewdepth.services.simulate import topic_key
+        from reviewdepth.services.simulation.simulate import topic_key
 
         keys = [topic_key(name) for name, _ in chosen]
         cpu, wall = time.process_time(), time.perf_counter()
@@ -185,7 +185,7 @@ def measure(kind: str, replicates: int, seed: int) -> dict[str, Any]:
                 "failures": int(sum(r["failed"].sum() for r in runs)),
                 "runs": int(sum(len(r["stopped"]) for r in runs)), "arrays": arrays.hexdigest()[:16],
                 "y_max": [r["y_max"].tolist() for r in runs]}
-    from reviewdepth.services.simulate import build_plan, run_simulation, topic_key
+    from reviewdepth.services.simulation.simulate import build_plan, run_simulation, topic_key
 
     designs: dict[str, dict[str, Any]] = {
         "elusion": {"design": "rest", "rules": ("elusion",), "sample_size": SAMPLE_SIZE},
@@ -194,7 +194,7 @@ def measure(kind: str, replicates: int, seed: int) -> dict[str, Any]:
     design = designs[kind]
     plan = build_plan(target=TARGET, confidence=CONFIDENCE, look_every=LOOK_EVERY, replicates=replicates, seed=seed,
                       **design)
-    from reviewdepth.services.simulate import file_source
+    from reviewdepth.services.simulation.simulate import file_source
 
     source = file_source(str(QRELS), str(RUN))
     cpu, wall = time.process_time(), time.perf_counter()

@@ -43,11 +43,11 @@ STACK = "import numpy, sqlalchemy.orm, scipy.special, typer, rich, pydantic_sett
 
 def build_topic(url: str, documents: int, reviewed: int, sample: int, seed: int = 30) -> None:
     """Create the topic described in the module docstring in the database at ``url`` (migrated here)."""
-    from reviewdepth.services.audit_stream import create_stream, next_documents
-    from reviewdepth.services.batches import BatchItem, record_batch
-    from reviewdepth.services.rankings import RankedDocument, store_ranking
-    from reviewdepth.services.samples import draw_sample
-    from reviewdepth.services.topics import create_topic
+    from reviewdepth.services.admin.topics import create_topic
+    from reviewdepth.services.files.rankings import RankedDocument, store_ranking
+    from reviewdepth.services.review.audit_stream import create_stream, next_documents
+    from reviewdepth.services.review.batches import BatchItem, record_batch
+    from reviewdepth.services.review.samples import draw_sample
     from reviewdepth.store import migrate
     from reviewdepth.store.engine import create_engine_for
 

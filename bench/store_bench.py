@@ -37,8 +37,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from reviewdepth.services.imports import import_qrels, import_run
-from reviewdepth.services.queues import queue_labels
+from reviewdepth.services.answers.queues import queue_labels
+from reviewdepth.services.files.imports import import_qrels, import_run
 from reviewdepth.store import migrate
 from reviewdepth.store.engine import create_engine_for, normalise_url
 from reviewdepth.store.ingest import BULK_CACHE_KIB, utc_now

@@ -101,7 +101,7 @@ def pytrec_eval_differential(cases: int, seed: int) -> None:
     import pytrec_eval
 
     from reviewdepth.formats.trec import parse_qrels, parse_run
-    from reviewdepth.services.evaluate import EvalOptions, evaluate_columns
+    from reviewdepth.services.evaluation.evaluate import EvalOptions, evaluate_columns
 
     oracle_measures = set(pytrec_eval.supported_measures) - {"runid", "num_q", "relstring"}
     counts = {"num_ret", "num_rel", "num_rel_ret", "num_q", "num_nonrel_judged_ret"}
@@ -170,7 +170,7 @@ def binary_differential(binary: str, version: int, cases: int, seed: int) -> Non
     from reviewdepth.formats.errors import InputError
     from reviewdepth.formats.trec import parse_qrels, parse_run
     from reviewdepth.report.render import render
-    from reviewdepth.services.evaluate import EvalOptions, evaluate_columns
+    from reviewdepth.services.evaluation.evaluate import EvalOptions, evaluate_columns
 
     rng = random.Random(seed)
     lines = bad = errors = 0

@@ -24,7 +24,7 @@ import tempfile
 from pathlib import Path
 
 from reviewdepth.report.render import render
-from reviewdepth.services.evaluate import EvalOptions, evaluate_files
+from reviewdepth.services.evaluation.evaluate import EvalOptions, evaluate_files
 
 GRADED = ("ndcg", "ndcg_rel", "Rndcg", "G", "binG", "ndcg_cut")
 

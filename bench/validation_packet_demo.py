@@ -21,13 +21,13 @@ from pathlib import Path
 from sqlalchemy import update
 
 from reviewdepth.report.validation_render import render_document
-from reviewdepth.services.audit_stream import create_stream, next_documents
-from reviewdepth.services.imports import import_run
-from reviewdepth.services.judgments import record_judgments
-from reviewdepth.services.monitor import build_monitor
-from reviewdepth.services.report import ReportOptions
-from reviewdepth.services.samples import draw_sample
-from reviewdepth.services.validation import build_validation
+from reviewdepth.services.answers.monitor import build_monitor
+from reviewdepth.services.answers.report import ReportOptions
+from reviewdepth.services.answers.validation import build_validation
+from reviewdepth.services.files.imports import import_run
+from reviewdepth.services.review.audit_stream import create_stream, next_documents
+from reviewdepth.services.review.judgments import record_judgments
+from reviewdepth.services.review.samples import draw_sample
 from reviewdepth.store.engine import create_engine_for
 from reviewdepth.store.models import Topic
 

@@ -44,7 +44,7 @@ def serve(
 
     from reviewdepth.api import ApiSettings, create_app
     from reviewdepth.api.timeouts import HeaderTimeoutProtocol
-    from reviewdepth.services.database import open_store
+    from reviewdepth.services.admin.database import open_store
     from reviewdepth.settings import settings_problem
     from reviewdepth.store.schema import SchemaNotReady
 
@@ -89,7 +89,7 @@ def keys_create(
     db: DbOption = None,
 ) -> None:
     """Create a key and print it once on stdout (only its SHA-256 digest is stored)."""
-    from reviewdepth.services.keys import create_key
+    from reviewdepth.services.admin.keys import create_key
 
     engine = open_engine(db)
     with handled_errors():
@@ -103,7 +103,7 @@ def keys_list(
     db: DbOption = None,
 ) -> None:
     """Keys with their reviewer, scope, prefix and state (never the secret)."""
-    from reviewdepth.services.keys import list_keys
+    from reviewdepth.services.admin.keys import list_keys
 
     engine = open_engine(db)
     rows = [k.as_dict() for k in list_keys(engine)]
@@ -120,7 +120,7 @@ def keys_revoke(
     db: DbOption = None,
 ) -> None:
     """Revoke a key: requests with it get 401 from now on."""
-    from reviewdepth.services.keys import revoke_key
+    from reviewdepth.services.admin.keys import revoke_key
 
     engine = open_engine(db)
     with handled_errors():

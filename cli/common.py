@@ -21,7 +21,7 @@ def database_option_help() -> str:
 # the --db option every store command takes
 DbOption = Annotated[str | None, typer.Option("--db", help=database_option_help())]
 # where a population import's records were identified (PRISMA 2020's identification boxes): declaring it adds the
-# records to the topic's population (`reviewdepth.services.ris_import.store_population`); checked by the service
+# records to the topic's population (`reviewdepth.services.files.ris_import.store_population`); checked by the service
 # so a bad type is the one-line error every bad input gets
 SourceTypeOption = Annotated[str | None, typer.Option(
     "--source-type", help="Where the records were identified: database, register or other (websites, "
@@ -45,7 +45,7 @@ def population_words(records: int, topic: str, source_type: str | None, source_n
 
 
 def confidence_option_help() -> str:
-    from reviewdepth.services.confidence import CONFIDENCE_RULE
+    from reviewdepth.services.evidence.confidence import CONFIDENCE_RULE
 
     return f"Confidence level, {CONFIDENCE_RULE}."
 
@@ -57,7 +57,7 @@ ConfidenceOption = Annotated[float, typer.Option("--confidence", help=confidence
 def settings_for(db: str | None) -> Any:
     """The settings (`reviewdepth.settings.Settings`) for ``--db``, or the environment's; a bad value of a
     ``REVIEWDEPTH_`` variable is one line naming it and exit code 2."""
-    from reviewdepth.services.database import store_settings
+    from reviewdepth.services.admin.database import store_settings
     from reviewdepth.services.errors import Invalid
 
     try:
@@ -69,7 +69,7 @@ def settings_for(db: str | None) -> Any:
 def open_engine(db: str | None, *, migrate_default: bool = True, create_empty: bool = False) -> Any:
     """Engine for ``--db`` (or the environment, or the embedded default, created on first use); ``create_empty``:
     a database with no tables at all gets the schema too (the demo's first run on a new file)."""
-    from reviewdepth.services.database import open_store
+    from reviewdepth.services.admin.database import open_store
     from reviewdepth.store.schema import SchemaNotReady
 
     def notify(message: str) -> None:

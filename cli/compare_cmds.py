@@ -53,9 +53,9 @@ def compare_command(
     """Compare RUNS on QRELS: each measure's mean per run over the queries (topics) every run has, and a
     paired test of each run against the first (the baseline), corrected for the comparisons."""
     from reviewdepth.formats.errors import InputError
-    from reviewdepth.services.compare import CompareRequest, compare
     from reviewdepth.services.errors import ServiceError
-    from reviewdepth.services.evaluate import EvalInput
+    from reviewdepth.services.evaluation.compare import CompareRequest, compare
+    from reviewdepth.services.evaluation.evaluate import EvalInput
 
     if suite is Suite.trec and compat is not Compat.none:
         fail("--compat applies to --suite tar only")

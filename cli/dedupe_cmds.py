@@ -11,7 +11,7 @@ from .output import write_rows
 from .store_cmds import ListFormat, default_reviewer
 
 if TYPE_CHECKING:
-    from reviewdepth.services.records_import import RecordsImportSummary
+    from reviewdepth.services.files.records_import import RecordsImportSummary
 
 DUPLICATE_COLUMNS = ("doc_id", "kept", "basis", "similarity", "rank", "kept_rank", "flagged", "decisions")
 
@@ -45,7 +45,7 @@ def import_records(
     --source-name (one search's records: MEDLINE, a trial register, citation searching) the records are added
     to the topic's population, each source in its own queue, for PRISMA's per-source counts. Needs pip install
     'reviewdepth[xlsx]' for a workbook."""
-    from reviewdepth.services.records_import import import_records as service
+    from reviewdepth.services.files.records_import import import_records as service
 
     engine = open_engine(db)
     with handled_errors():
@@ -93,8 +93,7 @@ def dedupe(
     excludes it, PRISMA counts it as removed before screening) and copy each reviewer's decision on it to the
     record kept when they have none there. Needs `reviewdepth import records` first and pip install
     'reviewdepth[dedupe]'."""
-    from reviewdepth.services import dedupe as service
-
+    from reviewdepth.services.files import dedupe as service
     engine = open_engine(db)
     who = reviewer or default_reviewer()
     with handled_errors():

@@ -115,7 +115,7 @@ def run_eval(
              ) if suite is Suite.trec else (None, None)
     from reviewdepth.formats.errors import InputError
     from reviewdepth.measures.suite import MeasureError
-    from reviewdepth.services.evaluate import EvalInput, EvalRequest, SuiteMismatch, evaluate
+    from reviewdepth.services.evaluation.evaluate import EvalInput, EvalRequest, SuiteMismatch, evaluate
 
     from .allocator import prefer_heap_for_large_inputs
 

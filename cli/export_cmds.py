@@ -37,7 +37,7 @@ def export_labels(
     db: DbOption = None,
 ) -> None:
     """Every document of the topic (its queues' documents, then judged ones in no queue) with its label."""
-    from reviewdepth.services.exports import export_labels as service
+    from reviewdepth.services.review.exports import export_labels as service
 
     engine = open_engine(db)
     with handled_errors():
@@ -61,7 +61,7 @@ def export_ris(
 ) -> None:
     """Every document of the topic as a RIS record with its label in ASReview's note (N1 ASReview_relevant,
     ASReview_irrelevant or ASReview_not_seen), which import ris and ASReview read back. Needs rispy."""
-    from reviewdepth.services.exports import export_ris as service
+    from reviewdepth.services.review.exports import export_ris as service
 
     engine = open_engine(db)
     with handled_errors():
@@ -80,7 +80,7 @@ def export_xlsx(
 ) -> None:
     """The topic's judgment log as an Excel workbook, one row per judgment in recording order, columns doc,
     label, reviewer, role, note, queue: import xlsx reads it back. Needs pip install 'reviewdepth[xlsx]'."""
-    from reviewdepth.services.exports import export_xlsx as service
+    from reviewdepth.services.review.exports import export_xlsx as service
 
     engine = open_engine(db)
     with handled_errors():
@@ -102,7 +102,7 @@ def export_queue(
     db: DbOption = None,
 ) -> None:
     """A queue as a run file that trec_eval and reviewdepth eval rank in the queue's order."""
-    from reviewdepth.services.exports import export_queue as service
+    from reviewdepth.services.review.exports import export_queue as service
 
     engine = open_engine(db)
     with handled_errors():

@@ -58,7 +58,7 @@ def watch(
 
 def _watch(topic: str, queue: str | None, target: str, confidence: float, interval: float, once: bool,
            policy: str, output_format: WatchFormat, db: str | None) -> None:
-    from reviewdepth.services.monitor import build_monitor, change_marker
+    from reviewdepth.services.answers.monitor import build_monitor, change_marker
 
     engine = open_engine(db)
 

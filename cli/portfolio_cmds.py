@@ -26,7 +26,7 @@ def portfolio_add(
 ) -> None:
     """Mark completed (fully judged) topics as the team's portfolio. A topic that is not fully judged is
     refused, by name, and then nothing is added."""
-    from reviewdepth.services.portfolio import add_topics
+    from reviewdepth.services.simulation.portfolio import add_topics
 
     engine = open_engine(db)
     with handled_errors():
@@ -40,7 +40,7 @@ def portfolio_remove(
     db: DbOption = None,
 ) -> None:
     """Take topics out of the portfolio (their judgments stay)."""
-    from reviewdepth.services.portfolio import remove_topics
+    from reviewdepth.services.simulation.portfolio import remove_topics
 
     engine = open_engine(db)
     with handled_errors():
@@ -54,7 +54,7 @@ def portfolio_list(
     db: DbOption = None,
 ) -> None:
     """The portfolio's topics, and the latest calibration's settings."""
-    from reviewdepth.services.portfolio import latest_calibration, list_portfolio
+    from reviewdepth.services.simulation.portfolio import latest_calibration, list_portfolio
 
     engine = open_engine(db)
     rows = [e.as_dict() for e in list_portfolio(engine)]
@@ -103,8 +103,8 @@ def portfolio_calibrate(
     them beside each heuristic rule."""
     if replicates < 1 or workers < 1:
         fail("--replicates and --workers must be at least 1")
-    from reviewdepth.services.portfolio import CalibrationInterrupted, calibrate
-    from reviewdepth.services.simulate import parse_looks
+    from reviewdepth.services.simulation.portfolio import CalibrationInterrupted, calibrate
+    from reviewdepth.services.simulation.simulate import parse_looks
 
     from .simulate_cmds import INTERRUPTED_EXIT_CODE, _Progress
 

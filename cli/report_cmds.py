@@ -65,7 +65,7 @@ def report(
 ) -> None:
     """How deep to review to reach the target recall, how sure that is, and whether the evidence says stop."""
     with one_shot():
-        from reviewdepth.services.report import DEFAULT_TARGETS, ReportOptions, build_report
+        from reviewdepth.services.answers.report import DEFAULT_TARGETS, ReportOptions, build_report
 
         engine = open_engine(db)
         with handled_errors():
@@ -105,8 +105,8 @@ def validation(
         fail("--format pdf needs -o FILE")
     with one_shot():
         from reviewdepth.report.validation_render import render_document
-        from reviewdepth.services.report import ReportOptions
-        from reviewdepth.services.validation import build_validation
+        from reviewdepth.services.answers.report import ReportOptions
+        from reviewdepth.services.answers.validation import build_validation
 
         engine = open_engine(db)
         with handled_errors():
@@ -153,8 +153,8 @@ def methods(
     protocol --format json`, `sample stream --show`) it was read from."""
     with one_shot():
         from reviewdepth.report.methods_text import render_methods
-        from reviewdepth.services.methods import methods_of
-        from reviewdepth.services.report import ReportOptions
+        from reviewdepth.services.answers.methods import methods_of
+        from reviewdepth.services.answers.report import ReportOptions
 
         engine = open_engine(db)
         with handled_errors():
@@ -188,8 +188,8 @@ def plot(
     if qrels is not None and run:
         if queue or as_of is not None or db is not None or policy != "latest":
             fail("--queue, --policy, --as-of and --db apply to stored queues, not to --run files")
-        from reviewdepth.services.evaluate import EvalInput
-        from reviewdepth.services.plots import build_runs_plot
+        from reviewdepth.services.evaluation.evaluate import EvalInput
+        from reviewdepth.services.evaluation.run_plots import build_runs_plot
 
         with handled_errors():
             try:
@@ -201,7 +201,7 @@ def plot(
         typer.echo(f"wrote {output}", err=True)
         return
     with one_shot():  # matplotlib's import alone adds ~6·10⁴ objects to the cycle collector's passes
-        from reviewdepth.services.plots import build_plot, build_queues_plot
+        from reviewdepth.services.answers.plots import build_plot, build_queues_plot
 
         engine = open_engine(db)
         fmt: Literal["svg", "png"] = "svg" if suffix == ".svg" else "png"

@@ -53,7 +53,7 @@ def conflicts(
 ) -> None:
     """Documents whose reviewers disagree (each reviewer's latest decision is their vote), with who said
     what; an adjudication recorded after the last vote resolves one (`judge … --role adjudication`)."""
-    from reviewdepth.services.conflicts import list_conflicts
+    from reviewdepth.services.answers.conflicts import list_conflicts
 
     engine = open_engine(db)
     with handled_errors():
@@ -94,7 +94,7 @@ def agreement(
 ) -> None:
     """Agreement between reviewers on the documents several of them judged: percent agreement, Cohen's kappa
     per pair and Krippendorff's alpha overall, with intervals."""
-    from reviewdepth.services.agreement import topic_agreement
+    from reviewdepth.services.answers.agreement import topic_agreement
 
     engine = open_engine(db)
     with handled_errors():
@@ -147,7 +147,7 @@ def prisma(
     """PRISMA 2020 screening counts: identified, screened, excluded by reviewers, not screened because the
     review stopped, included; reviewers per record and conflicts. --format svg, png or html draws the flow
     diagram from the same counts."""
-    from reviewdepth.services.prisma import topic_prisma, topic_prisma_diagram
+    from reviewdepth.services.answers.prisma import topic_prisma, topic_prisma_diagram
 
     diagram = output_format in (PrismaFormat.svg, PrismaFormat.png, PrismaFormat.html)
     if output is not None and not diagram:
@@ -194,7 +194,7 @@ def audit_head(
 ) -> None:
     """Print the topic's current chain head (seq, hash, time) as one line to keep outside the database (a
     file, a ticket, an e-mail); `audit verify TOPIC --head FILE` later proves the log still extends it."""
-    from reviewdepth.services.audit import anchor_dict, format_anchor, topic_head
+    from reviewdepth.services.review.audit import anchor_dict, format_anchor, topic_head
 
     engine = open_engine(db)
     with handled_errors():
@@ -214,7 +214,7 @@ def audit_acknowledge(
     """Accept a broken judgment chain as it is now, so that writes are accepted again: the breaks found are
     listed in an acknowledgement linked into the chain (it becomes the head). An admin's act: it needs
     write access to the database."""
-    from reviewdepth.services.audit import acknowledge_chain, format_anchor, topic_head
+    from reviewdepth.services.review.audit import acknowledge_chain, format_anchor, topic_head
 
     from .store_cmds import default_reviewer
 
@@ -239,8 +239,8 @@ def audit_verify(
     name each one altered, missing or stored behind the application's back. Exit 1 when anything is (a broken
     judgment chain also refuses the topic's writes until `audit acknowledge`). With --head, also prove that the
     log and the evidence chain still extend that anchored head (exit 1 when they do not)."""
-    from reviewdepth.services.audit import parse_anchor, verify_against, verify_chains, verify_store_evidence
     from reviewdepth.services.errors import NotFound
+    from reviewdepth.services.review.audit import parse_anchor, verify_against, verify_chains, verify_store_evidence
 
     engine = open_engine(db)
     if anchored is not None:

@@ -29,7 +29,7 @@ def sample_draw(
     """Draw documents without replacement from FRAME and print them for review. Judge them through any door
     (`reviewdepth judge`, `judge --file`, `import csv` of a review platform's export, the API): a drawn document's
     judgment after the draw is its sample coding, whatever its role. `--format csv` writes them for a platform."""
-    from reviewdepth.services.samples import draw_sample
+    from reviewdepth.services.review.samples import draw_sample
 
     engine = open_engine(db)
     with handled_errors():
@@ -58,7 +58,7 @@ def sample_show(
     db: DbOption = None,
 ) -> None:
     """A sample's frame, seed, and which drawn documents are judged, relevant or still missing."""
-    from reviewdepth.services.samples import load_samples
+    from reviewdepth.services.review.samples import load_samples
 
     engine = open_engine(db)
     with handled_errors():
@@ -98,7 +98,7 @@ def sample_void(
 ) -> None:
     """Void a sample drawn by mistake: kept for the record and in the judgment log (role void), used by no
     estimate from then on. Cannot be undone; voiding twice is refused."""
-    from reviewdepth.services.sample_void import void_sample
+    from reviewdepth.services.review.sample_void import void_sample
 
     engine = open_engine(db)
     with handled_errors():
@@ -136,7 +136,7 @@ def sample_stream(
     """Start the topic's audit stream: a seeded random permutation of the queue's documents, served by
     `reviewdepth next` between the ranked documents at the pace given (--every K or --rate R) and judged
     with --role audit. At most one active stream per topic. --show prints its state; --void stops it."""
-    from reviewdepth.services.audit_stream import change_pace, create_stream, show_stream, void_stream
+    from reviewdepth.services.review.audit_stream import change_pace, create_stream, show_stream, void_stream
 
     if show or void:
         given = [name for name, value in (("--every", every), ("--rate", rate), ("--seed", seed),
@@ -154,7 +154,7 @@ def sample_stream(
 
     def chosen(text: str, option: str) -> int:
         if text.strip().lower() == "auto":
-            from reviewdepth.services.stop_plan import chosen_audit_rate
+            from reviewdepth.services.answers.stop_plan import chosen_audit_rate
 
             k, why = chosen_audit_rate(engine, topic, queue=queue, target=target, confidence=confidence)
             typer.echo(f"{option} auto: {why}", err=True)
@@ -204,7 +204,7 @@ def next_command(
     """The next documents to judge: the queue's next unjudged documents in rank order (judge with --role
     review) and, when the topic has an audit stream, its documents due at its pace (--role audit). An
     audit document served before and still unjudged comes first again."""
-    from reviewdepth.services.audit_stream import next_documents
+    from reviewdepth.services.review.audit_stream import next_documents
 
     engine = open_engine(db)
     with handled_errors():
@@ -251,7 +251,7 @@ def sample_plan(
     """How many documents a random sample needs to certify TARGET recall at the current depth, which outcome
     certifies it, and the chance of that outcome if the current estimate is right."""
     from reviewdepth.report.model import json_safe
-    from reviewdepth.services.sample_plan import plan_sample
+    from reviewdepth.services.answers.sample_plan import plan_sample
 
     engine = open_engine(db)
     with handled_errors():
@@ -326,8 +326,8 @@ def stop_plan(
         return
     from reviewdepth.report.model import json_safe
     from reviewdepth.report.stop_plan_render import as_data, render_html, render_text
-    from reviewdepth.services.costs import parse_costs
-    from reviewdepth.services.stop_plan import topic_stop_plan
+    from reviewdepth.services.answers.stop_plan import topic_stop_plan
+    from reviewdepth.services.simulation.costs import parse_costs
 
     engine = open_engine(db)
     with handled_errors():
@@ -346,8 +346,8 @@ def stop_plan(
 def _count_plan(topic: str, target: str, confidence: float, queue: str | None, at_most: int, output_format: str,
                 db: str | None) -> None:
     from reviewdepth.report.count_bound_render import as_data, plan_lines
-    from reviewdepth.services.count_bound import topic_count_bound
-    from reviewdepth.services.report import ReportOptions
+    from reviewdepth.services.answers.count_bound import topic_count_bound
+    from reviewdepth.services.answers.report import ReportOptions
 
     if output_format == "html":
         fail("--missed-at-most: choose --format table or json")

@@ -124,8 +124,14 @@ def simulate(
         fail(f"--workers: must be a whole number >= 1, not {workers}")
     if dask is not None and workers != 1:
         fail("--workers and --dask: give one of them (--dask runs the replicates on the cluster's workers)")
-    from reviewdepth.services.costs import parse_costs
-    from reviewdepth.services.simulate import build_plan, file_source, parse_looks, run_simulation, store_source
+    from reviewdepth.services.simulation.costs import parse_costs
+    from reviewdepth.services.simulation.simulate import (
+        build_plan,
+        file_source,
+        parse_looks,
+        run_simulation,
+        store_source,
+    )
 
     try:
         with handled_errors():

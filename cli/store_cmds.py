@@ -26,7 +26,7 @@ from .common import (
 )
 
 if TYPE_CHECKING:
-    from reviewdepth.services.rayyan_import import RayyanImportSummary
+    from reviewdepth.services.files.rayyan_import import RayyanImportSummary
 
 
 class ListFormat(StrEnum):
@@ -45,7 +45,7 @@ def default_reviewer() -> str:
 def db_upgrade(revision: Annotated[str, typer.Argument(help="Target revision.")] = "head",
                db: DbOption = None) -> None:
     """Apply migrations up to REVISION (default: the latest)."""
-    from reviewdepth.services.database import upgrade_database
+    from reviewdepth.services.admin.database import upgrade_database
 
     with handled_errors():
         current = upgrade_database(settings_for(db), revision)
@@ -61,7 +61,7 @@ def db_downgrade(revision: Annotated[str, typer.Argument(help="Target revision (
                  db: DbOption = None) -> None:
     """Revert migrations down to REVISION. Prints what each reverted migration drops; needs --yes, and --force
     when a reverted migration's loss changes what the remaining data mean."""
-    from reviewdepth.services.database import downgrade_database, downgrade_plan
+    from reviewdepth.services.admin.database import downgrade_database, downgrade_plan
 
     settings = settings_for(db)
     with handled_errors():
@@ -86,7 +86,7 @@ def db_downgrade(revision: Annotated[str, typer.Argument(help="Target revision (
 
 def db_current(db: DbOption = None) -> None:
     """Print the database's schema revision and the latest one."""
-    from reviewdepth.services.database import database_revisions
+    from reviewdepth.services.admin.database import database_revisions
 
     with handled_errors():
         current, head = database_revisions(settings_for(db))
@@ -106,7 +106,7 @@ def import_run(
     """Store a run: one queue per topic; topics are created as needed. With --topic, only those topics (a
     topic not in the file is refused, and nothing is stored); the file is refused as already imported only for
     topics an earlier import of it took."""
-    from reviewdepth.services.imports import import_run as service
+    from reviewdepth.services.files.imports import import_run as service
 
     engine = open_engine(db)
     with handled_errors(), row_progress("importing") as progress:
@@ -130,7 +130,7 @@ def import_qrels(
     db: DbOption = None,
 ) -> None:
     """Store qrels as judgments (graded values kept; relevant = value >= --level)."""
-    from reviewdepth.services.imports import import_qrels as service
+    from reviewdepth.services.files.imports import import_qrels as service
 
     engine = open_engine(db)
     with handled_errors(), row_progress("importing") as progress:
@@ -163,7 +163,7 @@ def import_csv(
     names without --map (doc, doc_id, record_id, …; label, asreview_label, relevance, …; topic, qid, …); a
     header naming none or two is refused with the --map values that would read it. Documents in no queue of
     the topic are refused unless --allow-unqueued."""
-    from reviewdepth.services.imports import import_csv as service
+    from reviewdepth.services.files.imports import import_csv as service
 
     engine = open_engine(db)
     with handled_errors(), row_progress("importing") as progress:
@@ -190,7 +190,7 @@ def import_asreview(
 ) -> None:
     """Store an ASReview project: a topic, a queue in ASReview's order (labelled records in labelling order,
     then the model's ranking), and its decisions as judgments with their reviewer and time."""
-    from reviewdepth.services.asreview_import import import_asreview as service
+    from reviewdepth.services.files.asreview_import import import_asreview as service
 
     engine = open_engine(db)
     with handled_errors():
@@ -227,7 +227,7 @@ def import_ris(
     With --source-type and --source-name (one search's export: MEDLINE, Embase, a trial register) the records
     are added to the topic's population, each source in its own queue, with their bibliographic fields for
     `reviewdepth dedupe`, for PRISMA's per-source counts. Needs pip install 'reviewdepth[ris]'."""
-    from reviewdepth.services.ris_import import import_ris as service
+    from reviewdepth.services.files.ris_import import import_ris as service
 
     engine = open_engine(db)
     with handled_errors():
@@ -257,7 +257,7 @@ def import_rayyan(
     order, and each member's decision in the notes column (RAYYAN-INCLUSION) as that member's judgment:
     Included 1, Excluded 0, Maybe a maybe decision; an article's first RAYYAN-EXCLUSION-REASONS is its
     exclusions' reason (all of them in their note)."""
-    from reviewdepth.services.rayyan_import import import_rayyan as service
+    from reviewdepth.services.files.rayyan_import import import_rayyan as service
 
     engine = open_engine(db)
     with handled_errors():
@@ -292,7 +292,7 @@ def import_covidence(
 ) -> None:
     """Store a Covidence review's list exports together: their studies (ids: Covidence #) as the topic's
     population and a queue, each study's list as its label (--level)."""
-    from reviewdepth.services.covidence_import import import_covidence as service
+    from reviewdepth.services.files.covidence_import import import_covidence as service
 
     engine = open_engine(db)
     with handled_errors():
@@ -324,7 +324,7 @@ def import_xlsx(
     """Record the judgments of a workbook's first sheet: a header row with doc and label, optionally reviewer,
     role, note, queue (the columns of judge --file and of export xlsx), one judgment per row, in one
     transaction; a bad row refuses the file naming its row and column. Needs pip install 'reviewdepth[xlsx]'."""
-    from reviewdepth.services.judgment_files import record_judgment_file
+    from reviewdepth.services.files.judgment_files import record_judgment_file
 
     engine = open_engine(db)
     with handled_errors():
@@ -364,7 +364,7 @@ def judge(
     if file is not None:
         if doc is not None or label is not None or note is not None or reason is not None or stage is not None:
             fail("judge --file takes no DOC, LABEL, --note, --reason or --stage (put them in the file)")
-        from reviewdepth.services.judgment_files import record_judgment_file
+        from reviewdepth.services.files.judgment_files import record_judgment_file
 
         engine = open_engine(db)
         with handled_errors():
@@ -378,7 +378,7 @@ def judge(
         fail("judge needs TOPIC DOC LABEL, or TOPIC --file FILE")
     if again:
         fail("--again applies to judge --file")
-    from reviewdepth.services.judgments import record_judgment
+    from reviewdepth.services.review.judgments import record_judgment
 
     engine = open_engine(db)
     with handled_errors():
@@ -399,7 +399,7 @@ def judgments(
     db: DbOption = None,
 ) -> None:
     """List a topic's judgment log in recording order."""
-    from reviewdepth.services.judgments import list_judgments
+    from reviewdepth.services.review.judgments import list_judgments
 
     engine = open_engine(db)
     with handled_errors():
@@ -420,8 +420,8 @@ def topics(
     not reached, unknown), its queues (how many, and the newest), the newest queue's size, its reviewed set
     as the report counts it and the relevant documents in it (latest label policy), the judgments logged and
     when the last one was."""
-    from reviewdepth.services.monitor import topic_statuses
-    from reviewdepth.services.topics import list_topics
+    from reviewdepth.services.admin.topics import list_topics
+    from reviewdepth.services.answers.monitor import topic_statuses
 
     engine = open_engine(db)
     with handled_errors():
@@ -454,7 +454,7 @@ def screening_order(
     """Show, or declare, how the team screens TOPIC. Declared random, the screened set is a random sample of
     the queue and the report estimates |R| and recall from it (basis 'screened', valid for one look);
     reviewdepth never guesses it from the data."""
-    from reviewdepth.services.topics import declare_screening_order, get_topic
+    from reviewdepth.services.admin.topics import declare_screening_order, get_topic
 
     engine = open_engine(db)
     with handled_errors():
@@ -471,7 +471,7 @@ def topic_reasons(
 ) -> None:
     """Show, or change, the exclusion reasons TOPIC's excludes may carry (judge --reason, a judgment file's reason
     column, the API's reason field). One transaction: all the changes or none."""
-    from reviewdepth.services.screening import screening_settings
+    from reviewdepth.services.review.screening import screening_settings
 
     engine = open_engine(db)
     with handled_errors():
@@ -546,7 +546,7 @@ def topic_protocol(
     acceptance criterion, reviewer roster, production counts). Entered once per topic; the options given change
     those fields and keep the others; each change is chained with the topic (``audit verify``). The validation
     packet prints each field, "not recorded" when absent."""
-    from reviewdepth.services.protocol import get_protocol, set_protocol
+    from reviewdepth.services.answers.protocol import get_protocol, set_protocol
 
     given = {"workflow": workflow, "platform": platform, "model": model, "version": tool_version,
              "custodians": custodian or None, "date_from": date_from, "date_to": date_to,
@@ -574,7 +574,7 @@ def topic_conflict_rule(
     db: DbOption = None,
 ) -> None:
     """Show, or set, which differing votes on a document are a conflict for TOPIC."""
-    from reviewdepth.services.screening import screening_settings
+    from reviewdepth.services.review.screening import screening_settings
 
     engine = open_engine(db)
     with handled_errors():
@@ -589,7 +589,7 @@ def queue_list(
 ) -> None:
     """A topic's queues, oldest first: size, ordering, source, run tag and stopping point, when stored, and
     which is the newest (the queue judgments are served from unless they name another)."""
-    from reviewdepth.services.queues import list_queues
+    from reviewdepth.services.answers.queues import list_queues
 
     engine = open_engine(db)
     with handled_errors():
@@ -613,7 +613,7 @@ def queue_show(
     db: DbOption = None,
 ) -> None:
     """Size, judged, relevant found, deepest judged rank and trec_eval measures of a stored queue."""
-    from reviewdepth.services.queues import queue_summary
+    from reviewdepth.services.answers.queues import queue_summary
 
     engine = open_engine(db)
     with handled_errors():

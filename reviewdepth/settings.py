@@ -1,6 +1,6 @@
 """Settings (pydantic-settings, ``REVIEWDEPTH_`` prefix): the one reader of every ``REVIEWDEPTH_`` variable.
 Built by callers and passed down, never global. The CLI builds it through
-`reviewdepth.services.database.store_settings`, inside its command bodies (importing pydantic-settings costs
+`reviewdepth.services.admin.database.store_settings`, inside its command bodies (importing pydantic-settings costs
 ~0.15 s, which ``reviewdepth --help`` does not pay)."""
 
 from __future__ import annotations

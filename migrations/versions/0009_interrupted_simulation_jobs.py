@@ -5,7 +5,7 @@ Revises: 0008
 Create Date: 2026-12-04
 
 Adds the status ``interrupted`` to ``simulation_jobs`` (`reviewdepth.store.models.SimulationJob`): a job that was
-queued or running when its server process stopped (`reviewdepth.services.simulation_jobs.interrupt_jobs`); it can
+queued or running when its server process stopped (`reviewdepth.services.simulation.simulation_jobs.interrupt_jobs`); it can
 be run again. A downgrade turns interrupted jobs into failed ones, with their reason kept.
 """
 

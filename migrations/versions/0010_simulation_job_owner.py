@@ -5,7 +5,7 @@ Revises: 0009
 Create Date: 2026-12-04
 
 Adds ``simulation_jobs.created_by_key_id`` (`reviewdepth.store.models.SimulationJob`): the API key that posted the
-job. A job is shown to that key and to admin keys only (`reviewdepth.services.simulation_jobs.get_job`); jobs
+job. A job is shown to that key and to admin keys only (`reviewdepth.services.simulation.simulation_jobs.get_job`); jobs
 stored before this revision have none, and only admin keys see them.
 """
 

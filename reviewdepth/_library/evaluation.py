@@ -1,5 +1,6 @@
 """`evaluate` and `compare`: the use cases behind ``reviewdepth eval`` and ``reviewdepth compare``
-(`reviewdepth.services.evaluate`, `reviewdepth.services.compare`) called with qrels and runs as Python data."""
+(`reviewdepth.services.evaluation.evaluate`, `reviewdepth.services.evaluation.compare`) called with qrels and runs as
+Python data."""
 
 from __future__ import annotations
 
@@ -52,8 +53,8 @@ def evaluate(qrels: QrelsLike, run: RunLike, measures: Sequence[str] | str = (),
     """
     from reviewdepth.formats.errors import InputError
     from reviewdepth.measures.suite import MeasureError
-    from reviewdepth.services.evaluate import EvalRequest
-    from reviewdepth.services.evaluate import evaluate as evaluate_use_case
+    from reviewdepth.services.evaluation.evaluate import EvalRequest
+    from reviewdepth.services.evaluation.evaluate import evaluate as evaluate_use_case
 
     chosen = [measures] if isinstance(measures, str) else list(measures)
     request = EvalRequest(suite=suite, relevance_level=relevance_level, measures=chosen, complete=complete,
@@ -80,12 +81,13 @@ def _is_path(value: Any) -> bool:
 
 
 def _evaluate_columns(qrels: QrelsLike, run: RunLike, request: Any) -> Any:
-    """The trec suite of `reviewdepth.services.evaluate.evaluate` with data in place of files: the same option
+    """The trec suite of `reviewdepth.services.evaluation.evaluate.evaluate` with data in place of files: the same
+    option
     checks, then the data as the columns the readers make of a file (a path still read by the reader) and the
     same join and measures (`rank_columns`, `measure_ranked`)."""
     from reviewdepth.formats.prescan import EVAL_SCAN_HASHES
     from reviewdepth.formats.trec import parse_qrels, parse_run
-    from reviewdepth.services.evaluate import (
+    from reviewdepth.services.evaluation.evaluate import (
         EvalInput,
         EvalOptions,
         SuiteMismatch,
@@ -145,9 +147,9 @@ def compare(qrels: QrelsLike, runs: Mapping[str, RunLike] | Sequence[RunLike], m
         ValueError: a bad option or input.
     """
     from reviewdepth.formats.errors import InputError
-    from reviewdepth.services.compare import CompareRequest
-    from reviewdepth.services.compare import compare as compare_use_case
     from reviewdepth.services.errors import ServiceError
+    from reviewdepth.services.evaluation.compare import CompareRequest
+    from reviewdepth.services.evaluation.compare import compare as compare_use_case
 
     request = CompareRequest(suite=suite, measures=[measures] if isinstance(measures, str) else list(measures),
                              test=test, correction=correction, alpha=alpha, permutations=permutations, seed=seed,

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from reviewdepth.services.evaluate import EvalInput
+from reviewdepth.services.evaluation.evaluate import EvalInput
 
 # column (or record field) names, first match wins; ir_measures' and ranx's spellings are among them
 QUERY_COLUMNS = ("query_id", "qid", "query", "topic_id", "topic", "q_id")

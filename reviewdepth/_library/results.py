@@ -156,7 +156,7 @@ class ComparisonResult:
 class ReviewResult:
     """A review result the CLI renders — the depth report (``kind`` ``report``), the stop plan (``plan``), the
     monitor's status (``monitor``) or a simulation (``simulation``) — with its typed model in ``model`` (the
-    CLI's own object: `reviewdepth.report.model.Report`, `reviewdepth.services.stop_plan.TopicStopPlan`,
+    CLI's own object: `reviewdepth.report.model.Report`, `reviewdepth.services.answers.stop_plan.TopicStopPlan`,
     `reviewdepth.report.monitor_model.MonitorReport`, `reviewdepth.report.simulation_model.SimulationReport`).
     Attributes not found here are read from the model (``result.status``, ``result.plan``)."""
 

@@ -99,8 +99,8 @@ def _served_review(engine: Engine, review: _Review, every: int, seed: int | None
     """The review as a team does it with an audit stream (``sample stream --every K``, then ``next`` and ``judge``):
     batches served by the store, review documents in rank order with the stream's audit documents between them,
     each judged from the labels in its role, until ``review.reviewed`` documents are judged in review."""
-    from reviewdepth.services.audit_stream import create_stream, next_documents
-    from reviewdepth.services.judgments import record_judgments
+    from reviewdepth.services.review.audit_stream import create_stream, next_documents
+    from reviewdepth.services.review.judgments import record_judgments
 
     create_stream(engine, TOPIC, every=every, seed=seed, reviewer=SAMPLER)
     done = 0
@@ -131,9 +131,9 @@ def _scratch_store(review: _Review, *, sample_size: int = 0, seed: int | None = 
     documents judged in review order (with ``audit_every``, served with an audit stream's documents between them,
     `_served_review`) and, with ``sample_size``, a random sample of the unreviewed rest drawn by the store
     (``sample draw --frame unreviewed``) and coded from the labels."""
-    from reviewdepth.services.imports import import_run
-    from reviewdepth.services.judgments import record_judgments
-    from reviewdepth.services.samples import draw_sample
+    from reviewdepth.services.files.imports import import_run
+    from reviewdepth.services.review.judgments import record_judgments
+    from reviewdepth.services.review.samples import draw_sample
     from reviewdepth.store.engine import create_engine_for
 
     folder = Path(tempfile.mkdtemp(prefix="reviewdepth-"))
@@ -234,7 +234,7 @@ def assess(labels: Labels, *, reviewed: int | None = None, sample_size: int = 0,
     Returns:
         A `ReviewResult` of kind ``report``; ``.model`` is the CLI's `Report`, ``.status`` its decision.
     """
-    from reviewdepth.services.report import ReportOptions, build_report
+    from reviewdepth.services.answers.report import ReportOptions, build_report
 
     review = _review(labels, reviewed, doc_ids)
     with _errors(), _scratch_store(review, sample_size=sample_size, seed=seed) as engine:
@@ -266,7 +266,7 @@ def plan(labels: Labels, *, reviewed: int | None = None, sample_size: int = 0, s
     Returns:
         A `ReviewResult` of kind ``plan``; ``.model`` is the CLI's `TopicStopPlan`.
     """
-    from reviewdepth.services.stop_plan import topic_stop_plan
+    from reviewdepth.services.answers.stop_plan import topic_stop_plan
 
     review = _review(labels, reviewed, doc_ids)
     with _errors(), _scratch_store(review, sample_size=sample_size, seed=seed) as engine:
@@ -297,7 +297,7 @@ def monitor(labels: Labels, *, reviewed: int | None = None, sample_size: int = 0
     Returns:
         A `ReviewResult` of kind ``monitor``; ``.model`` is the CLI's `MonitorReport`.
     """
-    from reviewdepth.services.monitor import build_monitor
+    from reviewdepth.services.answers.monitor import build_monitor
 
     review = _review(labels, reviewed, doc_ids)
     with _errors(), _scratch_store(review, sample_size=sample_size, seed=seed, audit_every=audit_every,
@@ -309,7 +309,7 @@ def monitor(labels: Labels, *, reviewed: int | None = None, sample_size: int = 0
 def sample_ranks(labels: Labels, sample_size: int, seed: int, *, reviewed: int | None = None) -> list[int]:
     """The ranks (1-based) a sample of ``sample_size`` unreviewed documents drawn with ``seed`` holds: the ones to
     code before `assess`, `plan` or `monitor` with the same sample size and seed."""
-    from reviewdepth.services.samples import draw_sample
+    from reviewdepth.services.review.samples import draw_sample
 
     review = _review(labels, reviewed, None)
     blank = _Review(review.labels[:review.reviewed] + (0,) * (len(review.labels) - review.reviewed), review.doc_ids,

@@ -1,5 +1,5 @@
 """`simulate`: stopping rules replayed on fully judged rankings, the use case behind ``reviewdepth simulate``
-(`reviewdepth.services.simulate`)."""
+(`reviewdepth.services.simulation.simulate`)."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def simulate(rankings: Any = None, *, qrels: str | os.PathLike[str] | None = Non
 
     from reviewdepth.formats.errors import InputError
     from reviewdepth.services.errors import ServiceError
-    from reviewdepth.services.simulate import (
+    from reviewdepth.services.simulation.simulate import (
         NamedQueue,
         SimulationSource,
         build_plan,

@@ -39,9 +39,9 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     from sqlalchemy import create_engine
     from sqlalchemy.pool import NullPool
 
-    from reviewdepth.services.database import open_store
-    from reviewdepth.services.monitor import MonitorCache
-    from reviewdepth.services.monitor_answers import MonitorAnswers
+    from reviewdepth.services.admin.database import open_store
+    from reviewdepth.services.answers.monitor import MonitorCache
+    from reviewdepth.services.answers.monitor_answers import MonitorAnswers
 
     engine = open_store(app.state.settings)
     app.state.engine = engine

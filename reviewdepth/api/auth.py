@@ -16,7 +16,8 @@ from starlette.concurrency import run_in_threadpool
 from reviewdepth.api.gate import KEY_STATE
 from reviewdepth.api.key_cache import KeyCache
 from reviewdepth.api.problems import ApiProblem
-from reviewdepth.services.keys import KeyRecord, authenticate, key_digest
+from reviewdepth.services.admin.keys import authenticate, key_digest
+from reviewdepth.services.evidence.access import KeyRecord
 
 bearer = HTTPBearer(auto_error=False, description="An API key from `reviewdepth keys create`.")
 CHALLENGE = {"WWW-Authenticate": 'Bearer realm="reviewdepth"'}

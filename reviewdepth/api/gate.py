@@ -43,7 +43,8 @@ from reviewdepth.api.problems import (
     problem_response,
     transient_database_response,
 )
-from reviewdepth.services.keys import KeyRecord, authenticate, key_digest
+from reviewdepth.services.admin.keys import authenticate, key_digest
+from reviewdepth.services.evidence.access import KeyRecord
 
 if TYPE_CHECKING:
     from reviewdepth.api.key_cache import KeyCache

@@ -6,7 +6,8 @@ graceful shutdown waits for every request task, so a SIGTERM during a long job w
 server needed SIGKILL). The runner's thread is a daemon outside uvicorn's tasks; at shutdown `JobRunner.close` asks
 the running job to stop (it does after its current chunk of replicates), waits at most ``grace_seconds`` for it,
 and marks whatever it could not finish ``interrupted`` in the store, queued jobs included, so that no job of a
-stopped server stays ``running`` and each can be run again (`reviewdepth.services.simulation_jobs.rerun_job`).
+stopped server stays ``running`` and each can be run again
+(`reviewdepth.services.simulation.simulation_jobs.rerun_job`).
 A server killed outright (SIGKILL) cannot do that: the runner renews each held job's heartbeat every few seconds,
 and a job whose heartbeat has gone stale is marked ``interrupted`` when the jobs are next read.
 
@@ -28,7 +29,7 @@ log = logging.getLogger(__name__)
 # requests (`cli.api_cmds.SHUTDOWN_REQUEST_SECONDS`) well within the 10 s a container manager gives after SIGTERM
 STOP_GRACE_SECONDS = 3.0
 # how often the runner renews the heartbeat of its jobs: far below the stale limit that marks a job lost
-# (`reviewdepth.services.simulation_jobs.STALE_SECONDS`, 60 s)
+# (`reviewdepth.services.simulation.simulation_jobs.STALE_SECONDS`, 60 s)
 HEARTBEAT_SECONDS = 5.0
 
 
@@ -59,7 +60,7 @@ class JobRunner:
     def _beat(self) -> None:
         """Renew the heartbeat of the jobs this process holds: a server killed outright stops renewing it, and
         its jobs are then marked interrupted when read (`simulation_jobs.expire_stale_jobs`)."""
-        from reviewdepth.services.simulation_jobs import heartbeat
+        from reviewdepth.services.simulation.simulation_jobs import heartbeat
 
         while not self._stop.wait(self.heartbeat_seconds):
             with self._held_lock:
@@ -70,7 +71,7 @@ class JobRunner:
                 log.warning("simulation jobs %s: could not renew their heartbeat", sorted(held))
 
     def _work(self) -> None:
-        from reviewdepth.services.simulation_jobs import run_job
+        from reviewdepth.services.simulation.simulation_jobs import run_job
 
         while (job_id := self._waiting.get()) is not None:
             self._current = job_id
@@ -86,7 +87,7 @@ class JobRunner:
     def close(self) -> None:
         """Stop: the running job at the end of its chunk, within ``grace_seconds``; every job not finished by
         then (running or still queued) is marked ``interrupted``."""
-        from reviewdepth.services.simulation_jobs import interrupt_jobs
+        from reviewdepth.services.simulation.simulation_jobs import interrupt_jobs
 
         self._stop.set()
         self._waiting.put(None)

@@ -8,7 +8,8 @@ import threading
 import time
 from collections.abc import Callable
 
-from reviewdepth.services.keys import KeyRecord, key_changes
+from reviewdepth.services.admin.keys import key_changes
+from reviewdepth.services.evidence.access import KeyRecord
 
 
 class KeyCache:
@@ -16,7 +17,7 @@ class KeyCache:
 
     Semantics of revocation:
 
-    * a key revoked **in this process** (`reviewdepth.services.keys.revoke_key` on any engine, e.g. an admin
+    * a key revoked **in this process** (`reviewdepth.services.admin.keys.revoke_key` on any engine, e.g. an admin
       tool or a test running in the server's process) is refused from the next request on: while `watch` is on,
       every ``UPDATE``/``DELETE`` of ``api_keys`` executed through SQLAlchemy in the process empties the cache,
       once when the statement runs and again when its connection goes back to the pool (after the commit), and

@@ -27,7 +27,7 @@ _NAMES: dict[str, Callable[[object, str], str]] = {
 _NAME_LENGTHS = {"topic": validation.TOPIC_LENGTH, "queue": validation.QUEUE_LENGTH,
                  "reviewer": validation.REVIEWER_LENGTH}
 _IN_URLS = {"topic", "queue"}
-# ``as_of``: a judgment id or a time (`services.judgments.parse_as_of`)
+# ``as_of``: a judgment id or a time (`services.review.judgments.parse_as_of`)
 AS_OF = "as_of"
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 _JSON_MEDIA_TYPE = re.compile(r"application/(?:[^/;\s]+\+)?json", re.IGNORECASE)

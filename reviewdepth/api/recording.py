@@ -28,8 +28,9 @@ from reviewdepth.api.schemas import (
     judgment_batch_lean_columns_validator,
     judgment_batch_validator,
 )
-from reviewdepth.services.batches import BatchColumns, BatchItem, record_batch
-from reviewdepth.services.keys import ADJUDICATE, KeyRecord, key_digest
+from reviewdepth.services.admin.keys import key_digest
+from reviewdepth.services.evidence.access import ADJUDICATE, KeyRecord
+from reviewdepth.services.review.batches import BatchColumns, BatchItem, record_batch
 from reviewdepth.store import validation
 
 JSON = "application/json"

@@ -77,19 +77,21 @@ from reviewdepth.report.simulation_model import (
 )
 from reviewdepth.report.status_model import StatusFigure, TopicStatus
 from reviewdepth.report.tar_model import TarEvaluation
-from reviewdepth.services.asreview_import import AsreviewImportSummary
-from reviewdepth.services.audit_stream import ServedDocument, StreamRecord
-from reviewdepth.services.covidence_import import CovidenceImportSummary
+from reviewdepth.services.admin.topics import TopicRecord
+from reviewdepth.services.answers.queues import QueueRecord, QueueSummary
+from reviewdepth.services.evidence.access import KeyRecord
+from reviewdepth.services.evidence.audit import StreamRecord
+from reviewdepth.services.evidence.decision_words import label_pattern
 from reviewdepth.services.evidence.samples import SampleDocument, SampleView
-from reviewdepth.services.imports import ImportSummary, label_pattern
-from reviewdepth.services.judgments import JudgmentRecord
-from reviewdepth.services.keys import KeyRecord
-from reviewdepth.services.queues import QueueRecord, QueueSummary
-from reviewdepth.services.rayyan_import import RayyanImportSummary
-from reviewdepth.services.records_import import RecordsImportSummary
-from reviewdepth.services.ris_import import RisImportSummary
-from reviewdepth.services.screening import ScreeningSettings
-from reviewdepth.services.topics import TopicRecord
+from reviewdepth.services.files.asreview_import import AsreviewImportSummary
+from reviewdepth.services.files.covidence_import import CovidenceImportSummary
+from reviewdepth.services.files.imports import ImportSummary
+from reviewdepth.services.files.rayyan_import import RayyanImportSummary
+from reviewdepth.services.files.records_import import RecordsImportSummary
+from reviewdepth.services.files.ris_import import RisImportSummary
+from reviewdepth.services.review.audit_stream import ServedDocument
+from reviewdepth.services.review.judgments import JudgmentRecord
+from reviewdepth.services.review.screening import ScreeningSettings
 from reviewdepth.store import validation
 from reviewdepth.store.models import CONFLICT_RULES, STAGES, USER_ROLES
 from reviewdepth.store.validation import INT64_MAX
@@ -509,7 +511,7 @@ def _judgment_batch_schema(*, columns: bool, lean: bool = False) -> cs.CoreSchem
     identifier check (a Python call per value, a fifth of a 1,000-judgment batch's CPU). The caller must then check
     them in bulk (`validation.all_plain`, which says True only for values that check returns unchanged) and use the
     full validator when they are not all plain: what the two accept then agrees."""
-    from reviewdepth.services.batches import BatchItem
+    from reviewdepth.services.review.batches import BatchItem
 
     def optional(schema: cs.CoreSchema, default: object = None) -> cs.WithDefaultSchema:
         return cs.with_default_schema(schema, default=default)
@@ -745,7 +747,7 @@ class PlanHeader(BaseModel):
     scope: str
 
 
-# `services.sample_plan.sample_plan_figures`: the plan's own fields and what the service says beside them
+# `services.answers.sample_plan.sample_plan_figures`: the plan's own fields and what the service says beside them
 ELUSION_EXTRA: dict[str, Any] = {"frame": Literal["unreviewed"], "rate_source": str,
                                  "chance_at_cautious_rate": float | None, "command": str | None, "summary": str}
 UnreviewedPlanOut = dataclass_model(ElusionPlan, name="UnreviewedPlanOut", extra=ELUSION_EXTRA, base=PlanHeader)
@@ -767,9 +769,10 @@ class SamplePlanOut(RootModel[UnreviewedPlanOut | PopulationPlanOut | NothingToP
 
 
 # the depth report (`reviewdepth.report.model.Report`): generated from its sections, the one thing said here being
-# the shape of a heuristic rule's record on the team's portfolio (`services.portfolio.stopping_calibrations`),
+# the shape of a heuristic rule's record on the team's portfolio
+# (`services.evidence.calibration.stopping_calibrations`),
 # which the report carries as it was stored: the calibration's own keys, then the rule's summary as
-# `services.simulate` writes it, with its one-line text
+# `services.simulation.simulate` writes it, with its one-line text
 StoppingCalibration = dataclass_model(RuleSummary, name="StoppingCalibration", drop=("recall_quantiles",), extra={
     "id": int, "target": str, "confidence": float, "created_at": str, "description": str,
     "recall_at_stop": dict[str, float], "text": str})
@@ -792,7 +795,7 @@ MethodsOut = section_model(methods_text.Methods)
 
 
 class StopPlanHeader(BaseModel):
-    """What the stop plan was computed for (`services.stop_plan.TopicStopPlan`)."""
+    """What the stop plan was computed for (`services.answers.stop_plan.TopicStopPlan`)."""
 
     topic: str
     queue: str

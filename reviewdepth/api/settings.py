@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from reviewdepth.services.batches import IDEMPOTENCY_TTL_SECONDS
+from reviewdepth.services.review.batches import IDEMPOTENCY_TTL_SECONDS
 from reviewdepth.settings import Settings
 
 

@@ -10,7 +10,7 @@ Per replicate and rule the outcome is whether the rule stopped before the end, t
 never stopped), the recall F(k)/R there and the cost: documents judged, counted once each.
 
 Audit-stream rules (the evidence of `reviewdepth.estimation.monitor`). The audit stream is a seeded uniformly random
-permutation of the population, served as `reviewdepth.services.audit_stream.next_documents` serves it: one audit
+permutation of the population, served as `reviewdepth.services.review.audit_stream.next_documents` serves it: one audit
 document is due after every K ranked documents (after the review's prefix reaches jK, the j-th is served), and
 advancing the stream *passes* permutation elements already judged (ranks inside the prefix) at no cost and serves
 the first one that still needs a judgment. At a look at k the evidence is the first m elements of the permutation

@@ -329,7 +329,8 @@ class _BoundedCache(Generic[V]):
 
 
 # What each queue's replay decides once, kept across chunks by (queue digest, queue size, rule, design, the plan's
-# looks, sample size, target, confidence). A run goes chunk by chunk across its topics (`services.simulate`), and the
+# looks, sample size, target, confidence). A run goes chunk by chunk across its topics
+# (`services.simulation.simulate`), and the
 # replayers' own cache (`_replayer_for`, which holds whole queues) keeps only the last 16: with more topics every
 # chunk made these again (the point-process fit of each prefix rule, the elusion interval of each look). These
 # entries are small (an int; a rest rule's table is one int or byte per look and count), so many are kept.

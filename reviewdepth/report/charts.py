@@ -8,6 +8,7 @@ pay its ~0.5 s import."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import threading
 from collections.abc import Callable, Sequence
@@ -23,6 +24,15 @@ if TYPE_CHECKING:
 
 ChartKind = Literal["gain", "pr"]
 ChartFormat = Literal["svg", "png"]
+MEDIA_TYPES: dict[str, str] = {"svg": "image/svg+xml", "png": "image/png"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Plot:
+    """A rendered chart and the media type it is served as."""
+
+    content: bytes
+    media_type: Literal["image/svg+xml", "image/png"] | str
 
 SIZE_INCHES = (6.4, 3.6)
 DPI = 100

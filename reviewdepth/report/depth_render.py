@@ -299,7 +299,8 @@ def more_text(row: DepthRow) -> str:
     return text
 
 
-# a heuristic row's portfolio calibration (`reviewdepth.services.portfolio.stopping_calibrations`), in the CSV
+# a heuristic row's portfolio calibration (`reviewdepth.services.evidence.calibration.stopping_calibrations`), in the
+# CSV
 CALIBRATION_KEYS = ("id", "topics", "runs", "stops", "failures", "failure_rate", "failure_low", "failure_high",
                     "reviewed_ratio_median", "total_ratio_median", "never_stopped", "text")
 

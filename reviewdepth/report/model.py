@@ -1,6 +1,6 @@
 """The depth report: one plain-data object that every renderer (table, JSON, CSV, HTML) and both doors use.
 
-Nothing here computes; `reviewdepth.services.report.build_report` fills it. Every section is a frozen dataclass
+Nothing here computes; `reviewdepth.services.answers.report.build_report` fills it. Every section is a frozen dataclass
 (or a core result type reused as it is): the JSON writes its fields in order, the renderers read its attributes,
 and the API's response model is generated from it (`reviewdepth.api.schemas.section_model`), so a field added
 here reaches the table, JSON, CSV, HTML and OpenAPI with no second declaration (CONTRIBUTING: "Add a report
@@ -47,7 +47,7 @@ from reviewdepth.report.wording import reached_by
 Scalar = float | int | str | bool | None
 # a trec_eval or tar measure's value (NaN is written as null)
 Measure = float | int | str
-# a value of a portfolio calibration's record of one rule, as it was stored (`services.portfolio`)
+# a value of a portfolio calibration's record of one rule, as it was stored (`services.simulation.portfolio`)
 CalibrationValue = float | int | str | Mapping[str, float] | None
 
 OMIT_NONE = "reviewdepth.omit_none"
@@ -132,7 +132,7 @@ class CertifyCost:
 
 @dataclass(frozen=True)
 class SamplePlan:
-    """The elusion test's plan at the current cutoff (`services.sample_plan.sample_plan_figures`): the plan's
+    """The elusion test's plan at the current cutoff (`services.answers.sample_plan.sample_plan_figures`): the plan's
     figures (`estimation.planning.ElusionPlan`) and what the service says beside them."""
 
     frame: Literal["unreviewed"]

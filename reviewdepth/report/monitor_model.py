@@ -1,5 +1,5 @@
 """The monitor's answer for one topic, and the dashboard's list of them: plain data that the renderers
-(`reviewdepth.report.monitor_render`) and both doors use. Nothing here computes; `reviewdepth.services.monitor`
+(`reviewdepth.report.monitor_render`) and both doors use. Nothing here computes; `reviewdepth.services.answers.monitor`
 fills it."""
 
 from __future__ import annotations

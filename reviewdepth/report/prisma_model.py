@@ -1,4 +1,4 @@
-"""PRISMA 2020 screening counts of a topic as plain data (`reviewdepth.services.prisma` counts them; the depth
+"""PRISMA 2020 screening counts of a topic as plain data (`reviewdepth.services.answers.prisma` counts them; the depth
 report and ``reviewdepth prisma`` print them)."""
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """The answer of ``reviewdepth simulate``: how each stopping rule did when completed reviews were replayed. Plain data
-for the renderers (`reviewdepth.report.simulation_render`) and both doors; `reviewdepth.services.simulate` fills
+for the renderers (`reviewdepth.report.simulation_render`) and both doors; `reviewdepth.services.simulation.simulate`
+fills
 it."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The two-phase (TAR 1.0) validation section at a rank cutoff: one typed section that the depth report
 (`reviewdepth.report.model.Report.two_phase`, ``reviewdepth report --produce-to RANK``) and the validation document
 (`reviewdepth.report.validation_model.ValidationDocument.two_phase`) both carry, filled by one service function
-(`reviewdepth.services.two_phase.two_phase_of`) from the core's figures (`reviewdepth.estimation.two_phase`).
+(`reviewdepth.services.answers.two_phase.two_phase_of`) from the core's figures (`reviewdepth.estimation.two_phase`).
 Nothing here computes."""
 
 from __future__ import annotations

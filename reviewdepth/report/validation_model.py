@@ -2,7 +2,7 @@
 side for one topic and its stop decision — protocol settings, the evidence, the results, the cutoff and discard
 pile, the decision and the rule behind it, the plan, the chain head and provenance, and the caveats.
 
-Plain data, filled by `reviewdepth.services.validation.build_validation` from the *same* typed depth report
+Plain data, filled by `reviewdepth.services.answers.validation.build_validation` from the *same* typed depth report
 (`reviewdepth.report.model.Report`) that ``reviewdepth report`` prints, plus what a report does not carry: who
 coded each sample document and when, and the topic's audit streams. Nothing here computes; the few derived
 figures (a margin of error is the half-width of an interval the report gives; an elusion-rate bound is the

@@ -188,7 +188,7 @@ def to_certify(cost: CertifyCost) -> str:
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# the anytime-valid monitor (`reviewdepth.services.monitor`, `reviewdepth.estimation.monitor`)
+# the anytime-valid monitor (`reviewdepth.services.answers.monitor`, `reviewdepth.estimation.monitor`)
 
 
 def percent(confidence: float) -> str:

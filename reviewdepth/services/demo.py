@@ -9,10 +9,10 @@ from pathlib import Path
 from sqlalchemy import Engine, update
 
 from reviewdepth.report.model import Report
-from reviewdepth.services.imports import import_run
-from reviewdepth.services.judgments import record_judgments
-from reviewdepth.services.report import ReportOptions, build_report
-from reviewdepth.services.samples import draw_sample
+from reviewdepth.services.answers.report import ReportOptions, build_report
+from reviewdepth.services.files.imports import import_run
+from reviewdepth.services.review.judgments import record_judgments
+from reviewdepth.services.review.samples import draw_sample
 from reviewdepth.store.engine import create_engine_for, default_database_path
 from reviewdepth.store.models import Topic
 

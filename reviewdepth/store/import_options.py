@@ -1,6 +1,6 @@
 """What an import recorded in its ``options`` (`reviewdepth.store.models.ImportRecord.options`), read back.
 
-The options are ``key=value`` parts joined by ``;``, written by `reviewdepth.services.imports.record_import`. Two
+The options are ``key=value`` parts joined by ``;``, written by `reviewdepth.services.files.imports.record_import`. Two
 parts lead them, in this order, each a JSON value (so a topic or source name holding ``;`` or ``=`` reads back
 whole): ``topics=[...]``, the topics of its file an import took when it took only some; and ``source={"type": ...,
 "name": ...}``, where the records a population import stored were identified (PRISMA 2020's databases, registers

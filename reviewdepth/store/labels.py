@@ -14,7 +14,7 @@ decide a label; a document that only has such judgments stays unjudged. A screen
 A record flagged a **duplicate** of another (`reviewdepth dedupe --apply`: a judgment with ``decision =
 'duplicate'``) is excluded under every policy, whatever its votes say, until a later ``distinct`` marker
 (``dedupe --not-duplicate``) withdraws the flag; its reviewers' decisions were copied to the record kept
-(`reviewdepth.services.dedupe`), so the work is counted once.
+(`reviewdepth.services.files.dedupe`), so the work is counted once.
 
 Agreement counts include/exclude votes only; PRISMA counts a record with only maybes as screened, undecided
 (docs/review-quality.md, "Screening decisions").

@@ -50,9 +50,9 @@ NAMING_CONVENTION = {
 BigId = BigInteger().with_variant(Integer, "sqlite")
 
 ORDERING_POLICIES = ("given", "trec_eval")
-# Roles a user may give a judgment; ``void`` is written only by `reviewdepth.services.sample_void` and logs
+# Roles a user may give a judgment; ``void`` is written only by `reviewdepth.services.review.sample_void` and logs
 # the voiding of a sample in the chain (doc_id ``sample:<id>``), never a judgment of a document. ``audit``: a
-# document served from the topic's audit stream (`reviewdepth.services.audit_stream`).
+# document served from the topic's audit stream (`reviewdepth.services.review.audit_stream`).
 USER_ROLES = ("review", "sample", "qc", "adjudication", "audit")
 VOID_ROLE = "void"
 ROLES = (*USER_ROLES, VOID_ROLE)
@@ -60,7 +60,8 @@ ROLES = (*USER_ROLES, VOID_ROLE)
 # ``maybe`` is recorded but decides no label (``relevant`` NULL); ``skip`` is logged and leaves the document
 # unscreened. Screening stages: null is the default, ``title-abstract``. Conflict rules: null is ``rayyan``.
 DECISION_KINDS = ("maybe", "skip")
-# Written only by `reviewdepth dedupe --apply` (`reviewdepth.services.dedupe`): the record is a duplicate of another
+# Written only by `reviewdepth dedupe --apply` (`reviewdepth.services.files.dedupe`): the record is a duplicate of
+# another
 # record of its topic, excluded as such under every label policy (`reviewdepth.store.labels`), never a vote.
 DUPLICATE_DECISION = "duplicate"
 # ... and its withdrawal (`reviewdepth dedupe --not-duplicate`): the record counts in its own right again.
@@ -166,7 +167,8 @@ class RecordFields(Base):
 
 
 class TopicSummary(Base):
-    """A topic's dashboard monitor as last built (`reviewdepth.services.monitor`), for a new process to read instead
+    """A topic's dashboard monitor as last built (`reviewdepth.services.answers.monitor`), for a new process to read
+    instead
     of recomputing the queue: the report as JSON, under the settings it was built with, the topic's change marker
     then and the software that built it. Derived data: used only while all three still match, rebuilt otherwise."""
 
@@ -341,7 +343,7 @@ class SampleItem(Base):
 
 class AuditStream(Base):
     """A seeded random permutation of a queue's distinct documents, served to reviewers beside the ranked queue
-    (`reviewdepth.services.audit_stream`). Nothing is stored per document: the order is recomputed from ``seed``
+    (`reviewdepth.services.review.audit_stream`). Nothing is stored per document: the order is recomputed from ``seed``
     and the sorted doc ids (checked against ``population_digest``), so a re-ranking does not change it.
 
     ``every_k`` (one audit document after every k ranked documents reviewed) or ``rate`` (the audit share of all
@@ -420,7 +422,7 @@ JOB_STATUSES = ("queued", "running", "done", "failed", "cancelled")
 
 class PortfolioTopic(Base):
     """A completed (fully judged) topic marked as part of the team's reference set: the heuristic stopping rules
-    are calibrated by replaying these reviews (`reviewdepth.services.portfolio`)."""
+    are calibrated by replaying these reviews (`reviewdepth.services.simulation.portfolio`)."""
 
     __tablename__ = "portfolio_topics"
 
@@ -447,7 +449,8 @@ class Calibration(Base):
 
 
 class SimulationJob(Base):
-    """A simulation run in the background for the API (`reviewdepth.services.simulation_jobs`): ``request`` and
+    """A simulation run in the background for the API (`reviewdepth.services.simulation.simulation_jobs`): ``request``
+    and
     ``result`` are JSON; ``error`` the one-line reason of a failed job; progress counts replayed topics;
     ``created_by_key_id`` the API key that posted it (only it and admin keys see the job)."""
 
@@ -470,7 +473,7 @@ class SimulationJob(Base):
     progress_total: Mapped[int | None] = mapped_column(BigInteger)
     created_by_key_id: Mapped[int | None] = mapped_column(ForeignKey("api_keys.id", ondelete="SET NULL"))
     # renewed every few seconds by the server holding the job while it is queued or running; a stale one means that
-    # server died without marking it (`reviewdepth.services.simulation_jobs.expire_stale_jobs`)
+    # server died without marking it (`reviewdepth.services.simulation.simulation_jobs.expire_stale_jobs`)
     heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 

@@ -82,7 +82,7 @@ def _voted(topic_id: int, as_of: int | None, *, maybes: bool = False) -> Select[
 
 
 def flagged_duplicates(conn: Connection, topic_id: int, as_of: int | None = None) -> set[str]:
-    """The topic's records flagged a duplicate of another (`reviewdepth.services.dedupe`) and not withdrawn, up to
+    """The topic's records flagged a duplicate of another (`reviewdepth.services.files.dedupe`) and not withdrawn, up to
     ``as_of``: read through the partial index ``ix_judgments_screening`` (markers are screening rows)."""
     stmt = (select(Judgment.doc_id, Judgment.decision)
             .where(Judgment.topic_id == topic_id, text(SCREENING_FILTER),
@@ -117,7 +117,7 @@ def several_positions(conn: Connection, topic_id: int, as_of: int | None,
 def reviewers_per_document(conn: Connection, topic_id: int, as_of: int | None = None) -> dict[int, int]:
     """How many documents have 1, 2, 3, … distinct reviewers taking a position on them: a vote, or a maybe (a
     reviewer who answered maybe has screened the record too). A record flagged a duplicate is not counted: its
-    reviewers' decisions were copied to the record kept (`reviewdepth.services.dedupe`)."""
+    reviewers' decisions were copied to the record kept (`reviewdepth.services.files.dedupe`)."""
     packed = _packed_voter_counts(conn, topic_id, as_of)
     if packed is None:
         per_doc = _voted(topic_id, as_of, maybes=True).with_only_columns(
@@ -233,7 +233,7 @@ def load_votes(conn: Connection, topic_id: int, as_of: int | None = None, *,
     out = []
     flagged = flagged_duplicates(conn, topic_id, as_of) if votes else set()
     for key, by_reviewer in votes.items():
-        if key[0] in flagged:  # its decisions were copied to the record kept (`reviewdepth.services.dedupe`)
+        if key[0] in flagged:  # its decisions were copied to the record kept (`reviewdepth.services.files.dedupe`)
             continue
         undecided = [m for who, m in maybes.get(key, {}).items() if who not in by_reviewer]
         if len(by_reviewer) + len(undecided) >= min_reviewers:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reviewdepth.services.imports import import_run
-from reviewdepth.services.judgments import record_judgment
+from reviewdepth.services.files.imports import import_run
+from reviewdepth.services.review.judgments import record_judgment
 from tests.api.conftest import Api
 
 

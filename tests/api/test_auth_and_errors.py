@@ -5,7 +5,7 @@ from __future__ import annotations
 from typer.testing import CliRunner
 
 from reviewdepth.cli.app import create_cli
-from reviewdepth.services.keys import list_keys, revoke_key
+from reviewdepth.services.admin.keys import list_keys, revoke_key
 
 from .conftest import Api
 

@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
 from reviewdepth.api import ApiSettings, create_app
-from reviewdepth.services.keys import create_key
+from reviewdepth.services.admin.keys import create_key
 
 from .test_auth_and_errors import problem
 

@@ -18,7 +18,7 @@ import pytest
 from reviewdepth.api import recording
 from reviewdepth.api.routers import queues
 from reviewdepth.report.monitor_render import render_dashboard
-from reviewdepth.services import monitor
+from reviewdepth.services.answers import monitor
 
 from .conftest import Api
 from .test_auth_and_errors import problem
@@ -126,8 +126,7 @@ def test_concurrent_dashboard_requests_share_one_render(api: Api, monkeypatch: p
 def test_reports_are_built_off_the_event_loop_one_at_a_time(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 26: a report holds no event loop (/health answers meanwhile), identical requests share one
     computation, and a different report waits for the one running (one report's memory at a time)."""
-    from reviewdepth.services import report as report_service
-
+    from reviewdepth.services.answers import report as report_service
     topics(api)
     entered, release = threading.Event(), threading.Event()
     calls: list[tuple[str, ...]] = []
@@ -167,8 +166,7 @@ def test_reports_are_built_off_the_event_loop_one_at_a_time(api: Api, monkeypatc
 def test_validation_documents_are_built_off_the_event_loop(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
     """The validation document, like the report, is built in a thread through the renders' single flight: /health
     answers while it is computed."""
-    from reviewdepth.services import validation as validation_service
-
+    from reviewdepth.services.answers import validation as validation_service
     topics(api)
     entered, release = threading.Event(), threading.Event()
     monkeypatch.setattr(validation_service, "build_validation",
@@ -242,8 +240,7 @@ def test_a_json_ranking_is_parsed_off_the_event_loop(api: Api, monkeypatch: pyte
 
 def test_an_import_is_read_and_stored_off_the_event_loop(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
     """The import routes read the body on the loop (a chunk at a time) and run the importer in a worker thread."""
-    from reviewdepth.services import imports
-
+    from reviewdepth.services.files import imports
     entered, release = threading.Event(), threading.Event()
     monkeypatch.setattr(imports, "import_csv", blocking(entered, release, imports.import_csv))
     results: list[int] = []
@@ -262,8 +259,7 @@ def test_a_burst_of_topic_listings_shares_one_computation_off_the_event_loop(
     """``GET /topics`` and ``GET /topics/{t}`` read each topic's newest queue (20 listings at once of a
     2,000,000-entry topic cost +1.4 GB when each read it): identical requests share one computation, in a worker
     thread, while ``/health`` answers."""
-    from reviewdepth.services import topics
-
+    from reviewdepth.services.admin import topics
     api.client.post("/topics", json={"name": "T"}, headers=api.writer)
     reader = api.new_key("ben", "read")
     for path, name in (("/topics", "list_topics"), ("/topics/T", "get_topic")):
@@ -314,8 +310,8 @@ def test_only_audited_routes_run_on_the_event_loop(api: Api) -> None:
 
 
 @pytest.mark.parametrize(("path", "module", "name"), [
-    ("/topics/T/monitor?target=0.9", "reviewdepth.services.monitor", "build_monitor"),
-    ("/topics/T/plan?target=0.9", "reviewdepth.services.stop_plan", "topic_stop_plan"),
+    ("/topics/T/monitor?target=0.9", "reviewdepth.services.answers.monitor", "build_monitor"),
+    ("/topics/T/plan?target=0.9", "reviewdepth.services.answers.stop_plan", "topic_stop_plan"),
 ])
 def test_monitors_and_plans_run_one_at_a_time_and_share_identical_requests(
         api: Api, monkeypatch: pytest.MonkeyPatch, path: str, module: str, name: str) -> None:
@@ -324,8 +320,7 @@ def test_monitors_and_plans_run_one_at_a_time_and_share_identical_requests(
     asked meanwhile waits for it (one heavy computation's memory at a time)."""
     import importlib
 
-    from reviewdepth.services import report as report_service
-
+    from reviewdepth.services.answers import report as report_service
     topics(api)
     target_module = importlib.import_module(module)
     entered, release = threading.Event(), threading.Event()
@@ -369,8 +364,7 @@ def test_monitors_and_plans_run_one_at_a_time_and_share_identical_requests(
 def test_heavy_reads_beyond_the_bound_answer_503_with_retry_after(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 40: distinct heavy reads beyond the single flight's bound answer 503 with Retry-After at once, while
     an identical request still shares the running one (a burst waited minutes and timed out silently)."""
-    from reviewdepth.services import report as report_service
-
+    from reviewdepth.services.answers import report as report_service
     topics(api)
     entered, release = threading.Event(), threading.Event()
     monkeypatch.setattr(report_service, "build_report", blocking(entered, release, report_service.build_report))

@@ -29,15 +29,15 @@ from typing import Any
 
 import pytest
 
-from reviewdepth.services.audit_stream import create_stream, next_documents
-from reviewdepth.services.batches import BatchItem, record_batch
-from reviewdepth.services.imports import import_run
-from reviewdepth.services.keys import create_key
-from reviewdepth.services.monitor import build_dashboard
-from reviewdepth.services.rankings import RankedDocument, store_ranking
-from reviewdepth.services.report import ReportOptions, build_report
-from reviewdepth.services.samples import draw_sample
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.admin.keys import create_key
+from reviewdepth.services.admin.topics import create_topic
+from reviewdepth.services.answers.monitor import build_dashboard
+from reviewdepth.services.answers.report import ReportOptions, build_report
+from reviewdepth.services.files.imports import import_run
+from reviewdepth.services.files.rankings import RankedDocument, store_ranking
+from reviewdepth.services.review.audit_stream import create_stream, next_documents
+from reviewdepth.services.review.batches import BatchItem, record_batch
+from reviewdepth.services.review.samples import draw_sample
 
 from .server import Server, started_server
 

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from reviewdepth.api import ApiSettings, create_app
 from reviewdepth.cli.app import create_cli
-from reviewdepth.services.keys import create_key
+from reviewdepth.services.admin.keys import create_key
 from reviewdepth.store.models import Judgment
 
 from .test_auth_and_errors import problem

@@ -10,8 +10,8 @@ import httpx
 import pytest
 from sqlalchemy import Engine, func, select
 
-from reviewdepth.services.keys import create_key
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.admin.keys import create_key
+from reviewdepth.services.admin.topics import create_topic
 from reviewdepth.store.chain import verify_topic
 from reviewdepth.store.models import Judgment
 

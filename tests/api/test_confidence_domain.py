@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 from httpx import Response
 
-from reviewdepth.services.audit_stream import create_stream, next_documents
-from reviewdepth.services.batches import BatchItem, record_batch
-from reviewdepth.services.rankings import RankedDocument, store_ranking
-from reviewdepth.services.samples import draw_sample
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.admin.topics import create_topic
+from reviewdepth.services.files.rankings import RankedDocument, store_ranking
+from reviewdepth.services.review.audit_stream import create_stream, next_documents
+from reviewdepth.services.review.batches import BatchItem, record_batch
+from reviewdepth.services.review.samples import draw_sample
 
 from .conftest import Api
 from .test_auth_and_errors import problem

@@ -27,7 +27,7 @@ from typer.testing import CliRunner
 
 from reviewdepth.api import ApiSettings, create_app
 from reviewdepth.cli.app import create_cli
-from reviewdepth.services.keys import create_key
+from reviewdepth.services.admin.keys import create_key
 from reviewdepth.store import engine as engine_module
 from reviewdepth.store.models import Judgment
 

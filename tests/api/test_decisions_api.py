@@ -9,7 +9,7 @@ from pathlib import Path
 
 from sqlalchemy import func, select
 
-from reviewdepth.services.imports import import_run
+from reviewdepth.services.files.imports import import_run
 from reviewdepth.store.models import Judgment, Topic, TopicReason
 
 from .conftest import Api

@@ -227,7 +227,7 @@ def test_a_sqlite_database_locked_elsewhere_is_waited_for_in_the_threadpool(api:
 def test_long_batches_are_written_off_the_event_loop(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
     import anyio.to_thread
 
-    from reviewdepth.services.batches import record_batch
+    from reviewdepth.services.review.batches import record_batch
 
     ana = seeded(api)
     threaded: list[int] = []
@@ -254,7 +254,7 @@ def test_a_large_body_is_read_into_columns_with_the_same_answers(api: Api, monke
     nothing written by a refused one."""
     from sqlalchemy import text
 
-    from reviewdepth.services.batches import BatchColumns
+    from reviewdepth.services.review.batches import BatchColumns
 
     ana = api.new_key("ana", "write")
     assert api.client.post("/topics", json={"name": "t"}, headers=ana).status_code == 201

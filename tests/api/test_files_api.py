@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 from reviewdepth.api import ApiSettings, create_app
 from reviewdepth.cli.app import create_cli
 from reviewdepth.estimation.plural import counted
-from reviewdepth.services.keys import create_key
+from reviewdepth.services.admin.keys import create_key
 from reviewdepth.store.models import ImportRecord, Judgment, Queue, Topic, TopicReason
 
 from .conftest import Api

@@ -13,7 +13,8 @@ from sqlalchemy import Engine
 
 from reviewdepth.api import ApiSettings, create_app
 from reviewdepth.api.key_cache import KeyCache
-from reviewdepth.services.keys import KeyRecord, create_key, revoke_key
+from reviewdepth.services.admin.keys import create_key, revoke_key
+from reviewdepth.services.evidence.access import KeyRecord
 
 from .test_auth_and_errors import problem
 

@@ -1,5 +1,5 @@
 """``GET /topics/{topic}/monitor`` keeps its answer while the topic is unchanged
-(`reviewdepth.services.monitor_answers`): a second read is served from the kept answer, and every kind of write
+(`reviewdepth.services.answers.monitor_answers`): a second read is served from the kept answer, and every kind of write
 to the topic between two reads — a judgment through the API, a sample drawn, a sample voided, an audit stream
 voided, its population set — makes the next read compute again and answer what the service computes now.
 SQLite and PostgreSQL."""
@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from reviewdepth.services.audit_stream import void_stream
-from reviewdepth.services.monitor import build_monitor
-from reviewdepth.services.sample_void import void_sample
-from reviewdepth.services.samples import draw_sample
+from reviewdepth.services.answers.monitor import build_monitor
+from reviewdepth.services.review.audit_stream import void_stream
+from reviewdepth.services.review.sample_void import void_sample
+from reviewdepth.services.review.samples import draw_sample
 
 from .conftest import Api
 from .test_monitor_api import DOCS, topics

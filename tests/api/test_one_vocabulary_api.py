@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from sqlalchemy import func, select
 
-from reviewdepth.services.judgments import record_judgment
-from reviewdepth.services.rankings import RankedDocument, store_ranking
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.admin.topics import create_topic
+from reviewdepth.services.files.rankings import RankedDocument, store_ranking
+from reviewdepth.services.review.judgments import record_judgment
 from reviewdepth.store.models import ImportRecord, Judgment
 from tests.api.conftest import Api
 

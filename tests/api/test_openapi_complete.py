@@ -209,10 +209,10 @@ def test_evaluation_bodies_match_the_document(api: Api, document: dict[str, Any]
 
 def test_a_report_with_a_portfolio_calibration_matches_the_document(api: Api, document: dict[str, Any]) -> None:
     """The heuristic stopping rows carry a ``calibration`` once the team's portfolio is calibrated."""
-    from reviewdepth.services.batches import BatchItem, record_batch
-    from reviewdepth.services.portfolio import add_topics, calibrate
-    from reviewdepth.services.rankings import RankedDocument, store_ranking
-    from reviewdepth.services.topics import create_topic
+    from reviewdepth.services.admin.topics import create_topic
+    from reviewdepth.services.files.rankings import RankedDocument, store_ranking
+    from reviewdepth.services.review.batches import BatchItem, record_batch
+    from reviewdepth.services.simulation.portfolio import add_topics, calibrate
 
     # fully judged past reviews: a sharp knee, and relevant documents spread evenly
     shapes = {"B": (300, set(range(0, 30, 2))), "C": (240, set(range(0, 240, 12)))}

@@ -17,9 +17,9 @@ from typer.testing import CliRunner
 
 from reviewdepth.api import ApiSettings, create_app
 from reviewdepth.cli.app import create_cli
-from reviewdepth.services import database
-from reviewdepth.services.keys import create_key
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.admin import database
+from reviewdepth.services.admin.keys import create_key
+from reviewdepth.services.admin.topics import create_topic
 
 from .test_auth_and_errors import problem
 from .test_database_unavailable import UNAVAILABLE_RETRY_AFTER

@@ -15,7 +15,7 @@ import httpx
 import pytest
 from sqlalchemy import Engine
 
-from reviewdepth.services.keys import create_key
+from reviewdepth.services.admin.keys import create_key
 
 from .server import Server, started_server
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from reviewdepth.report.render import render
-from reviewdepth.services.report import ReportOptions, build_report
+from reviewdepth.services.answers.report import ReportOptions, build_report
 from tests.api.conftest import Api
 
 

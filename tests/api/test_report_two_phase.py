@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from reviewdepth.report.render import render
-from reviewdepth.services.report import ReportOptions, build_report
+from reviewdepth.services.answers.report import ReportOptions, build_report
 from tests.api.conftest import Api
 from tests.api.test_validation_route import _topic
 

@@ -29,9 +29,9 @@ from schemathesis import checks
 from sqlalchemy import Engine, delete, update
 
 from reviewdepth.api import ApiSettings, create_app
-from reviewdepth.services.keys import create_key
-from reviewdepth.services.rankings import RankedDocument, store_ranking
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.admin.keys import create_key
+from reviewdepth.services.admin.topics import create_topic
+from reviewdepth.services.files.rankings import RankedDocument, store_ranking
 from reviewdepth.store.models import ApiIdempotency, Judgment, Sample, Topic
 
 from .server import started_server

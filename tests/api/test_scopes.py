@@ -8,7 +8,8 @@ from sqlalchemy import func, select
 from typer.testing import CliRunner
 
 from reviewdepth.cli.app import create_cli
-from reviewdepth.services.keys import SCOPES, list_keys
+from reviewdepth.services.admin.keys import list_keys
+from reviewdepth.services.evidence.access import SCOPES
 from reviewdepth.store.models import Judgment
 
 from .conftest import Api

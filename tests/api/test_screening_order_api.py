@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reviewdepth.services.topics import create_topic, get_topic
+from reviewdepth.services.admin.topics import create_topic, get_topic
 
 from .conftest import Api
 from .test_auth_and_errors import problem

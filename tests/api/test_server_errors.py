@@ -12,8 +12,8 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine, event, func, select
 
-from reviewdepth.services.rankings import RankedDocument, store_ranking
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.admin.topics import create_topic
+from reviewdepth.services.files.rankings import RankedDocument, store_ranking
 from reviewdepth.store.busy import DatabaseFull, full_error, transient_error
 from reviewdepth.store.models import Judgment
 
@@ -22,7 +22,7 @@ from .conftest import Api
 
 def test_an_unclassified_error_logs_one_line_and_names_its_request(api: Api, monkeypatch: pytest.MonkeyPatch,
                                                                    caplog: pytest.LogCaptureFixture) -> None:
-    import reviewdepth.services.topics as topics_service
+    import reviewdepth.services.admin.topics as topics_service
 
     def broken(*_args: Any, **_kwargs: Any) -> None:
         raise RuntimeError("something nobody classified\nsecond line of detail")

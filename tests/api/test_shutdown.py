@@ -14,11 +14,11 @@ from typing import Any
 import httpx
 from sqlalchemy import Engine
 
-from reviewdepth.services.batches import BatchItem, record_batch
-from reviewdepth.services.keys import create_key
-from reviewdepth.services.rankings import RankedDocument, store_ranking
-from reviewdepth.services.simulation_jobs import get_job
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.admin.keys import create_key
+from reviewdepth.services.admin.topics import create_topic
+from reviewdepth.services.files.rankings import RankedDocument, store_ranking
+from reviewdepth.services.review.batches import BatchItem, record_batch
+from reviewdepth.services.simulation.simulation_jobs import get_job
 
 from .server import Server, started_server
 
@@ -101,7 +101,7 @@ def test_sigkill_leaves_no_job_running_for_ever(engine: Engine, empty_db_url: st
     of its running job was renewed."""
     from sqlalchemy import select
 
-    from reviewdepth.services.simulation_jobs import rerun_job
+    from reviewdepth.services.simulation.simulation_jobs import rerun_job
     from reviewdepth.store.models import SimulationJob
 
     def beat(job_id: int) -> Any:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from reviewdepth.api.schemas import StopPlanOut
-from reviewdepth.services.simulate import build_plan, run_simulation, store_source
+from reviewdepth.services.simulation.simulate import build_plan, run_simulation, store_source
 
 from .conftest import Api
 from .test_auth_and_errors import problem

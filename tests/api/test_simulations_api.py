@@ -12,12 +12,12 @@ from typing import Any
 
 from sqlalchemy import func, select, update
 
-from reviewdepth.services.batches import BatchItem, record_batch
-from reviewdepth.services.keys import create_key
-from reviewdepth.services.rankings import RankedDocument, store_ranking
-from reviewdepth.services.simulate import build_plan, run_simulation, store_source
-from reviewdepth.services.simulation_jobs import SimulationRequest, create_job, interrupt_jobs, run_job
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.admin.keys import create_key
+from reviewdepth.services.admin.topics import create_topic
+from reviewdepth.services.files.rankings import RankedDocument, store_ranking
+from reviewdepth.services.review.batches import BatchItem, record_batch
+from reviewdepth.services.simulation.simulate import build_plan, run_simulation, store_source
+from reviewdepth.services.simulation.simulation_jobs import SimulationRequest, create_job, interrupt_jobs, run_job
 from reviewdepth.store.models import SimulationJob
 
 from .conftest import Api

@@ -17,7 +17,7 @@ import pytest
 from sqlalchemy import Engine
 
 from reviewdepth.api.settings import ApiSettings
-from reviewdepth.services.keys import create_key
+from reviewdepth.services.admin.keys import create_key
 
 from .server import Server, started_server
 

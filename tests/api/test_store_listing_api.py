@@ -3,11 +3,11 @@ of the services that ``reviewdepth topics`` and ``queue list`` print."""
 
 from __future__ import annotations
 
-from reviewdepth.services.batches import BatchItem, record_batch
-from reviewdepth.services.monitor import build_monitor
-from reviewdepth.services.queues import list_queues
-from reviewdepth.services.rankings import RankedDocument, store_ranking
-from reviewdepth.services.topics import create_topic, list_topics
+from reviewdepth.services.admin.topics import create_topic, list_topics
+from reviewdepth.services.answers.monitor import build_monitor
+from reviewdepth.services.answers.queues import list_queues
+from reviewdepth.services.files.rankings import RankedDocument, store_ranking
+from reviewdepth.services.review.batches import BatchItem, record_batch
 
 from .conftest import Api
 from .test_auth_and_errors import problem

@@ -7,8 +7,8 @@ import io
 import json
 
 from reviewdepth.report.validation_render import render_document
-from reviewdepth.services.report import ReportOptions
-from reviewdepth.services.validation import build_validation
+from reviewdepth.services.answers.report import ReportOptions
+from reviewdepth.services.answers.validation import build_validation
 from tests.api.conftest import Api
 
 

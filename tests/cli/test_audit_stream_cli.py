@@ -11,8 +11,8 @@ from sqlalchemy import func, select
 from typer.testing import CliRunner
 
 from reviewdepth.cli.app import create_cli
-from reviewdepth.services.audit_stream import audit_doc_ids, load_audit
 from reviewdepth.services.demo import DEMO_TOPIC, demo_labels
+from reviewdepth.services.review.audit_stream import audit_doc_ids, load_audit
 from reviewdepth.store.engine import create_engine_for
 from reviewdepth.store.models import AuditStream
 

@@ -10,12 +10,12 @@ from sqlalchemy import Engine, func, select
 from typer.testing import CliRunner
 
 from reviewdepth.cli.app import create_cli
-from reviewdepth.services.audit_stream import create_stream, next_documents
-from reviewdepth.services.batches import BatchItem, record_batch
-from reviewdepth.services.portfolio import add_topics
-from reviewdepth.services.rankings import RankedDocument, store_ranking
-from reviewdepth.services.samples import draw_sample
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.admin.topics import create_topic
+from reviewdepth.services.files.rankings import RankedDocument, store_ranking
+from reviewdepth.services.review.audit_stream import create_stream, next_documents
+from reviewdepth.services.review.batches import BatchItem, record_batch
+from reviewdepth.services.review.samples import draw_sample
+from reviewdepth.services.simulation.portfolio import add_topics
 from reviewdepth.store.models import Calibration
 
 DOCS = [f"d{i:02d}" for i in range(40)]

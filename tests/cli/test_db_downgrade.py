@@ -10,7 +10,7 @@ from sqlalchemy import Engine, inspect
 from typer.testing import CliRunner
 
 from reviewdepth.cli.app import create_cli
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.admin.topics import create_topic
 from reviewdepth.store import migrate
 from reviewdepth.store.engine import create_engine_for
 

@@ -128,7 +128,8 @@ def console_script() -> str:
 # database, the tar suite, the report models and renderers other than trec_eval's lines
 NOT_AT_START = ("typer", "click", "rich", "sqlalchemy", "scipy", "jinja2", "reviewdepth.store",
                 "reviewdepth.estimation", "reviewdepth.measures.tar", "reviewdepth.measures.tar_suite",
-                "reviewdepth.measures.depth", "reviewdepth.services.evaluate_tar", "reviewdepth.report.model",
+                "reviewdepth.measures.depth", "reviewdepth.services.evaluation.evaluate_tar",
+                "reviewdepth.report.model",
                 "reviewdepth.report.tar_model", "reviewdepth.report.tar_output", "reviewdepth.report.monitor_model",
                 "reviewdepth.report.compare_model", "reviewdepth.report.simulation_model")
 ALLOWED_CLI = {"reviewdepth.cli", "reviewdepth.cli.app", "reviewdepth.cli.eval_cmd", "reviewdepth.cli.output",

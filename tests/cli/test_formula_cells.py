@@ -19,9 +19,9 @@ from typer.testing import CliRunner
 
 from reviewdepth.cli.app import create_cli
 from reviewdepth.formats.cells import FORMULA_TRIGGERS, neutralised, restored
-from reviewdepth.services.judgments import list_judgments, record_judgments
-from reviewdepth.services.rankings import RankedDocument, store_ranking
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.admin.topics import create_topic
+from reviewdepth.services.files.rankings import RankedDocument, store_ranking
+from reviewdepth.services.review.judgments import list_judgments, record_judgments
 
 PAYLOADS = ['=HYPERLINK("http://example.invalid/x","click")', "+1+1", "-2+3", "@SUM(1,2)", "\t=1+1", "\r=1+1",
             "=cmd|' /C calc'!A0", "'=already marked", "''+twice", "plain note", "'just an apostrophe"]

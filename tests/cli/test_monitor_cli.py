@@ -15,11 +15,11 @@ from typer.testing import CliRunner
 
 from reviewdepth.cli import monitor_cmds
 from reviewdepth.cli.app import create_cli
-from reviewdepth.services.audit_stream import create_stream, next_documents
-from reviewdepth.services.batches import BatchItem, record_batch
-from reviewdepth.services.monitor import build_monitor
-from reviewdepth.services.rankings import RankedDocument, store_ranking
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.admin.topics import create_topic
+from reviewdepth.services.answers.monitor import build_monitor
+from reviewdepth.services.files.rankings import RankedDocument, store_ranking
+from reviewdepth.services.review.audit_stream import create_stream, next_documents
+from reviewdepth.services.review.batches import BatchItem, record_batch
 
 DOCS = [f"d{i:02d}" for i in range(40)]
 RELEVANT = {"d00", "d01", "d02", "d04", "d07", "d24"}

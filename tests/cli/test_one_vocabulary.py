@@ -15,11 +15,11 @@ from typer.testing import CliRunner
 
 from reviewdepth.cli.app import create_cli
 from reviewdepth.formats.exports import LABEL_FORMATS
-from reviewdepth.services.judgments import list_judgments, record_judgment
-from reviewdepth.services.queues import queue_labels
-from reviewdepth.services.rankings import RankedDocument, store_ranking
-from reviewdepth.services.screening import screening_settings
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.admin.topics import create_topic
+from reviewdepth.services.answers.queues import queue_labels
+from reviewdepth.services.files.rankings import RankedDocument, store_ranking
+from reviewdepth.services.review.judgments import list_judgments, record_judgment
+from reviewdepth.services.review.screening import screening_settings
 from reviewdepth.store.engine import create_engine_for
 from reviewdepth.store.labels import POLICIES
 from reviewdepth.store.models import Judgment

@@ -49,7 +49,7 @@ def test_two_queues_on_one_chart(tmp_path: Path) -> None:
 
 def test_run_curves_by_hand() -> None:
     from reviewdepth.report.model import Gain
-    from reviewdepth.services.plots import run_curves
+    from reviewdepth.services.evaluation.run_plots import run_curves
 
     gain, pr = run_curves([0, 1, 1, 0, 1], 4)
     assert gain == Gain(depth=[1, 2, 3, 4, 5], found=[0, 1, 2, 2, 3], relevant_estimate=4)

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from reviewdepth.cli.app import create_cli
 from reviewdepth.estimation.rules import EVALUATED
-from reviewdepth.services.portfolio import calibrated_rules, latest_calibration, list_portfolio
+from reviewdepth.services.simulation.portfolio import calibrated_rules, latest_calibration, list_portfolio
 
 from ..services.test_portfolio import make_topic
 

@@ -17,8 +17,8 @@ from sqlalchemy import Engine
 from typer.testing import CliRunner
 
 from reviewdepth.cli.app import create_cli
-from reviewdepth.services.batches import BatchItem, record_batch
-from reviewdepth.services.imports import import_run
+from reviewdepth.services.files.imports import import_run
+from reviewdepth.services.review.batches import BatchItem, record_batch
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "clef2019"
 FILES = ("--qrels", str(DATA / "CD012551.abs.qrels"), "--run", str(DATA / "CD012551.sheffield-baseline.run"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sqlalchemy import Engine
 
-from reviewdepth.services.topics import create_topic, get_topic
+from reviewdepth.services.admin.topics import create_topic, get_topic
 
 from .test_store_listing_cli import invoke, one_error_line
 

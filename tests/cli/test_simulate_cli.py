@@ -19,9 +19,9 @@ from reviewdepth.cli.app import create_cli
 from reviewdepth.estimation.replay import CHUNK, rules_for
 from reviewdepth.report.render import render
 from reviewdepth.report.simulation_model import SimulationReport
-from reviewdepth.services.batches import BatchItem, record_batch
-from reviewdepth.services.imports import import_qrels, import_run
-from reviewdepth.services.simulate import build_plan, file_source, run_simulation
+from reviewdepth.services.files.imports import import_qrels, import_run
+from reviewdepth.services.review.batches import BatchItem, record_batch
+from reviewdepth.services.simulation.simulate import build_plan, file_source, run_simulation
 from reviewdepth.store.models import Judgment, Queue, Topic
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "clef2019"

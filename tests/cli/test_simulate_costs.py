@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from reviewdepth.cli.app import create_cli
 from reviewdepth.estimation.replay import replay
-from reviewdepth.services.simulate import build_plan, file_source, run_simulation, topic_key
+from reviewdepth.services.simulation.simulate import build_plan, file_source, run_simulation, topic_key
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "clef2019"
 QRELS = str(DATA / "CD012551.abs.qrels")

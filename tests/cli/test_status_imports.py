@@ -18,11 +18,11 @@ import numpy as np
 import pytest
 from sqlalchemy import Engine
 
-from reviewdepth.services.audit_stream import create_stream, next_documents
-from reviewdepth.services.batches import BatchItem, record_batch
-from reviewdepth.services.rankings import RankedDocument, store_ranking
-from reviewdepth.services.samples import draw_sample
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.admin.topics import create_topic
+from reviewdepth.services.files.rankings import RankedDocument, store_ranking
+from reviewdepth.services.review.audit_stream import create_stream, next_documents
+from reviewdepth.services.review.batches import BatchItem, record_batch
+from reviewdepth.services.review.samples import draw_sample
 
 # what no CLI status command may load; the services behind the API's routes may not load scipy.stats either
 NOT_IN_CLI = ("scipy.stats", "fastapi", "starlette", "uvicorn", "matplotlib", "alembic", "httpx", "jinja2",
@@ -58,7 +58,7 @@ SERVICES = """
 import json, sys
 forbidden = json.loads(sys.argv[1])
 from reviewdepth.report.monitor_render import render_dashboard
-from reviewdepth.services.monitor import build_dashboard, build_monitor
+from reviewdepth.services.answers.monitor import build_dashboard, build_monitor
 from reviewdepth.store.engine import create_engine_for
 engine = create_engine_for(sys.argv[2])
 for topic in ("ranked", "sampled"):

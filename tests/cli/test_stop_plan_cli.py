@@ -74,7 +74,7 @@ def test_plan_route(store: tuple[str, int]) -> None:
     from sqlalchemy import create_engine
 
     from reviewdepth.api import ApiSettings, create_app
-    from reviewdepth.services.keys import create_key
+    from reviewdepth.services.admin.keys import create_key
 
     db, found = store
     engine = create_engine(db)

@@ -13,9 +13,9 @@ from sqlalchemy import Engine, func, select
 from typer.testing import CliRunner
 
 from reviewdepth.cli.app import create_cli
-from reviewdepth.services.monitor import build_monitor, topic_statuses
-from reviewdepth.services.queues import list_queues
-from reviewdepth.services.topics import create_topic, list_topics
+from reviewdepth.services.admin.topics import create_topic, list_topics
+from reviewdepth.services.answers.monitor import build_monitor, topic_statuses
+from reviewdepth.services.answers.queues import list_queues
 from reviewdepth.store.models import ImportRecord, Judgment, Queue, QueueEntry, Topic
 
 

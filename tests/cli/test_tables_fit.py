@@ -11,8 +11,8 @@ from sqlalchemy import Engine
 from typer.testing import CliRunner
 
 from reviewdepth.cli.app import create_cli
+from reviewdepth.services.admin.topics import create_topic
 from reviewdepth.services.demo import DEMO_TOPIC, run_demo
-from reviewdepth.services.topics import create_topic
 
 
 def _run(*args: str) -> str:

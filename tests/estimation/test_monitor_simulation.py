@@ -10,7 +10,7 @@ often than α (measured: 0.30 with n = 100 and a look after every 2 documents, 4
 
 The simulation's decisions are also replayed against the functions the product calls (`monitor.monitor`,
 `stopping.qbcb`, `stopping.target_method`, `stopping.elusion_rule`) and its audit stream against a literal
-replay of the serving rule of `services.audit_stream.next_documents`.
+replay of the serving rule of `services.review.audit_stream.next_documents`.
 """
 
 from __future__ import annotations

@@ -176,7 +176,7 @@ def test_new_heuristics_are_heuristic_everywhere() -> None:
                                                  "2399-rule", "batch-precision", "point-process")} == \
         {"consecutive-irrelevant": 10, "consecutive-irrelevant-50": 11, "consecutive-irrelevant-250": 12,
          "consecutive-irrelevant-500": 13, "2399-rule": 14, "batch-precision": 15, "point-process": 16}
-    from reviewdepth.services.portfolio import calibrated_rules
+    from reviewdepth.services.simulation.portfolio import calibrated_rules
 
     assert {"2399-rule", "batch-precision", "consecutive-irrelevant-50", "consecutive-irrelevant-500"} <= \
         set(calibrated_rules("audit"))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from reviewdepth.report.render import render
-from reviewdepth.services.evaluate_tar import TarEvaluation, TarOptions, evaluate_tar_files
+from reviewdepth.services.evaluation.evaluate_tar import TarEvaluation, TarOptions, evaluate_tar_files
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "clef-tar-2017"
 RUNS = ("waterloo.A-rank-normal", "waterloo.B-thresh-normal", "amc.run", "ecnu.run2", "qut.result_bool_es_test",

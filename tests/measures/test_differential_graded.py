@@ -25,7 +25,7 @@ from reviewdepth.formats.errors import InputError
 from reviewdepth.formats.trec import parse_qrels, parse_run
 from reviewdepth.measures.suite import MeasureError, MeasureSpec
 from reviewdepth.report.render import render
-from reviewdepth.services.evaluate import EvalOptions, evaluate_columns, evaluate_files
+from reviewdepth.services.evaluation.evaluate import EvalOptions, evaluate_columns, evaluate_files
 
 QIDS = ["1", "01", "10", "9"]
 DOCS = [f"d{i}" for i in range(14)] + ["D2", "a", "b"]

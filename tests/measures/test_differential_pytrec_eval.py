@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from reviewdepth.formats.trec import parse_qrels, parse_run
-from reviewdepth.services.evaluate import EvalOptions, evaluate_columns
+from reviewdepth.services.evaluation.evaluate import EvalOptions, evaluate_columns
 
 QIDS = ["1", "01", "10", "9", "a", "B"]
 DOCS = ["d1", "d10", "d9", "D2", "a", "b", "x-1", "x_2", "zz", "d100", "e", "f"]

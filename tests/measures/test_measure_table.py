@@ -10,7 +10,7 @@ import pytest
 from reviewdepth.measures import table, trec
 from reviewdepth.measures.suite import MeasureError, MeasureSpec
 from reviewdepth.report.render import render
-from reviewdepth.services.evaluate import EvalOptions, evaluate_files
+from reviewdepth.services.evaluation.evaluate import EvalOptions, evaluate_files
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "measures.md"
 

@@ -10,7 +10,7 @@ from reviewdepth.formats.trec import parse_qrels, parse_run
 from reviewdepth.measures import trec
 from reviewdepth.measures.ranking import NOT_IN_QRELS, UNJUDGED, RankedQueries
 from reviewdepth.measures.segments import sequential_sums, suffix_max
-from reviewdepth.services.evaluate import EvalOptions, evaluate_columns
+from reviewdepth.services.evaluation.evaluate import EvalOptions, evaluate_columns
 
 
 def run_eval(qrels: str, run: str, **kw: object) -> dict[str, dict[str, float | int]]:

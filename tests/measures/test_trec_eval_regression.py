@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from reviewdepth.report.render import render
-from reviewdepth.services.evaluate import EvalOptions, evaluate_files
+from reviewdepth.services.evaluation.evaluate import EvalOptions, evaluate_files
 
 CASES = [
     ("out.test", "qrels.test", "results.test", EvalOptions(), False),

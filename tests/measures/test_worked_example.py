@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewdepth.services.evaluate import EvalOptions, evaluate_files
+from reviewdepth.services.evaluation.evaluate import EvalOptions, evaluate_files
 
 ALL = EvalOptions(measures=["all"])
 

@@ -15,9 +15,9 @@ from sqlalchemy import Engine
 from reviewdepth.report.charts import chart_figure, render_chart
 from reviewdepth.report.depth_render import render_html
 from reviewdepth.report.model import Gain, GainMarker, PrecisionRecall
-from reviewdepth.services.imports import import_run
-from reviewdepth.services.judgments import record_judgments
-from reviewdepth.services.report import ReportOptions, build_report
+from reviewdepth.services.answers.report import ReportOptions, build_report
+from reviewdepth.services.files.imports import import_run
+from reviewdepth.services.review.judgments import record_judgments
 
 SVG = "{http://www.w3.org/2000/svg}"
 BAND_RGB = (0x9E, 0xCA, 0xE1)
@@ -128,7 +128,7 @@ def test_html_page_fits_a_window_and_a_phone(engine: Engine, tmp_path: Path) -> 
     answer is one paragraph a sentence (no terminal line breaks); the depth table leaves the text that every row
     shares to a note under it; every cell carries its header for the phone layout."""
     from reviewdepth.report.depth_render import answer_lines
-    from reviewdepth.services.samples import draw_sample
+    from reviewdepth.services.review.samples import draw_sample
 
     run = tmp_path / "t.run"
     run.write_text("".join(f"t Q0 d{i} {i + 1} {300 - i} sys\n" for i in range(300)))

@@ -17,11 +17,11 @@ from reviewdepth.cli.app import create_cli
 from reviewdepth.measures.suite import Evaluation
 from reviewdepth.report.render import FORMATS, Result, formats_of, render, rich_view
 from reviewdepth.report.tar_model import TarEvaluation
-from reviewdepth.services.evaluate import EvalOptions, evaluate_files
-from reviewdepth.services.evaluate_tar import TarOptions, evaluate_tar_files
-from reviewdepth.services.imports import import_run
-from reviewdepth.services.judgments import record_judgments
-from reviewdepth.services.report import ReportOptions, build_report
+from reviewdepth.services.answers.report import ReportOptions, build_report
+from reviewdepth.services.evaluation.evaluate import EvalOptions, evaluate_files
+from reviewdepth.services.evaluation.evaluate_tar import TarOptions, evaluate_tar_files
+from reviewdepth.services.files.imports import import_run
+from reviewdepth.services.review.judgments import record_judgments
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 

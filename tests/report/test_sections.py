@@ -20,10 +20,10 @@ from sqlalchemy import Engine
 from reviewdepth.report.depth_render import render_csv, render_html
 from reviewdepth.report.model import FLATTEN, OMIT_NONE, Report
 from reviewdepth.report.render import render
-from reviewdepth.services.batches import BatchItem, record_batch
-from reviewdepth.services.imports import import_run
-from reviewdepth.services.report import ReportOptions, build_report
-from reviewdepth.services.samples import draw_sample
+from reviewdepth.services.answers.report import ReportOptions, build_report
+from reviewdepth.services.files.imports import import_run
+from reviewdepth.services.review.batches import BatchItem, record_batch
+from reviewdepth.services.review.samples import draw_sample
 
 # Where each section of `Report` is printed: (its sections in the CSV, a title in the table, a heading or marker of
 # the HTML page); "{value}" stands for the field's own value. None: not in that format, and why.
@@ -243,11 +243,12 @@ def test_the_written_keys_follow_the_markers() -> None:
 
 
 def test_a_plot_draws_the_reports_chart(engine: Engine, tmp_path: Path) -> None:
-    """`reviewdepth plot` builds only the curves (`services.report.build_curves`), not the whole report: the same
+    """`reviewdepth plot` builds only the curves (`services.answers.report.build_curves`), not the whole report: the
+    same
     bytes as the report's own chart."""
     from reviewdepth.report.charts import chart_title, render_chart
     from reviewdepth.report.depth_render import main_target
-    from reviewdepth.services.plots import build_plot
+    from reviewdepth.services.answers.plots import build_plot
 
     report = _reports(engine, tmp_path)[0]
     for kind in ("gain", "pr"):

@@ -1,6 +1,6 @@
 """Issue 29, item 2 in the depth report: ``reviewdepth report TOPIC --produce-to RANK`` (and the API report route's
 ``produce_to``) adds the typed two-phase section, the very section the validation document carries (one
-computation: `reviewdepth.services.two_phase.two_phase_of`); without the option the report is unchanged, byte
+computation: `reviewdepth.services.answers.two_phase.two_phase_of`); without the option the report is unchanged, byte
 for byte, and has no ``two_phase`` key."""
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from typer.testing import CliRunner
 from reviewdepth.cli.app import create_cli
 from reviewdepth.estimation.two_phase import StratumSample, TwoPhaseCounts, two_phase_estimate
 from reviewdepth.report.render import render
-from reviewdepth.services.batches import BatchItem, record_batch
-from reviewdepth.services.imports import import_run
-from reviewdepth.services.report import ReportOptions, build_report
-from reviewdepth.services.samples import draw_sample
-from reviewdepth.services.validation import build_validation
+from reviewdepth.services.answers.report import ReportOptions, build_report
+from reviewdepth.services.answers.validation import build_validation
+from reviewdepth.services.files.imports import import_run
+from reviewdepth.services.review.batches import BatchItem, record_batch
+from reviewdepth.services.review.samples import draw_sample
 
 SIZE, REVIEWED, CUTOFF = 90, 30, 50
 

@@ -17,11 +17,11 @@ import pytest
 from sqlalchemy import Engine
 
 from reviewdepth.report.validation_render import render_pdf
-from reviewdepth.services.imports import import_run
-from reviewdepth.services.judgments import record_judgments
-from reviewdepth.services.report import ReportOptions
-from reviewdepth.services.samples import draw_sample
-from reviewdepth.services.validation import build_validation
+from reviewdepth.services.answers.report import ReportOptions
+from reviewdepth.services.answers.validation import build_validation
+from reviewdepth.services.files.imports import import_run
+from reviewdepth.services.review.judgments import record_judgments
+from reviewdepth.services.review.samples import draw_sample
 
 POINTS_PER_MM = 72 / 25.4
 APPENDIX_FONT_SIZE = 7.0

@@ -22,9 +22,9 @@ from typer.testing import CliRunner
 
 from reviewdepth.cli.app import create_cli
 from reviewdepth.report.validation_model import ValidationDocument
-from reviewdepth.services.imports import import_run
-from reviewdepth.services.judgments import record_judgments
-from reviewdepth.services.samples import draw_sample
+from reviewdepth.services.files.imports import import_run
+from reviewdepth.services.review.judgments import record_judgments
+from reviewdepth.services.review.samples import draw_sample
 from tests.conftest import shared_data
 
 TOPIC = "CD009579"

@@ -11,10 +11,10 @@ from sqlalchemy import Engine
 from typer.testing import CliRunner
 
 from reviewdepth.cli.app import create_cli
+from reviewdepth.services.answers.monitor import build_monitor
 from reviewdepth.services.errors import NotFound
-from reviewdepth.services.imports import import_run
-from reviewdepth.services.judgments import list_judgments, record_judgment
-from reviewdepth.services.monitor import build_monitor
+from reviewdepth.services.files.imports import import_run
+from reviewdepth.services.review.judgments import list_judgments, record_judgment
 
 NEVER = "99999999"
 

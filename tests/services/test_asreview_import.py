@@ -22,8 +22,8 @@ from typer.testing import CliRunner
 
 from reviewdepth.cli.app import create_cli
 from reviewdepth.formats.errors import InputError
-from reviewdepth.services.asreview_import import REPLACED_NOTE, import_asreview
 from reviewdepth.services.errors import Conflict
+from reviewdepth.services.files.asreview_import import REPLACED_NOTE, import_asreview
 from reviewdepth.store.models import ImportRecord, Judgment, Queue, QueueEntry, Topic
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "asreview"
@@ -178,7 +178,7 @@ def test_cli_import_asreview_and_refusal(engine: Engine, tmp_path: Path) -> None
 def test_asreview_csv_export_ranking_and_row_counts(engine: Engine, tmp_path: Path) -> None:
     """An ASReview CSV export: ``asreview_ranking`` becomes the queue without --map, and the summary accounts for
     every row (stored + skipped unlabelled = rows)."""
-    from reviewdepth.services.imports import import_csv
+    from reviewdepth.services.files.imports import import_csv
 
     ranks = [4, 1, 6, 2, 5, 3]
     labels = ["1", "", "0", "", "", "1"]

@@ -14,7 +14,10 @@ import pytest
 from sqlalchemy import Engine, func, select
 
 from reviewdepth.estimation.audit_order import audit_permutation, population_digest, sorted_population
-from reviewdepth.services.audit_stream import (
+from reviewdepth.services.admin.topics import create_topic
+from reviewdepth.services.errors import Conflict, Invalid, NotFound
+from reviewdepth.services.files.rankings import RankedDocument, store_ranking
+from reviewdepth.services.review.audit_stream import (
     AuditEvidence,
     audit_doc_ids,
     audit_due,
@@ -25,11 +28,8 @@ from reviewdepth.services.audit_stream import (
     show_stream,
     void_stream,
 )
-from reviewdepth.services.batches import BatchItem, record_batch
-from reviewdepth.services.errors import Conflict, Invalid, NotFound
-from reviewdepth.services.judgments import list_judgments
-from reviewdepth.services.rankings import RankedDocument, store_ranking
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.review.batches import BatchItem, record_batch
+from reviewdepth.services.review.judgments import list_judgments
 from reviewdepth.store.engine import create_engine_for
 from reviewdepth.store.models import AuditStream
 

@@ -20,10 +20,10 @@ from typer.testing import CliRunner
 
 from reviewdepth.api import ApiSettings, create_app
 from reviewdepth.cli.app import create_cli
-from reviewdepth.services.keys import create_key
-from reviewdepth.services.rankings import RankedDocument, store_ranking
-from reviewdepth.services.samples import draw_sample
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.admin.keys import create_key
+from reviewdepth.services.admin.topics import create_topic
+from reviewdepth.services.files.rankings import RankedDocument, store_ranking
+from reviewdepth.services.review.samples import draw_sample
 from reviewdepth.store.models import Base
 
 INT64_OVER = str(2**63)

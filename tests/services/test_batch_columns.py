@@ -9,10 +9,10 @@ import random
 import pytest
 from sqlalchemy import Engine, text
 
-from reviewdepth.services.batches import BatchColumns, BatchItem, _columns_digest, _listed_digest, record_batch
+from reviewdepth.services.admin.topics import create_topic
 from reviewdepth.services.errors import Conflict, Invalid
-from reviewdepth.services.rankings import RankedDocument, store_ranking
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.files.rankings import RankedDocument, store_ranking
+from reviewdepth.services.review.batches import BatchColumns, BatchItem, _columns_digest, _listed_digest, record_batch
 
 DOCS = [f"d{i:05d}" for i in range(6_000)]
 

@@ -1,4 +1,4 @@
-"""A batch's checks, once per distinct label instead of once per judgment (`services.batches._validated_plain`),
+"""A batch's checks, once per distinct label instead of once per judgment (`services.review.batches._validated_plain`),
 must give what checking judgment by judgment gives: the same decisions, and for a bad batch the same error
 naming the same first bad judgment. `validation.all_plain` must say True only for values `identifier` returns
 unchanged."""
@@ -9,9 +9,9 @@ import random
 
 import pytest
 
-from reviewdepth.services.batches import BatchColumns, BatchItem, _item, _validated
 from reviewdepth.services.errors import Invalid
-from reviewdepth.services.judgments import Decision, checked_decision
+from reviewdepth.services.review.batches import BatchColumns, BatchItem, _item, _validated
+from reviewdepth.services.review.judgments import Decision, checked_decision
 from reviewdepth.store import validation
 
 VALUES = ["d1", "doc 2", "a  b", " lead", "trail ", "", "x" * 300, "x" * 301, "tab\there", "nul\x00", "é", "e\u0301",

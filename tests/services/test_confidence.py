@@ -1,12 +1,12 @@
-"""The confidence domain every door shares (`reviewdepth.services.confidence`): 0.5 ≤ confidence ≤ 0.999999, a
+"""The confidence domain every door shares (`reviewdepth.services.evidence.confidence`): 0.5 ≤ confidence ≤ 0.999999, a
 real number (not a bool, not text, finite)."""
 
 from __future__ import annotations
 
 import pytest
 
-from reviewdepth.services.confidence import checked_confidence
 from reviewdepth.services.errors import Invalid
+from reviewdepth.services.evidence.confidence import checked_confidence
 
 
 @pytest.mark.parametrize("confidence", [0.5, 0.8, 0.95, 0.99, 0.999, 0.999999, 0.623456, 0.95 + 1e-9, 0.9512345])

@@ -16,11 +16,11 @@ from typer.testing import CliRunner
 from reviewdepth.cli.app import create_cli
 from reviewdepth.estimation.count_bound import at_most_from_sample, sample_for_at_most
 from reviewdepth.report.validation_render import render_document
-from reviewdepth.services.imports import import_run
-from reviewdepth.services.judgments import record_judgments
-from reviewdepth.services.report import ReportOptions, build_report
-from reviewdepth.services.samples import draw_sample
-from reviewdepth.services.validation import build_validation
+from reviewdepth.services.answers.report import ReportOptions, build_report
+from reviewdepth.services.answers.validation import build_validation
+from reviewdepth.services.files.imports import import_run
+from reviewdepth.services.review.judgments import record_judgments
+from reviewdepth.services.review.samples import draw_sample
 from reviewdepth.store.models import Topic
 
 from ..conftest import shared_data

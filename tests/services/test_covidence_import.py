@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from reviewdepth.cli.app import create_cli
 from reviewdepth.formats.errors import InputError
-from reviewdepth.services.covidence_import import import_covidence
-from reviewdepth.services.judgments import list_judgments
+from reviewdepth.services.files.covidence_import import import_covidence
+from reviewdepth.services.review.judgments import list_judgments
 from reviewdepth.store.models import Judgment, Topic
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "screening" / "covidence"
@@ -56,8 +56,8 @@ def test_a_list_named_on_the_command_line_and_the_cli(engine: Engine, tmp_path: 
 
 def test_round_trip_through_a_workbook(engine: Engine, tmp_path: Path) -> None:
     pytest.importorskip("openpyxl")
-    from reviewdepth.services.exports import export_xlsx
-    from reviewdepth.services.judgment_files import record_judgment_file
+    from reviewdepth.services.files.judgment_files import record_judgment_file
+    from reviewdepth.services.review.exports import export_xlsx
 
     import_covidence(engine, FILES, topic="C")
     book = tmp_path / "C.xlsx"

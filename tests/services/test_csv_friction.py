@@ -12,8 +12,9 @@ import pytest
 from sqlalchemy import Engine, func, select
 
 from reviewdepth.formats.errors import InputError
-from reviewdepth.services.imports import import_csv, import_qrels, read_label
-from reviewdepth.services.judgment_files import record_judgment_file
+from reviewdepth.services.evidence.decision_words import read_label
+from reviewdepth.services.files.imports import import_csv, import_qrels
+from reviewdepth.services.files.judgment_files import record_judgment_file
 from reviewdepth.store.models import ImportRecord, Judgment, Queue, QueueEntry, Topic
 
 

@@ -12,15 +12,20 @@ import numpy as np
 import pytest
 from sqlalchemy import Engine, func, select
 
-from reviewdepth.services.agreement import topic_agreement
-from reviewdepth.services.conflicts import list_conflicts
-from reviewdepth.services.dedupe import apply_duplicates, find_topic_duplicates, import_records, withdraw_duplicate
+from reviewdepth.services.answers.agreement import topic_agreement
+from reviewdepth.services.answers.conflicts import list_conflicts
+from reviewdepth.services.answers.prisma import topic_prisma
+from reviewdepth.services.answers.queues import queue_labels
 from reviewdepth.services.errors import Conflict
-from reviewdepth.services.exports import topic_labels
-from reviewdepth.services.imports import import_run
-from reviewdepth.services.judgments import list_judgments, record_judgment
-from reviewdepth.services.prisma import topic_prisma
-from reviewdepth.services.queues import queue_labels
+from reviewdepth.services.files.dedupe import (
+    apply_duplicates,
+    find_topic_duplicates,
+    import_records,
+    withdraw_duplicate,
+)
+from reviewdepth.services.files.imports import import_run
+from reviewdepth.services.review.exports import topic_labels
+from reviewdepth.services.review.judgments import list_judgments, record_judgment
 from reviewdepth.store.labels import POLICIES
 from reviewdepth.store.models import ImportRecord, Judgment, RecordFields, Topic
 
@@ -165,8 +170,8 @@ def test_bad_records_are_one_line_and_change_nothing(engine: Engine, empty_db_ur
 def test_records_of_platform_exports_keep_the_ids_their_imports_gave(engine: Engine, tmp_path: Path) -> None:
     """A Covidence list export and a Rayyan articles.csv are read as records under the ids `import covidence`
     (``Covidence #``) and `import rayyan` (``key``) store, so their fields attach to the topic's documents."""
-    from reviewdepth.services.covidence_import import import_covidence
-    from reviewdepth.services.rayyan_import import import_rayyan
+    from reviewdepth.services.files.covidence_import import import_covidence
+    from reviewdepth.services.files.rayyan_import import import_rayyan
 
     screening = Path(__file__).resolve().parents[1] / "data" / "screening"
     lists = sorted((screening / "covidence").glob("review_4242_*.csv"))

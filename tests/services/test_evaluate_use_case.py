@@ -1,4 +1,5 @@
-"""`services.evaluate.evaluate`, the one use case behind `reviewdepth eval` and ``POST /evaluate``: a file read
+"""`services.evaluation.evaluate.evaluate`, the one use case behind `reviewdepth eval` and ``POST /evaluate``: a file
+read
 from disk and the same bytes uploaded give the same result, options of the other suite are refused before any
 file is read, and the doors' choices are the core's."""
 
@@ -14,7 +15,7 @@ import pytest
 
 from reviewdepth.measures import ranking
 from reviewdepth.report.render import render
-from reviewdepth.services.evaluate import EvalInput, EvalRequest, SuiteMismatch, evaluate
+from reviewdepth.services.evaluation.evaluate import EvalInput, EvalRequest, SuiteMismatch, evaluate
 
 
 @pytest.mark.parametrize("suite", ["trec", "tar"])
@@ -54,8 +55,8 @@ def test_the_doors_offer_the_cores_choices() -> None:
     from reviewdepth.cli.report_cmds import PlotKind
     from reviewdepth.measures.tar_suite import COMPAT_MODES
     from reviewdepth.report.charts import ChartKind
-    from reviewdepth.services.evaluate import SUITES
-    from reviewdepth.services.evaluate_tar import RUN_FORMATS
+    from reviewdepth.services.evaluation.evaluate import SUITES
+    from reviewdepth.services.evaluation.evaluate_tar import RUN_FORMATS
 
     assert [c.value for c in Compat] == list(COMPAT_MODES)
     assert [r.value for r in RunFormat] == list(RUN_FORMATS)

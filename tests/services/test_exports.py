@@ -17,11 +17,11 @@ from typer.testing import CliRunner
 from reviewdepth.cli.app import create_cli
 from reviewdepth.formats.errors import InputError
 from reviewdepth.formats.exports import LABEL_FORMATS, RUN_FORMATS
-from reviewdepth.services.asreview_import import import_asreview
 from reviewdepth.services.errors import Invalid, NotFound
-from reviewdepth.services.exports import export_labels, export_queue
-from reviewdepth.services.imports import import_csv, import_run
-from reviewdepth.services.judgments import record_judgment
+from reviewdepth.services.files.asreview_import import import_asreview
+from reviewdepth.services.files.imports import import_csv, import_run
+from reviewdepth.services.review.exports import export_labels, export_queue
+from reviewdepth.services.review.judgments import record_judgment
 from reviewdepth.store.engine import create_engine_for
 from reviewdepth.store.models import Judgment, Queue, QueueEntry, Topic
 from tests.conftest import _admin, _throwaway_database

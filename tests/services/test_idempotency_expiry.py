@@ -11,11 +11,11 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine, func, select, update
 
 from reviewdepth.api import ApiSettings, create_app
-from reviewdepth.services.batches import BatchItem, record_batch
+from reviewdepth.services.admin.keys import create_key
+from reviewdepth.services.admin.topics import create_topic
 from reviewdepth.services.errors import Conflict
-from reviewdepth.services.keys import create_key
-from reviewdepth.services.rankings import RankedDocument, store_ranking
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.files.rankings import RankedDocument, store_ranking
+from reviewdepth.services.review.batches import BatchItem, record_batch
 from reviewdepth.store.ingest import utc_now
 from reviewdepth.store.models import ApiIdempotency, Judgment
 

@@ -11,13 +11,13 @@ import pytest
 from sqlalchemy import Engine
 
 from reviewdepth.report.depth_render import headline_lines, render_csv, render_html
+from reviewdepth.services.admin.topics import create_topic
+from reviewdepth.services.answers.report import ReportOptions, build_report
 from reviewdepth.services.errors import Invalid
-from reviewdepth.services.imports import import_run
-from reviewdepth.services.judgments import record_judgments
-from reviewdepth.services.report import ReportOptions, build_report
-from reviewdepth.services.sample_void import void_sample
-from reviewdepth.services.samples import draw_sample
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.files.imports import import_run
+from reviewdepth.services.review.judgments import record_judgments
+from reviewdepth.services.review.sample_void import void_sample
+from reviewdepth.services.review.samples import draw_sample
 
 
 def topic_with_queue(engine: Engine, tmp_path: Path, size: int = 3000, seed: int = 5, topic: str = "T",
@@ -236,7 +236,7 @@ def test_sample_documents_judged_out_of_turn_do_not_extend_the_prefix(engine: En
 
 
 def test_report_prisma_counts_unqueued_judgments_apart_as_the_command_does(engine: Engine, tmp_path: Path) -> None:
-    from reviewdepth.services.prisma import topic_prisma
+    from reviewdepth.services.answers.prisma import topic_prisma
 
     truth = topic_with_queue(engine, tmp_path, size=10)
     review_to(engine, truth, 0, 10)

@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 from sqlalchemy import Engine
 
-from reviewdepth.services.imports import import_run
-from reviewdepth.services.judgments import record_judgments
-from reviewdepth.services.report import ReportOptions, build_report
-from reviewdepth.services.samples import draw_sample
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.admin.topics import create_topic
+from reviewdepth.services.answers.report import ReportOptions, build_report
+from reviewdepth.services.files.imports import import_run
+from reviewdepth.services.review.judgments import record_judgments
+from reviewdepth.services.review.samples import draw_sample
 
 
 def make_topic(engine: Engine, tmp_path: Path, size: int, topic: str = "T", seed: int = 5,

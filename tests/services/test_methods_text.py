@@ -22,10 +22,10 @@ from typer.testing import CliRunner
 
 from reviewdepth.cli.app import create_cli
 from reviewdepth.report.methods_text import resolve
-from reviewdepth.services.judgments import record_judgments
-from reviewdepth.services.rankings import RankedDocument, store_ranking
-from reviewdepth.services.samples import draw_sample
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.admin.topics import create_topic
+from reviewdepth.services.files.rankings import RankedDocument, store_ranking
+from reviewdepth.services.review.judgments import record_judgments
+from reviewdepth.services.review.samples import draw_sample
 
 from ..conftest import shared_data
 from .test_one_decision import _audit_certified_state

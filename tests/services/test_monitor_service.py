@@ -1,4 +1,5 @@
-"""The monitor service (`reviewdepth.services.monitor`) on SQLite and PostgreSQL: the `MonitorInput` it assembles
+"""The monitor service (`reviewdepth.services.answers.monitor`) on SQLite and PostgreSQL: the `MonitorInput` it
+assembles
 from the store is recomputed here from the known truth and the stream's permutation (reviewed set, relevant found,
 audit prefix, ranks), and its figures are pinned on a small topic: certified at one target and not at another, no
 stream, audit documents waiting, a re-ranking that leaves the reviewed set as it was, bad settings refused, the
@@ -14,12 +15,12 @@ import pytest
 from sqlalchemy import Engine, select
 
 from reviewdepth.estimation.monitor import MonitorInput, monitor, upper_missed
-from reviewdepth.services.audit_stream import audit_doc_ids, create_stream, next_documents
-from reviewdepth.services.batches import BatchItem, record_batch
+from reviewdepth.services.admin.topics import create_topic
+from reviewdepth.services.answers.monitor import build_dashboard, build_monitor, change_marker
 from reviewdepth.services.errors import Invalid, NotFound
-from reviewdepth.services.monitor import build_dashboard, build_monitor, change_marker
-from reviewdepth.services.rankings import RankedDocument, store_ranking
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.files.rankings import RankedDocument, store_ranking
+from reviewdepth.services.review.audit_stream import audit_doc_ids, create_stream, next_documents
+from reviewdepth.services.review.batches import BatchItem, record_batch
 from reviewdepth.store.models import AuditStream
 
 SIZE = 40
@@ -240,8 +241,7 @@ def test_dashboard_active_topics_first_and_its_filter(engine: Engine) -> None:
 def _inputs(engine: Engine, monkeypatch: pytest.MonkeyPatch, by_rank: bool, **settings: object) -> tuple[Any, ...]:
     """The MonitorInput build_monitor hands the estimator, and its report, with the one-queue path (by rank) on
     or off."""
-    from reviewdepth.services import monitor as service
-
+    from reviewdepth.services.answers import monitor as service
     seen: list[MonitorInput] = []
 
     def recorded(inp: MonitorInput, *args: object) -> object:

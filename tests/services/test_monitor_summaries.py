@@ -14,10 +14,10 @@ from sqlalchemy import Engine, func, select, update
 from sqlalchemy.exc import OperationalError
 
 from reviewdepth.report.monitor_render import render_dashboard
-from reviewdepth.services import monitor as monitor_service
-from reviewdepth.services import monitor_summaries
-from reviewdepth.services.monitor import MonitorCache, build_dashboard
-from reviewdepth.services.topics import declare_screening_order
+from reviewdepth.services.admin.topics import declare_screening_order
+from reviewdepth.services.answers import monitor as monitor_service
+from reviewdepth.services.answers import monitor_summaries
+from reviewdepth.services.answers.monitor import MonitorCache, build_dashboard
 from reviewdepth.store.models import TopicSummary
 
 from .test_monitor_service import judge, topic_with_review
@@ -131,8 +131,8 @@ def test_the_dashboards_monitor_skips_only_the_heuristics(engine: Engine) -> Non
     import dataclasses
 
     from reviewdepth.estimation import rules
-    from reviewdepth.services.monitor import build_monitor
-    from reviewdepth.services.samples import draw_sample
+    from reviewdepth.services.answers.monitor import build_monitor
+    from reviewdepth.services.review.samples import draw_sample
 
     from .test_monitor_service import DOCS
 

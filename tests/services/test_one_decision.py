@@ -29,13 +29,13 @@ from sqlalchemy import Engine, update
 
 from reviewdepth.report.depth_render import answer_lines, render_csv, render_html
 from reviewdepth.report.render import render
-from reviewdepth.services.audit_stream import create_stream, next_documents
-from reviewdepth.services.imports import import_run
-from reviewdepth.services.judgments import record_judgments
-from reviewdepth.services.monitor import build_dashboard, build_monitor, topic_statuses
-from reviewdepth.services.report import ReportOptions, build_report
-from reviewdepth.services.samples import draw_sample
-from reviewdepth.services.validation import build_validation
+from reviewdepth.services.answers.monitor import build_dashboard, build_monitor, topic_statuses
+from reviewdepth.services.answers.report import ReportOptions, build_report
+from reviewdepth.services.answers.validation import build_validation
+from reviewdepth.services.files.imports import import_run
+from reviewdepth.services.review.audit_stream import create_stream, next_documents
+from reviewdepth.services.review.judgments import record_judgments
+from reviewdepth.services.review.samples import draw_sample
 from reviewdepth.store.models import Topic
 
 from ..conftest import shared_data

@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, select
 
-import reviewdepth.services.assessment as assessment_module
+import reviewdepth.services.answers.assessment as assessment_module
+import reviewdepth.services.answers.sample_plan as sample_plan_module
 import reviewdepth.services.evidence.queue_state as state_module
-import reviewdepth.services.sample_plan as sample_plan_module
-from reviewdepth.services.judgments import record_judgments
-from reviewdepth.services.report import ReportOptions, build_report
-from reviewdepth.services.stop_plan import topic_stop_plan
+from reviewdepth.services.answers.report import ReportOptions, build_report
+from reviewdepth.services.answers.stop_plan import topic_stop_plan
+from reviewdepth.services.review.judgments import record_judgments
 from reviewdepth.store.labels import POLICIES
 from reviewdepth.store.models import Judgment
 

@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 from sqlalchemy import Engine
 
-from reviewdepth.services.batches import BatchItem, record_batch
+from reviewdepth.services.admin.topics import create_topic, list_topics
+from reviewdepth.services.answers.monitor import build_monitor
+from reviewdepth.services.answers.prisma import topic_prisma
+from reviewdepth.services.answers.report import ReportOptions, build_report
 from reviewdepth.services.evidence import queue_state as state_loader
-from reviewdepth.services.monitor import build_monitor
-from reviewdepth.services.prisma import topic_prisma
-from reviewdepth.services.rankings import RankedDocument, store_ranking
-from reviewdepth.services.report import ReportOptions, build_report
-from reviewdepth.services.samples import draw_sample
-from reviewdepth.services.topics import create_topic, list_topics
+from reviewdepth.services.files.rankings import RankedDocument, store_ranking
+from reviewdepth.services.review.batches import BatchItem, record_batch
+from reviewdepth.services.review.samples import draw_sample
 
 DOCS = [f"d{i:03d}" for i in range(300)]
 TRUTH = {d: str(int(i % 7 == 0 or i < 20)) for i, d in enumerate(DOCS)}

@@ -17,15 +17,15 @@ import numpy as np
 from sqlalchemy import Engine
 
 from reviewdepth.estimation.intervals import hypergeometric_interval
-from reviewdepth.services.audit_stream import create_stream, next_documents
-from reviewdepth.services.batches import BatchItem, record_batch
-from reviewdepth.services.imports import import_run
-from reviewdepth.services.monitor import build_dashboard, build_monitor
-from reviewdepth.services.prisma import topic_prisma
-from reviewdepth.services.rankings import RankedDocument, store_ranking
-from reviewdepth.services.report import ReportOptions, build_report
-from reviewdepth.services.samples import draw_sample, load_samples
-from reviewdepth.services.topics import create_topic, declare_screening_order, list_topics
+from reviewdepth.services.admin.topics import create_topic, declare_screening_order, list_topics
+from reviewdepth.services.answers.monitor import build_dashboard, build_monitor
+from reviewdepth.services.answers.prisma import topic_prisma
+from reviewdepth.services.answers.report import ReportOptions, build_report
+from reviewdepth.services.files.imports import import_run
+from reviewdepth.services.files.rankings import RankedDocument, store_ranking
+from reviewdepth.services.review.audit_stream import create_stream, next_documents
+from reviewdepth.services.review.batches import BatchItem, record_batch
+from reviewdepth.services.review.samples import draw_sample, load_samples
 
 from ..conftest import shared_data
 

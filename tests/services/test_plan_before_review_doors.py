@@ -12,11 +12,11 @@ from typer.testing import CliRunner
 
 from reviewdepth.estimation.stop_plan import richness_sample_size
 from reviewdepth.report.stop_plan_render import as_data, render_text
-from reviewdepth.services.judgments import record_judgments
-from reviewdepth.services.report import ReportOptions, build_report
-from reviewdepth.services.sample_plan import plan_sample
-from reviewdepth.services.samples import draw_sample
-from reviewdepth.services.stop_plan import topic_stop_plan
+from reviewdepth.services.answers.report import ReportOptions, build_report
+from reviewdepth.services.answers.sample_plan import plan_sample
+from reviewdepth.services.answers.stop_plan import topic_stop_plan
+from reviewdepth.services.review.judgments import record_judgments
+from reviewdepth.services.review.samples import draw_sample
 
 from .test_one_decision import _topic as clef_2017_topic
 

@@ -15,9 +15,12 @@ from sqlalchemy import Engine, func, select
 
 from reviewdepth.estimation.replay import Design, ReplayPlan, replay, summarise
 from reviewdepth.estimation.rules import EVALUATED
-from reviewdepth.services.batches import BatchItem, record_batch
+from reviewdepth.services.admin.topics import create_topic
+from reviewdepth.services.answers.report import ReportOptions, build_report
 from reviewdepth.services.errors import Invalid, NotFound
-from reviewdepth.services.portfolio import (
+from reviewdepth.services.files.rankings import RankedDocument, store_ranking
+from reviewdepth.services.review.batches import BatchItem, record_batch
+from reviewdepth.services.simulation.portfolio import (
     CalibrationInterrupted,
     add_topics,
     calibrate,
@@ -26,10 +29,7 @@ from reviewdepth.services.portfolio import (
     list_portfolio,
     remove_topics,
 )
-from reviewdepth.services.rankings import RankedDocument, store_ranking
-from reviewdepth.services.report import ReportOptions, build_report
-from reviewdepth.services.simulate import topic_key
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.simulation.simulate import topic_key
 from reviewdepth.store.models import Calibration, PortfolioTopic
 
 

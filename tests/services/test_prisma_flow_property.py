@@ -29,11 +29,11 @@ from reviewdepth.report.prisma_model import (
     arithmetic_problems,
     prisma_flow,
 )
-from reviewdepth.services.batches import BatchItem, record_batch
-from reviewdepth.services.prisma import topic_prisma
-from reviewdepth.services.rankings import RankedDocument, store_ranking
-from reviewdepth.services.screening import screening_settings
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.admin.topics import create_topic
+from reviewdepth.services.answers.prisma import topic_prisma
+from reviewdepth.services.files.rankings import RankedDocument, store_ranking
+from reviewdepth.services.review.batches import BatchItem, record_batch
+from reviewdepth.services.review.screening import screening_settings
 from reviewdepth.store.chain import NewJudgment, append_judgments
 from reviewdepth.store.ingest import utc_now
 from reviewdepth.store.labels import POLICIES
@@ -282,7 +282,7 @@ def test_a_report_not_retrieved_is_counted_apart_from_the_reports_assessed(engin
 def test_the_arithmetic_check_names_each_identity_an_inconsistent_flow_breaks(engine: Engine) -> None:
     from dataclasses import replace
 
-    from reviewdepth.services.prisma import topic_prisma_diagram
+    from reviewdepth.services.answers.prisma import topic_prisma_diagram
 
     history = [Event("q0", "exclude"), Event("q1", "exclude", reason=NOT_RETRIEVED_REASON, stage="full-text"),
                Event("q3", "include", stage="full-text")]

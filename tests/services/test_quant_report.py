@@ -8,10 +8,10 @@ import numpy as np
 from sqlalchemy import Engine
 
 from reviewdepth.estimation.stopping import QUANT_CI_M, quant_rule
-from reviewdepth.services.batches import BatchItem, record_batch
-from reviewdepth.services.rankings import RankedDocument, store_ranking
-from reviewdepth.services.report import ReportOptions, build_report
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.admin.topics import create_topic
+from reviewdepth.services.answers.report import ReportOptions, build_report
+from reviewdepth.services.files.rankings import RankedDocument, store_ranking
+from reviewdepth.services.review.batches import BatchItem, record_batch
 
 SIZE, REVIEWED = 200, 120
 

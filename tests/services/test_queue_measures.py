@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from reviewdepth.measures.suite import MeasureSpec, evaluate_ranked
-from reviewdepth.services.queues import LENGTH_MEASURES, queue_measures, ranked_from_labels
+from reviewdepth.services.answers.queues import LENGTH_MEASURES, queue_measures, ranked_from_labels
 from reviewdepth.store.loaders import QueueLabels
 
 

@@ -12,9 +12,9 @@ from typer.testing import CliRunner
 
 from reviewdepth.cli.app import create_cli
 from reviewdepth.formats.errors import InputError
-from reviewdepth.services.judgments import list_judgments
-from reviewdepth.services.rayyan_import import import_rayyan
-from reviewdepth.services.screening import screening_settings
+from reviewdepth.services.files.rayyan_import import import_rayyan
+from reviewdepth.services.review.judgments import list_judgments
+from reviewdepth.services.review.screening import screening_settings
 from reviewdepth.store.models import Judgment, Topic, TopicReason
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "screening"
@@ -51,7 +51,7 @@ def test_each_members_decision_becomes_their_judgment(engine: Engine) -> None:
 def test_known_reasons_only(engine: Engine, tmp_path: Path) -> None:
     """With add_reasons=False (--known-reasons) a reason the topic lacks refuses the file at its article, and the
     database is as it was; once the topic lists it, the file is stored and the list is unchanged."""
-    from reviewdepth.services.ris_import import import_ris
+    from reviewdepth.services.files.ris_import import import_ris
 
     pytest.importorskip("rispy")
     records = tmp_path / "articles.ris"
@@ -76,9 +76,9 @@ def test_round_trip_through_a_workbook(engine: Engine, tmp_path: Path) -> None:
     articles with the same reasons: same judgments."""
     pytest.importorskip("openpyxl")
     pytest.importorskip("rispy")
-    from reviewdepth.services.exports import export_xlsx
-    from reviewdepth.services.judgment_files import record_judgment_file
-    from reviewdepth.services.ris_import import import_ris
+    from reviewdepth.services.files.judgment_files import record_judgment_file
+    from reviewdepth.services.files.ris_import import import_ris
+    from reviewdepth.services.review.exports import export_xlsx
 
     import_rayyan(engine, str(ARTICLES), topic="S")
     book = tmp_path / "S.xlsx"

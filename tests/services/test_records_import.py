@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 from reviewdepth.cli.app import create_cli
 from reviewdepth.formats.errors import InputError
 from reviewdepth.services.errors import Conflict
-from reviewdepth.services.judgments import list_judgments
-from reviewdepth.services.records_import import import_records
+from reviewdepth.services.files.records_import import import_records
+from reviewdepth.services.review.judgments import list_judgments
 from reviewdepth.store.models import ImportRecord, Judgment, Queue, QueueEntry, RecordFields, Topic
 
 from ..conftest import shared_data
@@ -129,7 +129,7 @@ MERGED = ("TY  - JOUR\nID  - 1\nTI  - First search, first record\nN1  - ASReview
 
 def test_a_merged_ris_whose_ids_repeat_imports_by_position(engine: Engine, tmp_path: Path) -> None:
     pytest.importorskip("rispy")
-    from reviewdepth.services.ris_import import import_ris
+    from reviewdepth.services.files.ris_import import import_ris
 
     path = tmp_path / "merged.ris"
     path.write_text(MERGED)

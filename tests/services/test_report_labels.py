@@ -21,14 +21,14 @@ from reviewdepth.report.model import Report
 from reviewdepth.report.monitor_render import render_text as monitor_text
 from reviewdepth.report.render import render
 from reviewdepth.report.wording import stop_label
-from reviewdepth.services.audit_stream import create_stream, next_documents
-from reviewdepth.services.imports import import_run
-from reviewdepth.services.judgments import record_judgments
-from reviewdepth.services.monitor import build_monitor
-from reviewdepth.services.report import ReportOptions, build_report
-from reviewdepth.services.samples import draw_sample
-from reviewdepth.services.stop_plan import topic_stop_plan
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.admin.topics import create_topic
+from reviewdepth.services.answers.monitor import build_monitor
+from reviewdepth.services.answers.report import ReportOptions, build_report
+from reviewdepth.services.answers.stop_plan import topic_stop_plan
+from reviewdepth.services.files.imports import import_run
+from reviewdepth.services.review.audit_stream import create_stream, next_documents
+from reviewdepth.services.review.judgments import record_judgments
+from reviewdepth.services.review.samples import draw_sample
 from tests.conftest import shared_data
 
 TOPIC = "CD009579"
@@ -133,7 +133,7 @@ def test_point_not_met_answer_says_how_many_more_after_the_reviewed_set(engine: 
 
 def test_point_met_answer_on_a_queue_too_large_to_replay_gives_the_floor_and_a_sample(
         engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import reviewdepth.services.report as report_service
+    import reviewdepth.services.answers.report as report_service
 
     monkeypatch.setattr(report_service, "REPORT_PLAN_MAX", 100)  # this queue of 3,000 then counts as large
     size = 3000

@@ -14,10 +14,10 @@ from pathlib import Path
 from sqlalchemy import Engine
 
 from reviewdepth.report.render import render
-from reviewdepth.services.imports import import_csv, import_run
-from reviewdepth.services.judgments import record_judgments
-from reviewdepth.services.report import ReportOptions, build_report
-from reviewdepth.services.samples import draw_sample
+from reviewdepth.services.answers.report import ReportOptions, build_report
+from reviewdepth.services.files.imports import import_csv, import_run
+from reviewdepth.services.review.judgments import record_judgments
+from reviewdepth.services.review.samples import draw_sample
 
 # what the test does to the sample's 30 documents, in draw order: 12 judged --role sample at the command line,
 # 10 in a CSV export imported with the default role review, 3 through the API in role review, 5 left uncoded

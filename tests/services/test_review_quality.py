@@ -13,14 +13,14 @@ from sqlalchemy import Engine
 from typer.testing import CliRunner
 
 from reviewdepth.cli.app import create_cli
-from reviewdepth.services.agreement import topic_agreement
-from reviewdepth.services.batches import BatchItem, record_batch
-from reviewdepth.services.conflicts import list_conflicts
-from reviewdepth.services.imports import import_run
-from reviewdepth.services.judgments import record_judgment
-from reviewdepth.services.prisma import topic_prisma
-from reviewdepth.services.report import ReportOptions, build_report
-from reviewdepth.services.samples import draw_sample, load_samples
+from reviewdepth.services.answers.agreement import topic_agreement
+from reviewdepth.services.answers.conflicts import list_conflicts
+from reviewdepth.services.answers.prisma import topic_prisma
+from reviewdepth.services.answers.report import ReportOptions, build_report
+from reviewdepth.services.files.imports import import_run
+from reviewdepth.services.review.batches import BatchItem, record_batch
+from reviewdepth.services.review.judgments import record_judgment
+from reviewdepth.services.review.samples import draw_sample, load_samples
 
 
 def make_queue(engine: Engine, tmp_path: Path, n: int = 60) -> None:

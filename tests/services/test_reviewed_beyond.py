@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 from sqlalchemy import Engine
 
+from reviewdepth.services.admin.topics import create_topic
+from reviewdepth.services.answers.report import ReportOptions, build_report
 from reviewdepth.services.evidence import queue_evidence
-from reviewdepth.services.judgments import record_judgments
-from reviewdepth.services.rankings import RankedDocument, store_ranking
-from reviewdepth.services.report import ReportOptions, build_report
-from reviewdepth.services.samples import draw_sample
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.files.rankings import RankedDocument, store_ranking
+from reviewdepth.services.review.judgments import record_judgments
+from reviewdepth.services.review.samples import draw_sample
 
 from ..conftest import shared_data
 

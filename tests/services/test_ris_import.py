@@ -10,12 +10,12 @@ from typer.testing import CliRunner
 
 from reviewdepth.cli.app import create_cli
 from reviewdepth.formats.errors import InputError
-from reviewdepth.services.exports import export_labels
-from reviewdepth.services.judgments import record_judgment
+from reviewdepth.services.review.exports import export_labels
+from reviewdepth.services.review.judgments import record_judgment
 from reviewdepth.store.models import Queue, QueueEntry, Topic
 
 pytest.importorskip("rispy", reason="import ris needs the ris extra (rispy)")
-from reviewdepth.services.ris_import import import_ris
+from reviewdepth.services.files.ris_import import import_ris
 
 RIS = """TY  - JOUR
 ID  - pm101

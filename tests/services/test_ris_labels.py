@@ -13,12 +13,12 @@ from typer.testing import CliRunner
 
 from reviewdepth.cli.app import create_cli
 from reviewdepth.formats.errors import InputError
-from reviewdepth.services.exports import export_ris
-from reviewdepth.services.judgments import list_judgments, record_judgment
+from reviewdepth.services.review.exports import export_ris
+from reviewdepth.services.review.judgments import list_judgments, record_judgment
 from reviewdepth.store.models import Judgment, Topic
 
 pytest.importorskip("rispy", reason="RIS needs the ris extra (rispy)")
-from reviewdepth.services.ris_import import import_ris
+from reviewdepth.services.files.ris_import import import_ris
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "screening"
 LABELLED = DATA / "labelled.ris"

@@ -1,12 +1,13 @@
-"""`services.costs.parse_costs`: review and sample default to 1, produce to None (no unreviewed production: the
+"""`services.simulation.costs.parse_costs`: review and sample default to 1, produce to None (no unreviewed production:
+the
 plan offers no production-cutoff path), a replay records 1 for it; bad values are refused naming ``cost``."""
 
 from __future__ import annotations
 
 import pytest
 
-from reviewdepth.services.costs import RoleCosts, checked_costs, parse_costs
 from reviewdepth.services.errors import Invalid
+from reviewdepth.services.simulation.costs import RoleCosts, checked_costs, parse_costs
 
 
 def test_produce_is_none_unless_given() -> None:

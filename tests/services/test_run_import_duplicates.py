@@ -14,8 +14,8 @@ from sqlalchemy import Engine, func, select
 from reviewdepth.formats.errors import InputError
 from reviewdepth.formats.runs import Run, parse_run
 from reviewdepth.formats.scan import StringColumn
-from reviewdepth.services import imports
-from reviewdepth.services.imports import import_run
+from reviewdepth.services.files import imports
+from reviewdepth.services.files.imports import import_run
 from reviewdepth.store.models import QueueEntry
 from reviewdepth.store.ranking_blob import decode_ranking
 

@@ -11,7 +11,7 @@ from sqlalchemy import Engine, func, select
 
 from reviewdepth.formats.errors import InputError
 from reviewdepth.services.errors import Conflict
-from reviewdepth.services.imports import import_run, imported_topics
+from reviewdepth.services.files.imports import import_run, imported_topics
 from reviewdepth.store.models import ImportRecord, Queue, QueueEntry, Topic
 
 TABLES = (Topic, Queue, QueueEntry, ImportRecord)

@@ -14,7 +14,7 @@ from sqlalchemy import Engine, select
 from typer.testing import CliRunner
 
 from reviewdepth.cli.app import create_cli
-from reviewdepth.services.imports import import_run
+from reviewdepth.services.files.imports import import_run
 from reviewdepth.store.models import Queue, Topic
 
 MIXED = ("T Q0 a 1 3 10\nT Q0 b 2 2 10\nT Q0 c 3 1 12\n"  # T: mostly 10, its last line 12

@@ -1,4 +1,5 @@
-"""The streamed one-topic run store (`reviewdepth.services.run_upload`) against `import_run`, the whole-file reader
+"""The streamed one-topic run store (`reviewdepth.services.files.run_upload`) against `import_run`, the whole-file
+reader
 it replaces for uploads: same rows, same ranking index bytes, same queue row, same errors, whatever the chunking."""
 
 from __future__ import annotations
@@ -10,9 +11,9 @@ import pytest
 from sqlalchemy import Engine, select
 
 from reviewdepth.formats.errors import InputError
-from reviewdepth.services.imports import import_run
-from reviewdepth.services.run_upload import line_chunks, store_run_stream
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.admin.topics import create_topic
+from reviewdepth.services.files.imports import import_run
+from reviewdepth.services.files.run_upload import line_chunks, store_run_stream
 from reviewdepth.store.models import Queue, QueueEntry
 
 # chunk sizes: one byte (every line its own chunk, longer lines carried), a few lines, the whole file
@@ -88,7 +89,7 @@ def test_a_refused_file_names_the_same_line_and_field_and_stores_nothing(engine:
                                                                          chunk: int, fault: str) -> None:
     create_topic(engine, "T")
     path = _write(tmp_path, "bad.txt", BAD_FILES[fault])
-    from reviewdepth.services.judgments import topic_id_of
+    from reviewdepth.services.review.judgments import topic_id_of
 
     topic_id = topic_id_of(engine, "T")
     streamed = _error(lambda: store_run_stream(engine, topic_id, "T", "stream", path, chunk_bytes=chunk))
@@ -105,7 +106,7 @@ def test_a_refused_file_names_the_same_line_and_field_and_stores_nothing(engine:
 
 def test_two_doc_ids_equal_once_normalised_are_refused(engine: Engine, tmp_path: Path) -> None:
     create_topic(engine, "T")
-    from reviewdepth.services.judgments import topic_id_of
+    from reviewdepth.services.review.judgments import topic_id_of
 
     path = _write(tmp_path, "nfc.txt", ["T Q0 café 1 1.0 r", f"T Q0 {unicodedata.normalize('NFD', 'café')} 2 1.0 r"])
     streamed = _error(lambda: store_run_stream(engine, topic_id_of(engine, "T"), "T", "q", path, chunk_bytes=1))

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from sqlalchemy import Engine
 
-from reviewdepth.services.judgments import record_judgments
-from reviewdepth.services.rankings import RankedDocument, store_ranking
-from reviewdepth.services.sample_plan import plan_sample
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.admin.topics import create_topic
+from reviewdepth.services.answers.sample_plan import plan_sample
+from reviewdepth.services.files.rankings import RankedDocument, store_ranking
+from reviewdepth.services.review.judgments import record_judgments
 
 
 def test_population_plan_with_relevant_documents_outside_the_queue(engine: Engine) -> None:

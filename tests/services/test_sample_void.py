@@ -13,18 +13,18 @@ from sqlalchemy import Engine, select
 from typer.testing import CliRunner
 
 from reviewdepth.cli.app import create_cli
-from reviewdepth.services.agreement import topic_agreement
-from reviewdepth.services.audit import verify_chains
-from reviewdepth.services.batches import BatchItem, record_batch
-from reviewdepth.services.conflicts import list_conflicts
+from reviewdepth.services.admin.topics import get_topic
+from reviewdepth.services.answers.agreement import topic_agreement
+from reviewdepth.services.answers.conflicts import list_conflicts
+from reviewdepth.services.answers.prisma import topic_prisma
+from reviewdepth.services.answers.queues import queue_labels, queue_summary
 from reviewdepth.services.errors import Conflict, Invalid, NotFound
-from reviewdepth.services.imports import import_run
-from reviewdepth.services.judgments import list_judgments, record_judgment
-from reviewdepth.services.prisma import topic_prisma
-from reviewdepth.services.queues import queue_labels, queue_summary
-from reviewdepth.services.sample_void import void_sample
-from reviewdepth.services.samples import draw_sample, load_samples
-from reviewdepth.services.topics import get_topic
+from reviewdepth.services.files.imports import import_run
+from reviewdepth.services.review.audit import verify_chains
+from reviewdepth.services.review.batches import BatchItem, record_batch
+from reviewdepth.services.review.judgments import list_judgments, record_judgment
+from reviewdepth.services.review.sample_void import void_sample
+from reviewdepth.services.review.samples import draw_sample, load_samples
 from reviewdepth.store.models import Judgment, Sample
 from reviewdepth.store.votes import load_votes, reviewers_per_document
 

@@ -11,11 +11,11 @@ from sqlalchemy import Engine
 
 from reviewdepth.measures import trec
 from reviewdepth.report.depth_render import render_csv, render_html
+from reviewdepth.services.answers.report import ReportOptions, build_report
 from reviewdepth.services.errors import Conflict, Invalid
-from reviewdepth.services.imports import import_run
-from reviewdepth.services.judgments import record_judgments
-from reviewdepth.services.report import ReportOptions, build_report
-from reviewdepth.services.samples import draw_sample, load_samples
+from reviewdepth.services.files.imports import import_run
+from reviewdepth.services.review.judgments import record_judgments
+from reviewdepth.services.review.samples import draw_sample, load_samples
 
 
 def synthetic_topic(engine: Engine, tmp_path: Path, size: int = 2000, seed: int = 5) -> dict[str, int]:

@@ -11,16 +11,16 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, func, select
 
-from reviewdepth.services.agreement import topic_agreement
-from reviewdepth.services.audit_stream import next_documents
-from reviewdepth.services.conflicts import list_conflicts
+from reviewdepth.services.answers.agreement import topic_agreement
+from reviewdepth.services.answers.conflicts import list_conflicts
+from reviewdepth.services.answers.prisma import topic_prisma
+from reviewdepth.services.answers.queues import queue_labels
+from reviewdepth.services.answers.report import ReportOptions, build_report
 from reviewdepth.services.errors import Conflict, Invalid
-from reviewdepth.services.imports import import_csv, import_run
-from reviewdepth.services.judgments import list_judgments, record_judgment
-from reviewdepth.services.prisma import topic_prisma
-from reviewdepth.services.queues import queue_labels
-from reviewdepth.services.report import ReportOptions, build_report
-from reviewdepth.services.screening import screening_settings
+from reviewdepth.services.files.imports import import_csv, import_run
+from reviewdepth.services.review.audit_stream import next_documents
+from reviewdepth.services.review.judgments import list_judgments, record_judgment
+from reviewdepth.services.review.screening import screening_settings
 from reviewdepth.store.labels import POLICIES
 from reviewdepth.store.models import Judgment, Topic, TopicReason
 
@@ -277,7 +277,7 @@ def test_the_reason_list(engine: Engine, tmp_path: Path, empty_db_url: str) -> N
 def test_a_conflict_with_a_maybe_alone_reaches_prisma_and_the_report(engine: Engine, tmp_path: Path) -> None:
     """No document has two include/exclude votes, one has an include and a maybe: the report and PRISMA still
     find that conflict (rayyan), and agreement has nothing to measure."""
-    from reviewdepth.services.report import ReportOptions, build_report
+    from reviewdepth.services.answers.report import ReportOptions, build_report
 
     _topic(engine, tmp_path, 6)
     record_judgment(engine, "T", "d1", "1", reviewer="ana")
@@ -293,7 +293,7 @@ def test_a_conflict_with_a_maybe_alone_reaches_prisma_and_the_report(engine: Eng
 def test_a_skipped_or_maybe_document_is_served_after_the_others(engine: Engine, tmp_path: Path) -> None:
     """Serving the queue (no audit stream): a skip moves on, a maybe waits; both come back once every other
     unjudged document is served, and a decision ends that."""
-    from reviewdepth.services.audit_stream import next_documents
+    from reviewdepth.services.review.audit_stream import next_documents
 
     _topic(engine, tmp_path, 5)
     assert [d.doc_id for d in next_documents(engine, "T", count=5).documents] == ["d1", "d2", "d3", "d4", "d5"]

@@ -15,15 +15,15 @@ from typer.testing import CliRunner
 
 from reviewdepth.cli.app import create_cli
 from reviewdepth.formats.errors import InputError
-from reviewdepth.services.audit import verify_chains
-from reviewdepth.services.batches import BatchItem, record_batch
+from reviewdepth.services.admin.topics import create_topic
+from reviewdepth.services.answers.prisma import topic_prisma
 from reviewdepth.services.errors import Conflict
-from reviewdepth.services.imports import import_csv, import_qrels, import_run
-from reviewdepth.services.judgment_files import record_judgment_file
-from reviewdepth.services.judgments import list_judgments, record_judgment, record_judgments
-from reviewdepth.services.prisma import topic_prisma
-from reviewdepth.services.rankings import RankedDocument, store_ranking
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.files.imports import import_csv, import_qrels, import_run
+from reviewdepth.services.files.judgment_files import record_judgment_file
+from reviewdepth.services.files.rankings import RankedDocument, store_ranking
+from reviewdepth.services.review.audit import verify_chains
+from reviewdepth.services.review.batches import BatchItem, record_batch
+from reviewdepth.services.review.judgments import list_judgments, record_judgment, record_judgments
 from reviewdepth.store.models import ImportRecord, Judgment
 
 

@@ -15,11 +15,11 @@ from sqlalchemy import Engine, func, select
 
 from reviewdepth.estimation.replay import CHUNK, RULES, replay, rules_for, summarise
 from reviewdepth.report.render import render
-from reviewdepth.services import simulate
-from reviewdepth.services.batches import BatchItem, record_batch
 from reviewdepth.services.errors import Conflict, Invalid, NotFound
-from reviewdepth.services.imports import import_qrels, import_run
-from reviewdepth.services.simulate import (
+from reviewdepth.services.files.imports import import_qrels, import_run
+from reviewdepth.services.review.batches import BatchItem, record_batch
+from reviewdepth.services.simulation import simulate
+from reviewdepth.services.simulation.simulate import (
     NamedQueue,
     SimulationSource,
     build_plan,

@@ -12,10 +12,10 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-from reviewdepth.services.imports import import_run
-from reviewdepth.services.monitor import build_monitor, topic_statuses
-from reviewdepth.services.records_import import import_records
-from reviewdepth.services.report import ReportOptions, build_report
+from reviewdepth.services.answers.monitor import build_monitor, topic_statuses
+from reviewdepth.services.answers.report import ReportOptions, build_report
+from reviewdepth.services.files.imports import import_run
+from reviewdepth.services.files.records_import import import_records
 
 from ..conftest import shared_data
 

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from reviewdepth.cli.app import create_cli
-from reviewdepth.services.database import store_settings
+from reviewdepth.services.admin.database import store_settings
 from reviewdepth.services.errors import Invalid
 from reviewdepth.settings import Settings
 from reviewdepth.store.busy import DEFAULT_BUSY_TIMEOUT_SECONDS

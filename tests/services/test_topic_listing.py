@@ -1,20 +1,20 @@
-"""What the store holds, on SQLite and PostgreSQL: the topic rows (`reviewdepth.services.topics`: queues, the
+"""What the store holds, on SQLite and PostgreSQL: the topic rows (`reviewdepth.services.admin.topics`: queues, the
 newest queue's size, its reviewed prefix as the report counts it and the relevant documents in it, judgments
-logged, last activity) and a topic's queues (`reviewdepth.services.queues.list_queues`)."""
+logged, last activity) and a topic's queues (`reviewdepth.services.answers.queues.list_queues`)."""
 
 from __future__ import annotations
 
 import pytest
 from sqlalchemy import Engine, func, select
 
-from reviewdepth.services.batches import BatchItem, record_batch
+from reviewdepth.services.admin.topics import create_topic, get_topic, list_topics
+from reviewdepth.services.answers.queues import list_queues
+from reviewdepth.services.answers.report import ReportOptions, build_report
 from reviewdepth.services.errors import NotFound
-from reviewdepth.services.queues import list_queues
-from reviewdepth.services.rankings import RankedDocument, store_ranking
-from reviewdepth.services.report import ReportOptions, build_report
-from reviewdepth.services.sample_void import void_sample
-from reviewdepth.services.samples import draw_sample
-from reviewdepth.services.topics import create_topic, get_topic, list_topics
+from reviewdepth.services.files.rankings import RankedDocument, store_ranking
+from reviewdepth.services.review.batches import BatchItem, record_batch
+from reviewdepth.services.review.sample_void import void_sample
+from reviewdepth.services.review.samples import draw_sample
 from reviewdepth.store.ingest import as_utc
 from reviewdepth.store.models import Judgment
 

@@ -14,9 +14,9 @@ from pathlib import Path
 from sqlalchemy import Engine
 
 from reviewdepth.report.validation_render import render_document
-from reviewdepth.services.audit_stream import load_audit
-from reviewdepth.services.report import ReportOptions, build_report
-from reviewdepth.services.validation import build_validation
+from reviewdepth.services.answers.report import ReportOptions, build_report
+from reviewdepth.services.answers.validation import build_validation
+from reviewdepth.services.review.audit_stream import load_audit
 
 from .test_one_decision import _audit_certified_state
 
@@ -106,8 +106,8 @@ def test_every_number_of_the_packet_json_is_the_report_json(engine: Engine, tmp_
     from reviewdepth.cli.app import create_cli
     from reviewdepth.estimation.intervals import hypergeometric_interval
     from reviewdepth.estimation.relevant import Stratum, estimate_stratified
-    from reviewdepth.services.judgments import record_judgments
-    from reviewdepth.services.samples import draw_sample
+    from reviewdepth.services.review.judgments import record_judgments
+    from reviewdepth.services.review.samples import draw_sample
 
     topic = _audit_certified_state(engine, tmp_path)
     labels = {d.doc_id: d.relevant for s in build_validation(engine, topic, ReportOptions(targets=["0.95"]))

@@ -12,16 +12,16 @@ from typer.testing import CliRunner
 
 from reviewdepth.cli.app import create_cli
 from reviewdepth.formats.errors import InputError
-from reviewdepth.services.exports import export_xlsx
-from reviewdepth.services.judgment_files import record_judgment_file
-from reviewdepth.services.judgments import list_judgments, record_judgment
+from reviewdepth.services.files.judgment_files import record_judgment_file
+from reviewdepth.services.review.exports import export_xlsx
+from reviewdepth.services.review.judgments import list_judgments, record_judgment
 from reviewdepth.store.models import Judgment
 
 pytest.importorskip("openpyxl", reason="xlsx needs the xlsx extra (openpyxl)")
 pytest.importorskip("rispy", reason="the topics' populations are RIS files")
 import openpyxl
 
-from reviewdepth.services.ris_import import import_ris
+from reviewdepth.services.files.ris_import import import_ris
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "screening"
 IDS = ("pm1", "pm2", "pm3", "pm4", "555")

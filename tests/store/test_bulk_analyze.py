@@ -9,7 +9,7 @@ from pathlib import Path
 
 from sqlalchemy import Engine, text
 
-from reviewdepth.services.imports import import_qrels, import_run
+from reviewdepth.services.files.imports import import_qrels, import_run
 from reviewdepth.store.ingest import ANALYZE_AFTER_ROWS, note_bulk_load
 
 

@@ -11,9 +11,9 @@ import pytest
 from sqlalchemy import Engine, func, select, text
 
 from reviewdepth.formats.errors import InputError
-from reviewdepth.services.audit import verify_chains
-from reviewdepth.services.batches import BatchItem, record_batch
-from reviewdepth.services.imports import import_csv, import_qrels, import_run
+from reviewdepth.services.files.imports import import_csv, import_qrels, import_run
+from reviewdepth.services.review.audit import verify_chains
+from reviewdepth.services.review.batches import BatchItem, record_batch
 from reviewdepth.store.chain import ChainBroken
 from reviewdepth.store.ingest import SMALL
 from reviewdepth.store.models import ImportRecord, Judgment, Queue, QueueEntry, Topic

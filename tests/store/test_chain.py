@@ -11,10 +11,10 @@ from sqlalchemy import Engine, func, select, text, update
 from typer.testing import CliRunner
 
 from reviewdepth.cli.app import create_cli
-from reviewdepth.services.audit import verify_chains
-from reviewdepth.services.batches import BatchItem, record_batch
-from reviewdepth.services.imports import import_csv, import_qrels, import_run
-from reviewdepth.services.judgments import record_judgment, record_judgments
+from reviewdepth.services.files.imports import import_csv, import_qrels, import_run
+from reviewdepth.services.review.audit import verify_chains
+from reviewdepth.services.review.batches import BatchItem, record_batch
+from reviewdepth.services.review.judgments import record_judgment, record_judgments
 from reviewdepth.store import migrate
 from reviewdepth.store.chain import genesis, link_hash
 from reviewdepth.store.engine import create_engine_for

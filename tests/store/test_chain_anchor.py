@@ -16,11 +16,11 @@ from typer.testing import CliRunner
 
 from reviewdepth.api import ApiSettings, create_app
 from reviewdepth.cli.app import create_cli
-from reviewdepth.services.audit import verify_chains
-from reviewdepth.services.judgments import record_judgment
-from reviewdepth.services.keys import create_key
-from reviewdepth.services.rankings import RankedDocument, store_ranking
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.admin.keys import create_key
+from reviewdepth.services.admin.topics import create_topic
+from reviewdepth.services.files.rankings import RankedDocument, store_ranking
+from reviewdepth.services.review.audit import verify_chains
+from reviewdepth.services.review.judgments import record_judgment
 from reviewdepth.store import migrate
 from reviewdepth.store.chain import ChainBroken, chain_head_at, genesis, link_hash
 from reviewdepth.store.models import ChainAcknowledgement, Judgment, Topic

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, text
 
-from reviewdepth.services.imports import import_run
+from reviewdepth.services.files.imports import import_run
 from reviewdepth.store import ingest, ranking_blob
 
 
@@ -51,8 +51,7 @@ def test_a_run_imported_in_slices_stores_what_encode_ranking_and_insert_entries_
 def test_the_ranking_index_is_never_made_whole_on_either_database(engine: Engine, tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     # PostgreSQL took the whole index as one parameter (held twice in the client) before it was written in parts
-    from reviewdepth.services import imports
-
+    from reviewdepth.services.files import imports
     def refuse(*args: object, **kwargs: object) -> bytearray:
         raise AssertionError("the ranking index was made whole")
 

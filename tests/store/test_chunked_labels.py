@@ -14,8 +14,8 @@ import pytest
 from sqlalchemy import Engine, select
 
 from reviewdepth.formats.scan import StringColumn
-from reviewdepth.services.rankings import RankedDocument, store_ranking
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.admin.topics import create_topic
+from reviewdepth.services.files.rankings import RankedDocument, store_ranking
 from reviewdepth.store import loaders
 from reviewdepth.store.chain import NewJudgment, append_judgments
 from reviewdepth.store.evidence import lock_evidence

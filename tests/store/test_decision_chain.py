@@ -11,11 +11,11 @@ from pathlib import Path
 
 from sqlalchemy import Engine, inspect, select, text
 
-from reviewdepth.services.audit import verify_chains
-from reviewdepth.services.imports import import_run
-from reviewdepth.services.judgment_files import record_judgment_file
-from reviewdepth.services.judgments import record_judgment, record_judgments
-from reviewdepth.services.screening import screening_settings
+from reviewdepth.services.files.imports import import_run
+from reviewdepth.services.files.judgment_files import record_judgment_file
+from reviewdepth.services.review.audit import verify_chains
+from reviewdepth.services.review.judgments import record_judgment, record_judgments
+from reviewdepth.services.review.screening import screening_settings
 from reviewdepth.store import migrate
 from reviewdepth.store.chain import canonical, genesis, link_hash
 from reviewdepth.store.engine import create_engine_for

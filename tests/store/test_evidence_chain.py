@@ -21,12 +21,12 @@ from sqlalchemy.exc import DBAPIError
 from typer.testing import CliRunner
 
 from reviewdepth.cli.app import create_cli
-from reviewdepth.services.audit import verify_chains
-from reviewdepth.services.audit_stream import change_pace, create_stream, next_documents, void_stream
-from reviewdepth.services.imports import import_qrels, import_run
-from reviewdepth.services.judgments import record_judgments
-from reviewdepth.services.sample_void import void_sample
-from reviewdepth.services.samples import draw_sample
+from reviewdepth.services.files.imports import import_qrels, import_run
+from reviewdepth.services.review.audit import verify_chains
+from reviewdepth.services.review.audit_stream import change_pace, create_stream, next_documents, void_stream
+from reviewdepth.services.review.judgments import record_judgments
+from reviewdepth.services.review.sample_void import void_sample
+from reviewdepth.services.review.samples import draw_sample
 from reviewdepth.store.chain import canonical_time
 
 TOPIC = "CD008803"

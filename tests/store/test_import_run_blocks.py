@@ -1,4 +1,4 @@
-"""A plain run file is imported in pieces cut at line ends (`reviewdepth.services.imports.RUN_BLOCK_BYTES`): the
+"""A plain run file is imported in pieces cut at line ends (`reviewdepth.services.files.imports.RUN_BLOCK_BYTES`): the
 same stored queues and the same errors, naming the file's line and field, whatever the piece size, and nothing
 stored when a line is bad."""
 
@@ -14,7 +14,7 @@ from sqlalchemy import Engine, func, select
 from reviewdepth.formats.errors import InputError
 from reviewdepth.formats.runs import parse_run, parse_run_blocks
 from reviewdepth.formats.source import line_blocks
-from reviewdepth.services import imports
+from reviewdepth.services.files import imports
 from reviewdepth.store.models import ImportRecord, Queue, QueueEntry, Topic
 
 BLOCK_SIZES = (1, 7, 40, 64, 1 << 30)  # 1 << 30: the whole file in one piece

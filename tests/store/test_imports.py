@@ -11,10 +11,10 @@ import pytest
 from sqlalchemy import Engine, func, select
 
 from reviewdepth.formats.errors import InputError
+from reviewdepth.services.answers.queues import find_queue, queue_summary
 from reviewdepth.services.errors import Conflict
-from reviewdepth.services.evaluate import EvalOptions, evaluate_files
-from reviewdepth.services.imports import import_csv, import_qrels, import_run
-from reviewdepth.services.queues import find_queue, queue_summary
+from reviewdepth.services.evaluation.evaluate import EvalOptions, evaluate_files
+from reviewdepth.services.files.imports import import_csv, import_qrels, import_run
 from reviewdepth.store.models import ImportRecord, Judgment, Queue, QueueEntry, Topic
 
 
@@ -90,7 +90,7 @@ def test_clef_action_column_keeps_the_threshold(engine: Engine, tmp_path: Path) 
 def test_clef_cost_action_codes_keep_the_threshold_as_eval_reads_it(engine: Engine, tmp_path: Path) -> None:
     """Regression: a CLEF 2017 run using the cost codes (AFN, DFN, NFS, NFN) imported with threshold_rank null
     while ``eval --suite tar`` honoured them; both now read the run through formats.runs."""
-    from reviewdepth.services.evaluate_tar import TarOptions, evaluate_tar_files
+    from reviewdepth.services.evaluation.evaluate_tar import TarOptions, evaluate_tar_files
 
     run = tmp_path / "cost2017.run"
     run.write_text("T1 AFN d1 1 6 sys\nT1 DFN d2 2 5 sys\nT1 NFS d3 3 4 sys\nT1 NFN d4 4 3 sys\nT1 NS d5 5 2 sys\n"
@@ -218,7 +218,7 @@ def test_csv_time_column_is_the_recorded_time(engine: Engine, tmp_path: Path) ->
     export = tmp_path / "timed.csv"
     export.write_text("doc,label,when\na,1,2025-03-01T10:00:00Z\nb,0,2025-03-02 09:30:00+01:00\n")
     import_csv(engine, str(export), mapping="doc=doc,label=label,time=when", topic="t", allow_unqueued=True)
-    from reviewdepth.services.judgments import list_judgments
+    from reviewdepth.services.review.judgments import list_judgments
 
     times = [j.recorded_at.isoformat() for j in list_judgments(engine, "t")]
     assert times == ["2025-03-01T10:00:00+00:00", "2025-03-02T08:30:00+00:00"]

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from sqlalchemy import Engine, func, select
 
+from reviewdepth.services.answers.queues import queue_labels, queue_summary
 from reviewdepth.services.errors import Invalid, NotFound
-from reviewdepth.services.imports import import_run
-from reviewdepth.services.judgments import list_judgments, record_judgment
-from reviewdepth.services.queues import queue_labels, queue_summary
+from reviewdepth.services.files.imports import import_run
+from reviewdepth.services.review.judgments import list_judgments, record_judgment
 from reviewdepth.store.labels import UNJUDGED, PolicyError, resolve_labels
 from reviewdepth.store.models import Judgment
 
@@ -119,7 +119,7 @@ def test_eight_threads_lose_and_double_nothing(engine: Engine, tmp_path: Path, p
 
 
 def test_doc_ids_with_spaces_take_the_sql_join(engine: Engine, tmp_path: Path) -> None:
-    from reviewdepth.services.imports import import_csv
+    from reviewdepth.services.files.imports import import_csv
 
     export = tmp_path / "spaced.csv"
     export.write_text("doc,label,rank\nDOC 1,1,2\nDOC 2,0,1\nDOC 3,,3\n")

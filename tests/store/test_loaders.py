@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from sqlalchemy import Engine
 
-from reviewdepth.services.imports import import_run
-from reviewdepth.services.judgments import record_judgments
-from reviewdepth.services.queues import find_queue
+from reviewdepth.services.answers.queues import find_queue
+from reviewdepth.services.files.imports import import_run
+from reviewdepth.services.review.judgments import record_judgments
 from reviewdepth.store import loaders
 from reviewdepth.store.labels import POLICIES
 from reviewdepth.store.loaders import QueueLabels, load_queue_labels

@@ -9,8 +9,8 @@ import json
 
 from sqlalchemy import Engine, inspect, text
 
-from reviewdepth.services.protocol import get_protocol, set_protocol
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.admin.topics import create_topic
+from reviewdepth.services.answers.protocol import get_protocol, set_protocol
 from reviewdepth.store import migrate
 from reviewdepth.store.engine import create_engine_for
 from reviewdepth.store.evidence import verify_evidence

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from sqlalchemy import Engine, bindparam, select, text
 
-from reviewdepth.services.batches import BatchItem, record_batch
-from reviewdepth.services.judgments import topic_id_of
-from reviewdepth.services.rankings import RankedDocument, store_ranking
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.admin.topics import create_topic
+from reviewdepth.services.files.rankings import RankedDocument, store_ranking
+from reviewdepth.services.review.batches import BatchItem, record_batch
+from reviewdepth.services.review.judgments import topic_id_of
 from reviewdepth.store import loaders, votes
 from reviewdepth.store.labels import POLICIES
 from reviewdepth.store.models import Judgment, Queue

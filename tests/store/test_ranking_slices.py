@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import Engine, select
 
-from reviewdepth.services.batches import BatchItem, record_batch
-from reviewdepth.services.rankings import RankedDocument, store_ranking
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.admin.topics import create_topic
+from reviewdepth.services.files.rankings import RankedDocument, store_ranking
+from reviewdepth.services.review.batches import BatchItem, record_batch
 from reviewdepth.store import loaders
 from reviewdepth.store.models import Queue
 from reviewdepth.store.ranking_blob import decode_ranking

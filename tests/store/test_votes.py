@@ -8,8 +8,8 @@ from collections import defaultdict
 import numpy as np
 from sqlalchemy import Engine, delete
 
-from reviewdepth.services.batches import BatchItem, record_batch
-from reviewdepth.services.judgments import record_judgment, topic_id_of
+from reviewdepth.services.review.batches import BatchItem, record_batch
+from reviewdepth.services.review.judgments import record_judgment, topic_id_of
 from reviewdepth.store import votes
 from reviewdepth.store.models import Judgment
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import Engine, func, select, text
 
-from reviewdepth.services.audit import verify_chains
-from reviewdepth.services.batches import BatchItem, record_batch
+from reviewdepth.services.admin.topics import create_topic
 from reviewdepth.services.errors import Conflict, NotFound
-from reviewdepth.services.rankings import RankedDocument, store_ranking
-from reviewdepth.services.topics import create_topic
+from reviewdepth.services.files.rankings import RankedDocument, store_ranking
+from reviewdepth.services.review.audit import verify_chains
+from reviewdepth.services.review.batches import BatchItem, record_batch
 from reviewdepth.store import engine as engine_module
 from reviewdepth.store.chain import ChainBroken
 from reviewdepth.store.engine import create_engine_for

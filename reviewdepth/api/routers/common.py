@@ -13,8 +13,8 @@ from sqlalchemy import Engine
 
 from reviewdepth.api.auth import admin_key, engine_of, read_key, write_key
 from reviewdepth.api.problems import ApiProblem, problem_responses
-from reviewdepth.services.confidence import CONFIDENCE_MAX, CONFIDENCE_MIN, CONFIDENCE_RULE
-from reviewdepth.services.keys import KeyRecord
+from reviewdepth.services.evidence.access import KeyRecord
+from reviewdepth.services.evidence.confidence import CONFIDENCE_MAX, CONFIDENCE_MIN, CONFIDENCE_RULE
 from reviewdepth.store.validation import INT64_MAX
 
 EngineDep = Annotated[Engine, Depends(engine_of)]
@@ -28,7 +28,7 @@ JSON = "application/json"
 CONFIDENCE_DESCRIPTION = f"Confidence level, {CONFIDENCE_RULE}."
 # the range in the OpenAPI document; the decimals are checked by the service (`checked_confidence`), for both doors
 ConfidenceQuery = Annotated[float, Query(ge=CONFIDENCE_MIN, le=CONFIDENCE_MAX, description=CONFIDENCE_DESCRIPTION)]
-# a target recall as a decimal (what `services.monitor.checked_target` and the report read as a fraction)
+# a target recall as a decimal (what `services.answers.monitor.checked_target` and the report read as a fraction)
 TARGET_PATTERN = r"^(?:0*\.[0-9]*[1-9][0-9]*|0*1(?:\.0*)?)$"  # in (0, 1]
 BELOW_ONE_PATTERN = r"^0*\.[0-9]*[1-9][0-9]*$"  # in (0, 1): a sample cannot certify recall 1
 TARGET_LENGTH = 40

@@ -1,4 +1,5 @@
-"""``POST /compare``: `reviewdepth compare` over uploaded files (the same use case, `services.compare.compare`).
+"""``POST /compare``: `reviewdepth compare` over uploaded files (the same use case,
+`services.evaluation.compare.compare`).
 
 `reviewdepth compare` compares run files against a qrels file, with paired tests over the queries (topics) the runs
 share; so does this endpoint, over uploaded files, as ``POST /evaluate`` evaluates one. A topic's stored queues are
@@ -16,8 +17,8 @@ from reviewdepth.api.problems import ApiProblem, problem_responses
 from reviewdepth.api.routers.common import AUTH, Reader, measure_problems, upload_bytes
 from reviewdepth.measures.compare import CORRECTIONS, TESTS
 from reviewdepth.measures.tar_suite import CompatMode
-from reviewdepth.services.evaluate import Suite
-from reviewdepth.services.evaluate_tar import RunFormat
+from reviewdepth.services.evaluation.evaluate import Suite
+from reviewdepth.services.evaluation.evaluate_tar import RunFormat
 from reviewdepth.store.validation import INT32_MAX as INT32
 
 MAX_RUNS = 50  # runs in one comparison: each is evaluated and tested against the baseline on every measure
@@ -52,9 +53,9 @@ def compare(qrels: Annotated[UploadFile, File(description="TREC qrels (gzip ok).
     """Compare the runs on the qrels exactly as `reviewdepth compare QRELS RUN… --format json` with the same
     options: each measure's mean per run over the queries (topics) every run has, and a paired test of each run
     against the first (the baseline), corrected for the comparisons. Runs are named by their file names."""
-    from reviewdepth.services.compare import CompareRequest
-    from reviewdepth.services.compare import compare as service
-    from reviewdepth.services.evaluate import EvalInput
+    from reviewdepth.services.evaluation.compare import CompareRequest
+    from reviewdepth.services.evaluation.compare import compare as service
+    from reviewdepth.services.evaluation.evaluate import EvalInput
 
     if len(run) < 2:
         raise ApiProblem(422, "run: compare needs at least two runs (the first is the baseline)")

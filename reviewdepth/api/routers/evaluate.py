@@ -1,4 +1,5 @@
-"""``POST /evaluate``: `reviewdepth eval` over uploaded files (the same use case, `services.evaluate.evaluate`)."""
+"""``POST /evaluate``: `reviewdepth eval` over uploaded files (the same use case,
+`services.evaluation.evaluate.evaluate`)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ from reviewdepth.api import schemas
 from reviewdepth.api.problems import ApiProblem, problem_responses
 from reviewdepth.api.routers.common import AUTH, JSON, Reader, measure_problems, upload_bytes
 from reviewdepth.measures.tar_suite import CompatMode
-from reviewdepth.services.evaluate import Suite
-from reviewdepth.services.evaluate_tar import RunFormat
+from reviewdepth.services.evaluation.evaluate import Suite
+from reviewdepth.services.evaluation.evaluate_tar import RunFormat
 from reviewdepth.store.validation import INT32_MAX as INT32
 from reviewdepth.store.validation import INT64_MAX
 
@@ -40,8 +41,8 @@ def evaluate(qrels: Annotated[UploadFile, File(description="TREC qrels (gzip ok)
     """Evaluate a run against qrels exactly as `reviewdepth eval QRELS RUN --format json` with the same
     options (``suite=tar`` for the recall-oriented measures)."""
     from reviewdepth.report.render import render
-    from reviewdepth.services.evaluate import EvalInput, EvalRequest, SuiteMismatch
-    from reviewdepth.services.evaluate import evaluate as service
+    from reviewdepth.services.evaluation.evaluate import EvalInput, EvalRequest, SuiteMismatch
+    from reviewdepth.services.evaluation.evaluate import evaluate as service
 
     names = (qrels.filename or "qrels", run.filename or "run")
     limit = request.app.state.settings.max_decompressed_bytes

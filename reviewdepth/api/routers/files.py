@@ -99,7 +99,7 @@ async def imported(request: Request, service: Callable[..., T], *args: Any, **kw
     return await write_call(request, False, service, *args, **kwargs)
 
 
-# where a population import's records were identified (`reviewdepth.services.imports.checked_source`)
+# where a population import's records were identified (`reviewdepth.services.files.imports.checked_source`)
 SourceTypeQuery = Annotated[SourceType | None, Query(
     description="Where the records were identified (PRISMA 2020's boxes): database, register or other (websites, "
                 "organisations, citation searching). With source_name, the records are added to the topic's "
@@ -123,7 +123,7 @@ async def import_asreview(topic: str, request: Request, engine: EngineDep, _key:
     """Store an ASReview LAB project file (``.asreview``) in the topic (created when missing), as `reviewdepth
     import asreview FILE --topic TOPIC`: a queue in ASReview's review order and its decisions as judgments with
     their reviewer and time. The counts are those the CLI prints. ASReview's CSV export is an ``imports/csv``."""
-    from reviewdepth.services.asreview_import import import_asreview as service
+    from reviewdepth.services.files.asreview_import import import_asreview as service
 
     data = await uploaded_file(request, "asreview", ZIP_TYPES)
     return summary_body(await imported(request, service, engine, "asreview", topic=topic, queue_name=queue,
@@ -145,7 +145,7 @@ async def import_ris(topic: str, request: Request, engine: EngineDep, _key: Writ
     its size, a queue of the records in file order, and the labels in ASReview's notes and Rayyan's (each
     member's decision, a Maybe a maybe decision) as judgments. With ``source_type`` and ``source_name`` the
     records are added to the topic's population (a queue per source) and counted per source by ``prisma``."""
-    from reviewdepth.services.ris_import import import_ris as service
+    from reviewdepth.services.files.ris_import import import_ris as service
 
     data = await uploaded_file(request, "ris", RIS_TYPES)
     return summary_body(await imported(request, service, engine, "ris", topic=topic, queue_name=queue,
@@ -171,7 +171,7 @@ async def import_records(topic: str, request: Request, engine: EngineDep, _key: 
     order, its labels as judgments; into a topic that has a queue, the bibliographic fields of its documents. With
     ``source_type`` and ``source_name`` the records are added to the topic's population (a queue per source) and
     counted per source by ``prisma``."""
-    from reviewdepth.services.records_import import import_records as service
+    from reviewdepth.services.files.records_import import import_records as service
 
     data = await uploaded_file(request, "records", RECORDS_TYPES)
     return summary_body(await imported(request, service, engine, "records", topic=topic, queue_name=queue, ids=ids,
@@ -191,7 +191,7 @@ async def import_rayyan(topic: str, request: Request, engine: EngineDep, _key: W
     population (created when missing) and a queue in file order, each member's decision as that member's
     judgment (Included 1, Excluded 0, Maybe a maybe decision), an article's first exclusion reason as its
     exclusions' reason."""
-    from reviewdepth.services.rayyan_import import import_rayyan as service
+    from reviewdepth.services.files.rayyan_import import import_rayyan as service
 
     data = await uploaded_file(request, "rayyan", CSV_TYPES)
     return summary_body(await imported(request, service, engine, "rayyan", topic=topic, queue_name=queue,
@@ -220,7 +220,7 @@ async def import_csv(topic: str, request: Request, engine: EngineDep, _key: Writ
     """Store a screening or review-platform CSV/TSV export (ASReview's CSV export among them) as `reviewdepth
     import csv FILE --topic TOPIC`: one judgment per labelled row; a rank column (ASReview's asreview_ranking)
     also stores the rows as a queue. Rows of another topic refuse the file."""
-    from reviewdepth.services.imports import import_csv as service
+    from reviewdepth.services.files.imports import import_csv as service
 
     data = await uploaded_file(request, "csv", CSV_TYPES)
     return summary_body(await imported(request, service, engine, "csv", mapping=map, topic=topic,
@@ -243,7 +243,7 @@ async def import_xlsx(topic: str, request: Request, engine: EngineDep, key: Writ
     """Record the judgments of an Excel workbook's first sheet (columns doc and label; reviewer, role, note,
     queue, reason, stage optional: those `GET /topics/{topic}/judgments/export` writes) in the existing topic,
     as `reviewdepth import xlsx`: one transaction, a bad row refuses the workbook naming its row and column."""
-    from reviewdepth.services.judgment_files import record_judgment_file
+    from reviewdepth.services.files.judgment_files import record_judgment_file
 
     data = await uploaded_file(request, "xlsx", XLSX_TYPES)
     ids = await imported(request, record_judgment_file, engine, topic, "xlsx", reviewer=reviewer or key.reviewer,
@@ -274,7 +274,7 @@ def import_covidence(topic: str, request: Request, engine: EngineDep, _key: Writ
     excluded, included; at least one), as `reviewdepth import covidence LIST=FILE… --topic TOPIC`: their
     studies as the topic's population (created when missing) and a queue, each study's list as its label."""
     from reviewdepth.formats.errors import InputError
-    from reviewdepth.services.covidence_import import import_covidence as service
+    from reviewdepth.services.files.covidence_import import import_covidence as service
 
     uploads = dict(zip(COVIDENCE_LISTS, (screen, irrelevant, fulltext, excluded, included), strict=True))
     given = [(name, upload) for name, upload in uploads.items() if upload is not None]
@@ -328,8 +328,7 @@ def export_topic(topic: str, engine: EngineDep, _key: Reader,
     """The topic's documents with their labels under ``policy`` as of ``as_of``, the bytes `reviewdepth export
     labels TOPIC --format FORMAT` (or `reviewdepth export ris TOPIC`) writes, as an attachment named after the
     topic. ``imports/csv`` (``imports/ris``) reads the file back with the same labels."""
-    from reviewdepth.services import exports
-
+    from reviewdepth.services.review import exports
     if format == "ris":
         try:
             exported = exports.export_ris(engine, topic, policy=policy, as_of=as_of)
@@ -347,7 +346,7 @@ def export_judgments(topic: str, engine: EngineDep, _key: Reader,
     """The topic's judgment log as of ``as_of``, one row per judgment in recording order (doc, label, reviewer,
     role, note, queue, reason, stage): the workbook `reviewdepth export xlsx` writes, as an attachment.
     ``imports/xlsx`` into a topic holding the same queues and reasons records the same judgments."""
-    from reviewdepth.services.exports import export_xlsx
+    from reviewdepth.services.review.exports import export_xlsx
 
     try:
         workbook = export_xlsx(engine, topic, as_of=as_of)
@@ -363,7 +362,7 @@ def export_queue(topic: str, queue: str, engine: EngineDep, _key: Reader,
                                  "action codes, in column 2).")] = "trec") -> Response:
     """The queue as a run file that trec_eval and `reviewdepth eval` rank in the queue's order (`reviewdepth
     export queue TOPIC --queue QUEUE`); ``PUT /topics/{topic}/queues/{queue}`` reads it back."""
-    from reviewdepth.services.exports import export_queue as service
+    from reviewdepth.services.review.exports import export_queue as service
 
     exported = service(engine, topic, format, queue=queue)
     return Response(exported.text.encode("utf-8"), media_type="text/plain; charset=utf-8",

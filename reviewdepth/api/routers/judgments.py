@@ -10,13 +10,13 @@ from reviewdepth.api import schemas
 from reviewdepth.api.problems import ApiProblem
 from reviewdepth.api.recording import FastJudgmentsRoute, recorded
 from reviewdepth.api.routers.common import READ, WRITE, EngineDep, Reader, Writer
-from reviewdepth.services.conflicts import ConflictStatus
+from reviewdepth.services.answers.conflicts import ConflictStatus
 
 
 async def post_judgments(topic: str, body: schemas.JudgmentBatchIn, request: Request, key: Writer) -> Response:
     """Record judgments as the key's reviewer, all or nothing. With ``idempotency_key``, sending the same
     request again returns the first result (header ``Idempotent-Replayed: true``) and records nothing."""
-    from reviewdepth.services.batches import BatchItem
+    from reviewdepth.services.review.batches import BatchItem
 
     if body.reviewer is not None and body.reviewer != key.reviewer:
         raise ApiProblem(403, f"reviewer: this API key records as {key.reviewer!r}, not {body.reviewer!r}")
@@ -28,7 +28,7 @@ def get_judgments(topic: str, engine: EngineDep, _key: Reader, as_of: str | None
                   reviewer: str | None = None, offset: Annotated[int, Query(ge=0)] = 0,
                   limit: Annotated[int, Query(ge=1, le=10_000)] = 1000) -> dict[str, object]:
     """The topic's judgment log in recording order, up to ``as_of`` (judgment id or ISO time)."""
-    from reviewdepth.services.judgments import list_judgments
+    from reviewdepth.services.review.judgments import list_judgments
 
     records = list_judgments(engine, topic, as_of=as_of, reviewer=reviewer, offset=offset, limit=limit)
     return {"topic": topic, "offset": offset, "limit": limit, "judgments": [r.as_dict() for r in records]}
@@ -41,7 +41,7 @@ def get_conflicts(topic: str, engine: EngineDep, _key: Reader,
     """Documents whose reviewers disagree (each reviewer's latest decision is their vote) with who said
     what; an adjudication recorded after the last vote resolves one. The same list as `reviewdepth
     conflicts --format json`."""
-    from reviewdepth.services.conflicts import list_conflicts
+    from reviewdepth.services.answers.conflicts import list_conflicts
 
     found = list_conflicts(engine, topic, status=status, as_of=None if as_of is None else str(as_of))
     return {"topic": topic, "status": status, "conflicts": [c.as_dict() for c in found]}

@@ -1,5 +1,5 @@
 """The monitor (``GET /topics/{topic}/monitor``) and the dashboard (``GET /``): thin over
-`reviewdepth.services.monitor`.
+`reviewdepth.services.answers.monitor`.
 
 The dashboard is a page for browsers, which cannot easily send an ``Authorization`` header: besides the header,
 `reviewdepth.api.gate.RequestGate` accepts the key from the ``reviewdepth_key`` cookie on GET and HEAD requests,
@@ -16,7 +16,7 @@ from fastapi.responses import HTMLResponse
 from reviewdepth.api import schemas
 from reviewdepth.api.problems import problem_responses
 from reviewdepth.api.routers.common import ConfidenceQuery, EngineDep, Reader, TargetQuery
-from reviewdepth.services.monitor import DASHBOARD_PAGE, DASHBOARD_PAGE_MAX
+from reviewdepth.services.answers.monitor import DASHBOARD_PAGE, DASHBOARD_PAGE_MAX
 from reviewdepth.store.labels import LabelPolicy
 from reviewdepth.store.validation import INT64_MAX, TOPIC_LENGTH
 
@@ -35,8 +35,8 @@ async def get_monitor(topic: str, request: Request, engine: EngineDep, _key: Rea
     longer match its stored digest. Computed one at a time per process with the reports and charts, in a worker
     thread (`api/single_flight.py`): identical requests meanwhile share one computation, so a monitor of a
     queue of millions holds its memory once, whoever polls it."""
-    from reviewdepth.services.monitor import build_monitor
-    from reviewdepth.services.monitor_answers import topic_marker
+    from reviewdepth.services.answers.monitor import build_monitor
+    from reviewdepth.services.answers.monitor_answers import topic_marker
 
     key = ("monitor", topic, queue, target, confidence, policy, as_of)
     answers = request.app.state.monitor_answers
@@ -76,7 +76,7 @@ async def dashboard(request: Request, engine: EngineDep, _key: Reader, target: T
     open ``/?key=KEY`` once (the key is then kept in an HttpOnly cookie for the browser session and the
     address bar loses it)."""
     from reviewdepth.report.monitor_render import render_dashboard
-    from reviewdepth.services.monitor import build_dashboard
+    from reviewdepth.services.answers.monitor import build_dashboard
 
     state = request.app.state
     html: str = await state.dashboards.run(

@@ -15,12 +15,12 @@ from reviewdepth.api import schemas
 from reviewdepth.api.problems import ApiProblem, problem_responses
 from reviewdepth.api.routers.common import JSON, READ, WRITE, EngineDep, Reader, Writer
 from reviewdepth.report.model import json_safe
-from reviewdepth.services.imports import RunOrder
+from reviewdepth.services.files.imports import RunOrder
 from reviewdepth.store.labels import LabelPolicy
 from reviewdepth.store.validation import INT64_MAX
 
 if TYPE_CHECKING:
-    from reviewdepth.services.rankings import RankedDocument
+    from reviewdepth.services.files.rankings import RankedDocument
 
 RANKING_BODY = {"requestBody": {"required": True, "content": {
     JSON: {"schema": {"$ref": "#/components/schemas/RankingIn"}},
@@ -31,7 +31,7 @@ RANKING_BODY = {"requestBody": {"required": True, "content": {
 def ranking_documents(raw: bytes) -> list[RankedDocument]:
     """The documents of a JSON ranking body (`schemas.RankingIn`) in rank order; `RequestValidationError` (422,
     each error under ``body``) when it does not validate. Run in a worker thread: a body may be large."""
-    from reviewdepth.services.rankings import RankedDocument
+    from reviewdepth.services.files.rankings import RankedDocument
 
     try:
         ranking = TypeAdapter(schemas.RankingIn).validate_json(raw)
@@ -45,7 +45,7 @@ def list_queues(topic: str, engine: EngineDep, _key: Reader) -> dict[str, object
     """The topic's queues, oldest first, each with its size, ordering, source, run tag and stopping point,
     when it was stored, and whether it is the newest (the queue judgments are served from unless they name
     another); as ``reviewdepth queue list TOPIC --format json``."""
-    from reviewdepth.services.queues import list_queues as service
+    from reviewdepth.services.answers.queues import list_queues as service
 
     return {"queues": [q.as_dict() for q in service(engine, topic)]}
 
@@ -56,9 +56,9 @@ async def put_queue(topic: str, queue: str, request: Request, engine: EngineDep,
     """Store a ranking as a new queue of the topic: JSON ``{"documents": [...]}`` in rank order, or a
     TREC/CLEF TAR run of this topic as ``text/plain`` (streamed to disk; millions of lines are fine).
     All or nothing: a bad line or a duplicate doc id stores nothing."""
-    from reviewdepth.services.judgments import topic_id_of
-    from reviewdepth.services.queues import queue_summary
-    from reviewdepth.services.rankings import store_ranking, store_run_file
+    from reviewdepth.services.answers.queues import queue_summary
+    from reviewdepth.services.files.rankings import store_ranking, store_run_file
+    from reviewdepth.services.review.judgments import topic_id_of
 
     content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if content_type == JSON or content_type.endswith("+json"):
@@ -98,7 +98,7 @@ async def put_queue(topic: str, queue: str, request: Request, engine: EngineDep,
 def get_queue(topic: str, queue: str, engine: EngineDep, _key: Reader, policy: LabelPolicy = "latest",
               as_of: str | None = None) -> dict[str, object]:
     """Size, judged, relevant found, deepest judged rank and trec_eval measures of the stored queue."""
-    from reviewdepth.services.queues import queue_summary
+    from reviewdepth.services.answers.queues import queue_summary
 
     return json_safe(queue_summary(engine, topic, queue, policy=policy, as_of=as_of).as_dict())  # type: ignore[no-any-return]
 
@@ -108,7 +108,7 @@ def get_entries(topic: str, queue: str, engine: EngineDep, _key: Reader,
                 limit: Annotated[int, Query(ge=1, le=10_000)] = 100,
                 policy: LabelPolicy = "latest", as_of: str | None = None) -> dict[str, object]:
     """A page of the ranking, each entry with its current label under the policy."""
-    from reviewdepth.services.rankings import ranking_page
+    from reviewdepth.services.files.rankings import ranking_page
 
     page = ranking_page(engine, topic, queue, offset=offset, limit=limit, policy=policy, as_of=as_of)
     return {"topic": topic, "queue": queue, "total": page.total, "offset": page.offset, "limit": limit,

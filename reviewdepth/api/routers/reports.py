@@ -80,7 +80,7 @@ async def get_report(topic: str, request: Request, engine: EngineDep, _key: Read
     is computed at a time per process, in a worker thread (`api/single_flight.py`): identical requests
     meanwhile share it, others wait, so the memory held is one report's at a time."""
     from reviewdepth.report.render import render
-    from reviewdepth.services.report import DEFAULT_TARGETS, ReportOptions, build_report
+    from reviewdepth.services.answers.report import DEFAULT_TARGETS, ReportOptions, build_report
 
     accept = request.headers.get("accept", "") if format is None else {"json": JSON, "html": "text/html",
                                                                         "csv": "text/csv"}[format]
@@ -109,7 +109,7 @@ async def get_plot(topic: str, kind: ChartKind, fmt: ChartFormat, request: Reque
                    as_of: AsOfId = None) -> Response:
     """Recall against depth (``gain``) or precision-recall (``pr``), as SVG or PNG: the chart `reviewdepth
     plot` writes (one report or chart at a time per process, as the report)."""
-    from reviewdepth.services.plots import build_plot
+    from reviewdepth.services.answers.plots import build_plot
 
     try:
         chart = await request.app.state.renders.run(
@@ -135,7 +135,7 @@ def get_prisma(topic: str, engine: EngineDep, _key: Reader, queue: str | None = 
     import json
 
     from reviewdepth.report.model import json_safe
-    from reviewdepth.services.prisma import topic_prisma, topic_prisma_diagram
+    from reviewdepth.services.answers.prisma import topic_prisma, topic_prisma_diagram
 
     as_of_text = None if as_of is None else str(as_of)
     if format == "json":
@@ -170,8 +170,8 @@ async def get_validation(topic: str, request: Request, engine: EngineDep, _key: 
     discard pile, the rule that certified the stop, the chain head, provenance and caveats. The same bytes as
     `reviewdepth validation`; computed one at a time per process, as the report."""
     from reviewdepth.report.validation_render import render_document
-    from reviewdepth.services.report import ReportOptions
-    from reviewdepth.services.validation import build_validation
+    from reviewdepth.services.answers.report import ReportOptions
+    from reviewdepth.services.answers.validation import build_validation
 
     options = ReportOptions(queue=queue, targets=[target], confidence=confidence, interval=interval,
                             policy=policy, as_of=as_of)
@@ -202,8 +202,8 @@ def get_methods(topic: str, engine: EngineDep, _key: Reader, queue: str | None =
     left by the stop, the validation evidence with its interval and the limitations; the same text as
     `reviewdepth methods`. As JSON, every figure names the field it was read from."""
     from reviewdepth.report.methods_text import render_methods
-    from reviewdepth.services.methods import methods_of
-    from reviewdepth.services.report import ReportOptions
+    from reviewdepth.services.answers.methods import methods_of
+    from reviewdepth.services.answers.report import ReportOptions
 
     text = methods_of(engine, topic, ReportOptions(queue=queue, targets=[target], confidence=confidence,
                                                    as_of=as_of), style)

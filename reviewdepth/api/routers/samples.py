@@ -18,7 +18,7 @@ from reviewdepth.api.routers.common import (
     Reader,
     Writer,
 )
-from reviewdepth.services.sample_plan import PlanFrame
+from reviewdepth.services.answers.sample_plan import PlanFrame
 from reviewdepth.store.labels import LabelPolicy
 
 
@@ -29,7 +29,7 @@ def sample_dict(record: Any) -> dict[str, object]:
 
 def post_sample(topic: str, body: schemas.SampleIn, engine: EngineDep, _key: Writer) -> dict[str, object]:
     """Draw documents without replacement from a frame of the queue; the seed and frame are stored."""
-    from reviewdepth.services.samples import draw_sample
+    from reviewdepth.services.review.samples import draw_sample
 
     return sample_dict(draw_sample(engine, topic, body.size, frame=body.frame, queue=body.queue,
                                    seed=body.seed))
@@ -44,7 +44,7 @@ def get_sample_plan(topic: str, engine: EngineDep, _key: Reader, queue: str | No
     """The sample size that would certify the target recall at the current depth, the outcome that certifies
     it, and its chance if the current estimate is right (same as `reviewdepth sample plan --format json`)."""
     from reviewdepth.report.model import json_safe
-    from reviewdepth.services.sample_plan import plan_sample
+    from reviewdepth.services.answers.sample_plan import plan_sample
 
     plan: dict[str, Any] = json_safe(plan_sample(engine, topic, queue=queue, target=target,
                                                  confidence=confidence, frame=frame, power=power,
@@ -74,7 +74,7 @@ async def get_stop_plan(topic: str, request: Request, engine: EngineDep, _key: R
     (`api/single_flight.py`); identical requests meanwhile share one computation."""
     from reviewdepth.report.model import json_safe
     from reviewdepth.report.stop_plan_render import as_data
-    from reviewdepth.services.stop_plan import topic_stop_plan
+    from reviewdepth.services.answers.stop_plan import topic_stop_plan
 
     def computed() -> dict[str, Any]:
         data: dict[str, Any] = json_safe(as_data(topic_stop_plan(
@@ -93,7 +93,7 @@ def post_stream(topic: str, body: schemas.StreamIn, engine: EngineDep, key: Writ
     by ``POST /topics/{topic}/next`` between the ranked documents (one after every ``every`` reviewed, or a
     share ``rate`` of all served) and judged with role ``audit``. Give exactly one of ``every`` and ``rate``.
     409 when the topic already has an active stream."""
-    from reviewdepth.services.audit_stream import create_stream
+    from reviewdepth.services.review.audit_stream import create_stream
 
     return create_stream(engine, topic, every=body.every, rate=body.rate, seed=body.seed, queue=body.queue,
                          reviewer=key.reviewer).as_dict()
@@ -102,7 +102,7 @@ def post_stream(topic: str, body: schemas.StreamIn, engine: EngineDep, key: Writ
 def get_stream(topic: str, engine: EngineDep, _key: Reader, policy: LabelPolicy = "latest") -> dict[str, object]:
     """The topic's audit stream: seed, population, pace, position, served, and its evidence (the judged
     prefix of the permutation, its relevant documents, the documents still waiting). 404 when none."""
-    from reviewdepth.services.audit_stream import show_stream
+    from reviewdepth.services.review.audit_stream import show_stream
 
     return show_stream(engine, topic, policy=policy).as_dict()
 
@@ -111,7 +111,7 @@ def post_stream_void(topic: str, body: schemas.StreamVoidIn, engine: EngineDep,
                      key: Admin) -> dict[str, object]:
     """Stop the topic's active audit stream (admin keys only): kept for the record, never served or used as
     evidence again. 404 when there is no active stream."""
-    from reviewdepth.services.audit_stream import void_stream
+    from reviewdepth.services.review.audit_stream import void_stream
 
     return void_stream(engine, topic, reason=body.reason, reviewer=key.reviewer).as_dict()
 
@@ -121,7 +121,7 @@ def post_next(topic: str, body: schemas.NextIn, engine: EngineDep, _key: Writer)
     the audit stream's documents due at its pace interleaved (role ``audit``); an audit document served
     before and still unjudged comes first again. Advances the stream (a write: the same as `reviewdepth
     next --format json`)."""
-    from reviewdepth.services.audit_stream import next_documents
+    from reviewdepth.services.review.audit_stream import next_documents
 
     return next_documents(engine, topic, queue=body.queue, count=body.count).as_dict()
 
@@ -129,7 +129,7 @@ def post_next(topic: str, body: schemas.NextIn, engine: EngineDep, _key: Writer)
 def get_sample(topic: str, sample_id: int, engine: EngineDep, _key: Reader,
                policy: LabelPolicy = "latest") -> dict[str, object]:
     """Which drawn documents are judged, which relevant, which still missing."""
-    from reviewdepth.services.sample_status import sample_status
+    from reviewdepth.services.review.sample_status import sample_status
 
     return sample_dict(sample_status(engine, topic, sample_id, policy=policy))
 
@@ -139,7 +139,7 @@ def post_sample_void(topic: str, sample_id: int, body: schemas.SampleVoidIn, eng
     """Void a sample drawn by mistake (admin keys only): it is kept, with the reason, and logged in the topic's
     judgment chain as a row of role ``void`` recorded as the key's reviewer; no estimate uses it from then
     on. 409 when it is already voided."""
-    from reviewdepth.services.sample_void import void_sample
+    from reviewdepth.services.review.sample_void import void_sample
 
     return sample_dict(void_sample(engine, topic, sample_id, reason=body.reason, reviewer=key.reviewer,
                                    source="api"))

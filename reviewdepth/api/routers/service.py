@@ -12,7 +12,7 @@ from reviewdepth.api import schemas
 from reviewdepth.api.auth import current_key
 from reviewdepth.api.problems import ApiProblem, problem_responses
 from reviewdepth.api.routers.common import AUTH
-from reviewdepth.services.keys import KeyRecord
+from reviewdepth.services.evidence.access import KeyRecord
 
 
 async def health(request: Request, database: Annotated[bool, Query(description=(
@@ -23,7 +23,7 @@ async def health(request: Request, database: Annotated[bool, Query(description=(
     own on a connection of its own, outside the threadpool and the pool, so it answers while every pooled
     connection is in use (100 concurrent reads made it answer 503 for a database that was fine)."""
     if database:
-        from reviewdepth.services.database import database_problem
+        from reviewdepth.services.admin.database import database_problem
 
         state = request.app.state
         problem = await anyio.to_thread.run_sync(database_problem, state.health_engine, limiter=state.health_thread)

@@ -1,4 +1,4 @@
-"""``/simulations``: replay completed reviews in the background (`reviewdepth.services.simulation_jobs`).
+"""``/simulations``: replay completed reviews in the background (`reviewdepth.services.simulation.simulation_jobs`).
 
 ``POST /simulations`` checks the request (plan and topics) and answers 202 with the job and its ``Location`` at
 once; the job then runs in this process's `reviewdepth.api.jobs.JobRunner`, after the jobs posted before it.
@@ -27,8 +27,8 @@ from reviewdepth.api.routers.common import (
 )
 from reviewdepth.api.schemas import JsonInt, RuleName, SimulationReportOut, TopicName
 from reviewdepth.report.simulation_model import DesignKind
-from reviewdepth.services.confidence import CONFIDENCE_MAX, CONFIDENCE_MIN
-from reviewdepth.services.simulation_jobs import MAX_REPLICATES, MAX_TOPICS, JobRecord
+from reviewdepth.services.evidence.confidence import CONFIDENCE_MAX, CONFIDENCE_MIN
+from reviewdepth.services.simulation.simulation_jobs import MAX_REPLICATES, MAX_TOPICS, JobRecord
 from reviewdepth.store.validation import INT64_MAX
 
 JobStatus = Literal["queued", "running", "done", "failed", "cancelled", "interrupted"]
@@ -149,8 +149,8 @@ def post_simulation(body: SimulationIn, request: Request, response: Response, en
     recall at stop, cost against the oracle depth. Answers 202 at once with the queued job (``Location``:
     its URL); poll ``GET /simulations/{id}``. A bad plan, an unknown topic or one that is not fully judged is
     refused here (422/404) and no job is stored."""
-    from reviewdepth.services.costs import RoleCosts, parse_costs
-    from reviewdepth.services.simulation_jobs import SimulationRequest, create_job
+    from reviewdepth.services.simulation.costs import RoleCosts, parse_costs
+    from reviewdepth.services.simulation.simulation_jobs import SimulationRequest, create_job
 
     cost = (RoleCosts() if body.cost is None else parse_costs(body.cost) if isinstance(body.cost, str)
             else RoleCosts(body.cost.review, body.cost.sample, body.cost.produce))
@@ -167,7 +167,7 @@ def rerun_simulation(job_id: JobId, request: Request, response: Response, engine
     """Run an ``interrupted`` job again, from the start (a server that stopped while the job was queued or
     running marks it so): 202 with the job, queued again; 409 for a job in any other status. Only the key
     that posted the job, or an admin key, may (404 for any other)."""
-    from reviewdepth.services.simulation_jobs import rerun_job
+    from reviewdepth.services.simulation.simulation_jobs import rerun_job
 
     return queued(rerun_job(engine, job_id, viewer=key), request, response)
 
@@ -177,7 +177,7 @@ def get_simulation(job_id: JobId, engine: EngineDep, key: Reader) -> dict[str, A
     ``reviewdepth simulate --format json``), ``failed`` (with the one-line reason) or ``interrupted`` (the
     server stopped before it finished: ``POST /simulations/{id}/rerun``). Only the key that posted the job,
     or an admin key, sees it (404 for any other, as for an unknown id)."""
-    from reviewdepth.services.simulation_jobs import get_job
+    from reviewdepth.services.simulation.simulation_jobs import get_job
 
     return get_job(engine, job_id, viewer=key).as_dict()
 

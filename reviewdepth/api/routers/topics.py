@@ -17,11 +17,11 @@ STATUS_LIMIT = 200
 
 def create_topic(body: schemas.TopicIn, response: Response, engine: EngineDep, _key: Writer) -> dict[str, object]:
     """Create a topic (an information need), optionally with N, the size of its collection."""
-    from reviewdepth.services.topics import create_topic as service
+    from reviewdepth.services.admin.topics import create_topic as service
 
     record = service(engine, body.name, body.population_size)
     if body.screening_order != "queue":
-        from reviewdepth.services.topics import declare_screening_order as declare_order
+        from reviewdepth.services.admin.topics import declare_screening_order as declare_order
 
         record = declare_order(engine, record.name, body.screening_order)
     response.headers["Location"] = f"/topics/{quote(record.name, safe='')}"
@@ -42,7 +42,7 @@ async def list_topics(request: Request, engine: EngineDep, _key: Reader, offset:
     ``status=false``) its status word, line and next step at ``target`` and ``confidence`` (a page is then at most
     200 topics: each status is a monitor, cached while the topic is unchanged); the rows of ``reviewdepth
     topics --format json``."""
-    from reviewdepth.services.topics import list_topics as service
+    from reviewdepth.services.admin.topics import list_topics as service
 
     if limit is None:
         limit = 1000
@@ -62,7 +62,7 @@ async def list_topics(request: Request, engine: EngineDep, _key: Reader, offset:
 
 
 def _with_status(request: Request, engine: Any, records: list[Any], target: str, confidence: float) -> None:
-    from reviewdepth.services.monitor import topic_statuses
+    from reviewdepth.services.answers.monitor import topic_statuses
 
     found = topic_statuses(engine, [t.name for t in records], target=target, confidence=confidence,
                            cache=request.app.state.monitor_cache)
@@ -75,7 +75,7 @@ async def get_topic(topic: str, request: Request, engine: EngineDep, _key: Reade
                                                         "leaves it out.")] = True,
               target: TargetQuery = "0.95", confidence: ConfidenceQuery = 0.95) -> dict[str, object]:
     """One topic, described as in the list, with its status unless ``status=false``."""
-    from reviewdepth.services.topics import get_topic as service
+    from reviewdepth.services.admin.topics import get_topic as service
 
     def described() -> dict[str, object]:
         record = service(engine, topic)
@@ -98,14 +98,14 @@ def declare_screening_order(topic: str, body: schemas.ScreeningOrderIn, engine: 
     """Declare how the team screens the topic: ``random`` (a uniformly random order fixed before screening;
     the screened set is then a random sample of the queue and every estimate from it says so) or ``queue``
     (the default). ``reviewdepth screening-order TOPIC random``; never guessed from the data."""
-    from reviewdepth.services.topics import declare_screening_order as service
+    from reviewdepth.services.admin.topics import declare_screening_order as service
 
     return service(engine, topic, body.screening_order).as_dict()
 
 
 def get_screening(topic: str, engine: EngineDep, _key: Reader) -> dict[str, object]:
     """The topic's exclusion reasons (those its excludes may carry) and its conflict rule."""
-    from reviewdepth.services.screening import screening_settings
+    from reviewdepth.services.review.screening import screening_settings
 
     return screening_settings(engine, topic).as_dict()
 
@@ -115,7 +115,7 @@ def change_screening(topic: str, body: schemas.ScreeningSettingsIn, engine: Engi
     """Add or remove exclusion reasons and set the conflict rule, all or nothing (``reviewdepth topic reasons``,
     ``reviewdepth topic conflict-rule``): a reason already listed (409), one to remove that a judgment carries
     (409) or that is not listed (422) refuses the request."""
-    from reviewdepth.services.screening import screening_settings
+    from reviewdepth.services.review.screening import screening_settings
 
     return screening_settings(engine, topic, add=body.add_reasons, remove=body.remove_reasons,
                               conflict_rule=body.conflict_rule).as_dict()
@@ -124,7 +124,7 @@ def change_screening(topic: str, body: schemas.ScreeningSettingsIn, engine: Engi
 def get_protocol(topic: str, engine: EngineDep, _key: Reader) -> dict[str, object]:
     """The topic's protocol fields (``reviewdepth topic protocol TOPIC``): what a TAR protocol discloses; a field
     absent was not recorded (the validation packet prints it so)."""
-    from reviewdepth.services.protocol import get_protocol as service
+    from reviewdepth.services.answers.protocol import get_protocol as service
 
     return service(engine, topic).as_dict()
 
@@ -133,7 +133,7 @@ def put_protocol(topic: str, body: schemas.ProtocolFields, engine: EngineDep, ke
     """Enter the topic's protocol fields, replacing those recorded (a field left out is then not recorded),
     recorded as the key's reviewer. A change is chained with the topic in the evidence chain (``audit verify``
     names a protocol changed behind the application's back); the same fields again record nothing."""
-    from reviewdepth.services.protocol import set_protocol
+    from reviewdepth.services.answers.protocol import set_protocol
 
     return set_protocol(engine, topic, body.model_dump(exclude_none=True), recorded_by=key.reviewer).as_dict()
 

@@ -1,16 +1,19 @@
-"""The topic's audit stream as evidence (`reviewdepth.services.audit_stream` for what a stream is), read through the
+"""The topic's audit stream as evidence (`reviewdepth.services.review.audit_stream` for what a stream is), read
+through the
 caller's connection: the stream's rows, its population in permutation order, and its judged prefix."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime
 
 from sqlalchemy import Connection, select
 
 from reviewdepth.estimation.audit_order import audit_permutation, population_digest, sorted_population
 from reviewdepth.services.errors import Conflict, Invalid, NotFound
 from reviewdepth.store import validation
+from reviewdepth.store.ingest import as_utc
 from reviewdepth.store.labels import POLICIES, UNJUDGED, resolve_labels
 from reviewdepth.store.loaders import load_judgment_arrays
 from reviewdepth.store.models import AuditStream, Queue, QueueEntry, Topic
@@ -138,7 +141,7 @@ def active_stream(conn: Connection, topic_id: int) -> AuditStream | None:
 def load_audit(conn: Connection, topic: str, queue: str | None = None, *, policy: str = "latest",
                as_of: int | None = None) -> AuditEvidence | None:
     """The topic's audit stream as evidence at judgment id ``as_of`` (default: now): the judged prefix of the
-    permutation with labels resolved under ``policy`` (as `reviewdepth.services.queues.queue_labels` resolves
+    permutation with labels resolved under ``policy`` (as `reviewdepth.services.evidence.labels.queue_labels` resolves
     them) and ranks on ``queue`` (default: the topic's newest).
 
     None when the topic has no active stream, or when it was created after ``as_of`` (its ``as_of`` field, the
@@ -182,3 +185,81 @@ def audit_doc_ids(conn: Connection, topic: str, count: int | None = None) -> Seq
         raise NotFound(f"topic {topic!r} has no active audit stream")
     order = stream_population(conn, stream, topic)[0]
     return order if count is None else order[:count]
+
+
+@dataclass
+class StreamRecord:
+    """A stored audit stream as `sample stream --show` and ``GET /topics/{topic}/samples/stream`` report it.
+
+    ``judged``, ``relevant`` and ``pending`` are the evidence counts of `load_audit` (None when not computed)."""
+
+    id: int
+    topic: str
+    queue: str | None  # the queue the stream was created on (None: that queue is no longer stored)
+    seed: int
+    population_size: int
+    population_digest: str
+    every: int | None
+    rate: float | None
+    position: int
+    served: int
+    as_of: int | None
+    created_at: datetime
+    created_by: str
+    description: str
+    voided: bool = False
+    voided_at: datetime | None = None
+    void_reason: str | None = None
+    voided_by: str | None = None
+    judged: int | None = None
+    relevant: int | None = None
+    pending: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "id": self.id, "topic": self.topic, "queue": self.queue, "seed": self.seed,
+            "population_size": self.population_size, "population_digest": self.population_digest,
+            "every": self.every, "rate": self.rate, "position": self.position, "served": self.served,
+            "as_of": self.as_of, "created_at": _iso(self.created_at), "created_by": self.created_by,
+            "description": self.description, "voided": self.voided,
+            "voided_at": None if self.voided_at is None else _iso(self.voided_at), "void_reason": self.void_reason,
+            "voided_by": self.voided_by, "judged": self.judged, "relevant": self.relevant, "pending": self.pending,
+        }
+
+
+def _iso(moment: datetime) -> str:
+    return as_utc(moment).isoformat()
+
+
+def stream_record(conn: Connection, stream: AuditStream, topic: str, topic_population: int | None) -> StreamRecord:
+    """The stored stream as reported, without its evidence counts."""
+    queue = None
+    if stream.queue_id is not None:
+        queue = conn.execute(select(Queue.name).where(Queue.id == stream.queue_id)).scalar_one_or_none()
+    return StreamRecord(
+        int(stream.id), topic, queue, int(stream.seed), int(stream.population_size), stream.population_digest,
+        stream.every_k, stream.rate, int(stream.position), int(stream.served),
+        None if stream.as_of is None else int(stream.as_of), stream.created_at, stream.created_by,
+        stream_description(stream, queue, topic_population), stream.voided_at is not None, stream.voided_at,
+        stream.void_reason, stream.voided_by)
+
+
+def stream_with_evidence(conn: Connection, topic: str, *, policy: str = "latest",
+                         stream_id: int | None = None) -> StreamRecord:
+    """The topic's newest audit stream (or stream ``stream_id``) with its evidence counts (`load_audit`, when the
+    stream is not voided); `NotFound` when the topic has none."""
+    topic_id, topic_population = topic_of(conn, topic)
+    streams = streams_of(conn, topic_id)
+    if stream_id is not None:
+        streams = [s for s in streams if s.id == stream_id]
+    if not streams:
+        raise NotFound(f"topic {topic!r} has no audit stream; start one with `reviewdepth sample stream "
+                       f"{topic} --every K` (or --rate R)")
+    record = stream_record(conn, streams[0], topic, topic_population)
+    if not record.voided:
+        evidence = load_audit(conn, topic, policy=policy)
+        if evidence is not None and evidence.stream_id == record.id:
+            record.judged = evidence.judged
+            record.relevant = sum(evidence.relevant)
+            record.pending = evidence.pending
+    return record

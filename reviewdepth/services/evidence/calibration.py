@@ -1,9 +1,11 @@
-"""The portfolio's calibration of the heuristic stopping rules (`reviewdepth.services.portfolio`), read through the
+"""The portfolio's calibration of the heuristic stopping rules (`reviewdepth.services.simulation.portfolio`), read
+through the
 caller's connection."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from fractions import Fraction
@@ -56,3 +58,22 @@ def calibration_for_report(conn: Connection, target: str) -> CalibrationRecord |
     if latest is None or Fraction(latest.target) != Fraction(str(target)):
         return None
     return latest
+
+
+def stopping_calibrations(conn: Connection, heuristic_rules: Sequence[str], target: str) -> dict[str, dict[str, Any]]:
+    """For each heuristic rule of a report's stopping evidence that the latest calibration (for ``target``)
+    measured, by rule: the calibration's id, target, confidence, topics, the rule's figures and its one-line
+    ``text``. Empty when there is none."""
+    if not heuristic_rules:
+        return {}
+    record = calibration_for_report(conn, target)
+    if record is None:
+        return {}
+    out: dict[str, dict[str, Any]] = {}
+    for rule in heuristic_rules:
+        figures = record.rule(rule)
+        if figures is not None:
+            out[rule] = {"id": record.id, "target": record.target, "confidence": record.confidence,
+                         "topics": record.topic_count, "created_at": as_utc(record.created_at).isoformat(),
+                         **figures}
+    return out

@@ -1,7 +1,7 @@
 """Who coded a set of documents and when: for each document, the latest judgment that gives a decision
 (``relevant`` not NULL) recorded at or before a judgment id, with its id, label, reviewer, role and time, read
 through the caller's connection. The validation packet lists the audit stream's evidence with it and dates each
-sample's test by it (`reviewdepth.services.validation`)."""
+sample's test by it (`reviewdepth.services.answers.validation`)."""
 
 from __future__ import annotations
 

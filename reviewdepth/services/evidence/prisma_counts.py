@@ -1,4 +1,5 @@
-"""The PRISMA counts of a topic (`reviewdepth.services.prisma` explains each), assembled from the figures the report
+"""The PRISMA counts of a topic (`reviewdepth.services.answers.prisma` explains each), assembled from the figures the
+report
 and ``reviewdepth prisma`` both read, and the records judged outside the identified set, read through the caller's
 connection."""
 
@@ -97,7 +98,7 @@ class DecisionCounts:
     full_text_assessed: int | None = None
     excluded_full_text: int | None = None
     per_reason: dict[str, int] = field(default_factory=dict)
-    # records flagged a duplicate (`reviewdepth.services.dedupe`), and those of them in no queue of the topic;
+    # records flagged a duplicate (`reviewdepth.services.files.dedupe`), and those of them in no queue of the topic;
     # whether the topic's records were checked for duplicates at all (bibliographic fields imported, or a flag)
     duplicates: int = 0
     duplicates_outside: int = 0

@@ -130,7 +130,7 @@ def _reviewed_prefix(conn: Connection, topic_id: int, labels: QueueLabels,
 
 REVIEW_ROLES = ("review", "adjudication")
 # a duplicate flag (or its withdrawal) is an adjudication-role row but no review of the document: a record flagged
-# before anyone screened it is removed, not reviewed out of queue order (`reviewdepth.services.dedupe`)
+# before anyone screened it is removed, not reviewed out of queue order (`reviewdepth.services.files.dedupe`)
 _NOT_A_MARKER = or_(Judgment.decision.is_(None), Judgment.decision.not_in(MARKER_DECISIONS))
 
 

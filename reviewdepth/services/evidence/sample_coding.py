@@ -1,6 +1,6 @@
 """Who coded each sample document and when: for stored samples, each drawn document with the latest decision
 recorded on it at or before a judgment id (its label, reviewer, role and time), read through the caller's
-connection. The validation document lists them (`reviewdepth.services.validation`); the report counts them by
+connection. The validation document lists them (`reviewdepth.services.answers.validation`); the report counts them by
 role, time and door (`sample_coding_counts`)."""
 
 from __future__ import annotations

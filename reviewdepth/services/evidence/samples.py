@@ -68,12 +68,12 @@ class SampleRecord:
     doc_ids: list[str] = field(default_factory=list)
     ranks: list[int] = field(default_factory=list)
     labels: list[int] = field(default_factory=list)
-    # voided (`reviewdepth.services.sample_void`) at or before the as-of point: kept for the record, used by
+    # voided (`reviewdepth.services.review.sample_void`) at or before the as-of point: kept for the record, used by
     # no estimate
     voided: bool = False
     void_reason: str | None = None
     queue_size: int | None = None  # the queue's size at draw time (NULL for samples drawn before revision 0005)
-    # set by the draw only (`reviewdepth.services.samples.draw_sample`): drawn documents already coded then
+    # set by the draw only (`reviewdepth.services.review.samples.draw_sample`): drawn documents already coded then
     coded_at_draw: int | None = None
     coded_at_draw_note: str | None = None
 

@@ -1,0 +1,1 @@
+"""Administration: the database (create, migrate, check), topics (create, list, delete) and API keys."""
