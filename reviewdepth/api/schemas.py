@@ -81,6 +81,7 @@ from reviewdepth.services.asreview_import import AsreviewImportSummary
 from reviewdepth.services.audit_stream import ServedDocument, StreamRecord
 from reviewdepth.services.covidence_import import CovidenceImportSummary
 from reviewdepth.services.evidence.samples import SampleDocument, SampleView
+from reviewdepth.services.importers import DecisionsImportSummary
 from reviewdepth.services.imports import ImportSummary, label_pattern
 from reviewdepth.services.judgments import JudgmentRecord
 from reviewdepth.services.keys import KeyRecord
@@ -819,6 +820,8 @@ RisImportOut = dataclass_model(RisImportSummary, name="RisImportOut")
 RecordsImportOut = dataclass_model(RecordsImportSummary, name="RecordsImportOut")
 RayyanImportOut = dataclass_model(RayyanImportSummary, name="RayyanImportOut")
 CovidenceImportOut = dataclass_model(CovidenceImportSummary, name="CovidenceImportOut")
+# the formats that store decisions through the shared use case (`services.importers.import_decisions`)
+DecisionsImportOut = dataclass_model(DecisionsImportSummary, name="DecisionsImportOut")
 
 
 class JudgmentFileImportOut(BaseModel):
