@@ -23,12 +23,13 @@ from typing import Literal, Protocol
 
 from reviewdepth.formats.asreview import read_asreview
 from reviewdepth.formats.covidence import read_covidence
-from reviewdepth.formats.csv_judgments import read_export, read_sheet
+from reviewdepth.formats.csv_judgments import read_export
 from reviewdepth.formats.rayyan import read_rayyan
 from reviewdepth.formats.records import read_screening_records
 from reviewdepth.formats.ris import read_ris_records
 from reviewdepth.formats.runs import parse_run
 from reviewdepth.formats.trec import parse_qrels
+from reviewdepth.formats.xlsx import read_sheet_xlsx
 
 OCTETS = "application/octet-stream"
 CSV_TYPES = (OCTETS, "text/plain", "text/csv", "text/tab-separated-values")
@@ -127,8 +128,8 @@ FORMATS: tuple[ImportFormat, ...] = (
                  read_ris_records, "population", "RIS file of the records to screen.", RIS_TYPES,
                  options=("--topic", "--queue", "--reviewer", "--ids", "--again", "--source-type", "--source-name"),
                  example="TY  - JOUR\nID  - d1\nN1  - ASReview_relevant\nER  - \n", queue="records"),
-    ImportFormat("xlsx", "an Excel workbook of judgments (the columns of judge --file and export xlsx)", read_sheet,
-                 "judgments", "Excel workbook (.xlsx) of judgments.", XLSX_TYPES,
+    ImportFormat("xlsx", "an Excel workbook of judgments (the columns of judge --file and export xlsx)",
+                 read_sheet_xlsx, "judgments", "Excel workbook (.xlsx) of judgments.", XLSX_TYPES,
                  options=("--topic", "--reviewer", "--role", "--queue", "--allow-unqueued", "--add-reasons",
                           "--again")),
     ImportFormat("rayyan", "a Rayyan export (articles.csv): its articles as a topic's population, each member's "
@@ -163,7 +164,7 @@ DOC_END = "<!-- END GENERATED -->"
 
 def _api_text(f: ImportFormat) -> str:
     if f.api == "none":
-        return "PUT /topics/{topic}/queues/{queue}" if f.stores == "run" else "none"
+        return "`PUT /topics/{topic}/queues/{queue}`" if f.stores == "run" else "none"
     route = f"`POST /topics/{{topic}}/imports/{f.name}`"
     if f.api == "form":
         return f"{route} (a form, one file per field)"
