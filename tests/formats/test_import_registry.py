@@ -106,3 +106,22 @@ def test_a_decisions_format_needs_only_its_entry(with_new_format: ImportFormat, 
                                               "--db", engine.url.render_as_string(hide_password=False)])
     assert again.exit_code == 2 and "already imported" in again.output, again.output
     assert list_judgments(engine, "S") and len(list_judgments(engine, "S")) == 8
+
+
+def test_a_decisions_format_gets_its_route(with_new_format: ImportFormat, engine: Engine, empty_db_url: str) -> None:
+    """The same format through the API: its route takes the file as the body under the entry's media types."""
+    from fastapi.testclient import TestClient
+
+    from reviewdepth.services.keys import create_key
+
+    writer = {"Authorization": f"Bearer {create_key(engine, 'ana', 'write')[1]}"}
+    with TestClient(create_app(ApiSettings(database_url=empty_db_url))) as client:
+        assert "/topics/{topic}/imports/newplatform" in client.get("/openapi.json").json()["paths"]
+        response = client.post("/topics/S/imports/newplatform?queue=q1", content=ARTICLES.read_bytes(),
+                               headers={**writer, "content-type": "text/csv"})
+        assert response.status_code == 201, response.text
+        body = response.json()
+        assert (body["rows"], body["stored"], body["maybe"], body["queues"]) == (5, 8, 2, ["q1"])
+        refused = client.post("/topics/T/imports/newplatform", content=b"x",
+                              headers={**writer, "content-type": "image/png"})
+        assert refused.status_code == 415

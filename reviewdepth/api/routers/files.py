@@ -26,7 +26,7 @@ from reviewdepth.api.calls import write_call
 from reviewdepth.api.problems import ApiProblem, problem_responses
 from reviewdepth.api.routers.common import READ, WRITE, EngineDep, Reader, Writer, upload_bytes
 from reviewdepth.formats.exports import LabelFormat, RunFormat
-from reviewdepth.formats.importers import BY_NAME, XLSX, ImportFormat, body_formats
+from reviewdepth.formats.importers import BY_NAME, DECISIONS_OPTIONS, XLSX, ImportFormat, body_formats
 from reviewdepth.report.prisma_model import SourceType
 from reviewdepth.store.labels import LabelPolicy
 from reviewdepth.store.validation import INT32_MAX, INT32_MIN
@@ -370,14 +370,15 @@ ENDPOINTS: dict[str, tuple[Callable[..., Any], type[Any]]] = {
     "csv": (import_csv, schemas.ImportOut), "xlsx": (import_xlsx, schemas.JudgmentFileImportOut)}
 
 
+# the shared route's options, at module level: the annotations are read by name from this module's globals
+DecisionsQueue = Annotated[str | None, Query(
+    description=next(o.help for o in DECISIONS_OPTIONS if o.name == "queue_name"))]
+
+
 def decisions_endpoint(entry: ImportFormat) -> Callable[..., Any]:
     """The route of a format whose reader gives decided records (`reviewdepth.services.importers`)."""
-    from reviewdepth.formats.importers import DECISIONS_OPTIONS
 
-    helps = {option.name: option.help for option in DECISIONS_OPTIONS}
-
-    async def endpoint(topic: str, request: Request, engine: EngineDep, _key: Writer,
-                       queue: Annotated[str | None, Query(description=helps["queue_name"])] = None,
+    async def endpoint(topic: str, request: Request, engine: EngineDep, _key: Writer, queue: DecisionsQueue = None,
                        again: Again = False) -> dict[str, object]:
         from reviewdepth.services.importers import use_case
 
