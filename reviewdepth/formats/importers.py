@@ -15,21 +15,12 @@ population and its decisions as judgments, with the options of `DECISIONS_OPTION
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
-
-from reviewdepth.formats.asreview import read_asreview
-from reviewdepth.formats.covidence import read_covidence
-from reviewdepth.formats.csv_judgments import read_export
-from reviewdepth.formats.rayyan import read_rayyan
-from reviewdepth.formats.records import read_screening_records
-from reviewdepth.formats.ris import read_ris_records
-from reviewdepth.formats.runs import parse_run
-from reviewdepth.formats.trec import parse_qrels
-from reviewdepth.formats.xlsx import read_sheet_xlsx
 
 OCTETS = "application/octet-stream"
 CSV_TYPES = (OCTETS, "text/plain", "text/csv", "text/tab-separated-values")
@@ -75,24 +66,23 @@ class ImportOption:
 @dataclass(frozen=True)
 class ImportFormat:
     """One import format (module docstring). ``options``: the CLI options of its command, as written, in the
-    order ``--help`` lists them; ``example``: a small file shown in the OpenAPI document (text formats);
-    ``queue``: the default name of the queue a population or decisions import stores."""
+    order ``--help`` lists them; ``example``: a small file shown in the OpenAPI document (text formats)."""
 
     name: str
     description: str
-    reader: Callable[..., object]
+    reader: str
     stores: Stores
     file_help: str
     media_types: tuple[str, ...] = ()
     api: ApiBody = "body"
     options: tuple[str, ...] = ()
     example: str | None = None
-    queue: str | None = None
 
-    @property
-    def reader_name(self) -> str:
-        """The reader as ``module.function`` under `reviewdepth.formats`."""
-        return f"{self.reader.__module__.removeprefix('reviewdepth.formats.')}.{self.reader.__name__}"
+    def load_reader(self) -> Callable[..., object]:
+        """The reader function ``reader`` names."""
+        module, function = self.reader.rsplit(".", 1)
+        loaded: Callable[..., object] = getattr(importlib.import_module(f"reviewdepth.formats.{module}"), function)
+        return loaded
 
     @property
     def option_flags(self) -> tuple[str, ...]:
@@ -111,40 +101,44 @@ DECISIONS_OPTIONS = (
 )
 
 FORMATS: tuple[ImportFormat, ...] = (
-    ImportFormat("run", "TREC or CLEF TAR run: one queue per topic, topics created as needed", parse_run, "run",
-                 "TREC or CLEF TAR run (gzip ok, '-' for stdin).", api="none",
+    ImportFormat("run", "TREC or CLEF TAR run: one queue per topic, topics created as needed",
+                 "runs.parse_run", "run", "TREC or CLEF TAR run (gzip ok, '-' for stdin).", api="none",
                  options=("--queue", "--order", "--topic", "--again")),
-    ImportFormat("qrels", "TREC qrels as judgments (graded values kept)", parse_qrels, "judgments",
-                 "TREC qrels (gzip ok, '-' for stdin).", api="none", options=("--reviewer", "--level", "--again")),
+    ImportFormat("qrels", "TREC qrels as judgments (graded values kept)",
+                 "trec.parse_qrels", "judgments", "TREC qrels (gzip ok, '-' for stdin).", api="none",
+                 options=("--reviewer", "--level", "--again")),
     ImportFormat("csv", "a screening or review-platform CSV/TSV export (ASReview's among them): one judgment per "
-                 "labelled row", read_export, "judgments", "CSV/TSV export (UTF-8, UTF-8-BOM or Windows-1252).",
+                 "labelled row",
+                 "csv_judgments.read_export", "judgments", "CSV/TSV export (UTF-8, UTF-8-BOM or Windows-1252).",
                  CSV_TYPES, options=("--map", "--topic", "--reviewer", "--level", "--again", "--role", "--queue",
                                      "--allow-unqueued", "--date-format"),
                  example="doc,label\nd1,1\nd2,0\n"),
     ImportFormat("asreview", "an ASReview LAB project file (.asreview): a queue in ASReview's order, its decisions",
-                 read_asreview, "decisions", "ASReview LAB project file (.asreview).", ZIP_TYPES,
-                 options=("--topic", "--queue", "--reviewer", "--again"), queue="asreview"),
+                 "asreview.read_asreview", "decisions", "ASReview LAB project file (.asreview).", ZIP_TYPES,
+                 options=("--topic", "--queue", "--reviewer", "--again")),
     ImportFormat("ris", "a RIS file's records as a topic's population, ASReview's and Rayyan's labels in its notes",
-                 read_ris_records, "population", "RIS file of the records to screen.", RIS_TYPES,
+                 "ris.read_ris_records", "population", "RIS file of the records to screen.", RIS_TYPES,
                  options=("--topic", "--queue", "--reviewer", "--ids", "--again", "--source-type", "--source-name"),
-                 example="TY  - JOUR\nID  - d1\nN1  - ASReview_relevant\nER  - \n", queue="records"),
+                 example="TY  - JOUR\nID  - d1\nN1  - ASReview_relevant\nER  - \n"),
     ImportFormat("xlsx", "an Excel workbook of judgments (the columns of judge --file and export xlsx)",
-                 read_sheet_xlsx, "judgments", "Excel workbook (.xlsx) of judgments.", XLSX_TYPES,
+                 "xlsx.read_sheet_xlsx", "judgments", "Excel workbook (.xlsx) of judgments.", XLSX_TYPES,
                  options=("--topic", "--reviewer", "--role", "--queue", "--allow-unqueued", "--add-reasons",
                           "--again")),
     ImportFormat("rayyan", "a Rayyan export (articles.csv): its articles as a topic's population, each member's "
-                 "decision", read_rayyan, "decisions", "Rayyan CSV export (articles.csv).", CSV_TYPES,
+                 "decision",
+                 "rayyan.read_rayyan", "decisions", "Rayyan CSV export (articles.csv).", CSV_TYPES,
                  options=("--topic", "--queue", "--add-reasons", "--again"),
-                 example='key,notes\nr1,"RAYYAN-INCLUSION: {""Ana""=>""Maybe""}"\n', queue="rayyan"),
+                 example='key,notes\nr1,"RAYYAN-INCLUSION: {""Ana""=>""Maybe""}"\n'),
     ImportFormat("covidence", "a Covidence review's list exports (CSV, one per list): each study's list as its "
-                 "label", read_covidence, "population", "Covidence reference exports (CSV), one per list.",
-                 api="form", options=("--topic", "--level", "--reviewer", "--queue", "--again"), queue="covidence"),
+                 "label",
+                 "covidence.read_covidence", "population", "Covidence reference exports (CSV), one per list.",
+                 api="form", options=("--topic", "--level", "--reviewer", "--queue", "--again")),
     ImportFormat("records", "a records file (CSV, TSV or .xlsx: Scopus, Embase, SYNERGY, ASReview datasets) as a "
-                 "topic's population, or its documents' bibliographic fields", read_screening_records,
-                 "population", "Records file: CSV/TSV (UTF-8, UTF-8-BOM or Windows-1252) or .xlsx.", RECORDS_TYPES,
+                 "topic's population, or its documents' bibliographic fields",
+                 "records.read_screening_records", "population",
+                 "Records file: CSV/TSV (UTF-8, UTF-8-BOM or Windows-1252) or .xlsx.", RECORDS_TYPES,
                  options=("--topic", "--queue", "--ids", "--reviewer", "--again", "--source-type", "--source-name"),
-                 example="record_id,title,label_included\n0,A first record,1\n1,A second record,\n",
-                 queue="records"),
+                 example="record_id,title,label_included\n0,A first record,1\n1,A second record,\n"),
 )
 BY_NAME = {f.name: f for f in FORMATS}
 # every media type an import takes: the API's request gate bounds them by the upload limit, not the JSON one
@@ -175,7 +169,7 @@ def markdown() -> str:
     """The generated format table of docs/formats.md, markers included."""
     rows = ["| format | what it stores | options | API (media types) | reader |", "|---|---|---|---|---|"]
     rows += [f"| `import {f.name}` | {f.description} | {' '.join(f'`{o}`' for o in f.option_flags)} | "
-             f"{_api_text(f)} | `{f.reader_name}` |" for f in FORMATS]
+             f"{_api_text(f)} | `{f.reader}` |" for f in FORMATS]
     return "\n".join([DOC_BEGIN, "", *rows, "", DOC_END]) + "\n"
 
 

@@ -42,10 +42,10 @@ def import_decisions(engine: Engine, path: str, *, format: str, topic: str, queu
     unless ``again``. ``data``: the file's bytes when they are not read from ``path`` (an upload)."""
     entry = BY_NAME[format]
     topic = checked_value(validation.topic_name, topic, path, None, "--topic")
-    queue = checked_value(validation.queue_name, queue_name or entry.queue or entry.name, path, None, "--queue")
+    queue = checked_value(validation.queue_name, queue_name or entry.name, path, None, "--queue")
     data = read_bytes(path) if data is None else data
     digest = file_digest(data)
-    records = cast(Sequence[DecidedRecord], entry.reader(data, path))
+    records = cast(Sequence[DecidedRecord], entry.load_reader()(data, path))
     docs = [checked_value(validation.doc_id, r.doc_id, path, r.line, "id") for r in records]
     if len(set(docs)) < len(docs):
         raise InputError(path, None, "id", "two ids are the same text once NFC-normalised")

@@ -5,6 +5,8 @@ read: a format registered there has its command, its route and its row; a comman
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,7 +18,6 @@ from reviewdepth.api import ApiSettings, create_app
 from reviewdepth.cli.app import create_cli
 from reviewdepth.formats import importers
 from reviewdepth.formats.importers import FORMATS, ImportFormat
-from reviewdepth.formats.rayyan import read_rayyan
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "formats.md"
@@ -60,17 +61,28 @@ def test_the_api_routes_and_media_types_are_the_registry_s() -> None:
             assert tuple(routes[entry.name]["post"]["requestBody"]["content"]) == entry.media_types, entry.name
 
 
+def test_building_the_cli_loads_no_reader() -> None:
+    """The CLI builds its import commands from the registry on every run; the readers (numpy, zip, SQLite) load
+    only when a file is read."""
+    probe = ("import sys; from reviewdepth.cli.app import create_cli; create_cli(); "
+             "print(sorted(m for m in sys.modules if m.startswith('reviewdepth.formats.') or m == 'numpy'))")
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "['reviewdepth.formats.importers']", loaded
+
+
 def test_every_format_has_a_use_case() -> None:
     from reviewdepth.services.importers import import_decisions, use_case
 
     assert all(callable(use_case(entry)) for entry in FORMATS)
-    assert use_case(ImportFormat("x", "x", read_rayyan, "decisions", "x")) is import_decisions
+    assert all(callable(entry.load_reader()) for entry in FORMATS)
+    assert use_case(ImportFormat("x", "x", "rayyan.read_rayyan", "decisions", "x")) is import_decisions
     with pytest.raises(LookupError):
-        use_case(ImportFormat("x", "x", read_rayyan, "population", "x"))
+        use_case(ImportFormat("x", "x", "rayyan.read_rayyan", "population", "x"))
 
 
 # a format that only declares a reader of decided records: Rayyan's reader stands in for a new platform's
-NEW = ImportFormat("newplatform", "a new platform's export: its records and each member's decision", read_rayyan,
+NEW = ImportFormat("newplatform", "a new platform's export: its records and each member's decision",
+                   "rayyan.read_rayyan",
                    "decisions", "The platform's CSV export.", importers.CSV_TYPES)
 
 
