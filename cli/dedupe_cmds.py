@@ -116,6 +116,5 @@ def dedupe(
                   "; nothing written (--apply flags them)" if len(result.duplicates) > flagged else ""))
 
 
-def register_dedupe(app: typer.Typer, import_app: typer.Typer) -> None:
-    import_app.command("records")(import_records)
+def register_dedupe(app: typer.Typer) -> None:
     app.command("dedupe")(dedupe)

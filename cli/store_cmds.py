@@ -661,17 +661,14 @@ def register_store(app: typer.Typer) -> None:
     db_app.command("upgrade")(db_upgrade)
     db_app.command("downgrade")(db_downgrade)
     db_app.command("current")(db_current)
-    import_app.command("run")(import_run)
-    import_app.command("qrels")(import_qrels)
-    import_app.command("csv")(import_csv)
-    import_app.command("asreview")(import_asreview)
-    import_app.command("ris")(import_ris)
-    import_app.command("xlsx")(import_xlsx)
-    import_app.command("rayyan")(import_rayyan)
-    import_app.command("covidence")(import_covidence)
-    from .dedupe_cmds import register_dedupe  # below: it imports this module's ListFormat
+    from .dedupe_cmds import import_records, register_dedupe  # below: it imports this module's ListFormat
+    from .import_cmds import register_imports
 
-    register_dedupe(app, import_app)
+    # the formats' own commands; register_imports adds them in the registry's order (reviewdepth.formats.importers)
+    register_imports(import_app, {"run": import_run, "qrels": import_qrels, "csv": import_csv,
+                                  "asreview": import_asreview, "ris": import_ris, "xlsx": import_xlsx,
+                                  "rayyan": import_rayyan, "covidence": import_covidence, "records": import_records})
+    register_dedupe(app)
     app.command("judge")(judge)
     app.command("judgments")(judgments)
     app.command("topics")(topics)

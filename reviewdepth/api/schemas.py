@@ -85,6 +85,7 @@ from reviewdepth.services.evidence.decision_words import label_pattern
 from reviewdepth.services.evidence.samples import SampleDocument, SampleView
 from reviewdepth.services.files.asreview_import import AsreviewImportSummary
 from reviewdepth.services.files.covidence_import import CovidenceImportSummary
+from reviewdepth.services.files.importers import DecisionsImportSummary
 from reviewdepth.services.files.imports import ImportSummary
 from reviewdepth.services.files.rayyan_import import RayyanImportSummary
 from reviewdepth.services.files.records_import import RecordsImportSummary
@@ -822,6 +823,8 @@ RisImportOut = dataclass_model(RisImportSummary, name="RisImportOut")
 RecordsImportOut = dataclass_model(RecordsImportSummary, name="RecordsImportOut")
 RayyanImportOut = dataclass_model(RayyanImportSummary, name="RayyanImportOut")
 CovidenceImportOut = dataclass_model(CovidenceImportSummary, name="CovidenceImportOut")
+# the formats that store decisions through the shared use case (`services.files.importers.import_decisions`)
+DecisionsImportOut = dataclass_model(DecisionsImportSummary, name="DecisionsImportOut")
 
 
 class JudgmentFileImportOut(BaseModel):

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from reviewdepth.formats.csv_judgments import RECOGNISED_COLUMNS, header_key, read_table
 from reviewdepth.formats.duplicates import BibRecord
 from reviewdepth.formats.errors import InputError
+from reviewdepth.formats.record_ids import IDS_AUTO, IDS_POSITION, RecordIds
 from reviewdepth.formats.xlsx import ZIP_MAGIC, read_table_xlsx
 
 FIELD_COLUMNS: dict[str, tuple[str, ...]] = {
@@ -97,30 +98,10 @@ ASREVIEW_LABEL_COLUMNS = ("asreview_label", "included", "label", "final_included
 # the cell texts ASReview reads as a label (its `standardize_included_label`, and a spreadsheet's 1.0), any case;
 # an empty cell is no label
 LABEL_WORDS: dict[str, int] = {"1": 1, "1.0": 1, "yes": 1, "y": 1, "0": 0, "0.0": 0, "no": 0, "n": 0}
-IDS_AUTO, IDS_POSITION = "auto", "position"
 # the id columns `choose_ids` looks for, first found first: the review platforms' own (Covidence's study number,
 # Rayyan's key, as `import covidence` and `import rayyan` store them), then record_id and the other names
 # `import csv` recognises
 ID_COLUMNS = ("covidence_#", "key", "record_id", *(n for n in RECOGNISED_COLUMNS["doc"] if n != "record_id"))
-
-
-@dataclass(frozen=True)
-class RecordIds:
-    """How a file's records got their document ids: ``source`` ``position`` (the 0-based row among the data rows,
-    ASReview's ``record_id``), ``column`` (``column`` its header name) or, in RIS, ``tag`` (``column`` the tags);
-    ``why`` the reason positions were chosen (no id column, or the column's first repeat or empty cell)."""
-
-    source: str
-    column: str | None = None
-    why: str | None = None
-
-    def describe(self) -> str:
-        """``ids: column 'record_id'`` or ``ids: position, 0-based, as ASReview's record_id — …``."""
-        if self.source == "column":
-            return f"ids: column {self.column!r}"
-        if self.source == "tag":
-            return f"ids: the records' {self.column} tags"
-        return "ids: position, 0-based, as ASReview's record_id" + (f" ({self.why})" if self.why else "")
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from typing import Any
 from reviewdepth.formats.csv_judgments import decode_text
 from reviewdepth.formats.errors import InputError
 from reviewdepth.formats.rayyan import inclusion_decisions
-from reviewdepth.formats.records import IDS_AUTO, IDS_POSITION, RecordIds
+from reviewdepth.formats.record_ids import IDS_AUTO, IDS_POSITION, RecordIds
 
 # a line that starts a field: its two-character tag, two spaces and a hyphen (the file's first may follow a BOM)
 TAG_LINE = re.compile(rb"(?:\xef\xbb\xbf)?([A-Z][A-Z0-9])  -")

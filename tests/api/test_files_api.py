@@ -277,7 +277,7 @@ def test_export_names_a_unicode_topic(api: Api) -> None:
 
 def test_scopes_media_types_and_sizes(api: Api) -> None:
     from reviewdepth.api.gate import TEXT_TYPES
-    from reviewdepth.api.routers.files import IMPORT_TYPES
+    from reviewdepth.formats.importers import IMPORT_TYPES
 
     assert {t.encode() for t in IMPORT_TYPES} <= TEXT_TYPES  # every import body falls under the upload limit
     reader = api.new_key("rita", "read")

@@ -26,20 +26,12 @@ from reviewdepth.api.calls import write_call
 from reviewdepth.api.problems import ApiProblem, problem_responses
 from reviewdepth.api.routers.common import READ, WRITE, EngineDep, Reader, Writer, upload_bytes
 from reviewdepth.formats.exports import LabelFormat, RunFormat
+from reviewdepth.formats.importers import BY_NAME, DECISIONS_OPTIONS, XLSX, ImportFormat, body_formats
 from reviewdepth.report.prisma_model import SourceType
 from reviewdepth.store.labels import LabelPolicy
 from reviewdepth.store.validation import INT32_MAX, INT32_MIN
 
 T = TypeVar("T")
-OCTETS = "application/octet-stream"
-CSV_TYPES = (OCTETS, "text/plain", "text/csv", "text/tab-separated-values")
-RIS_TYPES = (OCTETS, "text/plain", "application/x-research-info-systems")
-ZIP_TYPES = (OCTETS, "application/zip")
-XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
-XLSX_TYPES = (OCTETS, XLSX)
-RECORDS_TYPES = (*CSV_TYPES, XLSX)  # `imports/records` reads a CSV/TSV or a workbook
-# every media type an import takes: the request gate bounds them by the upload limit, not the JSON one
-IMPORT_TYPES = frozenset(CSV_TYPES + RIS_TYPES + ZIP_TYPES + XLSX_TYPES)
 Again = Annotated[bool, Query(description="Import a file already imported (the same bytes), as `--again`.")]
 AllowUnqueued = Annotated[bool, Query(description="Record documents that are in no queue of the topic.")]
 
@@ -125,7 +117,7 @@ async def import_asreview(topic: str, request: Request, engine: EngineDep, _key:
     their reviewer and time. The counts are those the CLI prints. ASReview's CSV export is an ``imports/csv``."""
     from reviewdepth.services.files.asreview_import import import_asreview as service
 
-    data = await uploaded_file(request, "asreview", ZIP_TYPES)
+    data = await uploaded_file(request, "asreview", BY_NAME["asreview"].media_types)
     return summary_body(await imported(request, service, engine, "asreview", topic=topic, queue_name=queue,
                                        reviewer=reviewer, again=again, data=data))
 
@@ -147,7 +139,7 @@ async def import_ris(topic: str, request: Request, engine: EngineDep, _key: Writ
     records are added to the topic's population (a queue per source) and counted per source by ``prisma``."""
     from reviewdepth.services.files.ris_import import import_ris as service
 
-    data = await uploaded_file(request, "ris", RIS_TYPES)
+    data = await uploaded_file(request, "ris", BY_NAME["ris"].media_types)
     return summary_body(await imported(request, service, engine, "ris", topic=topic, queue_name=queue,
                                        reviewer=reviewer, again=again, data=data, ids=ids, source_type=source_type,
                                        source_name=source_name))
@@ -173,7 +165,7 @@ async def import_records(topic: str, request: Request, engine: EngineDep, _key: 
     counted per source by ``prisma``."""
     from reviewdepth.services.files.records_import import import_records as service
 
-    data = await uploaded_file(request, "records", RECORDS_TYPES)
+    data = await uploaded_file(request, "records", BY_NAME["records"].media_types)
     return summary_body(await imported(request, service, engine, "records", topic=topic, queue_name=queue, ids=ids,
                                        reviewer=reviewer, again=again, data=data, source_type=source_type,
                                        source_name=source_name))
@@ -193,7 +185,7 @@ async def import_rayyan(topic: str, request: Request, engine: EngineDep, _key: W
     exclusions' reason."""
     from reviewdepth.services.files.rayyan_import import import_rayyan as service
 
-    data = await uploaded_file(request, "rayyan", CSV_TYPES)
+    data = await uploaded_file(request, "rayyan", BY_NAME["rayyan"].media_types)
     return summary_body(await imported(request, service, engine, "rayyan", topic=topic, queue_name=queue,
                                        add_reasons=add_reasons, again=again, data=data))
 
@@ -222,7 +214,7 @@ async def import_csv(topic: str, request: Request, engine: EngineDep, _key: Writ
     also stores the rows as a queue. Rows of another topic refuse the file."""
     from reviewdepth.services.files.imports import import_csv as service
 
-    data = await uploaded_file(request, "csv", CSV_TYPES)
+    data = await uploaded_file(request, "csv", BY_NAME["csv"].media_types)
     return summary_body(await imported(request, service, engine, "csv", mapping=map, topic=topic,
                                        reviewer=reviewer, level=level, again=again, role=role, queue_name=queue,
                                        allow_unqueued=allow_unqueued, date_format=date_format, data=data))
@@ -245,7 +237,7 @@ async def import_xlsx(topic: str, request: Request, engine: EngineDep, key: Writ
     as `reviewdepth import xlsx`: one transaction, a bad row refuses the workbook naming its row and column."""
     from reviewdepth.services.files.judgment_files import record_judgment_file
 
-    data = await uploaded_file(request, "xlsx", XLSX_TYPES)
+    data = await uploaded_file(request, "xlsx", BY_NAME["xlsx"].media_types)
     ids = await imported(request, record_judgment_file, engine, topic, "xlsx", reviewer=reviewer or key.reviewer,
                          role=role, queue=queue, allow_unqueued=allow_unqueued, again=again, source="xlsx",
                          data=data, add_reasons=add_reasons)
@@ -370,22 +362,45 @@ def export_queue(topic: str, queue: str, engine: EngineDep, _key: Reader,
 
 
 IMPORT_RESPONSES = {**WRITE, **problem_responses(415)}
+# the formats with an endpoint of their own (the others store decisions: `decisions_endpoint`) and its response
+ENDPOINTS: dict[str, tuple[Callable[..., Any], type[Any]]] = {
+    "asreview": (import_asreview, schemas.AsreviewImportOut), "ris": (import_ris, schemas.RisImportOut),
+    "records": (import_records, schemas.RecordsImportOut), "rayyan": (import_rayyan, schemas.RayyanImportOut),
+    "csv": (import_csv, schemas.ImportOut), "xlsx": (import_xlsx, schemas.JudgmentFileImportOut)}
+
+
+# the shared route's options, at module level: the annotations are read by name from this module's globals
+DecisionsQueue = Annotated[str | None, Query(
+    description=next(o.help for o in DECISIONS_OPTIONS if o.name == "queue_name"))]
+
+
+def decisions_endpoint(entry: ImportFormat) -> Callable[..., Any]:
+    """The route of a format whose reader gives decided records (`reviewdepth.services.files.importers`)."""
+
+    async def endpoint(topic: str, request: Request, engine: EngineDep, _key: Writer, queue: DecisionsQueue = None,
+                       again: Again = False) -> dict[str, object]:
+        from reviewdepth.services.files.importers import use_case
+
+        data = await uploaded_file(request, entry.name, entry.media_types)
+        return summary_body(await imported(request, use_case(entry), engine, entry.name, format=entry.name,
+                                           topic=topic, queue_name=queue, again=again, data=data))
+
+    endpoint.__doc__ = f"Store {entry.description}, as `reviewdepth import {entry.name} FILE --topic TOPIC`."
+    endpoint.__name__ = f"import_{entry.name}"
+    return endpoint
 
 
 def add_routes(router: APIRouter) -> None:
-    imports: tuple[tuple[str, Callable[..., Any], type[Any], tuple[str, ...], str | None], ...] = (
-        ("asreview", import_asreview, schemas.AsreviewImportOut, ZIP_TYPES, None),
-        ("ris", import_ris, schemas.RisImportOut, RIS_TYPES, "TY  - JOUR\nID  - d1\nN1  - ASReview_relevant\nER  - \n"),
-        ("records", import_records, schemas.RecordsImportOut, RECORDS_TYPES,
-         "record_id,title,label_included\n0,A first record,1\n1,A second record,\n"),
-        ("rayyan", import_rayyan, schemas.RayyanImportOut, CSV_TYPES,
-         'key,notes\nr1,"RAYYAN-INCLUSION: {""Ana""=>""Maybe""}"\n'),
-        ("csv", import_csv, schemas.ImportOut, CSV_TYPES, "doc,label\nd1,1\nd2,0\n"),
-        ("xlsx", import_xlsx, schemas.JudgmentFileImportOut, XLSX_TYPES, None))
-    for name, endpoint, model, types, example in imports:
-        router.add_api_route(f"/topics/{{topic}}/imports/{name}", endpoint, methods=["POST"], status_code=201,
+    for entry in body_formats():  # the registry's formats, in its order (reviewdepth.formats.importers)
+        if entry.name in ENDPOINTS:
+            endpoint, model = ENDPOINTS[entry.name]
+        elif entry.stores == "decisions":
+            endpoint, model = decisions_endpoint(entry), schemas.DecisionsImportOut
+        else:  # a programming error, caught by every API test: the format needs its own route
+            raise LookupError(f"import format {entry.name!r} has no route")
+        router.add_api_route(f"/topics/{{topic}}/imports/{entry.name}", endpoint, methods=["POST"], status_code=201,
                              response_model=model, responses=IMPORT_RESPONSES, tags=["files"],
-                             openapi_extra=file_body(types, example))
+                             openapi_extra=file_body(entry.media_types, entry.example))
     router.add_api_route("/topics/{topic}/imports/covidence", import_covidence, methods=["POST"], status_code=201,
                          response_model=schemas.CovidenceImportOut, responses=WRITE, tags=["files"])
     router.add_api_route("/topics/{topic}/export", export_topic, methods=["GET"], response_class=Response,

@@ -29,7 +29,7 @@ def run_curves(order: list[int], num_rels: int) -> tuple[Gain, PrecisionRecall]:
 def build_runs_plot(qrels: EvalInput, runs: list[EvalInput], topic: str, kind: ChartKind, fmt: ChartFormat, *,
                     relevance_level: int = 1) -> Plot:
     """Several runs' curves for one topic on one chart, from files: each run in the order the tar suite reviews
-    it (`services.evaluate`, ``--suite tar``: file order for CLEF runs, by score for TREC runs), R from the
+    it (`services.evaluation.evaluate`, ``--suite tar``: file order for CLEF runs, by score for TREC runs), R from the
     qrels. No database."""
     if not runs:
         raise Invalid("--run: give one or more run files")

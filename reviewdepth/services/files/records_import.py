@@ -25,7 +25,8 @@ from dataclasses import dataclass, replace
 from sqlalchemy import Engine, select
 
 from reviewdepth.formats.errors import InputError
-from reviewdepth.formats.records import IDS_AUTO, read_screening_records
+from reviewdepth.formats.record_ids import IDS_AUTO
+from reviewdepth.formats.records import read_screening_records
 from reviewdepth.formats.ris import TAG_LINE
 from reviewdepth.formats.source import read_bytes
 from reviewdepth.formats.xlsx import ZIP_MAGIC

@@ -24,7 +24,8 @@ from sqlalchemy import Connection, Engine, insert, select, update
 
 from reviewdepth.formats.csv_judgments import refuse_wide_encoding
 from reviewdepth.formats.errors import InputError
-from reviewdepth.formats.records import IDS_AUTO, read_records_ris
+from reviewdepth.formats.record_ids import IDS_AUTO
+from reviewdepth.formats.records import read_records_ris
 from reviewdepth.formats.ris import read_ris_records, tag_at
 from reviewdepth.formats.source import read_bytes
 from reviewdepth.services.errors import Conflict
