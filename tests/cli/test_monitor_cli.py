@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from reviewdepth.cli import monitor_cmds
 from reviewdepth.cli.app import create_cli
 from reviewdepth.services.admin.topics import create_topic
+from reviewdepth.services.answers import monitor as monitor_service
 from reviewdepth.services.answers.monitor import build_monitor
 from reviewdepth.services.files.rankings import RankedDocument, store_ranking
 from reviewdepth.services.review.audit_stream import create_stream, next_documents
@@ -72,9 +73,21 @@ def test_once_exit_codes_and_output(engine: Engine, empty_db_url: str) -> None:
     assert code == 2 and "unknown topic 'nope'" in err
 
 
-def test_watching_reprints_on_change_until_certified(engine: Engine, empty_db_url: str) -> None:
+def test_watching_reprints_on_change_until_certified(engine: Engine, empty_db_url: str,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     judge_later = served(engine)
     outcome: dict[str, Any] = {}
+    # the judgments must land after the watcher's first answer (else that answer already has them), however slow
+    # the machine: wait for it rather than for a fixed time
+    first_answer = threading.Event()
+    real_build = monitor_service.build_monitor
+
+    def build_and_signal(*args: Any, **kwargs: Any) -> Any:
+        report = real_build(*args, **kwargs)
+        first_answer.set()
+        return report
+
+    monkeypatch.setattr(monitor_service, "build_monitor", build_and_signal)
 
     def run() -> None:
         outcome["result"] = invoke("watch", "T", "--target", "0.6", "--interval", "0.05", "--format", "json",
@@ -82,7 +95,8 @@ def test_watching_reprints_on_change_until_certified(engine: Engine, empty_db_ur
 
     watcher = threading.Thread(target=run, daemon=True)
     watcher.start()
-    time.sleep(0.6)  # several polls with nothing changed: none of them prints
+    assert first_answer.wait(timeout=60)
+    time.sleep(0.3)  # a few polls with nothing changed: none of them prints
     judge(engine, judge_later, "audit")
     watcher.join(timeout=60)
     assert not watcher.is_alive()
