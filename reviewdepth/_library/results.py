@@ -9,7 +9,10 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the report's modules load when a result is rendered, not when the library is imported
+    from reviewdepth.report.status_model import TopicStatus
 
 Value = float | int | str
 
@@ -169,13 +172,15 @@ class ReviewResult:
         return getattr(self.model, name)
 
     @property
-    def decision(self) -> Any:
-        """The topic's one status (`reviewdepth.report.status_model.TopicStatus`; the monitor's as its data), the
-        decision every door prints; None for a plan or a simulation."""
+    def decision(self) -> TopicStatus | None:
+        """The topic's one status (`reviewdepth.report.status_model.TopicStatus`, the report's and the monitor's
+        alike), the decision every door prints; None for a plan or a simulation."""
         if self.kind == "report":
-            return self.model.answer.topic_status
+            status: TopicStatus = self.model.answer.topic_status
+            return status
         if self.kind == "monitor":
-            return self.model.topic_status
+            status = self.model.topic_status
+            return status
         return None
 
     def to_dict(self) -> dict[str, Any]:

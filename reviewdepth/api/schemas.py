@@ -695,14 +695,14 @@ SECTION_OVERRIDES.update({
 SimulationReportOut = dataclass_model(SimulationReport, name="SimulationReportOut")
 
 
-# the report's and the monitor's (`TopicStatus.as_dict`, `chain_head_at`): generated from the report's sections
+# the report's and the monitor's (`TopicStatus`, `chain_head_at`): generated from the report's sections
 ChainHeadOut = section_model(ChainHead)
 StatusFigureOut = section_model(StatusFigure)
 TopicStatusOut = section_model(TopicStatus)
 
 
 MonitorOut = dataclass_model(MonitorReport, name="MonitorOut", override={
-    "status": Literal["stop certified", "continue"], "topic_status": TopicStatusOut}, describe={
+    "status": Literal["stop certified", "continue"]}, describe={
     "queue": "The current queue (the named one, else the topic's newest).",
     "recall_lower": "The anytime-valid recall lower bound of the reviewed set.",
     "reviewed": "|S|: the union of every queue's reviewed prefix, within the population.",

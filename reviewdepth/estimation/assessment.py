@@ -307,7 +307,8 @@ class Assessment:
     headline: Headline
     rest_sample: int | None
     population_sample: int | None
-    details: dict[str, Any] = field(default_factory=dict)
+    # the counts behind the figures (judged relevant in the rest and outside the queue, population, rest size)
+    details: dict[str, int] = field(default_factory=dict)
 
 
 SCREENED_ASSUMPTIONS = (

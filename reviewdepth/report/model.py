@@ -39,6 +39,7 @@ from reviewdepth.estimation.assessment import (
 from reviewdepth.estimation.relevant import Estimate
 from reviewdepth.estimation.stop_plan import FloorFigure
 from reviewdepth.estimation.stopping import StoppingEvidence
+from reviewdepth.report.coding_model import SampleCoding
 from reviewdepth.report.prisma_model import PrismaCounts
 from reviewdepth.report.status_model import TopicStatus
 from reviewdepth.report.two_phase_model import TwoPhase
@@ -283,21 +284,6 @@ class StoppingRow:
     evidence: StoppingEvidence = field(metadata=FLATTENED)
     stop_label: str
     calibration: Mapping[str, CalibrationValue] | None = field(default=None, metadata=OMITTED_WHEN_NONE)
-
-
-@dataclass(frozen=True)
-class SampleCoding:
-    """How some of a sample's documents were coded (`services.evidence.sample_coding.sample_coding_counts`): the
-    ``documents`` whose latest decision (the one label policy ``latest`` reads) was recorded in ``role``,
-    after the sample was drawn or before it (``after_draw``), through ``door``: ``import`` (a file: ``import_kind``
-    names the importer, e.g. csv, xlsx, judgments), ``api``, ``library`` (``import reviewdepth``'s review functions)
-    or ``cli`` (one judgment or a ``judge --file``)."""
-
-    role: str
-    after_draw: bool
-    door: str
-    import_kind: str | None
-    documents: int
 
 
 @dataclass(frozen=True)

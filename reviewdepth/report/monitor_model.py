@@ -5,10 +5,11 @@ fills it."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from reviewdepth.estimation.stopping import floor_text
 from reviewdepth.report.model import ChainHead, JsonResult
+from reviewdepth.report.status_model import TopicStatus
 
 OneLook = Literal["valid for one look only"]
 ONE_LOOK: OneLook = "valid for one look only"
@@ -137,20 +138,16 @@ class MonitorReport(JsonResult):
     next_step: str
     # n_min(F, N − |S|): no random-sample design certifies the target with fewer judged documents outside S
     # (`reviewdepth.estimation.stop_plan.certification_floor`); the plan (`reviewdepth plan`) shows every path
-    floor: int = 0
-    # the topic's one status (`reviewdepth.report.status_model.TopicStatus.as_dict`): the words every door prints
-    topic_status: dict[str, Any] = field(default_factory=dict)
+    floor: int
+    # the topic's one decision (`reviewdepth.report.decision.topic_status`), the record the report's
+    # ``answer.topic_status`` is: its words are what every door prints (written last, as the JSON always had it)
+    topic_status: TopicStatus
 
     @property
     def state(self) -> str:
-        """What the dashboard shows: the topic's status word ("reached", "not reached", "unknown"), the same as
-        the report's ``answer.status``; "stop certified", "continue" or "no audit" for a report built without
-        it."""
-        if self.topic_status:
-            return str(self.topic_status["status"])
-        if self.audit is None and not self.certified:
-            return "no audit"
-        return self.status
+        """What the dashboard shows: the decision's status word ("reached", "not reached", "unknown"), the same
+        as the report's ``answer.status``."""
+        return str(self.topic_status.status)
 
 
 @dataclass

@@ -17,13 +17,13 @@ from reviewdepth.report.wording import stop_label
 if TYPE_CHECKING:
     from rich.console import Group
 
-STATE_CLASS = {"reached": "stop", "not reached": "go", "unknown": "none", "stop certified": "stop", "continue": "go",
-               "no audit": "none", "no queue": "none", "problem": "problem"}
+# a row's class by its state: the decision's status word, or why the topic has none
+STATE_CLASS = {"reached": "stop", "not reached": "go", "unknown": "none", "no queue": "none", "problem": "problem"}
 
 
 def status_text(report: MonitorReport) -> str:
-    """The topic's one status line (the report's first line says the same), or the monitor's headline."""
-    return str(report.topic_status["text"]) if report.topic_status else report.headline
+    """The topic's one status line: the decision's (the report's first line says the same)."""
+    return report.topic_status.text
 
 
 def _audit_text(report: MonitorReport) -> str:
@@ -73,7 +73,7 @@ def render_table(report: MonitorReport) -> Group:
     from rich.table import Table
     from rich.text import Text
 
-    colour = "bold green" if report.state in ("reached", "stop certified") else "bold yellow"
+    colour = "bold green" if report.state == "reached" else "bold yellow"
     parts: list[Any] = [Text(status_text(report), style=colour), Text(f"monitor: {report.headline}"),
                         Text(f"topic {report.topic} · queue {report.queue} · as of judgment "
                              f"{fmt(report.as_of_judgment, 'as_of_judgment')} · last activity "
@@ -131,17 +131,13 @@ def render_fragment(report: MonitorReport) -> str:
         f"audit: {a.judged:,} judged, {a.relevant_outside_reviewed:,} relevant outside the reviewed set"
         + (f", {a.pending:,} waiting" if a.pending else ""))
     meters = []
-    for figure in report.topic_status.get("figures", []) if report.topic_status else []:
-        if figure["recall_lower"] is None:
+    for figure in report.topic_status.figures:
+        if figure.recall_lower is None:
             continue
-        value = float(figure["recall_lower"])
-        meters.append(f'<label>recall ≥ {lower_text(value)} ({escape(figure["basis"])}, {escape(figure["validity"])}; '
+        value = float(figure.recall_lower)
+        meters.append(f'<label>recall ≥ {lower_text(value)} ({escape(figure.basis)}, {escape(figure.validity)}; '
                       f'target {escape(report.target)}) <meter min="0" max="1" value="{value:.6f}"{meter_marks}>'
                       f"{lower_text(value)}</meter></label>")
-    if not report.topic_status:
-        meters.append(f'<label>recall ≥ {lower_text(report.recall_lower)} (target {escape(report.target)}) '
-                      f'<meter min="0" max="1" value="{report.recall_lower:.6f}"{meter_marks}>'
-                      f"{lower_text(report.recall_lower)}</meter></label>")
     return (
         f'<div class="monitor {STATE_CLASS.get(state, "go")}">'
         f'<p class="headline">{escape(status_text(report))}</p>'

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from reviewdepth.estimation.assessment import (
     AnswerStatus,
@@ -20,9 +20,7 @@ from reviewdepth.estimation.monitor import MonitorNote, MonitorStep
 from reviewdepth.estimation.percent import percent as percent_text
 from reviewdepth.estimation.plural import counted
 from reviewdepth.estimation.two_phase import TwoPhaseAssumption, TwoPhaseGap
-
-if TYPE_CHECKING:  # model.py imports this module
-    from reviewdepth.report.model import SampleCoding
+from reviewdepth.report.coding_model import SampleCoding
 
 
 class CertifyCost(Protocol):

@@ -34,7 +34,7 @@ def test_topic_and_queue_rows(api: Api) -> None:
     assert answer.status_code == 200, answer.text
     with_status = answer.json()["topics"]
     assert [(t["name"], t["status"]) for t in with_status] == [("T", "unknown"), ("empty", "no queue")]
-    assert with_status[0]["status_text"] == build_monitor(api.engine, "T").topic_status["text"]
+    assert with_status[0]["status_text"] == build_monitor(api.engine, "T").topic_status.text
     assert t["status"] is None  # left out when asked to (status=false)
     many = [create_topic(api.engine, f"x{i:03d}") for i in range(205)]
     assert len(api.client.get("/topics?status=true&limit=1000", headers=reader).json()["topics"]) == 200

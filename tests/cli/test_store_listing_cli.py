@@ -60,7 +60,7 @@ def test_topics_and_queues(engine: Engine, empty_db_url: str, tmp_path: Path) ->
         ["topic", "status", "queues", "newest_queue", "queue_size", "reviewed", "relevant_found_in_reviewed",
          "judgments", "last_activity", "screening_order", "status_text"],
         ["T2", "unknown", "1", "sys", "5", "2", "1", "2", list_topics(engine)[0].as_dict()["last_activity"], "queue",
-         build_monitor(engine, "T2").topic_status["text"]],
+         build_monitor(engine, "T2").topic_status.text],
         ["empty", "no queue", "0", "", "", "", "", "0", "", "queue", "no queue yet: import a run"]]
     code, out, _ = invoke("topics", *db)
     # by the topic column (the first word of each row under the heading's rule): a timestamp holds "T1" too

@@ -102,7 +102,7 @@ def test_certified_at_one_target_and_not_at_another(engine: Engine) -> None:
     low = build_monitor(engine, "T", target="0.6")
     assert_same(low, expected, "0.6")
     assert low.status == "stop certified" and low.certified and low.state == "reached"
-    assert low.topic_status["decided_by"] == "audit stream" and low.topic_status["status"] == "reached"
+    assert low.topic_status.decided_by == "audit stream" and low.topic_status.status == "reached"
     # U = 4 relevant outside at most: recall ≥ 6/(6 + 4)
     assert low.missed_upper == upper_missed(SIZE, 21, 0, 0.95) == 4 and low.recall_lower == pytest.approx(0.6)
     assert low.headline.startswith("STOP CERTIFIED: recall ≥ 0.600 at 95 % (anytime-valid)")

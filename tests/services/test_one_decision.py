@@ -133,10 +133,10 @@ def _assert_every_door_says_the_decision(engine: Engine, topic: str, tmp_path: P
         assert "to certify: " not in html
     # watch and GET /topics/{t}/monitor, the dashboard, topics and GET /topics
     watch = build_monitor(engine, topic, target="0.95")
-    assert watch.topic_status == decision.as_dict()
+    assert watch.topic_status == decision
     assert watch.state == word and watch.next_step == step
     (entry,) = build_dashboard(engine, target="0.95", topics=[topic]).entries
-    assert entry.monitor is not None and entry.monitor.topic_status == decision.as_dict()
+    assert entry.monitor is not None and entry.monitor.topic_status == decision
     assert entry.monitor.next_step == step
     # commands name the topic, ready to run: no literal placeholder at any door (issue 39)
     from reviewdepth.report.monitor_render import render_fragment, render_text
@@ -175,4 +175,4 @@ def test_the_decision_is_the_same_at_other_confidences(engine: Engine, tmp_path:
     topic = _samples_decide_state(engine, tmp_path)
     report = build_report(engine, topic, ReportOptions(targets=["0.95"], confidence=confidence))
     watch = build_monitor(engine, topic, target="0.95", confidence=confidence)
-    assert watch.topic_status == report.answer.topic_status.as_dict()
+    assert watch.topic_status == report.answer.topic_status

@@ -26,8 +26,8 @@ def test_a_fully_screened_topic_reads_reached_at_every_door(engine: Engine) -> N
     assert report.answer.status == "reached" and report.answer.topic_status.decided_by == "known"
     listed = topic_statuses(engine, ["Donners"])["Donners"]
     monitor = build_monitor(engine, "Donners")
-    assert listed[0] == report.answer.topic_status.status == monitor.topic_status["status"]
-    assert listed[1] == report.answer.topic_status.text == monitor.topic_status["text"]
+    assert listed[0] == report.answer.topic_status.status == monitor.topic_status.status
+    assert listed[1] == report.answer.topic_status.text == monitor.topic_status.text
 
 
 def test_no_door_prints_the_topic_placeholder(engine: Engine, tmp_path: Path) -> None:
@@ -37,7 +37,7 @@ def test_no_door_prints_the_topic_placeholder(engine: Engine, tmp_path: Path) ->
     word, text = topic_statuses(engine, ["Q7"])["Q7"]
     report = build_report(engine, "Q7", ReportOptions())
     monitor = build_monitor(engine, "Q7")
-    for said in (text, report.answer.topic_status.text, str(monitor.topic_status["text"]),
+    for said in (text, report.answer.topic_status.text, monitor.topic_status.text,
                  report.answer.topic_status.next_step or "", *report.answer.topic_status.missing):
         assert "TOPIC" not in said, said
     assert "reviewdepth plan Q7" in text

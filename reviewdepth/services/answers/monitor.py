@@ -391,7 +391,7 @@ def monitor_of(conn: Connection, topic: str, *, queue: str | None = None, target
         notes.append(monitor_note(MonitorNote.OUT_OF_ORDER,
                                   {"out_of_order": prefixes[current.id].out_of_order, "queue": current.name}))
     return _report(info.name, current, point, tau, level, inp, result, audit, rules, notes, last_time,
-                   chain_head, prefixes[current.id].order, status)
+                   chain_head, status, prefixes[current.id].order)
 
 
 def _assessment(info: _Topic, labels: QueueLabels, evidence: QueueEvidence, tau: Fraction,
@@ -414,9 +414,9 @@ def _one_look_rules(assessment: Assessment | None, tau: Fraction) -> list[OneLoo
 def _report(topic: str, current: Queue, point: int | None, tau: Fraction, level: float, inp: MonitorInput,
             result: MonitorResult, audit: AuditEvidence | None, rules: list[OneLookRule], notes: list[str],
             last_time: str | None, chain_head: ChainHead,
-            order: npt.NDArray[np.int64] | None = None, status: TopicStatus | None = None) -> MonitorReport:
+            status: TopicStatus, order: npt.NDArray[np.int64] | None = None) -> MonitorReport:
     target = _fraction_text(tau)
-    sample = None if status is None else next((f for f in status.figures if f.validity != Validity.ANYTIME_VALID), None)
+    sample = next((f for f in status.figures if f.validity != Validity.ANYTIME_VALID), None)
     audit_section: MonitorAudit | None = None
     if audit is not None:
         audit_section = MonitorAudit(
@@ -434,11 +434,10 @@ def _report(topic: str, current: Queue, point: int | None, tau: Fraction, level:
                                     audit_judged=0 if audit is None else audit.judged, to_go_bound=to_go.bound,
                                     depth_bound=to_go.depth_bound, audit_more=needed.more,
                                     audit_to_judge=needed.to_judge)
-    if status is not None:
-        # the decision's next step: the monitor's when the audit stream decides, else the samples' (or, with no
-        # bound at all, how to get one); every door prints this one
-        status = dataclasses.replace(status, next_step=monitor_next if status.decided_by == AUDIT_BASIS else (
-            with_topic(status.next_step, topic) if status.next_step else monitor_next))
+    # the decision's next step: the monitor's when the audit stream decides, else the samples' (or, with no
+    # bound at all, how to get one); every door prints this one
+    status = dataclasses.replace(status, next_step=monitor_next if status.decided_by == AUDIT_BASIS else (
+        with_topic(status.next_step, topic) if status.next_step else monitor_next))
     return MonitorReport(
         topic=topic, queue=current.name, as_of_judgment=point, status=result.status, certified=result.certified,
         headline=monitor_headline(result.certified, audit is not None, sample is not None,
@@ -452,10 +451,10 @@ def _report(topic: str, current: Queue, point: int | None, tau: Fraction, level:
                                     result.fixed_look.certified, ONE_LOOK),
         one_look_rules=rules, assumptions=list(result.assumptions), notes=notes, last_activity=last_time,
         judgment_chain_head=chain_head,
-        topic_status={} if status is None else status.as_dict(),
+        topic_status=status,
         floor=certification_floor(inp.found, inp.population - inp.reviewed, tau, level) if tau < 1 else
         inp.population - inp.reviewed,
-        next_step=monitor_next if status is None or status.next_step is None else status.next_step)
+        next_step=status.next_step or monitor_next)
 
 
 def _to_go(result: MonitorResult, order: npt.NDArray[np.int64] | None = None) -> MonitorToGo:
@@ -666,7 +665,7 @@ def topic_statuses(engine: Engine, names: Sequence[str], *, target: object = "0.
                                 limit=DASHBOARD_PAGE_MAX, cache=cache)
         for entry in board.entries:
             if entry.monitor is not None:
-                text = str(entry.monitor.topic_status.get("text", entry.monitor.headline))
+                text = entry.monitor.topic_status.text
             else:
                 text = entry.problem or "no queue yet: import a run"
             out[entry.topic] = (entry.state, text)

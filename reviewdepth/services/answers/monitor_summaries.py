@@ -27,7 +27,9 @@ from reviewdepth.store.ingest import utc_now
 from reviewdepth.store.models import TopicSummary
 
 # a new shape or meaning of the stored JSON that the version alone would not show (bump it with such a change)
-SUMMARY_FORMAT = 2  # 2: the topic status carries the decision's headline and next step
+# 2: the topic status carries the decision's headline and next step; 3: it is the decision's record (`TopicStatus`,
+# its fields without the derived ``text``), no longer the dictionary of its JSON
+SUMMARY_FORMAT = 3
 WRITE_WAIT_MS = 50  # the longest a page waits to keep its summaries (`store_reports`)
 SOFTWARE = f"{__version__}+s{SUMMARY_FORMAT}"
 

@@ -180,24 +180,27 @@ def _results(report: Report) -> Results:
 
 
 def _decision(report: Report) -> Decision:
-    answer = report.answer
-    status = answer.topic_status
-    target_row = next((r for r in report.depth if r.target == answer.target), None)
+    """The decision block: the words of the topic's one decision (the report's ``answer.topic_status``, which its
+    first lines, ``watch`` and the dashboard print), never a verdict of its own; ``certified_by``: what reached
+    the target when the decision says reached (the deciding audit figure, or the depth row's reason)."""
+    status = report.answer.topic_status
+    figure = next((f for f in status.figures if f.basis == status.decided_by), None)
     certified_by: str | None = None
-    if status.decided_by == AUDIT:
-        figure = next((f for f in status.figures if f.basis == AUDIT), None)
-        certified_by = figure.text if figure is not None and figure.certifies else None
-    elif target_row is not None and target_row.status == AnswerStatus.REACHED:
-        certified_by = target_row.reached_by
+    if status.status == AnswerStatus.REACHED and status.decided_by == AUDIT:
+        certified_by = None if figure is None else figure.text
+    elif status.status == AnswerStatus.REACHED:
+        # the depth table's row for the stopping target says by what (the decision carries the bound, not this)
+        target_row = next((r for r in report.depth if r.target == report.answer.target), None)
+        certified_by = None if target_row is None else target_row.reached_by
     rule = next((s.evidence for s in report.stopping if s.evidence.rule == status.decided_by
                  and s.evidence.kind == RuleKind.CERTIFIED and s.evidence.stop_now), None)
-    deciding = next((f.text for f in status.figures if f.basis == status.decided_by), None)
     return Decision(
-        deciding=deciding, supporting=[f.text for f in status.figures if f.basis != status.decided_by],
-        status=answer.status, headline=answer.text, decided_by=status.decided_by, status_text=status.text,
+        deciding=None if figure is None else figure.text,
+        supporting=[f.text for f in status.figures if f.basis != status.decided_by],
+        status=status.status, headline=status.lead, decided_by=status.decided_by, status_text=status.text,
         certified_by=certified_by, rule=None if rule is None else rule.rule,
         guarantee=None if rule is None else rule.guarantee, reason=None if rule is None else rule.reason,
-        assumptions=[] if rule is None else list(rule.assumptions), next_step=answer.next_step)
+        assumptions=[] if rule is None else list(rule.assumptions), next_step=status.next_step)
 
 
 def _sample(row: SampleRow, coded: Sequence[SampleDocument]) -> SampleEvidence:

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from sqlalchemy import Connection, select
 
-from reviewdepth.report.model import SampleCoding
+from reviewdepth.report.coding_model import SampleCoding
 from reviewdepth.report.validation_model import SampleDocument
 from reviewdepth.store.chain import canonical_time
 from reviewdepth.store.models import ImportRecord, Judgment, SampleItem
