@@ -16,10 +16,10 @@ from sqlalchemy import Engine, select
 from reviewdepth.report.model import as_json_data
 from reviewdepth.report.monitor_model import MonitorReport
 from reviewdepth.report.status_model import TopicStatus
-from reviewdepth.services.monitor import build_monitor
-from reviewdepth.services.monitor_summaries import store_reports, stored_reports
-from reviewdepth.services.report import ReportOptions, build_report
-from reviewdepth.services.samples import draw_sample
+from reviewdepth.services.answers.monitor import build_monitor
+from reviewdepth.services.answers.monitor_summaries import store_reports, stored_reports
+from reviewdepth.services.answers.report import ReportOptions, build_report
+from reviewdepth.services.review.samples import draw_sample
 from reviewdepth.store.models import Topic
 
 from .test_monitor_service import DOCS, judge, served_audit, topic_with_review
@@ -83,7 +83,7 @@ def test_the_monitor_holds_the_decision_and_writes_it_as_before(engine: Engine, 
 
 @pytest.mark.parametrize("state", ["no bound", "audit waiting"])
 def test_a_stored_summary_reads_back_as_the_same_decision(engine: Engine, state: str) -> None:
-    """The dashboard keeps monitors as JSON (`reviewdepth.services.monitor_summaries`): the typed decision comes
+    """The dashboard keeps monitors as JSON (`reviewdepth.services.answers.monitor_summaries`): the typed decision comes
     back equal, and writes the same JSON."""
     target = STATES[state](engine)
     report = build_monitor(engine, "T", target=target)

@@ -9,9 +9,9 @@ import dataclasses
 from sqlalchemy import Engine
 
 from reviewdepth.estimation.assessment import AnswerStatus
-from reviewdepth.services.report import ReportOptions, build_report
-from reviewdepth.services.samples import draw_sample
-from reviewdepth.services.validation import validation_of
+from reviewdepth.services.answers.report import ReportOptions, build_report
+from reviewdepth.services.answers.validation import validation_of
+from reviewdepth.services.review.samples import draw_sample
 
 from .test_monitor_service import judge, topic_with_review
 
