@@ -523,7 +523,7 @@ def _appendix(doc: ValidationDocument) -> list[Section]:
         rows = [[f"{d.position:,}", "—" if d.rank is None else f"{d.rank:,}", d.doc_id, _coding(d.relevant, d.label),
                  d.reviewer or "—", d.role or "—", d.recorded_at or "—"] for d in a.documents]
         if rows:
-            out.append(Section(f"Appendix: audit stream {a.id}, its judged prefix of {len(rows):,} documents",
+            out.append(Section(f"Appendix: audit stream {a.id}, its judged prefix of {a.judged:,} documents",
                                table=Table(["position", "rank", "document", "coding", "coder", "role",
                                             "recorded (UTC)"], rows, [14, 14, 26, 30, 22, 18, 46], listing=True),
                                notes=["The stream's evidence is the judged prefix of its seeded permutation: every "
