@@ -469,7 +469,8 @@ def _evidence(doc: ValidationDocument) -> list[Section]:
         [[str(a.id), str(a.seed), a.pace, f"{a.population:,}", f"{a.served:,}", a.created_at,
           "yes" if a.voided else "no", lower(a.recall_lower)] for a in streams],
         [10, 14, 18, 20, 16, 44, 14, 26]) if streams else None,
-        notes=[] if streams else ["The topic has no audit stream."]))
+        notes=[f"Stream {a.id}: voided: {a.void_reason or 'no reason recorded'}" for a in streams if a.voided]
+        if streams else ["The topic has no audit stream."]))
     return out
 
 
