@@ -314,12 +314,19 @@ def page(doc: ValidationDocument) -> Page:
 TRIES_PER_DOCUMENT = 2  # the first and the last place a list leaf is filled
 
 
-def is_printed(docs: Mapping[str, ValidationDocument], pages: Mapping[str, Page], path: str,
+def is_printed(docs: Mapping[str, ValidationDocument], pages: Mapping[str, Page],
                places: Mapping[str, list[Leaf]]) -> bool:
+    """Whether changing the leaf at any of its ``places`` (by document) changes that document's page."""
     for name, leaves in places.items():
         picks = leaves if len(leaves) <= TRIES_PER_DOCUMENT else [leaves[0], leaves[-1]]
         for leaf in picks:
-            if page(replaced(docs[name], leaf.steps, different(leaf.value))) != pages[name]:
+            changed = replaced(docs[name], leaf.steps, different(leaf.value))
+            try:
+                text = page(changed)
+            except Exception as exc:  # name the field whose changed value the renderer cannot take
+                raise AssertionError(f"rendering {name} with {leaf.path} changed to {different(leaf.value)!r} "
+                                     f"failed: {exc!r}") from exc
+            if text != pages[name]:
                 return True
     return False
 
@@ -339,7 +346,7 @@ def census(docs: Mapping[str, ValidationDocument], kind: Any = ValidationDocumen
     for name, doc in docs.items():
         for leaf in filled_leaves(doc):
             places.setdefault(leaf.path, {}).setdefault(name, []).append(leaf)
-    printed = {path for path, where in places.items() if is_printed(docs, pages, path, where)}
+    printed = {path for path, where in places.items() if is_printed(docs, pages, where)}
     return Census(printed, set(places) - printed, leaf_paths(kind) - set(places))
 
 
