@@ -105,8 +105,9 @@ class AuditDocument:
 @dataclass(frozen=True)
 class AuditStreamEvidence:
     """An audit stream of the topic: its seed and pace, the documents it covers, when it was created and whether
-    it is voided; the stream's figure (the topic status's) when it bounds recall now; ``judged`` the length of
-    its judged prefix and ``documents`` that prefix (empty for a voided stream, which is evidence of nothing)."""
+    it is voided (``void_reason``: why, as given when it was voided); the stream's figure (the topic status's)
+    when it bounds recall now; ``judged`` the length of its judged prefix and ``documents`` that prefix (empty for
+    a voided stream, which is evidence of nothing)."""
 
     id: int
     seed: int
@@ -115,6 +116,7 @@ class AuditStreamEvidence:
     served: int
     created_at: str
     voided: bool
+    void_reason: str | None
     recall_lower: float | None
     certifies: bool | None
     judged: int = 0

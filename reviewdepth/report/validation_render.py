@@ -469,7 +469,8 @@ def _evidence(doc: ValidationDocument) -> list[Section]:
         [[str(a.id), str(a.seed), a.pace, f"{a.population:,}", f"{a.served:,}", a.created_at,
           "yes" if a.voided else "no", lower(a.recall_lower)] for a in streams],
         [10, 14, 18, 20, 16, 44, 14, 26]) if streams else None,
-        notes=[] if streams else ["The topic has no audit stream."]))
+        notes=[f"Stream {a.id}: voided: {a.void_reason or 'no reason recorded'}" for a in streams if a.voided]
+        if streams else ["The topic has no audit stream."]))
     return out
 
 
@@ -523,7 +524,7 @@ def _appendix(doc: ValidationDocument) -> list[Section]:
         rows = [[f"{d.position:,}", "—" if d.rank is None else f"{d.rank:,}", d.doc_id, _coding(d.relevant, d.label),
                  d.reviewer or "—", d.role or "—", d.recorded_at or "—"] for d in a.documents]
         if rows:
-            out.append(Section(f"Appendix: audit stream {a.id}, its judged prefix of {len(rows):,} documents",
+            out.append(Section(f"Appendix: audit stream {a.id}, its judged prefix of {a.judged:,} documents",
                                table=Table(["position", "rank", "document", "coding", "coder", "role",
                                             "recorded (UTC)"], rows, [14, 14, 26, 30, 22, 18, 46], listing=True),
                                notes=["The stream's evidence is the judged prefix of its seeded permutation: every "

@@ -233,6 +233,7 @@ def _stream(stream: AuditStream, report: Report, audit: AuditEvidence | None,
         id=int(stream.id), seed=int(stream.seed), pace=stream_pace(stream.every_k, stream.rate),
         population=int(stream.population_size), served=int(stream.served),
         created_at=canonical_time(stream.created_at), voided=stream.voided_at is not None,
+        void_reason=stream.void_reason if stream.voided_at is not None else None,
         recall_lower=figure.recall_lower if current and figure is not None else None,
         certifies=figure.certifies if current and figure is not None else None)
 
