@@ -391,7 +391,12 @@ def decisions_endpoint(entry: ImportFormat) -> Callable[..., Any]:
 
 
 def add_routes(router: APIRouter) -> None:
-    for entry in body_formats():  # the registry's formats, in its order (reviewdepth.formats.importers)
+    formats = {entry.name: entry for entry in body_formats()}  # reviewdepth.formats.importers
+    # the routes that predate the registry keep their place in the API document (ENDPOINTS' order, so the
+    # published OpenAPI document does not reorder); a format added since follows in the registry's order
+    ordered = [formats[name] for name in ENDPOINTS if name in formats]
+    ordered += [entry for name, entry in formats.items() if name not in ENDPOINTS]
+    for entry in ordered:
         if entry.name in ENDPOINTS:
             endpoint, model = ENDPOINTS[entry.name]
         elif entry.stores == "decisions":
