@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import getpass
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
@@ -12,6 +14,22 @@ import typer
 from .output import fail as fail
 from .output import write_result as write_result
 from .output import write_rows as write_rows
+
+
+class ListFormat(StrEnum):
+    """How a listing command prints its rows."""
+
+    table = "table"
+    json = "json"
+    csv = "csv"
+
+
+def default_reviewer() -> str:
+    """Who a command records as the reviewer when ``--reviewer`` is not given: the login name."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "cli"
 
 
 def database_option_help() -> str:

@@ -10,8 +10,7 @@ from typing import Annotated
 
 import typer
 
-from .common import ConfidenceOption, DbOption, fail, handled_errors, open_engine
-from .store_cmds import ListFormat, default_reviewer
+from .common import ConfidenceOption, DbOption, ListFormat, default_reviewer, fail, handled_errors, open_engine
 
 
 class CalibrationFormat(StrEnum):

@@ -13,8 +13,7 @@ import typer
 
 from reviewdepth.estimation.plural import counted, noun
 
-from .common import ConfidenceOption, DbOption, fail, handled_errors, open_engine
-from .store_cmds import ListFormat
+from .common import ConfidenceOption, DbOption, ListFormat, default_reviewer, fail, handled_errors, open_engine
 
 AsOfOption = Annotated[str | None, typer.Option("--as-of", help="Judgment id: the log up to and including it.")]
 
@@ -216,7 +215,6 @@ def audit_acknowledge(
     write access to the database."""
     from reviewdepth.services.audit import acknowledge_chain, format_anchor, topic_head
 
-    from .store_cmds import default_reviewer
 
     engine = open_engine(db)
     with handled_errors():

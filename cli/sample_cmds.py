@@ -12,8 +12,7 @@ import typer
 from reviewdepth.estimation.percent import percent
 from reviewdepth.estimation.plural import counted
 
-from .common import ConfidenceOption, DbOption, fail, handled_errors, open_engine
-from .store_cmds import ListFormat, default_reviewer
+from .common import ConfidenceOption, DbOption, ListFormat, default_reviewer, fail, handled_errors, open_engine
 
 
 def sample_draw(

@@ -14,8 +14,10 @@ from reviewdepth.estimation.plural import counted, noun
 
 from .common import (
     DbOption,
+    ListFormat,
     SourceNameOption,
     SourceTypeOption,
+    default_reviewer,
     fail,
     handled_errors,
     open_engine,
@@ -24,22 +26,10 @@ from .common import (
     settings_for,
     write_rows,
 )
+from .dedupe_cmds import register_dedupe
 
 if TYPE_CHECKING:
     from reviewdepth.services.rayyan_import import RayyanImportSummary
-
-
-class ListFormat(StrEnum):
-    table = "table"
-    json = "json"
-    csv = "csv"
-
-
-def default_reviewer() -> str:
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):
-        return "cli"
 
 
 def db_upgrade(revision: Annotated[str, typer.Argument(help="Target revision.")] = "head",
@@ -669,8 +659,6 @@ def register_store(app: typer.Typer) -> None:
     import_app.command("xlsx")(import_xlsx)
     import_app.command("rayyan")(import_rayyan)
     import_app.command("covidence")(import_covidence)
-    from .dedupe_cmds import register_dedupe  # below: it imports this module's ListFormat
-
     register_dedupe(app, import_app)
     app.command("judge")(judge)
     app.command("judgments")(judgments)
