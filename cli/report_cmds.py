@@ -150,7 +150,7 @@ def methods(
     stopping rule with its parameters and kind (certified with its guarantee, or heuristic with no guarantee),
     records screened by reviewers against those left by the stop, the validation evidence with its interval and
     the limitations. --format json lists every figure with the field of `report --format json` (or of `topic
-    protocol --format json`, `sample stream --show`) it was read from."""
+    protocol --format json`, `sample stream show`) it was read from."""
     with one_shot():
         from reviewdepth.report.methods_text import render_methods
         from reviewdepth.services.methods import methods_of

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import shlex
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -108,71 +108,33 @@ def sample_void(
     typer.echo(f"sample {record.id} of {topic} voided: {record.void_reason}")
 
 
-def sample_stream(
-    topic: Annotated[str, typer.Argument(help="Topic name.")],
-    every: Annotated[str | None, typer.Option(
-        "--every", help="One audit document after every K ranked documents reviewed; auto: the K the plan "
-                        "chooses from the expected cost (see --target, --confidence).")] = None,
-    target: Annotated[str, typer.Option("--target", help="--every auto: the target recall.")] = "0.95",
-    confidence: Annotated[float, typer.Option("--confidence", help="--every auto: the confidence.")] = 0.95,
-    rate: Annotated[float | None, typer.Option(
-        "--rate", help="Audit documents as a share R of all documents served (0 < R < 1).")] = None,
-    seed: Annotated[int | None, typer.Option("--seed", help="Random seed (stored; default: random).")] = None,
-    queue: Annotated[str | None, typer.Option(
-        "--queue", help="The queue whose documents make the population (default: the topic's newest).")] = None,
-    pace: Annotated[str | None, typer.Option(
-        "--pace", help="Change the active stream's pace from now on: K (one audit document per K reviewed), "
-                       "or auto (the K the plan chooses now). The guarantee holds at any pace.")] = None,
-    show: Annotated[bool, typer.Option("--show", help="Print the stream's state instead of starting one.")]
-    = False,
-    void: Annotated[bool, typer.Option("--void", help="Stop the active stream (needs --reason).")] = False,
-    reason: Annotated[str | None, typer.Option("--reason", help="Why the stream is voided.")] = None,
-    reviewer: Annotated[str | None, typer.Option("--reviewer", help="Who acts (default: login).")] = None,
-    policy: Annotated[str, typer.Option("--policy", help="Label policy (--show).")] = "latest",
-    output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
-    db: DbOption = None,
-) -> None:
-    """Start the topic's audit stream: a seeded random permutation of the queue's documents, served by
-    `reviewdepth next` between the ranked documents at the pace given (--every K or --rate R) and judged
-    with --role audit. At most one active stream per topic. --show prints its state; --void stops it."""
-    from reviewdepth.services.audit_stream import change_pace, create_stream, show_stream, void_stream
+# the option and argument every `sample stream` subcommand takes
+StreamTopic = Annotated[str, typer.Argument(help="Topic name.")]
+# `start --every auto` and `pace auto` let the plan choose K for this target and confidence
+AutoTarget = Annotated[str, typer.Option("--target", help="auto: the target recall the plan chooses K for.")]
+AutoConfidence = Annotated[float, typer.Option("--confidence", help="auto: the confidence.")]
+ReviewerOption = Annotated[str | None, typer.Option("--reviewer", help="Who acts (default: login).")]
 
-    if show or void:
-        given = [name for name, value in (("--every", every), ("--rate", rate), ("--seed", seed),
-                                          ("--queue", queue)) if value is not None]
-        if show and void:
-            fail("give --show or --void, not both")
-        if given:
-            fail(f"{'--show' if show else '--void'} takes no {', '.join(given)}")
-    if void and reason is None:
-        fail("--void needs --reason (why the stream is stopped)")
-    if pace is not None and (show or void or every is not None or rate is not None or seed is not None):
-        fail("--pace changes the active stream's pace: give it alone (no --every, --rate, --seed, --show or "
-             "--void)")
-    engine = open_engine(db)
 
-    def chosen(text: str, option: str) -> int:
-        if text.strip().lower() == "auto":
-            from reviewdepth.services.stop_plan import chosen_audit_rate
+def _audit_every(engine: Any, topic: str, text: str, given_as: str, *, queue: str | None, target: str,
+                 confidence: float) -> int:
+    """K from ``--every K`` or ``pace K``; ``auto``: the K the stop plan chooses from the topic's evidence now
+    (its reason on stderr)."""
+    if text.strip().lower() == "auto":
+        from reviewdepth.services.stop_plan import chosen_audit_rate
 
+        with handled_errors():
             k, why = chosen_audit_rate(engine, topic, queue=queue, target=target, confidence=confidence)
-            typer.echo(f"{option} auto: {why}", err=True)
-            return k
-        if not text.strip().isdigit():
-            fail(f"{option}: a whole number K >= 1 or auto, not {text!r}")
-        return int(text)
+        typer.echo(f"{given_as} auto: {why}", err=True)
+        return k
+    if not text.strip().isdigit():
+        fail(f"{given_as}: a whole number K >= 1 or auto, not {text!r}")
+    return int(text)
 
-    with handled_errors():
-        if pace is not None:
-            record = change_pace(engine, topic, every=chosen(pace, "--pace"))
-        elif show:
-            record = show_stream(engine, topic, policy=policy)
-        elif void:
-            assert reason is not None
-            record = void_stream(engine, topic, reason=reason, reviewer=reviewer or default_reviewer())
-        else:
-            record = create_stream(engine, topic, every=None if every is None else chosen(every, "--every"),
-                                   rate=rate, seed=seed, queue=queue, reviewer=reviewer or default_reviewer())
+
+def _print_stream(record: Any, topic: str, output_format: ListFormat, *, serving: bool) -> None:
+    """The stream as every ``sample stream`` subcommand prints it; ``serving``: after a start or a new pace, the
+    line saying how its documents are served and judged."""
     if output_format is not ListFormat.table:
         from reviewdepth.report.model import json_safe
 
@@ -182,7 +144,7 @@ def sample_stream(
     typer.echo(f"audit stream {record.id} of {topic} ({state}): {record.description}, seed {record.seed}")
     if record.voided:
         typer.echo(f"voided by {record.voided_by}: {record.void_reason}")
-    elif not show and not void:
+    elif serving:
         typer.echo(f"serve it with `reviewdepth next {topic}`; judge its documents with --role audit")
     typer.echo(f"position {record.position:,} of {record.population_size:,}, served {record.served:,}")
     if record.judged is not None:
@@ -190,6 +152,89 @@ def sample_stream(
                    f"{len(record.pending):,} waiting for a judgment")
         for doc in record.pending:
             typer.echo(f"pending\t{doc}")
+
+
+def stream_start(
+    topic: StreamTopic,
+    every: Annotated[str | None, typer.Option(
+        "--every", help="One audit document after every K ranked documents reviewed; auto: the K the plan "
+                        "chooses from the expected cost (see --target, --confidence).")] = None,
+    rate: Annotated[float | None, typer.Option(
+        "--rate", help="Audit documents as a share R of all documents served (0 < R < 1).")] = None,
+    seed: Annotated[int | None, typer.Option("--seed", help="Random seed (stored; default: random).")] = None,
+    queue: Annotated[str | None, typer.Option(
+        "--queue", help="The queue whose documents make the population (default: the topic's newest).")] = None,
+    target: AutoTarget = "0.95",
+    confidence: AutoConfidence = 0.95,
+    reviewer: ReviewerOption = None,
+    output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
+    db: DbOption = None,
+) -> None:
+    """Start the topic's audit stream: a seeded random permutation of the queue's documents, served by
+    `reviewdepth next` between the ranked documents at the pace given (--every K or --rate R) and judged
+    with --role audit. At most one active stream per topic."""
+    from reviewdepth.services.audit_stream import create_stream
+
+    engine = open_engine(db)
+    k = None if every is None else _audit_every(engine, topic, every, "--every", queue=queue, target=target,
+                                                 confidence=confidence)
+    with handled_errors():
+        record = create_stream(engine, topic, every=k, rate=rate, seed=seed, queue=queue,
+                               reviewer=reviewer or default_reviewer())
+    _print_stream(record, topic, output_format, serving=True)
+
+
+def stream_show(
+    topic: StreamTopic,
+    policy: Annotated[str, typer.Option("--policy", help="Label policy for the judged prefix.")] = "latest",
+    output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
+    db: DbOption = None,
+) -> None:
+    """Print the topic's newest audit stream: its pace, position and the evidence its judged prefix gives."""
+    from reviewdepth.services.audit_stream import show_stream
+
+    engine = open_engine(db)
+    with handled_errors():
+        record = show_stream(engine, topic, policy=policy)
+    _print_stream(record, topic, output_format, serving=False)
+
+
+def stream_pace(
+    topic: StreamTopic,
+    every: Annotated[str, typer.Argument(
+        metavar="K", help="One audit document per K reviewed from now on, or auto (the K the plan chooses now). "
+                          "The guarantee holds at any pace.")],
+    queue: Annotated[str | None, typer.Option(
+        "--queue", help="auto: the queue the plan reads (default: the topic's newest).")] = None,
+    target: AutoTarget = "0.95",
+    confidence: AutoConfidence = 0.95,
+    output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
+    db: DbOption = None,
+) -> None:
+    """Change the active stream's pace from now on."""
+    from reviewdepth.services.audit_stream import change_pace
+
+    engine = open_engine(db)
+    k = _audit_every(engine, topic, every, "K", queue=queue, target=target, confidence=confidence)
+    with handled_errors():
+        record = change_pace(engine, topic, every=k)
+    _print_stream(record, topic, output_format, serving=True)
+
+
+def stream_void(
+    topic: StreamTopic,
+    reason: Annotated[str, typer.Option("--reason", help="Why the stream is stopped.")],
+    reviewer: ReviewerOption = None,
+    output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
+    db: DbOption = None,
+) -> None:
+    """Stop the topic's active stream: kept for the record, never served or used as evidence again."""
+    from reviewdepth.services.audit_stream import void_stream
+
+    engine = open_engine(db)
+    with handled_errors():
+        record = void_stream(engine, topic, reason=reason, reviewer=reviewer or default_reviewer())
+    _print_stream(record, topic, output_format, serving=False)
 
 
 def next_command(
@@ -284,7 +329,14 @@ def register_samples(app: typer.Typer) -> None:
     sample_app.command("draw")(sample_draw)
     sample_app.command("show")(sample_show)
     sample_app.command("void")(sample_void)
-    sample_app.command("stream")(sample_stream)
+    stream_app = typer.Typer(
+        help="The topic's audit stream: start, show, pace and void.", no_args_is_help=True, rich_markup_mode=None
+    )
+    sample_app.add_typer(stream_app, name="stream")
+    stream_app.command("start")(stream_start)
+    stream_app.command("show")(stream_show)
+    stream_app.command("pace")(stream_pace)
+    stream_app.command("void")(stream_void)
     app.command("next")(next_command)
     sample_app.command("plan")(sample_plan)
 

@@ -15,7 +15,8 @@ NO_BOUND = ("no random sample and no audit stream, so recall has no bound: draw 
             "audit stream (reviewdepth plan TOPIC compares the paths)")
 NO_AUDIT = "no audit stream, so no anytime-valid bound"
 NO_BOUND_STEP = ("draw a random sample of the unreviewed rest (reviewdepth sample plan TOPIC) or start an audit "
-                 "stream (reviewdepth sample stream TOPIC --every auto); reviewdepth plan TOPIC compares the paths")
+                 "stream (reviewdepth sample stream start TOPIC --every auto); reviewdepth plan TOPIC compares the "
+                 "paths")
 
 BEFORE_REVIEW_STEP = ("nothing is reviewed yet: draw a richness sample of the collection and judge it (reviewdepth "
                       "plan TOPIC gives its size), then reviewdepth plan TOPIC prices reviewing in ranked order "

@@ -62,7 +62,7 @@ MAX_COUNT = 10_000  # documents one `next` call returns at most
 
 @dataclass
 class StreamRecord:
-    """A stored audit stream as `sample stream --show` and ``GET /topics/{topic}/samples/stream`` report it.
+    """A stored audit stream as `sample stream show` and ``GET /topics/{topic}/samples/stream`` report it.
 
     ``judged``, ``relevant`` and ``pending`` are the evidence counts of `load_audit` (None when not computed)."""
 
@@ -217,7 +217,7 @@ def _checked_seed(seed: int | None) -> int:
 
 def _existing_message(topic: str, stream_id: int) -> str:
     return (f"topic {topic!r} already has an active audit stream (stream {stream_id}); one topic has at most one. "
-            f"Go on serving it, or void it first (`reviewdepth sample stream {topic} --void --reason ...`)")
+            f"Go on serving it, or void it first (`reviewdepth sample stream void {topic} --reason ...`)")
 
 
 def create_stream(engine: Engine, topic: str, *, every: int | None = None, rate: float | None = None,
@@ -269,7 +269,7 @@ def show_stream(engine: Engine, topic: str, *, policy: str = "latest", stream_id
             streams = [s for s in streams if s.id == stream_id]
         if not streams:
             raise NotFound(f"topic {topic!r} has no audit stream; start one with `reviewdepth sample stream "
-                           f"{topic} --every K` (or --rate R)")
+                           f"start {topic} --every K` (or --rate R)")
         record = _record(conn, streams[0], topic, topic_population)
     if not record.voided:
         evidence = load_audit(engine, topic, policy=policy)
@@ -293,7 +293,8 @@ def change_pace(engine: Engine, topic: str, *, every: int | None = None,
         active = active_stream(conn, topic_id)
         if active is None:
             # the topic exists; its state has no stream to re-pace (409, as "no queue yet"): not a missing resource
-            raise Conflict(f"topic {topic!r} has no active audit stream: start one with reviewdepth sample stream")
+            raise Conflict(f"topic {topic!r} has no active audit stream: start one with "
+                           "reviewdepth sample stream start")
         row = stream_queue(conn, topic_id, topic, None)
         labels = load_queue_labels(conn, row.id, topic_id, int(row.size), "latest")
         reviewed = queue_evidence(conn, topic_id, row, labels, None).reviewed

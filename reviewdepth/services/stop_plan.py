@@ -72,7 +72,7 @@ def topic_stop_plan(engine: Engine, topic: str, *, queue: str | None = None, tar
 
 def chosen_audit_rate(engine: Engine, topic: str, *, queue: str | None = None, target: str = "0.95",
                       confidence: float = 0.95, policy: str = "latest") -> tuple[int, str]:
-    """K for ``sample stream --every auto``: `stop_plan.choose_audit_rate` from the topic's evidence now (the
+    """K for ``sample stream start --every auto``: `stop_plan.choose_audit_rate` from the topic's evidence now (the
     stream then holds what the monitor needs when the review reaches the projected cheapest depth), with a
     sentence saying why. The guarantee does not depend on K, which may be changed later."""
     from reviewdepth.estimation.stop_plan import Certifier, choose_audit_rate, project_yield
