@@ -11,6 +11,8 @@ from typing import Annotated, Any
 
 import typer
 
+from reviewdepth.estimation.target import Target, TargetError
+
 from .output import fail as fail
 from .output import write_result as write_result
 from .output import write_rows as write_rows
@@ -60,6 +62,19 @@ def population_words(records: int, topic: str, source_type: str | None, source_n
         return f"imported {counted(records, 'record')} as the population of topic {topic!r}"
     return (f"added {counted(records, 'record')} from {source_type} {source_name!r} to the population of topic "
             f"{topic!r} (now {population:,})")
+
+
+def target_option_value(given: str | Target) -> Target:
+    """``--target`` as a `Target` (one parse, one range for every command); a bad value is Typer's usage error."""
+    try:
+        return Target.parse(given)
+    except TargetError as exc:
+        raise typer.BadParameter(str(exc)) from None
+
+
+def target_option(help_text: str) -> Any:
+    """The ``--target`` option of a command, parsed into a `Target` (`target_option_value`)."""
+    return typer.Option("--target", parser=target_option_value, metavar="RECALL", help=help_text)
 
 
 def confidence_option_help() -> str:

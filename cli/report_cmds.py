@@ -9,7 +9,9 @@ from typing import Annotated, Literal
 
 import typer
 
-from .common import ConfidenceOption, DbOption, fail, handled_errors, one_shot, open_engine, write_result
+from reviewdepth.estimation.target import DEFAULT_TARGET, Target
+
+from .common import ConfidenceOption, DbOption, fail, handled_errors, one_shot, open_engine, target_option, write_result
 
 
 class ReportFormat(StrEnum):
@@ -33,8 +35,8 @@ class PlotKind(StrEnum):
 def report(
     topic: Annotated[str, typer.Argument(help="Topic name.")],
     queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
-    target: Annotated[list[str] | None, typer.Option(
-        "--target", help="Target recall, repeatable (default 0.80 0.90 0.95 0.99).")] = None,
+    target: Annotated[list[Target] | None, target_option(
+        "Target recall, repeatable (default 0.80 0.90 0.95 0.99).")] = None,
     confidence: ConfidenceOption = 0.95,
     interval: Annotated[str, typer.Option(
         "--interval", help="hypergeometric (exact, default) or clopper-pearson (binomial exact, wider): "
@@ -84,7 +86,7 @@ def validation(
     output: Annotated[Path | None, typer.Option(
         "-o", "--output", help="Write to FILE (needed for pdf; html and json go to stdout without it).")] = None,
     queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
-    target: Annotated[str, typer.Option("--target", help="The protocol's target recall (default 0.95).")] = "0.95",
+    target: Annotated[Target, target_option("The protocol's target recall (default 0.95).")] = DEFAULT_TARGET,
     confidence: ConfidenceOption = 0.95,
     interval: Annotated[str, typer.Option(
         "--interval", help="hypergeometric (exact, default) or clopper-pearson.")] = "hypergeometric",
@@ -141,7 +143,7 @@ def methods(
     output_format: Annotated[MethodsFormat, typer.Option("--format", help="text, markdown or json.")
                              ] = MethodsFormat.text,
     queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
-    target: Annotated[str, typer.Option("--target", help="The stopping target recall (default 0.95).")] = "0.95",
+    target: Annotated[Target, target_option("The stopping target recall (default 0.95).")] = DEFAULT_TARGET,
     confidence: ConfidenceOption = 0.95,
     as_of: Annotated[int | None, typer.Option("--as-of", help="Judgment id: the text as of that point.")] = None,
     db: DbOption = None,

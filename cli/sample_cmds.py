@@ -11,8 +11,18 @@ import typer
 
 from reviewdepth.estimation.percent import percent
 from reviewdepth.estimation.plural import counted
+from reviewdepth.estimation.target import DEFAULT_TARGET, Target
 
-from .common import ConfidenceOption, DbOption, ListFormat, default_reviewer, fail, handled_errors, open_engine
+from .common import (
+    ConfidenceOption,
+    DbOption,
+    ListFormat,
+    default_reviewer,
+    fail,
+    handled_errors,
+    open_engine,
+    target_option,
+)
 
 
 def sample_draw(
@@ -111,12 +121,12 @@ def sample_void(
 # the option and argument every `sample stream` subcommand takes
 StreamTopic = Annotated[str, typer.Argument(help="Topic name.")]
 # `start --every auto` and `pace auto` let the plan choose K for this target and confidence
-AutoTarget = Annotated[str, typer.Option("--target", help="auto: the target recall the plan chooses K for.")]
+AutoTarget = Annotated[Target, target_option("auto: the target recall the plan chooses K for.")]
 AutoConfidence = Annotated[float, typer.Option("--confidence", help="auto: the confidence.")]
 ReviewerOption = Annotated[str | None, typer.Option("--reviewer", help="Who acts (default: login).")]
 
 
-def _audit_every(engine: Any, topic: str, text: str, given_as: str, *, queue: str | None, target: str,
+def _audit_every(engine: Any, topic: str, text: str, given_as: str, *, queue: str | None, target: Target,
                  confidence: float) -> int:
     """K from ``--every K`` or ``pace K``; ``auto``: the K the stop plan chooses from the topic's evidence now
     (its reason on stderr)."""
@@ -164,7 +174,7 @@ def stream_start(
     seed: Annotated[int | None, typer.Option("--seed", help="Random seed (stored; default: random).")] = None,
     queue: Annotated[str | None, typer.Option(
         "--queue", help="The queue whose documents make the population (default: the topic's newest).")] = None,
-    target: AutoTarget = "0.95",
+    target: AutoTarget = DEFAULT_TARGET,
     confidence: AutoConfidence = 0.95,
     reviewer: ReviewerOption = None,
     output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
@@ -206,7 +216,7 @@ def stream_pace(
                           "The guarantee holds at any pace.")],
     queue: Annotated[str | None, typer.Option(
         "--queue", help="auto: the queue the plan reads (default: the topic's newest).")] = None,
-    target: AutoTarget = "0.95",
+    target: AutoTarget = DEFAULT_TARGET,
     confidence: AutoConfidence = 0.95,
     output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
     db: DbOption = None,
@@ -278,7 +288,7 @@ def next_command(
 
 def sample_plan(
     topic: Annotated[str, typer.Argument(help="Topic name.")],
-    target: Annotated[str, typer.Option("--target", help="Target recall to certify, in (0, 1).")] = "0.95",
+    target: Annotated[Target, target_option("Target recall to certify, in (0, 1).")] = DEFAULT_TARGET,
     confidence: ConfidenceOption = 0.95,
     frame: Annotated[str, typer.Option(
         "--frame", help="unreviewed (elusion test at the current cutoff) or all (QBCB / direct rule).")
@@ -343,7 +353,7 @@ def register_samples(app: typer.Typer) -> None:
 
 def stop_plan(
     topic: Annotated[str, typer.Argument(help="Topic name.")],
-    target: Annotated[str, typer.Option("--target", help="Target recall to certify, in (0, 1).")] = "0.95",
+    target: Annotated[Target, target_option("Target recall to certify, in (0, 1).")] = DEFAULT_TARGET,
     confidence: Annotated[float, typer.Option("--confidence", help="Confidence level, in [0.5, 1).")] = 0.95,
     power: Annotated[float, typer.Option(
         "--power", help="Least chance a one-look sample path must have of certifying to be recommended.")] = 0.8,
@@ -394,7 +404,7 @@ def stop_plan(
         sys.stdout.write(render_text(result))
 
 
-def _count_plan(topic: str, target: str, confidence: float, queue: str | None, at_most: int, output_format: str,
+def _count_plan(topic: str, target: Target, confidence: float, queue: str | None, at_most: int, output_format: str,
                 db: str | None) -> None:
     from reviewdepth.report.count_bound_render import as_data, plan_lines
     from reviewdepth.services.count_bound import topic_count_bound

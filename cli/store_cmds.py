@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from reviewdepth.estimation.plural import counted, noun
+from reviewdepth.estimation.target import DEFAULT_TARGET, Target
 
 from .common import (
     DbOption,
@@ -24,6 +25,7 @@ from .common import (
     population_words,
     row_progress,
     settings_for,
+    target_option,
     write_rows,
 )
 from .dedupe_cmds import register_dedupe
@@ -402,7 +404,7 @@ def judgments(
 
 def topics(
     output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
-    target: Annotated[str, typer.Option("--target", help="Target recall of the status.")] = "0.95",
+    target: Annotated[Target, target_option("Target recall of the status.")] = DEFAULT_TARGET,
     confidence: Annotated[float, typer.Option("--confidence", help="Confidence of the status.")] = 0.95,
     db: DbOption = None,
 ) -> None:

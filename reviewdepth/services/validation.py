@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from fractions import Fraction
 
 from sqlalchemy import Connection, Engine
 
@@ -44,6 +43,7 @@ from reviewdepth.report.validation_model import (
     ValidationDocument,
 )
 from reviewdepth.report.wording import design, validation_caveats
+from reviewdepth.services.confidence import checked_target
 from reviewdepth.services.count_bound import count_bound_in
 from reviewdepth.services.errors import Invalid
 from reviewdepth.services.evidence.audit import AuditEvidence, load_audit, stream_pace, streams_of
@@ -72,9 +72,7 @@ def build_validation(engine: Engine, topic: str, options: ReportOptions,
     if len(options.targets) != 1:
         raise Invalid("a validation document is for one target recall")
     options.validate()
-    if Fraction(str(options.targets[0])) >= 1:
-        raise Invalid(f"target recall must be below 1 for a validation (no sample certifies recall 1), not "
-                      f"{options.targets[0]}")
+    checked_target(options.targets[0], certify=True)
     with read_snapshot(engine) as conn:
         report = report_of(conn, topic, options)
         topic_id, _ = find_queue(conn, topic, options.queue)
