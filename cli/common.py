@@ -26,6 +26,26 @@ class ListFormat(StrEnum):
     csv = "csv"
 
 
+# the choices below repeat declarations of the core (named beside each) because importing those modules would load
+# numpy or SQLAlchemy on every command, `--help` included; tests/cli/test_choice_enums.py fails when they drift
+
+
+class Policy(StrEnum):
+    """How a document's judgments make its label (`reviewdepth.store.labels.POLICIES`)."""
+
+    latest = "latest"
+    adjudicated = "adjudicated"
+    majority = "majority"
+    any_relevant = "any_relevant"
+
+
+class ReportInterval(StrEnum):
+    """The exact intervals a report uses (`reviewdepth.estimation.assessment.REPORT_INTERVALS`)."""
+
+    hypergeometric = "hypergeometric"
+    clopper_pearson = "clopper-pearson"
+
+
 def default_reviewer() -> str:
     """Who a command records as the reviewer when ``--reviewer`` is not given: the login name."""
     try:

@@ -13,7 +13,17 @@ import typer
 
 from reviewdepth.estimation.target import DEFAULT_TARGET, Target
 
-from .common import ConfidenceOption, DbOption, fail, handled_errors, one_shot, open_engine, target_option, write_result
+from .common import (
+    ConfidenceOption,
+    DbOption,
+    Policy,
+    fail,
+    handled_errors,
+    one_shot,
+    open_engine,
+    target_option,
+    write_result,
+)
 
 
 class WatchFormat(StrEnum):
@@ -41,7 +51,7 @@ def watch(
     ] = 10.0,
     once: Annotated[bool, typer.Option(
         "--once", help="Print once and exit: 0 when the stop is certified, 1 otherwise (for scripts).")] = False,
-    policy: Annotated[str, typer.Option("--policy", help="Label policy (latest, adjudicated, …).")] = "latest",
+    policy: Annotated[Policy, typer.Option("--policy", help="Label policy (latest, adjudicated, …).")] = Policy.latest,
     output_format: Annotated[WatchFormat, typer.Option(
         "--format", help="table, or json (while watching: one JSON document per line).")] = WatchFormat.table,
     db: DbOption = None,

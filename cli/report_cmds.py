@@ -11,7 +11,18 @@ import typer
 
 from reviewdepth.estimation.target import DEFAULT_TARGET, Target
 
-from .common import ConfidenceOption, DbOption, fail, handled_errors, one_shot, open_engine, target_option, write_result
+from .common import (
+    ConfidenceOption,
+    DbOption,
+    Policy,
+    ReportInterval,
+    fail,
+    handled_errors,
+    one_shot,
+    open_engine,
+    target_option,
+    write_result,
+)
 
 
 class ReportFormat(StrEnum):
@@ -27,6 +38,14 @@ class DocumentFormat(StrEnum):
     json = "json"
 
 
+class TargetRuleChoice(StrEnum):
+    """How a target's count of relevant documents is rounded (`reviewdepth.measures.depth.TargetRule`)."""
+
+    ceil = "ceil"
+    tar_eval = "tar_eval"
+    asreview = "asreview"
+
+
 class PlotKind(StrEnum):
     gain = "gain"
     pr = "pr"
@@ -38,14 +57,15 @@ def report(
     target: Annotated[list[Target] | None, target_option(
         "Target recall, repeatable (default 0.80 0.90 0.95 0.99).")] = None,
     confidence: ConfidenceOption = 0.95,
-    interval: Annotated[str, typer.Option(
+    interval: Annotated[ReportInterval, typer.Option(
         "--interval", help="hypergeometric (exact, default) or clopper-pearson (binomial exact, wider): "
-        "both keep their nominal coverage.")] = "hypergeometric",
+        "both keep their nominal coverage.")] = ReportInterval.hypergeometric,
     policy: Annotated[
-        str, typer.Option("--policy", help="latest, adjudicated, majority, any_relevant.")
-    ] = "latest",
+        Policy, typer.Option("--policy", help="latest, adjudicated, majority, any_relevant.")
+    ] = Policy.latest,
     as_of: Annotated[int | None, typer.Option("--as-of", help="Judgment id: the report as of that point.")] = None,
-    rule: Annotated[str, typer.Option("--target-rule", help="ceil (default), tar_eval or asreview.")] = "ceil",
+    rule: Annotated[TargetRuleChoice, typer.Option(
+        "--target-rule", help="ceil (default), tar_eval or asreview.")] = TargetRuleChoice.ceil,
     known_relevant: Annotated[int | None, typer.Option("--relevant", help="|R| when you know it.")] = None,
     scores_are_probabilities: Annotated[bool, typer.Option(
         "--scores-are-probabilities", help="Declare the queue's scores the current model's probabilities of "
@@ -88,11 +108,11 @@ def validation(
     queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
     target: Annotated[Target, target_option("The protocol's target recall (default 0.95).")] = DEFAULT_TARGET,
     confidence: ConfidenceOption = 0.95,
-    interval: Annotated[str, typer.Option(
-        "--interval", help="hypergeometric (exact, default) or clopper-pearson.")] = "hypergeometric",
+    interval: Annotated[ReportInterval, typer.Option(
+        "--interval", help="hypergeometric (exact, default) or clopper-pearson.")] = ReportInterval.hypergeometric,
     policy: Annotated[
-        str, typer.Option("--policy", help="latest, adjudicated, majority, any_relevant.")
-    ] = "latest",
+        Policy, typer.Option("--policy", help="latest, adjudicated, majority, any_relevant.")
+    ] = Policy.latest,
     as_of: Annotated[int | None, typer.Option("--as-of", help="Judgment id: the document as of that point.")] = None,
     produce_to: Annotated[int | None, typer.Option(
         "--produce-to", help="Two-phase (TAR 1.0) validation: documents ranked 1..RANK are produced whether "
@@ -172,7 +192,7 @@ def plot(
     queue: Annotated[list[str] | None, typer.Option(
         "--queue", help="Queue name (default: the only one); repeat it to draw several queues on one chart.")
     ] = None,
-    policy: Annotated[str, typer.Option("--policy", help="Label policy.")] = "latest",
+    policy: Annotated[Policy, typer.Option("--policy", help="Label policy.")] = Policy.latest,
     as_of: Annotated[int | None, typer.Option("--as-of", help="Judgment id.")] = None,
     qrels: Annotated[str | None, typer.Option(
         "--qrels", help="With --run: plot run files (no database); R from this qrels file.")] = None,

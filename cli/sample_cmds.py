@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shlex
 import sys
+from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
@@ -17,12 +18,28 @@ from .common import (
     ConfidenceOption,
     DbOption,
     ListFormat,
+    Policy,
     default_reviewer,
     fail,
     handled_errors,
     open_engine,
     target_option,
 )
+
+
+class PlanFrame(StrEnum):
+    """What a planned sample is drawn from (`reviewdepth.services.sample_plan.PLAN_FRAMES`)."""
+
+    unreviewed = "unreviewed"
+    all = "all"
+
+
+class PlanFormat(StrEnum):
+    """How ``plan`` prints."""
+
+    table = "table"
+    json = "json"
+    html = "html"
 
 
 def sample_draw(
@@ -62,7 +79,7 @@ def sample_show(
     topic: Annotated[str, typer.Argument(help="Topic name.")],
     sample_id: Annotated[int, typer.Argument(help="Sample id.")],
     queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
-    policy: Annotated[str, typer.Option("--policy", help="Label policy.")] = "latest",
+    policy: Annotated[Policy, typer.Option("--policy", help="Label policy.")] = Policy.latest,
     output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
     db: DbOption = None,
 ) -> None:
@@ -196,7 +213,7 @@ def stream_start(
 
 def stream_show(
     topic: StreamTopic,
-    policy: Annotated[str, typer.Option("--policy", help="Label policy for the judged prefix.")] = "latest",
+    policy: Annotated[Policy, typer.Option("--policy", help="Label policy for the judged prefix.")] = Policy.latest,
     output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
     db: DbOption = None,
 ) -> None:
@@ -290,9 +307,9 @@ def sample_plan(
     topic: Annotated[str, typer.Argument(help="Topic name.")],
     target: Annotated[Target, target_option("Target recall to certify, in (0, 1).")] = DEFAULT_TARGET,
     confidence: ConfidenceOption = 0.95,
-    frame: Annotated[str, typer.Option(
+    frame: Annotated[PlanFrame, typer.Option(
         "--frame", help="unreviewed (elusion test at the current cutoff) or all (QBCB / direct rule).")
-    ] = "unreviewed",
+    ] = PlanFrame.unreviewed,
     power: Annotated[float, typer.Option(
         "--power", help="Wanted chance of certifying if the estimate is right.")] = 0.8,
     elusion: Annotated[float | None, typer.Option(
@@ -364,7 +381,7 @@ def stop_plan(
         "recall bound; without it no path produces an unreviewed document.")
     ] = "review=1,sample=1",
     queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
-    output_format: Annotated[str, typer.Option("--format", help="table, json or html.")] = "table",
+    output_format: Annotated[PlanFormat, typer.Option("--format", help="table, json or html.")] = PlanFormat.table,
     previous: Annotated[str | None, typer.Option(
         "--previous", help="The path the last plan recommended (planned, audit_stream, sample_now, "
         "review_then_sample, produce_cutoff): kept while still open and within 10 % of the cheapest, else the "
@@ -380,8 +397,6 @@ def stop_plan(
     a production cutoff) with expected cost, range and chance, the recommended one, and the target × confidence
     table. With --missed-at-most M, the count bound instead: the least m certified now and what lowering it to M
     (and below) costs."""
-    if output_format not in ("table", "json", "html"):
-        fail(f"--format: choose table, json or html, not {output_format!r}")
     if missed_at_most is not None:
         _count_plan(topic, target, confidence, queue, missed_at_most, output_format, db)
         return

@@ -11,7 +11,7 @@ import typer
 
 from reviewdepth.estimation.target import DEFAULT_TARGET, Target
 
-from .common import ConfidenceOption, DbOption, fail, handled_errors, open_engine, target_option, write_result
+from .common import ConfidenceOption, DbOption, Policy, fail, handled_errors, open_engine, target_option, write_result
 
 INTERRUPTED_EXIT_CODE = 130  # the shell's code for a run ended by Ctrl-C (128 + SIGINT)
 
@@ -108,7 +108,7 @@ def simulate(
                        "'reviewdepth[dask]').", metavar="ADDRESS")] = None,
     queue: Annotated[str | None, typer.Option(
         "--queue", help="Store topics: the queue of this name (default: each topic's newest).")] = None,
-    policy: Annotated[str, typer.Option("--policy", help="Store topics: label policy.")] = "latest",
+    policy: Annotated[Policy, typer.Option("--policy", help="Store topics: label policy.")] = Policy.latest,
     output_format: Annotated[SimulateFormat, typer.Option("--format", help="Output format.")] =
         SimulateFormat.table,
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Write to this file.")] = None,

@@ -16,6 +16,7 @@ from reviewdepth.estimation.target import DEFAULT_TARGET, Target
 from .common import (
     DbOption,
     ListFormat,
+    Policy,
     SourceNameOption,
     SourceTypeOption,
     default_reviewer,
@@ -32,6 +33,16 @@ from .dedupe_cmds import register_dedupe
 
 if TYPE_CHECKING:
     from reviewdepth.services.rayyan_import import RayyanImportSummary
+
+
+class Role(StrEnum):
+    """The role a judgment is given in (`reviewdepth.store.models.USER_ROLES`)."""
+
+    review = "review"
+    sample = "sample"
+    qc = "qc"
+    adjudication = "adjudication"
+    audit = "audit"
 
 
 def db_upgrade(revision: Annotated[str, typer.Argument(help="Target revision.")] = "head",
@@ -334,7 +345,7 @@ def judge(
         help="1/0, yes/no, relevant/irrelevant, include/exclude, a grade, maybe (recorded, decides no label) or "
         "skip (logged, the document stays unscreened) (not with --file).")] = None,
     reviewer: Annotated[str | None, typer.Option("--reviewer", help="Who judged (default: login).")] = None,
-    role: Annotated[str, typer.Option("--role", help="review, sample, qc, adjudication or audit.")] = "review",
+    role: Annotated[Role, typer.Option("--role", help="review, sample, qc, adjudication or audit.")] = Role.review,
     note: Annotated[str | None, typer.Option("--note", help="Free text kept with the judgment.")] = None,
     reason: Annotated[str | None, typer.Option(
         "--reason", help="An exclude's reason, one of the topic's (reviewdepth topic reasons).")] = None,
@@ -598,8 +609,8 @@ def queue_show(
     topic: Annotated[str, typer.Argument(help="Topic name.")],
     queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
     policy: Annotated[
-        str, typer.Option("--policy", help="latest, adjudicated, majority, any_relevant.")
-    ] = "latest",
+        Policy, typer.Option("--policy", help="latest, adjudicated, majority, any_relevant.")
+    ] = Policy.latest,
     as_of: Annotated[str | None, typer.Option("--as-of", help="Judgment id or ISO time.")] = None,
     output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
     db: DbOption = None,
