@@ -11,8 +11,7 @@ from typing import Annotated, cast
 
 import typer
 
-from .common import DbOption, fail, handled_errors, open_engine
-from .store_cmds import ListFormat
+from .common import DbOption, ListFormat, fail, handled_errors, open_engine
 
 # after SIGTERM, how long uvicorn waits for requests in flight before it cancels them; then the application's
 # shutdown (at most `reviewdepth.api.jobs.STOP_GRACE_SECONDS` for a running simulation job): the server is gone

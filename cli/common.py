@@ -2,16 +2,56 @@
 
 from __future__ import annotations
 
+import getpass
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
 
+from reviewdepth.estimation.target import Target, TargetError
+
 from .output import fail as fail
 from .output import write_result as write_result
 from .output import write_rows as write_rows
+
+
+class ListFormat(StrEnum):
+    """How a listing command prints its rows."""
+
+    table = "table"
+    json = "json"
+    csv = "csv"
+
+
+# the choices below repeat declarations of the core (named beside each) because importing those modules would load
+# numpy or SQLAlchemy on every command, `--help` included; tests/cli/test_choice_enums.py fails when they drift
+
+
+class Policy(StrEnum):
+    """How a document's judgments make its label (`reviewdepth.store.labels.POLICIES`)."""
+
+    latest = "latest"
+    adjudicated = "adjudicated"
+    majority = "majority"
+    any_relevant = "any_relevant"
+
+
+class ReportInterval(StrEnum):
+    """The exact intervals a report uses (`reviewdepth.estimation.assessment.REPORT_INTERVALS`)."""
+
+    hypergeometric = "hypergeometric"
+    clopper_pearson = "clopper-pearson"
+
+
+def default_reviewer() -> str:
+    """Who a command records as the reviewer when ``--reviewer`` is not given: the login name."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "cli"
 
 
 def database_option_help() -> str:
@@ -42,6 +82,19 @@ def population_words(records: int, topic: str, source_type: str | None, source_n
         return f"imported {counted(records, 'record')} as the population of topic {topic!r}"
     return (f"added {counted(records, 'record')} from {source_type} {source_name!r} to the population of topic "
             f"{topic!r} (now {population:,})")
+
+
+def target_option_value(given: str | Target) -> Target:
+    """``--target`` as a `Target` (one parse, one range for every command); a bad value is Typer's usage error."""
+    try:
+        return Target.parse(given)
+    except TargetError as exc:
+        raise typer.BadParameter(str(exc)) from None
+
+
+def target_option(help_text: str) -> Any:
+    """The ``--target`` option of a command, parsed into a `Target` (`target_option_value`)."""
+    return typer.Option("--target", parser=target_option_value, metavar="RECALL", help=help_text)
 
 
 def confidence_option_help() -> str:

@@ -12,6 +12,22 @@ from .common import fail, write_result
 from .eval_cmd import Compat, Suite
 
 
+class CompareTest(StrEnum):
+    """The paired test of each run against the baseline (`reviewdepth.measures.compare.TESTS`)."""
+
+    t = "t"
+    wilcoxon = "wilcoxon"
+    randomization = "randomization"
+
+
+class Correction(StrEnum):
+    """The multiple-comparison correction (`reviewdepth.measures.compare.CORRECTIONS`)."""
+
+    holm = "holm"
+    bonferroni = "bonferroni"
+    none = "none"
+
+
 class CompareFormat(StrEnum):
     table = "table"
     json = "json"
@@ -30,12 +46,12 @@ def compare_command(
                                              "recall_1000 (trec), ap last_rel norm_last_rel wss_95 wss_100 "
                                              "norm_area NCG@20 total_cost (tar)."),
     ] = None,
-    test: Annotated[str, typer.Option(
+    test: Annotated[CompareTest, typer.Option(
         "--test", help="t (paired Student t), wilcoxon (signed-rank) or randomization (paired sign-flip).")
-    ] = "t",
-    correction: Annotated[str, typer.Option(
+    ] = CompareTest.t,
+    correction: Annotated[Correction, typer.Option(
         "--correction", help="holm, bonferroni or none, over each measure's comparisons with the baseline.")
-    ] = "holm",
+    ] = Correction.holm,
     alpha: Annotated[float, typer.Option("--alpha", help="Significance level of the * mark.")] = 0.05,
     permutations: Annotated[int, typer.Option(
         "--permutations", help="Randomization test: sign vectors drawn (exact enumeration when 2^n is "

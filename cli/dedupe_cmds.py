@@ -6,9 +6,17 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from .common import DbOption, SourceNameOption, SourceTypeOption, handled_errors, open_engine, population_words
+from .common import (
+    DbOption,
+    ListFormat,
+    SourceNameOption,
+    SourceTypeOption,
+    default_reviewer,
+    handled_errors,
+    open_engine,
+    population_words,
+)
 from .output import write_rows
-from .store_cmds import ListFormat, default_reviewer
 
 if TYPE_CHECKING:
     from reviewdepth.services.files.records_import import RecordsImportSummary

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from .common import DbOption, fail, handled_errors, open_engine
+from .common import DbOption, Policy, fail, handled_errors, open_engine
 
 OutputOption = Annotated[str | None, typer.Option("--output", "-o", help="Write to FILE (default: standard output).")]
 
@@ -30,8 +30,8 @@ def export_labels(
         "asreview (record_id,asreview_label), csv (topic,doc_id,label) or overlay (Control Number,"
         "Responsiveness: Responsive / Not Responsive, judged documents only).")
     )] = "csv",
-    policy: Annotated[str, typer.Option(
-        "--policy", help="Label policy: latest, adjudicated, majority or any_relevant.")] = "latest",
+    policy: Annotated[Policy, typer.Option(
+        "--policy", help="Label policy: latest, adjudicated, majority or any_relevant.")] = Policy.latest,
     as_of: Annotated[str | None, typer.Option("--as-of", help="Judgment id or ISO 8601 time.")] = None,
     output: OutputOption = None,
     db: DbOption = None,
@@ -53,8 +53,8 @@ def export_ris(
     records: Annotated[str | None, typer.Option(
         "--records", help="RIS file of the records (e.g. the one imported): written with every tag kept, in its "
         "order, then the topic's documents it lacks.")] = None,
-    policy: Annotated[str, typer.Option(
-        "--policy", help="Label policy: latest, adjudicated, majority or any_relevant.")] = "latest",
+    policy: Annotated[Policy, typer.Option(
+        "--policy", help="Label policy: latest, adjudicated, majority or any_relevant.")] = Policy.latest,
     as_of: Annotated[str | None, typer.Option("--as-of", help="Judgment id or ISO 8601 time.")] = None,
     output: OutputOption = None,
     db: DbOption = None,

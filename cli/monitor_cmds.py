@@ -11,7 +11,19 @@ from typing import Annotated, Any
 
 import typer
 
-from .common import ConfidenceOption, DbOption, fail, handled_errors, one_shot, open_engine, write_result
+from reviewdepth.estimation.target import DEFAULT_TARGET, Target
+
+from .common import (
+    ConfidenceOption,
+    DbOption,
+    Policy,
+    fail,
+    handled_errors,
+    one_shot,
+    open_engine,
+    target_option,
+    write_result,
+)
 
 
 class WatchFormat(StrEnum):
@@ -31,15 +43,15 @@ def watch(
     topic: Annotated[str, typer.Argument(help="Topic name.")],
     queue: Annotated[str | None, typer.Option(
         "--queue", help="The queue the review follows (default: the topic's newest).")] = None,
-    target: Annotated[str, typer.Option(
-        "--target", help="Target recall in (0, 1], fixed before the review starts.")] = "0.95",
+    target: Annotated[Target, target_option("Target recall in (0, 1], fixed before the review starts.")]
+    = DEFAULT_TARGET,
     confidence: ConfidenceOption = 0.95,
     interval: Annotated[float, typer.Option(
         "--interval", help="Seconds between checks for a change (judgments, queues, samples, the stream).")
     ] = 10.0,
     once: Annotated[bool, typer.Option(
         "--once", help="Print once and exit: 0 when the stop is certified, 1 otherwise (for scripts).")] = False,
-    policy: Annotated[str, typer.Option("--policy", help="Label policy (latest, adjudicated, …).")] = "latest",
+    policy: Annotated[Policy, typer.Option("--policy", help="Label policy (latest, adjudicated, …).")] = Policy.latest,
     output_format: Annotated[WatchFormat, typer.Option(
         "--format", help="table, or json (while watching: one JSON document per line).")] = WatchFormat.table,
     db: DbOption = None,
@@ -56,7 +68,7 @@ def watch(
         _watch(topic, queue, target, confidence, interval, once, policy, output_format, db)
 
 
-def _watch(topic: str, queue: str | None, target: str, confidence: float, interval: float, once: bool,
+def _watch(topic: str, queue: str | None, target: Target, confidence: float, interval: float, once: bool,
            policy: str, output_format: WatchFormat, db: str | None) -> None:
     from reviewdepth.services.answers.monitor import build_monitor, change_marker
 

@@ -10,8 +10,18 @@ from typing import Annotated
 
 import typer
 
-from .common import ConfidenceOption, DbOption, fail, handled_errors, open_engine
-from .store_cmds import ListFormat, default_reviewer
+from reviewdepth.estimation.target import DEFAULT_TARGET, Target
+
+from .common import (
+    ConfidenceOption,
+    DbOption,
+    ListFormat,
+    default_reviewer,
+    fail,
+    handled_errors,
+    open_engine,
+    target_option,
+)
 
 
 class CalibrationFormat(StrEnum):
@@ -81,7 +91,7 @@ def portfolio_list(
 
 
 def portfolio_calibrate(
-    target: Annotated[str, typer.Option("--target", help="Target recall in (0, 1).")] = "0.95",
+    target: Annotated[Target, target_option("Target recall in (0, 1).")] = DEFAULT_TARGET,
     confidence: ConfidenceOption = 0.95,
     replicates: Annotated[int, typer.Option(
         "--replicates", help="Seeded replays per topic (knee and budget read no sample: under the design none "

@@ -9,7 +9,20 @@ from typing import Annotated, Literal
 
 import typer
 
-from .common import ConfidenceOption, DbOption, fail, handled_errors, one_shot, open_engine, write_result
+from reviewdepth.estimation.target import DEFAULT_TARGET, Target
+
+from .common import (
+    ConfidenceOption,
+    DbOption,
+    Policy,
+    ReportInterval,
+    fail,
+    handled_errors,
+    one_shot,
+    open_engine,
+    target_option,
+    write_result,
+)
 
 
 class ReportFormat(StrEnum):
@@ -25,6 +38,14 @@ class DocumentFormat(StrEnum):
     json = "json"
 
 
+class TargetRuleChoice(StrEnum):
+    """How a target's count of relevant documents is rounded (`reviewdepth.measures.depth.TargetRule`)."""
+
+    ceil = "ceil"
+    tar_eval = "tar_eval"
+    asreview = "asreview"
+
+
 class PlotKind(StrEnum):
     gain = "gain"
     pr = "pr"
@@ -33,17 +54,18 @@ class PlotKind(StrEnum):
 def report(
     topic: Annotated[str, typer.Argument(help="Topic name.")],
     queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
-    target: Annotated[list[str] | None, typer.Option(
-        "--target", help="Target recall, repeatable (default 0.80 0.90 0.95 0.99).")] = None,
+    target: Annotated[list[Target] | None, target_option(
+        "Target recall, repeatable (default 0.80 0.90 0.95 0.99).")] = None,
     confidence: ConfidenceOption = 0.95,
-    interval: Annotated[str, typer.Option(
+    interval: Annotated[ReportInterval, typer.Option(
         "--interval", help="hypergeometric (exact, default) or clopper-pearson (binomial exact, wider): "
-        "both keep their nominal coverage.")] = "hypergeometric",
+        "both keep their nominal coverage.")] = ReportInterval.hypergeometric,
     policy: Annotated[
-        str, typer.Option("--policy", help="latest, adjudicated, majority, any_relevant.")
-    ] = "latest",
+        Policy, typer.Option("--policy", help="latest, adjudicated, majority, any_relevant.")
+    ] = Policy.latest,
     as_of: Annotated[int | None, typer.Option("--as-of", help="Judgment id: the report as of that point.")] = None,
-    rule: Annotated[str, typer.Option("--target-rule", help="ceil (default), tar_eval or asreview.")] = "ceil",
+    rule: Annotated[TargetRuleChoice, typer.Option(
+        "--target-rule", help="ceil (default), tar_eval or asreview.")] = TargetRuleChoice.ceil,
     known_relevant: Annotated[int | None, typer.Option("--relevant", help="|R| when you know it.")] = None,
     scores_are_probabilities: Annotated[bool, typer.Option(
         "--scores-are-probabilities", help="Declare the queue's scores the current model's probabilities of "
@@ -84,13 +106,13 @@ def validation(
     output: Annotated[Path | None, typer.Option(
         "-o", "--output", help="Write to FILE (needed for pdf; html and json go to stdout without it).")] = None,
     queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
-    target: Annotated[str, typer.Option("--target", help="The protocol's target recall (default 0.95).")] = "0.95",
+    target: Annotated[Target, target_option("The protocol's target recall (default 0.95).")] = DEFAULT_TARGET,
     confidence: ConfidenceOption = 0.95,
-    interval: Annotated[str, typer.Option(
-        "--interval", help="hypergeometric (exact, default) or clopper-pearson.")] = "hypergeometric",
+    interval: Annotated[ReportInterval, typer.Option(
+        "--interval", help="hypergeometric (exact, default) or clopper-pearson.")] = ReportInterval.hypergeometric,
     policy: Annotated[
-        str, typer.Option("--policy", help="latest, adjudicated, majority, any_relevant.")
-    ] = "latest",
+        Policy, typer.Option("--policy", help="latest, adjudicated, majority, any_relevant.")
+    ] = Policy.latest,
     as_of: Annotated[int | None, typer.Option("--as-of", help="Judgment id: the document as of that point.")] = None,
     produce_to: Annotated[int | None, typer.Option(
         "--produce-to", help="Two-phase (TAR 1.0) validation: documents ranked 1..RANK are produced whether "
@@ -141,7 +163,7 @@ def methods(
     output_format: Annotated[MethodsFormat, typer.Option("--format", help="text, markdown or json.")
                              ] = MethodsFormat.text,
     queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
-    target: Annotated[str, typer.Option("--target", help="The stopping target recall (default 0.95).")] = "0.95",
+    target: Annotated[Target, target_option("The stopping target recall (default 0.95).")] = DEFAULT_TARGET,
     confidence: ConfidenceOption = 0.95,
     as_of: Annotated[int | None, typer.Option("--as-of", help="Judgment id: the text as of that point.")] = None,
     db: DbOption = None,
@@ -150,7 +172,7 @@ def methods(
     stopping rule with its parameters and kind (certified with its guarantee, or heuristic with no guarantee),
     records screened by reviewers against those left by the stop, the validation evidence with its interval and
     the limitations. --format json lists every figure with the field of `report --format json` (or of `topic
-    protocol --format json`, `sample stream --show`) it was read from."""
+    protocol --format json`, `sample stream show`) it was read from."""
     with one_shot():
         from reviewdepth.report.methods_text import render_methods
         from reviewdepth.services.answers.methods import methods_of
@@ -170,7 +192,7 @@ def plot(
     queue: Annotated[list[str] | None, typer.Option(
         "--queue", help="Queue name (default: the only one); repeat it to draw several queues on one chart.")
     ] = None,
-    policy: Annotated[str, typer.Option("--policy", help="Label policy.")] = "latest",
+    policy: Annotated[Policy, typer.Option("--policy", help="Label policy.")] = Policy.latest,
     as_of: Annotated[int | None, typer.Option("--as-of", help="Judgment id.")] = None,
     qrels: Annotated[str | None, typer.Option(
         "--qrels", help="With --run: plot run files (no database); R from this qrels file.")] = None,

@@ -13,8 +13,7 @@ import typer
 
 from reviewdepth.estimation.plural import counted, noun
 
-from .common import ConfidenceOption, DbOption, fail, handled_errors, open_engine
-from .store_cmds import ListFormat
+from .common import ConfidenceOption, DbOption, ListFormat, Policy, default_reviewer, fail, handled_errors, open_engine
 
 AsOfOption = Annotated[str | None, typer.Option("--as-of", help="Judgment id: the log up to and including it.")]
 
@@ -44,9 +43,17 @@ def _shown(name: str) -> str:
     return name if name.isprintable() else ascii(name)
 
 
+class ConflictStatus(StrEnum):
+    """Which conflicts ``conflicts`` lists (`reviewdepth.services.answers.conflicts.ConflictStatus`)."""
+
+    open = "open"
+    resolved = "resolved"
+    all = "all"
+
+
 def conflicts(
     topic: Annotated[str, typer.Argument(help="Topic name.")],
-    status: Annotated[str, typer.Option("--status", help="open, resolved or all.")] = "all",
+    status: Annotated[ConflictStatus, typer.Option("--status", help="open, resolved or all.")] = ConflictStatus.all,
     as_of: AsOfOption = None,
     output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
     db: DbOption = None,
@@ -132,8 +139,8 @@ def prisma(
     topic: Annotated[str, typer.Argument(help="Topic name.")],
     queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
     # the report's default too, so `prisma` and the report's PRISMA section agree (docs/review-quality.md says why)
-    policy: Annotated[str, typer.Option("--policy", help="Label policy for included/excluded (the report's "
-                                        "default, latest: each record's final decision).")] = "latest",
+    policy: Annotated[Policy, typer.Option("--policy", help="Label policy for included/excluded (the report's "
+                                           "default, latest: each record's final decision).")] = Policy.latest,
     independent: Annotated[bool | None, typer.Option(
         "--independent/--not-independent", help="State whether reviewers screened independently (blind).")] = None,
     as_of: AsOfOption = None,
@@ -216,7 +223,6 @@ def audit_acknowledge(
     write access to the database."""
     from reviewdepth.services.review.audit import acknowledge_chain, format_anchor, topic_head
 
-    from .store_cmds import default_reviewer
 
     engine = open_engine(db)
     with handled_errors():

@@ -5,15 +5,41 @@ from __future__ import annotations
 import json
 import shlex
 import sys
-from typing import Annotated
+from enum import StrEnum
+from typing import Annotated, Any
 
 import typer
 
 from reviewdepth.estimation.percent import percent
 from reviewdepth.estimation.plural import counted
+from reviewdepth.estimation.target import DEFAULT_TARGET, Target
 
-from .common import ConfidenceOption, DbOption, fail, handled_errors, open_engine
-from .store_cmds import ListFormat, default_reviewer
+from .common import (
+    ConfidenceOption,
+    DbOption,
+    ListFormat,
+    Policy,
+    default_reviewer,
+    fail,
+    handled_errors,
+    open_engine,
+    target_option,
+)
+
+
+class PlanFrame(StrEnum):
+    """What a planned sample is drawn from (`reviewdepth.services.answers.sample_plan.PLAN_FRAMES`)."""
+
+    unreviewed = "unreviewed"
+    all = "all"
+
+
+class PlanFormat(StrEnum):
+    """How ``plan`` prints."""
+
+    table = "table"
+    json = "json"
+    html = "html"
 
 
 def sample_draw(
@@ -53,7 +79,7 @@ def sample_show(
     topic: Annotated[str, typer.Argument(help="Topic name.")],
     sample_id: Annotated[int, typer.Argument(help="Sample id.")],
     queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
-    policy: Annotated[str, typer.Option("--policy", help="Label policy.")] = "latest",
+    policy: Annotated[Policy, typer.Option("--policy", help="Label policy.")] = Policy.latest,
     output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
     db: DbOption = None,
 ) -> None:
@@ -109,71 +135,33 @@ def sample_void(
     typer.echo(f"sample {record.id} of {topic} voided: {record.void_reason}")
 
 
-def sample_stream(
-    topic: Annotated[str, typer.Argument(help="Topic name.")],
-    every: Annotated[str | None, typer.Option(
-        "--every", help="One audit document after every K ranked documents reviewed; auto: the K the plan "
-                        "chooses from the expected cost (see --target, --confidence).")] = None,
-    target: Annotated[str, typer.Option("--target", help="--every auto: the target recall.")] = "0.95",
-    confidence: Annotated[float, typer.Option("--confidence", help="--every auto: the confidence.")] = 0.95,
-    rate: Annotated[float | None, typer.Option(
-        "--rate", help="Audit documents as a share R of all documents served (0 < R < 1).")] = None,
-    seed: Annotated[int | None, typer.Option("--seed", help="Random seed (stored; default: random).")] = None,
-    queue: Annotated[str | None, typer.Option(
-        "--queue", help="The queue whose documents make the population (default: the topic's newest).")] = None,
-    pace: Annotated[str | None, typer.Option(
-        "--pace", help="Change the active stream's pace from now on: K (one audit document per K reviewed), "
-                       "or auto (the K the plan chooses now). The guarantee holds at any pace.")] = None,
-    show: Annotated[bool, typer.Option("--show", help="Print the stream's state instead of starting one.")]
-    = False,
-    void: Annotated[bool, typer.Option("--void", help="Stop the active stream (needs --reason).")] = False,
-    reason: Annotated[str | None, typer.Option("--reason", help="Why the stream is voided.")] = None,
-    reviewer: Annotated[str | None, typer.Option("--reviewer", help="Who acts (default: login).")] = None,
-    policy: Annotated[str, typer.Option("--policy", help="Label policy (--show).")] = "latest",
-    output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
-    db: DbOption = None,
-) -> None:
-    """Start the topic's audit stream: a seeded random permutation of the queue's documents, served by
-    `reviewdepth next` between the ranked documents at the pace given (--every K or --rate R) and judged
-    with --role audit. At most one active stream per topic. --show prints its state; --void stops it."""
-    from reviewdepth.services.review.audit_stream import change_pace, create_stream, show_stream, void_stream
+# the option and argument every `sample stream` subcommand takes
+StreamTopic = Annotated[str, typer.Argument(help="Topic name.")]
+# `start --every auto` and `pace auto` let the plan choose K for this target and confidence
+AutoTarget = Annotated[Target, target_option("auto: the target recall the plan chooses K for.")]
+AutoConfidence = Annotated[float, typer.Option("--confidence", help="auto: the confidence.")]
+ReviewerOption = Annotated[str | None, typer.Option("--reviewer", help="Who acts (default: login).")]
 
-    if show or void:
-        given = [name for name, value in (("--every", every), ("--rate", rate), ("--seed", seed),
-                                          ("--queue", queue)) if value is not None]
-        if show and void:
-            fail("give --show or --void, not both")
-        if given:
-            fail(f"{'--show' if show else '--void'} takes no {', '.join(given)}")
-    if void and reason is None:
-        fail("--void needs --reason (why the stream is stopped)")
-    if pace is not None and (show or void or every is not None or rate is not None or seed is not None):
-        fail("--pace changes the active stream's pace: give it alone (no --every, --rate, --seed, --show or "
-             "--void)")
-    engine = open_engine(db)
 
-    def chosen(text: str, option: str) -> int:
-        if text.strip().lower() == "auto":
-            from reviewdepth.services.answers.stop_plan import chosen_audit_rate
+def _audit_every(engine: Any, topic: str, text: str, given_as: str, *, queue: str | None, target: Target,
+                 confidence: float) -> int:
+    """K from ``--every K`` or ``pace K``; ``auto``: the K the stop plan chooses from the topic's evidence now
+    (its reason on stderr)."""
+    if text.strip().lower() == "auto":
+        from reviewdepth.services.answers.stop_plan import chosen_audit_rate
 
+        with handled_errors():
             k, why = chosen_audit_rate(engine, topic, queue=queue, target=target, confidence=confidence)
-            typer.echo(f"{option} auto: {why}", err=True)
-            return k
-        if not text.strip().isdigit():
-            fail(f"{option}: a whole number K >= 1 or auto, not {text!r}")
-        return int(text)
+        typer.echo(f"{given_as} auto: {why}", err=True)
+        return k
+    if not text.strip().isdigit():
+        fail(f"{given_as}: a whole number K >= 1 or auto, not {text!r}")
+    return int(text)
 
-    with handled_errors():
-        if pace is not None:
-            record = change_pace(engine, topic, every=chosen(pace, "--pace"))
-        elif show:
-            record = show_stream(engine, topic, policy=policy)
-        elif void:
-            assert reason is not None
-            record = void_stream(engine, topic, reason=reason, reviewer=reviewer or default_reviewer())
-        else:
-            record = create_stream(engine, topic, every=None if every is None else chosen(every, "--every"),
-                                   rate=rate, seed=seed, queue=queue, reviewer=reviewer or default_reviewer())
+
+def _print_stream(record: Any, topic: str, output_format: ListFormat, *, serving: bool) -> None:
+    """The stream as every ``sample stream`` subcommand prints it; ``serving``: after a start or a new pace, the
+    line saying how its documents are served and judged."""
     if output_format is not ListFormat.table:
         from reviewdepth.report.model import json_safe
 
@@ -183,7 +171,7 @@ def sample_stream(
     typer.echo(f"audit stream {record.id} of {topic} ({state}): {record.description}, seed {record.seed}")
     if record.voided:
         typer.echo(f"voided by {record.voided_by}: {record.void_reason}")
-    elif not show and not void:
+    elif serving:
         typer.echo(f"serve it with `reviewdepth next {topic}`; judge its documents with --role audit")
     typer.echo(f"position {record.position:,} of {record.population_size:,}, served {record.served:,}")
     if record.judged is not None:
@@ -191,6 +179,89 @@ def sample_stream(
                    f"{len(record.pending):,} waiting for a judgment")
         for doc in record.pending:
             typer.echo(f"pending\t{doc}")
+
+
+def stream_start(
+    topic: StreamTopic,
+    every: Annotated[str | None, typer.Option(
+        "--every", help="One audit document after every K ranked documents reviewed; auto: the K the plan "
+                        "chooses from the expected cost (see --target, --confidence).")] = None,
+    rate: Annotated[float | None, typer.Option(
+        "--rate", help="Audit documents as a share R of all documents served (0 < R < 1).")] = None,
+    seed: Annotated[int | None, typer.Option("--seed", help="Random seed (stored; default: random).")] = None,
+    queue: Annotated[str | None, typer.Option(
+        "--queue", help="The queue whose documents make the population (default: the topic's newest).")] = None,
+    target: AutoTarget = DEFAULT_TARGET,
+    confidence: AutoConfidence = 0.95,
+    reviewer: ReviewerOption = None,
+    output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
+    db: DbOption = None,
+) -> None:
+    """Start the topic's audit stream: a seeded random permutation of the queue's documents, served by
+    `reviewdepth next` between the ranked documents at the pace given (--every K or --rate R) and judged
+    with --role audit. At most one active stream per topic."""
+    from reviewdepth.services.review.audit_stream import create_stream
+
+    engine = open_engine(db)
+    k = None if every is None else _audit_every(engine, topic, every, "--every", queue=queue, target=target,
+                                                 confidence=confidence)
+    with handled_errors():
+        record = create_stream(engine, topic, every=k, rate=rate, seed=seed, queue=queue,
+                               reviewer=reviewer or default_reviewer())
+    _print_stream(record, topic, output_format, serving=True)
+
+
+def stream_show(
+    topic: StreamTopic,
+    policy: Annotated[Policy, typer.Option("--policy", help="Label policy for the judged prefix.")] = Policy.latest,
+    output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
+    db: DbOption = None,
+) -> None:
+    """Print the topic's newest audit stream: its pace, position and the evidence its judged prefix gives."""
+    from reviewdepth.services.review.audit_stream import show_stream
+
+    engine = open_engine(db)
+    with handled_errors():
+        record = show_stream(engine, topic, policy=policy)
+    _print_stream(record, topic, output_format, serving=False)
+
+
+def stream_pace(
+    topic: StreamTopic,
+    every: Annotated[str, typer.Argument(
+        metavar="K", help="One audit document per K reviewed from now on, or auto (the K the plan chooses now). "
+                          "The guarantee holds at any pace.")],
+    queue: Annotated[str | None, typer.Option(
+        "--queue", help="auto: the queue the plan reads (default: the topic's newest).")] = None,
+    target: AutoTarget = DEFAULT_TARGET,
+    confidence: AutoConfidence = 0.95,
+    output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
+    db: DbOption = None,
+) -> None:
+    """Change the active stream's pace from now on."""
+    from reviewdepth.services.review.audit_stream import change_pace
+
+    engine = open_engine(db)
+    k = _audit_every(engine, topic, every, "K", queue=queue, target=target, confidence=confidence)
+    with handled_errors():
+        record = change_pace(engine, topic, every=k)
+    _print_stream(record, topic, output_format, serving=True)
+
+
+def stream_void(
+    topic: StreamTopic,
+    reason: Annotated[str, typer.Option("--reason", help="Why the stream is stopped.")],
+    reviewer: ReviewerOption = None,
+    output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
+    db: DbOption = None,
+) -> None:
+    """Stop the topic's active stream: kept for the record, never served or used as evidence again."""
+    from reviewdepth.services.review.audit_stream import void_stream
+
+    engine = open_engine(db)
+    with handled_errors():
+        record = void_stream(engine, topic, reason=reason, reviewer=reviewer or default_reviewer())
+    _print_stream(record, topic, output_format, serving=False)
 
 
 def next_command(
@@ -234,11 +305,11 @@ def next_command(
 
 def sample_plan(
     topic: Annotated[str, typer.Argument(help="Topic name.")],
-    target: Annotated[str, typer.Option("--target", help="Target recall to certify, in (0, 1).")] = "0.95",
+    target: Annotated[Target, target_option("Target recall to certify, in (0, 1).")] = DEFAULT_TARGET,
     confidence: ConfidenceOption = 0.95,
-    frame: Annotated[str, typer.Option(
+    frame: Annotated[PlanFrame, typer.Option(
         "--frame", help="unreviewed (elusion test at the current cutoff) or all (QBCB / direct rule).")
-    ] = "unreviewed",
+    ] = PlanFrame.unreviewed,
     power: Annotated[float, typer.Option(
         "--power", help="Wanted chance of certifying if the estimate is right.")] = 0.8,
     elusion: Annotated[float | None, typer.Option(
@@ -285,14 +356,21 @@ def register_samples(app: typer.Typer) -> None:
     sample_app.command("draw")(sample_draw)
     sample_app.command("show")(sample_show)
     sample_app.command("void")(sample_void)
-    sample_app.command("stream")(sample_stream)
+    stream_app = typer.Typer(
+        help="The topic's audit stream: start, show, pace and void.", no_args_is_help=True, rich_markup_mode=None
+    )
+    sample_app.add_typer(stream_app, name="stream")
+    stream_app.command("start")(stream_start)
+    stream_app.command("show")(stream_show)
+    stream_app.command("pace")(stream_pace)
+    stream_app.command("void")(stream_void)
     app.command("next")(next_command)
     sample_app.command("plan")(sample_plan)
 
 
 def stop_plan(
     topic: Annotated[str, typer.Argument(help="Topic name.")],
-    target: Annotated[str, typer.Option("--target", help="Target recall to certify, in (0, 1).")] = "0.95",
+    target: Annotated[Target, target_option("Target recall to certify, in (0, 1).")] = DEFAULT_TARGET,
     confidence: Annotated[float, typer.Option("--confidence", help="Confidence level, in [0.5, 1).")] = 0.95,
     power: Annotated[float, typer.Option(
         "--power", help="Least chance a one-look sample path must have of certifying to be recommended.")] = 0.8,
@@ -303,7 +381,7 @@ def stop_plan(
         "recall bound; without it no path produces an unreviewed document.")
     ] = "review=1,sample=1",
     queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
-    output_format: Annotated[str, typer.Option("--format", help="table, json or html.")] = "table",
+    output_format: Annotated[PlanFormat, typer.Option("--format", help="table, json or html.")] = PlanFormat.table,
     previous: Annotated[str | None, typer.Option(
         "--previous", help="The path the last plan recommended (planned, audit_stream, sample_now, "
         "review_then_sample, produce_cutoff): kept while still open and within 10 % of the cheapest, else the "
@@ -319,8 +397,6 @@ def stop_plan(
     a production cutoff) with expected cost, range and chance, the recommended one, and the target × confidence
     table. With --missed-at-most M, the count bound instead: the least m certified now and what lowering it to M
     (and below) costs."""
-    if output_format not in ("table", "json", "html"):
-        fail(f"--format: choose table, json or html, not {output_format!r}")
     if missed_at_most is not None:
         _count_plan(topic, target, confidence, queue, missed_at_most, output_format, db)
         return
@@ -343,7 +419,7 @@ def stop_plan(
         sys.stdout.write(render_text(result))
 
 
-def _count_plan(topic: str, target: str, confidence: float, queue: str | None, at_most: int, output_format: str,
+def _count_plan(topic: str, target: Target, confidence: float, queue: str | None, at_most: int, output_format: str,
                 db: str | None) -> None:
     from reviewdepth.report.count_bound_render import as_data, plan_lines
     from reviewdepth.services.answers.count_bound import topic_count_bound

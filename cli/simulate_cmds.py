@@ -9,7 +9,9 @@ from typing import Annotated, Any
 
 import typer
 
-from .common import ConfidenceOption, DbOption, fail, handled_errors, open_engine, write_result
+from reviewdepth.estimation.target import DEFAULT_TARGET, Target
+
+from .common import ConfidenceOption, DbOption, Policy, fail, handled_errors, open_engine, target_option, write_result
 
 INTERRUPTED_EXIT_CODE = 130  # the shell's code for a run ended by Ctrl-C (128 + SIGINT)
 
@@ -88,7 +90,7 @@ def simulate(
     rules: Annotated[list[str] | None, typer.Option(
         "--rule", help="A rule to replay (repeatable; default: every rule of the design).",
         show_default=False)] = None,
-    target: Annotated[str, typer.Option("--target", help="Target recall, strictly between 0 and 1.")] = "0.95",
+    target: Annotated[Target, target_option("Target recall, strictly between 0 and 1.")] = DEFAULT_TARGET,
     confidence: ConfidenceOption = 0.95,
     looks: Annotated[str, typer.Option(
         "--looks", help="When the team looks: every:K (after every K ranked documents).")] = "every:100",
@@ -106,7 +108,7 @@ def simulate(
                        "'reviewdepth[dask]').", metavar="ADDRESS")] = None,
     queue: Annotated[str | None, typer.Option(
         "--queue", help="Store topics: the queue of this name (default: each topic's newest).")] = None,
-    policy: Annotated[str, typer.Option("--policy", help="Store topics: label policy.")] = "latest",
+    policy: Annotated[Policy, typer.Option("--policy", help="Store topics: label policy.")] = Policy.latest,
     output_format: Annotated[SimulateFormat, typer.Option("--format", help="Output format.")] =
         SimulateFormat.table,
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Write to this file.")] = None,

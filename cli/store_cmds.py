@@ -11,35 +11,38 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from reviewdepth.estimation.plural import counted, noun
+from reviewdepth.estimation.target import DEFAULT_TARGET, Target
 
 from .common import (
     DbOption,
+    ListFormat,
+    Policy,
     SourceNameOption,
     SourceTypeOption,
+    default_reviewer,
     fail,
     handled_errors,
     open_engine,
     population_words,
     row_progress,
     settings_for,
+    target_option,
     write_rows,
 )
+from .dedupe_cmds import register_dedupe
 
 if TYPE_CHECKING:
     from reviewdepth.services.files.rayyan_import import RayyanImportSummary
 
 
-class ListFormat(StrEnum):
-    table = "table"
-    json = "json"
-    csv = "csv"
+class Role(StrEnum):
+    """The role a judgment is given in (`reviewdepth.store.models.USER_ROLES`)."""
 
-
-def default_reviewer() -> str:
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):
-        return "cli"
+    review = "review"
+    sample = "sample"
+    qc = "qc"
+    adjudication = "adjudication"
+    audit = "audit"
 
 
 def db_upgrade(revision: Annotated[str, typer.Argument(help="Target revision.")] = "head",
@@ -342,7 +345,7 @@ def judge(
         help="1/0, yes/no, relevant/irrelevant, include/exclude, a grade, maybe (recorded, decides no label) or "
         "skip (logged, the document stays unscreened) (not with --file).")] = None,
     reviewer: Annotated[str | None, typer.Option("--reviewer", help="Who judged (default: login).")] = None,
-    role: Annotated[str, typer.Option("--role", help="review, sample, qc, adjudication or audit.")] = "review",
+    role: Annotated[Role, typer.Option("--role", help="review, sample, qc, adjudication or audit.")] = Role.review,
     note: Annotated[str | None, typer.Option("--note", help="Free text kept with the judgment.")] = None,
     reason: Annotated[str | None, typer.Option(
         "--reason", help="An exclude's reason, one of the topic's (reviewdepth topic reasons).")] = None,
@@ -412,7 +415,7 @@ def judgments(
 
 def topics(
     output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
-    target: Annotated[str, typer.Option("--target", help="Target recall of the status.")] = "0.95",
+    target: Annotated[Target, target_option("Target recall of the status.")] = DEFAULT_TARGET,
     confidence: Annotated[float, typer.Option("--confidence", help="Confidence of the status.")] = 0.95,
     db: DbOption = None,
 ) -> None:
@@ -606,8 +609,8 @@ def queue_show(
     topic: Annotated[str, typer.Argument(help="Topic name.")],
     queue: Annotated[str | None, typer.Option("--queue", help="Queue name (default: the only one).")] = None,
     policy: Annotated[
-        str, typer.Option("--policy", help="latest, adjudicated, majority, any_relevant.")
-    ] = "latest",
+        Policy, typer.Option("--policy", help="latest, adjudicated, majority, any_relevant.")
+    ] = Policy.latest,
     as_of: Annotated[str | None, typer.Option("--as-of", help="Judgment id or ISO time.")] = None,
     output_format: Annotated[ListFormat, typer.Option("--format")] = ListFormat.table,
     db: DbOption = None,
@@ -661,7 +664,7 @@ def register_store(app: typer.Typer) -> None:
     db_app.command("upgrade")(db_upgrade)
     db_app.command("downgrade")(db_downgrade)
     db_app.command("current")(db_current)
-    from .dedupe_cmds import import_records, register_dedupe  # below: it imports this module's ListFormat
+    from .dedupe_cmds import import_records
     from .import_cmds import register_imports
 
     # the formats' own commands; register_imports adds them in the registry's order (reviewdepth.formats.importers)

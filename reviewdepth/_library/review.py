@@ -96,9 +96,9 @@ def _unlabelled(rank: int, what: str) -> ValueError:
 
 
 def _served_review(engine: Engine, review: _Review, every: int, seed: int | None) -> None:
-    """The review as a team does it with an audit stream (``sample stream --every K``, then ``next`` and ``judge``):
-    batches served by the store, review documents in rank order with the stream's audit documents between them,
-    each judged from the labels in its role, until ``review.reviewed`` documents are judged in review."""
+    """The review as a team does it with an audit stream (``sample stream start --every K``, then ``next`` and
+    ``judge``): batches served by the store, review documents in rank order with the stream's audit documents
+    between them, each judged from the labels in its role, until ``review.reviewed`` documents are judged in review."""
     from reviewdepth.services.review.audit_stream import create_stream, next_documents
     from reviewdepth.services.review.judgments import record_judgments
 
@@ -288,7 +288,7 @@ def monitor(labels: Labels, *, reviewed: int | None = None, sample_size: int = 0
         seed: the sample's seed.
         doc_ids: the documents' ids (default ``d1``, ``d2``, …).
         audit_every: review with an audit stream of one audit document per this many reviewed
-            (``sample stream --every K``): the store serves the review in rank order with the stream's random
+            (``sample stream start --every K``): the store serves the review in rank order with the stream's random
             audit documents between them, each coded from ``labels`` (which must hold every audited rank).
         audit_seed: the audit stream's seed.
         target: the target recall.

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from reviewdepth.estimation.assessment import AnswerStatus, Assessment, Basis
 from reviewdepth.estimation.percent import percent
+from reviewdepth.estimation.target import Target
 from reviewdepth.report.status_model import AUDIT_BASIS, StatusFigure, TopicStatus, Validity
 from reviewdepth.report.wording import with_topic
 
@@ -15,7 +16,8 @@ NO_BOUND = ("no random sample and no audit stream, so recall has no bound: draw 
             "audit stream (reviewdepth plan TOPIC compares the paths)")
 NO_AUDIT = "no audit stream, so no anytime-valid bound"
 NO_BOUND_STEP = ("draw a random sample of the unreviewed rest (reviewdepth sample plan TOPIC) or start an audit "
-                 "stream (reviewdepth sample stream TOPIC --every auto); reviewdepth plan TOPIC compares the paths")
+                 "stream (reviewdepth sample stream start TOPIC --every auto); reviewdepth plan TOPIC compares the "
+                 "paths")
 
 BEFORE_REVIEW_STEP = ("nothing is reviewed yet: draw a richness sample of the collection and judge it (reviewdepth "
                       "plan TOPIC gives its size), then reviewdepth plan TOPIC prices reviewing in ranked order "
@@ -56,7 +58,7 @@ def audit_figure(stream_id: int, judged: int, recall_lower: float, confidence: f
                         recall_lower, confidence, certified, missed_at_most, unreviewed)
 
 
-def topic_status(target: str, confidence: float, reviewed: int, relevant_found: int, *,
+def topic_status(target: Target, confidence: float, reviewed: int, relevant_found: int, *,
                  sample: StatusFigure | None, sample_status: AnswerStatus | None, audit: StatusFigure | None,
                  sample_headline: str | None = None, sample_next: str | None = None,
                  audit_next: str | None = None, topic: str | None = None) -> TopicStatus:
@@ -92,12 +94,9 @@ def topic_status(target: str, confidence: float, reviewed: int, relevant_found: 
         missing = [with_topic(m, topic) for m in missing]
         headline = with_topic(headline, topic)
         next_step = None if next_step is None else with_topic(next_step, topic)
-    return TopicStatus(target, confidence, status, decided, reviewed, relevant_found, figures, missing,
+    return TopicStatus(target.text, confidence, status, decided, reviewed, relevant_found, figures, missing,
                        headline, next_step)
 
 
-def _percent_recall(target: str) -> str:
-    try:
-        return f"{percent(float(target))} recall"
-    except ValueError:
-        return f"recall {target}"
+def _percent_recall(target: Target) -> str:
+    return f"recall {target.text}" if target.written_as_fraction else f"{percent(float(target))} recall"

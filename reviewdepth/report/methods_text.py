@@ -4,7 +4,7 @@ disclosure needs, written from the topic's own evidence.
 
 Pure: it reads JSON documents the other doors print — ``report`` (``reviewdepth report --format json``),
 ``protocol`` (``reviewdepth topic protocol --format json``) and ``stream`` (the audit stream as ``sample stream
---show`` gives it, when the topic has one) — and every number or fact it prints is a `Fact` naming the document
+show`` gives it, when the topic has one) — and every number or fact it prints is a `Fact` naming the document
 and path it was read from, so that each can be traced (and a test checks each against those documents). Bounds
 are printed as the validation packet prints them: lower bounds rounded down, upper bounds up."""
 

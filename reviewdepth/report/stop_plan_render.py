@@ -87,10 +87,10 @@ def path_sentence(path: PathPlan) -> str:
                 f"relevant (chance {percent(path.chance)}; if not, the one-look test allows no second try: review on)")
     if path.kind == "audit_stream":
         return (f"start an audit stream at one audit document per {path.every} reviewed "
-                f"(reviewdepth sample stream TOPIC --every {path.every}); the monitor certifies whenever it can")
+                f"(reviewdepth sample stream start TOPIC --every {path.every}); the monitor certifies whenever it can")
     first = f"review about {path.review_more:,} more, then" if path.review_more else "now,"
-    return (f"{first} audit the rest (reviewdepth sample stream TOPIC --every 1) until the monitor certifies; re-plan "
-            "at every look (reviewdepth plan): after a relevant audit document, reviewing on may be cheaper")
+    return (f"{first} audit the rest (reviewdepth sample stream start TOPIC --every 1) until the monitor certifies; "
+            "re-plan at every look (reviewdepth plan): after a relevant audit document, reviewing on may be cheaper")
 
 
 def richness_sentence(plan: StopPlan) -> str:

@@ -85,7 +85,7 @@ def next_step(step: NextStep | str | None, counts: tuple[int, ...] = ()) -> str 
 
 
 # the commands a next step names, by code (a door's next step says which one and for which topic)
-COMMANDS = {"start stream": "reviewdepth sample stream {topic} --every auto"}
+COMMANDS = {"start stream": "reviewdepth sample stream start {topic} --every auto"}
 
 
 def command(code: str, topic: str) -> str:

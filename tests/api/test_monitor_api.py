@@ -113,7 +113,7 @@ def test_dashboard_lists_every_topic(api: Api) -> None:
     t, u, empty = page.rows
     assert t["links"] == ["/topics/T/report?format=html", "/topics/T/monitor?target=0.6&confidence=0.95"]
     assert "60% recall: reached — recall ≥ 0.600 (audit stream" in t["cells"][2]  # type: ignore[index]
-    assert "reviewed 5 of 40" in u["cells"][2] and "sample stream U" in u["cells"][2]  # type: ignore[index]
+    assert "reviewed 5 of 40" in u["cells"][2] and "sample stream start U" in u["cells"][2]  # type: ignore[index]
     assert empty["cells"][0].startswith("a <b>&") and "no queue yet" in empty["cells"][2]  # type: ignore[index]
     assert "a <b>&" not in response.text  # escaped
     followed = api.client.get(t["links"][0], headers=reader)  # type: ignore[index]

@@ -59,10 +59,10 @@ def small(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 def test_a_stream_on_the_demo_topic_serves_and_counts_audit_judgments(demo: str) -> None:
-    code, out, err = invoke("sample", "stream", DEMO_TOPIC, "--every", "10", "--seed", "2024", "--db", demo)
+    code, out, err = invoke("sample", "stream", "start", DEMO_TOPIC, "--every", "10", "--seed", "2024", "--db", demo)
     assert code == 0, err
     assert "5,220 documents of queue waterloo-A (every 10), seed 2024" in out
-    code, _, err = invoke("sample", "stream", DEMO_TOPIC, "--rate", "0.1", "--db", demo)
+    code, _, err = invoke("sample", "stream", "start", DEMO_TOPIC, "--rate", "0.1", "--db", demo)
     lines = err.strip().splitlines()
     assert code == 2 and len(lines) == 1 and "already has an active audit stream (stream 1)" in lines[0]
 
@@ -76,7 +76,7 @@ def test_a_stream_on_the_demo_topic_serves_and_counts_audit_judgments(demo: str)
         code, _, err = invoke("judge", DEMO_TOPIC, d["doc_id"], labels[d["doc_id"]], "--role", "audit",
                               "--queue", "waterloo-A", "--reviewer", "aud", "--db", demo)
         assert code == 0, err
-    shown = as_json("sample", "stream", DEMO_TOPIC, "--show", "--db", demo)
+    shown = as_json("sample", "stream", "show", DEMO_TOPIC, "--db", demo)
     assert shown["id"] == 1 and shown["served"] == 5 and shown["pending"] == [
         d["doc_id"] for d in batch["documents"][3:]]
     engine = create_engine_for(demo)
@@ -95,10 +95,10 @@ def test_a_stream_on_the_demo_topic_serves_and_counts_audit_judgments(demo: str)
     code, out, _ = invoke("next", DEMO_TOPIC, "--count", "2", "--db", demo)
     assert code == 0 and "(again)" in out and "--role ROLE --queue waterloo-A" in out
 
-    code, out, err = invoke("sample", "stream", DEMO_TOPIC, "--void", "--reason", "demo over", "--reviewer", "lead",
+    code, out, err = invoke("sample", "stream", "void", DEMO_TOPIC, "--reason", "demo over", "--reviewer", "lead",
                             "--db", demo)
     assert code == 0 and "(voided)" in out and "demo over" in out, err
-    code, out, err = invoke("sample", "stream", DEMO_TOPIC, "--rate", "0.2", "--db", demo)
+    code, out, err = invoke("sample", "stream", "start", DEMO_TOPIC, "--rate", "0.2", "--db", demo)
     assert code == 0 and "audit stream 2" in out and ", seed " in out, err  # a random seed, printed
 
 
@@ -106,22 +106,50 @@ def test_a_stream_on_the_demo_topic_serves_and_counts_audit_judgments(demo: str)
     (["--rate", "0"], "rate"), (["--rate", "1"], "rate"), (["--rate", "nan"], "rate"), (["--every", "0"], "every"),
     (["--every", "5", "--rate", "0.1"], "not both"), ([], "every, rate"), (["--every", "5", "--seed", "-1"], "seed"),
     (["--every", "5", "--seed", str(2**63)], "seed"), (["--every", "5", "--queue", "nope"], "queue"),
-    (["--show", "--every", "5"], "--every"), (["--void"], "--reason"),
 ])
 def test_bad_stream_options_exit_2_and_store_nothing(small: str, args: list[str], words: str) -> None:
     db = small
-    code, _, err = invoke("sample", "stream", "T", *args, "--db", db)
+    code, _, err = invoke("sample", "stream", "start", "T", *args, "--db", db)
     lines = err.strip().splitlines()
     assert code == 2 and len(lines) == 1 and lines[0].startswith("reviewdepth: error: ") and words in lines[0], err
     assert "Traceback" not in err and streams(db) == 0
+
+
+def test_pace_changes_the_active_streams_k_and_void_stops_it(tmp_path: Any) -> None:
+    db = f"sqlite:///{tmp_path / 'pace.db'}"
+    assert invoke("db", "upgrade", "--db", db)[0] == 0
+    run = tmp_path / "t.run"
+    run.write_text("".join(f"T Q0 d{i} {i + 1} {50 - i} sys\n" for i in range(50)))
+    assert invoke("import", "run", str(run), "--db", db)[0] == 0
+    code, _, err = invoke("sample", "stream", "pace", "T", "4", "--db", db)
+    assert code == 2 and "no active audit stream" in err and len(err.strip().splitlines()) == 1, err
+    assert as_json("sample", "stream", "start", "T", "--every", "5", "--seed", "7", "--db", db)["every"] == 5
+    code, _, err = invoke("sample", "stream", "pace", "T", "four", "--db", db)
+    assert code == 2 and "K: a whole number K >= 1 or auto, not 'four'" in err, err
+    paced = as_json("sample", "stream", "pace", "T", "4", "--db", db)
+    assert paced["every"] == 4 and paced["id"] == 1 and paced["seed"] == 7
+    code, out, err = invoke("sample", "stream", "void", "T", "--reason", "done", "--db", db)
+    assert code == 0 and "(voided)" in out and "done" in out, err
+    assert as_json("sample", "stream", "show", "T", "--db", db)["voided"] is True
+
+
+@pytest.mark.parametrize("args", [
+    ["T", "--every", "5"], ["T", "--show"], ["T", "--void", "--reason", "x"], ["T", "--pace", "3"],  # the old forms
+    ["show", "T", "--every", "5"], ["void", "T"], ["void", "T", "--reason", "x", "--seed", "1"],
+    ["pace", "T"], ["pace", "T", "3", "--rate", "0.1"], ["start", "T", "--reason", "x"],
+])
+def test_each_stream_subcommand_takes_only_its_options(small: str, args: list[str]) -> None:
+    code, out, err = invoke("sample", "stream", *args, "--db", small)
+    assert code == 2 and out == "" and "Usage: reviewdepth sample stream" in err and "Error: " in err, err
+    assert "Traceback" not in err and streams(small) == 0
 
 
 def test_next_and_show_name_what_is_wrong(small: str) -> None:
     db = small
     for args, words in [(["next", "T", "--count", "0"], "count"), (["next", "nope"], "unknown topic"),
                         (["next", "T", "--queue", "nope"], "queue"),
-                        (["sample", "stream", "T", "--show"], "no audit stream"),
-                        (["sample", "stream", "nope", "--every", "3"], "unknown topic")]:
+                        (["sample", "stream", "show", "T"], "no audit stream"),
+                        (["sample", "stream", "start", "nope", "--every", "3"], "unknown topic")]:
         code, _, err = invoke(*args, "--db", db)
         assert code == 2 and words in err and len(err.strip().splitlines()) == 1, (args, err)
     plain = as_json("next", "T", "--count", "3", "--db", db)

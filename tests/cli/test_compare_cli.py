@@ -132,14 +132,22 @@ def test_tar_suite_over_topics_matches_eval(files: list[Path]) -> None:
 
 @pytest.mark.parametrize(("args", "message"), [
     (["-m", "nosuch"], "unknown measure"),
-    (["--test", "sign"], "--test must be one of"),
-    (["--correction", "fdr"], "--correction must be one of"),
     (["--suite", "tar", "-m", "nosuch"], "unknown tar measure"),
     (["-m", "gm_map"], "per-query values"),
 ])
 def test_bad_options_are_one_line_and_exit_2(files: list[Path], args: list[str], message: str) -> None:
     code, out, err = run_cli("compare", *files, *args)
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1 and out == ""
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--test", "sign"], "Invalid value for '--test': 'sign' is not one of 't', 'wilcoxon', 'randomization'."),
+    (["--correction", "fdr"], "Invalid value for '--correction': 'fdr' is not one of 'holm', 'bonferroni', 'none'."),
+])
+def test_a_test_or_correction_not_offered_is_the_usage_error(files: list[Path], args: list[str],
+                                                             message: str) -> None:
+    code, out, err = run_cli("compare", *files, *args)
+    assert code == 2 and message in err and "Usage: reviewdepth compare" in err and out == ""
 
 
 def test_one_run_and_disjoint_runs_are_refused(files: list[Path], tmp_path: Path) -> None:

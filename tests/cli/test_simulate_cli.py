@@ -97,7 +97,7 @@ BAD_INPUTS = [
     (("--design", "none", "--rule", "monitor"), "rule: 'monitor' does not apply to the design 'none'"),
     (("--looks", "100"), "looks: expected every:K"),
     (("--replicates", "0"), "replicates: must be a whole number >= 1"),
-    (("--target", "1"), "target: the target recall must lie strictly between 0 and 1"),
+    (("--target", "1"), "target: no random sample can certify recall 1"),
     (("--workers", "0"), "--workers: must be a whole number >= 1"),
     (("--workers", "2", "--dask", "tcp://127.0.0.1:8786"), "--workers and --dask: give one of them"),
     (("--design", "audit"), "every: the audit design needs one audit document per every >= 1"),

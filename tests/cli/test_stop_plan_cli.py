@@ -60,8 +60,7 @@ def test_plan_command_shows_the_floor_and_the_paths(store: tuple[str, int]) -> N
 
 
 @pytest.mark.parametrize("args", [("--confidence", "1e-20"), ("--confidence", "1"), ("--target", "1"),
-                                  ("--cost", "review=x"), ("--cost", "banana=2"), ("--power", "0"),
-                                  ("--format", "pdf")])
+                                  ("--cost", "review=x"), ("--cost", "banana=2"), ("--power", "0")])
 def test_plan_bad_input_is_one_line_exit_2(store: tuple[str, int], args: tuple[str, str]) -> None:
     db, _ = store
     code, out, err = invoke("plan", "T", *args, "--db", db)

@@ -53,7 +53,7 @@ def test_bad_import_exits_2_and_names_the_line(tmp_path: Path) -> None:
     code, _, err = invoke("import", "qrels", str(bad), "--db", db)
     assert code == 2 and f"{bad}:2" in err
     code, _, err = invoke("judge", "1", "a", "1", "--role", "boss", "--db", db)
-    assert code == 2 and "role: must be one of" in err
+    assert code == 2 and "Invalid value for '--role': 'boss' is not one of 'review', 'sample'" in err
 
 
 def test_environment_variable_and_embedded_default(tmp_path: Path, trec_data: Path) -> None:

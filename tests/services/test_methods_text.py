@@ -62,7 +62,7 @@ def _check(invoke: Any, topic: str, style: str) -> tuple[str, dict[str, Any]]:
     data = json.loads(invoke("methods", topic, "--style", style, "--format", "json"))
     documents = {"report": json.loads(invoke("report", topic, "--target", "0.95", "--format", "json")),
                  "protocol": json.loads(invoke("topic", "protocol", topic, "--format", "json"))}
-    stream = invoke("sample", "stream", topic, "--show", "--format", "json", ok=False)
+    stream = invoke("sample", "stream", "show", topic, "--format", "json", ok=False)
     documents["stream"] = json.loads(stream) if stream else None
     shown: set[str] = set()
     for fact in data["facts"]:

@@ -130,7 +130,7 @@ def test_no_stream(engine: Engine) -> None:
     assert (report.population, report.reviewed, report.relevant_found, report.missed_upper) == (SIZE, 10, 5, SIZE - 10)
     # with no audit, the bound is every document still outside the reviewed set
     assert report.recall_lower == pytest.approx(5 / (5 + SIZE - 10))
-    assert "reviewdepth sample stream T --every auto" in report.next_step
+    assert "reviewdepth sample stream start T --every auto" in report.next_step
     assert report.floor > 0
     assert report.headline.startswith("NO AUDIT STREAM: no audit stream and no random sample")
     assert any("no audit document is judged yet" in n for n in report.notes)

@@ -269,6 +269,6 @@ def test_commands_in_the_answer_name_the_topic() -> None:
 
     assert with_topic("next: reviewdepth plan TOPIC compares the paths", "CD009579") == (
         "next: reviewdepth plan CD009579 compares the paths")
-    assert with_topic("(reviewdepth sample stream TOPIC --every 1)", "a b") == (
-        "(reviewdepth sample stream 'a b' --every 1)")
+    assert with_topic("(reviewdepth sample stream start TOPIC --every 1)", "a b") == (
+        "(reviewdepth sample stream start 'a b' --every 1)")
     assert with_topic("TOPIC is a word here", "T") == "TOPIC is a word here"

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import re
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Depends, Query, UploadFile
-from pydantic import StringConstraints
+from pydantic import PlainSerializer, PlainValidator, WithJsonSchema
 from sqlalchemy import Engine
 
 from reviewdepth.api.auth import admin_key, engine_of, read_key, write_key
 from reviewdepth.api.problems import ApiProblem, problem_responses
+from reviewdepth.estimation.target import DEFAULT_TARGET, TARGET_RANGE, Target
 from reviewdepth.services.evidence.access import KeyRecord
 from reviewdepth.services.evidence.confidence import CONFIDENCE_MAX, CONFIDENCE_MIN, CONFIDENCE_RULE
 from reviewdepth.store.validation import INT64_MAX
@@ -28,15 +30,58 @@ JSON = "application/json"
 CONFIDENCE_DESCRIPTION = f"Confidence level, {CONFIDENCE_RULE}."
 # the range in the OpenAPI document; the decimals are checked by the service (`checked_confidence`), for both doors
 ConfidenceQuery = Annotated[float, Query(ge=CONFIDENCE_MIN, le=CONFIDENCE_MAX, description=CONFIDENCE_DESCRIPTION)]
-# a target recall as a decimal (what `services.answers.monitor.checked_target` and the report read as a fraction)
+# a target recall as the API takes it: a decimal (the schema's pattern, which the CLI's fractions such as 19/20 do
+# not match), parsed into a `Target` (`reviewdepth.estimation.target`: one range, one message) before the route runs
 TARGET_PATTERN = r"^(?:0*\.[0-9]*[1-9][0-9]*|0*1(?:\.0*)?)$"  # in (0, 1]
 BELOW_ONE_PATTERN = r"^0*\.[0-9]*[1-9][0-9]*$"  # in (0, 1): a sample cannot certify recall 1
 TARGET_LENGTH = 40
-Target = Annotated[str, StringConstraints(max_length=TARGET_LENGTH, pattern=TARGET_PATTERN)]
-TargetQuery = Annotated[str, Query(description="Target recall in (0, 1], as a decimal (0.95).",
-                                   max_length=TARGET_LENGTH, pattern=TARGET_PATTERN)]
-CertifiableTargetQuery = Annotated[str, Query(description="Target recall to certify, in (0, 1), as a decimal.",
-                                              max_length=TARGET_LENGTH, pattern=BELOW_ONE_PATTERN)]
+DEFAULT_TARGET_TEXT = DEFAULT_TARGET.text  # the schemas' default (a `Target` is not JSON)
+
+
+def _target_parser(pattern: str, *, certify: bool) -> Callable[[object], Target]:
+    """Reads a decimal matching ``pattern`` as a `Target`; a ValueError (a 422 problem body naming the parameter)
+    otherwise."""
+    decimal = re.compile(pattern)
+
+    def parsed(given: object) -> Target:
+        if isinstance(given, Target):
+            return given
+        if not isinstance(given, str) or len(given) > TARGET_LENGTH or not decimal.match(given):
+            raise ValueError(f"the target recall must be a decimal in {'(0, 1)' if certify else TARGET_RANGE} "
+                             f"(e.g. 0.95), not {given!r}")
+        tau = Target.parse(given)  # `TargetError`, a ValueError: a 422 naming the parameter
+        return tau.require_certifiable() if certify else tau
+
+    return parsed
+
+
+# a `Target` in and its text out; the schema states the decimal pattern
+TargetValue = Annotated[Target, PlainValidator(_target_parser(TARGET_PATTERN, certify=False)),
+                        PlainSerializer(str, return_type=str),
+                        WithJsonSchema({"type": "string", "maxLength": TARGET_LENGTH, "pattern": TARGET_PATTERN})]
+CertifiableTargetValue = Annotated[Target, PlainValidator(_target_parser(BELOW_ONE_PATTERN, certify=True)),
+                                   PlainSerializer(str, return_type=str),
+                                   WithJsonSchema({"type": "string", "maxLength": TARGET_LENGTH,
+                                                   "pattern": BELOW_ONE_PATTERN})]
+
+
+
+def _query_schema(pattern: str, description: str) -> dict[str, Any]:
+    """A ``target`` query parameter's schema, written whole (pydantic cannot write a `Target` default itself)."""
+    return {"type": "string", "maxLength": TARGET_LENGTH, "pattern": pattern, "description": description,
+            "default": DEFAULT_TARGET_TEXT}
+
+
+TARGET_QUERY = "Target recall in (0, 1], as a decimal (0.95)."
+CERTIFIABLE_QUERY = "Target recall to certify, in (0, 1), as a decimal."
+TargetQuery = Annotated[Target, Query(description=TARGET_QUERY),
+                        PlainValidator(_target_parser(TARGET_PATTERN, certify=False)),
+                        PlainSerializer(str, return_type=str),
+                        WithJsonSchema(_query_schema(TARGET_PATTERN, TARGET_QUERY))]
+CertifiableTargetQuery = Annotated[Target, Query(description=CERTIFIABLE_QUERY),
+                                   PlainValidator(_target_parser(BELOW_ONE_PATTERN, certify=True)),
+                                   PlainSerializer(str, return_type=str),
+                                   WithJsonSchema(_query_schema(BELOW_ONE_PATTERN, CERTIFIABLE_QUERY))]
 AsOfId = Annotated[int | None, Query(ge=0, le=INT64_MAX, description="Judgment id: the state when it was recorded.")]
 
 

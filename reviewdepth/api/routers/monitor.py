@@ -16,6 +16,7 @@ from fastapi.responses import HTMLResponse
 from reviewdepth.api import schemas
 from reviewdepth.api.problems import problem_responses
 from reviewdepth.api.routers.common import ConfidenceQuery, EngineDep, Reader, TargetQuery
+from reviewdepth.estimation.target import DEFAULT_TARGET
 from reviewdepth.services.answers.monitor import DASHBOARD_PAGE, DASHBOARD_PAGE_MAX
 from reviewdepth.store.labels import LabelPolicy
 from reviewdepth.store.validation import INT64_MAX, TOPIC_LENGTH
@@ -24,7 +25,7 @@ READ = problem_responses(401, 403, 404, 409, 422)
 
 
 async def get_monitor(topic: str, request: Request, engine: EngineDep, _key: Reader, queue: str | None = None,
-                      target: TargetQuery = "0.95", confidence: ConfidenceQuery = 0.95,
+                      target: TargetQuery = DEFAULT_TARGET, confidence: ConfidenceQuery = 0.95,
                       policy: LabelPolicy = "latest",
                       as_of: Annotated[int | None, Query(ge=0, le=INT64_MAX, description="Judgment id.")] = None,
                       ) -> dict[str, Any]:
@@ -38,7 +39,7 @@ async def get_monitor(topic: str, request: Request, engine: EngineDep, _key: Rea
     from reviewdepth.services.answers.monitor import build_monitor
     from reviewdepth.services.answers.monitor_answers import topic_marker
 
-    key = ("monitor", topic, queue, target, confidence, policy, as_of)
+    key = ("monitor", topic, queue, target.text, confidence, policy, as_of)
     answers = request.app.state.monitor_answers
     # the answer kept from an earlier request while the topic is unchanged (services/monitor_answers.py)
     marker = await anyio.to_thread.run_sync(topic_marker, engine, topic)
@@ -58,7 +59,7 @@ async def get_monitor(topic: str, request: Request, engine: EngineDep, _key: Rea
     return result
 
 
-async def dashboard(request: Request, engine: EngineDep, _key: Reader, target: TargetQuery = "0.95",
+async def dashboard(request: Request, engine: EngineDep, _key: Reader, target: TargetQuery = DEFAULT_TARGET,
                     confidence: ConfidenceQuery = 0.95,
                     page: Annotated[int, Query(ge=1, le=INT64_MAX, description="The page of topics, from 1.")] = 1,
                     limit: Annotated[int, Query(ge=1, le=DASHBOARD_PAGE_MAX, description="Topics on a page.")]
@@ -80,7 +81,7 @@ async def dashboard(request: Request, engine: EngineDep, _key: Reader, target: T
 
     state = request.app.state
     html: str = await state.dashboards.run(
-        (target, confidence, page, limit, q, judged),
+        (target.text, confidence, page, limit, q, judged),
         lambda: render_dashboard(build_dashboard(engine, target=target, confidence=confidence, page=page,
                                                  limit=limit, cache=state.monitor_cache, name_contains=q,
                                                  judged_only=judged)))

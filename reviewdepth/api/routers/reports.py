@@ -17,9 +17,10 @@ from reviewdepth.api.routers.common import (
     ConfidenceQuery,
     EngineDep,
     Reader,
-    Target,
+    TargetValue,
 )
 from reviewdepth.estimation.assessment import ReportInterval
+from reviewdepth.estimation.target import DEFAULT_TARGET
 from reviewdepth.measures.depth import TargetRule
 from reviewdepth.report.charts import ChartFormat, ChartKind
 from reviewdepth.report.prisma_model import PrismaCounts
@@ -52,7 +53,7 @@ PRISMA_CONTENT: dict[int | str, dict[str, Any]] = {200: {
 
 
 async def get_report(topic: str, request: Request, engine: EngineDep, _key: Reader, queue: str | None = None,
-                     target: Annotated[list[Target] | None, Query(
+                     target: Annotated[list[TargetValue] | None, Query(
                          description="Target recall in (0, 1], as a decimal; repeat.", max_length=20)] = None,
                      confidence: ConfidenceQuery = 0.95, interval: Annotated[ReportInterval, Query(
                          description="hypergeometric (exact, default) or clopper-pearson.")] = "hypergeometric",
@@ -99,8 +100,8 @@ async def get_report(topic: str, request: Request, engine: EngineDep, _key: Read
         # the renderers `reviewdepth report --format` uses (`report.render.RENDERERS`)
         return render(build_report(engine, topic, options), fmt)
 
-    key = ("report", topic, queue, tuple(target or ()), confidence, interval, policy, as_of, target_rule,
-           relevant, independent, media, produce_to, plan)
+    key = ("report", topic, queue, tuple(t.text for t in target or ()), confidence, interval, policy, as_of,
+           target_rule, relevant, independent, media, produce_to, plan)
     return Response(await request.app.state.renders.run(key, rendered), media_type=media)
 
 
@@ -155,7 +156,7 @@ VALIDATION_CONTENT: dict[int | str, dict[str, Any]] = {200: {
 
 
 async def get_validation(topic: str, request: Request, engine: EngineDep, _key: Reader, queue: str | None = None,
-                         target: CertifiableTargetQuery = "0.95", confidence: ConfidenceQuery = 0.95,
+                         target: CertifiableTargetQuery = DEFAULT_TARGET, confidence: ConfidenceQuery = 0.95,
                          interval: Annotated[ReportInterval, Query(
                              description="hypergeometric (exact, default) or clopper-pearson.")] = "hypergeometric",
                          policy: LabelPolicy = "latest", as_of: AsOfId = None,
@@ -179,7 +180,7 @@ async def get_validation(topic: str, request: Request, engine: EngineDep, _key: 
     def rendered() -> bytes:
         return render_document(build_validation(engine, topic, options, produce_to=produce_to), format)
 
-    key = ("validation", topic, queue, target, confidence, interval, policy, as_of, format, produce_to)
+    key = ("validation", topic, queue, target.text, confidence, interval, policy, as_of, format, produce_to)
     return Response(await request.app.state.renders.run(key, rendered), media_type=VALIDATION_MEDIA[format])
 
 
@@ -191,7 +192,8 @@ METHODS_CONTENT: dict[int | str, dict[str, Any]] = {200: {
 
 
 def get_methods(topic: str, engine: EngineDep, _key: Reader, queue: str | None = None,
-                target: CertifiableTargetQuery = "0.95", confidence: ConfidenceQuery = 0.95, as_of: AsOfId = None,
+                target: CertifiableTargetQuery = DEFAULT_TARGET, confidence: ConfidenceQuery = 0.95,
+                as_of: AsOfId = None,
                 style: Annotated[Literal["prisma", "raise", "protocol"], Query(
                     description="prisma (default), raise or protocol.")] = "prisma",
                 format: Annotated[Literal["text", "markdown", "json"], Query(

@@ -18,6 +18,7 @@ from reviewdepth.api.routers.common import (
     Reader,
     Writer,
 )
+from reviewdepth.estimation.target import DEFAULT_TARGET
 from reviewdepth.services.answers.sample_plan import PlanFrame
 from reviewdepth.store.labels import LabelPolicy
 
@@ -36,7 +37,7 @@ def post_sample(topic: str, body: schemas.SampleIn, engine: EngineDep, _key: Wri
 
 
 def get_sample_plan(topic: str, engine: EngineDep, _key: Reader, queue: str | None = None,
-                    target: CertifiableTargetQuery = "0.95",
+                    target: CertifiableTargetQuery = DEFAULT_TARGET,
                     confidence: ConfidenceQuery = 0.95,
                     frame: Annotated[PlanFrame, Query(description="unreviewed or all.")] = "unreviewed",
                     power: Annotated[float, Query(gt=0, lt=1)] = 0.8,
@@ -53,7 +54,7 @@ def get_sample_plan(topic: str, engine: EngineDep, _key: Reader, queue: str | No
 
 
 async def get_stop_plan(topic: str, request: Request, engine: EngineDep, _key: Reader, queue: str | None = None,
-                  target: CertifiableTargetQuery = "0.95",
+                  target: CertifiableTargetQuery = DEFAULT_TARGET,
                   confidence: ConfidenceQuery = 0.95,
                   power: Annotated[float, Query(gt=0, lt=1)] = 0.8,
                   review_cost: Annotated[float, Query(gt=0, le=1e6)] = 1.0,
@@ -83,7 +84,7 @@ async def get_stop_plan(topic: str, request: Request, engine: EngineDep, _key: R
         return data
 
     result: dict[str, Any] = await request.app.state.renders.run(
-        ("plan", topic, queue, target, confidence, power, review_cost, sample_cost, produce_cost, previous),
+        ("plan", topic, queue, target.text, confidence, power, review_cost, sample_cost, produce_cost, previous),
         computed)
     return result
 

@@ -17,15 +17,15 @@ from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 from reviewdepth.api.problems import problem_responses
 from reviewdepth.api.routers.common import (
     AUTH,
-    BELOW_ONE_PATTERN,
     CONFIDENCE_DESCRIPTION,
     READ,
-    TARGET_LENGTH,
+    CertifiableTargetValue,
     EngineDep,
     Reader,
     Writer,
 )
 from reviewdepth.api.schemas import JsonInt, RuleName, SimulationReportOut, TopicName
+from reviewdepth.estimation.target import DEFAULT_TARGET
 from reviewdepth.report.simulation_model import DesignKind
 from reviewdepth.services.evidence.confidence import CONFIDENCE_MAX, CONFIDENCE_MIN
 from reviewdepth.services.simulation.simulation_jobs import MAX_REPLICATES, MAX_TOPICS, JobRecord
@@ -82,8 +82,9 @@ class SimulationIn(BaseModel):
     design: DesignIn = Field(default_factory=DesignIn)
     rules: list[RuleName] = Field(default_factory=list, max_length=20,
                                   description="Rules to replay; none: every rule the design allows.")
-    target: str = Field(default="0.95", min_length=1, max_length=TARGET_LENGTH, pattern=BELOW_ONE_PATTERN,
-                        description="Target recall, strictly between 0 and 1, as a decimal.")
+    target: CertifiableTargetValue = Field(default=DEFAULT_TARGET, description=(
+        "Target recall, strictly between 0 and 1, as a decimal."), json_schema_extra={
+        "minLength": 1, "default": DEFAULT_TARGET.text})
     confidence: float = Field(default=0.95, ge=CONFIDENCE_MIN, le=CONFIDENCE_MAX, description=CONFIDENCE_DESCRIPTION)
     looks: JsonInt = Field(default=100, ge=1, le=INT64_MAX, strict=True,
                        description="The replayed team looks after every K ranked documents.")
@@ -156,7 +157,7 @@ def post_simulation(body: SimulationIn, request: Request, response: Response, en
             else RoleCosts(body.cost.review, body.cost.sample, body.cost.produce))
     simulation = SimulationRequest(
         topics=tuple(body.topics), design=body.design.kind, sample_size=body.design.sample_size,
-        every=body.design.every, rules=tuple(body.rules), target=body.target, confidence=body.confidence,
+        every=body.design.every, rules=tuple(body.rules), target=body.target.text, confidence=body.confidence,
         looks=body.looks, replicates=body.replicates, seed=body.seed, review_cost=cost.review,
         sample_cost=cost.sample, produce_cost=cost.produce_recorded)
     return queued(create_job(engine, simulation, reviewer=key.reviewer, key_id=key.id), request, response)

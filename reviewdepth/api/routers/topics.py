@@ -11,6 +11,7 @@ from fastapi import APIRouter, Query, Request, Response
 from reviewdepth.api import schemas
 from reviewdepth.api.problems import problem_responses
 from reviewdepth.api.routers.common import AUTH, READ, ConfidenceQuery, EngineDep, Reader, TargetQuery, Writer
+from reviewdepth.estimation.target import DEFAULT_TARGET, Target
 
 STATUS_LIMIT = 200
 
@@ -36,7 +37,7 @@ async def list_topics(request: Request, engine: EngineDep, _key: Reader, offset:
                                                           "`reviewdepth topics`'s; at most 200 topics then); "
                                                           "status=false lists without it, up to 10,000 a "
                                                           "page.")] = True,
-                target: TargetQuery = "0.95", confidence: ConfidenceQuery = 0.95) -> dict[str, object]:
+                target: TargetQuery = DEFAULT_TARGET, confidence: ConfidenceQuery = 0.95) -> dict[str, object]:
     """The topics in creation order, each with its queues, judgments logged and last judgment time, and its
     newest queue's size, reviewed set (as the report counts it) and relevant documents in it, and (unless
     ``status=false``) its status word, line and next step at ``target`` and ``confidence`` (a page is then at most
@@ -58,10 +59,10 @@ async def list_topics(request: Request, engine: EngineDep, _key: Reader, offset:
 
     # each topic's figures read its newest queue's labels: a burst of listings shares one computation and waits in
     # the heavy reads' line (20 at once on a 2,000,000-entry topic each read the queue: +1.4 GB)
-    return await _one_at_a_time(request, ("topics", offset, page_limit, status, target, confidence), listed)
+    return await _one_at_a_time(request, ("topics", offset, page_limit, status, target.text, confidence), listed)
 
 
-def _with_status(request: Request, engine: Any, records: list[Any], target: str, confidence: float) -> None:
+def _with_status(request: Request, engine: Any, records: list[Any], target: Target, confidence: float) -> None:
     from reviewdepth.services.answers.monitor import topic_statuses
 
     found = topic_statuses(engine, [t.name for t in records], target=target, confidence=confidence,
@@ -73,7 +74,7 @@ def _with_status(request: Request, engine: Any, records: list[Any], target: str,
 async def get_topic(topic: str, request: Request, engine: EngineDep, _key: Reader,
               status: Annotated[bool, Query(description="The topic's status (as in the list); status=false "
                                                         "leaves it out.")] = True,
-              target: TargetQuery = "0.95", confidence: ConfidenceQuery = 0.95) -> dict[str, object]:
+              target: TargetQuery = DEFAULT_TARGET, confidence: ConfidenceQuery = 0.95) -> dict[str, object]:
     """One topic, described as in the list, with its status unless ``status=false``."""
     from reviewdepth.services.admin.topics import get_topic as service
 
@@ -83,7 +84,7 @@ async def get_topic(topic: str, request: Request, engine: EngineDep, _key: Reade
             _with_status(request, engine, [record], target, confidence)
         return record.as_dict()
 
-    return await _one_at_a_time(request, ("topic", topic, status, target, confidence), described)
+    return await _one_at_a_time(request, ("topic", topic, status, target.text, confidence), described)
 
 
 async def _one_at_a_time(request: Request, key: tuple[object, ...], compute: Callable[[], dict[str, object]]

@@ -37,6 +37,7 @@ from reviewdepth.estimation.assessment import Assessment
 from reviewdepth.estimation.distributions import STATUS_SCIPY, import_scipy_in_background
 from reviewdepth.estimation.monitor import MonitorInput, MonitorNote, MonitorResult, monitor, monitor_step
 from reviewdepth.estimation.stop_plan import certification_floor
+from reviewdepth.estimation.target import DEFAULT_TARGET, Target
 from reviewdepth.report.decision import AUDIT_BASIS, audit_figure, sample_figure, topic_status
 from reviewdepth.report.model import ChainHead
 from reviewdepth.report.monitor_model import (
@@ -68,7 +69,7 @@ from reviewdepth.services.answers.assessment import fully_judged, queue_assessme
 from reviewdepth.services.answers.monitor_summaries import store_reports, stored_reports
 from reviewdepth.services.errors import Conflict, Invalid, NotFound, ServiceError
 from reviewdepth.services.evidence.audit import AuditEvidence, audit_doc_ids, load_audit
-from reviewdepth.services.evidence.confidence import checked_confidence
+from reviewdepth.services.evidence.confidence import checked_confidence, checked_target
 from reviewdepth.services.evidence.queue_evidence import QueueEvidence
 from reviewdepth.services.evidence.queue_state import QueueState, queue_state_of
 from reviewdepth.services.evidence.topic import recorded_judgment
@@ -86,20 +87,13 @@ DASHBOARD_PAGE_MAX = 200  # topics on one dashboard page at most
 MONITOR_CACHE_ENTRIES = 1_000  # monitors a MonitorCache keeps at most (a few kB each)
 
 
-def checked_target(target: object) -> Fraction:
-    """The target recall as an exact fraction in (0, 1]; `Invalid` naming ``target`` otherwise."""
-    text = str(target).strip()
-    try:
-        value = Fraction(text)
-    except (ValueError, ZeroDivisionError):
-        raise Invalid(f"target: {text!r} is not a number (a recall in (0, 1], e.g. 0.95)") from None
-    if not 0 < value <= 1:
-        raise Invalid(f"target: the target recall must be in (0, 1], not {text}")
-    return value
+# a target as the doors pass it (a Target), or as a Python caller or the dashboard gives it (text, a Fraction)
+TargetGiven = Target | str | Fraction
 
 
-def _settings(target: object, confidence: object, policy: str, as_of: int | None) -> tuple[Fraction, float]:
-    tau = checked_target(target)
+def _settings(target: TargetGiven, confidence: object, policy: str,
+              as_of: int | None) -> tuple[Fraction, float]:
+    tau = checked_target(target).value
     level = checked_confidence(confidence)
     if policy not in POLICIES:
         raise Invalid(f"policy: unknown label policy {policy!r}; choose one of {', '.join(POLICIES)}")
@@ -293,18 +287,18 @@ def _fraction_text(value: Fraction) -> str:
     return str(value)
 
 
-def build_monitor(engine: Engine, topic: str, *, queue: str | None = None, target: object = "0.95",
-                  confidence: float = 0.95, policy: str = "latest", as_of: int | None = None,
-                  one_look: bool = True, with_samples: bool = True) -> MonitorReport:
+def build_monitor(engine: Engine, topic: str, *, queue: str | None = None,
+                  target: TargetGiven = DEFAULT_TARGET, confidence: float = 0.95, policy: str = "latest",
+                  as_of: int | None = None, one_look: bool = True, with_samples: bool = True) -> MonitorReport:
     """`monitor_of` in one read snapshot."""
     with read_snapshot(engine) as conn:
         return monitor_of(conn, topic, queue=queue, target=target, confidence=confidence, policy=policy,
                           as_of=as_of, one_look=one_look, with_samples=with_samples)
 
 
-def monitor_of(conn: Connection, topic: str, *, queue: str | None = None, target: object = "0.95",
-               confidence: float = 0.95, policy: str = "latest", as_of: int | None = None,
-               one_look: bool = True, with_samples: bool = True,
+def monitor_of(conn: Connection, topic: str, *, queue: str | None = None,
+               target: TargetGiven = DEFAULT_TARGET, confidence: float = 0.95, policy: str = "latest",
+               as_of: int | None = None, one_look: bool = True, with_samples: bool = True,
                loaded: QueueState | None = None) -> MonitorReport:
     """The monitor's status of ``topic`` as of judgment ``as_of`` (default: now), read through ``conn``; module
     docstring for what goes in. ``one_look``: also compute the depth report's one-look stopping rules for the
@@ -380,7 +374,7 @@ def monitor_of(conn: Connection, topic: str, *, queue: str | None = None, target
         headline_words(assessment.headline), next_step_words(assessment.headline.step,
                                                              assessment.headline.step_counts))
     status = topic_status(
-        _fraction_text(tau), level, inp.reviewed, inp.found, sample=sample,
+        Target(tau, _fraction_text(tau)), level, inp.reviewed, inp.found, sample=sample,
         sample_status=None if assessment is None else assessment.headline.status,
         audit=None if audit is None else audit_figure(audit.stream_id, audit.judged, result.recall_lower, level,
                                                       result.certified, result.upper_missed,
@@ -398,8 +392,8 @@ def _assessment(info: _Topic, labels: QueueLabels, evidence: QueueEvidence, tau:
                 level: float, *, heuristics: bool = True) -> Assessment:
     """The depth report's assessment of the current queue at this moment (`reviewdepth.services.answers.assessment`)."""
     population = queue_population(labels, info.population_size)
-    return queue_assessment(labels, evidence, population, fully_judged(labels, population), [_fraction_text(tau)],
-                            confidence=level, heuristics=heuristics)
+    return queue_assessment(labels, evidence, population, fully_judged(labels, population),
+                            [Target(tau, _fraction_text(tau))], confidence=level, heuristics=heuristics)
 
 
 def _one_look_rules(assessment: Assessment | None, tau: Fraction) -> list[OneLookRule]:
@@ -600,7 +594,7 @@ def _name_filter(text: object) -> str:
         raise Invalid(f"q: {exc.message}") from None
 
 
-def build_dashboard(engine: Engine, *, target: object = "0.95", confidence: float = 0.95,
+def build_dashboard(engine: Engine, *, target: TargetGiven = DEFAULT_TARGET, confidence: float = 0.95,
                     topics: Sequence[str] | None = None, page: int = 1, limit: int = DASHBOARD_PAGE,
                     cache: MonitorCache | None = None, name_contains: str = "",
                     judged_only: bool = False) -> Dashboard:
@@ -653,8 +647,8 @@ def build_dashboard(engine: Engine, *, target: object = "0.95", confidence: floa
     return board
 
 
-def topic_statuses(engine: Engine, names: Sequence[str], *, target: object = "0.95", confidence: float = 0.95,
-                   cache: MonitorCache | None = None) -> dict[str, tuple[str, str]]:
+def topic_statuses(engine: Engine, names: Sequence[str], *, target: TargetGiven = DEFAULT_TARGET,
+                   confidence: float = 0.95, cache: MonitorCache | None = None) -> dict[str, tuple[str, str]]:
     """(status word, status line) per topic, as its dashboard row shows them (``no queue`` or ``problem`` with
     the reason when there is no status): what ``reviewdepth topics`` and ``GET /topics?status=true`` print."""
     out: dict[str, tuple[str, str]] = {}

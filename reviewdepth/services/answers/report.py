@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from fractions import Fraction
 
 import numpy as np
 from sqlalchemy import Connection, Engine, exists, func, select
@@ -24,6 +23,7 @@ from reviewdepth.estimation.assessment import (
 from reviewdepth.estimation.distributions import STATUS_SCIPY, import_scipy_in_background
 from reviewdepth.estimation.stop_plan import FloorFigure, floor_figure
 from reviewdepth.estimation.stopping import RuleKind
+from reviewdepth.estimation.target import Target
 from reviewdepth.estimation.two_phase import TWO_PHASE_METHODS
 from reviewdepth.measures import tar, trec
 from reviewdepth.measures.suite import MeasureSpec, evaluate_ranked
@@ -81,7 +81,7 @@ from reviewdepth.services.answers.sample_plan import sample_plan_figures
 from reviewdepth.services.answers.two_phase import two_phase_of
 from reviewdepth.services.errors import Invalid, ServiceError
 from reviewdepth.services.evidence.calibration import stopping_calibrations
-from reviewdepth.services.evidence.confidence import checked_confidence
+from reviewdepth.services.evidence.confidence import checked_confidence, checked_target
 from reviewdepth.services.evidence.identification import records_per_source
 from reviewdepth.services.evidence.prisma_counts import (
     decision_counts,
@@ -103,7 +103,7 @@ from reviewdepth.store.models import AuditStream, ImportRecord, Judgment, Queue,
 from reviewdepth.store.snapshot import read_snapshot
 from reviewdepth.store.votes import reviewers_per_document, several_positions
 
-DEFAULT_TARGETS = ("0.80", "0.90", "0.95", "0.99")
+DEFAULT_TARGETS = tuple(Target.parse(t) for t in ("0.80", "0.90", "0.95", "0.99"))
 MAX_CURVE_POINTS = 800
 PREFIX_CUTOFFS = (5, 10, 20, 50, 100, 200, 500, 1000)
 
@@ -113,7 +113,8 @@ class ReportOptions:
     """The settings a report is computed with; all of them are printed in it."""
 
     queue: str | None = None
-    targets: Sequence[str] = DEFAULT_TARGETS
+    # `Target`s from the doors; a text from a Python caller is parsed by `validate`
+    targets: Sequence[Target | str] = DEFAULT_TARGETS
     confidence: float = 0.95
     # exact intervals only (hypergeometric on counts, or Clopper–Pearson on proportions): every bound the report
     # calls conservative or certified must keep its nominal coverage
@@ -136,13 +137,7 @@ class ReportOptions:
         if self.produce_to is not None and self.interval not in TWO_PHASE_METHODS:
             raise Invalid(f"--interval: two-phase figures need an exact interval ({', '.join(TWO_PHASE_METHODS)}), "
                           f"not {self.interval!r}")
-        for t in self.targets:
-            try:
-                value = Fraction(str(t))
-            except (ValueError, ZeroDivisionError):
-                raise Invalid(f"target {t!r} is not a number") from None
-            if not 0 < value <= 1:
-                raise Invalid(f"target recall must be in (0, 1], not {t}")
+        self.targets = tuple(checked_target(t) for t in self.targets)
         checked_confidence(self.confidence)
         if self.interval not in REPORT_INTERVALS:
             raise Invalid(f"interval must be one of {', '.join(REPORT_INTERVALS)}, not {self.interval!r} (approximate "
@@ -213,7 +208,7 @@ def build_curves(engine: Engine, topic: str, options: ReportOptions) -> Curves:
         ev = _evidence(conn, topic, options)
     fig = _figures(ev.labels, ev.state.evidence, ev.state.population_size, options, ev.scores)
     gain, pr = _curves(ev.labels.labels[:fig.reviewed], fig.assessment)
-    return Curves(gain, pr, float(Fraction(stopping_target(fig.targets))), options.confidence)
+    return Curves(gain, pr, float(stopping_target(fig.targets)), options.confidence)
 
 
 def build_report(engine: Engine, topic: str, options: ReportOptions) -> Report:
@@ -299,7 +294,7 @@ def report_of(conn: Connection, topic: str, options: ReportOptions) -> Report:
         # would be a second basis; the plan, when asked, weighs every path)
         certify = _certify(fig, labels.labels, tau, confidence, floor, plan, replay=options.with_plan)
         if certify is not None:
-            at = next(i for i, r in enumerate(depth_rows) if r.target == float(Fraction(tau)))
+            at = next(i for i, r in enumerate(depth_rows) if r.target == float(tau))
             depth_rows[at] = dataclasses.replace(depth_rows[at], certify=dataclasses.replace(
                 depth_rows[at].certify, path=certify.path, review_more=certify.review_more,
                 expected=certify.expected, low=certify.low, high=certify.high,
@@ -317,7 +312,7 @@ def report_of(conn: Connection, topic: str, options: ReportOptions) -> Report:
                     as_of_judgment=as_of, next_step=status.next_step, basis=assessment.basis.method,
                     scope=assessment.scope, topic_status=status, review_order=review_order, floor=floor, plan=plan,
                     certify=certify)
-    settings = Settings(targets=fig.targets, stopping_target=tau, confidence=confidence,
+    settings = Settings(targets=[t.text for t in fig.targets], stopping_target=tau.text, confidence=confidence,
                         interval=options.interval, independent_screening=options.independent,
                         label_policy=options.policy, ordering=row.ordering, as_of_judgment=as_of,
                         target_rule=options.target_rule, depth_basis=assessment.basis.method,
@@ -352,10 +347,10 @@ def report_of(conn: Connection, topic: str, options: ReportOptions) -> Report:
                   gain=gain, precision_recall=pr, review_quality=quality, prisma=prisma, two_phase=two_phase)
 
 
-def _audit_decides_row(rows: list[DepthRow], tau: str, status: TopicStatus) -> list[DepthRow]:
+def _audit_decides_row(rows: list[DepthRow], tau: Target, status: TopicStatus) -> list[DepthRow]:
     """The depth table's row for the stopping target when the audit stream decides: its status is the decision's
     (one status per screen), the samples' depths stay as estimates, and a reached row has nothing to certify."""
-    target = float(Fraction(tau))
+    target = float(tau)
     figure = next((f for f in status.figures if f.basis == AUDIT_BASIS), None)
     out = []
     for depth_row in rows:
@@ -383,11 +378,11 @@ class _Figures:
     found_topic: int
     judged_ranks: np.ndarray
     fully_judged: bool
-    targets: list[str]
+    targets: list[Target]
     assessment: Assessment
 
 
-def _topic_status(conn: Connection, topic: str, options: ReportOptions, tau: str, fig: _Figures, sample_text: str,
+def _topic_status(conn: Connection, topic: str, options: ReportOptions, tau: Target, fig: _Figures, sample_text: str,
                   sample_next: str | None, state: QueueState) -> TopicStatus:
     """The topic's one decision (`reviewdepth.report.decision`): this report's samples, and the audit
     stream's monitor when the topic has a stream (the figure and next step `reviewdepth watch` shows)."""
@@ -428,7 +423,7 @@ def _figures(labels: QueueLabels, evidence: QueueEvidence, population_size: int 
     found_topic = labels.relevant_total
     judged_ranks = np.flatnonzero(labels.labels >= 0)
     fully_judged = is_fully_judged(labels, population)
-    targets = [str(t) for t in options.targets]
+    targets = [checked_target(t) for t in options.targets]  # Targets already once `validate` has run
     if options.known_relevant is not None and options.known_relevant < found_topic:
         raise Invalid(f"--relevant {options.known_relevant} is below the {found_topic:,} documents already judged "
                       "relevant in this topic")
@@ -439,7 +434,7 @@ def _figures(labels: QueueLabels, evidence: QueueEvidence, population_size: int 
                     targets, assessment)
 
 
-def _floor(fig: _Figures, labels: np.ndarray, tau: str, confidence: float) -> FloorFigure:
+def _floor(fig: _Figures, labels: np.ndarray, tau: Target, confidence: float) -> FloorFigure:
     """The floor of any random-sample certification of the stopping target now, and the least projected total."""
     size = rel = 0
     assessment = fig.assessment
@@ -447,7 +442,7 @@ def _floor(fig: _Figures, labels: np.ndarray, tau: str, confidence: float) -> Fl
         use = next(u for u in assessment.samples if u.sample_id == assessment.rest_sample)
         size, rel = use.in_rest, use.rest_positives
     prefix = (np.asarray(labels[:fig.reviewed]) == 1).astype(np.int8)
-    return floor_figure(prefix, fig.size, Fraction(tau), confidence, rest_sample_size=size,
+    return floor_figure(prefix, fig.size, tau.value, confidence, rest_sample_size=size,
                         rest_sample_relevant=rel)
 
 
@@ -456,7 +451,7 @@ def _floor(fig: _Figures, labels: np.ndarray, tau: str, confidence: float) -> Fl
 REPORT_PLAN_MAX = 10_000
 
 
-def _certify(fig: _Figures, labels: np.ndarray, tau: str, confidence: float, floor: FloorFigure | None,
+def _certify(fig: _Figures, labels: np.ndarray, tau: Target, confidence: float, floor: FloorFigure | None,
              sample: SamplePlan | None, *, replay: bool = False) -> CertifyCost | None:
     """The certification cost of the stopping target (:class:`CertifyCost`) when its point estimate is met: the
     stop plan's recommended path when ``replay`` (and the queue is small enough to replay here), else the floor
@@ -464,7 +459,7 @@ def _certify(fig: _Figures, labels: np.ndarray, tau: str, confidence: float, flo
     from reviewdepth.estimation.stop_plan import ReviewEvidence, plan_stop
     from reviewdepth.report.stop_plan_render import path_sentence
 
-    target = Fraction(tau)
+    target = tau.value
     row = next((a for a in fig.assessment.targets if a.target == float(target)), None)
     if (row is None or row.status != AnswerStatus.NOT_REACHED or not row.point.reached or row.certify_floor is None
             or not floor):
@@ -493,13 +488,13 @@ def _certify(fig: _Figures, labels: np.ndarray, tau: str, confidence: float, flo
                        "elusion test (one look)", step)
 
 
-def _plan(fig: _Figures, labels: np.ndarray, tau: str, confidence: float) -> SamplePlan | None:
+def _plan(fig: _Figures, labels: np.ndarray, tau: Target, confidence: float) -> SamplePlan | None:
     """What a fresh sample of the unreviewed rest would need to certify the stopping target now."""
     rest = fig.size - fig.reviewed
     if rest <= 0:
         return None
     # the service's keys are the section's fields: one renamed on either side fails here, not in a renderer
-    return SamplePlan(**sample_plan_figures(fig.found_prefix, fig.reviewed, rest, fig.assessment, tau, confidence,
+    return SamplePlan(**sample_plan_figures(fig.found_prefix, fig.reviewed, rest, fig.assessment, tau.value, confidence,
                                             prefix_labels=labels))
 
 
@@ -516,7 +511,7 @@ def _review_quality(conn: Connection, topic: str, topic_id: int, queue: Queue, l
     resolved = sum(c.status == "resolved" for c in conflicts)
     sensitivity: list[PolicySensitivityRow | CorrectedSensitivityRow] = []
     if multi or qc:
-        tau = float(Fraction(stopping_target(fig.targets)))
+        tau = float(stopping_target(fig.targets))
         for policy in POLICIES:
             figures = fig
             if policy != options.policy:

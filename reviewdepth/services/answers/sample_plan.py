@@ -17,9 +17,10 @@ from reviewdepth.estimation.depth_unknown import default_window
 from reviewdepth.estimation.percent import percent
 from reviewdepth.estimation.planning import plan_elusion, plan_population
 from reviewdepth.estimation.stop_plan import project_yield
+from reviewdepth.estimation.target import DEFAULT_TARGET, Target
 from reviewdepth.report.wording import with_topic
 from reviewdepth.services.errors import Invalid
-from reviewdepth.services.evidence.confidence import checked_confidence
+from reviewdepth.services.evidence.confidence import checked_confidence, checked_target
 from reviewdepth.services.evidence.queue_evidence import QueueEvidence
 from reviewdepth.services.evidence.queue_state import load_queue_state
 from reviewdepth.store.loaders import QueueLabels
@@ -55,11 +56,11 @@ def _rate_source(found: int, reviewed: int, rest: int, assessment: Assessment | 
     return 0.5, "no evidence at all: the plan assumes half the rest is relevant"
 
 
-def sample_plan_figures(found: int, reviewed: int, rest: int, assessment: Assessment | None, target: str,
+def sample_plan_figures(found: int, reviewed: int, rest: int, assessment: Assessment | None, target: Fraction,
                         confidence: float, *, prefix_labels: np.ndarray | None = None, power: float = 0.8,
                         rate: float | None = None) -> dict[str, Any]:
     """The elusion-test plan at the current cutoff as plain data (the report's ``answer.plan`` and the command)."""
-    tau = Fraction(target)
+    tau = target
     cautious_chance: float | None = None
     if rate is None:
         rate, source = _rate_source(found, reviewed, rest, assessment, prefix_labels)
@@ -181,20 +182,14 @@ def evidence_now(conn: Connection, topic: str, *, queue: str | None, policy: str
     return CurrentEvidence(state.queue, state.as_of, labels, evidence, assessment)
 
 
-def plan_sample(engine: Engine, topic: str, *, queue: str | None = None, target: str = "0.95",
-                confidence: float = 0.95, frame: str = "unreviewed", power: float = 0.8,
-                rate: float | None = None, policy: str = "latest") -> dict[str, Any]:
+def plan_sample(engine: Engine, topic: str, *, queue: str | None = None,
+                target: Target | str = DEFAULT_TARGET, confidence: float = 0.95, frame: str = "unreviewed",
+                power: float = 0.8, rate: float | None = None, policy: str = "latest") -> dict[str, Any]:
     """The plan for the topic's queue as it is now (see :func:`sample_plan_figures`; ``frame="all"`` plans a
     whole-queue sample for QBCB / the direct rule at the current depth)."""
     if frame not in PLAN_FRAMES:
         raise Invalid(f"frame must be one of {', '.join(PLAN_FRAMES)}, not {frame!r}")
-    try:
-        tau = Fraction(str(target))
-    except (ValueError, ZeroDivisionError):
-        raise Invalid(f"target {target!r} is not a number") from None
-    if not 0 < tau < 1:
-        raise Invalid(f"target recall must be in (0, 1) for a sample to certify it, not {target} (recall 1 is only "
-                      "known by judging every document)")
+    tau = checked_target(target, certify=True).value
     checked_confidence(confidence)
     if not 0 < power < 1:
         raise Invalid(f"power must be in (0, 1), not {power}")
@@ -211,7 +206,7 @@ def plan_sample(engine: Engine, topic: str, *, queue: str | None = None, target:
         if rest == 0:
             return {**header, "frame": frame, "feasible": False,
                     "reason": "nothing is left unreviewed: every document of the queue is reviewed"}
-        figures = sample_plan_figures(found, reviewed, rest, assessment, str(tau), confidence,
+        figures = sample_plan_figures(found, reviewed, rest, assessment, tau, confidence,
                                       prefix_labels=labels.labels, power=power, rate=rate)
         # commands name the topic, ready to run
         for key in ("reason", "summary", "command"):

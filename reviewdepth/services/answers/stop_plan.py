@@ -11,9 +11,10 @@ from sqlalchemy import Engine
 
 from reviewdepth.estimation.percent import percent
 from reviewdepth.estimation.stop_plan import CONTINUATIONS, ReviewEvidence, StopPlan, plan_stop
+from reviewdepth.estimation.target import DEFAULT_TARGET, Target
 from reviewdepth.services.answers.sample_plan import current_evidence
 from reviewdepth.services.errors import Invalid
-from reviewdepth.services.evidence.confidence import checked_confidence
+from reviewdepth.services.evidence.confidence import checked_confidence, checked_target
 
 
 @dataclass(frozen=True)
@@ -27,14 +28,9 @@ class TopicStopPlan:
     plan: StopPlan
 
 
-def _checked(target: str, confidence: float, power: float, review_cost: float, sample_cost: float,
+def _checked(target: Target | str, confidence: float, power: float, review_cost: float, sample_cost: float,
              produce_cost: float | None = None) -> Fraction:
-    try:
-        tau = Fraction(str(target).strip())
-    except (ValueError, ZeroDivisionError):
-        raise Invalid(f"target: {target!r} is not a number (a recall strictly between 0 and 1, e.g. 0.95)") from None
-    if not 0 < tau < 1:
-        raise Invalid(f"target: must lie strictly between 0 and 1 for a sample to certify it, not {target}")
+    tau = checked_target(target, certify=True).value
     checked_confidence(confidence)
     if not 0 < power < 1:
         raise Invalid(f"power: must lie strictly between 0 and 1, not {power!r}")
@@ -46,9 +42,9 @@ def _checked(target: str, confidence: float, power: float, review_cost: float, s
     return tau
 
 
-def topic_stop_plan(engine: Engine, topic: str, *, queue: str | None = None, target: str = "0.95",
-                    confidence: float = 0.95, power: float = 0.8, review_cost: float = 1.0,
-                    sample_cost: float = 1.0, policy: str = "latest",
+def topic_stop_plan(engine: Engine, topic: str, *, queue: str | None = None,
+                    target: Target | str = DEFAULT_TARGET, confidence: float = 0.95, power: float = 0.8,
+                    review_cost: float = 1.0, sample_cost: float = 1.0, policy: str = "latest",
                     produce_cost: float | None = None, previous: str | None = None) -> TopicStopPlan:
     """The plan for the topic's queue as it is now. Evidence: the reviewed prefix as the report counts it and the
     best random sample of the rest (the report's rest sample); the population is the queue. With a
@@ -70,9 +66,10 @@ def topic_stop_plan(engine: Engine, topic: str, *, queue: str | None = None, tar
     return TopicStopPlan(topic, now.queue.name, now.as_of, now.assessment.scope, plan)
 
 
-def chosen_audit_rate(engine: Engine, topic: str, *, queue: str | None = None, target: str = "0.95",
-                      confidence: float = 0.95, policy: str = "latest") -> tuple[int, str]:
-    """K for ``sample stream --every auto``: `stop_plan.choose_audit_rate` from the topic's evidence now (the
+def chosen_audit_rate(engine: Engine, topic: str, *, queue: str | None = None,
+                      target: Target | str = DEFAULT_TARGET, confidence: float = 0.95,
+                      policy: str = "latest") -> tuple[int, str]:
+    """K for ``sample stream start --every auto``: `stop_plan.choose_audit_rate` from the topic's evidence now (the
     stream then holds what the monitor needs when the review reaches the projected cheapest depth), with a
     sentence saying why. The guarantee does not depend on K, which may be changed later."""
     from reviewdepth.estimation.stop_plan import Certifier, choose_audit_rate, project_yield

@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from fractions import Fraction
 
 from sqlalchemy import Connection, Engine
 
@@ -50,6 +49,7 @@ from reviewdepth.services.answers.report import ReportOptions, report_of
 from reviewdepth.services.errors import Invalid
 from reviewdepth.services.evidence.audit import AuditEvidence, load_audit, stream_pace, streams_of
 from reviewdepth.services.evidence.coding import Coding, first_decisions, latest_coding
+from reviewdepth.services.evidence.confidence import checked_target
 from reviewdepth.services.evidence.sample_coding import sample_coding
 from reviewdepth.services.evidence.topic import find_queue
 from reviewdepth.store.chain import canonical_time
@@ -72,9 +72,7 @@ def build_validation(engine: Engine, topic: str, options: ReportOptions,
     if len(options.targets) != 1:
         raise Invalid("a validation document is for one target recall")
     options.validate()
-    if Fraction(str(options.targets[0])) >= 1:
-        raise Invalid(f"target recall must be below 1 for a validation (no sample certifies recall 1), not "
-                      f"{options.targets[0]}")
+    checked_target(options.targets[0], certify=True)
     with read_snapshot(engine) as conn:
         report = report_of(conn, topic, options)
         topic_id, _ = find_queue(conn, topic, options.queue)

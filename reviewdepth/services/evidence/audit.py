@@ -189,7 +189,7 @@ def audit_doc_ids(conn: Connection, topic: str, count: int | None = None) -> Seq
 
 @dataclass
 class StreamRecord:
-    """A stored audit stream as `sample stream --show` and ``GET /topics/{topic}/samples/stream`` report it.
+    """A stored audit stream as `sample stream show` and ``GET /topics/{topic}/samples/stream`` report it.
 
     ``judged``, ``relevant`` and ``pending`` are the evidence counts of `load_audit` (None when not computed)."""
 
@@ -254,7 +254,7 @@ def stream_with_evidence(conn: Connection, topic: str, *, policy: str = "latest"
         streams = [s for s in streams if s.id == stream_id]
     if not streams:
         raise NotFound(f"topic {topic!r} has no audit stream; start one with `reviewdepth sample stream "
-                       f"{topic} --every K` (or --rate R)")
+                       f"start {topic} --every K` (or --rate R)")
     record = stream_record(conn, streams[0], topic, topic_population)
     if not record.voided:
         evidence = load_audit(conn, topic, policy=policy)

@@ -13,6 +13,7 @@ from typing import Any
 
 from sqlalchemy import Connection, select
 
+from reviewdepth.estimation.target import Target
 from reviewdepth.store.ingest import as_utc
 from reviewdepth.store.models import Calibration
 
@@ -51,16 +52,17 @@ def latest_calibration(conn: Connection) -> CalibrationRecord | None:
     return None if row is None else calibration_record(row)
 
 
-def calibration_for_report(conn: Connection, target: str) -> CalibrationRecord | None:
+def calibration_for_report(conn: Connection, target: Target) -> CalibrationRecord | None:
     """The latest calibration when it was run for the target ``target`` (compared as exact fractions), else
     None: a calibration for another target says nothing about this one."""
     latest = latest_calibration(conn)
-    if latest is None or Fraction(latest.target) != Fraction(str(target)):
+    if latest is None or Fraction(latest.target) != target.value:
         return None
     return latest
 
 
-def stopping_calibrations(conn: Connection, heuristic_rules: Sequence[str], target: str) -> dict[str, dict[str, Any]]:
+def stopping_calibrations(conn: Connection, heuristic_rules: Sequence[str],
+                          target: Target) -> dict[str, dict[str, Any]]:
     """For each heuristic rule of a report's stopping evidence that the latest calibration (for ``target``)
     measured, by rule: the calibration's id, target, confidence, topics, the rule's figures and its one-line
     ``text``. Empty when there is none."""

@@ -164,7 +164,7 @@ def _checked_seed(seed: int | None) -> int:
 
 def _existing_message(topic: str, stream_id: int) -> str:
     return (f"topic {topic!r} already has an active audit stream (stream {stream_id}); one topic has at most one. "
-            f"Go on serving it, or void it first (`reviewdepth sample stream {topic} --void --reason ...`)")
+            f"Go on serving it, or void it first (`reviewdepth sample stream void {topic} --reason ...`)")
 
 
 def create_stream(engine: Engine, topic: str, *, every: int | None = None, rate: float | None = None,
@@ -225,7 +225,8 @@ def change_pace(engine: Engine, topic: str, *, every: int | None = None,
         active = active_stream(conn, topic_id)
         if active is None:
             # the topic exists; its state has no stream to re-pace (409, as "no queue yet"): not a missing resource
-            raise Conflict(f"topic {topic!r} has no active audit stream: start one with reviewdepth sample stream")
+            raise Conflict(f"topic {topic!r} has no active audit stream: start one with "
+                           "reviewdepth sample stream start")
         row = stream_queue(conn, topic_id, topic, None)
         labels = load_queue_labels(conn, row.id, topic_id, int(row.size), "latest")
         reviewed = queue_evidence(conn, topic_id, row, labels, None).reviewed

@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine, delete, insert, select
 
+from reviewdepth.estimation.target import DEFAULT_TARGET as TARGET_095
+from reviewdepth.estimation.target import Target
 from reviewdepth.services.errors import Invalid, NotFound
 from reviewdepth.services.evidence import calibration as evidence_calibration
 from reviewdepth.services.evidence.calibration import CalibrationRecord
@@ -32,7 +34,7 @@ if TYPE_CHECKING:
     from reviewdepth.estimation.replay import ReplayPlan
     from reviewdepth.services.simulation.simulate import Progress
 
-DEFAULT_TARGET = "0.95"
+DEFAULT_TARGET = TARGET_095
 DEFAULT_CONFIDENCE = 0.95
 # knee and budget read no sample: under the design "none" every replicate of a topic is the same run
 DEFAULT_REPLICATES = 1
@@ -145,7 +147,7 @@ def calibrated_rules(design: str) -> tuple[str, ...]:
     return tuple(name for name, info in RULES.items() if info.kind in CALIBRATED_KINDS and design in info.designs)
 
 
-def calibration_plan(*, target: str = DEFAULT_TARGET, confidence: float = DEFAULT_CONFIDENCE,
+def calibration_plan(*, target: Target | str = DEFAULT_TARGET, confidence: float = DEFAULT_CONFIDENCE,
                      replicates: int = DEFAULT_REPLICATES, seed: int = DEFAULT_SEED, look_every: int = DEFAULT_LOOKS,
                      design: str = "none", sample_size: int = 0, every: int = 0) -> ReplayPlan:
     """The checked replay plan of a calibration (`Invalid` naming the option)."""
@@ -155,7 +157,7 @@ def calibration_plan(*, target: str = DEFAULT_TARGET, confidence: float = DEFAUL
                       look_every=look_every, replicates=replicates, seed=seed, sample_size=sample_size, every=every)
 
 
-def calibrate(engine: Engine, *, target: str = DEFAULT_TARGET, confidence: float = DEFAULT_CONFIDENCE,
+def calibrate(engine: Engine, *, target: Target | str = DEFAULT_TARGET, confidence: float = DEFAULT_CONFIDENCE,
               replicates: int = DEFAULT_REPLICATES, seed: int = DEFAULT_SEED, look_every: int = DEFAULT_LOOKS,
               design: str = "none", sample_size: int = 0, every: int = 0, workers: int = 1, reviewer: str = "cli",
               progress: Progress | None = None) -> CalibrationRecord:

@@ -53,6 +53,7 @@ from reviewdepth.estimation.replay import (
     summarise,
     validate_plan,
 )
+from reviewdepth.estimation.target import DEFAULT_TARGET, Target
 from reviewdepth.formats.errors import InputError
 from reviewdepth.formats.runs import read_run
 from reviewdepth.formats.trec import read_qrels
@@ -67,7 +68,7 @@ from reviewdepth.report.simulation_model import (
     SimulationTopic,
 )
 from reviewdepth.services.errors import Conflict, Invalid, NotFound
-from reviewdepth.services.evidence.confidence import checked_confidence
+from reviewdepth.services.evidence.confidence import checked_confidence, checked_target
 from reviewdepth.services.simulation.costs import checked_costs
 from reviewdepth.store import validation
 from reviewdepth.store.labels import POLICIES
@@ -131,7 +132,8 @@ def parse_looks(text: str) -> int:
     return int(tail)
 
 
-def build_plan(*, design: str, rules: Sequence[str] = (), target: object = "0.95", confidence: float = 0.95,
+def build_plan(*, design: str, rules: Sequence[str] = (), target: Target | str = DEFAULT_TARGET,
+               confidence: float = 0.95,
                look_every: int = 100, replicates: int = 100, seed: int = 0, sample_size: int = 0,
                every: int = 0, review_cost: float = 1.0, sample_cost: float = 1.0,
                produce_cost: float = 1.0) -> ReplayPlan:
@@ -143,13 +145,7 @@ def build_plan(*, design: str, rules: Sequence[str] = (), target: object = "0.95
             and all(name in RULES for name in rules):
         # the planned rule brings its own design, which needs no sample size or rate: ``--rule planned`` names it
         design = "planned"
-    text = str(target).strip()
-    try:
-        tau = Fraction(text)
-    except (ValueError, ZeroDivisionError):
-        raise Invalid(f"target: {text!r} is not a number (a recall strictly between 0 and 1, e.g. 0.95)") from None
-    if not 0 < tau < 1:
-        raise Invalid(f"target: the target recall must lie strictly between 0 and 1, not {text}")
+    tau = checked_target(target, certify=True).value
     level = checked_confidence(confidence)
     for name, value, least in (("replicates", replicates, 1), ("looks", look_every, 1), ("seed", seed, 0),
                                ("sample-size", sample_size, 0), ("every", every, 0)):
