@@ -448,6 +448,11 @@ def _projected_gains(recent: float, decay: float, window: int, unreviewed: int, 
     return steps.astype(np.int64)
 
 
+# a look's memo key (`PlannedPolicy._look`): depth, found, audited, the audit's positive ranks beyond the depth, the
+# audited count beyond it, the prefix's fit (ρ₀, q), and the audited documents each candidate depth passes (bytes)
+MemoKey = tuple[int, int, int, tuple[int, ...], int, float, float, bytes]
+
+
 @dataclass
 class PlannedPolicy:
     """Review on or audit, whichever the projection says is cheaper, look by look; stop when the monitor certifies.
@@ -470,7 +475,9 @@ class PlannedPolicy:
     review_cost: float = 1.0
     sample_cost: float = 1.0
     horizon: int = 40
-    _memo: dict[tuple[int, int, tuple[int, ...], int], Action] = field(default_factory=dict)
+    # decisions by everything a look's decision reads (`_look`); one policy serves many paths, so the key must
+    # tell apart looks that share a depth and an audit count but not the labels or the audit behind them
+    _memo: dict[MemoKey, Action] = field(default_factory=dict)
 
     def _audit_cost(self, found: int, missed: int, audited: int, reviewed: int) -> float:
         need = self.certifier.elements_needed(found, missed)
@@ -487,42 +494,60 @@ class PlannedPolicy:
         ones_at = np.concatenate([[0], np.cumsum(np.asarray(prefix_labels[:d]) == 1, dtype=np.int64)])
         return self._look(d, state.found, state.audited, positives, audited, 0, ones_at, prefix_labels)
 
+    def _targets(self, d: int, positives: IntArray) -> IntArray:
+        """The candidate depths of a review move from ``d``: the next ``horizon`` batches and just past each known
+        audit positive, sorted, each beyond ``d``."""
+        steps = np.minimum(self.population, d + self.batch * np.arange(1, self.horizon + 1, dtype=np.int64))
+        targets = np.unique(np.concatenate([steps, positives + 1]))
+        found: IntArray = targets[targets > d]
+        return found
+
     def _look(self, d: int, f: int, m: int, positives: tuple[int, ...], audited_sorted: IntArray, below_d: int,
               ones_at: IntArray, labels: npt.NDArray[np.int8]) -> Action:
         """:meth:`decide` at depth ``d`` with ``f`` found and ``m`` stream elements judged: ``positives`` the sorted
         ranks of the audit's relevant documents beyond ``d``, ``audited_sorted`` sorted audited ranks of which the
         first ``below_d`` lie inside the prefix, ``ones_at`` the relevant count before each rank, ``labels`` the
-        queue's labels (read only when the closed-form yields cannot decide, see :func:`_projected_gains`)."""
+        queue's labels (read only when the closed-form yields cannot decide, see :func:`_projected_gains`).
+
+        The memo's key is what the decision reads, no more, so that another path (a replicate, a synthetic queue
+        of the plan) reuses a decision exactly when it would make the same one: d, F, m; the audit's positives
+        beyond d (ranks: the candidate depths and what each passes); the audited count beyond d (the projection's
+        rest sample); the prefix's fit (ρ₀, q; W follows from d), which is all that the projection reads of the
+        prefix's labels, the arrays included; and the audited documents beyond d that each candidate depth passes
+        (their review is free). Depth and audit count alone let a path take another's decision when the labels
+        or the audited ranks differed (a replay's figures then depended on which replicates a process had seen)."""
+        positive_ranks = np.array(positives, dtype=np.int64)
+        targets = self._targets(d, positive_ranks)
+        passed_audited = np.searchsorted(audited_sorted, targets) - below_d
+        recent, decay, window = _projection_fit(ones_at, d)
         outside = len(audited_sorted) - below_d
-        key = (d, m, positives, outside)
+        key = (d, f, m, positives, outside, recent, decay, passed_audited.tobytes())
         hit = self._memo.get(key)
         if hit is not None:
             return hit
-        action = self._decide(d, f, m, positives, audited_sorted, below_d, ones_at, labels)
+        action = self._decide(d, f, m, positive_ranks, outside, targets, passed_audited, (recent, decay, window),
+                              labels)
         self._memo[key] = action
         return action
 
-    def _decide(self, d: int, f: int, m: int, positives_ranks: tuple[int, ...], audited_sorted: IntArray,
-                below_d: int, ones_at: IntArray, labels: npt.NDArray[np.int8]) -> Action:
-        x = len(positives_ranks)
-        outside = len(audited_sorted) - below_d
+    def _decide(self, d: int, f: int, m: int, positives: IntArray, outside: int, targets: IntArray,
+                passed_audited: IntArray, fit: tuple[float, float, int], labels: npt.NDArray[np.int8]) -> Action:
+        """The move at a look from what `_look` keys it by: the candidate depths ``targets``, the audited documents
+        beyond d each passes, the prefix's ``fit`` (ρ₀, q, W)."""
+        x = len(positives)
         if d >= self.population or self.certifier.certified(f, x, m, d):
             return Action("stop", d, 0.0)
         best = Action("audit", self.certifier.elements_needed(f, x) or self.population,
                       self._audit_cost(f, x, m, d))
-        positives = np.array(positives_ranks, dtype=np.int64)
-        steps = np.minimum(self.population, d + self.batch * np.arange(1, self.horizon + 1, dtype=np.int64))
-        targets = np.unique(np.concatenate([steps, positives + 1]))
-        targets = targets[targets > d]
         # one pass over the candidate depths: what each passes (known positives, audited documents) and gains
         passed_pos = np.searchsorted(positives, targets)
-        passed_audited = np.searchsorted(audited_sorted, targets) - below_d
         share = 1 - passed_audited / (targets - d)
-        recent, decay, window = _projection_fit(ones_at, d)
+        recent, decay, window = fit
         projected_steps = _projected_gains(recent, decay, window, self.population - d, outside, x, targets - d,
                                            share)
         if projected_steps is None:
-            # a yield at a step of ⌊·⌋ within the closed form's distance from the arrays: the arrays decide
+            # a yield at a step of ⌊·⌋ within the closed form's distance from the arrays: the arrays decide (they
+            # read the prefix's labels only through the fit's two window counts)
             cum = project_yield(labels[:d], self.population - d, rest_sample_size=outside,
                                 rest_sample_relevant=x).cumulative
             projected_steps = np.floor(cum[targets - d] * share + 1e-9).astype(np.int64)

@@ -31,6 +31,13 @@ its relevant documents sit along the ranking shapes the projection (:func:`proje
 path is priced and the plan asks for one (:func:`richness_sample_size`).
 """
 
+# One change since it was kept (the memo fix of branch memo44): `PlannedPolicy.decide` keyed its memo by (depth,
+# audited count, the audit's positive ranks beyond the depth, the audited count beyond it), but the decision also
+# reads F, the prefix's fit (its labels) and which audited ranks lie beyond the depth; one policy serves many paths
+# (plan_stop's synthetic queues, a replay's replicates), so a path could take another path's decision. The key now
+# also holds F, the fit (ρ₀, q) and the audited documents each candidate depth passes, as the current module's
+# `PlannedPolicy._look` does, so that the identity tests compare the same (complete-key) plans. Nothing else changed.
+
 from __future__ import annotations
 
 import math
@@ -357,7 +364,8 @@ class PlannedPolicy:
     review_cost: float = 1.0
     sample_cost: float = 1.0
     horizon: int = 40
-    _memo: dict[tuple[int, int, tuple[int, ...], int], Action] = field(default_factory=dict)
+    _memo: dict[tuple[int, int, int, tuple[int, ...], int, float, float, bytes], Action] = field(
+        default_factory=dict)
 
     def _audit_cost(self, found: int, missed: int, audited: int, reviewed: int) -> float:
         need = self.certifier.elements_needed(found, missed)
@@ -368,8 +376,15 @@ class PlannedPolicy:
 
     def decide(self, state: PolicyState, prefix_labels: npt.NDArray[np.int8]) -> Action:
         """The next move from ``state``; ``prefix_labels`` are the labels of the reviewed prefix (rank order)."""
-        d, _f, m = state.reviewed, state.found, state.audited
-        key = (d, m, tuple(sorted(state.outside_positive_ranks)), len(state.outside_audited_ranks))
+        d, f, m = state.reviewed, state.found, state.audited
+        positives = tuple(sorted(state.outside_positive_ranks))
+        # [changed after the fact, the one change to this module: the memo key, see the note at the top]
+        fit = project_yield(prefix_labels[:d], 0)
+        steps = np.minimum(self.population, d + self.batch * np.arange(1, self.horizon + 1, dtype=np.int64))
+        targets = np.unique(np.concatenate([steps, np.array(positives, dtype=np.int64) + 1]))
+        passed = np.searchsorted(np.array(sorted(state.outside_audited_ranks), dtype=np.int64), targets[targets > d])
+        key = (d, f, m, positives, len(state.outside_audited_ranks), fit.recent_rate, fit.decay_per_window,
+               passed.tobytes())
         hit = self._memo.get(key)
         if hit is not None:
             return hit
