@@ -442,7 +442,7 @@ def pdf_view(data: bytes) -> bytes:
     """The PDF with every Flate stream inflated in place (the rest as it is): a byte-comparable text form."""
     parts: list[bytes] = []
     position = 0
-    for match in re.finditer(rb"stream\r?\n", data):
+    for match in re.finditer(rb"(?<!end)stream\r?\n", data):  # not "endstream": it would pair streams wrongly
         start = match.end()
         if start < position:
             continue
