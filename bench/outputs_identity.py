@@ -249,7 +249,7 @@ def build_clef(ctx: Context) -> str:
     cli(ctx, ["topic", "protocol", CLEF_TOPIC, "--workflow", "TAR 2.0", "--platform", "reviewdepth",
               "--model", "Waterloo BMI (CLEF 2017 run A)", "--acceptance", "recall>=0.8@0.95",
               "--reviewer", "ana:reviewer", "--reviewer", "aud:auditor", "--blind", "--by", "lead", *db])
-    cli(ctx, ["sample", "stream", CLEF_TOPIC, "--every", "10", "--seed", "43", "--queue", CLEF_QUEUE,
+    cli(ctx, ["sample", "stream", "start", CLEF_TOPIC, "--every", "10", "--seed", "43", "--queue", CLEF_QUEUE,
               "--reviewer", "lead", *db])
     reviewed: list[str] = []
     for round_number in range(ROUNDS):
@@ -333,7 +333,7 @@ def topic_captures(prefix: str, topic: str, db: str, *, sample_id: str | None, s
             add(f"sample-show.{fmt}", "sample", "show", topic, sample_id, "--format", fmt)
     if stream:
         for fmt in ("table", "json"):
-            add(f"sample-stream.{fmt}", "sample", "stream", topic, "--show", "--format", fmt)
+            add(f"sample-stream.{fmt}", "sample", "stream", "show", topic, "--format", fmt)
     add("sample-plan.txt", "sample", "plan", topic)
     add("export-labels.csv", "export", "labels", topic)
     add("export-queue.trec", "export", "queue", topic)
