@@ -213,7 +213,7 @@ def box_lines(box: FlowBox, flow: PrismaFlow) -> list[Line]:
                           side, muted=True)]
     if box.code == "included":
         return [*_wrapped("Studies included in review", side, bold=True), _counted("n = ", c["studies"]),
-                *_wrapped(f"(records included under the label policy {policy!r})", side, muted=True)]
+                *_wrapped(f"(records included under the label policy {str(policy)!r})", side, muted=True)]
     raise ValueError(f"no words for the box {box.code!r}")
 
 

@@ -56,6 +56,8 @@ def test_the_three_search_example_runs_as_documented(engine: Engine, empty_db_ur
     result = CliRunner().invoke(create_cli(), ["prisma", "lbp", "--queue", "MEDLINE", "--format", "svg"],
                                 env={"REVIEWDEPTH_DATABASE_URL": empty_db_url})
     assert result.exit_code == 0, result.output
+    # the CLI's choice (an enum) reaches the diagram as its word, never as the enum's repr
+    assert "Policy." not in result.stdout and "label policy" in result.stdout
     shown = re.search(r"### Identification per source\n.*?```text\n(.*?)```", QUALITY.read_text(), re.S)
     assert shown is not None
     assert box_text(result.stdout) == shown.group(1).splitlines()
