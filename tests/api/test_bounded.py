@@ -133,7 +133,7 @@ def test_reports_are_built_off_the_event_loop_one_at_a_time(api: Api, monkeypatc
     real = report_service.build_report
 
     def build(engine: Any, topic: str, options: Any) -> Any:
-        calls.append(tuple(options.targets))
+        calls.append(tuple(str(target) for target in options.targets))  # each `Target` as written
         entered.set()
         release.wait(WAIT)
         return real(engine, topic, options)
