@@ -13,6 +13,7 @@ import pytest
 
 from reviewdepth.estimation.assessment import AnswerStatus, Basis, NextStep
 from reviewdepth.estimation.stopping import RuleKind
+from reviewdepth.estimation.target import Target
 from reviewdepth.report.status_model import Validity
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,7 +64,7 @@ def test_the_check_sees_a_comparison_with_words(tmp_path: Path, source: str) -> 
 def test_the_decision_record_carries_codes() -> None:
     from reviewdepth.report.decision import audit_figure, topic_status
 
-    status = topic_status("0.95", 0.95, 10, 3, sample=None, sample_status=None,
+    status = topic_status(Target.parse("0.95"), 0.95, 10, 3, sample=None, sample_status=None,
                           audit=audit_figure(1, 100, 0.97, 0.95, True))
     assert status.status is AnswerStatus.REACHED
     assert status.figures[0].validity is Validity.ANYTIME_VALID

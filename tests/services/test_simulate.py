@@ -188,7 +188,7 @@ def test_unlabelled_documents_and_topics_without_relevant(tmp_path: Path) -> Non
     ({"design": "sideways"}, "design: unknown design 'sideways'"),
     ({"replicates": 0}, "replicates: must be a whole number >= 1"),
     ({"replicates": 10**7}, "replicates: at most 1,000,000 per topic"),
-    ({"target": "1.2"}, "target: the target recall must lie strictly between 0 and 1"),
+    ({"target": "1.2"}, r"target: the target recall must be in \(0, 1\], not 1.2"),
     ({"target": "most"}, "target: 'most' is not a number"),
     ({"confidence": 1.0}, "confidence: must be a number from 0.5 to 0.999999"),
     ({"every": 0}, "every: the audit design needs one audit document per every >= 1"),
