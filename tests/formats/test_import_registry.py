@@ -66,7 +66,7 @@ def test_building_the_cli_loads_no_reader() -> None:
     only when a file is read."""
     probe = ("import sys; from reviewdepth.cli.app import create_cli; create_cli(); "
              "print(sorted(m for m in sys.modules if m.startswith('reviewdepth.formats.') or m == 'numpy'))")
-    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    loaded = subprocess.run([sys.executable, "-P", "-c", probe], capture_output=True, text=True, check=True).stdout
     assert loaded.strip() == "['reviewdepth.formats.importers']", loaded
 
 
