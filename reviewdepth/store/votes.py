@@ -26,7 +26,8 @@ from datetime import datetime
 
 import numpy as np
 import numpy.typing as npt
-from sqlalchemy import Connection, Select, func, or_, select, text
+from sqlalchemy import Connection, Select, String, any_, bindparam, func, or_, select, text
+from sqlalchemy.dialects import postgresql
 
 from reviewdepth.store.loaders import number_by_hash
 from reviewdepth.store.models import DEFAULT_STAGE, DISTINCT_DECISION, DUPLICATE_DECISION, SCREENING_FILTER, Judgment
@@ -208,8 +209,19 @@ def load_votes(conn: Connection, topic_id: int, as_of: int | None = None, *,
     if as_of is not None:
         stmt = stmt.where(Judgment.id <= as_of)
     if min_reviewers > 1:  # only documents with several voters: skip the bulk of a single-reviewer log in SQL
-        stmt = stmt.where(Judgment.doc_id.in_(_voted(topic_id, as_of, maybes=True).having(
-            func.count(func.distinct(Judgment.reviewer)) >= min_reviewers)))
+        several = _voted(topic_id, as_of, maybes=True).having(
+            func.count(func.distinct(Judgment.reviewer)) >= min_reviewers)
+        if conn.dialect.name == "postgresql":
+            # The documents first, then their rows through one hashed array (`= ANY`): as a join, PostgreSQL's
+            # statistics of a table just written to (before autovacuum analyses it) estimate one row each side and
+            # it re-runs the grouping once per judgment: 18 s at 5,900 judgments, against milliseconds.
+            doc_ids = list(conn.execute(several).scalars())
+            if not doc_ids:
+                return []
+            stmt = stmt.where(Judgment.doc_id == any_(bindparam("several_doc_ids", doc_ids,
+                                                                 type_=postgresql.ARRAY(String))))
+        else:  # SQLite builds an IN subquery's list once
+            stmt = stmt.where(Judgment.doc_id.in_(several))
     # keyed by (document, stage): positions are compared within a stage (module docstring)
     votes: dict[tuple[str, str], dict[str, Vote]] = {}
     maybes: dict[tuple[str, str], dict[str, Vote]] = {}
