@@ -4,6 +4,7 @@ Python."""
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Any
 
 import numpy as np
 from sqlalchemy import Engine, delete
@@ -93,9 +94,9 @@ def test_documents_with_several_voters_are_read_in_one_pass_on_fresh_statistics(
                                        zip(docs[start:start + 400], labels[start:start + 400], strict=True)],
                          reviewer=reviewer, allow_unqueued=True)
     topic_id = topic_id_of(engine, "T")
-    sent: list[tuple[str, object]] = []
+    sent: list[tuple[str, Any]] = []
 
-    def keep(conn: object, cursor: object, statement: str, parameters: object, context: object,
+    def keep(conn: object, cursor: object, statement: str, parameters: Any, context: object,
              executemany: bool) -> None:
         if "judgments" in statement:
             sent.append((statement, parameters))
