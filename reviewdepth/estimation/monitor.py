@@ -70,8 +70,10 @@ one fixed m: valid for a single look only — repeated after every batch its err
 
 from __future__ import annotations
 
+import bisect
 import enum
 import math
+import threading
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
@@ -132,35 +134,65 @@ WINDOW = 80.0
 
 def _cs_upper(population: int, audited: int, missed: int, alpha: float) -> int:
     """max{r : L_m(r) > α Σ_s π₀(s) L_m(s)} (the raw prior–posterior upper end, before the envelope)."""
+    return _cs_bound(population, audited, missed, alpha)[0]
+
+
+def _cs_bound(population: int, audited: int, missed: int, alpha: float) -> tuple[int, float, float]:
+    """(`_cs_upper`, ln Σ_s π₀(s) L_m(s) in the r-dependent part of ln L_m, the posterior mean of r): the raw upper
+    end, the evidence it compares L_m with and where that evidence sits (a search over m reads the last two to
+    place its next look, :class:`_Staircase`)."""
     if audited == 0:
-        return population  # no evidence: M_0 ≡ 1 < 1/α, every r is in the set
+        # no evidence: M_0 ≡ 1 < 1/α, every r is in the set (L ≡ 1, Σ π₀ = 1)
+        return population, 0.0, population / 2
     low, high = missed, population - (audited - missed)
     mode = min(max((missed * (population + 1)) // audited, low), high)
-    floor = _log_like(population, audited, missed, mode) - WINDOW
-    lo, hi = low, mode  # first r with ln L ≥ floor (ln L increases up to the mode)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if _log_like(population, audited, missed, mid) >= floor:
-            hi = mid
-        else:
-            lo = mid + 1
-    start = lo
-    lo, hi = mode, high  # last r with ln L ≥ floor
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if _log_like(population, audited, missed, mid) >= floor:
-            lo = mid
-        else:
-            hi = mid - 1
-    r = np.arange(start, lo + 1, dtype=np.float64)
+    top = _log_like(population, audited, missed, mode)
+    floor = top - WINDOW
+    # the window: the first r ≤ mode and the last r ≥ mode with ln L ≥ floor (ln L is concave: it rises up to the
+    # mode and falls after), each found by `_window_end`
+    start = _window_end(population, audited, missed, top, floor, mode, low)
+    end = _window_end(population, audited, missed, top, floor, mode, high)
+    r = np.arange(start, end + 1, dtype=np.float64)
     log_like = np.add(_log_comb(r, missed), _log_comb(population - r, audited - missed))
-    log_prior = _log_prior(population)[start:lo + 1]
+    log_prior = _log_prior(population)[start:end + 1]
     joint = log_prior + log_like
     peak = float(joint.max())
-    log_evidence = peak + math.log(float(np.exp(joint - peak).sum()))
+    weights = np.exp(joint - peak)
+    total = float(weights.sum())
+    log_evidence = peak + math.log(total)
     inside = np.flatnonzero(log_like > math.log(alpha) + log_evidence)
     # the maximiser of L_m is always inside (L_max ≥ Σ π₀ L), so the set is never empty
-    return int(r[inside[-1]])
+    return int(r[inside[-1]]), log_evidence, float(weights @ r) / total
+
+
+def _window_end(population: int, audited: int, missed: int, top: float, floor: float, mode: int,
+                limit: int) -> int:
+    """The r between ``mode`` and ``limit`` (either side) farthest from the mode with ln L_m(r) ≥ ``floor``, ln L
+    falling away from the mode (``top`` = ln L at it). The same integer as a bisection of that comparison finds,
+    at fewer evaluations: each look is placed where √(top − ln L), about linear in r (exactly, for a normal
+    shape), reaches √(top − floor), with a plain halving whenever a look fails to halve the bracket."""
+    if limit == mode:
+        return mode
+    sign = 1 if limit > mode else -1
+    far = _log_like(population, audited, missed, limit)
+    if far >= floor:
+        return limit
+    near, out = 0, abs(limit - mode)  # distances from the mode: near within the window, out beyond it
+    near_depth, out_depth, target = 0.0, math.sqrt(max(0.0, top - far)), math.sqrt(top - floor)
+    halving = True
+    while out - near > 1:
+        width = out - near
+        look = (near + out) // 2
+        if halving and out_depth > near_depth:
+            look = near + int(width * (target - near_depth) / (out_depth - near_depth))
+        look = min(max(look, near + 1), out - 1)
+        value = _log_like(population, audited, missed, mode + sign * look)
+        if value >= floor:
+            near, near_depth = look, math.sqrt(max(0.0, top - value))
+        else:
+            out, out_depth = look, math.sqrt(max(0.0, top - value))
+        halving = 2 * (out - near) <= width
+    return mode + sign * near
 
 
 @lru_cache(maxsize=65536)
@@ -244,6 +276,159 @@ def _upper_at_most(population: int, audited: int, missed: int, alpha: float, bou
         if _raw_upper(population, audited, u, alpha) > bound:
             return False
     return True
+
+
+class _Staircase:
+    """U(m, x) of one population, α and x at the stream lengths computed so far, and the search for the least m
+    with U(m, x) ≤ K (`least_audited_within`).
+
+    U(m, x) falls in m (each draw without a further find moves L_m to smaller r: L_(m+1)/L_m =
+    (N − r − m + x)/(m + 1 − x) falls in r; checked for every m, x < 40 and four α at N ≤ 2,500, and watched
+    here: a computed value out of order marks the staircase, and the search is then left to the caller's
+    bisection). So the lengths computed for one K bracket every other K. A look is placed where the continuous
+    margin g_K(m) = ln L_m(K + 1) − ln α − ln Σ π₀ L_m (its sign is the answer's, up to rounding) reaches 0: by
+    Newton's step from the bracket's end nearer to it (one more draw changes g by about
+    ln((N − K − 1 − m + x)/(N − r̄ − m + x)), r̄ the posterior mean), with a plain halving whenever looks fail
+    to halve the bracket three times in a row. The answers are `_cs_bound`'s; g only chooses where to look."""
+
+    def __init__(self, population: int, missed: int, alpha: float) -> None:
+        self.population = population
+        self.missed = missed
+        self.alpha = alpha
+        self.log_alpha = math.log(alpha)
+        self.lengths: list[int] = []  # sorted
+        self.negated: list[int] = []  # −U at those lengths: nondecreasing while U falls in m
+        self.evidence: list[tuple[float, float]] = []  # (ln evidence, posterior mean of r) at those lengths
+        self.in_order = True
+        self.lock = threading.Lock()
+
+    def at(self, audited: int) -> tuple[int, float, float]:
+        """(U(m, x), its ln evidence, the posterior mean of r) at m = ``audited``, computed once."""
+        with self.lock:
+            i = bisect.bisect_left(self.lengths, audited)
+            if i < len(self.lengths) and self.lengths[i] == audited:
+                return -self.negated[i], *self.evidence[i]
+        upper, log_evidence, mean = _cs_bound(self.population, audited, self.missed, self.alpha)
+        with self.lock:
+            i = bisect.bisect_left(self.lengths, audited)
+            if i == len(self.lengths) or self.lengths[i] != audited:
+                if (i > 0 and self.negated[i - 1] > -upper) or (i < len(self.negated) and self.negated[i] < -upper):
+                    self.in_order = False
+                self.lengths.insert(i, audited)
+                self.negated.insert(i, -upper)
+                self.evidence.insert(i, (log_evidence, mean))
+        return upper, log_evidence, mean
+
+    def margin(self, audited: int, bound: int) -> tuple[float, float]:
+        """(g_K(m), g_K(m + 1) − g_K(m) estimated) at m = ``audited``: g is −inf when K + 1 lies beyond the
+        likelihood's support, +inf at m = 0 (no evidence: every r is in the set)."""
+        _, log_evidence, mean = self.at(audited)
+        r, n, x = bound + 1, self.population, self.missed
+        if audited == 0:
+            return math.inf, math.nan
+        if r > n - (audited - x):
+            return -math.inf, math.nan
+        margin = _log_like(n, audited, x, r) - self.log_alpha - log_evidence
+        rest_at_r, rest_at_mean = n - r - audited + x, n - mean - audited + x
+        step = math.log(rest_at_r / rest_at_mean) if rest_at_r > 0 and rest_at_mean > 0 else math.nan
+        return margin, step
+
+    def least_within(self, bound: int) -> tuple[bool, int | None]:
+        """(settled, the least m in [x, N] with U(m, x) ≤ ``bound``; None when not even m = N). Not settled when
+        a value came out of order (U did not fall in m)."""
+        n, x = self.population, self.missed
+        with self.lock:
+            i = bisect.bisect_left(self.negated, -bound)  # the first length computed with U ≤ K
+            high = self.lengths[i] if i < len(self.lengths) else None
+            low = self.lengths[i - 1] if i > 0 else x - 1  # x − 1: below the range, never ok
+        if high is None:
+            if self.at(n)[0] > bound:
+                return self.in_order, None
+            high = n
+        low_margin, low_step = self.margin(low, bound) if low >= x else (math.nan, math.nan)
+        high_margin, high_step = self.margin(high, bound)
+        stalls = 0  # looks in a row that did not halve the bracket
+        while high - low > 1:
+            width = high - low
+            look = (low + high) // 2
+            if stalls < 3:
+                guess = _zero_between(low, low_margin, low_step, high, high_margin, high_step)
+                if guess is not None:
+                    look = math.ceil(guess)
+            look = min(max(look, low + 1), high - 1)
+            upper = self.at(look)[0]
+            if upper <= bound:
+                high = look
+                high_margin, high_step = self.margin(look, bound)
+            else:
+                low = look
+                low_margin, low_step = self.margin(look, bound)
+            # a guess lands beside the answer, not halfway, so a few looks may go by without halving the
+            # bracket; after three such, one plain bisection (the search stays within a few times a bisection's)
+            stalls = 0 if 2 * (high - low) <= width else stalls + 1
+        return self.in_order, high
+
+
+def _zero_between(low: int, low_margin: float, low_step: float, high: int, high_margin: float,
+                  high_step: float) -> float | None:
+    """Where g reaches 0 between the bracket's ends (g > 0 at ``low``, ≤ 0 at ``high``): Newton's step from the end
+    with the smaller |g|, else the secant; None when neither end's values say."""
+    candidates: list[tuple[float, float]] = []
+    if math.isfinite(low_margin) and math.isfinite(low_step) and low_step < 0:
+        candidates.append((abs(low_margin), low - low_margin / low_step))
+    if math.isfinite(high_margin) and math.isfinite(high_step) and high_step < 0:
+        candidates.append((abs(high_margin), high - high_margin / high_step))
+    if candidates:
+        return min(candidates)[1]
+    if math.isfinite(low_margin) and math.isfinite(high_margin) and low_margin > high_margin:
+        return low + (high - low) * low_margin / (low_margin - high_margin)
+    return None
+
+
+@lru_cache(maxsize=4096)
+def _staircase(population: int, missed: int, alpha: float) -> _Staircase:
+    return _Staircase(population, missed, alpha)
+
+
+# `least_audited_within`'s answers by (N, x, confidence, K): an answer for x − 1 settles x's at once. Cleared when
+# full (a plan asks some thousands; the bound is the memory's)
+_LEAST_KEPT: dict[tuple[int, int, float, int], tuple[bool, int | None]] = {}
+_LEAST_KEPT_MAX = 1 << 17
+
+
+def least_audited_within(population: int, missed: int, confidence: float, bound: int) -> tuple[bool, int | None]:
+    """`_least_audited_within`, kept."""
+    key = (population, missed, confidence, bound)
+    answer = _LEAST_KEPT.get(key)
+    if answer is None:
+        answer = _least_audited_within(population, missed, confidence, bound)
+        if len(_LEAST_KEPT) >= _LEAST_KEPT_MAX:
+            _LEAST_KEPT.clear()
+        _LEAST_KEPT[key] = answer
+    return answer
+
+
+def _least_audited_within(population: int, missed: int, confidence: float, bound: int) -> tuple[bool, int | None]:
+    """The least stream length m ≥ x with U*(m, x) ≤ ``bound`` (K), as bisecting m over `upper_missed_at_most`
+    finds it, at a few bound computations per K: (settled, m), m None when not even the whole population
+    (m = N) is enough. Not settled (the caller then bisects) only if U(m, x') was seen to rise in m.
+
+    U*(m, x) ≤ K iff U(m, x) ≤ K and U*(m, x − 1) ≤ K; both fall in m, so the least m is the larger of the least
+    m_x with U(m_x, x) ≤ K (:class:`_Staircase`) and the least m for x − 1: read from the answers kept when x − 1
+    was asked with this K, else m_x when U*(m_x, x − 1) ≤ K (the envelope rarely rises below x), else asked."""
+    alpha = _check(population, missed, missed, confidence)
+    settled, least = _staircase(population, missed, alpha).least_within(bound)
+    if not settled or least is None or missed == 0:
+        return settled, least
+    below = _LEAST_KEPT.get((population, missed - 1, confidence, bound))
+    if below is not None:
+        settled_below, least_below = below
+        if not settled_below:
+            return below
+        return True, None if least_below is None else max(least, least_below)
+    if upper_missed_at_most(population, least, missed - 1, confidence, bound):
+        return True, least
+    return least_audited_within(population, missed - 1, confidence, bound)
 
 
 def _evidence_floor(population: int, audited: int, missed: int, centre: int) -> float:

@@ -44,7 +44,7 @@ import numpy as np
 import numpy.typing as npt
 
 from reviewdepth.estimation.count_bound import sample_for_at_most
-from reviewdepth.estimation.monitor import certifies, upper_missed, upper_missed_at_most
+from reviewdepth.estimation.monitor import certifies, least_audited_within, upper_missed, upper_missed_at_most
 from reviewdepth.estimation.percent import percent
 from reviewdepth.estimation.planning import missed_allowed
 from reviewdepth.estimation.two_phase import StratumSample, TwoPhaseAssumption, count_bounds
@@ -306,10 +306,12 @@ class Certifier:
         key = (found, missed)
         answer = self._allowed.get(key)
         if answer is None:
+            # τ = p/q: ⌊(1 − τ)(F + x)⌋ = ⌊(q − p)(F + x)/q⌋ and ⌊F(1 − τ)/τ⌋ = ⌊F(q − p)/p⌋, in integers
             tau = Fraction(self.tau)
-            answer = max(0, math.floor((1 - tau) * (found + missed)))
+            p, q = tau.numerator, tau.denominator
+            answer = max(0, (q - p) * (found + missed) // q)
             if found > 0:
-                answer = max(answer, math.floor(found * (1 - tau) / tau))
+                answer = max(answer, found * (q - p) // p)
             self._allowed[key] = answer
         return answer
 
@@ -321,6 +323,10 @@ class Certifier:
             return False
         if self.population - reviewed <= allowed:
             return True
+        # U*(m, x) ≤ K falls in m: it holds exactly from the least m that the audit needs on
+        settled, least = least_audited_within(self.population, missed, self.confidence, allowed)
+        if settled:
+            return least is not None and audited >= least
         return upper_missed_at_most(self.population, audited, missed, self.confidence, allowed)
 
     def elements_needed(self, found: int, missed: int) -> int | None:
@@ -362,6 +368,9 @@ def _stream_needed(population: int, confidence: float, allowed: int, missed: int
     max(U*(m, x), x) ≤ K. It reads neither F nor τ, so every certifier of one population and confidence shares it."""
     if missed > allowed:
         return None
+    settled, least = least_audited_within(population, missed, confidence, allowed)
+    if settled:
+        return least
     return _bisect_first(lambda m: upper_missed_at_most(population, m, missed, confidence, allowed), missed,
                          population)
 
@@ -448,6 +457,40 @@ def _projected_gains(recent: float, decay: float, window: int, unreviewed: int, 
     return steps.astype(np.int64)
 
 
+class SortedRanks:
+    """A growing set of ranks that counts its members below given ranks: sorted runs whose sizes at least double
+    down the list (an insert merges the smaller runs into it), so an insert costs its amortised share of O(m log m)
+    over a replay and a count O(log m) searches, where one sorted array rebuilt per insert cost O(m) each."""
+
+    def __init__(self, ranks: IntArray | None = None) -> None:
+        self._runs: list[IntArray] = []
+        self._size = 0
+        if ranks is not None and len(ranks):
+            self.insert(ranks)
+
+    def __len__(self) -> int:
+        return self._size
+
+    def insert(self, ranks: IntArray) -> None:
+        run = np.sort(np.asarray(ranks, dtype=np.int64))
+        if not len(run):
+            return
+        self._size += len(run)
+        while self._runs and len(self._runs[-1]) <= 2 * len(run):
+            run = np.sort(np.concatenate([self._runs.pop(), run]))
+        self._runs.append(run)
+
+    def count_below(self, ranks: IntArray) -> IntArray:
+        """How many members are < each of ``ranks``."""
+        counts = np.zeros(len(ranks), dtype=np.int64)
+        for run in self._runs:
+            counts += np.searchsorted(run, ranks)
+        return counts
+
+    def count_below_one(self, rank: int) -> int:
+        return sum(int(np.searchsorted(run, rank)) for run in self._runs)
+
+
 # a look's memo key (`PlannedPolicy._look`): depth, found, audited, the audit's positive ranks beyond the depth, the
 # audited count beyond it, the prefix's fit (ρ₀, q), and the audited documents each candidate depth passes (bytes)
 MemoKey = tuple[int, int, int, tuple[int, ...], int, float, float, bytes]
@@ -490,7 +533,7 @@ class PlannedPolicy:
         """The next move from ``state``; ``prefix_labels`` are the labels of the reviewed prefix (rank order)."""
         d = state.reviewed
         positives = tuple(sorted(state.outside_positive_ranks))
-        audited = np.array(sorted(state.outside_audited_ranks), dtype=np.int64)
+        audited = SortedRanks(np.array(state.outside_audited_ranks, dtype=np.int64))
         ones_at = np.concatenate([[0], np.cumsum(np.asarray(prefix_labels[:d]) == 1, dtype=np.int64)])
         return self._look(d, state.found, state.audited, positives, audited, 0, ones_at, prefix_labels)
 
@@ -502,7 +545,7 @@ class PlannedPolicy:
         found: IntArray = targets[targets > d]
         return found
 
-    def _look(self, d: int, f: int, m: int, positives: tuple[int, ...], audited_sorted: IntArray, below_d: int,
+    def _look(self, d: int, f: int, m: int, positives: tuple[int, ...], audited_sorted: SortedRanks, below_d: int,
               ones_at: IntArray, labels: npt.NDArray[np.int8]) -> Action:
         """:meth:`decide` at depth ``d`` with ``f`` found and ``m`` stream elements judged: ``positives`` the sorted
         ranks of the audit's relevant documents beyond ``d``, ``audited_sorted`` sorted audited ranks of which the
@@ -518,7 +561,7 @@ class PlannedPolicy:
         or the audited ranks differed (a replay's figures then depended on which replicates a process had seen)."""
         positive_ranks = np.array(positives, dtype=np.int64)
         targets = self._targets(d, positive_ranks)
-        passed_audited = np.searchsorted(audited_sorted, targets) - below_d
+        passed_audited = audited_sorted.count_below(targets) - below_d
         recent, decay, window = _projection_fit(ones_at, d)
         outside = len(audited_sorted) - below_d
         key = (d, f, m, positives, outside, recent, decay, passed_audited.tobytes())
@@ -555,6 +598,10 @@ class PlannedPolicy:
         review = self.review_cost * (targets - d - passed_audited)
         for to, gain, passed, cost_of_review in zip(targets.tolist(), gained.tolist(), passed_pos.tolist(),
                                                     review.tolist(), strict=True):
+            if cost_of_review >= best.projected_cost - 1e-9:
+                # the audit's part is never negative and the review's grows with the depth: neither this depth
+                # nor any further one can be cheaper than the best, so their audits need not be computed
+                break
             cost = cost_of_review + self._audit_cost(f + gain, x - passed, m, to)
             if cost < best.projected_cost - 1e-9:
                 best = Action("review", to, cost)
@@ -585,6 +632,23 @@ class PlannedRun:
         return review_cost * (self.depth - self.paid_inside) + sample_cost * self.paid
 
 
+def _audit_until_found(permutation: npt.NDArray[np.int64], labels: npt.NDArray[np.int8], start: int, stop: int,
+                       reviewed: int) -> tuple[npt.NDArray[np.int64], bool]:
+    """The stream's elements from ``start`` up to ``stop`` (exclusive) or to the first relevant document beyond the
+    prefix ``reviewed``, inclusive, and whether it was found: read in blocks that double, so that a find after a
+    few hundred elements does not cost the whole allowance (an audit step may allow most of the queue)."""
+    block = 256
+    at = start
+    while at < stop:
+        end = min(stop, at + block)
+        chunk = permutation[at:end]
+        hits = np.flatnonzero((chunk >= reviewed) & (labels[chunk] == 1))
+        if len(hits):
+            return permutation[start:at + int(hits[0]) + 1], True
+        at, block = end, 2 * block
+    return permutation[start:stop], False
+
+
 def run_planned(labels: npt.NDArray[np.int8], permutation: npt.NDArray[np.int64], policy: PlannedPolicy,
                 *, start: PolicyState | None = None) -> PlannedRun:
     """Follow ``policy`` on a queue with known ``labels`` (rank order) and one audit ``permutation`` of its ranks
@@ -601,12 +665,12 @@ def run_planned(labels: npt.NDArray[np.int8], permutation: npt.NDArray[np.int64]
     paid = np.zeros(n, dtype=np.bool_)
     head = permutation[:m]
     paid[head[head >= d]] = True
-    audited_sorted = np.sort(head)
+    audited_sorted = SortedRanks(head)
     beyond = head[head >= d]
     positives = sorted(beyond[labels[beyond] == 1].tolist())
     certified = True
     while True:
-        below_d = int(np.searchsorted(audited_sorted, d))
+        below_d = audited_sorted.count_below_one(d)
         action = policy._look(d, int(found_at[d]), m, tuple(positives), audited_sorted, below_d, ones_at, labels)
         if action.kind == "stop":
             certified = d >= n or policy.certifier.certified(int(found_at[d]), len(positives), m, d)
@@ -617,14 +681,11 @@ def run_planned(labels: npt.NDArray[np.int8], permutation: npt.NDArray[np.int64]
             continue
         # audit up to action.to elements, stopping at the first relevant document outside the prefix
         stop_at = min(max(action.to, m + 1), n)
-        chunk = permutation[m:stop_at]
-        hits = np.flatnonzero((chunk >= d) & (labels[chunk] == 1))
-        taken = chunk[: int(hits[0]) + 1] if len(hits) else chunk
+        taken, hit = _audit_until_found(permutation, labels, m, stop_at, d)
         paid[taken[taken >= d]] = True
-        if len(hits):
+        if hit:
             positives = sorted([*positives, int(taken[-1])])
-        taken_sorted = np.sort(taken)
-        audited_sorted = np.insert(audited_sorted, np.searchsorted(audited_sorted, taken_sorted), taken_sorted)
+        audited_sorted.insert(taken)
         m += len(taken)
         if m >= n:
             d = n  # the whole stream is judged: every document is known
