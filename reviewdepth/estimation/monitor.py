@@ -137,21 +137,23 @@ def _cs_upper(population: int, audited: int, missed: int, alpha: float) -> int:
     return _cs_bound(population, audited, missed, alpha)[0]
 
 
-def _cs_bound(population: int, audited: int, missed: int, alpha: float) -> tuple[int, float, float]:
-    """(`_cs_upper`, ln Σ_s π₀(s) L_m(s) in the r-dependent part of ln L_m, the posterior mean of r): the raw upper
-    end, the evidence it compares L_m with and where that evidence sits (a search over m reads the last two to
-    place its next look, :class:`_Staircase`)."""
+def _cs_bound(population: int, audited: int, missed: int, alpha: float,
+              hint: tuple[int, int] | None = None) -> tuple[int, float, float, tuple[int, int]]:
+    """(`_cs_upper`, ln Σ_s π₀(s) L_m(s) in the r-dependent part of ln L_m, the posterior mean of r, the window
+    summed): the raw upper end, the evidence it compares L_m with and where that evidence sits (a search over m
+    reads these to place its next look, :class:`_Staircase`). ``hint``: the window of a nearby m, where the
+    search for this one's ends starts (the same ends either way)."""
     if audited == 0:
         # no evidence: M_0 ≡ 1 < 1/α, every r is in the set (L ≡ 1, Σ π₀ = 1)
-        return population, 0.0, population / 2
+        return population, 0.0, population / 2, (0, population)
     low, high = missed, population - (audited - missed)
     mode = min(max((missed * (population + 1)) // audited, low), high)
     top = _log_like(population, audited, missed, mode)
     floor = top - WINDOW
     # the window: the first r ≤ mode and the last r ≥ mode with ln L ≥ floor (ln L is concave: it rises up to the
     # mode and falls after), each found by `_window_end`
-    start = _window_end(population, audited, missed, top, floor, mode, low)
-    end = _window_end(population, audited, missed, top, floor, mode, high)
+    start = _window_end(population, audited, missed, top, floor, mode, low, None if hint is None else hint[0])
+    end = _window_end(population, audited, missed, top, floor, mode, high, None if hint is None else hint[1])
     r = np.arange(start, end + 1, dtype=np.float64)
     log_like = np.add(_log_comb(r, missed), _log_comb(population - r, audited - missed))
     log_prior = _log_prior(population)[start:end + 1]
@@ -162,31 +164,58 @@ def _cs_bound(population: int, audited: int, missed: int, alpha: float) -> tuple
     log_evidence = peak + math.log(total)
     inside = np.flatnonzero(log_like > math.log(alpha) + log_evidence)
     # the maximiser of L_m is always inside (L_max ≥ Σ π₀ L), so the set is never empty
-    return int(r[inside[-1]]), log_evidence, float(weights @ r) / total
+    return int(r[inside[-1]]), log_evidence, float(weights @ r) / total, (start, end)
 
 
-def _window_end(population: int, audited: int, missed: int, top: float, floor: float, mode: int,
-                limit: int) -> int:
+def _window_end(population: int, audited: int, missed: int, top: float, floor: float, mode: int, limit: int,
+                hint: int | None = None) -> int:
     """The r between ``mode`` and ``limit`` (either side) farthest from the mode with ln L_m(r) ≥ ``floor``, ln L
     falling away from the mode (``top`` = ln L at it). The same integer as a bisection of that comparison finds,
-    at fewer evaluations: each look is placed where √(top − ln L), about linear in r (exactly, for a normal
-    shape), reaches √(top − floor), with a plain halving whenever a look fails to halve the bracket."""
+    at fewer evaluations: from ``hint`` (the end a nearby m had: checked with its neighbour, then steps that
+    double), else by looks placed where √(top − ln L), about linear in r (exactly, for a normal shape), reaches
+    √(top − floor), with a plain halving whenever a look fails to halve the bracket."""
     if limit == mode:
         return mode
-    sign = 1 if limit > mode else -1
-    far = _log_like(population, audited, missed, limit)
-    if far >= floor:
-        return limit
-    near, out = 0, abs(limit - mode)  # distances from the mode: near within the window, out beyond it
-    near_depth, out_depth, target = 0.0, math.sqrt(max(0.0, top - far)), math.sqrt(top - floor)
+    sign, reach = (1 if limit > mode else -1), abs(limit - mode)
+    target = math.sqrt(top - floor)
+
+    def log_like_at(distance: int) -> float:
+        return _log_like(population, audited, missed, mode + sign * distance)
+
+    # distances from the mode: ``near`` within the window (ln L ≥ floor), ``out`` beyond it (reach + 1: past the
+    # limit, not evaluated); depths √(top − ln L) where evaluated (nan: not)
+    near, out, near_depth, out_depth = 0, reach + 1, 0.0, math.nan
+    if hint is not None and 0 < abs(hint - mode) < reach and (hint - mode) * sign > 0:
+        step, at = 1, abs(hint - mode)
+        value = log_like_at(at)
+        inside = value >= floor
+        while True:
+            if inside:
+                near, near_depth = at, math.sqrt(max(0.0, top - value))
+                at = near + step
+                if at > reach:
+                    break
+            else:
+                out, out_depth = at, math.sqrt(max(0.0, top - value))
+                at = out - step
+                if at <= near:
+                    break
+            value = log_like_at(at)
+            if (value >= floor) != inside:
+                if value >= floor:
+                    near, near_depth = at, math.sqrt(max(0.0, top - value))
+                else:
+                    out, out_depth = at, math.sqrt(max(0.0, top - value))
+                break
+            step *= 2
     halving = True
     while out - near > 1:
         width = out - near
         look = (near + out) // 2
-        if halving and out_depth > near_depth:
+        if halving and out <= reach and out_depth > near_depth:
             look = near + int(width * (target - near_depth) / (out_depth - near_depth))
         look = min(max(look, near + 1), out - 1)
-        value = _log_like(population, audited, missed, mode + sign * look)
+        value = log_like_at(look)
         if value >= floor:
             near, near_depth = look, math.sqrt(max(0.0, top - value))
         else:
@@ -299,6 +328,7 @@ class _Staircase:
         self.lengths: list[int] = []  # sorted
         self.negated: list[int] = []  # −U at those lengths: nondecreasing while U falls in m
         self.evidence: list[tuple[float, float]] = []  # (ln evidence, posterior mean of r) at those lengths
+        self.windows: list[tuple[int, int]] = []  # the r summed at those lengths (`_cs_bound`'s window)
         self.in_order = True
         self.lock = threading.Lock()
 
@@ -308,7 +338,11 @@ class _Staircase:
             i = bisect.bisect_left(self.lengths, audited)
             if i < len(self.lengths) and self.lengths[i] == audited:
                 return -self.negated[i], *self.evidence[i]
-        upper, log_evidence, mean = _cs_bound(self.population, audited, self.missed, self.alpha)
+            # the window of the nearest length computed: its ends move little from one m to the next
+            nearest = min((j for j in (i - 1, i) if 0 <= j < len(self.lengths)),
+                          key=lambda j: abs(self.lengths[j] - audited), default=None)
+            hint = None if nearest is None else self.windows[nearest]
+        upper, log_evidence, mean, window = _cs_bound(self.population, audited, self.missed, self.alpha, hint)
         with self.lock:
             i = bisect.bisect_left(self.lengths, audited)
             if i == len(self.lengths) or self.lengths[i] != audited:
@@ -317,6 +351,7 @@ class _Staircase:
                 self.lengths.insert(i, audited)
                 self.negated.insert(i, -upper)
                 self.evidence.insert(i, (log_evidence, mean))
+                self.windows.insert(i, window)
         return upper, log_evidence, mean
 
     def margin(self, audited: int, bound: int) -> tuple[float, float]:
@@ -406,6 +441,21 @@ def least_audited_within(population: int, missed: int, confidence: float, bound:
             _LEAST_KEPT.clear()
         _LEAST_KEPT[key] = answer
     return answer
+
+
+def least_audited_floor(population: int, missed: int, confidence: float, bound: int) -> int:
+    """A lower bound on `least_audited_within`'s m, from what is known without computing a bound: the answer when
+    kept, else one past the longest stream length computed for x with U(m, x) > K (U* ≥ U, and U falls in m),
+    else x. A plan compares it with the best move found so far to leave a candidate's audit uncomputed."""
+    kept = _LEAST_KEPT.get((population, missed, confidence, bound))
+    if kept is not None and kept[0] and kept[1] is not None:
+        return kept[1]
+    staircase = _staircase(population, missed, _check(population, missed, missed, confidence))
+    with staircase.lock:
+        if not staircase.in_order:
+            return missed
+        i = bisect.bisect_left(staircase.negated, -bound)
+        return staircase.lengths[i - 1] + 1 if i > 0 else missed
 
 
 def _least_audited_within(population: int, missed: int, confidence: float, bound: int) -> tuple[bool, int | None]:

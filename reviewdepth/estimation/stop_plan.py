@@ -44,7 +44,13 @@ import numpy as np
 import numpy.typing as npt
 
 from reviewdepth.estimation.count_bound import sample_for_at_most
-from reviewdepth.estimation.monitor import certifies, least_audited_within, upper_missed, upper_missed_at_most
+from reviewdepth.estimation.monitor import (
+    certifies,
+    least_audited_floor,
+    least_audited_within,
+    upper_missed,
+    upper_missed_at_most,
+)
 from reviewdepth.estimation.percent import percent
 from reviewdepth.estimation.planning import missed_allowed
 from reviewdepth.estimation.two_phase import StratumSample, TwoPhaseAssumption, count_bounds
@@ -338,6 +344,17 @@ class Certifier:
             self._needed[key] = _stream_needed(self.population, self.confidence, allowed, missed)
         return self._needed[key]
 
+    def needed_at_least(self, found: int, missed: int) -> int | None:
+        """A lower bound on :meth:`elements_needed` known without computing a bound (None: it is None, known)."""
+        if not self._exact:
+            return missed
+        allowed = self.allowed(found, missed)
+        if missed > allowed:
+            return None
+        known = self._needed.get((allowed, missed), missed)
+        return missed if known is None else max(known, least_audited_floor(self.population, missed,
+                                                                         self.confidence, allowed))
+
     def _needed_by_certifies(self, found: int, missed: int) -> int | None:
         n = self.population
 
@@ -529,6 +546,14 @@ class PlannedPolicy:
         share = (self.population - reviewed) / self.population
         return self.sample_cost * max(0, need - audited) * share
 
+    def _audit_floor(self, found: int, missed: int, audited: int, reviewed: int) -> float:
+        """A lower bound on :meth:`_audit_cost` known without computing a bound (`Certifier.needed_at_least`)."""
+        need = self.certifier.needed_at_least(found, missed)
+        if need is None:
+            return self.review_cost * (self.population - reviewed)
+        share = (self.population - reviewed) / self.population
+        return self.sample_cost * max(0, need - audited) * share
+
     def decide(self, state: PolicyState, prefix_labels: npt.NDArray[np.int8]) -> Action:
         """The next move from ``state``; ``prefix_labels`` are the labels of the reviewed prefix (rank order)."""
         d = state.reviewed
@@ -602,6 +627,8 @@ class PlannedPolicy:
                 # the audit's part is never negative and the review's grows with the depth: neither this depth
                 # nor any further one can be cheaper than the best, so their audits need not be computed
                 break
+            if cost_of_review + self._audit_floor(f + gain, x - passed, m, to) >= best.projected_cost - 1e-9:
+                continue  # not cheaper than the best even at the least audit it can need: left uncomputed
             cost = cost_of_review + self._audit_cost(f + gain, x - passed, m, to)
             if cost < best.projected_cost - 1e-9:
                 best = Action("review", to, cost)
@@ -704,10 +731,16 @@ def cheapest_audit_depth(found: int, reviewed: int, certifier: Certifier, projec
     cum = projection.cumulative
     best: tuple[int, float, int | None] = (0, math.inf, None)
     for more in range(0, population - reviewed + 1, max(1, step)):
+        if review_cost * more >= best[1]:
+            break  # the audit's part is never negative: no further depth can be cheaper
         gained = math.floor(float(cum[min(more, len(cum) - 1)]) + 1e-9)
-        need = certifier.elements_needed(found + gained, 0)
         left = population - reviewed - more
+        least = certifier.needed_at_least(found + gained, 0)
+        if least is not None and review_cost * more + sample_cost * (least * left / population) >= best[1]:
+            continue  # not cheaper even at the least audit it can need: left uncomputed
+        need = certifier.elements_needed(found + gained, 0)
         audit = left if need is None else need * left / population
+        # (the bound above is this sum with ``least`` for ``need``, term by term, so its rounding never passes it)
         cost = review_cost * more + sample_cost * audit
         if cost < best[1]:
             best = (more, cost, need)

@@ -106,7 +106,8 @@ def test_the_bound_never_rises_as_the_audit_grows(population: int) -> None:
 
 def test_a_staircase_that_sees_the_bound_rise_leaves_the_search_to_the_bisection() -> None:
     staircase = monitor._Staircase(1_000, 0, 0.05)
-    staircase.lengths, staircase.negated, staircase.evidence = [10, 20], [-50, -60], [(0.0, 1.0), (0.0, 1.0)]
+    staircase.lengths, staircase.negated = [10, 20], [-50, -60]
+    staircase.evidence, staircase.windows = [(0.0, 1.0), (0.0, 1.0)], [(0, 400), (0, 300)]
     staircase.at(15)  # computed between two made-up values that rise: out of order
     assert staircase.least_within(40)[0] is False
 
@@ -142,3 +143,18 @@ def test_the_audit_step_takes_what_a_scan_of_its_whole_allowance_takes(seed: int
         taken, hit = _audit_until_found(permutation, labels, start, stop, reviewed)
         assert taken.tolist() == expected.tolist()
         assert hit == bool(len(hits))
+
+
+@pytest.mark.parametrize("population", [60, 50_000, 2_000_000])
+def test_a_window_hint_moves_where_the_search_starts_not_what_it_finds(population: int) -> None:
+    rng = random.Random(population + 1)
+    for _ in range(120):
+        audited = rng.randint(1, population)
+        missed = rng.randint(0, min(audited, rng.choice([0, 3, 40])))
+        alpha = rng.choice([0.05, 0.1])
+        plain = monitor._cs_bound(population, audited, missed, alpha)
+        start, end = plain[3]
+        for hint in ((start, end), (start - 1, end + 1), (start + 3, end - 7), (0, population),
+                     (rng.randint(0, population), rng.randint(0, population))):
+            assert monitor._cs_bound(population, audited, missed, alpha, hint) == plain, (population, audited,
+                                                                                         missed, alpha, hint)
