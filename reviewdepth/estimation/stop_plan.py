@@ -494,7 +494,8 @@ class SortedRanks:
             return
         self._size += len(run)
         while self._runs and len(self._runs[-1]) <= 2 * len(run):
-            run = np.sort(np.concatenate([self._runs.pop(), run]))
+            # two sorted runs end to end: the stable sort (a merge sort that finds runs) merges them in one pass
+            run = np.sort(np.concatenate([self._runs.pop(), run]), kind="stable")
         self._runs.append(run)
 
     def count_below(self, ranks: IntArray) -> IntArray:
