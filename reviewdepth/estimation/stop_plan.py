@@ -338,22 +338,42 @@ class Certifier:
     def elements_needed(self, found: int, missed: int) -> int | None:
         if not self._exact:
             return self._needed_by_certifies(found, missed)
-        allowed = self.allowed(found, missed)
+        return self.needed_within(self.allowed(found, missed), missed)
+
+    @property
+    def exact(self) -> bool:
+        """Whether τ is rational, so that K(F, x) decides (:meth:`allowed_many`, :meth:`needed_within`)."""
+        return self._exact
+
+    def allowed_many(self, found: IntArray, missed: IntArray) -> IntArray:
+        """:meth:`allowed` elementwise, in integer arithmetic (rational τ only)."""
+        tau = Fraction(self.tau)
+        p, q = tau.numerator, tau.denominator
+        by_share = np.maximum(0, (q - p) * (found + missed) // q)
+        by_found = np.where(found > 0, found * (q - p) // p, 0)
+        allowed: IntArray = np.maximum(by_share, by_found)
+        return allowed
+
+    def needed_within(self, allowed: int, missed: int) -> int | None:
+        """:meth:`elements_needed` by K(F, x) = ``allowed`` (rational τ only)."""
         key = (allowed, missed)
         if key not in self._needed:
             self._needed[key] = _stream_needed(self.population, self.confidence, allowed, missed)
         return self._needed[key]
 
-    def needed_at_least(self, found: int, missed: int) -> int | None:
-        """A lower bound on :meth:`elements_needed` known without computing a bound (None: it is None, known)."""
-        if not self._exact:
-            return missed
-        allowed = self.allowed(found, missed)
+    def needed_within_at_least(self, allowed: int, missed: int) -> int | None:
+        """A lower bound on :meth:`needed_within` known without computing a bound (None: it is None, known)."""
         if missed > allowed:
             return None
         known = self._needed.get((allowed, missed), missed)
         return missed if known is None else max(known, least_audited_floor(self.population, missed,
                                                                          self.confidence, allowed))
+
+    def needed_at_least(self, found: int, missed: int) -> int | None:
+        """A lower bound on :meth:`elements_needed` known without computing a bound (None: it is None, known)."""
+        if not self._exact:
+            return missed
+        return self.needed_within_at_least(self.allowed(found, missed), missed)
 
     def _needed_by_certifies(self, found: int, missed: int) -> int | None:
         n = self.population
@@ -541,15 +561,12 @@ class PlannedPolicy:
     _memo: dict[MemoKey, Action] = field(default_factory=dict)
 
     def _audit_cost(self, found: int, missed: int, audited: int, reviewed: int) -> float:
-        need = self.certifier.elements_needed(found, missed)
-        if need is None:
-            return self.review_cost * (self.population - reviewed)
-        share = (self.population - reviewed) / self.population
-        return self.sample_cost * max(0, need - audited) * share
+        return self._audit_cost_of(self.certifier.elements_needed(found, missed), audited, reviewed)
 
-    def _audit_floor(self, found: int, missed: int, audited: int, reviewed: int) -> float:
-        """A lower bound on :meth:`_audit_cost` known without computing a bound (`Certifier.needed_at_least`)."""
-        need = self.certifier.needed_at_least(found, missed)
+    def _audit_cost_of(self, need: int | None, audited: int, reviewed: int) -> float:
+        """The audit's projected cost when the monitor needs ``need`` stream elements (None: not even all): a
+        lower ``need`` never gives a higher cost, term by term in floating point too, so a lower bound on the need
+        gives a lower bound on the cost."""
         if need is None:
             return self.review_cost * (self.population - reviewed)
         share = (self.population - reviewed) / self.population
@@ -622,15 +639,24 @@ class PlannedPolicy:
             projected_steps = np.floor(cum[targets - d] * share + 1e-9).astype(np.int64)
         gained = passed_pos + projected_steps
         review = self.review_cost * (targets - d - passed_audited)
-        for to, gain, passed, cost_of_review in zip(targets.tolist(), gained.tolist(), passed_pos.tolist(),
-                                                    review.tolist(), strict=True):
+        certifier = self.certifier
+        # K(F', x') of every candidate at once (rational τ); the audit each needs is then read by K
+        allowed: list[int] = certifier.allowed_many(f + gained, x - passed_pos).tolist() if certifier.exact else []
+        passed_list, gained_list = passed_pos.tolist(), gained.tolist()
+        for i, (to, cost_of_review) in enumerate(zip(targets.tolist(), review.tolist(), strict=True)):
             if cost_of_review >= best.projected_cost - 1e-9:
                 # the audit's part is never negative and the review's grows with the depth: neither this depth
                 # nor any further one can be cheaper than the best, so their audits need not be computed
                 break
-            if cost_of_review + self._audit_floor(f + gain, x - passed, m, to) >= best.projected_cost - 1e-9:
-                continue  # not cheaper than the best even at the least audit it can need: left uncomputed
-            cost = cost_of_review + self._audit_cost(f + gain, x - passed, m, to)
+            missed = x - passed_list[i]
+            if not certifier.exact:
+                cost = cost_of_review + self._audit_cost(f + gained_list[i], missed, m, to)
+            else:
+                k = allowed[i]
+                if (k, missed) not in certifier._needed and missed <= k and cost_of_review + self._audit_cost_of(
+                        certifier.needed_within_at_least(k, missed), m, to) >= best.projected_cost - 1e-9:
+                    continue  # not cheaper than the best even at the least audit it can need: left uncomputed
+                cost = cost_of_review + self._audit_cost_of(certifier.needed_within(k, missed), m, to)
             if cost < best.projected_cost - 1e-9:
                 best = Action("review", to, cost)
         if best.kind == "review":
