@@ -62,24 +62,17 @@ def _bisected_window_upper(population: int, audited: int, missed: int, alpha: fl
     low, high = missed, population - (audited - missed)
     mode = min(max((missed * (population + 1)) // audited, low), high)
     floor = monitor._log_like(population, audited, missed, mode) - monitor.WINDOW
-    lo, hi = low, mode
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if monitor._log_like(population, audited, missed, mid) >= floor:
-            hi = mid
-        else:
-            lo = mid + 1
-    start = lo
-    lo, hi = mode, high
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if monitor._log_like(population, audited, missed, mid) >= floor:
-            lo = mid
-        else:
-            hi = mid - 1
-    r = np.arange(start, lo + 1, dtype=np.float64)
+
+    def within(r: int) -> bool:
+        return monitor._log_like(population, audited, missed, r) >= floor
+
+    start = _bisect_first(within, low, mode)  # ln L rises up to the mode
+    beyond = _bisect_first(lambda r: r > high or not within(r), mode, high + 1)  # and falls after it
+    assert start is not None and beyond is not None
+    end = beyond - 1
+    r = np.arange(start, end + 1, dtype=np.float64)
     log_like = np.add(_log_comb(r, missed), _log_comb(population - r, audited - missed))
-    joint = monitor._log_prior(population)[start:lo + 1] + log_like
+    joint = monitor._log_prior(population)[start:end + 1] + log_like
     peak = float(joint.max())
     log_evidence = peak + math.log(float(np.exp(joint - peak).sum()))
     return int(r[np.flatnonzero(log_like > math.log(alpha) + log_evidence)[-1]])
