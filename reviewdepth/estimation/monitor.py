@@ -308,17 +308,18 @@ def _upper_at_most(population: int, audited: int, missed: int, alpha: float, bou
 
 
 class _Staircase:
-    """U(m, x) of one population, α and x at the stream lengths computed so far, and the search for the least m
-    with U(m, x) ≤ K (`least_audited_within`).
+    """U(m, x) of one population, α and x at the stream lengths computed so far, and the search for the least m with
+    U(m, x) ≤ K (`least_audited_within`).
 
-    U(m, x) falls in m (each draw without a further find moves L_m to smaller r: L_(m+1)/L_m =
-    (N − r − m + x)/(m + 1 − x) falls in r; checked for every m, x < 40 and four α at N ≤ 2,500 once, and at
-    N ≤ 600 by tests/estimation/test_plan_bound_search.py; watched here too: a computed value out of order marks
-    the staircase, and the search is then left to the caller's bisection). So the lengths computed for one K bracket every other K. A look is placed where the continuous
-    margin g_K(m) = ln L_m(K + 1) − ln α − ln Σ π₀ L_m (its sign is the answer's, up to rounding) reaches 0: by
-    Newton's step from the bracket's end nearer to it (one more draw changes g by about
-    ln((N − K − 1 − m + x)/(N − r̄ − m + x)), r̄ the posterior mean), with a plain halving whenever looks fail
-    to halve the bracket three times in a row. The answers are `_cs_bound`'s; g only chooses where to look."""
+    U(m, x) falls in m: each draw without a further find moves L_m to smaller r, as
+    L_(m+1)/L_m = (N − r − m + x)/(m + 1 − x) falls in r. This was checked for every m, x < 40 and four α at
+    N ≤ 2,500 once, and tests/estimation/test_plan_bound_search.py checks it at N ≤ 600; it is watched here too: a
+    computed value out of order marks the staircase, and the search is then left to the caller's bisection. So the
+    lengths computed for one K bracket every other K. A look is placed where the continuous margin
+    g_K(m) = ln L_m(K + 1) − ln α − ln Σ π₀ L_m (its sign is the answer's, up to rounding) reaches 0: by Newton's
+    step from the bracket's end nearer to it (one more draw changes g by about
+    ln((N − K − 1 − m + x)/(N − r̄ − m + x)), r̄ the posterior mean), with a plain halving whenever looks fail to
+    halve the bracket three times in a row. The answers are `_cs_bound`'s; g only chooses where to look."""
 
     def __init__(self, population: int, missed: int, alpha: float) -> None:
         self.population = population

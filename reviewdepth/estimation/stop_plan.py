@@ -653,8 +653,8 @@ class PlannedPolicy:
                 cost = cost_of_review + self._audit_cost(f + gained_list[i], missed, m, to)
             else:
                 k = allowed[i]
-                if (k, missed) not in certifier._needed and missed <= k and cost_of_review + self._audit_cost_of(
-                        certifier.needed_within_at_least(k, missed), m, to) >= best.projected_cost - 1e-9:
+                if cost_of_review + self._audit_cost_of(certifier.needed_within_at_least(k, missed), m,
+                                                        to) >= best.projected_cost - 1e-9:
                     continue  # not cheaper than the best even at the least audit it can need: left uncomputed
                 cost = cost_of_review + self._audit_cost_of(certifier.needed_within(k, missed), m, to)
             if cost < best.projected_cost - 1e-9:
