@@ -353,16 +353,16 @@ def _upper_at_most(population: int, audited: int, missed: int, alpha: float, bou
         values = np.add(_log_comb(safe, x), _log_comb(population - safe, audited - x))
         return np.where(valid, values, -np.inf)
 
-    around = np.stack([log_like(centre - 1), log_like(centre), log_like(centre + 1)])
-    peak = around.max(axis=0)
-    peak_at = centre - 1 + around.argmax(axis=0)
-    r = np.maximum(np.maximum(bound + 1, peak_at), x)
-    above = open_above & (log_like(r) > log_alpha + peak + margin)
+    # the centre is L's maximiser (the last r with L(r) ≥ L(r − 1)): L rises up to it and falls after, so beyond
+    # K the likeliest r is K + 1 when the centre is at most K; a centre above K is itself in the set
+    peak = log_like(centre)
+    past_bound = log_like(np.full(missed + 1, bound + 1, dtype=np.int64))
+    # (the maximiser is always in the set, as L_max ≥ Σ π₀ L > α Σ π₀ L)
+    above = (centre > bound) | (open_above & (past_bound > log_alpha + peak + margin))
     if bool(above.any()):
         return False
     log_prior = -np.log(centre + 1.0) - np.log(centre + 2.0)
-    floor = log_alpha + log_prior + log_like(centre) - margin
-    past_bound = log_like(np.full(missed + 1, bound + 1, dtype=np.int64))
+    floor = log_alpha + log_prior + peak - margin
     below = (bound >= centre) & (past_bound < floor)
     unsettled = np.flatnonzero(open_above & ~below)
     if len(unsettled) == 0:

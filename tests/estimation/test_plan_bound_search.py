@@ -151,3 +151,65 @@ def test_a_window_hint_moves_where_the_search_starts_not_what_it_finds(populatio
                      (rng.randint(0, population), rng.randint(0, population))):
             assert monitor._cs_bound(population, audited, missed, alpha, hint) == plain, (population, audited,
                                                                                          missed, alpha, hint)
+
+
+def _window(population: int, audited: int, missed: int) -> tuple[int, int, int]:
+    """(start, end, mode) of the window `_cs_bound` sums."""
+    low, high = missed, population - (audited - missed)
+    mode = min(max((missed * (population + 1)) // audited, low), high)
+    top = monitor._log_like(population, audited, missed, mode)
+    start = monitor._window_end(population, audited, missed, top, top - monitor.WINDOW, mode, low)
+    end = monitor._window_end(population, audited, missed, top, top - monitor.WINDOW, mode, high)
+    return start, end, mode
+
+
+@pytest.mark.parametrize("population", [2_000, 300_000, 10_000_000])
+def test_the_ratio_sum_finds_the_summed_upper_end(population: int) -> None:
+    rng = random.Random(population + 7)
+    checked = left_to_the_sum = 0
+    while checked < 120:
+        audited = rng.randint(1, max(1, population // rng.choice([1, 20, 400])))
+        missed = min(audited, rng.choice([0, 0, 1, 4, 30, 300, audited]))
+        alpha = rng.choice([0.01, 0.05, 0.1, 0.2])
+        start, end, mode = _window(population, audited, missed)
+        if end - start < 64:
+            continue
+        checked += 1
+        by_ratios = monitor._ratio_bound(population, audited, missed, alpha, start, end, mode)
+        summed = monitor._summed_bound(population, audited, missed, alpha, start, end)
+        if by_ratios is None:
+            left_to_the_sum += 1
+            continue
+        assert by_ratios[0] == summed[0], (population, audited, missed, alpha)
+        assert by_ratios[3] == summed[3]
+        assert abs(by_ratios[1] - summed[1]) < 1e-6 * max(1.0, abs(summed[1]))
+    # the ratios decide nearly every bound themselves (else the sum would do all the work unseen)
+    assert left_to_the_sum <= 3
+
+
+def test_a_crossing_within_the_margin_is_left_to_the_sum() -> None:
+    # ln L(r* + 1) sits 8.6e-7 below the threshold here: inside the ratio sum's margin
+    population, audited, missed, alpha = 10_000_000, 36_202, 60, 0.01
+    start, end, mode = _window(population, audited, missed)
+    assert monitor._ratio_bound(population, audited, missed, alpha, start, end, mode) is None
+    assert monitor._cs_bound(population, audited, missed, alpha) == monitor._summed_bound(
+        population, audited, missed, alpha, start, end)
+
+
+@pytest.mark.parametrize("population", [500, 200_000, 5_000_000])
+def test_the_grid_floors_of_the_evidence_never_exceed_it(population: int) -> None:
+    rng = random.Random(population + 11)
+    gaps = []
+    for _ in range(40):
+        audited = rng.randint(1, population)
+        missed = np.array(sorted(rng.sample(range(0, min(audited, 400) + 1), min(audited, 400) // 4 + 1)),
+                          dtype=np.int64)
+        centre = np.minimum(np.maximum((missed * (population + 1)) // audited, missed),
+                            population - (audited - missed))
+        floors = monitor._evidence_floors(population, audited, missed, centre)
+        for x, floor in zip(missed.tolist(), floors.tolist(), strict=True):
+            start, end, _ = _window(population, audited, x)
+            evidence = monitor._summed_bound(population, audited, x, 0.05, start, end)[1]
+            assert floor <= evidence + 1e-9, (population, audited, x)
+            gaps.append(evidence - floor)
+    assert float(np.median(gaps)) < 2.0  # and close enough to settle most bounds
