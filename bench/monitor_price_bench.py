@@ -4,7 +4,7 @@ document outside the reviewed prefix.
 
 At a reviewed depth d holding F relevant documents of a queue of N, the monitor certifies τ after m stream
 elements (`stop_plan.Certifier.elements_needed`, zero positives outside the prefix), of which m·(N − d)/N fall
-outside the prefix and are judged; the one-look floor is n_min(F, N − d) (`stop_plan.certification_floor`). The
+outside the prefix and are judged; the one-look floor is n_min(F, N − d) (`count_bound.certification_floor`). The
 ratio of the two is printed per topic at the hindsight-floor depth (the d minimising d + n_min(F(d), N − d) among
 depths whose recall is at least τ) and at the oracle depth d* (the first depth holding ⌈τ·R⌉), with the median,
 mean and range over topics. Pure core, no database.
@@ -25,7 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from reviewdepth.estimation.stop_plan import Certifier, certification_floor
+from reviewdepth.estimation.count_bound import certification_floor
+from reviewdepth.estimation.stop_plan import Certifier
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 

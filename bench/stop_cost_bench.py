@@ -16,7 +16,7 @@ share of the collection, the queue being the population):
 - ``target``: Cormack & Grossman's target method, K = ⌈ln α / ln τ⌉ random positives drawn first (every draw
   counted), then the ranking reviewed until all K are found (our implementation, as in certification-cost.md §3).
 
-The hindsight floor of a topic is min over d of d + n_min(F(d), N − d) (`stop_plan.certification_floor`), the
+The hindsight floor of a topic is min over d of d + n_min(F(d), N − d) (`count_bound.certification_floor`), the
 issue's definition; it includes depths whose recall is below τ, where a valid test almost never certifies, so on
 weak rankings it is out of reach. The attainable floor takes the same minimum over the depths with recall ≥ τ.
 
@@ -41,9 +41,10 @@ import numpy.typing as npt
 from live_review_bench import relevant_docs, run_order_labels
 from scipy import stats
 
+from reviewdepth.estimation.count_bound import certification_floor
 from reviewdepth.estimation.planning import _elusion_outcomes, missed_allowed
 from reviewdepth.estimation.replay import Design, ReplayPlan, replay
-from reviewdepth.estimation.stop_plan import Certifier, certification_floor, choose_audit_rate, project_yield
+from reviewdepth.estimation.stop_plan import Certifier, choose_audit_rate, project_yield
 from reviewdepth.estimation.stopping import min_positives
 from reviewdepth.formats.clef import read_clef_run
 

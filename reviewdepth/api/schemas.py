@@ -29,9 +29,10 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import SchemaValidator
 from pydantic_core import core_schema as cs
 
+from reviewdepth.estimation.count_bound import FloorFigure
 from reviewdepth.estimation.planning import ElusionPlan, PopulationPlan
 from reviewdepth.estimation.replay import RULES, RuleSummary
-from reviewdepth.estimation.stop_plan import FloorFigure, StopPlan
+from reviewdepth.estimation.stop_plan import StopPlan
 from reviewdepth.measures.suite import Evaluation
 from reviewdepth.report import methods_text, validation_model
 from reviewdepth.report.compare_model import Comparison, ComparisonCell

@@ -47,9 +47,9 @@ import numpy.typing as npt
 
 from reviewdepth.estimation import relevant, stopping
 from reviewdepth.estimation import rules as stopping_rules
+from reviewdepth.estimation.count_bound import certification_floor
 from reviewdepth.estimation.depth_unknown import forward_depth, recent_yield_projection
 from reviewdepth.estimation.percent import percent
-from reviewdepth.estimation.stop_plan import certification_floor
 from reviewdepth.measures.depth import depth_at_count, depth_to_recall, exact_fraction, target_count_estimated
 
 IntArray = npt.NDArray[np.int64]
@@ -238,7 +238,7 @@ class TargetAnswer:
     is what certification costs. The projection's rank and documents and their low ends are then None (the point
     projection sits at the current depth, and "0 more" would read as done; the high end stays: the documents to
     review if R is at its upper bound), and ``certify_floor`` is n_min(F, N_u) at this target
-    (`stop_plan.certification_floor`): no random-sample design certifies it with fewer further judged documents."""
+    (`count_bound.certification_floor`): no random-sample design certifies it with fewer further judged documents."""
 
     target: float
     status: AnswerStatus

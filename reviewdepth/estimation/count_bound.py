@@ -13,8 +13,8 @@ the evidence supports at any cost is a bound on b itself.
   b ≤ M exactly when P(X = 0 | N_u, M + 1, n) ≤ α (a rest holding M + 1 relevant would be missed by the whole
   sample with probability at most α); the least such n (:func:`sample_for_at_most`) is what lowering the bound to
   M costs, and no design that assumes nothing about where the relevant documents sit costs less (the argument of
-  `reviewdepth.estimation.stop_plan.certification_floor`, whose floor is this with M = k). A sample that finds a
-  relevant document needs more.
+  :func:`certification_floor`, whose floor is this with M = k). A sample that finds a relevant document needs
+  more.
 
 Pure: integers in, integers out."""
 
@@ -108,3 +108,34 @@ def count_bound(found: int, unreviewed: int, confidence: float, tau: Fraction, *
                      for n in [sample_for_at_most(unreviewed, m, confidence)])
     return CountBound(confidence, basis if at_most is not None else "none", found, unreviewed, bound, float(tau),
                       allows, bound <= allows, floor, floor > unreviewed / 2, lowering)
+
+
+# the floor a plan starts from (`stop_plan`), here with the bound it reads so that a status view that shows the
+# floor need not load the planner
+def certification_floor(found: int, unreviewed: int, tau: Fraction, confidence: float) -> int:
+    """n_min(F, N_u): the least simple-random-sample size of the unreviewed rest with P(X = 0 | N_u, k + 1, n) ≤ α,
+    k = :func:`~reviewdepth.estimation.planning.missed_allowed` (F, N_u, τ). 0 when nothing is unreviewed or when
+    even an all-relevant rest keeps recall ≥ τ. P(X = 0) falls in n, so the least n is found by bisection."""
+    if unreviewed <= 0:
+        return 0
+    # the count bound's least sample (:func:`sample_for_at_most`) at the k missed documents τ allows
+    return sample_for_at_most(unreviewed, missed_allowed(found, unreviewed, tau), confidence)
+
+
+@dataclass(frozen=True)
+class FloorFigure:
+    """The floor at one state, for a report's first screen: ``documents`` n_min(F, N_u) (one-look, exact), the
+    ``unreviewed`` N_u and ``missed_allowed`` k it is for, and the least projected total over further review depths
+    (``review_more`` D, ``least_total`` D + n_min(F + Ŷ(D), N_u − D)), with the projection's ``source``."""
+
+    target: float
+    confidence: float
+    documents: int
+    unreviewed: int
+    missed_allowed: int
+    review_more: int
+    least_total: float
+    above_half: bool
+    source: str
+    # when the floor is above half the unreviewed: (target, confidence, floor) for the lower targets and confidences
+    alternatives: tuple[tuple[float, float, int], ...] = ()

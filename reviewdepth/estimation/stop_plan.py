@@ -43,7 +43,7 @@ from statistics import NormalDist
 import numpy as np
 import numpy.typing as npt
 
-from reviewdepth.estimation.count_bound import sample_for_at_most
+from reviewdepth.estimation.count_bound import FloorFigure, certification_floor
 from reviewdepth.estimation.monitor import (
     certifies,
     least_audited_floor,
@@ -57,16 +57,6 @@ from reviewdepth.estimation.two_phase import StratumSample, TwoPhaseAssumption, 
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
-
-
-def certification_floor(found: int, unreviewed: int, tau: Fraction, confidence: float) -> int:
-    """n_min(F, N_u): the least simple-random-sample size of the unreviewed rest with P(X = 0 | N_u, k + 1, n) ≤ α,
-    k = :func:`~reviewdepth.estimation.planning.missed_allowed` (F, N_u, τ). 0 when nothing is unreviewed or when
-    even an all-relevant rest keeps recall ≥ τ. P(X = 0) falls in n, so the least n is found by bisection."""
-    if unreviewed <= 0:
-        return 0
-    # the count bound's least sample (`count_bound.sample_for_at_most`) at the k missed documents τ allows
-    return sample_for_at_most(unreviewed, missed_allowed(found, unreviewed, tau), confidence)
 
 
 def floor_path(found: int, reviewed: int, population: int, yields: FloatArray, tau: Fraction,
@@ -83,25 +73,6 @@ def floor_path(found: int, reviewed: int, population: int, yields: FloatArray, t
         if cost < best:
             best_d, best = more, cost
     return best_d, best
-
-
-@dataclass(frozen=True)
-class FloorFigure:
-    """The floor at one state, for a report's first screen: ``documents`` n_min(F, N_u) (one-look, exact), the
-    ``unreviewed`` N_u and ``missed_allowed`` k it is for, and the least projected total over further review depths
-    (``review_more`` D, ``least_total`` D + n_min(F + Ŷ(D), N_u − D)), with the projection's ``source``."""
-
-    target: float
-    confidence: float
-    documents: int
-    unreviewed: int
-    missed_allowed: int
-    review_more: int
-    least_total: float
-    above_half: bool
-    source: str
-    # when the floor is above half the unreviewed: (target, confidence, floor) for the lower targets and confidences
-    alternatives: tuple[tuple[float, float, int], ...] = ()
 
 
 def floor_figure(prefix_labels: npt.ArrayLike, population: int, tau: Fraction, confidence: float, *,

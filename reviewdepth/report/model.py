@@ -36,8 +36,8 @@ from reviewdepth.estimation.assessment import (
     RecallFigure,
     TargetAnswer,
 )
+from reviewdepth.estimation.count_bound import FloorFigure
 from reviewdepth.estimation.relevant import Estimate
-from reviewdepth.estimation.stop_plan import FloorFigure
 from reviewdepth.estimation.stopping import StoppingEvidence
 from reviewdepth.report.coding_model import SampleCoding
 from reviewdepth.report.prisma_model import PrismaCounts
@@ -240,7 +240,7 @@ class DepthRow:
     is what certification costs. ``forward_depth``/``more_documents`` and their low end are then None (the point
     projection sits at the current depth, and "0 more" would read as done; the high end stays: the documents to
     review if R is at its upper bound), and ``certify_floor`` is n_min(F, N_u) at this target
-    (`stop_plan.certification_floor`): no random-sample design certifies it with fewer further judged documents.
+    (`count_bound.certification_floor`): no random-sample design certifies it with fewer further judged documents.
     The report fills ``certify_path`` (the stop plan's recommended path, `stop_plan.plan_stop`), with
     ``certify_review_more`` (D reviewed first), ``certify_expected`` and the ``certify_low``–``certify_high`` range
     of the documents it judges, for the stopping target."""

@@ -137,7 +137,7 @@ class MonitorReport(JsonResult):
     judgment_chain_head: ChainHead
     next_step: str
     # n_min(F, N − |S|): no random-sample design certifies the target with fewer judged documents outside S
-    # (`reviewdepth.estimation.stop_plan.certification_floor`); the plan (`reviewdepth plan`) shows every path
+    # (`reviewdepth.estimation.count_bound.certification_floor`); the plan (`reviewdepth plan`) shows every path
     floor: int
     # the topic's one decision (`reviewdepth.report.decision.topic_status`), the record the report's
     # ``answer.topic_status`` is: its words are what every door prints (written last, as the JSON always had it)

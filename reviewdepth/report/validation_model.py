@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from reviewdepth.estimation.count_bound import CountBound
-from reviewdepth.estimation.stop_plan import FloorFigure
+from reviewdepth.estimation.count_bound import CountBound, FloorFigure
 from reviewdepth.report.model import OMITTED_WHEN_NONE, CertifyCost, JsonResult, Provenance, ReviewQuality, SamplePlan
 from reviewdepth.report.protocol_model import TopicProtocol
 from reviewdepth.report.two_phase_model import TwoPhase

@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from reviewdepth.cli.app import create_cli
-from reviewdepth.estimation.stop_plan import certification_floor
+from reviewdepth.estimation.count_bound import certification_floor
 
 SIZE = 1200
 

@@ -10,9 +10,8 @@ from fractions import Fraction
 import pytest
 from scipy.stats import hypergeom
 
-from reviewdepth.estimation.count_bound import at_most_from_sample, count_bound, sample_for_at_most
+from reviewdepth.estimation.count_bound import at_most_from_sample, certification_floor, count_bound, sample_for_at_most
 from reviewdepth.estimation.planning import missed_allowed
-from reviewdepth.estimation.stop_plan import certification_floor
 
 
 @pytest.mark.parametrize(("unreviewed", "at_most", "confidence"), [

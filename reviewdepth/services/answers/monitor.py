@@ -34,9 +34,9 @@ import numpy.typing as npt
 from sqlalchemy import Connection, Engine, func, select
 
 from reviewdepth.estimation.assessment import Assessment
+from reviewdepth.estimation.count_bound import certification_floor
 from reviewdepth.estimation.distributions import STATUS_SCIPY, import_scipy_in_background
 from reviewdepth.estimation.monitor import MonitorInput, MonitorNote, MonitorResult, monitor, monitor_step
-from reviewdepth.estimation.stop_plan import certification_floor
 from reviewdepth.estimation.target import DEFAULT_TARGET, Target
 from reviewdepth.report.decision import AUDIT_BASIS, audit_figure, sample_figure, topic_status
 from reviewdepth.report.model import ChainHead

@@ -20,8 +20,9 @@ from reviewdepth.estimation.assessment import (
     NextStep,
     RankRange,
 )
+from reviewdepth.estimation.count_bound import FloorFigure
 from reviewdepth.estimation.distributions import STATUS_SCIPY, import_scipy_in_background
-from reviewdepth.estimation.stop_plan import FloorFigure, floor_figure
+from reviewdepth.estimation.stop_plan import floor_figure
 from reviewdepth.estimation.stopping import RuleKind
 from reviewdepth.estimation.target import Target
 from reviewdepth.estimation.two_phase import TWO_PHASE_METHODS
