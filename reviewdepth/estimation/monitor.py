@@ -198,7 +198,7 @@ def _ratio_bound(population: int, audited: int, missed: int, alpha: float, start
     of the one-step ratios L(r + 1)/L(r) = (r + 1)/(r + 1 − x) · (N − r − m + x)/(N − r) (and their inverse on the
     left), a few multiplications per r where the log-binomials cost two log-beta functions. Each product of k
     ratios is within about 8k units of rounding of the true ratio (under 1e−8 relatively for any window of a
-    population up to 10⁷), and `_summed_bound`'s own sum is within a few units of rounding of ln |L| of the truth,
+    population up to 10⁷), and `_summed_bound`'s own sum is within a few units of rounding of |ln L| of the truth,
     so the two evidences differ by far less than ``margin``. The upper end r* is read from the ratios, then
     checked with ln L_m itself: ln L(r*) above the threshold ln α + ln evidence and ln L(r* + 1) below it, both by
     more than ``margin``. ln L falls beyond r̂ (it is concave and r̂ is its maximiser), so no r past r* + 1 can be
